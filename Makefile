@@ -1,0 +1,31 @@
+# The README's commands. `make demo` and `make test` do all set-up on a fresh Debian machine with Swift.
+SWIFT ?= swift
+DOCPKG := .build/release/docpkg
+DEMO_DIR := $(or $(TMPDIR),/tmp)/docpkg-demo
+
+.PHONY: setup build release demo test bench clean
+
+setup:
+	@Scripts/setup.sh
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release --product docpkg
+
+## Runs docpkg on the shipped example package.
+demo: release
+	@Scripts/demo.sh $(DOCPKG) $(DEMO_DIR)
+
+## Builds and runs the whole test suite (Swift Testing), including CLI, crash and interop tests.
+test: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## Generates the benchmark corpora and compares docpkg with its peers (takes minutes).
+bench: release
+	Benchmarks/run.sh
+
+clean:
+	rm -rf .build $(DEMO_DIR)

@@ -1,0 +1,67 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "DocumentPackage",
+  platforms: [.macOS(.v13)],
+  products: [
+    .library(name: "DocumentPackage", targets: ["DocumentPackage"]),
+    .library(name: "DocumentArchive", targets: ["DocumentArchive"]),
+    .executable(name: "docpkg", targets: ["docpkg"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+  ],
+  targets: [
+    // C declarations that `import Glibc` hides (renameat2, FICLONE, flock, ...).
+    .target(name: "CSystemShims"),
+
+    // libarchive, found through pkg-config. Only DocumentArchive imports it.
+    .systemLibrary(
+      name: "CArchive",
+      pkgConfig: "libarchive",
+      providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
+    ),
+
+    // The package model, save, versions, undo and diff. Does not link libarchive.
+    .target(
+      name: "DocumentPackage",
+      dependencies: [
+        "CSystemShims",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]
+    ),
+
+    // Packing packages into archives, unpacking them, and reading archives in place.
+    .target(
+      name: "DocumentArchive",
+      dependencies: ["DocumentPackage", "CArchive"]
+    ),
+
+    // The command-line tool: a thin layer over the two libraries.
+    .executableTarget(
+      name: "docpkg",
+      dependencies: [
+        "DocumentPackage",
+        "DocumentArchive",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+
+    // Temp folders, fixtures and a runner for the built `docpkg`, shared by the test targets.
+    .target(
+      name: "TestSupport",
+      dependencies: ["DocumentPackage"],
+      path: "Tests/TestSupport"
+    ),
+    .testTarget(
+      name: "DocumentPackageTests",
+      dependencies: ["DocumentPackage", "TestSupport"]
+    ),
+    .testTarget(
+      name: "docpkgTests",
+      dependencies: ["DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg")]
+    ),
+  ]
+)

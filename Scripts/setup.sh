@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what building and testing need on Debian/Ubuntu, once: libarchive's headers, and the
+# peer tools the interop and crash tests run (bsdtar, zip/unzip, strace, git, python3).
+set -euo pipefail
+
+need=()
+pkg-config --exists libarchive 2>/dev/null || need+=(libarchive-dev pkg-config)
+command -v bsdtar >/dev/null || need+=(libarchive-tools)
+command -v zip >/dev/null || need+=(zip)
+command -v unzip >/dev/null || need+=(unzip)
+command -v strace >/dev/null || need+=(strace)
+command -v git >/dev/null || need+=(git)
+command -v python3 >/dev/null || need+=(python3)
+command -v xz >/dev/null || need+=(xz-utils)
+command -v zstd >/dev/null || need+=(zstd)
+
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+echo "setup: installing ${need[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

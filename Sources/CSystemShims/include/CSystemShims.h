@@ -1,0 +1,26 @@
+#ifndef DOCPKG_CSYSTEMSHIMS_H
+#define DOCPKG_CSYSTEMSHIMS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+// Swift does not define _GNU_SOURCE, so glibc hides these Linux calls from `import Glibc`.
+// Each wrapper returns what the call returns and leaves errno set on failure.
+
+/// renameat2(2). `flags` is one of the DOCPKG_RENAME_* constants. Where the platform has no such
+/// call, returns -1 with errno ENOSYS (macOS: renamex_np(RENAME_SWAP) backs DOCPKG_RENAME_EXCHANGE).
+int docpkg_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+
+extern const unsigned int DOCPKG_RENAME_NOREPLACE;
+extern const unsigned int DOCPKG_RENAME_EXCHANGE;
+
+/// ioctl(dest, FICLONE, src): share all extents of `src_fd` with `dest_fd` (a reflink). ENOTSUP/EOPNOTSUPP where unsupported.
+int docpkg_ficlone(int dest_fd, int src_fd);
+
+/// copy_file_range(2) of `length` bytes from the current offsets. ENOSYS where unsupported.
+ssize_t docpkg_copy_file_range(int fd_in, int fd_out, size_t length);
+
+/// fsync that reaches the disk: F_FULLFSYNC on Darwin, fsync elsewhere.
+int docpkg_full_fsync(int fd);
+
+#endif

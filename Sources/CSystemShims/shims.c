@@ -1,0 +1,68 @@
+#define _GNU_SOURCE
+#include "CSystemShims.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#if defined(__linux__)
+#include <linux/fs.h>
+#include <sys/syscall.h>
+#endif
+
+#if defined(__APPLE__)
+#include <sys/attr.h>
+#endif
+
+#if defined(__linux__)
+const unsigned int DOCPKG_RENAME_NOREPLACE = 1u << 0; /* RENAME_NOREPLACE */
+const unsigned int DOCPKG_RENAME_EXCHANGE = 1u << 1;  /* RENAME_EXCHANGE */
+#elif defined(__APPLE__)
+const unsigned int DOCPKG_RENAME_NOREPLACE = RENAME_EXCL;
+const unsigned int DOCPKG_RENAME_EXCHANGE = RENAME_SWAP;
+#else
+const unsigned int DOCPKG_RENAME_NOREPLACE = 1u << 0;
+const unsigned int DOCPKG_RENAME_EXCHANGE = 1u << 1;
+#endif
+
+int docpkg_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
+#if defined(__linux__) && defined(SYS_renameat2)
+  // Call the syscall directly: glibc's wrapper only exists from 2.28 on.
+  return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+#elif defined(__APPLE__)
+  return renameatx_np(olddirfd, oldpath, newdirfd, newpath, flags);
+#else
+  if (flags == 0) return renameat(olddirfd, oldpath, newdirfd, newpath);
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int docpkg_ficlone(int dest_fd, int src_fd) {
+#if defined(__linux__) && defined(FICLONE)
+  return ioctl(dest_fd, FICLONE, src_fd);
+#else
+  (void)dest_fd; (void)src_fd;
+  errno = EOPNOTSUPP;
+  return -1;
+#endif
+}
+
+ssize_t docpkg_copy_file_range(int fd_in, int fd_out, size_t length) {
+#if defined(__linux__) && defined(SYS_copy_file_range)
+  return (ssize_t)syscall(SYS_copy_file_range, fd_in, NULL, fd_out, NULL, length, 0u);
+#else
+  (void)fd_in; (void)fd_out; (void)length;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int docpkg_full_fsync(int fd) {
+#if defined(__APPLE__)
+  if (fcntl(fd, F_FULLFSYNC) == 0) return 0;
+#endif
+  return fsync(fd);
+}

@@ -1,0 +1,176 @@
+extension PackageNode {
+  /// A directory's children by name: `FileWrapper.fileWrappers`.
+  ///
+  /// Listed from disk on first access (one `getdents` pass and one `lstat` per entry), then kept.
+  /// FIFOs, sockets and device files in the directory are not part of the model and are left out.
+  /// - Throws: ``PackageError`` with code `notADirectory` for other kinds, `changedOnDisk` if the
+  ///   directory vanished or changed kind since it was loaded, `io` if it cannot be listed.
+  public func children() throws -> [String: PackageNode] {
+    try requireKind(.directory)
+    if let loadedChildren { return loadedChildren }
+    let listed = try listChildrenFromDisk()
+    loadedChildren = listed
+    return listed
+  }
+
+  /// A directory's children sorted by name, byte-wise in UTF-8 (the order is the same in every locale).
+  public func sortedChildren() throws -> [PackageNode] {
+    try children().values.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+  }
+
+  /// The child called `name`, or `nil` if there is none.
+  public func child(named name: String) throws -> PackageNode? {
+    try children()[name]
+  }
+
+  /// The name under which `child` is held by this directory, or `nil` if it is not a child:
+  /// `FileWrapper.keyForChildFileWrapper(_:)`.
+  public func key(for child: PackageNode) -> String? {
+    guard child.parent === self, loadedChildren?[child.name] === child else { return nil }
+    return child.name
+  }
+
+  /// Adds `child` under its ``preferredName``, or under a unique variant of it if that is taken:
+  /// `FileWrapper.addFileWrapper(_:)`.
+  ///
+  /// The unique-name rule is Finder's: `notes.txt` becomes `notes 2.txt`, then `notes 3.txt`, and so
+  /// on; the extension is what follows the last dot, unless that dot starts the name (`.hidden 2`).
+  /// - Returns: The name the child was given.
+  /// - Throws: ``PackageError`` with code `notADirectory` if this is not a directory, `invalidName`
+  ///   if the preferred name cannot be a file name, `invalidArgument` if `child` already has a
+  ///   parent or is an ancestor of this directory.
+  @discardableResult
+  public func addChild(_ child: PackageNode) throws -> String {
+    let existing = try children()
+    try Self.validate(name: child.preferredName)
+    let key = Self.uniqueName(for: child.preferredName) { existing[$0] != nil }
+    try adopt(child, as: key)
+    return key
+  }
+
+  /// Adds a new regular file with `contents` under `preferredName` (or a unique variant):
+  /// `FileWrapper.addRegularFile(withContents:preferredFilename:)`.
+  /// - Returns: The name the file was given.
+  @discardableResult
+  public func addRegularFile(contents: Data, preferredName: String) throws -> String {
+    try addChild(PackageNode(regularFileWithContents: contents, preferredName: preferredName))
+  }
+
+  /// Removes `child` from this directory: `FileWrapper.removeFileWrapper(_:)`.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if `child` is not a child of this directory.
+  public func removeChild(_ child: PackageNode) throws {
+    guard try children()[child.name] === child else {
+      throw PackageError(.noSuchEntry, "not a child of", path: path.isEmpty ? name : path, context: ": \(child.name)")
+    }
+    detach(child)
+  }
+
+  /// Removes and returns the child called `name`.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if there is none.
+  @discardableResult
+  public func removeChild(named name: String) throws -> PackageNode {
+    guard let child = try children()[name] else { throw noSuchChild(name) }
+    detach(child)
+    return child
+  }
+
+  /// Puts `node` where the child called `name` is (or adds it under `name` if there is none).
+  /// - Returns: The child that was replaced, if any.
+  @discardableResult
+  public func replaceChild(named name: String, with node: PackageNode) throws -> PackageNode? {
+    try Self.validate(name: name)
+    let old = try children()[name]
+    if let old { detach(old) }
+    node.preferredName = name
+    do { try adopt(node, as: name) } catch {
+      if let old { try adopt(old, as: name) }
+      throw error
+    }
+    return old
+  }
+
+  /// Renames the child called `name` to `newName`.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no such child, `nameTaken` if
+  ///   another child is called `newName`, `invalidName` if `newName` cannot be a file name.
+  public func renameChild(named name: String, to newName: String) throws {
+    try Self.validate(name: newName)
+    let existing = try children()
+    guard let child = existing[name] else { throw noSuchChild(name) }
+    guard name != newName else { return }
+    guard existing[newName] == nil else {
+      throw PackageError(.nameTaken, "name already taken:", path: joined(newName))
+    }
+    detach(child)
+    child.preferredName = newName
+    try adopt(child, as: newName)
+  }
+
+  /// Whether `name` can be a file name: not empty, `.` or `..`, no `/` or NUL, at most 255 bytes.
+  public static func isValidName(_ name: String) -> Bool {
+    !name.isEmpty && name != "." && name != ".." && name.utf8.count <= 255
+      && !name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 })
+  }
+
+  /// A name built from `preferred` that `isTaken` says is free, by Finder's rule (see ``addChild(_:)``).
+  public static func uniqueName(for preferred: String, isTaken: (String) -> Bool) -> String {
+    guard isTaken(preferred) else { return preferred }
+    var stem = Substring(preferred)
+    var suffix: Substring = ""
+    if let dot = preferred.lastIndex(of: "."), dot != preferred.startIndex {
+      stem = preferred[..<dot]
+      suffix = preferred[dot...]
+    }
+    var number = 2
+    while true {
+      let candidate = "\(stem) \(number)\(suffix)"
+      if !isTaken(candidate) { return candidate }
+      number += 1
+    }
+  }
+
+  static func validate(name: String) throws {
+    guard isValidName(name) else {
+      throw PackageError(.invalidName, "invalid name:", path: name,
+                         context: "(names must be 1-255 bytes, not '.' or '..', without '/' or NUL)")
+    }
+  }
+
+  /// Makes `child` this directory's child under `key`. `key` must be free and valid.
+  func adopt(_ child: PackageNode, as key: String) throws {
+    guard child.parent == nil else {
+      throw PackageError(.invalidArgument, "node already belongs to a directory:", path: child.path)
+    }
+    var ancestor: PackageNode? = self
+    while let node = ancestor {
+      if node === child { throw PackageError(.invalidArgument, "cannot add a directory inside itself:", path: child.name) }
+      ancestor = node.parent
+    }
+    child.name = key
+    child.parent = self
+    if loadedChildren == nil { loadedChildren = try listChildrenFromDisk() }
+    loadedChildren![key] = child
+    edits.insert(.membership)
+  }
+
+  func detach(_ child: PackageNode) {
+    loadedChildren?[child.name] = nil
+    child.parent = nil
+    edits.insert(.membership)
+  }
+
+  func noSuchChild(_ name: String) -> PackageError {
+    PackageError(.noSuchEntry, "no such entry", path: joined(name))
+  }
+
+  /// `name` appended to this node's path.
+  func joined(_ name: String) -> String {
+    let base = path
+    return base.isEmpty ? name : base + "/" + name
+  }
+}
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif

@@ -1,0 +1,158 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SystemPackage
+
+extension PackageNode {
+  /// How a package is read from disk.
+  public struct ReadingOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Read the whole tree and every file's contents now, instead of on first access.
+    /// Use it when the files may change or vanish before they are needed.
+    public static let immediate = ReadingOptions(rawValue: 1 << 0)
+    /// Never memory-map contents; read them into memory instead.
+    /// Mapping is the default for files of ``PackageNode/mappingThreshold`` bytes or more.
+    public static let withoutMapping = ReadingOptions(rawValue: 1 << 1)
+  }
+
+  /// Files at least this large are memory-mapped by ``contents(options:)`` unless
+  /// ``ReadingOptions/withoutMapping`` is given: 1 MiB.
+  public static let mappingThreshold: Int64 = 1 << 20
+
+  /// Opens the file, directory or symbolic link at `path`, reading only the node itself.
+  ///
+  /// Children and contents are read on first access. If `path` is itself a symbolic link, it is
+  /// followed (a package may be reached through a link); links inside the package stay links.
+  /// - Parameters:
+  ///   - path: The package on disk.
+  ///   - options: ``ReadingOptions/immediate`` to read everything now.
+  /// - Throws: ``PackageError`` naming `path` if it does not exist, cannot be read, or is not a
+  ///   file, directory or link.
+  public convenience init(contentsOf path: FilePath, options: ReadingOptions = []) throws {
+    let status: FileStatus
+    do { status = try Syscalls.statusFollowing(path) } catch {
+      throw PackageError(error == .noSuchFileOrDirectory ? .noSuchEntry : .io,
+                         error == .noSuchFileOrDirectory ? "no such package" : "cannot open", path: path.string,
+                         errno: error == .noSuchFileOrDirectory ? nil : error)
+    }
+    guard let kind = status.kind else {
+      throw PackageError(.unsupported, "not a file, directory or symbolic link:", path: path.string)
+    }
+    let location = PackageLocation(root: path)
+    self.init(kind: kind, name: path.lastComponent?.string ?? path.string, permissions: status.permissions,
+              origin: DiskOrigin(location: location, relativePath: FilePath(""), status: status))
+    if options.contains(.immediate) { try loadEverything(options: options) }
+  }
+
+  /// Re-reads the node from disk, dropping every change made in memory.
+  ///
+  /// `FileWrapper.read(from:options:)`. Reads from `path` if given, else from where the node was loaded.
+  /// - Throws: ``PackageError`` if the node was made in memory and no path is given, if the file
+  ///   on disk is now of another kind, or if it cannot be read.
+  public func read(from path: FilePath? = nil, options: ReadingOptions = []) throws {
+    guard let path = path ?? origin?.absolutePath else {
+      throw PackageError(.invalidArgument, "no file to read from for", path: self.path.isEmpty ? name : self.path)
+    }
+    let fresh = try PackageNode(contentsOf: path, options: options)
+    guard fresh.kind == kind else {
+      throw PackageError(.changedOnDisk, "is a \(fresh.kind) on disk, not a \(kind):", path: path.string)
+    }
+    origin = fresh.origin
+    permissions = fresh.permissions
+    modificationTime = fresh.modificationTime
+    loadedChildren = kind == .directory ? nil : fresh.loadedChildren
+    fileBody = .onDisk
+    cachedContents = fresh.cachedContents
+    linkDestination = fresh.linkDestination
+    if kind == .symlink { linkDestination = try Self.readDestination(of: path) }
+    edits = []
+    if kind == .directory, options.contains(.immediate) { try loadEverything(options: options) }
+  }
+
+  /// Whether the node, as loaded, still matches what is on disk at `path`:
+  /// `FileWrapper.matchesContents(of:)`.
+  ///
+  /// Compares kind, inode, size and times of this node and of every node loaded below it, and
+  /// the names in every listed directory. Parts never loaded are not compared. Changes made in
+  /// memory count as differences.
+  /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
+  public func matchesContents(of path: FilePath) -> Bool {
+    guard let origin, edits.isEmpty else { return false }
+    guard let status = try? (self.parent == nil ? Syscalls.statusFollowing(path) : Syscalls.statusNoFollow(path)),
+      status.isUnchanged(comparedTo: origin.status)
+    else { return false }
+    guard kind == .directory, let loadedChildren else { return true }
+    guard let (_, entries) = try? Syscalls.listDirectory(path), entries.count == loadedChildren.count else { return false }
+    for entry in entries {
+      guard let child = loadedChildren[entry.name.string],
+        child.origin?.relativePath.lastComponent == entry.name,
+        child.matchesContents(of: path.appending(entry.name))
+      else { return false }
+    }
+    return true
+  }
+
+  /// Lists the children from disk (directories) and reads the contents (files) of the whole tree.
+  func loadEverything(options: ReadingOptions) throws {
+    switch kind {
+    case .directory: for child in try children().values { try child.loadEverything(options: options) }
+    case .file: _ = try contents(options: options)
+    case .symlink: break
+    }
+  }
+
+  /// Reads a directory's children from disk. A directory made in memory has none to read.
+  func listChildrenFromDisk() throws -> [String: PackageNode] {
+    guard let origin else { return [:] }
+    let path = origin.absolutePath
+    let listing: (FileStatus, [DirectoryEntry])
+    do { listing = try Syscalls.listDirectory(path) } catch {
+      throw onDiskError(error, path: path, action: "list directory")
+    }
+    self.origin?.status = listing.0
+    var children: [String: PackageNode] = [:]
+    children.reserveCapacity(listing.1.count)
+    for entry in listing.1 {
+      guard let kind = entry.status.kind else { continue }
+      let name = entry.name.string
+      let child = PackageNode(kind: kind, name: name, permissions: entry.status.permissions, origin: origin.child(entry))
+      if let destination = entry.destination { child.linkDestination = destination }
+      child.parent = self
+      guard children.updateValue(child, forKey: name) == nil else {
+        throw PackageError(.invalidName, "two entries decode to the same name", path: name,
+                           context: "in '\(path.string)' (a name is not valid UTF-8)")
+      }
+    }
+    return children
+  }
+
+  /// The error for a failed access to this node's file: vanished or changed kind, or another failure.
+  func onDiskError(_ error: Errno, path: FilePath, action: String) -> PackageError {
+    switch error {
+    case .noSuchFileOrDirectory:
+      return PackageError(.changedOnDisk, "\(kind) vanished from disk since it was loaded:", path: path.string)
+    case .notDirectory, .tooManySymbolicLinkLevels:
+      return PackageError(.changedOnDisk, "\(kind) changed kind on disk since it was loaded:", path: path.string)
+    default:
+      return PackageError(.io, "cannot \(action)", path: path.string, errno: error)
+    }
+  }
+
+  static func readDestination(of path: FilePath) throws -> String {
+    do {
+      return try Syscalls.readLink(at: path)
+    } catch {
+      throw PackageError(.io, "cannot read link", path: path.string, errno: error)
+    }
+  }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,208 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SystemPackage
+
+/// A node of a document package: a regular file, a directory, or a symbolic link.
+///
+/// `PackageNode` is this library's `FileWrapper`. A tree of nodes describes a package; nodes read from
+/// disk load lazily — a directory lists its children the first time they are asked for, and a
+/// file reads its bytes the first time they are asked for — so opening a package of 100,000 files
+/// and reading one of them touches only the directories on that file's path.
+///
+///     let package = try PackageNode(contentsOf: "/home/ann/Trip.mydoc")
+///     let text = try package.node(at: "Pages/p0001/text.txt").contents()
+///     try package.setFile(at: "Index.json", contents: Data(json.utf8))
+///
+/// Errors are thrown by the access that failed and name the path, rather than showing up later.
+/// A node remembers what it looked like on disk when it was loaded, and which of its parts were
+/// changed since, so a save can write only what changed (see ``hasUnsavedChanges``).
+///
+/// Nodes are not thread-safe: confine a tree to one task or actor, as with `FileWrapper`.
+public final class PackageNode {
+  /// Whether this is a file, a directory or a symbolic link. Fixed for the node's life.
+  public let kind: NodeKind
+
+  /// The node's name in its parent directory, or the last component of the path it was read from.
+  ///
+  /// Set by the parent when the node is added (see ``addChild(_:)`` for how clashes are resolved).
+  public internal(set) var name: String
+
+  /// The name the node asks for when added to a directory; the parent may pick another if it is taken.
+  public var preferredName: String
+
+  /// The directory that holds this node, if any.
+  public internal(set) weak var parent: PackageNode?
+
+  /// POSIX permission bits (`0o644`, with set-id and sticky bits if present).
+  public var permissions: FilePermissions {
+    didSet { if permissions != oldValue { edits.insert(.attributes) } }
+  }
+
+  /// The modification time; `nil` for a new node, which gets the time it is saved.
+  public var modificationTime: FileTime? {
+    didSet { if modificationTime != oldValue { edits.insert(.attributes) } }
+  }
+
+  /// Where the node was loaded from; `nil` for nodes made in memory.
+  var origin: DiskOrigin?
+
+  /// Which parts of this node were changed in memory since it was loaded or last saved.
+  var edits: Edits = []
+
+  // Kind-specific state. Only the storage of `kind` is used.
+
+  /// A directory's children by name; `nil` until listed.
+  var loadedChildren: [String: PackageNode]?
+  /// A file's contents, as set in memory or supplied by a source.
+  var fileBody: FileBody = .onDisk
+  /// Contents read from disk, kept after the first read as `FileWrapper` keeps them.
+  var cachedContents: Data?
+  /// A symbolic link's destination.
+  var linkDestination: String = ""
+
+  struct Edits: OptionSet {
+    let rawValue: UInt8
+    /// A file's contents or a link's destination.
+    static let contents = Edits(rawValue: 1 << 0)
+    /// Permissions or modification time.
+    static let attributes = Edits(rawValue: 1 << 1)
+    /// A directory's set of children: added, removed or renamed.
+    static let membership = Edits(rawValue: 1 << 2)
+  }
+
+  enum FileBody {
+    /// The contents are the file at ``origin``.
+    case onDisk
+    /// The contents were set in memory.
+    case data(Data)
+    /// The contents come from elsewhere (an archive entry).
+    case source(any FileContentSource)
+  }
+
+  init(kind: NodeKind, name: String, permissions: FilePermissions, origin: DiskOrigin?) {
+    self.kind = kind
+    self.name = name
+    self.preferredName = name
+    self.permissions = permissions
+    self.origin = origin
+    self.modificationTime = origin?.status.modificationTime
+  }
+
+  /// Creates a directory node holding `children`, keyed by the names they get.
+  ///
+  /// Each child's ``name`` and ``preferredName`` become its key.
+  /// - Throws: ``PackageError/Code-swift.struct/invalidName`` for a key that cannot be a file name,
+  ///   or ``PackageError/Code-swift.struct/invalidArgument`` for a child that already has a parent.
+  public convenience init(directoryWithChildren children: [String: PackageNode] = [:]) throws {
+    self.init(kind: .directory, name: "", permissions: [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute], origin: nil)
+    loadedChildren = [:]
+    for (key, child) in children {
+      try Self.validate(name: key)
+      try adopt(child, as: key)
+    }
+  }
+
+  /// Creates a regular-file node with `contents`, permissions `0o644`.
+  public convenience init(regularFileWithContents contents: Data, preferredName: String = "") {
+    self.init(kind: .file, name: preferredName, permissions: [.ownerReadWrite, .groupRead, .otherRead], origin: nil)
+    fileBody = .data(contents)
+  }
+
+  /// Creates a regular-file node whose contents come from `source`, read only when asked for.
+  public convenience init(regularFileWithSource source: any FileContentSource, preferredName: String = "") {
+    self.init(kind: .file, name: preferredName, permissions: [.ownerReadWrite, .groupRead, .otherRead], origin: nil)
+    fileBody = .source(source)
+  }
+
+  /// Creates a symbolic-link node pointing at `destination` (not checked: links may dangle).
+  public convenience init(symbolicLinkWithDestination destination: String, preferredName: String = "") {
+    self.init(kind: .symlink, name: preferredName, permissions: FilePermissions(rawValue: 0o777), origin: nil)
+    linkDestination = destination
+  }
+
+  /// The destination of a symbolic link; empty for other kinds. Setting it changes the link.
+  public var symbolicLinkDestination: String {
+    get { linkDestination }
+    set {
+      precondition(kind == .symlink, "symbolicLinkDestination set on a \(kind) node")
+      if newValue != linkDestination {
+        linkDestination = newValue
+        edits.insert(.contents)
+      }
+    }
+  }
+
+  /// The size in bytes, known without reading: a file's length, a link's destination length, 0 for a directory.
+  public var size: Int64 {
+    switch kind {
+    case .directory: return 0
+    case .symlink: return Int64(linkDestination.utf8.count)
+    case .file:
+      switch fileBody {
+      case .onDisk: return origin?.status.size ?? 0
+      case .data(let data): return Int64(data.count)
+      case .source(let source): return source.size
+      }
+    }
+  }
+
+  /// The path of this node from the root of its tree, components joined by `/`; empty for the root.
+  public var path: String {
+    var names: [String] = []
+    var node = self
+    while let parent = node.parent {
+      names.append(node.name)
+      node = parent
+    }
+    return names.reversed().joined(separator: "/")
+  }
+
+  /// The topmost ancestor (the node itself when it has no parent).
+  public var root: PackageNode {
+    var node = self
+    while let parent = node.parent { node = parent }
+    return node
+  }
+
+  /// The file on disk that holds this node exactly as the model has it, or `nil` when the node
+  /// was made or changed in memory. Use it to hand the file to code that wants a path.
+  public var diskLocation: FilePath? {
+    guard let origin, !edits.contains(.contents) else { return nil }
+    if kind == .file, case .onDisk = fileBody { return origin.absolutePath }
+    return kind == .file ? nil : origin.absolutePath
+  }
+
+  /// Whether this node or anything loaded below it was changed in memory since it was loaded or
+  /// last saved. Nodes made in memory count as changed.
+  /// - Complexity: O(*n*) in the number of loaded nodes below this one.
+  public var hasUnsavedChanges: Bool {
+    if origin == nil || !edits.isEmpty { return true }
+    guard let loadedChildren else { return false }
+    return loadedChildren.values.contains { $0.hasUnsavedChanges }
+  }
+
+  /// Whether a directory's children have been listed (always true for directories made in memory).
+  public var isLoaded: Bool {
+    switch kind {
+    case .directory: return loadedChildren != nil
+    case .file:
+      if case .onDisk = fileBody { return cachedContents != nil }
+      return true
+    case .symlink: return true
+    }
+  }
+}
+
+extension PackageNode: CustomStringConvertible {
+  public var description: String {
+    let shown = path.isEmpty ? name : path
+    switch kind {
+    case .file: return "file '\(shown.escapingControlCharacters)' (\(size) bytes)"
+    case .directory: return "directory '\(shown.escapingControlCharacters)'"
+    case .symlink: return "symlink '\(shown.escapingControlCharacters)' -> '\(linkDestination.escapingControlCharacters)'"
+    }
+  }
+}

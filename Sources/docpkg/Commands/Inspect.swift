@@ -1,0 +1,116 @@
+import ArgumentParser
+import DocumentPackage
+
+/// `docpkg inspect PATH`: the package as a tree, then totals.
+struct Inspect: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Show a package's tree with kind, size and mode of each entry, then totals.",
+    discussion: """
+      Totals count the whole package, even when --depth limits what is listed. \
+      --json prints {"entries":[{"path","kind","size","mode","target"}],"files","directories","symlinks","bytes"} \
+      with paths relative to the package root; the root itself is not an entry.
+      """
+  )
+
+  @Argument(help: "The package to inspect.")
+  var path: String
+
+  @Flag(help: "Print JSON instead of a tree.")
+  var json = false
+
+  @Option(help: "List entries at most this deep (1: only the root's children). Totals still count everything.")
+  var depth: Int?
+
+  func validate() throws {
+    if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more") }
+  }
+
+  func run() throws {
+    let root = try PackageOpener.open(path)
+    var listing = Listing(json: json, depth: depth)
+    if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
+    try visitChildren(of: root, path: "", level: 1, prefix: "", into: &listing)
+    let totals = listing.totals
+    if json {
+      listing.out.write("\n],\"files\":\(totals.files),\"directories\":\(totals.directories),")
+      listing.out.write("\"symlinks\":\(totals.symlinks),\"bytes\":\(totals.bytes)}\n")
+    } else {
+      listing.out.write("\n\(totals.summary)\n")
+    }
+  }
+
+  private struct Listing {
+    let json: Bool
+    let depth: Int?
+    let out = StandardOutput.shared
+    var totals = Totals()
+    var first = true
+  }
+
+  /// Counts every entry below `directory`, and prints those within `--depth`.
+  private func visitChildren(of directory: PackageNode, path: String, level: Int, prefix: String, into listing: inout Listing) throws {
+    let children = try directory.sortedChildren()
+    let shown = listing.depth.map { level <= $0 } ?? true
+    for (index, child) in children.enumerated() {
+      listing.totals.count(child)
+      let childPath = path.isEmpty ? child.name : path + "/" + child.name
+      let isLast = index == children.count - 1
+      if shown {
+        if listing.json {
+          listing.out.write(listing.first ? "\n" : ",\n")
+          listing.first = false
+          listing.out.write(jsonEntry(child, path: childPath))
+        } else {
+          listing.out.write(line(for: child, prefix: prefix + (isLast ? "└── " : "├── ")))
+        }
+      }
+      if child.kind == .directory {
+        try visitChildren(of: child, path: childPath, level: level + 1, prefix: prefix + (isLast ? "    " : "│   "), into: &listing)
+      }
+    }
+  }
+
+  private func line(for node: PackageNode, prefix: String) -> String {
+    let size = node.kind == .directory ? "-" : node.size.grouped
+    var shown = node.name.escapingControlCharacters
+    switch node.kind {
+    case .directory: shown += "/"
+    case .symlink: shown += " -> " + node.symbolicLinkDestination.escapingControlCharacters
+    case .file: break
+    }
+    return node.kind.rawValue.rightPadded(to: 9) + " " + node.permissions.octal + " "
+      + size.leftPadded(to: 15) + "  " + prefix + shown + "\n"
+  }
+
+  private func jsonEntry(_ node: PackageNode, path: String) -> String {
+    var entry = "{\"path\":\(path.jsonQuoted),\"kind\":\"\(node.kind.rawValue)\",\"size\":\(node.size),"
+    entry += "\"mode\":\"\(node.permissions.octal)\""
+    if node.kind == .symlink { entry += ",\"target\":\(node.symbolicLinkDestination.jsonQuoted)" }
+    return entry + "}"
+  }
+}
+
+/// Counts of a package's entries.
+struct Totals {
+  var files = 0
+  var directories = 0
+  var symlinks = 0
+  var bytes: Int64 = 0
+
+  mutating func count(_ node: PackageNode) {
+    switch node.kind {
+    case .file:
+      files += 1
+      bytes += node.size
+    case .directory: directories += 1
+    case .symlink: symlinks += 1
+    }
+  }
+
+  var summary: String {
+    func plural(_ n: Int, _ word: String) -> String { "\(Int64(n).grouped) \(word)\(n == 1 ? "" : "s")" }
+    let directoryWord = directories == 1 ? "directory" : "directories"
+    return "\(plural(files, "file")), \(Int64(directories).grouped) \(directoryWord), "
+      + "\(plural(symlinks, "symlink")), \(bytes.grouped) bytes"
+  }
+}

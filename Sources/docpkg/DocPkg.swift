@@ -1,0 +1,54 @@
+import ArgumentParser
+import DocumentPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `docpkg`: inspect, edit, pack, unpack and compare document packages.
+@main
+struct DocPkg: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "docpkg",
+    abstract: "Inspect, edit, pack, unpack and compare document packages (directories shown as one file).",
+    version: "0.1.0",
+    subcommands: [Inspect.self, Cat.self]
+  )
+
+  /// Parses the arguments and runs the command. A failure prints one line, `docpkg: error: ...`,
+  /// on standard error and exits with the command's failure status (1, or 2 for `diff`).
+  static func main() {
+    let command: ParsableCommand
+    do {
+      command = try parseAsRoot()
+    } catch {
+      exit(withError: error)
+    }
+    do {
+      var command = command
+      try command.run()
+      StandardOutput.shared.flush()
+    } catch let exit as ExitCode {
+      StandardOutput.shared.flush()
+      Glibc.exit(exit.rawValue)
+    } catch {
+      StandardOutput.shared.flush()
+      if let cleanExit = error as? CleanExit { Self.exit(withError: cleanExit) }
+      reportFailure(error)
+      Glibc.exit((command as? any FailureStatus).map { type(of: $0).failureStatus } ?? 1)
+    }
+  }
+}
+
+/// A command whose failures exit with a status other than 1 (`diff` uses 1 for "different").
+protocol FailureStatus {
+  static var failureStatus: Int32 { get }
+}
+
+/// Prints `docpkg: error: MESSAGE` on standard error, on one line.
+func reportFailure(_ error: any Error) {
+  let text = String(describing: error).escapingControlCharacters
+  StandardError.write("docpkg: error: \(text)\n")
+}

@@ -1,0 +1,56 @@
+import DocumentPackage
+import SystemPackage
+
+extension FilePermissions {
+  /// Four octal digits: `0644`, `4755`.
+  var octal: String {
+    let digits = String(rawValue, radix: 8)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+  }
+}
+
+extension Int64 {
+  /// The number with thousands separators: `1,234,567`.
+  var grouped: String {
+    let digits = String(self.magnitude)
+    var result = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+      result.append(digit)
+    }
+    return self < 0 ? "-" + result : result
+  }
+}
+
+extension String {
+  /// The string as a JSON string literal, quotes included.
+  var jsonQuoted: String {
+    var result = "\""
+    result.reserveCapacity(utf8.count + 2)
+    for scalar in unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        let hex = String(scalar.value, radix: 16)
+        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    result += "\""
+    return result
+  }
+
+  /// Pads with spaces on the left to `width` characters.
+  func leftPadded(to width: Int) -> String {
+    count >= width ? self : String(repeating: " ", count: width - count) + self
+  }
+
+  /// Pads with spaces on the right to `width` characters.
+  func rightPadded(to width: Int) -> String {
+    count >= width ? self : self + String(repeating: " ", count: width - count)
+  }
+}
