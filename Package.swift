@@ -36,7 +36,10 @@ let package = Package(
     // Packing packages into archives, unpacking them, and reading archives in place.
     .target(
       name: "DocumentArchive",
-      dependencies: ["DocumentPackage", "CArchive"]
+      dependencies: [
+        "DocumentPackage", "CArchive", "CSystemShims",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]
     ),
 
     // The command-line tool: a thin layer over the two libraries.
@@ -58,6 +61,10 @@ let package = Package(
     .testTarget(
       name: "DocumentPackageTests",
       dependencies: ["DocumentPackage", "TestSupport"]
+    ),
+    .testTarget(
+      name: "DocumentArchiveTests",
+      dependencies: ["DocumentArchive", "DocumentPackage", "TestSupport"]
     ),
     .testTarget(
       name: "docpkgTests",

@@ -3,6 +3,8 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+// zlib, which libarchive itself links: the zip writer deflates and checksums with it directly.
+#include <zlib.h>
 
 // libarchive spells file types as macros built from casts (`((__LA_MODE_T)0100000)`),
 // which Swift does not import. Re-export them as constants Swift can see.
@@ -10,5 +12,15 @@ static const unsigned int docpkg_AE_IFMT = AE_IFMT;
 static const unsigned int docpkg_AE_IFREG = AE_IFREG;
 static const unsigned int docpkg_AE_IFDIR = AE_IFDIR;
 static const unsigned int docpkg_AE_IFLNK = AE_IFLNK;
+static const unsigned int docpkg_AE_IFIFO = AE_IFIFO;
+static const unsigned int docpkg_AE_IFCHR = AE_IFCHR;
+static const unsigned int docpkg_AE_IFBLK = AE_IFBLK;
+static const unsigned int docpkg_AE_IFSOCK = AE_IFSOCK;
+
+// deflateInit2 is a macro over deflateInit2_ (which wants ZLIB_VERSION and the struct size).
+// Raw deflate (no zlib header), as zip stores it.
+static inline int docpkg_deflate_init_raw(z_streamp stream, int level) {
+  return deflateInit2(stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+}
 
 #endif

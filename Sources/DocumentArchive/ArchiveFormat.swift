@@ -1,10 +1,16 @@
 import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The archive formats `docpkg` packs to and reads from.
 public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
   case zip
   case tar
   case tarGzip = "tar.gz"
+  case tarBzip2 = "tar.bz2"
   case tarXz = "tar.xz"
   case tarZstd = "tar.zst"
 
@@ -16,6 +22,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     let lower = fileName.lowercased()
     let table: [(String, ArchiveFormat)] = [
       (".tar.gz", .tarGzip), (".tgz", .tarGzip), (".tar.xz", .tarXz), (".txz", .tarXz),
+      (".tar.bz2", .tarBzip2), (".tbz2", .tarBzip2), (".tbz", .tarBzip2),
       (".tar.zst", .tarZstd), (".tzst", .tarZstd), (".tar", .tar),
       (".zip", .zip), (".odt", .zip), (".ods", .zip), (".odp", .zip), (".epub", .zip),
       (".docx", .zip), (".xlsx", .zip), (".pptx", .zip),
@@ -24,8 +31,45 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     self = match.1
   }
 
+  /// The format that the first bytes of a file show (zip and tar magic numbers, and the
+  /// gzip, bzip2, xz and zstd signatures of a compressed tar), or `nil`.
+  public init?(magic bytes: [UInt8]) {
+    func starts(_ prefix: [UInt8]) -> Bool { bytes.starts(with: prefix) }
+    if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) || starts([0x50, 0x4B, 0x07, 0x08]) {
+      self = .zip
+    } else if starts([0x1F, 0x8B]) {
+      self = .tarGzip
+    } else if starts([0x42, 0x5A, 0x68]) {
+      self = .tarBzip2
+    } else if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) {
+      self = .tarXz
+    } else if starts([0x28, 0xB5, 0x2F, 0xFD]) {
+      self = .tarZstd
+    } else if bytes.count >= 262, Array(bytes[257..<262]) == Array("ustar".utf8) {
+      self = .tar
+    } else {
+      return nil
+    }
+  }
+
+  /// The format of the archive at `path`, from its first bytes, else from its name; `nil` if it is
+  /// neither (or is not a regular file).
+  public init?(contentsOf path: FilePath) {
+    guard let fd = try? FileSystem.open(path.string, O_RDONLY | O_NONBLOCK) else { return nil }
+    defer { FileSystem.close(fd) }
+    guard let format = ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: path.string) else { return nil }
+    self = format
+  }
+
+  init?(contentsOf fd: CInt) {
+    self.init(magic: FileSystem.prefix(of: fd, count: 512))
+  }
+
   /// The usual extension, without the leading dot.
   public var fileExtension: String { rawValue }
+
+  /// Whether this is a tar, possibly compressed.
+  public var isTar: Bool { self != .zip }
 
   public var description: String { rawValue }
 }

@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CArchive
+import DocumentPackage
+import SystemPackage
+
+/// One entry's header, as read from an archive.
+struct EntryHeader {
+  enum Kind: Equatable {
+    case file, directory, symlink, hardlink
+    /// A device, FIFO or socket: never extracted.
+    case special(String)
+  }
+
+  /// The name as stored, or `nil` when it is not valid UTF-8.
+  var name: String?
+  /// The raw name bytes, for error messages about names that are not UTF-8.
+  var rawName: [UInt8]
+  var kind: Kind
+  /// Permission bits including set-id and sticky bits.
+  var mode: UInt32
+  /// The declared size, when the header has one.
+  var size: Int64?
+  var modificationTime: FileTime?
+  /// A symbolic link's destination, or a hard link's target path.
+  var linkTarget: String?
+
+  /// The name for messages: the UTF-8 name, or the raw bytes decoded with replacement characters.
+  var displayName: String { name ?? String(decoding: rawName, as: UTF8.self) }
+}
+
+/// A libarchive read handle over one archive file, restricted to the zip and tar families.
+///
+/// Owns the handle (freed in `deinit`). Every `ARCHIVE_WARN` is a failure. Zip files are read
+/// with the seekable reader, which trusts the central directory and so refuses a truncated zip.
+final class ArchiveReader {
+  /// The archive's path, for messages.
+  let path: String
+  let format: ArchiveFormat
+  private let handle: OpaquePointer
+  private let fd: CInt
+  private var mapping: (address: UnsafeRawPointer, length: Int)?
+  private var entry: OpaquePointer?
+  /// The current entry's name, for messages.
+  private(set) var currentName = ""
+  /// The archive file's size in bytes.
+  let archiveSize: Int64
+
+  /// Zip files up to this size are memory-mapped: the seekable reader then seeks for free.
+  static let mappingLimit: Int64 = 256 << 20
+
+  /// Opens `path`, in `format` or the one its contents (or else its name) say.
+  /// - Throws: ``PackageError`` naming `path` if it cannot be opened or is not a supported archive.
+  init(path: String, format: ArchiveFormat? = nil) throws {
+    LibArchive.prepare()
+    self.path = path
+    let fd: CInt
+    do { fd = try FileSystem.open(path, O_RDONLY) } catch {
+      throw PackageError(error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open archive", path: path, errno: error)
+    }
+    self.fd = fd
+    archiveSize = (try? FileSystem.size(of: fd)) ?? 0
+    guard let detected = format ?? ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: path) else {
+      FileSystem.close(fd)
+      throw PackageError(.unsupported, "not a zip or tar archive:", path: path)
+    }
+    self.format = detected
+    handle = archive_read_new()
+    if detected == .zip {
+      archive_read_support_format_zip_seekable(handle)
+    } else {
+      archive_read_support_format_tar(handle)
+      archive_read_support_filter_gzip(handle)
+      archive_read_support_filter_bzip2(handle)
+      archive_read_support_filter_xz(handle)
+      archive_read_support_filter_zstd(handle)
+    }
+    let result: CInt
+    if detected == .zip, archiveSize > 0, archiveSize <= Self.mappingLimit,
+      let address = try? FileSystem.map(fd, length: Int(archiveSize))
+    {
+      mapping = (address, Int(archiveSize))
+      result = archive_read_open_memory(handle, address, Int(archiveSize))
+    } else {
+      result = archive_read_open_fd(handle, fd, 1 << 16)
+    }
+    do {
+      try check(result, handle, path: path, action: "read archive")
+    } catch let error as PackageError where detected == .zip && error.code == .corrupt {
+      throw PackageError(.corrupt, "cannot read zip archive", path: path,
+                         context: "(no valid central directory: truncated or damaged?): \(error.context.dropFirst(2))")
+    }
+  }
+
+  deinit {
+    archive_read_free(handle)
+    FileSystem.close(fd)
+    if let mapping { FileSystem.unmap(mapping.address, length: mapping.length) }
+  }
+
+  /// The next entry's header, or `nil` at the end. Skips the current entry's unread data.
+  /// - Throws: ``PackageError`` with code `corrupt` if the archive is damaged.
+  func next() throws -> EntryHeader? {
+    var raw: OpaquePointer?
+    let result = archive_read_next_header(handle, &raw)
+    if result == ARCHIVE_EOF { return nil }
+    let name = raw.flatMap { archive_entry_pathname($0) }
+    let rawName = name.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+    currentName = String(decoding: rawName, as: UTF8.self)
+    try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
+    guard let raw else { throw PackageError(.corrupt, "cannot read header in", path: path) }
+    entry = raw
+    let type = UInt32(archive_entry_filetype(raw))
+    let hardlink = archive_entry_hardlink(raw).map { String(cString: $0) }
+    let kind: EntryHeader.Kind
+    if let _ = hardlink, type == 0 || type == docpkg_AE_IFREG {
+      kind = .hardlink
+    } else {
+      switch type {
+      case docpkg_AE_IFREG: kind = .file
+      case docpkg_AE_IFDIR: kind = .directory
+      case docpkg_AE_IFLNK: kind = .symlink
+      case docpkg_AE_IFCHR: kind = .special("character device")
+      case docpkg_AE_IFBLK: kind = .special("block device")
+      case docpkg_AE_IFIFO: kind = .special("FIFO")
+      case docpkg_AE_IFSOCK: kind = .special("socket")
+      default: kind = .special("entry of unknown type")
+      }
+    }
+    let symlink = archive_entry_symlink(raw).map { String(cString: $0) }
+    return EntryHeader(
+      name: String(validating: rawName, as: UTF8.self),
+      rawName: rawName,
+      kind: kind,
+      mode: UInt32(archive_entry_perm(raw)) & 0o7777,
+      size: archive_entry_size_is_set(raw) != 0 ? archive_entry_size(raw) : nil,
+      modificationTime: archive_entry_mtime_is_set(raw) != 0
+        ? FileTime(seconds: Int64(archive_entry_mtime(raw)), nanoseconds: Int32(archive_entry_mtime_nsec(raw))) : nil,
+      linkTarget: kind == .hardlink ? hardlink : symlink
+    )
+  }
+
+  /// Hands the current entry's data to `body` in blocks, with each block's offset in the file
+  /// (a tar's sparse file has holes between blocks).
+  /// - Throws: ``PackageError`` with code `corrupt` on damaged data or a bad CRC, or what `body` throws.
+  func readData(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+    while true {
+      var buffer: UnsafeRawPointer?
+      var size = 0
+      var offset: Int64 = 0
+      let result = archive_read_data_block(handle, &buffer, &size, &offset)
+      if result == ARCHIVE_EOF { return }
+      try check(result, handle, path: path, entry: currentName, action: "read data of")
+      if size > 0, let buffer { try body(UnsafeRawBufferPointer(start: buffer, count: size), offset) }
+    }
+  }
+
+  /// Compressed bytes read from the archive so far.
+  var compressedBytesRead: Int64 { archive_filter_bytes(handle, -1) }
+}

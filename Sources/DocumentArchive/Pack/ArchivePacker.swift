@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import DocumentPackage
+import SystemPackage
+
+/// Packs a package into a zip or tar archive, like `ditto -c -k --keepParent`.
+///
+///     let package = try PackageNode(contentsOf: "/home/ann/Trip.mydoc")
+///     try ArchivePacker.pack(package, to: "/tmp/Trip.zip", options: PackOptions(format: .zip))
+///
+/// The package directory is the archive's top-level entry, except for a document zip (a
+/// `mimetype` file at the package's root, as in ODF and EPUB), whose entries are the package's
+/// children with `mimetype` first, stored, with no extra field.
+public enum ArchivePacker {
+  /// Writes `package` (read from disk, made in memory, or read from another archive) to `output`.
+  ///
+  /// Files, directories (empty ones too), symbolic links (as links), permissions and modification
+  /// times are kept; names are UTF-8; zip entries over 4 GiB use zip64. The archive is written to
+  /// a temporary file beside `output` and renamed over it when complete: on failure `output` is
+  /// left as it was.
+  /// - Parameters:
+  ///   - package: The package's root node; its name is the archive's top-level entry.
+  ///   - output: The archive to write.
+  ///   - options: Format, level and reproducibility.
+  ///   - progress: Called on the calling thread as entries are written.
+  /// - Throws: ``PackageError`` naming the file that could not be read, or `output` if it cannot
+  ///   be written.
+  /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes; zip compression uses every core.
+  public static func pack(
+    _ package: PackageNode, to output: FilePath, options: PackOptions,
+    progress: ((ArchiveProgress) -> Void)? = nil
+  ) throws {
+    if let level = options.level, !PackOptions.levels(for: options.format).contains(level) {
+      let range = PackOptions.levels(for: options.format)
+      throw PackageError(.invalidArgument, "compression level \(level) is out of range for", path: options.format.rawValue,
+                         context: "(\(range.lowerBound)-\(range.upperBound))")
+    }
+    let fixedTime = options.reproducible ? (options.fixedModificationTime ?? PackOptions.defaultReproducibleTime) : nil
+    let plan = try PackPlan(root: package, format: options.format, fixedTime: fixedTime)
+    let documentLayout = plan.entries.first?.name == "mimetype"
+    try OutputFile.write(to: output) { fd, path in
+      switch options.format {
+      case .zip:
+        let writer = ZipWriter(fd: fd, path: path)
+        try ZipPacking(plan: plan, writer: writer, level: options.level ?? 6, progress: progress).run(documentLayout: documentLayout)
+        try writer.finish()
+      default:
+        let writer = try TarWriter(fd: fd, path: path, format: options.format, level: options.level,
+                                   reproducible: options.reproducible)
+        var done = ArchiveProgress(entriesDone: 0, entriesTotal: plan.entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
+        for entry in plan.entries {
+          try writer.write(entry, produce: contents(of: entry, plan: plan))
+          done.entriesDone += 1
+          done.bytesDone += entry.size
+          if done.entriesDone % 64 == 0 || entry.size > 1 << 20 { progress?(done) }
+        }
+        try writer.finish()
+        progress?(done)
+      }
+    }
+  }
+
+  /// A function streaming a file entry's contents, or `nil` for other kinds.
+  private static func contents(of entry: PackEntry, plan: PackPlan) -> (((UnsafeRawBufferPointer) throws -> Void) throws -> Void)? {
+    switch entry.source {
+    case .none: return nil
+    case .node(let index):
+      let node = plan.nodes[index]
+      return { emit in try node.readContents(chunkSize: 1 << 20) { try emit($0) } }
+    case .disk(let path):
+      return { emit in
+        let fd: CInt
+        do throws(Errno) { fd = try FileSystem.open(path, O_RDONLY | O_NOFOLLOW) } catch {
+          throw PackageError(.io, "cannot open", path: path, errno: error)
+        }
+        defer { FileSystem.close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+          let count: Int
+          do throws(Errno) { count = try FileSystem.read(fd, into: buffer) } catch {
+            throw PackageError(.io, "cannot read", path: path, errno: error)
+          }
+          if count == 0 { return }
+          try emit(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+      }
+    }
+  }
+}
+
+/// A file written under a temporary name beside its destination and renamed into place when complete.
+enum OutputFile {
+  static func write(to output: FilePath, _ body: (CInt, String) throws -> Void) throws {
+    let directory = output.removingLastComponent().string.isEmpty ? "." : output.removingLastComponent().string
+    guard let name = output.lastComponent?.string else {
+      throw PackageError(.invalidArgument, "not a file name:", path: output.string)
+    }
+    let dirfd: CInt
+    do { dirfd = try FileSystem.open(directory, O_RDONLY | O_DIRECTORY) } catch {
+      throw PackageError(.io, "cannot open directory", path: directory, errno: error)
+    }
+    defer { FileSystem.close(dirfd) }
+    var temporary = ""
+    var fd: CInt = -1
+    while fd < 0 {
+      temporary = ".\(name).docpkg-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+      do { fd = try FileSystem.open(in: dirfd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o666) } catch .fileExists {
+        continue
+      } catch {
+        throw PackageError(.io, "cannot create", path: output.string, errno: error)
+      }
+    }
+    do {
+      defer { FileSystem.close(fd) }
+      try body(fd, output.string)
+      do { try FileSystem.rename(in: dirfd, temporary, to: dirfd, name, flags: 0) } catch {
+        throw PackageError(.io, "cannot rename into place", path: output.string, errno: error)
+      }
+    } catch {
+      try? FileSystem.unlink(in: dirfd, temporary)
+      throw error
+    }
+  }
+}

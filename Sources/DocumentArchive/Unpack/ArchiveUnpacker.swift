@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import DocumentPackage
+import SystemPackage
+
+/// Extracts archives safely and atomically.
+///
+///     let names = try ArchiveUnpacker.unpack("/tmp/Trip.zip", into: "/home/ann/Documents")
+///     // ["Trip.mydoc"]
+///
+/// The archive is extracted into a temporary folder inside the destination, then each top-level
+/// entry is renamed into place: on any error nothing is left at the destination. Unsafe entries
+/// are refused, each with an error naming it: absolute paths, `..` (also with `\`), names that are
+/// not UTF-8 or have control characters or are too long, entries written through a symbolic link
+/// or below a file, links that resolve outside their package, hard links to anything but a file
+/// extracted before them, devices, FIFOs and sockets, duplicate entries, and damaged data (bad
+/// CRC, sizes that do not match, a zip without its central directory). Set-id and sticky bits are
+/// stripped. ``UnpackLimits`` stop archive bombs.
+public enum ArchiveUnpacker {
+  /// Extracts `archive` into the existing directory `destination`.
+  ///
+  /// A document zip (ODF, EPUB: `mimetype` is the first entry) is extracted into a folder named
+  /// after the archive, since its entries are the document's contents.
+  /// - Parameters:
+  ///   - archive: A zip or (compressed) tar archive.
+  ///   - destination: The directory to extract into.
+  ///   - options: Whether to replace existing entries, and the limits.
+  ///   - progress: Called on the calling thread as entries are extracted.
+  /// - Returns: The names of the top-level entries created in `destination`.
+  /// - Throws: ``PackageError`` naming the archive and the entry at fault, or the existing entry
+  ///   (code `nameTaken`) when one is in the way and `replaceExisting` is not set.
+  /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes.
+  @discardableResult
+  public static func unpack(
+    _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
+    progress: ((ArchiveProgress) -> Void)? = nil
+  ) throws -> [String] {
+    let reader = try ArchiveReader(path: archive.string)
+    let destfd: CInt
+    do { destfd = try FileSystem.open(destination.string, O_RDONLY | O_DIRECTORY) } catch {
+      throw PackageError(error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open destination directory",
+                         path: destination.string, errno: error)
+    }
+    defer { FileSystem.close(destfd) }
+    let temporary: String
+    do { temporary = try FileSystem.makeTemporaryDirectory(in: destfd, label: "unpack") } catch {
+      throw PackageError(.io, "cannot create a temporary directory in", path: destination.string, errno: error)
+    }
+    defer { try? FileSystem.removeTree(in: destfd, temporary) }
+    let tempfd: CInt
+    do { tempfd = try FileSystem.openDirectory(in: destfd, temporary) } catch {
+      throw PackageError(.io, "cannot open", path: destination.string + "/" + temporary, errno: error)
+    }
+    defer { FileSystem.close(tempfd) }
+
+    let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits)
+    try extractor.run(wrapDocumentIn: documentFolderName(for: archive), progress: progress)
+    let names = extractor.topLevel
+    try moveIntoPlace(names, from: tempfd, to: destfd, destination: destination.string, replace: options.replaceExisting)
+    return names
+  }
+
+  /// The folder a document zip is extracted into: the archive's name without a trailing `.zip`.
+  static func documentFolderName(for archive: FilePath) -> String {
+    var name = archive.lastComponent?.string ?? "Document"
+    if name.lowercased().hasSuffix(".zip"), name.count > 4 { name.removeLast(4) }
+    return name
+  }
+
+  /// Renames each top-level entry from the temporary folder into the destination; all or none.
+  private static func moveIntoPlace(_ names: [String], from tempfd: CInt, to destfd: CInt, destination: String, replace: Bool) throws {
+    if !replace {
+      for name in names where FileSystem.exists(in: destfd, name) {
+        throw PackageError(.nameTaken, "already exists:", path: destination + "/" + name,
+                           context: "(use --force to replace it)")
+      }
+    }
+    var moved: [(name: String, exchanged: Bool)] = []
+    do {
+      for name in names {
+        if replace, FileSystem.exists(in: destfd, name) {
+          // Swap the new entry in; the old one lands in the temporary folder and goes with it.
+          try FileSystem.rename(in: tempfd, name, to: destfd, name, flags: FileSystem.renameExchange)
+          moved.append((name, true))
+        } else {
+          try FileSystem.rename(in: tempfd, name, to: destfd, name, flags: FileSystem.renameNoReplace)
+          moved.append((name, false))
+        }
+      }
+    } catch {
+      // Put back what was moved, newest first.
+      for item in moved.reversed() {
+        try? FileSystem.rename(in: destfd, item.name, to: tempfd, item.name,
+                               flags: item.exchanged ? FileSystem.renameExchange : FileSystem.renameNoReplace)
+      }
+      let name = names[moved.count]
+      if error == .fileExists {
+        throw PackageError(.nameTaken, "already exists:", path: destination + "/" + name, context: "(use --force to replace it)")
+      }
+      throw PackageError(.io, "cannot move into place", path: destination + "/" + name, errno: error)
+    }
+  }
+}

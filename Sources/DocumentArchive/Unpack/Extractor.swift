@@ -1,0 +1,244 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import DocumentPackage
+import SystemPackage
+
+/// Writes an archive's entries into a fresh, empty directory, refusing anything unsafe.
+///
+/// Every file is created relative to directory descriptors this extractor opened itself, with
+/// `O_EXCL | O_NOFOLLOW`, and no entry may sit below a link, a file, or a name already used: so
+/// nothing can be written outside the directory, whatever the archive says.
+final class Extractor {
+  private let reader: ArchiveReader
+  private let root: CInt
+  private let limits: UnpackLimits
+  /// Prefix for every path (a document zip is unpacked into a folder named after it).
+  private var prefix: [String] = []
+
+  private enum Seen { case file, directory(explicit: Bool), symlink }
+  private var seen: [String: Seen] = [:]
+  private var directoryFDs: [String: CInt] = [:]
+  private var directoryAttributes: [(path: String, depth: Int, mode: UInt32, time: FileTime?)] = []
+  private var symlinks = SymlinkCheck()
+  private var linkTimes: [(path: String, time: FileTime)] = []
+  private(set) var topLevel: [String] = []
+  private var entryCount = 0
+  private var totalBytes: Int64 = 0
+  private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+
+  init(reader: ArchiveReader, root: CInt, limits: UnpackLimits) {
+    self.reader = reader
+    self.root = root
+    self.limits = limits
+  }
+
+  deinit {
+    for fd in directoryFDs.values { FileSystem.close(fd) }
+    buffer.deallocate()
+  }
+
+  private var archive: String { reader.path }
+
+  /// Extracts every entry, then sets directory modes and times and checks symbolic links.
+  func run(wrapDocumentIn wrapName: String, progress: ((ArchiveProgress) -> Void)?) throws {
+    var done = ArchiveProgress(entriesDone: 0, entriesTotal: 0, bytesDone: 0, bytesTotal: 0)
+    while let header = try reader.next() {
+      entryCount += 1
+      if entryCount > limits.maxEntryCount {
+        throw PackageError(.limitExceeded, "too many entries in", path: archive,
+                           context: "(more than \(limits.maxEntryCount); raise the limit to allow it)")
+      }
+      var components = try EntryPolicy.components(of: header, archive: archive)
+      if entryCount == 1, components == ["mimetype"], header.kind == .file {
+        prefix = [wrapName]  // ODF / EPUB: the entries are the document's contents.
+      }
+      components = prefix + components
+      try extract(header, components)
+      done.entriesDone = entryCount
+      done.bytesDone = totalBytes
+      if entryCount % 256 == 0 || (header.size ?? 0) > 1 << 20 { progress?(done) }
+    }
+    try symlinks.validate(archive: archive)
+    try finishDirectories()
+    progress?(done)
+  }
+
+  private func refuse(_ code: PackageError.Code, _ header: EntryHeader, _ reason: String) -> PackageError {
+    PackageError(code, "refusing unsafe entry", path: header.displayName, context: "in '\(archive)': \(reason)")
+  }
+
+  private func extract(_ header: EntryHeader, _ components: [String]) throws {
+    let path = components.joined(separator: "/")
+    // Nothing may be below a link or a file.
+    var ancestor = ""
+    for component in components.dropLast() {
+      ancestor = ancestor.isEmpty ? component : ancestor + "/" + component
+      switch seen[ancestor] {
+      case .symlink?: throw refuse(.invalidArgument, header, "it would be written through the symbolic link '\(ancestor)'")
+      case .file?: throw refuse(.invalidArgument, header, "'\(ancestor)' is a file, not a directory")
+      default: break
+      }
+    }
+    if let previous = seen[path] {
+      if case .directory(let explicit) = previous, !explicit, header.kind == .directory {
+        // A directory created for earlier entries, now described: fine.
+      } else {
+        throw refuse(.corrupt, header, "a second entry has the same path")
+      }
+    }
+    if let first = components.first, topLevel.last != first, !topLevel.contains(first) { topLevel.append(first) }
+    let name = components.last!
+    switch header.kind {
+    case .special(let what):
+      throw refuse(.unsupported, header, "it is a \(what); only files, directories and links are extracted")
+    case .directory:
+      _ = try directory(components)
+      seen[path] = .directory(explicit: true)
+      directoryAttributes.append((path, components.count, header.mode & 0o777, header.modificationTime))
+    case .symlink:
+      let parent = try directory(Array(components.dropLast()))
+      let destination = header.linkTarget ?? ""
+      guard !destination.isEmpty else { throw refuse(.corrupt, header, "the symbolic link has no destination") }
+      do { try FileSystem.makeSymlink(in: parent, name, destination: destination) } catch {
+        throw PackageError(.io, "cannot create symbolic link", path: path, context: "in '\(archive)'", errno: error)
+      }
+      seen[path] = .symlink
+      symlinks.links[path] = destination
+      if let time = header.modificationTime { linkTimes.append((path, time)) }
+    case .hardlink:
+      guard let target = header.linkTarget else { throw refuse(.corrupt, header, "the hard link has no target") }
+      try EntryPolicy.validate(target) { code, reason in refuse(code, header, "its hard link target is unsafe (\(reason))") }
+      let targetPath = (prefix + target.split(separator: "/").map(String.init)).joined(separator: "/")
+      guard case .file? = seen[targetPath] else {
+        throw refuse(.invalidArgument, header, "it is a hard link to '\(target)', which is not a file extracted before it")
+      }
+      let parent = try directory(Array(components.dropLast()))
+      let targetComponents = targetPath.split(separator: "/").map(String.init)
+      let targetParent = try directory(Array(targetComponents.dropLast()))
+      do { try FileSystem.makeHardLink(from: targetParent, targetComponents.last!, to: parent, name) } catch {
+        throw PackageError(.io, "cannot create hard link", path: path, context: "in '\(archive)'", errno: error)
+      }
+      seen[path] = .file
+    case .file:
+      let parent = try directory(Array(components.dropLast()))
+      try writeFile(header, name: name, in: parent, path: path)
+      seen[path] = .file
+    }
+  }
+
+  private func writeFile(_ header: EntryHeader, name: String, in parent: CInt, path: String) throws {
+    let fd: CInt
+    do { fd = try FileSystem.open(in: parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) } catch {
+      throw PackageError(.io, "cannot create", path: path, context: "in '\(archive)'", errno: error)
+    }
+    defer { FileSystem.close(fd) }
+    var written: Int64 = 0
+    try reader.readData { block, offset in
+      if offset > written {
+        // A hole in a sparse tar entry: leave it unwritten (zeros).
+        try checkLimits(adding: offset - written, header)
+        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
+          throw PackageError(.io, "cannot write", path: path, context: "in '\(archive)'", errno: Errno(rawValue: errno))
+        }
+        written = offset
+      }
+      try checkLimits(adding: Int64(block.count), header)
+      do { try FileSystem.writeAll(fd, block) } catch {
+        throw PackageError(.io, "cannot write", path: path, context: "in '\(archive)'", errno: error as? Errno)
+      }
+      written += Int64(block.count)
+    }
+    if let size = header.size, written != size {
+      if written < size, ftruncate(fd, off_t(size)) == 0, reader.format.isTar {
+        // A sparse tar entry ending in a hole.
+      } else {
+        throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(written)")
+      }
+    }
+    do {
+      try FileSystem.setMode(fd, mode_t(header.mode & 0o777))
+      if let time = header.modificationTime {
+        try FileSystem.setModificationTime(fd, seconds: time.seconds, nanoseconds: time.nanoseconds)
+      }
+    } catch {
+      throw PackageError(.io, "cannot set attributes of", path: path, context: "in '\(archive)'", errno: error)
+    }
+  }
+
+  private func checkLimits(adding count: Int64, _ header: EntryHeader) throws {
+    totalBytes += count
+    if totalBytes > limits.maxTotalSize {
+      throw PackageError(.limitExceeded, "archive expands to more than \(limits.maxTotalSize) bytes:", path: archive,
+                         context: "(at entry '\(header.displayName)'; raise the limit to allow it)")
+    }
+    if totalBytes > UnpackLimits.ratioGrace, Double(totalBytes) > limits.maxCompressionRatio * Double(max(reader.archiveSize, 1)) {
+      throw PackageError(.limitExceeded, "archive expands more than \(Int(limits.maxCompressionRatio)) times its size:",
+                         path: archive, context: "(at entry '\(header.displayName)'; a zip bomb? raise the limit to allow it)")
+    }
+  }
+
+  /// The descriptor of the directory at `components`, creating it (and those above it) if needed.
+  private func directory(_ components: [String]) throws -> CInt {
+    if components.isEmpty { return root }
+    let path = components.joined(separator: "/")
+    if let fd = directoryFDs[path] { return fd }
+    let parent = try directory(Array(components.dropLast()))
+    let name = components.last!
+    switch seen[path] {
+    case nil:
+      do { try FileSystem.makeDirectory(in: parent, name, mode: 0o700) } catch {
+        throw PackageError(.io, "cannot create directory", path: path, context: "in '\(archive)'", errno: error)
+      }
+      seen[path] = .directory(explicit: false)
+      directoryAttributes.append((path, components.count, 0o755, nil))
+    case .directory?: break
+    default:
+      throw PackageError(.invalidArgument, "refusing unsafe entry", path: path, context: "in '\(archive)': it is not a directory")
+    }
+    if directoryFDs.count >= 64 {
+      for fd in directoryFDs.values { FileSystem.close(fd) }
+      directoryFDs.removeAll(keepingCapacity: true)
+      return try directory(components)
+    }
+    let fd: CInt
+    do { fd = try FileSystem.openDirectory(in: parent, name) } catch {
+      throw PackageError(.io, "cannot open directory", path: path, context: "in '\(archive)'", errno: error)
+    }
+    directoryFDs[path] = fd
+    return fd
+  }
+
+  /// Sets each directory's mode and time, deepest first (a read-only directory is filled before
+  /// it becomes read-only), and each link's time.
+  private func finishDirectories() throws {
+    for fd in directoryFDs.values { FileSystem.close(fd) }
+    directoryFDs.removeAll()
+    for (path, time) in linkTimes {
+      let components = path.split(separator: "/").map(String.init)
+      let parent = try directory(Array(components.dropLast()))
+      try? FileSystem.setModificationTime(in: parent, components.last!, seconds: time.seconds, nanoseconds: time.nanoseconds)
+    }
+    // Latest description wins for directories listed twice (implicit, then explicit).
+    var attributes: [String: (depth: Int, mode: UInt32, time: FileTime?)] = [:]
+    for item in directoryAttributes { attributes[item.path] = (item.depth, item.mode, item.time) }
+    for fd in directoryFDs.values { FileSystem.close(fd) }
+    directoryFDs.removeAll()
+    for (path, item) in attributes.sorted(by: { $0.value.depth > $1.value.depth }) {
+      let components = path.split(separator: "/").map(String.init)
+      let parent = try directory(Array(components.dropLast()))
+      do {
+        let fd = try FileSystem.openDirectory(in: parent, components.last!)
+        defer { FileSystem.close(fd) }
+        if let time = item.time { try FileSystem.setModificationTime(fd, seconds: time.seconds, nanoseconds: time.nanoseconds) }
+        try FileSystem.setMode(fd, mode_t(item.mode))
+      } catch {
+        throw PackageError(.io, "cannot set attributes of", path: path, context: "in '\(archive)'", errno: error)
+      }
+    }
+    for fd in directoryFDs.values { FileSystem.close(fd) }
+    directoryFDs.removeAll()
+  }
+}

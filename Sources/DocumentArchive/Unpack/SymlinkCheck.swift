@@ -1,0 +1,46 @@
+import DocumentPackage
+
+/// Checks that symbolic links stay inside their package once every entry is known.
+///
+/// Each link is resolved against the archive's own entries, expanding the links it passes
+/// through (as the kernel would), so `a -> b/../..` with `b -> x/y` is judged by where it really
+/// lands. A link whose resolution leaves its top-level directory is refused.
+struct SymlinkCheck {
+  /// Every symbolic link, by path.
+  var links: [String: String] = [:]
+
+  /// The most links expanded while resolving one, like the kernel's ELOOP limit.
+  static let maxExpansions = 40
+
+  /// - Throws: ``PackageError`` naming the first link that escapes, is absolute, or loops.
+  func validate(archive: String) throws {
+    for (path, destination) in links.sorted(by: { $0.key < $1.key }) {
+      func refuse(_ reason: String) -> PackageError {
+        PackageError(.invalidArgument, "refusing unsafe symbolic link", path: path,
+                     context: "-> '\(destination)' in '\(archive)': \(reason)")
+      }
+      var stack = path.split(separator: "/").map(String.init)
+      stack.removeLast()
+      guard !stack.isEmpty else { throw refuse("a top-level entry cannot be a symbolic link") }
+      var pending = Array(destination.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
+      if destination.hasPrefix("/") { throw refuse("its destination is absolute") }
+      var expansions = 0
+      while let component = pending.popLast() {
+        if component == "." { continue }
+        if component == ".." {
+          guard stack.count > 1 else { throw refuse("it points outside the package") }
+          stack.removeLast()
+          continue
+        }
+        stack.append(component)
+        if let next = links[stack.joined(separator: "/")] {
+          expansions += 1
+          guard expansions <= Self.maxExpansions else { throw refuse("too many levels of symbolic links") }
+          if next.hasPrefix("/") { throw refuse("it passes through a link to an absolute path") }
+          stack.removeLast()
+          pending.append(contentsOf: next.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
+        }
+      }
+    }
+  }
+}

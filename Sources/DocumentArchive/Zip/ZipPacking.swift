@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import DocumentPackage
+import SystemPackage
+
+/// Packs a ``PackPlan`` into a zip on all cores: small files are read, checksummed and deflated in
+/// batches by one worker per core while the calling thread writes the previous batch; large files
+/// are streamed by the calling thread with bounded memory.
+struct ZipPacking {
+  let plan: PackPlan
+  let writer: ZipWriter
+  let level: Int
+  let progress: ((ArchiveProgress) -> Void)?
+
+  /// Files up to this size are prepared in memory by the workers.
+  static let smallFileLimit: Int64 = 1 << 20
+  /// A batch holds at most this many entries or this many bytes of small files.
+  static let batchEntries = 512
+  static let batchBytes: Int64 = 16 << 20
+  /// Large files whose first 64 KiB do not deflate below this ratio are stored.
+  static let storeRatio = 0.97
+
+  func run(documentLayout: Bool) throws {
+    let entries = plan.entries
+    let workers = FileSystem.processorCount
+    let deflaters = DeflaterPool(count: workers + 1, level: level)
+    var index = 0
+    var done = ArchiveProgress(entriesDone: 0, entriesTotal: entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
+    var pending: (range: Range<Int>, results: BatchResults, group: DispatchGroup)?
+
+    func drain() throws {
+      guard let batch = pending else { return }
+      pending = nil
+      batch.group.wait()
+      for position in batch.range {
+        let entry = entries[position]
+        let result = batch.results.items[position - batch.range.lowerBound]
+        switch result {
+        case .failure(let error): throw error
+        case .success(let prepared):
+          try writer.write(entry, prepared: prepared, bare: documentLayout && position == 0)
+          done.bytesDone += entry.size
+        }
+        done.entriesDone += 1
+      }
+      progress?(done)
+    }
+
+    while index < entries.count {
+      let entry = entries[index]
+      if case .disk = entry.source, entry.size > Self.smallFileLimit {
+        try drain()
+        try writeLarge(entry, deflaters.main)
+        done.entriesDone += 1
+        done.bytesDone += entry.size
+        progress?(done)
+        index += 1
+        continue
+      }
+      if case .node(let nodeIndex) = entry.source {
+        try drain()
+        try writeFromModel(entry, node: plan.nodes[nodeIndex], deflater: deflaters.main, bare: documentLayout && index == 0)
+        done.entriesDone += 1
+        done.bytesDone += entry.size
+        progress?(done)
+        index += 1
+        continue
+      }
+      // A batch of small disk files, directories and links.
+      var end = index
+      var bytes: Int64 = 0
+      while end < entries.count, end - index < Self.batchEntries, bytes < Self.batchBytes {
+        let next = entries[end]
+        if case .node = next.source { break }
+        if case .disk = next.source, next.size > Self.smallFileLimit { break }
+        bytes += next.size
+        end += 1
+      }
+      let range = index..<end
+      let results = BatchResults(count: range.count)
+      let group = DispatchGroup()
+      let storeFirst = documentLayout && index == 0
+      for worker in 0..<workers {
+        DispatchQueue.global().async(group: group) {
+          let deflater = deflaters.workers[worker]
+          var position = range.lowerBound + worker
+          while position < range.upperBound {
+            let offset = position - range.lowerBound
+            results.items[offset] = Result { try Self.prepare(entries[position], deflater: storeFirst && position == 0 ? nil : deflater) }
+            position += workers
+          }
+        }
+      }
+      // Write the previous batch while this one is prepared.
+      try drain()
+      pending = (range, results, group)
+      index = end
+    }
+    try drain()
+  }
+
+  /// Reads, checksums and compresses a small file; directories and links need nothing.
+  static func prepare(_ entry: PackEntry, deflater: Deflater?) throws -> PreparedFile? {
+    guard case .disk(let path) = entry.source else { return nil }
+    let fd: CInt
+    do throws(Errno) { fd = try FileSystem.open(path, O_RDONLY | O_NOFOLLOW) } catch {
+      throw PackageError(.io, "cannot open", path: path, errno: error)
+    }
+    defer { FileSystem.close(fd) }
+    // Read to the end, whatever the size was when listed.
+    var data = [UInt8](repeating: 0, count: Int(entry.size) + 1)
+    var filled = 0
+    while true {
+      if filled == data.count { data.append(contentsOf: repeatElement(0, count: max(4096, data.count))) }
+      let count: Int
+      do {
+        count = try data.withUnsafeMutableBytes { bytes in try FileSystem.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...])) }
+      } catch {
+        throw PackageError(.io, "cannot read", path: path, errno: error as? Errno)
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    return data.withUnsafeBytes { PreparedFile(bytes: UnsafeRawBufferPointer(rebasing: $0[..<filled]), deflater: deflater) }
+  }
+
+  /// Streams a large file from disk, storing it if its first 64 KiB do not compress.
+  private func writeLarge(_ entry: PackEntry, _ deflater: Deflater) throws {
+    guard case .disk(let path) = entry.source else { return }
+    let fd: CInt
+    do throws(Errno) { fd = try FileSystem.open(path, O_RDONLY | O_NOFOLLOW) } catch {
+      throw PackageError(.io, "cannot open", path: path, errno: error)
+    }
+    defer { FileSystem.close(fd) }
+    let chunk = 1 << 20
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+    defer { buffer.deallocate() }
+    func readChunk() throws -> Int {
+      var filled = 0
+      while filled < chunk {
+        let count: Int
+        do throws(Errno) { count = try FileSystem.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) } catch {
+          throw PackageError(.io, "cannot read", path: path, errno: error)
+        }
+        if count == 0 { break }
+        filled += count
+      }
+      return filled
+    }
+    var first = try readChunk()
+    let sample = UnsafeRawBufferPointer(rebasing: buffer[..<min(first, 1 << 16)])
+    let compresses = level > 0 && Double(deflater.compress(sample).count) < Double(sample.count) * Self.storeRatio
+    try writer.writeStreamed(entry, deflater: compresses ? deflater : nil) { emit in
+      while first > 0 {
+        try emit(UnsafeRawBufferPointer(rebasing: buffer[..<first]))
+        first = try readChunk()
+      }
+    }
+  }
+
+  /// Writes a file whose contents only the model has (changed in memory, or from an archive).
+  private func writeFromModel(_ entry: PackEntry, node: PackageNode, deflater: Deflater, bare: Bool) throws {
+    if entry.size <= Self.smallFileLimit {
+      let data = try node.contents()
+      let prepared = data.withUnsafeBytes { PreparedFile(bytes: $0, deflater: bare || level == 0 ? nil : deflater) }
+      try writer.write(entry, prepared: prepared, bare: bare)
+    } else {
+      try writer.writeStreamed(entry, deflater: level == 0 ? nil : deflater) { emit in
+        try node.readContents(chunkSize: 1 << 20) { try emit($0) }
+      }
+    }
+  }
+}
+
+/// One deflater per worker plus one for the calling thread.
+private final class DeflaterPool: @unchecked Sendable {
+  let workers: [Deflater?]
+  let main: Deflater
+
+  init(count: Int, level: Int) {
+    workers = (0..<count - 1).map { _ in level == 0 ? nil : Deflater(level: level) }
+    main = Deflater(level: max(level, 1))
+  }
+}
+
+/// The results of one batch, each slot written by exactly one worker before the group is waited on.
+private final class BatchResults: @unchecked Sendable {
+  let items: UnsafeMutableBufferPointer<Result<PreparedFile?, any Error>>
+  init(count: Int) {
+    items = .allocate(capacity: count)
+    items.initialize(repeating: .success(nil))
+  }
+  deinit {
+    items.deinitialize()
+    items.deallocate()
+  }
+}

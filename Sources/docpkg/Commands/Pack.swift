@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import DocumentArchive
+import DocumentPackage
+import SystemPackage
+
+/// `docpkg pack PACKAGE -o OUT`: the package as a zip or tar archive.
+struct Pack: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Pack a package into a zip or tar archive whose top-level entry is the package.",
+    discussion: """
+      The format comes from OUT's extension (.zip, .tar, .tar.gz, .tar.bz2, .tar.xz, .tar.zst) unless --format is given. \
+      Bytes, permissions, symbolic links, empty directories, Unicode names and modification times are kept. \
+      --reproducible writes byte-identical archives for identical packages: sorted entries, every time set to \
+      SOURCE_DATE_EPOCH (or 1980-01-01), no owners, no gzip timestamp, whatever the time zone.
+      """
+  )
+
+  @Argument(help: "The package to pack.")
+  var package: String
+
+  @Option(name: [.short, .customLong("output")], help: "The archive to write (replaced if it exists).")
+  var output: String
+
+  @Option(help: "zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst.")
+  var format: String?
+
+  @Option(help: "Compression level (0-9; zstd 1-19).")
+  var level: Int?
+
+  @Flag(help: "Byte-identical output for identical input.")
+  var reproducible = false
+
+  @Flag(help: "No progress bar.")
+  var quiet = false
+
+  func validate() throws {
+    if let format, ArchiveFormat(rawValue: format) == nil {
+      throw ValidationError("unknown format '\(format)' (zip, tar, tar.gz, tar.bz2, tar.xz, tar.zst)")
+    }
+    if format == nil, ArchiveFormat(fileName: output) == nil {
+      throw ValidationError("cannot tell the format from '\(output)': use --format")
+    }
+  }
+
+  func run() throws {
+    let archiveFormat = format.flatMap(ArchiveFormat.init(rawValue:)) ?? ArchiveFormat(fileName: output)!
+    var options = PackOptions(format: archiveFormat, level: level, reproducible: reproducible)
+    if reproducible, let epoch = getenv("SOURCE_DATE_EPOCH").flatMap({ Int64(String(cString: $0)) }) {
+      options.fixedModificationTime = epoch
+    }
+    let root = try PackageOpener.open(package)
+    let bar = ProgressBar("packing", quiet: quiet)
+    defer { bar.finish() }
+    try ArchivePacker.pack(root, to: FilePath(output), options: options) { bar.update($0) }
+  }
+}

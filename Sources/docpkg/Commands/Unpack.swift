@@ -1,0 +1,50 @@
+import ArgumentParser
+import DocumentArchive
+import DocumentPackage
+import SystemPackage
+
+/// `docpkg unpack ARCHIVE -o DESTDIR`: safe, atomic extraction.
+struct Unpack: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Extract an archive's top-level entries into a directory, safely and atomically.",
+    discussion: """
+      Extracts into a temporary folder inside DESTDIR and renames each top-level entry into place: on any error \
+      nothing is left. Refuses unsafe entries (.., absolute paths, links out of the package, devices, duplicates, \
+      damaged data) and archive bombs (see the limits). Prints the path of each entry created.
+      """
+  )
+
+  @Argument(help: "The archive: zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst.")
+  var archive: String
+
+  @Option(name: [.short, .customLong("output")], help: "The directory to extract into (default: the current one).")
+  var output: String = "."
+
+  @Flag(help: "Replace existing entries of the same name (atomically).")
+  var force = false
+
+  @Option(help: "Most bytes to extract in all (default 64 GiB).")
+  var maxSize: Int64 = UnpackLimits().maxTotalSize
+
+  @Option(help: "Most entries (default 1,000,000).")
+  var maxEntries: Int = UnpackLimits().maxEntryCount
+
+  @Option(help: "Most bytes extracted per byte of archive (default 200).")
+  var maxRatio: Double = UnpackLimits().maxCompressionRatio
+
+  @Flag(help: "No progress bar.")
+  var quiet = false
+
+  func run() throws {
+    let limits = UnpackLimits(maxTotalSize: maxSize, maxEntryCount: maxEntries, maxCompressionRatio: maxRatio)
+    let bar = ProgressBar("unpacking", quiet: quiet)
+    let names: [String]
+    do {
+      defer { bar.finish() }
+      names = try ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(output),
+                                         options: UnpackOptions(replaceExisting: force, limits: limits)) { bar.update($0) }
+    }
+    let out = StandardOutput.shared
+    for name in names { out.write((output == "." ? name : FilePath(output).appending(name).string) + "\n") }
+  }
+}
