@@ -29,7 +29,8 @@ enum LibArchive {
 /// - Throws: ``PackageError`` with code `corrupt` naming `path` (and `entry`, when known).
 func check(_ code: CInt, _ handle: OpaquePointer, path: String, entry: String? = nil, action: String) throws {
   guard code != ARCHIVE_OK, code != ARCHIVE_EOF else { return }
-  let reason = archive_error_string(handle).map { String(cString: $0) } ?? "libarchive error \(code)"
+  var reason = archive_error_string(handle).map { String(cString: $0) } ?? "libarchive error \(code)"
+  while let last = reason.last, last.isWhitespace { reason.removeLast() }
   let errno = archive_errno(handle)
   let systemError = [EIO, ENOSPC, EACCES, EPERM, ENOENT, EROFS, EDQUOT, EISDIR].contains(errno)
   if let entry {

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Writes one hostile archive per class of attack into OUTDIR, for the unpack security tests.
+
+usage: make-hostile-archives.py OUTDIR [CASE ...]
+
+Every file an attack tries to plant is called `evil.txt` (or lives in OUTDIR/outside/), so a test
+can check that none was written. Absolute paths point into OUTDIR/outside/, never at real system
+files. Prints the names of the archives written, one a line.
+"""
+import io, os, sys, tarfile, time, zipfile
+
+OUT = os.path.abspath(sys.argv[1])
+WANTED = set(sys.argv[2:])
+OUTSIDE = os.path.join(OUT, "outside")
+MTIME = 1_700_000_000
+
+
+def info(name, kind=tarfile.REGTYPE, data=b"", mode=0o644, link=""):
+    member = tarfile.TarInfo(name)
+    member.type = kind
+    member.mode = mode
+    member.mtime = MTIME
+    member.linkname = link
+    member.size = len(data) if kind == tarfile.REGTYPE else 0
+    return member, (io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+
+
+def tar(name, members, fmt=tarfile.PAX_FORMAT, encoding="utf-8"):
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    path = os.path.join(OUT, name)
+    with tarfile.open(path, "w", format=fmt, encoding=encoding) as archive:
+        for member, data in members:
+            archive.addfile(member, data)
+    print(name)
+
+
+def zipped(name, entries, method=zipfile.ZIP_DEFLATED, fix=None):
+    """entries: (name, data, mode) triples; mode's type bits make links and directories."""
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    path = os.path.join(OUT, name)
+    import warnings
+    warnings.simplefilter("ignore")
+    with zipfile.ZipFile(path, "w", method) as archive:
+        for entry_name, data, mode in entries:
+            entry = zipfile.ZipInfo(entry_name, time.gmtime(MTIME)[:6])
+            entry.external_attr = mode << 16
+            entry.compress_type = method
+            archive.writestr(entry, data)
+    if fix:
+        with open(path, "r+b") as f:
+            raw = bytearray(f.read())
+            raw = fix(raw)
+            f.seek(0)
+            f.truncate()
+            f.write(raw)
+    print(name)
+
+
+FILE, DIR, LINK = 0o100644, 0o040755, 0o120777
+os.makedirs(OUTSIDE, exist_ok=True)
+
+# Paths that leave the destination.
+zipped("dotdot.zip", [("pkg/", b"", DIR), ("../evil.txt", b"evil", FILE)])
+tar("dotdot-nested.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/../../evil.txt", data=b"evil")])
+tar("absolute.tar", [info(os.path.join(OUTSIDE, "evil.txt"), data=b"evil")])
+zipped("backslash.zip", [("pkg\\..\\..\\evil.txt", b"evil", FILE)])
+
+# Links.
+tar("write-through-symlink.tar", [
+    info("pkg/", tarfile.DIRTYPE, mode=0o755),
+    info("pkg/out", tarfile.SYMTYPE, link=OUTSIDE),
+    info("pkg/out/evil.txt", data=b"evil"),
+])
+tar("write-through-inner-symlink.tar", [
+    info("pkg/", tarfile.DIRTYPE, mode=0o755),
+    info("pkg/sub", tarfile.DIRTYPE, mode=0o755),
+    info("pkg/link", tarfile.SYMTYPE, link="sub"),
+    info("pkg/link/evil.txt", data=b"evil"),
+])
+zipped("symlink-escape.zip", [("pkg/", b"", DIR), ("pkg/escape", b"../../outside", LINK)])
+tar("symlink-absolute.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/abs", tarfile.SYMTYPE, link="/etc/passwd")])
+tar("symlink-chain-escape.tar", [
+    info("pkg/", tarfile.DIRTYPE, mode=0o755),
+    info("pkg/a", tarfile.SYMTYPE, link="b/../.."),
+    info("pkg/b", tarfile.SYMTYPE, link="."),
+])
+tar("hardlink-outside.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/passwd", tarfile.LNKTYPE, link="/etc/passwd")])
+tar("hardlink-dotdot.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/h", tarfile.LNKTYPE, link="../outside/x")])
+tar("directory-replaced-by-symlink.tar", [
+    info("pkg/", tarfile.DIRTYPE, mode=0o755),
+    info("pkg/d", tarfile.DIRTYPE, mode=0o755),
+    info("pkg/d", tarfile.SYMTYPE, link="."),
+])
+
+# Special files, set-id bits, duplicates, odd names.
+tar("device.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/null", tarfile.CHRTYPE, mode=0o666)])
+tar("fifo.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/pipe", tarfile.FIFOTYPE, mode=0o644)])
+tar("setuid.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/tool", data=b"#!/bin/sh\n", mode=0o6755)])
+zipped("duplicate.zip", [("pkg/", b"", DIR), ("pkg/a.txt", b"first", FILE), ("pkg/a.txt", b"second", FILE)])
+tar("file-then-directory.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/a", data=b"x"), info("pkg/a/evil.txt", data=b"evil")])
+tar("long-name.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/" + "n" * 300, data=b"x")])
+tar("control-characters.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/red\x1b[31m.txt", data=b"x")])
+tar("non-utf8.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\xe9.txt", data=b"x")],
+    fmt=tarfile.USTAR_FORMAT, encoding="iso-8859-1")
+
+# Bombs.
+zipped("bomb-ratio.zip", [("pkg/", b"", DIR), ("pkg/zeros.bin", bytes(64 << 20), FILE)])
+tar("bomb-count.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755)] + [info(f"pkg/f{i}", data=b"x") for i in range(50)])
+tar("bomb-size.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/big", data=b"y" * 100_000)])
+
+
+# Integrity.
+def flip_crc(raw):
+    # The CRC of the first file entry, in its local header (offset 14) and its central header (offset 16).
+    local = raw.find(b"PK\x03\x04", raw.find(b"pkg/a.txt") - 40)
+    raw[local + 14] ^= 0xFF
+    central = raw.find(b"PK\x01\x02")
+    while central >= 0:
+        if raw[central + 46:central + 46 + 9] == b"pkg/a.txt":
+            raw[central + 16] ^= 0xFF
+        central = raw.find(b"PK\x01\x02", central + 4)
+    return raw
+
+
+def lie_size(raw):
+    # Claim 1000 bytes more than the entry has, in both headers.
+    local = raw.find(b"PK\x03\x04", raw.find(b"pkg/a.txt") - 40)
+    size = int.from_bytes(raw[local + 22:local + 26], "little") + 1000
+    raw[local + 22:local + 26] = size.to_bytes(4, "little")
+    central = raw.find(b"PK\x01\x02")
+    while central >= 0:
+        if raw[central + 46:central + 46 + 9] == b"pkg/a.txt":
+            raw[central + 24:central + 28] = size.to_bytes(4, "little")
+        central = raw.find(b"PK\x01\x02", central + 4)
+    return raw
+
+
+def truncate(raw):
+    return raw[: raw.find(b"PK\x01\x02")]
+
+
+text = b"all work and no play makes jack a dull boy\n" * 100
+zipped("bad-crc.zip", [("pkg/", b"", DIR), ("pkg/a.txt", text, FILE)], fix=flip_crc)
+zipped("lying-size.zip", [("pkg/", b"", DIR), ("pkg/a.txt", text, FILE)], fix=lie_size)
+zipped("truncated.zip", [("pkg/", b"", DIR), ("pkg/a.txt", text, FILE), ("pkg/b.txt", text, FILE)], fix=truncate)
+tar("truncated.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/a.txt", data=text * 10)])
+if not WANTED or "truncated" in WANTED:
+    path = os.path.join(OUT, "truncated.tar")
+    with open(path, "r+b") as f:
+        f.truncate(1024 + 2000)

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Archives built to attack the extractor, made at test time by `Scripts/make-hostile-archives.py`.
+/// Each must be refused with an error naming the entry, write nothing outside DESTDIR, and leave
+/// nothing in DESTDIR.
+@Suite("hostile archives")
+struct HostileArchiveTests {
+  struct Case: CustomTestStringConvertible, Sendable {
+    var archive: String
+    var expected: [String]
+    var flags: [String] = []
+    var testDescription: String { archive }
+  }
+
+  static let cases: [Case] = [
+    Case(archive: "dotdot.zip", expected: ["'../evil.txt'", "goes up with '..'"]),
+    Case(archive: "dotdot-nested.tar", expected: ["'pkg/../../evil.txt'", "goes up with '..'"]),
+    Case(archive: "absolute.tar", expected: ["outside/evil.txt'", "absolute"]),
+    Case(archive: "backslash.zip", expected: ["evil.txt'", "goes up with '..'"]),
+    Case(archive: "write-through-symlink.tar", expected: ["'pkg/out/evil.txt'", "through the symbolic link 'pkg/out'"]),
+    Case(archive: "write-through-inner-symlink.tar", expected: ["'pkg/link/evil.txt'", "through the symbolic link"]),
+    Case(archive: "symlink-escape.zip", expected: ["'pkg/escape'", "outside the package"]),
+    Case(archive: "symlink-absolute.tar", expected: ["'pkg/abs'", "absolute"]),
+    Case(archive: "symlink-chain-escape.tar", expected: ["'pkg/a'", "outside the package"]),
+    Case(archive: "hardlink-outside.tar", expected: ["'pkg/passwd'", "hard link", "absolute"]),
+    Case(archive: "hardlink-dotdot.tar", expected: ["'pkg/h'", "hard link", "'..'"]),
+    Case(archive: "directory-replaced-by-symlink.tar", expected: ["'pkg/d'", "same path"]),
+    Case(archive: "device.tar", expected: ["'pkg/null'", "character device"]),
+    Case(archive: "fifo.tar", expected: ["'pkg/pipe'", "FIFO"]),
+    Case(archive: "duplicate.zip", expected: ["'pkg/a.txt'", "same path"]),
+    Case(archive: "file-then-directory.tar", expected: ["'pkg/a/evil.txt'", "is a file"]),
+    Case(archive: "long-name.tar", expected: ["nnnn", "longer than 255 bytes"]),
+    Case(archive: "control-characters.tar", expected: ["pkg/red\\u{1B}[31m.txt", "control characters"]),
+    Case(archive: "non-utf8.tar", expected: ["pkg/caf", "not valid UTF-8"]),
+    Case(archive: "bomb-ratio.zip", expected: ["bomb-ratio.zip", "200 times", "pkg/zeros.bin"]),
+    Case(archive: "bomb-count.tar", expected: ["too many entries", "more than 10"], flags: ["--max-entries", "10"]),
+    Case(archive: "bomb-size.tar", expected: ["more than 50000 bytes", "pkg/big"], flags: ["--max-size", "50000"]),
+    Case(archive: "bad-crc.zip", expected: ["'pkg/a.txt'", "CRC"]),
+    Case(archive: "lying-size.zip", expected: ["'pkg/a.txt'", "size"]),
+    Case(archive: "truncated.zip", expected: ["truncated.zip", "central directory"]),
+    Case(archive: "truncated.tar", expected: ["'pkg/a.txt'", "Truncated"]),
+  ]
+
+  @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)
+  func refused(_ test: Case) throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    let name = String(test.archive.split(separator: ".")[0])
+    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, name])
+    // Deep enough that `../evil.txt` and `../../evil.txt` land inside the temp folder, where we look for them.
+    let destination = try temp.makeDirectory("a/b/c/dest")
+    let result = try Shell.docpkg(["unpack", archives + "/" + test.archive, "-o", destination] + test.flags)
+    #expect(result.status == 1)
+    let message = result.standardError
+    #expect(message.hasPrefix("docpkg: error: ") && message.hasSuffix("\n") && message.dropLast().contains("\n") == false)
+    for fragment in test.expected { #expect(message.contains(fragment), "\(message)") }
+    #expect(entries(below: destination).isEmpty, "left behind: \(entries(below: destination))")
+    #expect(entries(below: temp.path).filter { $0.hasSuffix("evil.txt") }.isEmpty)
+    #expect(entries(below: archives + "/outside").isEmpty)
+  }
+
+  @Test("set-user-ID, set-group-ID and sticky bits are stripped")
+  func setIDBitsStripped() throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, "setuid"])
+    let destination = try temp.makeDirectory("dest")
+    try Shell.docpkgChecked(["unpack", archives + "/setuid.tar", "-o", destination])
+    let mode = try FileManager.default.attributesOfItem(atPath: destination + "/pkg/tool")[.posixPermissions] as! Int
+    #expect(mode == 0o755)
+  }
+
+  @Test("raising a limit lets a large archive through")
+  func raisedLimit() throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, "bomb-count"])
+    let destination = try temp.makeDirectory("dest")
+    try Shell.docpkgChecked(["unpack", archives + "/bomb-count.tar", "-o", destination, "--max-entries", "100"])
+    #expect(entries(below: destination + "/pkg").count == 50)
+  }
+}
