@@ -1,0 +1,127 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DocumentPackage
+
+/// One open archive shared by every node of a tree read in place, positioned at an entry.
+///
+/// Reading entries in archive order streams forward through one handle, so reading every file
+/// of an archive costs one pass over it. Asking for an entry before the current one reopens the
+/// archive and walks forward again; small entries passed over on the way are kept (up to
+/// ``cacheLimit`` bytes), so that reading an archive in another order stays close to one pass.
+final class ArchiveCursor {
+  let path: String
+  let format: ArchiveFormat
+  /// Each entry's name, by index in the archive, to check the archive did not change.
+  var names: [String] = []
+  private var reader: ArchiveReader?
+  /// The index of the entry whose header was read last; -1 before the first.
+  private var position = -1
+  private var dataConsumed = false
+  private var cache: [Int: [UInt8]] = [:]
+  private var cacheBytes = 0
+  /// How many times the archive was opened for reading contents (tests check it stays 1).
+  private(set) var opens = 0
+
+  /// Entries up to this size passed over on the way to another are kept in memory.
+  static let cacheableSize: Int64 = 64 << 10
+  /// The most bytes kept.
+  static let cacheLimit = 32 << 20
+
+  init(path: String, format: ArchiveFormat) {
+    self.path = path
+    self.format = format
+  }
+
+  /// Streams entry `index`'s contents (`size` bytes, holes filled with zeros) in chunks of at most `chunkSize`.
+  /// - Throws: ``PackageError`` if the archive is damaged or changed since it was read.
+  func read(entry index: Int, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    if let cached = cache[index] {
+      try cached.withUnsafeBytes { try Self.chunked($0, chunkSize, body) }
+      return
+    }
+    if reader == nil || index < position || (index == position && dataConsumed) {
+      reader = try ArchiveReader(path: path, format: format)
+      opens += 1
+      position = -1
+    }
+    let reader = reader!
+    while position < index {
+      guard let header = try reader.next() else {
+        throw PackageError(.changedOnDisk, "archive changed since it was opened:", path: path)
+      }
+      position += 1
+      dataConsumed = false
+      guard position < names.count, header.displayName == names[position] else {
+        throw PackageError(.changedOnDisk, "archive changed since it was opened:", path: path)
+      }
+      if position < index, header.kind == .file, let entrySize = header.size, entrySize <= Self.cacheableSize,
+        cacheBytes + Int(entrySize) <= Self.cacheLimit
+      {
+        var bytes: [UInt8] = []
+        try stream(reader, size: entrySize, chunkSize: Int(Self.cacheableSize)) { bytes.append(contentsOf: $0) }
+        dataConsumed = true
+        cache[position] = bytes
+        cacheBytes += bytes.count
+      }
+    }
+    dataConsumed = true
+    try stream(reader, size: size, chunkSize: chunkSize, body)
+  }
+
+  private func stream(_ reader: ArchiveReader, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    var written: Int64 = 0
+    func zeros(_ count: Int64) throws {
+      guard count > 0 else { return }
+      let block = [UInt8](repeating: 0, count: Int(min(count, Int64(chunkSize))))
+      var left = count
+      while left > 0 {
+        let n = Int(min(left, Int64(block.count)))
+        try block.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+        left -= Int64(n)
+      }
+      written += count
+    }
+    try reader.readData { block, offset in
+      try zeros(offset - written)
+      try Self.chunked(block, chunkSize, body)
+      written += Int64(block.count)
+    }
+    try zeros(size - written)
+  }
+
+  private static func chunked(_ bytes: UnsafeRawBufferPointer, _ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    var start = 0
+    while start < bytes.count {
+      let end = min(start + chunkSize, bytes.count)
+      try body(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+      start = end
+    }
+  }
+}
+
+/// The contents of one archive entry, read through the archive's shared ``ArchiveCursor`` when asked for.
+final class ArchiveEntrySource: FileContentSource {
+  let cursor: ArchiveCursor
+  let index: Int
+  let size: Int64
+
+  init(cursor: ArchiveCursor, index: Int, size: Int64) {
+    self.cursor = cursor
+    self.index = index
+    self.size = size
+  }
+
+  func readAll() throws -> Data {
+    var data = Data()
+    data.reserveCapacity(Int(size))
+    try cursor.read(entry: index, size: size, chunkSize: 1 << 20) { data.append(contentsOf: $0) }
+    return data
+  }
+
+  func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    try cursor.read(entry: index, size: size, chunkSize: chunkSize, body)
+  }
+}
