@@ -29,6 +29,11 @@ struct DiskOrigin {
     self.status = status
   }
 
+  /// An origin at `relativePath` below the package root (empty for the root).
+  init(location: PackageLocation, relativePath: FilePath, status: FileStatus) {
+    self.init(location: location, directory: relativePath.removingLastComponent(), name: relativePath.lastComponent, status: status)
+  }
+
   /// The path relative to the package root; empty for the root itself.
   var relativePath: FilePath {
     guard let name else { return directory }
