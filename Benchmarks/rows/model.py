@@ -25,7 +25,7 @@ def directory_opens(lines):
 
 
 def rows(h):
-    """Report: cat one child of `many` (≤ 30 ms), directories it opens (≤ 2), inspect --json of `many`."""
+    """Report: cat one child of `many` (≤ 30 ms) and start-up, directories it opens (≤ 2), inspect --json of `many`."""
     many = h.corpus("many")
     child = middle_child(many)
 
@@ -33,6 +33,9 @@ def rows(h):
     cat_peer = h.run(["cat", os.path.join(many, child)], repeat=10)
     h.row("open many + read one child", cat_ours, "cat", cat_peer, limit_s=0.030,
           note=f"`docpkg cat MANY {child}`, process start included; absolute limit 30 ms, cat for context")
+    startup = h.run([h.docpkg, "--version"], repeat=10)
+    h.row("docpkg start-up (--version)", startup, "cat", cat_peer,
+          note="context for the row above: the process start-up that every docpkg command pays")
 
     try:
         trace = h.syscalls([h.docpkg, "cat", many, child], trace="openat,getdents64")
