@@ -63,16 +63,19 @@ ROWS_DIR = os.path.join(HERE, "rows")
 class Result:
     """The outcome of ``Harness.run``: median wall time (s), peak RSS (MiB) and the raw samples.
 
-    ``rss_mb`` is GNU time's peak of the warm-up run when /usr/bin/time exists, else the wait4
+    ``cpu`` is the median user + system CPU time (s) of the child tree (from wait4): less
+    sensitive than wall time to other work on a shared machine. ``rss_mb`` is GNU time's peak of the warm-up run when /usr/bin/time exists, else the wait4
     maximum over the timed runs (``rss_wait4_mb``, floored at the harness's RSS).
 
     ``error`` is a one-line message when the command failed (then ``wall`` is NaN); a row
     given a failed result is reported as ERROR instead of a fake timing.
     """
 
-    def __init__(self, walls=(), rss_mb=float("nan"), error=None, command="", rss_wait4_mb=float("nan")):
+    def __init__(self, walls=(), rss_mb=float("nan"), error=None, command="", rss_wait4_mb=float("nan"), cpus=()):
         self.walls = list(walls)
         self.wall = statistics.median(self.walls) if self.walls else float("nan")
+        self.cpus = list(cpus)
+        self.cpu = statistics.median(self.cpus) if self.cpus else float("nan")
         self.rss_mb = rss_mb
         self.rss_wait4_mb = rss_wait4_mb
         self.error = error
@@ -86,7 +89,7 @@ class Result:
     def __repr__(self):
         if not self.ok:
             return f"Result(error={self.error!r})"
-        return f"Result(wall={self.wall:.6f}s, rss_mb={self.rss_mb:.1f}, walls={self.walls})"
+        return f"Result(wall={self.wall:.6f}s, cpu={self.cpu:.6f}s, rss_mb={self.rss_mb:.1f}, walls={self.walls})"
 
 
 class Row:
@@ -131,6 +134,17 @@ class Row:
         if not checks:
             return "info"
         return "FAIL" if self.failures else "PASS"
+
+    def cpu_note(self):
+        """Return 'CPU ours vs peer (ratio)' from the Results' user+system time, or ''."""
+        if not (isinstance(self.ours, Result) and self.ours.ok and self.ours.cpus):
+            return ""
+        text = f"CPU {_fmt_seconds(self.ours.cpu)}"
+        if isinstance(self.peer, Result) and self.peer.ok and self.peer.cpus:
+            text += f" vs {_fmt_seconds(self.peer.cpu)}"
+            if self.peer.cpu > 0:
+                text += f" (ratio {self.ours.cpu / self.peer.cpu:.2f})"
+        return text
 
     def cells(self):
         """Return the table cells: name, ours, peer name, peer, ratio, target, RSS, status."""
@@ -241,11 +255,11 @@ class Harness:
         returns a failed Result naming the command, status and last stderr line.
         """
         repeat = self.repeat_override or repeat
-        walls, peak, warmup_rss = [], 0.0, None
+        walls, cpus, peak, warmup_rss = [], [], 0.0, None
         for i in range(repeat + 1):
             if setup is not None:
                 setup()
-            wall, rss_mb, status, stderr = _spawn(cmd, cwd, gnu_time=(i == 0))
+            wall, cpu, rss_mb, status, stderr = _spawn(cmd, cwd, gnu_time=(i == 0))
             if status != 0:
                 lines = [line for line in stderr.strip().splitlines() if not line.startswith("Command exited")]
                 last = lines[-1] if lines else "no stderr"
@@ -254,9 +268,10 @@ class Harness:
                 warmup_rss = rss_mb if GNU_TIME else None
             else:
                 walls.append(wall)
+                cpus.append(cpu)
                 peak = max(peak, rss_mb)
         return Result(walls, warmup_rss if warmup_rss is not None else peak, command=_show(cmd),
-                      rss_wait4_mb=peak)
+                      rss_wait4_mb=peak, cpus=cpus)
 
     def syscalls(self, cmd, trace="openat", cwd=None):
         """Run ``cmd`` once under ``strace -f -e trace=<trace>`` and return the trace lines.
@@ -293,8 +308,9 @@ class Harness:
         self.log(_format_line(entry.cells()))
         for reason in entry.failures:
             self.log(f"    ! {reason}")
-        if note:
-            self.log(f"    note: {note}")
+        details = "; ".join(text for text in (entry.cpu_note(), note) if text)
+        if details:
+            self.log(f"    note: {details}")
         return entry
 
 
@@ -306,7 +322,7 @@ GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
 def _spawn(cmd, cwd, gnu_time=False):
-    """Run ``cmd`` once; return (wall seconds, peak RSS MiB of the child tree, exit status, stderr).
+    """Run ``cmd`` once; return (wall s, CPU s, peak RSS MiB of the child tree, exit status, stderr).
 
     With ``gnu_time`` (and /usr/bin/time installed) the command runs under ``time -f %M`` and
     the RSS is the one GNU time reports; otherwise it is ``ru_maxrss`` from ``os.wait4``.
@@ -326,7 +342,7 @@ def _spawn(cmd, cwd, gnu_time=False):
         if gnu_time and GNU_TIME:
             reported = rss_file.read().split()
             rss_kib = int(reported[-1]) if reported and reported[-1].isdigit() else rss_kib
-    return wall, rss_kib / 1024.0, proc.returncode, stderr
+    return wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024.0, proc.returncode, stderr
 
 
 _WIDTHS = [34, 10, 12, 10, 6, 10, 18, 6]
@@ -400,13 +416,15 @@ def write_results(path, rows, machine, argv, scale, repeat, note):
     lines += ["Wall time is the median of the timed runs (after one untimed warm-up), process start-up "
               "included. Peak RSS is `ru_maxrss` of the command and the descendants it waited for, as GNU "
               "`/usr/bin/time -f %M` reports it for the warm-up run (without GNU time: `wait4` over the timed runs); "
-              "it cannot be lower than the RSS floor above. See `Benchmarks/README.md`.", ""]
+              "it cannot be lower than the RSS floor above. CPU in the notes is the median user+system time of the "
+              "command and its children (`wait4`), steadier than wall time when the machine is busy. "
+              "See `Benchmarks/README.md`.", ""]
     lines += ["## Results", ""]
     headers = ["area"] + HEADERS + ["note"]
     lines.append("| " + " | ".join(headers) + " |")
     lines.append("|" + "|".join("---" for _ in headers) + "|")
     for entry in rows:
-        note_text = "; ".join(entry.failures + ([entry.note] if entry.note else []))
+        note_text = "; ".join(entry.failures + [text for text in (entry.cpu_note(), entry.note) if text])
         cells = [entry.area] + entry.cells() + [note_text]
         lines.append("| " + " | ".join(_md_escape(c) for c in cells) + " |")
     lines.append("")
