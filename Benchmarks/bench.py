@@ -64,8 +64,9 @@ class Result:
     """The outcome of ``Harness.run``: median wall time (s), peak RSS (MiB) and the raw samples.
 
     ``cpu`` is the median user + system CPU time (s) of the child tree (from wait4): less
-    sensitive than wall time to other work on a shared machine. ``rss_mb`` is GNU time's peak of the warm-up run when /usr/bin/time exists, else the wait4
-    maximum over the timed runs (``rss_wait4_mb``, floored at the harness's RSS).
+    sensitive than wall time to other work on a shared machine. ``rss_mb`` is GNU time's peak
+    of the warm-up run when /usr/bin/time exists, else the wait4 maximum over the timed runs
+    (``rss_wait4_mb``, floored at the harness's RSS).
 
     ``error`` is a one-line message when the command failed (then ``wall`` is NaN); a row
     given a failed result is reported as ERROR instead of a fake timing.
@@ -478,7 +479,8 @@ def load_area(area):
 def parse_args(argv):
     """Parse the command line."""
     parser = argparse.ArgumentParser(description="Run the DocumentPackage benchmarks and write RESULTS.md.")
-    parser.add_argument("--only", nargs="+", metavar="AREA", help=f"areas to run (default all: {' '.join(available_areas())})")
+    parser.add_argument("--only", nargs="+", metavar="AREA",
+                        help=f"areas to run (default all: {' '.join(available_areas())})")
     parser.add_argument("--scale", type=float, default=1.0, help="corpus scale, e.g. 0.05 for a quick run (default 1)")
     parser.add_argument("--repeat", type=int, default=None, help="timed repetitions per command (overrides the rows')")
     parser.add_argument("--docpkg", help="use this docpkg binary instead of building the release product")
@@ -529,7 +531,7 @@ def main(argv=None):
     results = args.results or (os.path.join(HERE, "RESULTS.md") if args.scale == 1
                                else os.path.join(WORK, f"RESULTS-s{args.scale:g}.md"))
     write_results(results, h.rows, machine_info(floor), argv, args.scale, args.repeat, args.note)
-    print(f"wrote {os.path.relpath(results)}")
+    print(f"wrote {results}")
     return 0
 
 

@@ -25,7 +25,7 @@ def directory_opens(lines):
 
 
 def rows(h):
-    """Report: cat one child of `many` (≤ 30 ms) and start-up, directories it opens (≤ 2), inspect --json of `many`."""
+    """Report on `many`: cat one child (≤ 30 ms) and start-up, directories cat opens (≤ 2), inspect --json."""
     many = h.corpus("many")
     child = middle_child(many)
 
