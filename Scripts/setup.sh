@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what building and testing need on Debian/Ubuntu, once: libarchive's headers, and the
+# Installs what building and testing need on Debian/Ubuntu, once: libarchive's and libdeflate's headers, and the
 # peer tools the interop and crash tests run (bsdtar, zip/unzip, strace, git, python3).
 set -euo pipefail
 
 need=()
 pkg-config --exists libarchive 2>/dev/null || need+=(libarchive-dev pkg-config)
+[ -f /usr/include/libdeflate.h ] || need+=(libdeflate-dev)
 command -v bsdtar >/dev/null || need+=(libarchive-tools)
 command -v zip >/dev/null || need+=(zip)
 command -v unzip >/dev/null || need+=(unzip)

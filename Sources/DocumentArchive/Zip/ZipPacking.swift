@@ -31,15 +31,14 @@ struct ZipPacking {
     var index = 0
     var done = ArchiveProgress(entriesDone: 0, entriesTotal: entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
     var pending: (range: Range<Int>, results: BatchResults, group: DispatchGroup)?
+    // On failure, let workers still running finish before their deflaters go.
+    defer { pending?.group.wait() }
 
-    func drain() throws {
-      guard let batch = pending else { return }
-      pending = nil
-      batch.group.wait()
+    /// Writes the pending batch, whose preparation must be complete.
+    func write(_ batch: (range: Range<Int>, results: BatchResults, group: DispatchGroup)) throws {
       for position in batch.range {
         let entry = entries[position]
-        let result = batch.results.items[position - batch.range.lowerBound]
-        switch result {
+        switch batch.results.items[position - batch.range.lowerBound] {
         case .failure(let error): throw error
         case .success(let prepared):
           try writer.write(entry, prepared: prepared, bare: documentLayout && position == 0)
@@ -48,6 +47,13 @@ struct ZipPacking {
         done.entriesDone += 1
       }
       progress?(done)
+    }
+
+    func drain() throws {
+      guard let batch = pending else { return }
+      pending = nil
+      batch.group.wait()
+      try write(batch)
     }
 
     while index < entries.count {
@@ -63,7 +69,7 @@ struct ZipPacking {
       }
       if case .node(let nodeIndex) = entry.source {
         try drain()
-        try writeFromModel(entry, node: plan.nodes[nodeIndex], deflater: deflaters.main, bare: documentLayout && index == 0)
+        try writeFromModel(entry, node: plan.nodes[nodeIndex], deflaters: deflaters, bare: documentLayout && index == 0)
         done.entriesDone += 1
         done.bytesDone += entry.size
         progress?(done)
@@ -81,30 +87,34 @@ struct ZipPacking {
         end += 1
       }
       let range = index..<end
+      // The workers' deflaters are free once the previous batch is prepared.
+      let previous = pending
+      pending = nil
+      previous?.group.wait()
       let results = BatchResults(count: range.count)
       let group = DispatchGroup()
       let storeFirst = documentLayout && index == 0
       for worker in 0..<workers {
         DispatchQueue.global().async(group: group) {
-          let deflater = deflaters.workers[worker]
+          let compressor = deflaters.workers[worker]
           var position = range.lowerBound + worker
           while position < range.upperBound {
             let offset = position - range.lowerBound
-            results.items[offset] = Result { try Self.prepare(entries[position], deflater: storeFirst && position == 0 ? nil : deflater) }
+            results.items[offset] = Result { try Self.prepare(entries[position], compressor: storeFirst && position == 0 ? nil : compressor) }
             position += workers
           }
         }
       }
       // Write the previous batch while this one is prepared.
-      try drain()
       pending = (range, results, group)
+      if let previous { try write(previous) }
       index = end
     }
     try drain()
   }
 
   /// Reads, checksums and compresses a small file; directories and links need nothing.
-  static func prepare(_ entry: PackEntry, deflater: Deflater?) throws -> PreparedFile? {
+  static func prepare(_ entry: PackEntry, compressor: BufferCompressor?) throws -> PreparedFile? {
     guard case .disk(let path) = entry.source else { return nil }
     let fd: CInt
     do throws(Errno) { fd = try FileSystem.open(path, O_RDONLY | O_NOFOLLOW) } catch {
@@ -125,7 +135,7 @@ struct ZipPacking {
       if count == 0 { break }
       filled += count
     }
-    return data.withUnsafeBytes { PreparedFile(bytes: UnsafeRawBufferPointer(rebasing: $0[..<filled]), deflater: deflater) }
+    return data.withUnsafeBytes { PreparedFile(bytes: UnsafeRawBufferPointer(rebasing: $0[..<filled]), compressor: compressor) }
   }
 
   /// Streams a large file from disk, storing it if its first 64 KiB do not compress.
@@ -163,27 +173,29 @@ struct ZipPacking {
   }
 
   /// Writes a file whose contents only the model has (changed in memory, or from an archive).
-  private func writeFromModel(_ entry: PackEntry, node: PackageNode, deflater: Deflater, bare: Bool) throws {
+  private func writeFromModel(_ entry: PackEntry, node: PackageNode, deflaters: DeflaterPool, bare: Bool) throws {
     if entry.size <= Self.smallFileLimit {
       let data = try node.contents()
-      let prepared = data.withUnsafeBytes { PreparedFile(bytes: $0, deflater: bare || level == 0 ? nil : deflater) }
+      let prepared = data.withUnsafeBytes { PreparedFile(bytes: $0, compressor: bare || level == 0 ? nil : deflaters.buffer) }
       try writer.write(entry, prepared: prepared, bare: bare)
     } else {
-      try writer.writeStreamed(entry, deflater: level == 0 ? nil : deflater) { emit in
+      try writer.writeStreamed(entry, deflater: level == 0 ? nil : deflaters.main) { emit in
         try node.readContents(chunkSize: 1 << 20) { try emit($0) }
       }
     }
   }
 }
 
-/// One deflater per worker plus one for the calling thread.
+/// One whole-buffer compressor per worker, and a streaming deflater and a buffer compressor for the calling thread.
 private final class DeflaterPool: @unchecked Sendable {
-  let workers: [Deflater?]
+  let workers: [BufferCompressor?]
   let main: Deflater
+  let buffer: BufferCompressor
 
   init(count: Int, level: Int) {
-    workers = (0..<count - 1).map { _ in level == 0 ? nil : Deflater(level: level) }
+    workers = (0..<count - 1).map { _ in level == 0 ? nil : BufferCompressor(level: level) }
     main = Deflater(level: max(level, 1))
+    buffer = BufferCompressor(level: max(level, 1))
   }
 }
 

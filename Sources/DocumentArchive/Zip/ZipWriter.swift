@@ -170,18 +170,15 @@ struct PreparedFile: Sendable {
   var payload: [UInt8]
   var size: Int64
 
-  /// Checksums `bytes` and deflates them with `deflater`, keeping them stored when deflating does
+  /// Checksums `bytes` and deflates them with `compressor`, keeping them stored when deflating does
   /// not make them smaller (images, already-compressed data).
-  init(bytes: UnsafeRawBufferPointer, deflater: Deflater?) {
+  init(bytes: UnsafeRawBufferPointer, compressor: BufferCompressor?) {
     size = Int64(bytes.count)
     crc = crc32(0, bytes)
-    if let deflater, bytes.count > 0 {
-      let compressed = deflater.compress(bytes)
-      if compressed.count < bytes.count {
-        method = ZipRecords.deflated
-        payload = compressed
-        return
-      }
+    if let compressor, let compressed = compressor.compress(bytes) {
+      method = ZipRecords.deflated
+      payload = compressed
+      return
     }
     method = ZipRecords.stored
     payload = Array(bytes)
