@@ -1,0 +1,101 @@
+"""Rows for issue 6: `docpkg pack` to zip and `docpkg unpack` of a zip, against Info-ZIP, bsdtar and Python.
+
+Targets (issue 6): pack to zip <= 0.5x the best peer on typical and many, at a size within 5% of
+`zip -6`; unpack zip <= 0.8x bsdtar on typical and many; big corpus pack and unpack at peak RSS <= 64 MB.
+Every archive is written to a scratch dir; outputs are removed before each repetition (untimed).
+"""
+
+import os
+import shutil
+
+PYTHON_ZIP = (
+    "import os, sys, zipfile\n"
+    "root = sys.argv[2].rstrip('/')\n"
+    "base = os.path.dirname(root) or '.'\n"
+    "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED, compresslevel=6) as z:\n"
+    "    for d, dirs, files in os.walk(root):\n"
+    "        dirs.sort()\n"
+    "        z.write(d, os.path.relpath(d, base))\n"
+    "        for f in sorted(files):\n"
+    "            p = os.path.join(d, f)\n"
+    "            z.write(p, os.path.relpath(p, base))\n"
+)
+
+
+def _remove(path):
+    def setup():
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.remove(path)
+    return setup
+
+
+def _fresh_dir(path):
+    def setup():
+        if os.path.lexists(path):
+            shutil.rmtree(path)
+        os.makedirs(path)
+    return setup
+
+
+def _best(results):
+    """The fastest successful (name, Result) among peers."""
+    ok = [(name, r) for name, r in results if r.ok]
+    return min(ok, key=lambda item: item[1].wall) if ok else results[0]
+
+
+def _pack_rows(h, name, repeat):
+    corpus = h.corpus(name)
+    parent, leaf = os.path.split(corpus.rstrip("/"))
+    work = h.scratch(f"archive-pack-{name}")
+    ours_zip = os.path.join(work, "ours.zip")
+    ours = h.run([h.docpkg, "pack", corpus, "-o", ours_zip, "--quiet"], setup=_remove(ours_zip), repeat=repeat)
+    peers = []
+    info_zip = os.path.join(work, "infozip.zip")
+    peers.append(("zip -r -6", h.run(["zip", "-q", "-r", "-6", info_zip, leaf], setup=_remove(info_zip),
+                                     repeat=repeat, cwd=parent)))
+    bsd_zip = os.path.join(work, "bsdtar.zip")
+    peers.append(("bsdtar --format zip", h.run(["bsdtar", "--format", "zip", "-cf", bsd_zip, leaf],
+                                               setup=_remove(bsd_zip), repeat=repeat, cwd=parent)))
+    py_zip = os.path.join(work, "python.zip")
+    peers.append(("python zipfile", h.run(["python3", "-c", PYTHON_ZIP, py_zip, corpus], setup=_remove(py_zip),
+                                          repeat=repeat)))
+    peer_name, peer = _best(peers)
+    others = ", ".join(f"{n} {r.wall:.2f} s" for n, r in peers if r.ok)
+    h.row(f"pack {name} -> zip", ours, peer_name, peer, target=0.5,
+          note=f"best peer of: {others}; ours writes libdeflate/zlib deflate on both cores, stores incompressible data")
+    if os.path.exists(ours_zip) and os.path.exists(info_zip):
+        ratio = os.path.getsize(ours_zip) / os.path.getsize(info_zip)
+        h.row(f"pack {name} -> zip: size / zip -6 size", round(ratio, 4), limit=1.05,
+              note=f"ours {os.path.getsize(ours_zip):,} bytes, zip -6 {os.path.getsize(info_zip):,} bytes")
+    return ours_zip
+
+
+def _unpack_rows(h, name, archive, repeat):
+    work = h.scratch(f"archive-unpack-{name}")
+    ours_out = os.path.join(work, "ours")
+    bsd_out = os.path.join(work, "bsdtar")
+    ours = h.run([h.docpkg, "unpack", archive, "-o", ours_out, "--quiet"], setup=_fresh_dir(ours_out), repeat=repeat)
+    bsd = h.run(["bsdtar", "-xf", archive, "-C", bsd_out], setup=_fresh_dir(bsd_out), repeat=repeat)
+    unzip_out = os.path.join(work, "unzip")
+    info = h.run(["unzip", "-q", archive, "-d", unzip_out], setup=_fresh_dir(unzip_out), repeat=repeat)
+    h.row(f"unpack {name} zip", ours, "bsdtar -xf", bsd, target=0.8,
+          note=f"the zip docpkg packed; Info-ZIP unzip {info.wall:.2f} s" if info.ok else "the zip docpkg packed")
+
+
+def rows(h):
+    """Pack typical/many to zip vs peers (with the size check), unpack them vs bsdtar, big at bounded RSS."""
+    for name, repeat in (("typical", 3), ("many", 3)):
+        archive = _pack_rows(h, name, repeat)
+        if os.path.exists(archive):
+            _unpack_rows(h, name, archive, repeat)
+
+    big = h.corpus("big")
+    work = h.scratch("archive-big")
+    big_zip = os.path.join(work, "big.zip")
+    pack = h.run([h.docpkg, "pack", big, "-o", big_zip, "--quiet"], setup=_remove(big_zip), repeat=1)
+    h.row("pack big -> zip (RSS)", pack, rss_limit_mb=64, note="4 x 256 MiB incompressible files, streamed")
+    out = os.path.join(work, "out")
+    unpack = h.run([h.docpkg, "unpack", big_zip, "-o", out, "--quiet"], setup=_fresh_dir(out), repeat=1)
+    h.row("unpack big zip (RSS)", unpack, rss_limit_mb=64, note="archive over the mapping limit: read through a 64 KiB buffer")
