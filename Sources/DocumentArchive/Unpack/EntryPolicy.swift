@@ -10,37 +10,58 @@ enum EntryPolicy {
   /// The components of a safe relative path.
   /// - Throws: ``PackageError`` naming the entry if the name is not UTF-8, is absolute, goes up
   ///   with `..` (with `/` or `\` separators), has control characters, or is too long.
+  /// - Complexity: One pass over the name's bytes.
   static func components(of header: EntryHeader, archive: String) throws -> [String] {
     func refuse(_ code: PackageError.Code, _ reason: String) -> PackageError {
       PackageError(code, "refusing unsafe entry", path: header.displayName, context: "in '\(archive)': \(reason)")
     }
-    guard let name = header.name else { throw refuse(.invalidName, "its name is not valid UTF-8") }
-    try validate(name, refuse: refuse)
-    let components = name.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
+    guard header.name != nil else { throw refuse(.invalidName, "its name is not valid UTF-8") }
+    let components = try header.rawName.withUnsafeBufferPointer { try split(UnsafeRawBufferPointer($0), refuse: refuse) }
     guard !components.isEmpty else { throw refuse(.invalidName, "it has an empty name") }
     return components
   }
 
   /// Checks a path (an entry's name, or a hard link's target).
   static func validate(_ name: String, refuse: (PackageError.Code, String) -> PackageError) throws {
-    let bytes = Array(name.utf8)
-    if bytes.first == UInt8(ascii: "/") || bytes.first == UInt8(ascii: "\\") {
+    var name = name
+    _ = try name.withUTF8 { try split(UnsafeRawBufferPointer($0), refuse: refuse) }
+  }
+
+  /// Splits a UTF-8 path on `/` into its names (without empty ones and `.`), refusing unsafe paths.
+  private static func split(_ bytes: UnsafeRawBufferPointer, refuse: (PackageError.Code, String) -> PackageError) throws -> [String] {
+    let slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\"), dot = UInt8(ascii: ".")
+    if let first = bytes.first, first == slash || first == backslash {
       throw refuse(.invalidName, "its path is absolute")
     }
     if bytes.count >= 2, bytes[1] == UInt8(ascii: ":"), (bytes[0] | 0x20) >= UInt8(ascii: "a"), (bytes[0] | 0x20) <= UInt8(ascii: "z") {
       throw refuse(.invalidName, "its path starts with a drive letter")
     }
-    if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) || name.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) {
-      throw refuse(.invalidName, "its name has control characters")
+    if bytes.count > maxPathBytes { throw refuse(.invalidName, "its path is longer than \(maxPathBytes) bytes") }
+    var components: [String] = []
+    var start = 0  // of the current `/`-separated name
+    var segmentStart = 0  // of the current name separated by `/` or `\`
+    var previous: UInt8 = 0
+    for index in 0...bytes.count {
+      let byte = index < bytes.count ? bytes[index] : slash
+      if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) {
+        throw refuse(.invalidName, "its name has control characters")
+      }
+      previous = byte
+      guard byte == slash || byte == backslash else { continue }
+      if index - segmentStart == 2, bytes[segmentStart] == dot, bytes[segmentStart + 1] == dot {
+        throw refuse(.invalidName, "its path goes up with '..'")
+      }
+      segmentStart = index + 1
+      guard byte == slash else { continue }
+      let length = index - start
+      if length > maxComponentBytes {
+        throw refuse(.invalidName, "a name in its path is longer than \(maxComponentBytes) bytes")
+      }
+      if length > 0, !(length == 1 && bytes[start] == dot) {
+        components.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+      }
+      start = index + 1
     }
-    if name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).contains(where: { $0 == ".." }) {
-      throw refuse(.invalidName, "its path goes up with '..'")
-    }
-    if bytes.count > maxPathBytes {
-      throw refuse(.invalidName, "its path is longer than \(maxPathBytes) bytes")
-    }
-    if name.split(separator: "/").contains(where: { $0.utf8.count > maxComponentBytes }) {
-      throw refuse(.invalidName, "a name in its path is longer than \(maxComponentBytes) bytes")
-    }
+    return components
   }
 }

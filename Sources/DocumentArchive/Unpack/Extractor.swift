@@ -20,12 +20,15 @@ final class Extractor {
 
   private enum Seen { case file, directory(explicit: Bool), symlink }
   private var seen: [String: Seen] = [:]
-  private var directoryFDs: [String: CInt] = [:]
+  private var directoryFDs: [String: DirectoryHandle] = [:]
+  private let pool: FileWriterPool
+  private let rootHandle: DirectoryHandle
   private var directoryAttributes: [(path: String, depth: Int, mode: UInt32, time: FileTime?)] = []
   private var symlinks = SymlinkCheck()
   private var linkTimes: [(path: String, time: FileTime)] = []
   private(set) var topLevel: [String] = []
   private var entryCount = 0
+  private var lastCheckedParent: String?
   private var totalBytes: Int64 = 0
   private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
@@ -33,12 +36,16 @@ final class Extractor {
     self.reader = reader
     self.root = root
     self.limits = limits
+    pool = FileWriterPool(archive: reader.path)
+    rootHandle = DirectoryHandle(fd: dup(root))
   }
 
   deinit {
-    for fd in directoryFDs.values { FileSystem.close(fd) }
     buffer.deallocate()
   }
+
+  /// Files up to this size are read into memory and created by the writer pool.
+  static let pooledFileLimit: Int64 = 1 << 20
 
   private var archive: String { reader.path }
 
@@ -61,6 +68,8 @@ final class Extractor {
       done.bytesDone = totalBytes
       if entryCount % 256 == 0 || (header.size ?? 0) > 1 << 20 { progress?(done) }
     }
+    try pool.flush()
+    try pool.wait()
     try symlinks.validate(archive: archive)
     try finishDirectories()
     progress?(done)
@@ -72,9 +81,11 @@ final class Extractor {
 
   private func extract(_ header: EntryHeader, _ components: [String]) throws {
     let path = components.joined(separator: "/")
-    // Nothing may be below a link or a file.
+    // Nothing may be below a link or a file. (Entries of one directory usually come together:
+    // its ancestors were checked for the previous entry.)
+    let parentPath = components.count > 1 ? String(path.utf8.prefix(path.utf8.count - components.last!.utf8.count - 1))! : ""
     var ancestor = ""
-    for component in components.dropLast() {
+    for component in components.dropLast() where parentPath != lastCheckedParent {
       ancestor = ancestor.isEmpty ? component : ancestor + "/" + component
       switch seen[ancestor] {
       case .symlink?: throw refuse(.invalidArgument, header, "it would be written through the symbolic link '\(ancestor)'")
@@ -82,6 +93,7 @@ final class Extractor {
       default: break
       }
     }
+    lastCheckedParent = parentPath
     if let previous = seen[path] {
       if case .directory(let explicit) = previous, !explicit, header.kind == .directory {
         // A directory created for earlier entries, now described: fine.
@@ -99,7 +111,7 @@ final class Extractor {
       seen[path] = .directory(explicit: true)
       directoryAttributes.append((path, components.count, header.mode & 0o777, header.modificationTime))
     case .symlink:
-      let parent = try directory(Array(components.dropLast()))
+      let parent = try directory(Array(components.dropLast())).fd
       let destination = header.linkTarget ?? ""
       guard !destination.isEmpty else { throw refuse(.corrupt, header, "the symbolic link has no destination") }
       do { try FileSystem.makeSymlink(in: parent, name, destination: destination) } catch {
@@ -115,16 +127,23 @@ final class Extractor {
       guard case .file? = seen[targetPath] else {
         throw refuse(.invalidArgument, header, "it is a hard link to '\(target)', which is not a file extracted before it")
       }
-      let parent = try directory(Array(components.dropLast()))
+      try pool.flush()
+      try pool.wait()
+      let parent = try directory(Array(components.dropLast())).fd
       let targetComponents = targetPath.split(separator: "/").map(String.init)
-      let targetParent = try directory(Array(targetComponents.dropLast()))
+      let targetParent = try directory(Array(targetComponents.dropLast())).fd
       do { try FileSystem.makeHardLink(from: targetParent, targetComponents.last!, to: parent, name) } catch {
         throw PackageError(.io, "cannot create hard link", path: path, context: "in '\(archive)'", errno: error)
       }
       seen[path] = .file
     case .file:
       let parent = try directory(Array(components.dropLast()))
-      try writeFile(header, name: name, in: parent, path: path)
+      if let size = header.size, size <= Self.pooledFileLimit {
+        try pool.add(FileJob(parent: parent, name: name, path: path, data: try readSmallFile(header, size: size),
+                             mode: mode_t(header.mode & 0o777), time: header.modificationTime))
+      } else {
+        try writeFile(header, name: name, in: parent.fd, path: path)
+      }
       seen[path] = .file
     }
   }
@@ -180,12 +199,36 @@ final class Extractor {
     }
   }
 
-  /// The descriptor of the directory at `components`, creating it (and those above it) if needed.
-  private func directory(_ components: [String]) throws -> CInt {
-    if components.isEmpty { return root }
+  /// A small file's contents, checked against its declared size and the limits.
+  private func readSmallFile(_ header: EntryHeader, size: Int64) throws -> [UInt8] {
+    var data: [UInt8] = []
+    data.reserveCapacity(Int(size))
+    try reader.readData { block, offset in
+      if offset > Int64(data.count) {
+        try checkLimits(adding: offset - Int64(data.count), header)
+        data.append(contentsOf: repeatElement(0, count: Int(offset) - data.count))
+      }
+      try checkLimits(adding: Int64(block.count), header)
+      guard data.count + block.count <= Int(size) else {
+        throw refuse(.corrupt, header, "its data is longer than the \(size) bytes its header says")
+      }
+      data.append(contentsOf: block)
+    }
+    if data.count < Int(size) {
+      guard reader.format.isTar else {
+        throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(data.count)")
+      }
+      data.append(contentsOf: repeatElement(0, count: Int(size) - data.count))  // a sparse tar entry ending in a hole
+    }
+    return data
+  }
+
+  /// The directory at `components`, creating it (and those above it) if needed.
+  private func directory(_ components: [String]) throws -> DirectoryHandle {
+    if components.isEmpty { return rootHandle }
     let path = components.joined(separator: "/")
     if let fd = directoryFDs[path] { return fd }
-    let parent = try directory(Array(components.dropLast()))
+    let parent = try directory(Array(components.dropLast())).fd
     let name = components.last!
     switch seen[path] {
     case nil:
@@ -199,7 +242,6 @@ final class Extractor {
       throw PackageError(.invalidArgument, "refusing unsafe entry", path: path, context: "in '\(archive)': it is not a directory")
     }
     if directoryFDs.count >= 64 {
-      for fd in directoryFDs.values { FileSystem.close(fd) }
       directoryFDs.removeAll(keepingCapacity: true)
       return try directory(components)
     }
@@ -207,28 +249,27 @@ final class Extractor {
     do { fd = try FileSystem.openDirectory(in: parent, name) } catch {
       throw PackageError(.io, "cannot open directory", path: path, context: "in '\(archive)'", errno: error)
     }
-    directoryFDs[path] = fd
-    return fd
+    let handle = DirectoryHandle(fd: fd)
+    directoryFDs[path] = handle
+    return handle
   }
 
   /// Sets each directory's mode and time, deepest first (a read-only directory is filled before
   /// it becomes read-only), and each link's time.
   private func finishDirectories() throws {
-    for fd in directoryFDs.values { FileSystem.close(fd) }
     directoryFDs.removeAll()
     for (path, time) in linkTimes {
       let components = path.split(separator: "/").map(String.init)
-      let parent = try directory(Array(components.dropLast()))
+      let parent = try directory(Array(components.dropLast())).fd
       try? FileSystem.setModificationTime(in: parent, components.last!, seconds: time.seconds, nanoseconds: time.nanoseconds)
     }
     // Latest description wins for directories listed twice (implicit, then explicit).
     var attributes: [String: (depth: Int, mode: UInt32, time: FileTime?)] = [:]
     for item in directoryAttributes { attributes[item.path] = (item.depth, item.mode, item.time) }
-    for fd in directoryFDs.values { FileSystem.close(fd) }
     directoryFDs.removeAll()
     for (path, item) in attributes.sorted(by: { $0.value.depth > $1.value.depth }) {
       let components = path.split(separator: "/").map(String.init)
-      let parent = try directory(Array(components.dropLast()))
+      let parent = try directory(Array(components.dropLast())).fd
       do {
         let fd = try FileSystem.openDirectory(in: parent, components.last!)
         defer { FileSystem.close(fd) }
@@ -238,7 +279,6 @@ final class Extractor {
         throw PackageError(.io, "cannot set attributes of", path: path, context: "in '\(archive)'", errno: error)
       }
     }
-    for fd in directoryFDs.values { FileSystem.close(fd) }
     directoryFDs.removeAll()
   }
 }
