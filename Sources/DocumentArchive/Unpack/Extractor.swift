@@ -45,7 +45,7 @@ final class Extractor {
   }
 
   /// Files up to this size are read into memory and created by the writer pool.
-  static let pooledFileLimit: Int64 = 1 << 20
+  static let pooledFileLimit: Int64 = 128 << 10
 
   private var archive: String { reader.path }
 

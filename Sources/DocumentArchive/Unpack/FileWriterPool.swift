@@ -42,6 +42,7 @@ final class FileWriterPool {
   init(archive: String) {
     self.archive = archive
     workers = max(1, FileSystem.processorCount)
+    _ = Self.umaskBits  // read on this thread, before any worker creates files (reading it sets it briefly)
   }
 
   deinit { running?.group.wait() }
@@ -84,16 +85,24 @@ final class FileWriterPool {
     if let error = running.errors.first { throw error }
   }
 
+  /// The process's umask, read once.
+  static let umaskBits: mode_t = FileSystem.processUmask
+
   /// Creates one file: `O_EXCL | O_NOFOLLOW` in its directory, contents, mode, time.
   static func create(_ job: FileJob, archive: String) throws {
+    // Created with its final mode when the umask keeps all of it (one `fchmod` fewer); the
+    // descriptor stays writable whatever the mode.
+    let exact = job.mode & Self.umaskBits == 0
     let fd: CInt
-    do { fd = try FileSystem.open(in: job.parent.fd, job.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) } catch {
+    do {
+      fd = try FileSystem.open(in: job.parent.fd, job.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: exact ? job.mode : 0o600)
+    } catch {
       throw PackageError(.io, "cannot create", path: job.path, context: "in '\(archive)'", errno: error)
     }
     defer { FileSystem.close(fd) }
     do {
       if !job.data.isEmpty { try job.data.withUnsafeBytes { try FileSystem.writeAll(fd, $0) } }
-      try FileSystem.setMode(fd, job.mode)
+      if !exact { try FileSystem.setMode(fd, job.mode) }
       if let time = job.time { try FileSystem.setModificationTime(fd, seconds: time.seconds, nanoseconds: time.nanoseconds) }
     } catch {
       throw PackageError(.io, "cannot write", path: job.path, context: "in '\(archive)'", errno: error as? Errno)
