@@ -57,7 +57,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
   public init?(contentsOf path: FilePath) {
     guard let fd = try? FileSystem.open(path.string, O_RDONLY | O_NONBLOCK) else { return nil }
     defer { FileSystem.close(fd) }
-    guard let format = ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: path.string) else { return nil }
+    guard FileSystem.isRegularFile(fd), let format = ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: path.string) else { return nil }
     self = format
   }
 
@@ -71,5 +71,6 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
   /// Whether this is a tar, possibly compressed.
   public var isTar: Bool { self != .zip }
 
+  /// The format's name, as `--format` takes it: `zip`, `tar.gz`.
   public var description: String { rawValue }
 }

@@ -153,22 +153,12 @@ enum FileSystem {
     return mask
   }
 
-  static func fileSync(_ fd: CInt) { _ = docpkg_full_fsync(fd) }
-
   static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-  static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-
-  static func isTerminal(_ fd: CInt) -> Bool { isatty(fd) == 1 }
-
-  static func map(_ fd: CInt, length: Int) throws(Errno) -> UnsafeRawPointer {
-    guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else {
-      throw Errno(rawValue: errno)
-    }
-    return UnsafeRawPointer(address)
+  static func isRegularFile(_ fd: CInt) -> Bool {
+    var status = stat()
+    return fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
   }
-
-  static func unmap(_ address: UnsafeRawPointer, length: Int) { munmap(UnsafeMutableRawPointer(mutating: address), length) }
 }
 
 extension FileSystem {

@@ -74,8 +74,8 @@ final class ArchiveReader {
       archive_read_support_filter_xz(handle)
       archive_read_support_filter_zstd(handle)
     }
-    // Read through a 64 KiB buffer: mapping the archive was no faster, and counts against RSS.
-    let result = archive_read_open_fd(handle, fd, 1 << 16)
+    // Read through a 1 MiB buffer: mapping the archive was no faster, and counts against RSS.
+    let result = archive_read_open_fd(handle, fd, 1 << 20)
     do {
       try check(result, handle, path: path, action: "read archive")
     } catch let error as PackageError where detected == .zip && error.code == .corrupt {

@@ -45,7 +45,8 @@ public enum ArchivePacker {
       switch options.format {
       case .zip:
         let writer = ZipWriter(fd: fd, path: path)
-        try ZipPacking(plan: plan, writer: writer, level: options.level ?? 6, progress: progress).run(documentLayout: documentLayout)
+        try ZipPacking(plan: plan, writer: writer, level: options.level ?? 6, automaticLevel: options.level == nil, progress: progress)
+          .run(documentLayout: documentLayout)
         try writer.finish()
       default:
         let writer = try TarWriter(fd: fd, path: path, format: options.format, level: options.level,

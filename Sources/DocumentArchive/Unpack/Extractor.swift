@@ -22,6 +22,7 @@ final class Extractor {
   private var seen: [String: Seen] = [:]
   private var directoryFDs: [String: DirectoryHandle] = [:]
   private let pool: FileWriterPool
+  private let streamWriter: StreamWriter
   private let rootHandle: DirectoryHandle
   private var directoryAttributes: [(path: String, depth: Int, mode: UInt32, time: FileTime?)] = []
   private var symlinks = SymlinkCheck()
@@ -37,6 +38,7 @@ final class Extractor {
     self.root = root
     self.limits = limits
     pool = FileWriterPool(archive: reader.path)
+    streamWriter = StreamWriter(archive: reader.path)
     rootHandle = DirectoryHandle(fd: dup(root))
   }
 
@@ -70,6 +72,7 @@ final class Extractor {
     }
     try pool.flush()
     try pool.wait()
+    try streamWriter.wait()
     try symlinks.validate(archive: archive)
     try finishDirectories()
     progress?(done)
@@ -148,43 +151,40 @@ final class Extractor {
     }
   }
 
+  /// Streams a large file: this thread inflates, ``StreamWriter`` writes.
   private func writeFile(_ header: EntryHeader, name: String, in parent: CInt, path: String) throws {
     let fd: CInt
     do { fd = try FileSystem.open(in: parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) } catch {
       throw PackageError(.io, "cannot create", path: path, context: "in '\(archive)'", errno: error)
     }
-    defer { FileSystem.close(fd) }
+    let file = OpenFile(fd: fd, path: path)
     var written: Int64 = 0
+    func zeros(_ count: Int64) throws {
+      // A hole in a sparse tar entry.
+      try checkLimits(adding: count, header)
+      let block = [UInt8](repeating: 0, count: Int(min(count, 1 << 20)))
+      var left = count
+      while left > 0 {
+        let n = Int(min(left, Int64(block.count)))
+        try block.withUnsafeBytes { try streamWriter.append(UnsafeRawBufferPointer(rebasing: $0[..<n]), to: file) }
+        left -= Int64(n)
+      }
+      written += count
+    }
     try reader.readData { block, offset in
-      if offset > written {
-        // A hole in a sparse tar entry: leave it unwritten (zeros).
-        try checkLimits(adding: offset - written, header)
-        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
-          throw PackageError(.io, "cannot write", path: path, context: "in '\(archive)'", errno: Errno(rawValue: errno))
-        }
-        written = offset
-      }
+      if offset > written { try zeros(offset - written) }
       try checkLimits(adding: Int64(block.count), header)
-      do { try FileSystem.writeAll(fd, block) } catch {
-        throw PackageError(.io, "cannot write", path: path, context: "in '\(archive)'", errno: error as? Errno)
-      }
+      try streamWriter.append(block, to: file)
       written += Int64(block.count)
     }
     if let size = header.size, written != size {
-      if written < size, ftruncate(fd, off_t(size)) == 0, reader.format.isTar {
-        // A sparse tar entry ending in a hole.
+      if written < size, reader.format.isTar {
+        try zeros(size - written)  // a sparse tar entry ending in a hole
       } else {
         throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(written)")
       }
     }
-    do {
-      try FileSystem.setMode(fd, mode_t(header.mode & 0o777))
-      if let time = header.modificationTime {
-        try FileSystem.setModificationTime(fd, seconds: time.seconds, nanoseconds: time.nanoseconds)
-      }
-    } catch {
-      throw PackageError(.io, "cannot set attributes of", path: path, context: "in '\(archive)'", errno: error)
-    }
+    streamWriter.finish(file, mode: mode_t(header.mode & 0o777), time: header.modificationTime)
   }
 
   private func checkLimits(adding count: Int64, _ header: EntryHeader) throws {

@@ -14,6 +14,8 @@ struct ZipPacking {
   let plan: PackPlan
   let writer: ZipWriter
   let level: Int
+  /// The level is the default one (no `--level`).
+  let automaticLevel: Bool
   let progress: ((ArchiveProgress) -> Void)?
 
   /// Files up to this size are prepared in memory by the workers.
@@ -27,7 +29,7 @@ struct ZipPacking {
   func run(documentLayout: Bool) throws {
     let entries = plan.entries
     let workers = FileSystem.processorCount
-    let deflaters = DeflaterPool(count: workers + 1, level: level)
+    let deflaters = DeflaterPool(count: workers + 1, level: level, automatic: automaticLevel)
     var index = 0
     var done = ArchiveProgress(entriesDone: 0, entriesTotal: entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
     var pending: (range: Range<Int>, results: BatchResults, group: DispatchGroup)?
@@ -192,10 +194,10 @@ private final class DeflaterPool: @unchecked Sendable {
   let main: Deflater
   let buffer: BufferCompressor
 
-  init(count: Int, level: Int) {
-    workers = (0..<count - 1).map { _ in level == 0 ? nil : BufferCompressor(level: level) }
+  init(count: Int, level: Int, automatic: Bool) {
+    workers = (0..<count - 1).map { _ in level == 0 ? nil : BufferCompressor(level: level, automatic: automatic) }
     main = Deflater(level: max(level, 1))
-    buffer = BufferCompressor(level: max(level, 1))
+    buffer = BufferCompressor(level: max(level, 1), automatic: automatic)
   }
 }
 
