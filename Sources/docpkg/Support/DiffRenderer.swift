@@ -1,0 +1,227 @@
+import DocumentPackage
+
+/// The text outputs of `docpkg diff`: the default summary, `--name-status`, `--stat` and `-p`.
+struct DiffRenderer {
+  typealias Change = PackageDifference.Change
+
+  /// Use ANSI colors (only on a terminal).
+  let color: Bool
+
+  /// A change with the path shown for it: nested changes are prefixed by `CONTAINER!/`.
+  struct Shown {
+    var change: Change
+    var path: String
+    var oldPath: String?
+  }
+
+  /// Every change, nested ones right after their container.
+  static func flatten(_ difference: PackageDifference, prefix: String = "") -> [Shown] {
+    var shown: [Shown] = []
+    for change in difference {
+      shown.append(Shown(change: change, path: prefix + display(change.path, change.new ?? change.old),
+                         oldPath: change.oldPath.map { prefix + display($0, change.old) }))
+      if let nested = change.nested {
+        shown += flatten(nested, prefix: prefix + change.path + "!/")
+      }
+    }
+    return shown
+  }
+
+  /// The path with control characters escaped, `/` after directories, `.` for the root.
+  static func display(_ path: String, _ entry: PackageDifference.Entry?) -> String {
+    let shown = path.isEmpty ? "." : path.escapingControlCharacters
+    return entry?.kind == .directory ? shown + "/" : shown
+  }
+
+  /// `R086`, `M`, ...: git's status letter, with the score for renames.
+  static func status(_ change: Change) -> String {
+    guard change.kind == .renamed, let similarity = change.similarity else { return change.kind.rawValue }
+    let digits = String(similarity)
+    return "R" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+  }
+
+  private func paint(_ text: String, _ kind: Change.Kind) -> String {
+    guard color else { return text }
+    let code = switch kind {
+      case .added: "32"
+      case .deleted: "31"
+      case .modified: "33"
+      case .renamed: "36"
+      case .typeChanged: "35"
+    }
+    return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+  }
+
+  // MARK: --name-status
+
+  func nameStatus(_ difference: PackageDifference) -> String {
+    var text = ""
+    for item in Self.flatten(difference) {
+      text += paint(Self.status(item.change), item.change.kind) + "\t"
+      if let oldPath = item.oldPath { text += oldPath + "\t" }
+      text += item.path + "\n"
+    }
+    return text
+  }
+
+  // MARK: default
+
+  func summary(_ difference: PackageDifference) -> String {
+    let items = Self.flatten(difference)
+    guard !items.isEmpty else { return "" }
+    let width = min(60, items.map { ($0.oldPath.map { $0.count + 3 } ?? 0) + $0.path.count }.max() ?? 0)
+    var text = ""
+    for item in items {
+      let name = (item.oldPath.map { $0 + " → " } ?? "") + item.path
+      text += paint(Self.status(item.change).rightPadded(to: 4), item.change.kind) + " "
+        + name.rightPadded(to: width) + "  " + Self.describe(item.change) + "\n"
+    }
+    var counts = difference.counts
+    for item in items where item.path.contains("!/") { counts[item.change.kind, default: 0] += 1 }
+    let parts = Change.Kind.allCases.compactMap { kind -> String? in
+      guard let n = counts[kind], n > 0 else { return nil }
+      return "\(n) \(Self.word(kind))"
+    }
+    text += "\(items.count) change\(items.count == 1 ? "" : "s"): " + parts.joined(separator: ", ") + "\n"
+    return text
+  }
+
+  static func word(_ kind: Change.Kind) -> String {
+    switch kind {
+    case .added: "added"
+    case .deleted: "deleted"
+    case .modified: "modified"
+    case .renamed: "renamed"
+    case .typeChanged: "type changed"
+    }
+  }
+
+  /// What changed, in words: sizes, modes, link targets, kinds.
+  static func describe(_ change: Change) -> String {
+    func size(_ entry: PackageDifference.Entry) -> String {
+      switch entry.kind {
+      case .file: "\(entry.size.grouped) bytes"
+      case .directory: "directory"
+      case .symlink: "→ \((entry.symbolicLinkDestination ?? "").escapingControlCharacters)"
+      }
+    }
+    switch change.kind {
+    case .added: return change.new.map(size) ?? ""
+    case .deleted: return change.old.map(size) ?? ""
+    case .typeChanged:
+      guard let old = change.old, let new = change.new else { return "" }
+      return "\(old.kind) → \(new.kind)"
+    case .modified, .renamed:
+      guard let old = change.old, let new = change.new else { return "" }
+      var parts: [String] = []
+      if change.kind == .renamed, let similarity = change.similarity { parts.append("\(similarity)% similar") }
+      if change.details.contains(.contents) || (change.kind == .renamed && old.kind == .file) {
+        parts.append(old.size == new.size ? "\(new.size.grouped) bytes" : "\(old.size.grouped) → \(new.size.grouped) bytes")
+      }
+      if change.details.contains(.permissions) { parts.append("mode \(old.permissions.octal) → \(new.permissions.octal)") }
+      if change.details.contains(.symbolicLinkDestination) {
+        parts.append("link \((old.symbolicLinkDestination ?? "").escapingControlCharacters) → \((new.symbolicLinkDestination ?? "").escapingControlCharacters)")
+      }
+      if change.details.contains(.modificationTime) {
+        parts.append("mtime \(old.modificationTime?.description ?? "-") → \(new.modificationTime?.description ?? "-")")
+      }
+      if let nested = change.nested, nested.isEmpty { parts.append("entries inside are the same") }
+      return parts.joined(separator: ", ")
+    }
+  }
+
+  /// Whether the change is about directories only (which have no contents to count or diff).
+  static func isDirectoryOnly(_ change: Change) -> Bool {
+    [change.old?.kind, change.new?.kind].allSatisfy { $0 == nil || $0 == .directory }
+  }
+
+  // MARK: --stat
+
+  func stat(_ difference: PackageDifference) -> String {
+    let items = Self.flatten(difference).filter { !Self.isDirectoryOnly($0.change) }
+    guard !items.isEmpty else { return "" }
+    let names = items.map { item in item.oldPath.map { "\($0) => \(item.path)" } ?? item.path }
+    let width = names.map(\.count).max() ?? 0
+    var insertions = 0, deletions = 0
+    var rows: [(String, String)] = []
+    for (item, name) in zip(items, names) {
+      let change = item.change
+      if let patch = change.patch {
+        insertions += patch.insertions
+        deletions += patch.deletions
+        let total = patch.insertions + patch.deletions
+        let scale = total > 50 ? 50.0 / Double(total) : 1
+        let plus = String(repeating: "+", count: Int((Double(patch.insertions) * scale).rounded(.up)))
+        let minus = String(repeating: "-", count: Int((Double(patch.deletions) * scale).rounded(.up)))
+        rows.append((name, "\(total) " + (color ? "\u{1B}[32m\(plus)\u{1B}[31m\(minus)\u{1B}[0m" : plus + minus)))
+      } else if change.old?.isText == false || change.new?.isText == false || change.details.contains(.contents)
+        || change.kind == .added || change.kind == .deleted
+      {
+        let old = change.old?.kind == .file ? change.old!.size : 0
+        let new = change.new?.kind == .file ? change.new!.size : 0
+        rows.append((name, "Bin \(old) -> \(new) bytes"))
+      } else {
+        rows.append((name, "0"))
+      }
+    }
+    var text = rows.map { " \($0.0.rightPadded(to: width)) | \($0.1)\n" }.joined()
+    text += " \(items.count) file\(items.count == 1 ? "" : "s") changed"
+    if insertions > 0 { text += ", \(insertions) insertion\(insertions == 1 ? "" : "s")(+)" }
+    if deletions > 0 { text += ", \(deletions) deletion\(deletions == 1 ? "" : "s")(-)" }
+    return text + "\n"
+  }
+
+  // MARK: -p
+
+  func patches(_ difference: PackageDifference) -> String {
+    var text = ""
+    for item in Self.flatten(difference) where !Self.isDirectoryOnly(item.change) {
+      let change = item.change
+      let oldName = item.oldPath ?? item.path
+      text += (color ? "\u{1B}[1m" : "") + "diff --docpkg a/\(oldName) b/\(item.path)" + (color ? "\u{1B}[0m" : "") + "\n"
+      switch change.kind {
+      case .added: text += "new \(change.new!.kind) mode \(change.new!.permissions.octal)\n"
+      case .deleted: text += "deleted \(change.old!.kind) mode \(change.old!.permissions.octal)\n"
+      case .typeChanged: text += "type \(change.old!.kind) → \(change.new!.kind)\n"
+      case .renamed:
+        text += "similarity index \(change.similarity ?? 100)%\nrename from \(oldName)\nrename to \(item.path)\n"
+      case .modified: break
+      }
+      if change.details.contains(.permissions), let old = change.old, let new = change.new {
+        text += "old mode \(old.permissions.octal)\nnew mode \(new.permissions.octal)\n"
+      }
+      if change.details.contains(.symbolicLinkDestination) || (change.kind != .modified && change.kind != .renamed) {
+        for (label, entry) in [("old", change.old), ("new", change.new)] {
+          if let target = entry?.symbolicLinkDestination { text += "\(label) link → \(target.escapingControlCharacters)\n" }
+        }
+      }
+      if change.details.contains(.modificationTime), let old = change.old, let new = change.new {
+        text += "mtime \(old.modificationTime?.description ?? "-") → \(new.modificationTime?.description ?? "-")\n"
+      }
+      if let patch = change.patch, !patch.hunks.isEmpty {
+        text += (change.old?.kind == .file && change.kind != .added ? "--- a/\(oldName)" : "--- /dev/null") + "\n"
+        text += (change.new?.kind == .file && change.kind != .deleted ? "+++ b/\(item.path)" : "+++ /dev/null") + "\n"
+        text += color ? colored(patch) : patch.unifiedText
+      } else if let old = change.old, let new = change.new, old.sha256 != nil || new.sha256 != nil,
+        change.details.contains(.contents)
+      {
+        text += "Binary files differ: size \(old.size.grouped) → \(new.size.grouped) bytes, "
+          + "sha256 \(old.sha256 ?? "?") → \(new.sha256 ?? "?")\n"
+      } else if let only = change.kind == .added ? change.new : change.kind == .deleted ? change.old : nil,
+        only.kind == .file, only.isText == false || only.sha256 != nil && change.patch == nil
+      {
+        text += "Binary file: size \(only.size.grouped) bytes, sha256 \(only.sha256 ?? "?")\n"
+      }
+    }
+    return text
+  }
+
+  private func colored(_ patch: TextPatch) -> String {
+    var text = ""
+    for line in patch.unifiedText.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+      let code = line.hasPrefix("@@") ? "36" : line.hasPrefix("+") ? "32" : line.hasPrefix("-") ? "31" : ""
+      text += code.isEmpty ? line + "\n" : "\u{1B}[\(code)m\(line)\u{1B}[0m\n"
+    }
+    return text
+  }
+}
