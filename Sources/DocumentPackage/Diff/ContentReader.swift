@@ -10,6 +10,9 @@ struct ContentReader {
   static let chunkSize = 1 << 20
 
   private var scratch: [UInt8] = []
+  private var otherScratch: [UInt8] = []
+  private let oldDisk = DiskFileReader()
+  private let newDisk = DiskFileReader()
 
   /// Stops a streaming read at the first difference.
   private struct Mismatch: Error {}
@@ -20,6 +23,9 @@ struct ContentReader {
   /// Whether two files of the same size have the same bytes.
   mutating func equalContents(_ old: PackageNode, _ new: PackageNode) throws -> Bool {
     let size = old.size
+    if size <= Self.wholeFileLimit, oldDisk.read(old, into: &scratch), newDisk.read(new, into: &otherScratch) {
+      return scratch.withUnsafeBytes { a in otherScratch.withUnsafeBytes { b in Syscalls.bytesEqual(a, b) } }
+    }
     if size <= Self.wholeFileLimit {
       scratch.removeAll(keepingCapacity: true)
       try old.readContents(chunkSize: Self.chunk(for: size)) { scratch.append(contentsOf: $0) }
@@ -38,7 +44,7 @@ struct ContentReader {
       }
       return offset == scratch.count
     }
-    if old.diskLocation != nil, new.diskLocation != nil {
+    if old.isBackedByDisk, new.isBackedByDisk {
       return try Self.streamCompare(old, new)
     }
     return try Self.sha256(of: old) == Self.sha256(of: new)
@@ -90,9 +96,10 @@ struct ContentReader {
     defer { bufferA.deallocate() }
     let bufferB = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
     defer { bufferB.deallocate() }
+    let pathA = old.diskLocation?.string ?? old.path, pathB = new.diskLocation?.string ?? new.path
     while true {
-      let countA = try fill(bufferA, from: a, path: old.diskLocation?.string ?? old.path)
-      let countB = try fill(bufferB, from: b, path: new.diskLocation?.string ?? new.path)
+      let countA = try fill(bufferA, from: a, path: pathA)
+      let countB = try fill(bufferB, from: b, path: pathB)
       guard countA == countB,
         Syscalls.bytesEqual(UnsafeRawBufferPointer(rebasing: bufferA[..<countA]), UnsafeRawBufferPointer(rebasing: bufferB[..<countB]))
       else { return false }

@@ -42,12 +42,14 @@ struct DiffEngine {
   }
 
   mutating func run(old: PackageNode, new: PackageNode) throws -> PackageDifference {
+    let parallel = Self.canReadInParallel(old, new)
     if old.kind == .directory, new.kind == .directory {
+      if parallel { try Self.listInParallel(old, new) }
       try visitChildren(old, new, prefix: "")
     } else {
       try visit(old, new, path: "")
     }
-    try readPending()
+    try readPending(parallel: parallel)
     try pairRenames()
     for candidate in added where !candidate.paired {
       let patch = candidate.text.map { TextPatch(from: [], to: $0, context: options.patchContext) }
@@ -169,7 +171,18 @@ struct DiffEngine {
   }
 
   /// Reads what phase 1 left pending, in walk order, so each tree's files are read in its order.
-  private mutating func readPending() throws {
+  private mutating func readPending(parallel: Bool) throws {
+    if parallel, !options.includesTextPatches, options.expandingContainers == nil, pairs.count > 1 {
+      // Plain equality of files on disk: no order to keep, so compare on two workers.
+      let onDisk = pairs.filter { $0.old.isBackedByDisk && $0.new.isBackedByDisk }
+      let equal = try Self.equalContentsInParallel(onDisk.map { ($0.old, $0.new) })
+      for (index, pair) in onDisk.enumerated() {
+        var details = pair.details
+        if !equal[index] { details.insert(.contents) }
+        record(pair.order, pair.path, pair.old, pair.new, details)
+      }
+      pairs.removeAll { $0.old.isBackedByDisk && $0.new.isBackedByDisk }
+    }
     var tasks: [(order: Int, task: Task)] = pairs.indices.map { (pairs[$0].order, .pair($0)) }
     if candidatesNeedReading {
       for (index, candidate) in added.enumerated() where candidate.node.kind == .file && candidate.entry.size > 0 {
