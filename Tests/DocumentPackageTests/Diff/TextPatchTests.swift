@@ -48,13 +48,14 @@ struct TextPatchTests {
     #expect(Self.patch("same\n", "same\n").hunks.isEmpty)
   }
 
-  @Test func separateHunksAndCounts() {
+  @Test func separateHunksAndCounts() throws {
     let old = (1...30).map { "line \($0)\n" }.joined()
     let new = old.replacingOccurrences(of: "line 2\n", with: "").replacingOccurrences(of: "line 28\n", with: "line 28\nextra\n")
     let patch = Self.patch(old, new)
     #expect(patch.hunks.map(\.header) == ["@@ -1,5 +1,4 @@", "@@ -26,5 +25,6 @@"])
     #expect(patch.insertions == 1 && patch.deletions == 1)
-    #expect(patch.unifiedText == (try Self.diffU(old, new)))
+    let diffU = try Self.diffU(old, new)
+    #expect(patch.unifiedText == diffU)
   }
 
   @Test(arguments: 1...25) func randomEditsApplyBack(seed: Int) throws {
