@@ -10,7 +10,6 @@ struct ContentReader {
   static let chunkSize = 1 << 20
 
   private var scratch: [UInt8] = []
-  private var otherScratch: [UInt8] = []
   private let oldDisk = DiskFileReader()
   private let newDisk = DiskFileReader()
 
@@ -23,8 +22,8 @@ struct ContentReader {
   /// Whether two files of the same size have the same bytes.
   mutating func equalContents(_ old: PackageNode, _ new: PackageNode) throws -> Bool {
     let size = old.size
-    if size <= Self.wholeFileLimit, oldDisk.read(old, into: &scratch), newDisk.read(new, into: &otherScratch) {
-      return scratch.withUnsafeBytes { a in otherScratch.withUnsafeBytes { b in Syscalls.bytesEqual(a, b) } }
+    if size <= Self.wholeFileLimit, let a = oldDisk.read(old), let b = newDisk.read(new) {
+      return Syscalls.bytesEqual(a, b)
     }
     if size <= Self.wholeFileLimit {
       scratch.removeAll(keepingCapacity: true)

@@ -6,14 +6,19 @@ extension PackageNode {
   /// versions of a package share inodes for every unchanged file. Builds no path (unlike
   /// ``diskLocation``), so it costs nothing per file.
   var diskIdentity: DiskIdentity? {
-    guard let origin, !edits.contains(.contents) else { return nil }
-    if kind == .file, case .onDisk = fileBody {} else if kind == .file { return nil }
-    return DiskIdentity(device: origin.status.device, inode: origin.status.inode)
+    guard isBackedByDisk, let device = origin?.status.device, let inode = origin?.status.inode else { return nil }
+    return DiskIdentity(device: device, inode: inode)
   }
 
   /// Whether the node's contents and children are read from disk (not from memory or an archive),
   /// so that reading them touches nothing shared with other nodes but the file system.
-  var isBackedByDisk: Bool { diskIdentity != nil }
+  /// Reads fields in place rather than copying ``origin`` (this is asked per file).
+  var isBackedByDisk: Bool {
+    guard origin != nil, !edits.contains(.contents) else { return false }
+    guard kind == .file else { return true }
+    if case .onDisk = fileBody { return true }
+    return false
+  }
 }
 
 /// A file's identity on disk: the device it is on and its inode number there.
