@@ -8,16 +8,16 @@ struct DiffEngine {
   typealias Entry = PackageDifference.Entry
 
   let options: PackageDifference.Options
-  private var reader = ContentReader()
+  var reader = ContentReader()
   private var order = 0
   /// Changes found so far, with their walk position.
-  private var found: [(order: Int, change: Change)] = []
-  private var pairs: [Pair] = []
-  private var added: [Candidate] = []
-  private var deleted: [Candidate] = []
+  var found: [(order: Int, change: Change)] = []
+  var pairs: [Pair] = []
+  var added: [Candidate] = []
+  var deleted: [Candidate] = []
 
   /// A file in both trees whose contents must be read.
-  private struct Pair {
+  struct Pair {
     var old: PackageNode
     var new: PackageNode
     var path: String
@@ -26,7 +26,7 @@ struct DiffEngine {
   }
 
   /// A file or link in one tree only: an addition or deletion, unless it pairs into a rename.
-  private struct Candidate {
+  struct Candidate {
     var node: PackageNode
     var path: String
     var order: Int
@@ -136,7 +136,7 @@ struct DiffEngine {
     }
   }
 
-  private func attributeDetails(_ old: PackageNode, _ new: PackageNode) -> Change.Details {
+  func attributeDetails(_ old: PackageNode, _ new: PackageNode) -> Change.Details {
     var details: Change.Details = []
     if old.kind != .symlink, old.permissions != new.permissions { details.insert(.permissions) }
     if options.comparesModificationTimes, old.modificationTime != new.modificationTime {
@@ -145,7 +145,7 @@ struct DiffEngine {
     return details
   }
 
-  private mutating func record(
+  mutating func record(
     _ position: Int, _ path: String, _ old: PackageNode, _ new: PackageNode, _ details: Change.Details,
     oldEntry: Entry? = nil, newEntry: Entry? = nil, patch: TextPatch? = nil, nested: PackageDifference? = nil
   ) {
@@ -153,169 +153,5 @@ struct DiffEngine {
     found.append((position, Change(
       kind: .modified, path: path, old: oldEntry ?? Entry(old), new: newEntry ?? Entry(new), details: details,
       patch: patch, nested: nested)))
-  }
-
-  // MARK: Phase 2: reading
-
-  /// Whether deleted and added files must be read: for patches, or to find renames.
-  private var candidatesNeedReading: Bool {
-    if options.includesTextPatches { return true }
-    return options.detectsRenames && added.contains { $0.node.kind == .file && $0.entry.size > 0 }
-      && deleted.contains { $0.node.kind == .file && $0.entry.size > 0 }
-  }
-
-  private enum Task {
-    case pair(Int)
-    case added(Int)
-    case deleted(Int)
-  }
-
-  /// Reads what phase 1 left pending, in walk order, so each tree's files are read in its order.
-  private mutating func readPending(parallel: Bool) throws {
-    if parallel, !options.includesTextPatches, options.expandingContainers == nil, pairs.count > 1 {
-      // Plain equality of files on disk: no order to keep, so compare on two workers.
-      let onDisk = pairs.filter { $0.old.isBackedByDisk && $0.new.isBackedByDisk }
-      let equal = try Self.equalContentsInParallel(onDisk.map { ($0.old, $0.new) })
-      for (index, pair) in onDisk.enumerated() {
-        var details = pair.details
-        if !equal[index] { details.insert(.contents) }
-        record(pair.order, pair.path, pair.old, pair.new, details)
-      }
-      pairs.removeAll { $0.old.isBackedByDisk && $0.new.isBackedByDisk }
-    }
-    var tasks: [(order: Int, task: Task)] = pairs.indices.map { (pairs[$0].order, .pair($0)) }
-    if candidatesNeedReading {
-      for (index, candidate) in added.enumerated() where candidate.node.kind == .file && candidate.entry.size > 0 {
-        tasks.append((candidate.order, .added(index)))
-      }
-      for (index, candidate) in deleted.enumerated() where candidate.node.kind == .file && candidate.entry.size > 0 {
-        tasks.append((candidate.order, .deleted(index)))
-      }
-      tasks.sort { $0.order < $1.order }
-    }
-    for (_, task) in tasks {
-      switch task {
-      case .pair(let index): try compare(pairs[index])
-      case .added(let index): added[index] = try read(added[index])
-      case .deleted(let index): deleted[index] = try read(deleted[index])
-      }
-    }
-  }
-
-  private mutating func compare(_ pair: Pair) throws {
-    var details = pair.details
-    var oldEntry = Entry(pair.old), newEntry = Entry(pair.new)
-    var patch: TextPatch?
-    if options.includesTextPatches {
-      if max(pair.old.size, pair.new.size) <= options.maximumTextSize {
-        let a = try reader.load(pair.old)
-        let b = try reader.load(pair.new)
-        if a != b {
-          details.insert(.contents)
-          oldEntry.isText = ContentReader.looksLikeText(a)
-          newEntry.isText = ContentReader.looksLikeText(b)
-          if oldEntry.isText == true, newEntry.isText == true {
-            patch = TextPatch(from: a, to: b, context: options.patchContext)
-          } else {
-            oldEntry.sha256 = ContentReader.sha256(of: a)
-            newEntry.sha256 = ContentReader.sha256(of: b)
-          }
-        }
-      } else {
-        oldEntry.sha256 = try ContentReader.sha256(of: pair.old)
-        newEntry.sha256 = try ContentReader.sha256(of: pair.new)
-        if oldEntry.sha256 != newEntry.sha256 { details.insert(.contents) }
-      }
-    } else if pair.old.size == pair.new.size, try !reader.equalContents(pair.old, pair.new) {
-      details.insert(.contents)
-    }
-    var nested: PackageDifference?
-    if details.contains(.contents), let expand = options.expandingContainers,
-      let oldTree = try expand(pair.old, pair.path), let newTree = try expand(pair.new, pair.path)
-    {
-      var inner = DiffEngine(options: options)
-      nested = try inner.run(old: oldTree, new: newTree)
-    }
-    record(pair.order, pair.path, pair.old, pair.new, details, oldEntry: oldEntry, newEntry: newEntry,
-           patch: patch, nested: nested)
-  }
-
-  private func read(_ candidate: Candidate) throws -> Candidate {
-    var candidate = candidate
-    if candidate.entry.size <= options.maximumTextSize {
-      let bytes = try reader.load(candidate.node)
-      candidate.entry.sha256 = ContentReader.sha256(of: bytes)
-      let isText = ContentReader.looksLikeText(bytes)
-      candidate.entry.isText = isText
-      if isText {
-        candidate.fingerprint = TextFingerprint(bytes)
-        if options.includesTextPatches { candidate.text = bytes }
-      }
-    } else {
-      candidate.entry.sha256 = try ContentReader.sha256(of: candidate.node)
-    }
-    return candidate
-  }
-
-  // MARK: Phase 3: renames
-
-  private mutating func pairRenames() throws {
-    guard options.detectsRenames, !added.isEmpty, !deleted.isEmpty else { return }
-    // Exact: same kind and same contents (SHA-256) or link destination.
-    func key(_ candidate: Candidate) -> String? {
-      switch candidate.node.kind {
-      case .file: candidate.entry.sha256.map { "f" + $0 }
-      case .symlink: "l" + candidate.node.symbolicLinkDestination
-      case .directory: nil
-      }
-    }
-    var deletedByKey: [String: [Int]] = [:]
-    for (index, candidate) in deleted.enumerated() {
-      if let key = key(candidate) { deletedByKey[key, default: []].append(index) }
-    }
-    for index in added.indices {
-      guard let key = key(added[index]), let choices = deletedByKey[key] else { continue }
-      let open = choices.filter { !deleted[$0].paired }
-      guard let first = open.first else { continue }
-      let name = Self.fileName(added[index].path)
-      let chosen = open.first { Self.fileName(deleted[$0].path) == name } ?? first
-      try pair(deleted: chosen, added: index, similarity: 100)
-    }
-    // Inexact: similar text files.
-    let olds = deleted.indices.filter { !deleted[$0].paired && deleted[$0].fingerprint != nil }
-    let news = added.indices.filter { !added[$0].paired && added[$0].fingerprint != nil }
-    guard !olds.isEmpty, !news.isEmpty, olds.count * news.count <= options.renamePairLimit else { return }
-    var scored: [(score: Int, added: Int, deleted: Int)] = []
-    for a in news {
-      for d in olds {
-        let score = min(99, deleted[d].fingerprint!.similarity(to: added[a].fingerprint!, threshold: options.renameThreshold))
-        if score >= options.renameThreshold { scored.append((score, a, d)) }
-      }
-    }
-    scored.sort { ($0.score, -$0.added, -$0.deleted) > ($1.score, -$1.added, -$1.deleted) }
-    for candidate in scored where !added[candidate.added].paired && !deleted[candidate.deleted].paired {
-      try pair(deleted: candidate.deleted, added: candidate.added, similarity: candidate.score)
-    }
-  }
-
-  private mutating func pair(deleted d: Int, added a: Int, similarity: Int) throws {
-    deleted[d].paired = true
-    added[a].paired = true
-    let old = deleted[d], new = added[a]
-    var details = attributeDetails(old.node, new.node)
-    var patch: TextPatch?
-    if similarity < 100 {
-      details.insert(.contents)
-      if let before = old.text, let after = new.text {
-        patch = TextPatch(from: before, to: after, context: options.patchContext)
-      }
-    }
-    found.append((new.order, Change(
-      kind: .renamed, path: new.path, oldPath: old.path, old: old.entry, new: new.entry, details: details,
-      similarity: similarity, patch: patch)))
-  }
-
-  private static func fileName(_ path: String) -> Substring {
-    path.split(separator: "/").last ?? Substring(path)
   }
 }

@@ -20,7 +20,9 @@ extension PackageDifference {
 
     /// Which parts of an entry differ between the old and the new tree.
     public struct Details: OptionSet, Hashable, Sendable {
+      /// The bits of the set.
       public let rawValue: UInt8
+      /// Creates a set from its bits.
       public init(rawValue: UInt8) { self.rawValue = rawValue }
       /// A file's bytes.
       public static let contents = Details(rawValue: 1 << 0)

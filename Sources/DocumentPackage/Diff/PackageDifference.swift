@@ -31,8 +31,12 @@ public struct PackageDifference: Hashable, Sendable {
   }
 }
 
+/// The changes as a collection: `for change in difference`, `difference.count`, `difference[0]`.
 extension PackageDifference: RandomAccessCollection {
+  /// The position of the first change: 0.
   public var startIndex: Int { changes.startIndex }
+  /// The position after the last change: the number of changes.
   public var endIndex: Int { changes.endIndex }
+  /// The change at `position`, in walk order.
   public subscript(position: Int) -> Change { changes[position] }
 }

@@ -40,7 +40,7 @@ struct DiffRenderer {
     return "R" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits
   }
 
-  private func paint(_ text: String, _ kind: Change.Kind) -> String {
+  func paint(_ text: String, _ kind: Change.Kind) -> String {
     guard color else { return text }
     let code = switch kind {
       case .added: "32"
@@ -133,95 +133,5 @@ struct DiffRenderer {
   /// Whether the change is about directories only (which have no contents to count or diff).
   static func isDirectoryOnly(_ change: Change) -> Bool {
     [change.old?.kind, change.new?.kind].allSatisfy { $0 == nil || $0 == .directory }
-  }
-
-  // MARK: --stat
-
-  func stat(_ difference: PackageDifference) -> String {
-    let items = Self.flatten(difference).filter { !Self.isDirectoryOnly($0.change) }
-    guard !items.isEmpty else { return "" }
-    let names = items.map { item in item.oldPath.map { "\($0) => \(item.path)" } ?? item.path }
-    let width = names.map(\.count).max() ?? 0
-    var insertions = 0, deletions = 0
-    var rows: [(String, String)] = []
-    for (item, name) in zip(items, names) {
-      let change = item.change
-      if let patch = change.patch {
-        insertions += patch.insertions
-        deletions += patch.deletions
-        let total = patch.insertions + patch.deletions
-        let scale = total > 50 ? 50.0 / Double(total) : 1
-        let plus = String(repeating: "+", count: Int((Double(patch.insertions) * scale).rounded(.up)))
-        let minus = String(repeating: "-", count: Int((Double(patch.deletions) * scale).rounded(.up)))
-        rows.append((name, "\(total) " + (color ? "\u{1B}[32m\(plus)\u{1B}[31m\(minus)\u{1B}[0m" : plus + minus)))
-      } else if change.old?.isText == false || change.new?.isText == false || change.details.contains(.contents)
-        || change.kind == .added || change.kind == .deleted
-      {
-        let old = change.old?.kind == .file ? change.old!.size : 0
-        let new = change.new?.kind == .file ? change.new!.size : 0
-        rows.append((name, "Bin \(old) -> \(new) bytes"))
-      } else {
-        rows.append((name, "0"))
-      }
-    }
-    var text = rows.map { " \($0.0.rightPadded(to: width)) | \($0.1)\n" }.joined()
-    text += " \(items.count) file\(items.count == 1 ? "" : "s") changed"
-    if insertions > 0 { text += ", \(insertions) insertion\(insertions == 1 ? "" : "s")(+)" }
-    if deletions > 0 { text += ", \(deletions) deletion\(deletions == 1 ? "" : "s")(-)" }
-    return text + "\n"
-  }
-
-  // MARK: -p
-
-  func patches(_ difference: PackageDifference) -> String {
-    var text = ""
-    for item in Self.flatten(difference) where !Self.isDirectoryOnly(item.change) {
-      let change = item.change
-      let oldName = item.oldPath ?? item.path
-      text += (color ? "\u{1B}[1m" : "") + "diff --docpkg a/\(oldName) b/\(item.path)" + (color ? "\u{1B}[0m" : "") + "\n"
-      switch change.kind {
-      case .added: text += "new \(change.new!.kind) mode \(change.new!.permissions.octal)\n"
-      case .deleted: text += "deleted \(change.old!.kind) mode \(change.old!.permissions.octal)\n"
-      case .typeChanged: text += "type \(change.old!.kind) → \(change.new!.kind)\n"
-      case .renamed:
-        text += "similarity index \(change.similarity ?? 100)%\nrename from \(oldName)\nrename to \(item.path)\n"
-      case .modified: break
-      }
-      if change.details.contains(.permissions), let old = change.old, let new = change.new {
-        text += "old mode \(old.permissions.octal)\nnew mode \(new.permissions.octal)\n"
-      }
-      if change.details.contains(.symbolicLinkDestination) || (change.kind != .modified && change.kind != .renamed) {
-        for (label, entry) in [("old", change.old), ("new", change.new)] {
-          if let target = entry?.symbolicLinkDestination { text += "\(label) link → \(target.escapingControlCharacters)\n" }
-        }
-      }
-      if change.details.contains(.modificationTime), let old = change.old, let new = change.new {
-        text += "mtime \(old.modificationTime?.description ?? "-") → \(new.modificationTime?.description ?? "-")\n"
-      }
-      if let patch = change.patch, !patch.hunks.isEmpty {
-        text += (change.old?.kind == .file && change.kind != .added ? "--- a/\(oldName)" : "--- /dev/null") + "\n"
-        text += (change.new?.kind == .file && change.kind != .deleted ? "+++ b/\(item.path)" : "+++ /dev/null") + "\n"
-        text += color ? colored(patch) : patch.unifiedText
-      } else if let old = change.old, let new = change.new, old.sha256 != nil || new.sha256 != nil,
-        change.details.contains(.contents)
-      {
-        text += "Binary files differ: size \(old.size.grouped) → \(new.size.grouped) bytes, "
-          + "sha256 \(old.sha256 ?? "?") → \(new.sha256 ?? "?")\n"
-      } else if let only = change.kind == .added ? change.new : change.kind == .deleted ? change.old : nil,
-        only.kind == .file, only.isText == false || only.sha256 != nil && change.patch == nil
-      {
-        text += "Binary file: size \(only.size.grouped) bytes, sha256 \(only.sha256 ?? "?")\n"
-      }
-    }
-    return text
-  }
-
-  private func colored(_ patch: TextPatch) -> String {
-    var text = ""
-    for line in patch.unifiedText.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-      let code = line.hasPrefix("@@") ? "36" : line.hasPrefix("+") ? "32" : line.hasPrefix("-") ? "31" : ""
-      text += code.isEmpty ? line + "\n" : "\u{1B}[\(code)m\(line)\u{1B}[0m\n"
-    }
-    return text
   }
 }

@@ -1,0 +1,62 @@
+/// Phase 3 of ``DiffEngine``: pairing deleted and added entries into renames.
+extension DiffEngine {
+  mutating func pairRenames() throws {
+    guard options.detectsRenames, !added.isEmpty, !deleted.isEmpty else { return }
+    // Exact: same kind and same contents (SHA-256) or link destination.
+    func key(_ candidate: Candidate) -> String? {
+      switch candidate.node.kind {
+      case .file: candidate.entry.sha256.map { "f" + $0 }
+      case .symlink: "l" + candidate.node.symbolicLinkDestination
+      case .directory: nil
+      }
+    }
+    var deletedByKey: [String: [Int]] = [:]
+    for (index, candidate) in deleted.enumerated() {
+      if let key = key(candidate) { deletedByKey[key, default: []].append(index) }
+    }
+    for index in added.indices {
+      guard let key = key(added[index]), let choices = deletedByKey[key] else { continue }
+      let open = choices.filter { !deleted[$0].paired }
+      guard let first = open.first else { continue }
+      let name = Self.fileName(added[index].path)
+      let chosen = open.first { Self.fileName(deleted[$0].path) == name } ?? first
+      try pair(deleted: chosen, added: index, similarity: 100)
+    }
+    // Inexact: similar text files.
+    let olds = deleted.indices.filter { !deleted[$0].paired && deleted[$0].fingerprint != nil }
+    let news = added.indices.filter { !added[$0].paired && added[$0].fingerprint != nil }
+    guard !olds.isEmpty, !news.isEmpty, olds.count * news.count <= options.renamePairLimit else { return }
+    var scored: [(score: Int, added: Int, deleted: Int)] = []
+    for a in news {
+      for d in olds {
+        let score = min(99, deleted[d].fingerprint!.similarity(to: added[a].fingerprint!, threshold: options.renameThreshold))
+        if score >= options.renameThreshold { scored.append((score, a, d)) }
+      }
+    }
+    scored.sort { ($0.score, -$0.added, -$0.deleted) > ($1.score, -$1.added, -$1.deleted) }
+    for candidate in scored where !added[candidate.added].paired && !deleted[candidate.deleted].paired {
+      try pair(deleted: candidate.deleted, added: candidate.added, similarity: candidate.score)
+    }
+  }
+
+  private mutating func pair(deleted d: Int, added a: Int, similarity: Int) throws {
+    deleted[d].paired = true
+    added[a].paired = true
+    let old = deleted[d], new = added[a]
+    var details = attributeDetails(old.node, new.node)
+    var patch: TextPatch?
+    if similarity < 100 {
+      details.insert(.contents)
+      if let before = old.text, let after = new.text {
+        patch = TextPatch(from: before, to: after, context: options.patchContext)
+      }
+    }
+    found.append((new.order, Change(
+      kind: .renamed, path: new.path, oldPath: old.path, old: old.entry, new: new.entry, details: details,
+      similarity: similarity, patch: patch)))
+  }
+
+  private static func fileName(_ path: String) -> Substring {
+    path.split(separator: "/").last ?? Substring(path)
+  }
+}
