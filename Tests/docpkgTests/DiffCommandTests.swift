@@ -159,6 +159,21 @@ struct DiffCommandTests {
     #expect(summary.hasSuffix("10 changes: 2 added, 1 deleted, 4 modified, 2 renamed, 1 type changed\n"))
   }
 
+  /// Colors only on a terminal: `script` gives the command a pseudo-terminal.
+  @Test func colorsOnATerminal() throws {
+    guard Shell.has("script") else { return }
+    let temp = try TemporaryDirectory()
+    try temp.write("a/x.txt", "1\n")
+    try temp.write("b/x.txt", "22\n")
+    try temp.write("b/new.txt", "n\n")
+    let command = "'\(Shell.docpkgPath)' diff '\(temp.appending("a"))' '\(temp.appending("b"))'"
+    let onTerminal = try Shell.run("script", ["-qec", command, "/dev/null"], check: false).standardOutput
+    #expect(onTerminal.contains("\u{1B}[32mA"))
+    #expect(onTerminal.contains("\u{1B}[33mM"))
+    let piped = try Shell.docpkg(["diff", temp.appending("a"), temp.appending("b")]).standardOutput
+    #expect(!piped.contains("\u{1B}") && piped.hasPrefix("A    new.txt"))
+  }
+
   @Test func timesAreComparedOnlyWithTheFlag() throws {
     let temp = try TemporaryDirectory()
     try temp.write("a/x.txt", "same\n")
