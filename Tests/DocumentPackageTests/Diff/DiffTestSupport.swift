@@ -34,8 +34,12 @@ final class LoggingSource: FileContentSource {
   let name: String
   let log: ReadLog
 
-  init(_ text: String, name: String, log: ReadLog) {
-    data = Data(text.utf8)
+  convenience init(_ text: String, name: String, log: ReadLog) {
+    self.init(data: Data(text.utf8), name: name, log: log)
+  }
+
+  init(data: Data, name: String, log: ReadLog) {
+    self.data = data
     self.name = name
     self.log = log
   }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import DocumentPackage
 
 @Suite("PackageDifference: what is read, and containers")
@@ -36,6 +37,34 @@ struct DifferenceReadingTests {
     let new = try Self.tree(["keep.txt": "kk", "added.txt": "a", "more/added.txt": "b"], side: "new", log: log)
     #expect(DiffTrees.lines(try new.difference(from: old)) == ["A added.txt", "M keep.txt", "A more", "A more/added.txt"])
     #expect(log.names.isEmpty)
+  }
+
+  /// A package on disk against the same files served by content sources (as an archive read in
+  /// place serves them): equal, and the sources are read once each, in walk order.
+  @Test func diskPackageAgainstSourceBackedCopy() throws {
+    let temp = try TemporaryDirectory()
+    let package = try PackageNode(contentsOf: .init(try Fixtures.copy("Notes.mydoc", into: temp)))
+    let log = ReadLog()
+    let copy = try PackageNode(directoryWithChildren: [:])
+    var paths: [String] = []
+    try package.walk { node, path, _ in
+      switch node.kind {
+      case .directory: if !path.isEmpty { try copy.makeDirectory(at: path).permissions = node.permissions }
+      case .file:
+        let source = LoggingSource(data: try node.contents(), name: path, log: log)
+        try copy.setNode(PackageNode(regularFileWithSource: source), at: path)
+        try copy.node(at: path).permissions = node.permissions
+        paths.append(path)
+      case .symlink: try copy.setNode(PackageNode(symbolicLinkWithDestination: node.symbolicLinkDestination), at: path)
+      }
+      return true
+    }
+    try #require(paths.count == 4)
+    #expect(try copy.difference(from: package).isEmpty)
+    #expect(log.names == paths)  // same-size pairs: each source read once, in walk order
+
+    try copy.setNode(PackageNode(regularFileWithSource: LoggingSource("{}", name: "new", log: log)), at: "Index.json")
+    #expect(DiffTrees.lines(try copy.difference(from: package)) == ["M Index.json"])
   }
 
   @Test func containersAreComparedInsideThroughTheHook() throws {
