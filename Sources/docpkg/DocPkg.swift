@@ -36,6 +36,8 @@ struct DocPkg: ParsableCommand {
     } catch {
       StandardOutput.shared.flush()
       if let cleanExit = error as? CleanExit { Self.exit(withError: cleanExit) }
+      // `docpkg SUBCOMMAND --help` parses into a help command whose run() throws a help request.
+      if exitCode(for: error) == .success { Self.exit(withError: error) }
       reportFailure(error)
       Glibc.exit((command as? any FailureStatus).map { type(of: $0).failureStatus } ?? 1)
     }

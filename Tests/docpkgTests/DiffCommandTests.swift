@@ -44,6 +44,8 @@ struct DiffCommandTests {
     #expect(missing.status == 2)
     #expect(missing.standardError.hasPrefix("docpkg: error: ") && missing.standardError.contains("nope.pkg"))
     #expect(try Shell.docpkg(["diff", "--json", "--stat", old, new]).status > 1)
+    let help = try Shell.docpkg(["diff", "--help"])
+    #expect(help.status == 0 && help.standardOutput.contains("\"identical\": BOOL"))
   }
 
   @Test func nameStatusListsEveryChange() throws {

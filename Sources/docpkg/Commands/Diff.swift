@@ -40,12 +40,18 @@ struct Diff: ParsableCommand, FailureStatus {
       Entries inside a container opened by --recursive are shown as CONTAINER!/PATH.
 
       Output: by default one line per change with sizes (colored on a terminal); --name-status as \
-      `git diff --name-status -M`; --stat as `git diff --stat`; --json one object: \
-      {"version":1,"identical":BOOL,"counts":{"added","deleted","modified","renamed","typeChanged"},\
-      "changes":[{"status","path","oldPath"?,"similarity"?,"details"?:["contents","mode","target","mtime"],\
-      "old"?:ENTRY,"new"?:ENTRY,"patch"?,"nested"?:{"changes":[...]}}]} with \
-      ENTRY {"kind","size","mode","mtime"?,"target"?,"sha256"?}. \
-      -p adds unified diffs of text files (binary files: size and SHA-256, old → new).
+      `git diff --name-status -M`; --stat as `git diff --stat`; -p adds unified diffs of text files \
+      (binary files: size and SHA-256, old → new); --json prints one object, schema version 1 \
+      (keys may be added in later versions, never renamed or removed; "?" marks optional keys):
+
+        {"version": 1, "identical": BOOL,
+         "counts": {"added", "deleted", "modified", "renamed", "typeChanged"},
+         "changes": [{"status": "A"|"D"|"M"|"R"|"T", "path", "oldPath"?,
+                      "similarity"?, "details"?: ["contents"|"mode"|"target"|"mtime"],
+                      "old"?: ENTRY, "new"?: ENTRY, "patch"? (with -p),
+                      "nested"?: {"changes": [...]} (with --recursive)}]}
+        ENTRY = {"kind": "file"|"directory"|"symlink", "size", "mode": "0644",
+                 "mtime"?: "SECONDS.NANOSECONDS", "target"?, "sha256"?}
       """
   )
 
