@@ -46,10 +46,11 @@ struct Diff: ParsableCommand, FailureStatus {
 
         {"version": 1, "identical": BOOL,
          "counts": {"added", "deleted", "modified", "renamed", "typeChanged"},
-         "changes": [{"status": "A"|"D"|"M"|"R"|"T", "path", "oldPath"?,
-                      "similarity"?, "details"?: ["contents"|"mode"|"target"|"mtime"],
-                      "old"?: ENTRY, "new"?: ENTRY, "patch"? (with -p),
-                      "nested"?: {"changes": [...]} (with --recursive)}]}
+         "changes": [{"status": "A"|"D"|"M"|"R"|"T", "path",
+           "oldPath"?, "similarity"?,
+           "details"?: ["contents"|"mode"|"target"|"mtime"],
+           "old"?: ENTRY, "new"?: ENTRY, "patch"? (with -p),
+           "nested"?: {"changes": [...]} (with --recursive)}]}
         ENTRY = {"kind": "file"|"directory"|"symlink", "size", "mode": "0644",
                  "mtime"?: "SECONDS.NANOSECONDS", "target"?, "sha256"?}
       """
