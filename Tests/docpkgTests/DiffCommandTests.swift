@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("docpkg diff")
 struct DiffCommandTests {
@@ -24,7 +24,8 @@ struct DiffCommandTests {
     try temp.write("new.pkg/Data/photo.bin", Data([0, 1, 2, 9, 4]))
     try FileManager.default.moveItem(atPath: new + "/Data/moved.txt", toPath: new + "/moved.txt")
     try FileManager.default.removeItem(atPath: new + "/Chapter 1.txt")
-    try temp.write("new.pkg/Chapters/One.txt", poem.uppercased().replacingOccurrences(of: "LINE 4:", with: "Line four:"))
+    try temp.write(
+      "new.pkg/Chapters/One.txt", poem.uppercased().replacingOccurrences(of: "LINE 4:", with: "Line four:"))
     try temp.write("new.pkg/Added.txt", "brand new\n")
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: new + "/run.sh")
     try FileManager.default.removeItem(atPath: new + "/latest")
@@ -88,15 +89,18 @@ struct DiffCommandTests {
     try temp.symlink("new/link", to: "edit.txt")
     try temp.write("new/edit.txt", Self.poem + "one more line\n")
     try FileManager.default.removeItem(atPath: temp.appending("new/gone.txt"))
-    try FileManager.default.moveItem(atPath: temp.appending("new/dir/exact.txt"), toPath: temp.appending("new/exact.txt"))
+    try FileManager.default.moveItem(
+      atPath: temp.appending("new/dir/exact.txt"), toPath: temp.appending("new/exact.txt"))
     try FileManager.default.removeItem(atPath: temp.appending("new/dir/similar.txt"))
-    try temp.write("new/other/similar.txt", Self.poem.uppercased().replacingOccurrences(of: "LINE 9:", with: "line nine:"))
+    try temp.write(
+      "new/other/similar.txt", Self.poem.uppercased().replacingOccurrences(of: "LINE 9:", with: "line nine:"))
     try temp.write("new/added.txt", "a new file\n")
     try temp.write("new/binary.bin", Data((0..<200).map { UInt8($0 % 5) }))
 
     let ours = try Shell.docpkg(["diff", "--name-status", temp.appending("old"), temp.appending("new")])
     #expect(ours.status == 1, "\(ours.standardError)")
-    let git = try Shell.run("git", ["diff", "--no-index", "--name-status", "-M", "old", "new"], directory: temp.path, check: false)
+    let git = try Shell.run(
+      "git", ["diff", "--no-index", "--name-status", "-M", "old", "new"], directory: temp.path, check: false)
     #expect(git.status == 1, "\(git.standardError)")
     let gitLines = git.standardOutput.split(separator: "\n").map { line in
       line.split(separator: "\t").map { field in
@@ -144,15 +148,22 @@ struct DiffCommandTests {
     let result = try Shell.docpkg(["diff", "-p", old, new])
     #expect(result.status == 1)
     let text = result.standardOutput
-    #expect(text.contains("Binary files differ: size 5 → 5 bytes, sha256 08bb5e5d6eaac1049ede0893d30ed022b1a4d9b5b48db414871f51c9cb35283d → "))
+    #expect(
+      text.contains(
+        "Binary files differ: size 5 → 5 bytes, sha256 08bb5e5d6eaac1049ede0893d30ed022b1a4d9b5b48db414871f51c9cb35283d → "
+      ))
     #expect(text.contains("rename from Data/moved.txt\nrename to moved.txt\n"))
     #expect(text.contains("old mode 0644\nnew mode 0755\n"))
     #expect(!text.contains("\u{1B}["))  // no colors when not on a terminal
     // Apply to a copy of the old text files: the edited text files must come out as in new.
     try Shell.run("/bin/cp", ["-a", old, temp.appending("patched")])
-    try Shell.run("patch", ["-p1", "-s", "-i", try temp.write("changes.patch", text)], directory: temp.appending("patched"), check: false)
+    try Shell.run(
+      "patch", ["-p1", "-s", "-i", try temp.write("changes.patch", text)], directory: temp.appending("patched"),
+      check: false)
     for file in ["Index.json", "Added.txt"] {
-      #expect(FileManager.default.contents(atPath: temp.appending("patched/\(file)")) == FileManager.default.contents(atPath: new + "/" + file))
+      #expect(
+        FileManager.default.contents(atPath: temp.appending("patched/\(file)"))
+          == FileManager.default.contents(atPath: new + "/" + file))
     }
   }
 
@@ -189,7 +200,8 @@ struct DiffCommandTests {
     let temp = try TemporaryDirectory()
     try temp.write("a/x.txt", "same\n")
     try temp.write("b/x.txt", "same\n")
-    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: temp.appending("a/x.txt"))
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: temp.appending("a/x.txt"))
     #expect(try Shell.docpkg(["diff", temp.appending("a"), temp.appending("b")]).status == 0)
     let timed = try Shell.docpkg(["diff", "--times", "--name-status", temp.appending("a"), temp.appending("b")])
     #expect(timed.status == 1 && timed.standardOutput.contains("M\tx.txt"))
@@ -206,7 +218,9 @@ struct DiffCommandTests {
     try FileManager.default.linkItem(atPath: temp.appending("a/linked.bin"), toPath: temp.appending("b/linked.bin"))
     try temp.write("b/grown.txt", "much longer now\n")
     try temp.write("b/same-size.txt", "12345\n")
-    let trace = try Shell.run("strace", ["-f", "-e", "trace=open,openat", Shell.docpkgPath, "diff", temp.appending("a"), temp.appending("b")], check: false)
+    let trace = try Shell.run(
+      "strace", ["-f", "-e", "trace=open,openat", Shell.docpkgPath, "diff", temp.appending("a"), temp.appending("b")],
+      check: false)
     #expect(trace.status == 1)
     let opened = trace.standardError
     #expect(opened.contains("same-size.txt"))

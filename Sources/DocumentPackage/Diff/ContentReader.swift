@@ -100,18 +100,22 @@ struct ContentReader {
       let countA = try fill(bufferA, from: a, path: pathA)
       let countB = try fill(bufferB, from: b, path: pathB)
       guard countA == countB,
-        Syscalls.bytesEqual(UnsafeRawBufferPointer(rebasing: bufferA[..<countA]), UnsafeRawBufferPointer(rebasing: bufferB[..<countB]))
+        Syscalls.bytesEqual(
+          UnsafeRawBufferPointer(rebasing: bufferA[..<countA]), UnsafeRawBufferPointer(rebasing: bufferB[..<countB]))
       else { return false }
       if countA < chunkSize { return true }
     }
   }
 
   /// Reads until `buffer` is full or the file ends; returns how many bytes were read.
-  private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from fd: FileDescriptor, path: String) throws -> Int {
+  private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from fd: FileDescriptor, path: String) throws -> Int
+  {
     var filled = 0
     while filled < buffer.count {
       let count: Int
-      do { count = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) } catch let error as Errno {
+      do { count = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) } catch let error
+        as Errno
+      {
         throw PackageError(.io, "cannot read", path: path, errno: error)
       }
       if count == 0 { break }

@@ -15,7 +15,10 @@ extension DiffEngine {
   static func listInParallel(_ old: PackageNode, _ new: PackageNode) throws {
     let trees = SharedSlots<PackageNode>([old, new])
     let errors = SharedSlots<(any Error)?>([nil, nil])
-    defer { trees.free(); errors.free() }
+    defer {
+      trees.free()
+      errors.free()
+    }
     DispatchQueue.concurrentPerform(iterations: 2) { side in
       do { try listEverything(trees[side]) } catch { errors[side] = error }
     }
@@ -35,7 +38,11 @@ extension DiffEngine {
     let input = SharedSlots(pairs)
     let results = SharedSlots([Bool](repeating: false, count: pairs.count))
     let errors = SharedSlots<(index: Int, error: any Error)?>([nil, nil])
-    defer { input.free(); results.free(); errors.free() }
+    defer {
+      input.free()
+      results.free()
+      errors.free()
+    }
     let batch = 64
     let count = pairs.count
     DispatchQueue.concurrentPerform(iterations: 2) { worker in

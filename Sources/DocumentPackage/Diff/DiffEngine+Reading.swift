@@ -79,8 +79,9 @@ extension DiffEngine {
       var inner = DiffEngine(options: options)
       nested = try inner.run(old: oldTree, new: newTree)
     }
-    record(pair.order, pair.path, pair.old, pair.new, details, oldEntry: oldEntry, newEntry: newEntry,
-           patch: patch, nested: nested)
+    record(
+      pair.order, pair.path, pair.old, pair.new, details, oldEntry: oldEntry, newEntry: newEntry,
+      patch: patch, nested: nested)
   }
 
   private func read(_ candidate: Candidate) throws -> Candidate {

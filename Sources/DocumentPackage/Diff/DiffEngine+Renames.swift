@@ -29,7 +29,8 @@ extension DiffEngine {
     var scored: [(score: Int, added: Int, deleted: Int)] = []
     for a in news {
       for d in olds {
-        let score = min(99, deleted[d].fingerprint!.similarity(to: added[a].fingerprint!, threshold: options.renameThreshold))
+        let score = min(
+          99, deleted[d].fingerprint!.similarity(to: added[a].fingerprint!, threshold: options.renameThreshold))
         if score >= options.renameThreshold { scored.append((score, a, d)) }
       }
     }
@@ -51,9 +52,13 @@ extension DiffEngine {
         patch = TextPatch(from: before, to: after, context: options.patchContext)
       }
     }
-    found.append((new.order, Change(
-      kind: .renamed, path: new.path, oldPath: old.path, old: old.entry, new: new.entry, details: details,
-      similarity: similarity, patch: patch)))
+    found.append(
+      (
+        new.order,
+        Change(
+          kind: .renamed, path: new.path, oldPath: old.path, old: old.entry, new: new.entry, details: details,
+          similarity: similarity, patch: patch)
+      ))
   }
 
   private static func fileName(_ path: String) -> Substring {

@@ -53,11 +53,13 @@ struct DiffEngine {
     try pairRenames()
     for candidate in added where !candidate.paired {
       let patch = candidate.text.map { TextPatch(from: [], to: $0, context: options.patchContext) }
-      found.append((candidate.order, Change(kind: .added, path: candidate.path, old: nil, new: candidate.entry, patch: patch)))
+      found.append(
+        (candidate.order, Change(kind: .added, path: candidate.path, old: nil, new: candidate.entry, patch: patch)))
     }
     for candidate in deleted where !candidate.paired {
       let patch = candidate.text.map { TextPatch(from: $0, to: [], context: options.patchContext) }
-      found.append((candidate.order, Change(kind: .deleted, path: candidate.path, old: candidate.entry, new: nil, patch: patch)))
+      found.append(
+        (candidate.order, Change(kind: .deleted, path: candidate.path, old: candidate.entry, new: nil, patch: patch)))
     }
     found.sort { $0.order < $1.order }
     return PackageDifference(changes: found.map(\.change))
@@ -150,8 +152,12 @@ struct DiffEngine {
     oldEntry: Entry? = nil, newEntry: Entry? = nil, patch: TextPatch? = nil, nested: PackageDifference? = nil
   ) {
     guard !details.isEmpty else { return }
-    found.append((position, Change(
-      kind: .modified, path: path, old: oldEntry ?? Entry(old), new: newEntry ?? Entry(new), details: details,
-      patch: patch, nested: nested)))
+    found.append(
+      (
+        position,
+        Change(
+          kind: .modified, path: path, old: oldEntry ?? Entry(old), new: newEntry ?? Entry(new), details: details,
+          patch: patch, nested: nested)
+      ))
   }
 }

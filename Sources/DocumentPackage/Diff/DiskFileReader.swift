@@ -38,7 +38,8 @@ final class DiskFileReader {
     let room = UnsafeMutableRawBufferPointer(rebasing: buffer[..<(expected + 1)])
     var filled = 0
     while true {
-      guard let count = try? Syscalls.readBytes(fd, into: UnsafeMutableRawBufferPointer(rebasing: room[filled...])) else {
+      guard let count = try? Syscalls.readBytes(fd, into: UnsafeMutableRawBufferPointer(rebasing: room[filled...]))
+      else {
         return nil
       }
       if count == 0 { break }

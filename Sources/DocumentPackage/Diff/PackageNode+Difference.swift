@@ -36,7 +36,9 @@ extension PackageNode {
   ///   compare the fingerprints of *d* deleted and *a* added text files of at most *p* distinct
   ///   pieces (skipped past ``PackageDifference/Options/renamePairLimit`` pairs). Patches add
   ///   O((*l* + *l*′) · *e*) per changed text file of *l* and *l*′ lines with *e* differing lines.
-  public func difference(from old: PackageNode, options: PackageDifference.Options = .init()) throws -> PackageDifference {
+  public func difference(from old: PackageNode, options: PackageDifference.Options = .init()) throws
+    -> PackageDifference
+  {
     var engine = DiffEngine(options: options)
     return try engine.run(old: old, new: self)
   }

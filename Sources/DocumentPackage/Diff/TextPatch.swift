@@ -102,10 +102,11 @@ extension TextPatch {
     let a = oldLines.map { intern(old[$0]) }
     let b = newLines.map { intern(new[$0]) }
     let script = LineDifference.editScript(from: a, to: b)
-    self.init(hunks: HunkBuilder.hunks(
-      script: script, context: max(0, context),
-      oldLine: { String(decoding: old[oldLines[$0]], as: UTF8.self) },
-      newLine: { String(decoding: new[newLines[$0]], as: UTF8.self) }))
+    self.init(
+      hunks: HunkBuilder.hunks(
+        script: script, context: max(0, context),
+        oldLine: { String(decoding: old[oldLines[$0]], as: UTF8.self) },
+        newLine: { String(decoding: new[newLines[$0]], as: UTF8.self) }))
   }
 }
 

@@ -9,7 +9,8 @@ enum ContainerExpander {
   /// is refused rather than silently comparing containers as plain files.
   /// - Throws: ``PackageError`` with code `unsupported` while no archive reader is available.
   static func hook(for package: String) throws -> (PackageNode, String) throws -> PackageNode? {
-    throw PackageError(.unsupported, "cannot look inside the zip files of", path: package,
-                       context: "(--recursive needs the archive reader, which this build does not have yet)")
+    throw PackageError(
+      .unsupported, "cannot look inside the zip files of", path: package,
+      context: "(--recursive needs the archive reader, which this build does not have yet)")
   }
 }

@@ -25,8 +25,11 @@ enum DiffJSON {
   }
 
   static func changes(_ difference: PackageDifference, patches: Bool) -> String {
-    "[" + difference.map { change(
-      $0, patches: patches) }.joined(separator: ",\n") + "]"
+    "["
+      + difference.map {
+        change(
+          $0, patches: patches)
+      }.joined(separator: ",\n") + "]"
   }
 
   static func change(_ change: Change, patches: Bool) -> String {
@@ -44,12 +47,16 @@ enum DiffJSON {
     if let old = change.old { fields.append("\"old\":" + entry(old)) }
     if let new = change.new { fields.append("\"new\":" + entry(new)) }
     if patches, let patch = change.patch { fields.append("\"patch\":" + patch.unifiedText.jsonQuoted) }
-    if let nested = change.nested { fields.append("\"nested\":{\"changes\":" + changes(nested, patches: patches) + "}") }
+    if let nested = change.nested {
+      fields.append("\"nested\":{\"changes\":" + changes(nested, patches: patches) + "}")
+    }
     return "{" + fields.joined(separator: ",") + "}"
   }
 
   static func entry(_ entry: PackageDifference.Entry) -> String {
-    var fields = ["\"kind\":\"\(entry.kind.rawValue)\"", "\"size\":\(entry.size)", "\"mode\":\"\(entry.permissions.octal)\""]
+    var fields = [
+      "\"kind\":\"\(entry.kind.rawValue)\"", "\"size\":\(entry.size)", "\"mode\":\"\(entry.permissions.octal)\"",
+    ]
     if let time = entry.modificationTime { fields.append("\"mtime\":\"\(time)\"") }
     if let target = entry.symbolicLinkDestination { fields.append("\"target\":\(target.jsonQuoted)") }
     if let sha256 = entry.sha256 { fields.append("\"sha256\":\"\(sha256)\"") }

@@ -7,7 +7,8 @@ extension DiffRenderer {
     for item in Self.flatten(difference) where !Self.isDirectoryOnly(item.change) {
       let change = item.change
       let oldName = item.oldPath ?? item.path
-      text += (color ? "\u{1B}[1m" : "") + "diff --docpkg a/\(oldName) b/\(item.path)" + (color ? "\u{1B}[0m" : "") + "\n"
+      text +=
+        (color ? "\u{1B}[1m" : "") + "diff --docpkg a/\(oldName) b/\(item.path)" + (color ? "\u{1B}[0m" : "") + "\n"
       switch change.kind {
       case .added: text += "new \(change.new!.kind) mode \(change.new!.permissions.octal)\n"
       case .deleted: text += "deleted \(change.old!.kind) mode \(change.old!.permissions.octal)\n"
@@ -21,7 +22,9 @@ extension DiffRenderer {
       }
       if change.details.contains(.symbolicLinkDestination) || (change.kind != .modified && change.kind != .renamed) {
         for (label, entry) in [("old", change.old), ("new", change.new)] {
-          if let target = entry?.symbolicLinkDestination { text += "\(label) link → \(target.escapingControlCharacters)\n" }
+          if let target = entry?.symbolicLinkDestination {
+            text += "\(label) link → \(target.escapingControlCharacters)\n"
+          }
         }
       }
       if change.details.contains(.modificationTime), let old = change.old, let new = change.new {
@@ -34,7 +37,8 @@ extension DiffRenderer {
       } else if let old = change.old, let new = change.new, old.sha256 != nil || new.sha256 != nil,
         change.details.contains(.contents)
       {
-        text += "Binary files differ: size \(old.size.grouped) → \(new.size.grouped) bytes, "
+        text +=
+          "Binary files differ: size \(old.size.grouped) → \(new.size.grouped) bytes, "
           + "sha256 \(old.sha256 ?? "?") → \(new.sha256 ?? "?")\n"
       } else if let only = change.kind == .added ? change.new : change.kind == .deleted ? change.old : nil,
         only.kind == .file, only.isText == false || only.sha256 != nil && change.patch == nil

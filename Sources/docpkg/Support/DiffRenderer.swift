@@ -18,8 +18,10 @@ struct DiffRenderer {
   static func flatten(_ difference: PackageDifference, prefix: String = "") -> [Shown] {
     var shown: [Shown] = []
     for change in difference {
-      shown.append(Shown(change: change, path: prefix + display(change.path, change.new ?? change.old),
-                         oldPath: change.oldPath.map { prefix + display($0, change.old) }))
+      shown.append(
+        Shown(
+          change: change, path: prefix + display(change.path, change.new ?? change.old),
+          oldPath: change.oldPath.map { prefix + display($0, change.old) }))
       if let nested = change.nested {
         shown += flatten(nested, prefix: prefix + change.path + "!/")
       }
@@ -42,13 +44,14 @@ struct DiffRenderer {
 
   func paint(_ text: String, _ kind: Change.Kind) -> String {
     guard color else { return text }
-    let code = switch kind {
+    let code =
+      switch kind {
       case .added: "32"
       case .deleted: "31"
       case .modified: "33"
       case .renamed: "36"
       case .typeChanged: "35"
-    }
+      }
     return "\u{1B}[\(code)m\(text)\u{1B}[0m"
   }
 
@@ -73,7 +76,8 @@ struct DiffRenderer {
     var text = ""
     for item in items {
       let name = (item.oldPath.map { $0 + " → " } ?? "") + item.path
-      text += paint(Self.status(item.change).rightPadded(to: 4), item.change.kind) + " "
+      text +=
+        paint(Self.status(item.change).rightPadded(to: 4), item.change.kind) + " "
         + name.rightPadded(to: width) + "  " + Self.describe(item.change) + "\n"
     }
     var counts = difference.counts
@@ -116,11 +120,16 @@ struct DiffRenderer {
       var parts: [String] = []
       if change.kind == .renamed, let similarity = change.similarity { parts.append("\(similarity)% similar") }
       if change.details.contains(.contents) || (change.kind == .renamed && old.kind == .file) {
-        parts.append(old.size == new.size ? "\(new.size.grouped) bytes" : "\(old.size.grouped) → \(new.size.grouped) bytes")
+        parts.append(
+          old.size == new.size ? "\(new.size.grouped) bytes" : "\(old.size.grouped) → \(new.size.grouped) bytes")
       }
-      if change.details.contains(.permissions) { parts.append("mode \(old.permissions.octal) → \(new.permissions.octal)") }
+      if change.details.contains(.permissions) {
+        parts.append("mode \(old.permissions.octal) → \(new.permissions.octal)")
+      }
       if change.details.contains(.symbolicLinkDestination) {
-        parts.append("link \((old.symbolicLinkDestination ?? "").escapingControlCharacters) → \((new.symbolicLinkDestination ?? "").escapingControlCharacters)")
+        parts.append(
+          "link \((old.symbolicLinkDestination ?? "").escapingControlCharacters) → \((new.symbolicLinkDestination ?? "").escapingControlCharacters)"
+        )
       }
       if change.details.contains(.modificationTime) {
         parts.append("mtime \(old.modificationTime?.description ?? "-") → \(new.modificationTime?.description ?? "-")")

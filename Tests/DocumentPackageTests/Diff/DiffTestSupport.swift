@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import DocumentPackage
 
 /// Builds in-memory trees and summarizes differences for the diff tests.

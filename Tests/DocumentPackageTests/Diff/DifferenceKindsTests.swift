@@ -1,7 +1,8 @@
 import Foundation
 import SystemPackage
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 @Suite("PackageDifference: change kinds")
@@ -27,7 +28,9 @@ struct DifferenceKindsTests {
 
   @Test func modeLinkAndTypeChanges() throws {
     let old = try DiffTrees.make(["run.sh": "#!/bin/sh\n", "link": "->a", "f2d": "file", "d2l/x": "x", "l2f": "->x"])
-    let new = try DiffTrees.make(["run.sh": "#!/bin/sh\n", "link": "->b", "f2d/inner": "i", "d2l": "->x", "l2f": "file"])
+    let new = try DiffTrees.make([
+      "run.sh": "#!/bin/sh\n", "link": "->b", "f2d/inner": "i", "d2l": "->x", "l2f": "file",
+    ])
     try new.node(at: "run.sh").permissions = FilePermissions(rawValue: 0o755)
     let difference = try new.difference(from: old)
     #expect(DiffTrees.lines(difference) == ["T d2l", "D d2l/x", "T f2d", "A f2d/inner", "T l2f", "M link", "M run.sh"])
@@ -57,7 +60,8 @@ struct DifferenceKindsTests {
     let old = try PackageNode(contentsOf: FilePath(package))
     var times = PackageDifference.Options()
     times.comparesModificationTimes = true  // cp -a keeps times
-    #expect(try PackageNode(contentsOf: FilePath(temp.appending("copy.mydoc"))).difference(from: old, options: times).isEmpty)
+    #expect(
+      try PackageNode(contentsOf: FilePath(temp.appending("copy.mydoc"))).difference(from: old, options: times).isEmpty)
 
     let text = try String(contentsOfFile: temp.appending("copy.mydoc/Text.txt"), encoding: .utf8)
     let flipped = String(text.dropLast()) + (text.last == "X" ? "Y" : "X")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 @Suite("PackageDifference: what is read, and containers")
@@ -9,33 +10,38 @@ struct DifferenceReadingTests {
   static func tree(_ files: [String: String], side: String, log: ReadLog) throws -> PackageNode {
     let root = try PackageNode(directoryWithChildren: [:])
     for (path, text) in files {
-      try root.setNode(PackageNode(regularFileWithSource: LoggingSource(text, name: "\(side):\(path)", log: log)), at: path)
+      try root.setNode(
+        PackageNode(regularFileWithSource: LoggingSource(text, name: "\(side):\(path)", log: log)), at: path)
     }
     return root
   }
 
   @Test func readsOnlyWhatItMustInWalkOrderAndOnce() throws {
     let log = ReadLog()
-    let old = try Self.tree([
-      "b/same.txt": "equal", "a.txt": "short", "c.txt": "12345", "gone.txt": "moved away", "z.txt": "zz",
-    ], side: "old", log: log)
-    let new = try Self.tree([
-      "b/same.txt": "equal", "a.txt": "much longer", "c.txt": "54321", "d/moved.txt": "moved away", "z.txt": "zz",
-    ], side: "new", log: log)
+    let old = try Self.tree(
+      [
+        "b/same.txt": "equal", "a.txt": "short", "c.txt": "12345", "gone.txt": "moved away", "z.txt": "zz",
+      ], side: "old", log: log)
+    let new = try Self.tree(
+      [
+        "b/same.txt": "equal", "a.txt": "much longer", "c.txt": "54321", "d/moved.txt": "moved away", "z.txt": "zz",
+      ], side: "new", log: log)
     let difference = try new.difference(from: old)
     #expect(DiffTrees.lines(difference) == ["M a.txt", "M c.txt", "A d", "R100 gone.txt d/moved.txt"])
     // a.txt differs in size: not read. Same-size pairs and rename candidates: read once, in walk order.
-    #expect(log.names == [
-      "old:b/same.txt", "new:b/same.txt", "old:c.txt", "new:c.txt", "new:d/moved.txt", "old:gone.txt",
-      "old:z.txt", "new:z.txt",
-    ])
+    #expect(
+      log.names == [
+        "old:b/same.txt", "new:b/same.txt", "old:c.txt", "new:c.txt", "new:d/moved.txt", "old:gone.txt",
+        "old:z.txt", "new:z.txt",
+      ])
   }
 
   @Test func nothingIsReadForRenamesWithoutBothSides() throws {
     let log = ReadLog()
     let old = try Self.tree(["keep.txt": "k"], side: "old", log: log)
     let new = try Self.tree(["keep.txt": "kk", "added.txt": "a", "more/added.txt": "b"], side: "new", log: log)
-    #expect(DiffTrees.lines(try new.difference(from: old)) == ["A added.txt", "M keep.txt", "A more", "A more/added.txt"])
+    #expect(
+      DiffTrees.lines(try new.difference(from: old)) == ["A added.txt", "M keep.txt", "A more", "A more/added.txt"])
     #expect(log.names.isEmpty)
   }
 

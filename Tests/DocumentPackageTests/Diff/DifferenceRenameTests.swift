@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocumentPackage
 
 @Suite("PackageDifference: renames")
@@ -10,9 +11,10 @@ struct DifferenceRenameTests {
     let old = try DiffTrees.make(["a/notes.txt": "same bytes", "a/copy.txt": "same bytes", "link": "->t"])
     let new = try DiffTrees.make(["b/notes.txt": "same bytes", "moved-link": "->t"])
     let difference = try new.difference(from: old)
-    #expect(DiffTrees.lines(difference) == [
-      "D a", "D a/copy.txt", "A b", "R100 a/notes.txt b/notes.txt", "R100 link moved-link",
-    ])
+    #expect(
+      DiffTrees.lines(difference) == [
+        "D a", "D a/copy.txt", "A b", "R100 a/notes.txt b/notes.txt", "R100 link moved-link",
+      ])
     let rename = difference.first { $0.kind == .renamed && $0.path == "b/notes.txt" }!
     #expect(rename.details.isEmpty)
     #expect(rename.old?.sha256 == rename.new?.sha256)

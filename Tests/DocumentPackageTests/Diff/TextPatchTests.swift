@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 @Suite("TextPatch: Myers line diff and unified hunks")
@@ -12,7 +13,9 @@ struct TextPatchTests {
   /// Applies a patch's hunks to `old` (checking every context and deleted line), as `patch` would.
   static func apply(_ patch: TextPatch, to old: String) throws -> String {
     let lines = Array(old.utf8).split(separator: 0x0A, omittingEmptySubsequences: false)
-    var oldLines = lines.enumerated().map { String(decoding: $0.element, as: UTF8.self) + ($0.offset < lines.count - 1 ? "\n" : "") }
+    var oldLines = lines.enumerated().map {
+      String(decoding: $0.element, as: UTF8.self) + ($0.offset < lines.count - 1 ? "\n" : "")
+    }
     if oldLines.last == "" { oldLines.removeLast() }
     var result: [String] = []
     var next = 0
@@ -43,14 +46,17 @@ struct TextPatchTests {
   }
 
   @Test func missingFinalNewlineIsMarked() {
-    #expect(Self.patch("a\nb", "a\nc").unifiedText == "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n")
+    #expect(
+      Self.patch("a\nb", "a\nc").unifiedText
+        == "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n")
     #expect(Self.patch("", "").hunks.isEmpty)
     #expect(Self.patch("same\n", "same\n").hunks.isEmpty)
   }
 
   @Test func separateHunksAndCounts() throws {
     let old = (1...30).map { "line \($0)\n" }.joined()
-    let new = old.replacingOccurrences(of: "line 2\n", with: "").replacingOccurrences(of: "line 28\n", with: "line 28\nextra\n")
+    let new = old.replacingOccurrences(of: "line 2\n", with: "").replacingOccurrences(
+      of: "line 28\n", with: "line 28\nextra\n")
     let patch = Self.patch(old, new)
     #expect(patch.hunks.map(\.header) == ["@@ -1,5 +1,4 @@", "@@ -26,5 +25,6 @@"])
     #expect(patch.insertions == 1 && patch.deletions == 1)
@@ -61,7 +67,8 @@ struct TextPatchTests {
   @Test(arguments: 1...25) func randomEditsApplyBack(seed: Int) throws {
     var generator = SeededGenerator(seed: UInt64(seed))
     let words = ["alpha", "beta", "gamma", "delta", "", "}", "{"]
-    let old = (0..<Int.random(in: 0...60, using: &generator)).map { _ in words.randomElement(using: &generator)! + "\n" }
+    let old = (0..<Int.random(in: 0...60, using: &generator)).map { _ in words.randomElement(using: &generator)! + "\n"
+    }
     var new = old
     for _ in 0..<Int.random(in: 0...12, using: &generator) {
       let index = Int.random(in: 0...new.count, using: &generator)
