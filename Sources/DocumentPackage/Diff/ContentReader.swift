@@ -82,7 +82,7 @@ struct ContentReader {
 
   /// Git's rule for text: no NUL byte in the first 8,000 bytes.
   static func looksLikeText(_ bytes: [UInt8]) -> Bool {
-    !bytes.prefix(8000).contains(0)
+    bytes.withUnsafeBufferPointer { !$0.prefix(8000).contains(0) }
   }
 
   /// Compares two files on disk chunk by chunk, reading both descriptors in step.

@@ -92,8 +92,13 @@ extension DiffEngine {
       let isText = ContentReader.looksLikeText(bytes)
       candidate.entry.isText = isText
       if isText {
-        candidate.fingerprint = TextFingerprint(bytes)
+        candidate.isSimilarityCandidate = true
         if options.includesTextPatches { candidate.text = bytes }
+        // Files on disk are cheap to read again: fingerprint only those left after exact
+        // renames. Others (archive entries) are read once, so fingerprint them now.
+        if !candidate.node.isBackedByDisk || options.includesTextPatches {
+          candidate.fingerprint = TextFingerprint(bytes)
+        }
       }
     } else {
       candidate.entry.sha256 = try ContentReader.sha256(of: candidate.node)

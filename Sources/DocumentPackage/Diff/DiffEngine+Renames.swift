@@ -3,29 +3,44 @@ extension DiffEngine {
   mutating func pairRenames() throws {
     guard options.detectsRenames, !added.isEmpty, !deleted.isEmpty else { return }
     // Exact: same kind and same contents (SHA-256) or link destination.
-    func key(_ candidate: Candidate) -> String? {
+    enum Key: Hashable {
+      case file(String)
+      case link(String)
+    }
+    func key(_ candidate: Candidate) -> Key? {
       switch candidate.node.kind {
-      case .file: candidate.entry.sha256.map { "f" + $0 }
-      case .symlink: "l" + candidate.node.symbolicLinkDestination
+      case .file: candidate.entry.sha256.map(Key.file)
+      case .symlink: .link(candidate.node.symbolicLinkDestination)
       case .directory: nil
       }
     }
-    var deletedByKey: [String: [Int]] = [:]
+    var deletedByKey: [Key: [Int]] = [:]
     for (index, candidate) in deleted.enumerated() {
       if let key = key(candidate) { deletedByKey[key, default: []].append(index) }
     }
     for index in added.indices {
       guard let key = key(added[index]), let choices = deletedByKey[key] else { continue }
-      let open = choices.filter { !deleted[$0].paired }
-      guard let first = open.first else { continue }
       let name = Self.fileName(added[index].path)
-      let chosen = open.first { Self.fileName(deleted[$0].path) == name } ?? first
-      try pair(deleted: chosen, added: index, similarity: 100)
+      var chosen: Int?
+      for choice in choices where !deleted[choice].paired {
+        if chosen == nil { chosen = choice }
+        if Self.fileName(deleted[choice].path) == name {
+          chosen = choice
+          break
+        }
+      }
+      if let chosen { try pair(deleted: chosen, added: index, similarity: 100) }
     }
     // Inexact: similar text files.
-    let olds = deleted.indices.filter { !deleted[$0].paired && deleted[$0].fingerprint != nil }
-    let news = added.indices.filter { !added[$0].paired && added[$0].fingerprint != nil }
+    let olds = deleted.indices.filter { !deleted[$0].paired && deleted[$0].isSimilarityCandidate }
+    let news = added.indices.filter { !added[$0].paired && added[$0].isSimilarityCandidate }
     guard !olds.isEmpty, !news.isEmpty, olds.count * news.count <= options.renamePairLimit else { return }
+    for index in olds where deleted[index].fingerprint == nil {
+      deleted[index].fingerprint = TextFingerprint(try reader.load(deleted[index].node))
+    }
+    for index in news where added[index].fingerprint == nil {
+      added[index].fingerprint = TextFingerprint(try reader.load(added[index].node))
+    }
     var scored: [(score: Int, added: Int, deleted: Int)] = []
     for a in news {
       for d in olds {

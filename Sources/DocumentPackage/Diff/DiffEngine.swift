@@ -32,6 +32,8 @@ struct DiffEngine {
     var order: Int
     var entry: Entry
     var fingerprint: TextFingerprint?
+    /// A text file small enough to compare by similarity (its fingerprint may be made later).
+    var isSimilarityCandidate = false
     /// The contents, kept for a patch of a rename with edits.
     var text: [UInt8]?
     var paired = false
