@@ -66,3 +66,15 @@ public final class DiskFileSource: FileContentSource {
     }
   }
 }
+
+extension PackageNode {
+  /// Replaces a regular file's contents with those of `source`, read only when needed (when saved,
+  /// a ``DiskFileSource`` is copied with a reflink or in the kernel). The node counts as changed until saved.
+  /// - Throws: ``PackageError`` with code `notARegularFile` for other kinds.
+  public func setContents(from source: any FileContentSource) throws {
+    try requireKind(.file)
+    fileBody = .source(source)
+    cachedContents = nil
+    edits.insert(.contents)
+  }
+}

@@ -78,15 +78,23 @@ struct Saver {
       try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: DOCPKG_RENAME_EXCHANGE)
     } catch {
       if error.refusesExchange && node.kind != .directory {
-        // A plain rename replaces a file or link atomically; the old one is gone with it.
+        // A plain rename replaces a file or link atomically. The old one is kept as a hard link at
+        // the sideline name until the rename is durable, to put it back if the fsync fails
+        // (recovery removes a sideline beside an existing package).
+        let backup = (try? Syscalls.link(from: containerFD, name, to: parentFD, names.sideline)) != nil
         do {
           try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name)
         } catch {
           discardTemporary(parentFD)
+          if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
           throw PackageError(.io, "cannot rename new file into place:", path: entry.string, context: "while saving", errno: error)
         }
         exchangeUnsupported = true
-        try syncDirectory(containerFD, containerPath)
+        do { try syncDirectory(containerFD, containerPath) } catch {
+          if backup { try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name) }
+          throw error
+        }
+        if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
         finish(node)
         return true
       }

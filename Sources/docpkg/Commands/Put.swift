@@ -37,9 +37,12 @@ struct Put: ParsableCommand {
     if source == "-" {
       try root.setFile(at: entry, contents: StandardInput.readAll())
     } else {
-      let node = PackageNode(regularFileWithSource: try DiskFileSource(path: FilePath(source)))
-      if let existing { node.permissions = existing.permissions }
-      try root.setNode(node, at: entry)
+      let contents = try DiskFileSource(path: FilePath(source))
+      if let existing {
+        try existing.setContents(from: contents)
+      } else {
+        try root.setNode(PackageNode(regularFileWithSource: contents), at: entry)
+      }
     }
     try document.save()
   }
