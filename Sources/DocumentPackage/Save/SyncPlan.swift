@@ -8,8 +8,8 @@ import SystemPackage
 /// the temporary tree's file system at the end instead. `syncfs` writes out every dirty inode,
 /// page and the journal of that file system and waits, which is a superset of fsyncing each new
 /// file and directory, so the guarantee is the same; it costs one journal commit instead of one
-/// per directory (ext4 commits the journal on each directory `fsync`: 1,000 directories measured
-/// about 10x slower one by one). The price is flushing other programs' dirty data on that file
+/// per directory. Measured on ext4 (the `many` corpus, a save that rebuilds the root and its 1,000
+/// directories): one `fsync` per directory 4.2-5.4 s for the whole save, one `syncfs` 1.3-1.8 s. The price is flushing other programs' dirty data on that file
 /// system too, which is bounded by the kernel's dirty-page limits.
 /// Hard-linked files need nothing: their data is the old, already-saved file's, and the new
 /// directory entry is made durable by the directory's sync.

@@ -7,18 +7,21 @@ import SystemPackage
 
 /// Removes a file or directory tree with `unlinkat`, relative to directory descriptors.
 enum TreeRemoval {
-  /// Removes `name` in `dirfd`, whatever it is; nothing there is not an error.
+  /// Removes `name` in `dirfd`, whatever it is (`isDirectory` when known, to skip trying `unlink`);
+  /// nothing there is not an error.
   /// Directories without write or search permission for the owner are given it first.
   /// - Throws: `Errno` of the first failure.
-  static func remove(_ name: RawName, in dirfd: CInt) throws(Errno) {
-    do {
-      try Syscalls.unlink(in: dirfd, name, directory: false)
-      return
-    } catch {
-      switch error {
-      case .noSuchFileOrDirectory: return
-      case .isDirectory, .notPermitted: break  // Linux says EISDIR, POSIX allows EPERM
-      default: throw error
+  static func remove(_ name: RawName, in dirfd: CInt, isDirectory: Bool = false) throws(Errno) {
+    if !isDirectory {
+      do {
+        try Syscalls.unlink(in: dirfd, name, directory: false)
+        return
+      } catch {
+        switch error {
+        case .noSuchFileOrDirectory: return
+        case .isDirectory, .notPermitted: break  // Linux says EISDIR, POSIX allows EPERM
+        default: throw error
+        }
       }
     }
     let fd = try Syscalls.openDirectory(in: dirfd, name)
@@ -29,7 +32,7 @@ enum TreeRemoval {
     }
     for entry in try Syscalls.entries(ofDirectory: fd) {
       if entry.type == .directory || entry.type == .unknown {
-        try remove(entry.name, in: fd)
+        try remove(entry.name, in: fd, isDirectory: entry.type == .directory)
       } else {
         do { try Syscalls.unlink(in: fd, entry.name, directory: false) } catch where error == .noSuchFileOrDirectory {}
       }
