@@ -157,9 +157,13 @@ struct SaveTests {
     try document.save()
     #expect(try read(temp.appending("As.pkg/Pages/p1/text.txt")) == "as\n")
     #expect(try read(package + "/Pages/p1/text.txt") == "one\n")
+    // Linking files elsewhere (save-to) changes their change time, which is not a conflict.
+    try document.saveCopy(to: FilePath(temp.appending("Copy2.pkg")))
+    try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("as2\n".utf8))
+    try document.save()
     // Save-as over an existing package replaces it whole.
     try document.save(to: FilePath(temp.appending("Copy.pkg")))
-    #expect(try read(temp.appending("Copy.pkg/Pages/p1/text.txt")) == "as\n")
+    #expect(try read(temp.appending("Copy.pkg/Pages/p1/text.txt")) == "as2\n")
   }
 
   @Test func createAndWriteToMakeNewPackages() throws {

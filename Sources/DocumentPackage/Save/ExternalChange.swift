@@ -36,8 +36,10 @@ public struct ExternalChange: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Looked at: every node loaded from `location` that is still in the tree, and those removed
 /// from it since the last save (``PackageLocation/detachedNodes``). A file or link counts as
-/// changed when kind, inode, size, modification or change time differ; a listed directory when
-/// those differ (adding, removing or renaming an entry changes a directory's times). A directory
+/// changed when kind, inode, size or modification time differ; a listed directory when those
+/// differ (adding, removing or renaming an entry changes a directory's modification time). The
+/// change time is not compared: it also moves when a file gains or loses a hard link, which
+/// saves, save-to and version stores do to unchanged files all the time. A directory
 /// never listed is only checked to be the same directory: whatever is inside it now is carried
 /// over as it is, so nothing there can be lost.
 /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
@@ -60,7 +62,9 @@ enum ExternalChangeDetector {
           let was = origin.status
           if now.kind != was.kind || now.inode != was.inode || now.device != was.device {
             changes.append(ExternalChange(path: relative, kind: .replaced))
-          } else if (node.kind != .directory || listed) && !now.isUnchanged(comparedTo: was) {
+          } else if (node.kind != .directory || listed)
+            && (now.size != was.size || now.modificationTime != was.modificationTime)
+          {
             changes.append(ExternalChange(path: relative, kind: .modified))
           }
         }
