@@ -30,6 +30,8 @@ struct Saver {
   let root: PackageNode
   var willReplace: ((FilePath) throws -> Void)?
   var exchangeUnsupported = false
+  /// Whether `willReplace` was called already (a part save that fell back to a whole save calls it once).
+  private var previousStateKept = false
 
   init(target: FilePath, root: PackageNode) throws {
     self.target = target
@@ -63,7 +65,7 @@ struct Saver {
     let containerPath = node.parent!.origin!.absolutePath
     let containerFD: CInt
     do {
-      try willReplace?(target)
+      try keepPreviousState()
       do { containerFD = try Syscalls.openFile(containerPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) } catch {
         throw PackageError(.io, "cannot open directory", path: containerPath.string, errno: error)
       }
@@ -139,7 +141,7 @@ struct Saver {
       }
       try syncDirectory(parentFD, names.parent)
     } else {
-      do { try willReplace?(target) } catch {
+      do { try keepPreviousState() } catch {
         discardTemporary(parentFD)
         throw error
       }
@@ -226,6 +228,12 @@ struct Saver {
       discardTemporary(parentFD)
       throw error
     }
+  }
+
+  private mutating func keepPreviousState() throws {
+    guard !previousStateKept else { return }
+    try willReplace?(target)
+    previousStateKept = true
   }
 
   private func discardTemporary(_ parentFD: CInt) {
