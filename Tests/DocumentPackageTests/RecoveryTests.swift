@@ -1,7 +1,8 @@
 import Foundation
 import SystemPackage
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 /// Each state an interrupted save can leave beside a package, and what recovery must make of it.

@@ -1,14 +1,17 @@
 import Foundation
 import SystemPackage
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 /// `lstat` of a path: inode, mode, mtime.
 func info(_ path: String) throws -> (inode: UInt64, mode: Int, mtime: Date, nlink: Int) {
   let attributes = try FileManager.default.attributesOfItem(atPath: path)
-  return ((attributes[.systemFileNumber] as! NSNumber).uint64Value, (attributes[.posixPermissions] as! NSNumber).intValue,
-          attributes[.modificationDate] as! Date, (attributes[.referenceCount] as! NSNumber).intValue)
+  return (
+    (attributes[.systemFileNumber] as! NSNumber).uint64Value, (attributes[.posixPermissions] as! NSNumber).intValue,
+    attributes[.modificationDate] as! Date, (attributes[.referenceCount] as! NSNumber).intValue
+  )
 }
 
 func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
@@ -34,7 +37,9 @@ struct SaveTests {
   @Test func unchangedFilesAreHardLinkedWithModeAndTimeAndChangedFilesWritten() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let before = try ["Index.json", "Images/a.png", "Images/b.png", "Pages/p1/text.txt"].map { try info(package + "/" + $0) }
+    let before = try ["Index.json", "Images/a.png", "Images/b.png", "Pages/p1/text.txt"].map {
+      try info(package + "/" + $0)
+    }
     let document = try PackageDocument(at: FilePath(package))
     try document.root.setFile(at: "Text.txt", contents: Data("changed\n".utf8))
     try document.root.setFile(at: "New/deep/new.txt", contents: Data("new\n".utf8))  // the root changes: whole rebuild
@@ -42,7 +47,9 @@ struct SaveTests {
     #expect(try read(package + "/Text.txt") == "changed\n")
     #expect(try read(package + "/New/deep/new.txt") == "new\n")
     #expect(try info(package + "/Text.txt").mode == 0o644)
-    let after = try ["Index.json", "Images/a.png", "Images/b.png", "Pages/p1/text.txt"].map { try info(package + "/" + $0) }
+    let after = try ["Index.json", "Images/a.png", "Images/b.png", "Pages/p1/text.txt"].map {
+      try info(package + "/" + $0)
+    }
     for (old, new) in zip(before, after) {
       #expect(old.inode == new.inode)
       #expect(old.mode == new.mode)
@@ -50,14 +57,16 @@ struct SaveTests {
       #expect(new.nlink == 1)  // the old tree is gone
     }
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: package + "/Pages/link") == "../Index.json")
-    #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
     #expect(!document.root.hasUnsavedChanges)
   }
 
   @Test func changingOneFileReplacesOnlyThatFile() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let rootBefore = try info(package), pagesBefore = try info(package + "/Pages"), p1Before = try info(package + "/Pages/p1")
+    let rootBefore = try info(package), pagesBefore = try info(package + "/Pages"),
+      p1Before = try info(package + "/Pages/p1")
     let document = try PackageDocument(at: FilePath(package))
     try document.root.setFile(at: "Pages/p2/text.txt", contents: Data("TWO\n".utf8))
     try document.save()
@@ -121,8 +130,11 @@ struct SaveTests {
     // Another writer rewrites a file we listed and adds an entry to the root.
     try temp.write("Doc.pkg/Images/a.png", "theirs")
     try temp.write("Doc.pkg/Theirs.txt", "theirs")
-    #expect(document.externalChanges() == [ExternalChange(path: "", kind: .modified),
-                                           ExternalChange(path: "Images/a.png", kind: .modified)])
+    #expect(
+      document.externalChanges() == [
+        ExternalChange(path: "", kind: .modified),
+        ExternalChange(path: "Images/a.png", kind: .modified),
+      ])
     #expect { try document.save() } throws: { ($0 as? PackageError)?.code == .conflict }
     #expect(try read(package + "/Text.txt") == "hello\n")
     #expect(FileManager.default.fileExists(atPath: package + "/Theirs.txt"))
@@ -188,7 +200,8 @@ struct SaveTests {
     try document.save()
     #expect(try read(package + "/Pages/p1/text.txt") == "fallback\n")
     #expect(FileManager.default.fileExists(atPath: package + "/Images") == fileOnly)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
   }
 
   @Test func theLockIsExclusiveAndDiesWithItsHolder() throws {
@@ -215,6 +228,7 @@ struct SaveTests {
     try document.root.setFile(at: "Text.txt", contents: Data("never\n".utf8))
     #expect(throws: PackageError.self) { try document.save() }
     #expect(try read(package + "/Text.txt") == "next\n")
-    #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("docpkg put, rm and check")
 struct SaveCommandTests {
@@ -63,12 +63,14 @@ struct SaveCommandTests {
   @Test(.enabled(if: Shell.has("python3")))
   func namesThatAreNotUTF8SurviveASave() throws {
     let temp = try TemporaryDirectory()
-    let make = "import os; os.makedirs(b'P.pkg/sub'); open(b'P.pkg/\\xff.txt','wb').write(b'r'); "
+    let make =
+      "import os; os.makedirs(b'P.pkg/sub'); open(b'P.pkg/\\xff.txt','wb').write(b'r'); "
       + "open(b'P.pkg/sub/\\xfe.txt','wb').write(b's')"
     try Shell.run("python3", ["-c", make], directory: temp.path)
     let result = try Shell.docpkg(["put", temp.appending("P.pkg"), "new.txt"], input: Data("n".utf8))
     #expect(result.status == 0, "\(result.standardError)")
-    let list = "import os; print(sorted((d + b'/' + f).decode('latin-1') for d, _, fs in os.walk(b'P.pkg') for f in fs))"
+    let list =
+      "import os; print(sorted((d + b'/' + f).decode('latin-1') for d, _, fs in os.walk(b'P.pkg') for f in fs))"
     let files = try Shell.run("python3", ["-c", list], directory: temp.path).standardOutput
     #expect(files == "['P.pkg/new.txt', 'P.pkg/sub/\u{FE}.txt', 'P.pkg/\u{FF}.txt']\n")
   }

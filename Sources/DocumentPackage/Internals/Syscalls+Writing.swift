@@ -1,3 +1,6 @@
+import CSystemShims
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CSystemShims
-import SystemPackage
 
 /// A file name as the bytes the file system holds (not necessarily UTF-8), NUL-terminated.
 struct RawName: Hashable {
@@ -110,15 +111,19 @@ extension Syscalls {
 
   /// Sets the modification time (access time too, to the same value) of an open file.
   static func setModificationTime(_ fd: CInt, _ time: FileTime) throws(Errno) {
-    var times = [timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
-                 timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds))]
+    var times = [
+      timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
+      timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
+    ]
     _ = try retrying { futimens(fd, &times) }
   }
 
   /// Sets the modification time of `name` in `dirfd` without following a symbolic link.
   static func setModificationTime(in dirfd: CInt, _ name: RawName, _ time: FileTime) throws(Errno) {
-    var times = [timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
-                 timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds))]
+    var times = [
+      timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
+      timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
+    ]
     _ = try retrying { name.withCString { utimensat(dirfd, $0, &times, AT_SYMLINK_NOFOLLOW) } }
   }
 
@@ -174,13 +179,14 @@ extension Syscalls {
       }
       let bytes = name.bytes
       if bytes[0] == 0x2E && (bytes[1] == 0 || (bytes[1] == 0x2E && bytes[2] == 0)) { continue }
-      let type: EntryType = switch Int32(entry.pointee.d_type) {
+      let type: EntryType =
+        switch Int32(entry.pointee.d_type) {
         case Int32(DT_REG): .file
         case Int32(DT_DIR): .directory
         case Int32(DT_LNK): .symlink
         case Int32(DT_UNKNOWN): .unknown
         default: .other
-      }
+        }
       result.append((name, type))
     }
     return result

@@ -1,3 +1,5 @@
+import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// The contents of a file outside the package, copied in when the package is saved.
 ///
@@ -29,7 +30,8 @@ public final class DiskFileSource: FileContentSource {
   public init(path: FilePath) throws {
     let status: FileStatus
     do { status = try Syscalls.statusFollowing(path) } catch {
-      throw PackageError(error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open", path: path.string, errno: error)
+      throw PackageError(
+        error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open", path: path.string, errno: error)
     }
     guard status.kind == .file else {
       throw PackageError(.notARegularFile, "not a regular file:", path: path.string)
@@ -45,12 +47,16 @@ public final class DiskFileSource: FileContentSource {
     }
   }
 
+  /// Reads the whole file into memory.
+  /// - Throws: ``PackageError`` with code `io` naming the file.
   public func readAll() throws -> Data {
     var data = Data()
     try read(chunkSize: 1 << 20) { data.append(contentsOf: $0) }
     return data
   }
 
+  /// Reads the file in order, handing `body` chunks of at most `chunkSize` bytes (memory bounded by `chunkSize`).
+  /// - Throws: ``PackageError`` with code `io` naming the file, or what `body` throws.
   public func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
     let fd = try open()
     defer { Syscalls.closeFile(fd) }

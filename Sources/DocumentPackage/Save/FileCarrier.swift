@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// Carries an unchanged file from the old tree into the new one as cheaply as the file system
 /// allows: a hard link (no data moves, inode, mode and mtime kept); where links are refused
@@ -21,7 +22,7 @@ enum FileCarrier {
       do {
         try Syscalls.link(from: source, name, to: destination, newName)
         return
-      } catch where error.refusesLink {}
+      } catch  where error.refusesLink {}
     }
     let status = try Syscalls.status(in: source, name)
     if status.kind == .symlink {
@@ -36,7 +37,8 @@ enum FileCarrier {
     defer { Syscalls.closeFile(output) }
     try copyContents(from: input, to: output)
     try Syscalls.setPermissions(output, attributes?.0 ?? status.permissions)
-    try Syscalls.setModificationTime(output, attributes.map { $0.1 ?? status.modificationTime } ?? status.modificationTime)
+    try Syscalls.setModificationTime(
+      output, attributes.map { $0.1 ?? status.modificationTime } ?? status.modificationTime)
     try sync.finished(output)
   }
 

@@ -28,8 +28,9 @@ extension PackageDocument {
       if !changes.isEmpty {
         let shown = changes.prefix(3).map(\.description).joined(separator: ", ")
         let more = changes.count > 3 ? ", and \(changes.count - 3) more" : ""
-        throw PackageError(.conflict, "package changed on disk since it was loaded, not overwriting:", path: path.string,
-                           context: "(\(shown)\(more))")
+        throw PackageError(
+          .conflict, "package changed on disk since it was loaded, not overwriting:", path: path.string,
+          context: "(\(shown)\(more))")
       }
     }
     var saver = try Saver(target: path, root: root)

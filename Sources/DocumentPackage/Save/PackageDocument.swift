@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// A package on disk opened for editing: a lazily loaded ``PackageNode`` tree plus atomic,
 /// incremental, crash-proof saving.
@@ -28,7 +29,9 @@ import SystemPackage
 public final class PackageDocument {
   /// How a document is opened.
   public struct Options: OptionSet, Sendable {
+    /// The option bits.
     public let rawValue: Int
+    /// Creates options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// Hold the package's lock from open until ``PackageDocument/close()`` (or the document goes
     /// away), instead of only during recovery and each save.
@@ -40,7 +43,9 @@ public final class PackageDocument {
 
   /// How a save treats changes another program made on disk since load.
   public struct SaveOptions: OptionSet, Sendable {
+    /// The option bits.
     public let rawValue: Int
+    /// Creates options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// Save even though the package changed on disk since it was loaded: the model wins for
     /// every entry it loaded (what it never loaded is carried over as it is on disk now).
@@ -95,7 +100,9 @@ public final class PackageDocument {
 
   /// Creates a new package at `path` holding `root` (an empty directory by default) and opens it.
   /// - Throws: ``PackageError`` with code `nameTaken` if something is at `path` already, or as ``save(options:)``.
-  public static func create(at path: FilePath, root: PackageNode? = nil, options: Options = []) throws -> PackageDocument {
+  public static func create(at path: FilePath, root: PackageNode? = nil, options: Options = []) throws
+    -> PackageDocument
+  {
     let lock = try PackageLock(forPackageAt: path)
     _ = try recover(path, locked: lock)
     if (try? Syscalls.statusNoFollow(path)) != nil {

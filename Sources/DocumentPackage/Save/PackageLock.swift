@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// An advisory lock that serializes the writers of one package: an exclusive `flock` on the
 /// file `.NAME.docpkg-lock` beside the package (not inside it, where a save would swap it away).

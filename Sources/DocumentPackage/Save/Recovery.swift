@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// What recovery did to settle an interrupted save; see ``PackageDocument/recover(at:)``.
 public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
@@ -33,7 +34,8 @@ enum Recovery {
     }
     func check(_ body: () throws(Errno) -> Void, _ what: String, _ name: RawName) throws {
       do { try body() } catch {
-        throw PackageError(.io, "cannot recover interrupted save: cannot \(what)", path: names.path(name).string, errno: error)
+        throw PackageError(
+          .io, "cannot recover interrupted save: cannot \(what)", path: names.path(name).string, errno: error)
       }
     }
     func exists(_ name: RawName) throws -> Bool {
@@ -47,10 +49,11 @@ enum Recovery {
       action(what, name)
     }
     func moveIn(_ name: RawName, _ what: String) throws {
-      try check({ () throws(Errno) in
-        try Syscalls.rename(from: parentFD, name, to: parentFD, names.package)
-        try Syscalls.synchronize(parentFD)
-      }, "rename", name)
+      try check(
+        { () throws(Errno) in
+          try Syscalls.rename(from: parentFD, name, to: parentFD, names.package)
+          try Syscalls.synchronize(parentFD)
+        }, "rename", name)
       action(what, name)
     }
 

@@ -1,10 +1,11 @@
+import CSystemShims
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CSystemShims
-import SystemPackage
 
 /// The save sequence. The caller holds the lock of `target` and has run recovery.
 ///
@@ -89,7 +90,8 @@ struct Saver {
         } catch {
           discardTemporary(parentFD)
           if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
-          throw PackageError(.io, "cannot rename new file into place:", path: entry.string, context: "while saving", errno: error)
+          throw PackageError(
+            .io, "cannot rename new file into place:", path: entry.string, context: "while saving", errno: error)
         }
         exchangeUnsupported = true
         do { try syncDirectory(containerFD, containerPath) } catch {
@@ -105,7 +107,8 @@ struct Saver {
         exchangeUnsupported = true
         return false
       }
-      throw PackageError(.io, "cannot exchange new state with", path: entry.string, context: "while saving", errno: error)
+      throw PackageError(
+        .io, "cannot exchange new state with", path: entry.string, context: "while saving", errno: error)
     }
     do {
       try syncDirectory(containerFD, containerPath)
@@ -148,20 +151,23 @@ struct Saver {
       var exchanged = false
       if !exchangeUnsupported {
         do {
-          try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, names.package, flags: DOCPKG_RENAME_EXCHANGE)
+          try Syscalls.rename(
+            from: parentFD, names.temporary, to: parentFD, names.package, flags: DOCPKG_RENAME_EXCHANGE)
           exchanged = true
         } catch {
           if error.refusesExchange {
             exchangeUnsupported = true
           } else {
             discardTemporary(parentFD)
-            throw PackageError(.io, "cannot exchange new state with", path: target.string, context: "while saving", errno: error)
+            throw PackageError(
+              .io, "cannot exchange new state with", path: target.string, context: "while saving", errno: error)
           }
         }
       }
       if exchanged {
         do { try syncDirectory(parentFD, names.parent) } catch {
-          try? Syscalls.rename(from: parentFD, names.temporary, to: parentFD, names.package, flags: DOCPKG_RENAME_EXCHANGE)
+          try? Syscalls.rename(
+            from: parentFD, names.temporary, to: parentFD, names.package, flags: DOCPKG_RENAME_EXCHANGE)
           discardTemporary(parentFD)
           throw error
         }

@@ -1,3 +1,5 @@
+import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// Writes the saved form of a node (and everything below it) as a new file or tree, carrying
 /// unchanged parts over from disk and writing only what changed:
@@ -60,7 +61,8 @@ final class TreeBuilder {
       defer { Syscalls.closeFile(sourceFD) }
       try carryContents(of: sourceFD, into: fd, path: path)
       if !node.edits.contains(.attributes) {
-        time = try step("read status of", path) { () throws(Errno) in try Syscalls.status(of: sourceFD).modificationTime }
+        time = try step("read status of", path) { () throws(Errno) in try Syscalls.status(of: sourceFD).modificationTime
+        }
       }
     }
     try step("set permissions of", path) { () throws(Errno) in try Syscalls.setPermissions(fd, node.permissions) }
@@ -123,7 +125,8 @@ final class TreeBuilder {
   ) throws {
     let source = origin.absolutePath
     do {
-      try FileCarrier.carry(RawName(path: source), from: AT_FDCWD, to: dirfd, as: name, attributes: attributes, sync: &sync)
+      try FileCarrier.carry(
+        RawName(path: source), from: AT_FDCWD, to: dirfd, as: name, attributes: attributes, sync: &sync)
     } catch {
       if error == .noSuchFileOrDirectory { throw node.onDiskError(error, path: source, action: "carry over") }
       throw failure("carry over", path, error)
@@ -140,12 +143,13 @@ final class TreeBuilder {
         let kind = try step("read status of", entryPath) { () throws(Errno) in
           try Syscalls.status(in: source, entry.name).kind
         }
-        type = switch kind {
+        type =
+          switch kind {
           case .file: .file
           case .directory: .directory
           case .symlink: .symlink
           case nil: .other
-        }
+          }
       }
       switch type {
       case .file, .symlink:
@@ -155,10 +159,15 @@ final class TreeBuilder {
       case .directory:
         let name = entry.name
         let status = try step("read status of", entryPath) { () throws(Errno) in try Syscalls.status(in: source, name) }
-        try step("create directory", entryPath) { () throws(Errno) in try Syscalls.makeDirectory(in: destination, name) }
-        let from = try step("open directory", entryPath) { () throws(Errno) in try Syscalls.openDirectory(in: source, name) }
+        try step("create directory", entryPath) { () throws(Errno) in try Syscalls.makeDirectory(in: destination, name)
+        }
+        let from = try step("open directory", entryPath) { () throws(Errno) in
+          try Syscalls.openDirectory(in: source, name)
+        }
         defer { Syscalls.closeFile(from) }
-        let to = try step("open directory", entryPath) { () throws(Errno) in try Syscalls.openDirectory(in: destination, name) }
+        let to = try step("open directory", entryPath) { () throws(Errno) in
+          try Syscalls.openDirectory(in: destination, name)
+        }
         defer { Syscalls.closeFile(to) }
         try carryContents(of: from, into: to, path: entryPath)
         try step("set attributes of", entryPath) { () throws(Errno) in

@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// Removes a file or directory tree with `unlinkat`, relative to directory descriptors.
 enum TreeRemoval {
@@ -34,10 +35,10 @@ enum TreeRemoval {
       if entry.type == .directory || entry.type == .unknown {
         try remove(entry.name, in: fd, isDirectory: entry.type == .directory)
       } else {
-        do { try Syscalls.unlink(in: fd, entry.name, directory: false) } catch where error == .noSuchFileOrDirectory {}
+        do { try Syscalls.unlink(in: fd, entry.name, directory: false) } catch  where error == .noSuchFileOrDirectory {}
       }
     }
-    do { try Syscalls.unlink(in: dirfd, name, directory: true) } catch where error == .noSuchFileOrDirectory {}
+    do { try Syscalls.unlink(in: dirfd, name, directory: true) } catch  where error == .noSuchFileOrDirectory {}
   }
 
   /// Whether anything (even a dangling link) is at `name` in `dirfd`.
@@ -45,7 +46,7 @@ enum TreeRemoval {
     do {
       _ = try Syscalls.status(in: dirfd, name)
       return true
-    } catch where error == .noSuchFileOrDirectory {
+    } catch  where error == .noSuchFileOrDirectory {
       return false
     }
   }

@@ -35,7 +35,8 @@ struct Check: ParsableCommand {
       return true
     }
     if actions.isEmpty { out.write("nothing to recover\n") }
-    out.write("ok: \(package.escapingControlCharacters): \(files.grouped) files, \(directories.grouped) directories, "
-      + "\(links.grouped) symbolic links, \(bytes.grouped) bytes\n")
+    out.write(
+      "ok: \(package.escapingControlCharacters): \(files.grouped) files, \(directories.grouped) directories, "
+        + "\(links.grouped) symbolic links, \(bytes.grouped) bytes\n")
   }
 }

@@ -32,7 +32,8 @@ struct Put: ParsableCommand {
     let root = document.root
     let existing = try root.nodeIfPresent(at: entry)
     if let existing, existing.kind != .file {
-      throw PackageError(.notARegularFile, "cannot put a file over a \(existing.kind):", path: entry, context: "in '\(package)'")
+      throw PackageError(
+        .notARegularFile, "cannot put a file over a \(existing.kind):", path: entry, context: "in '\(package)'")
     }
     if source == "-" {
       try root.setFile(at: entry, contents: StandardInput.readAll())

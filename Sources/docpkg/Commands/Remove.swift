@@ -24,8 +24,9 @@ struct Remove: ParsableCommand {
     defer { document.close() }
     let node = try document.root.node(at: entry)
     if node.kind == .directory, !recursive, try !node.children().isEmpty {
-      throw PackageError(.invalidArgument, "directory not empty (use -r to remove it and its contents):", path: entry,
-                         context: "in '\(package)'")
+      throw PackageError(
+        .invalidArgument, "directory not empty (use -r to remove it and its contents):", path: entry,
+        context: "in '\(package)'")
     }
     try document.root.removeNode(at: entry)
     try document.save()

@@ -1,3 +1,5 @@
+import DocumentPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import DocumentPackage
 
 /// Standard input, read whole (for `docpkg put PACKAGE ENTRY -`).
 enum StandardInput {
