@@ -35,8 +35,9 @@ def changed_copy(h, corpus, label):
 
 
 def has_pack(h):
+    """Whether this docpkg has a `pack` subcommand (its help names it in the usage line)."""
     done = subprocess.run([h.docpkg, "pack", "--help"], capture_output=True, text=True)
-    return done.returncode == 0
+    return done.returncode == 0 and "docpkg pack" in done.stdout
 
 
 def rows(h):
