@@ -9,8 +9,8 @@ import SystemPackage
 /// bytes than when it was listed), the caller falls back to the node's own reading, which checks
 /// the file and throws the proper error.
 final class DiskFileReader {
-  private var directory: FilePath?
-  private var location: PackageLocation?
+  /// The directory whose descriptor is open, compared by identity (it is kept alive by its tree).
+  private unowned(unsafe) var lastParent: PackageNode?
   private var directoryFD: CInt = -1
   private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
 
@@ -23,16 +23,19 @@ final class DiskFileReader {
   /// - Returns: The bytes, valid until the next call; `nil` if the fast path does not apply
   ///   (read the node the usual way).
   func read(_ node: PackageNode) -> UnsafeRawBufferPointer? {
-    // Fields one by one: copying the whole origin costs a retain per reference in it.
-    guard node.kind == .file, node.isBackedByDisk, let name = node.origin?.name, let size = node.origin?.status.size,
-      let directoryFD = open(directory: node.origin!.directory, in: node.origin!.location)
-    else { return nil }
-    let expected = Int(size)
+    guard node.kind == .file, node.isBackedByDisk, let directoryFD = directory(of: node) else { return nil }
+    let expected = Int(node.size)
     if buffer.count < expected + 1 {
       buffer.deallocate()
       buffer = .allocate(byteCount: max(expected + 1, 2 * buffer.count), alignment: 16)
     }
-    guard let fd = try? Syscalls.openFile(in: directoryFD, name, Syscalls.readOnlyNoFollow) else { return nil }
+    // The node's name is its name on disk: its directory has no renames or moves in memory (see
+    // `directory(of:)`). A name that is not valid UTF-8 was repaired and is not found: fall back.
+    let opened = node.name.withCString { name in
+      Syscalls.retryingRaw { Syscalls.openAt(directoryFD, name, Syscalls.readOnlyNoFollow) }
+    }
+    guard opened >= 0 else { return nil }
+    let fd = opened
     defer { Syscalls.closeFile(fd) }
     // Room for one byte more than expected, so that growth since the listing shows.
     let room = UnsafeMutableRawBufferPointer(rebasing: buffer[..<(expected + 1)])
@@ -52,16 +55,20 @@ final class DiskFileReader {
     return UnsafeRawBufferPointer(rebasing: buffer[..<filled])
   }
 
-  /// The descriptor of `directory` (relative to the package root), reusing the last one.
-  private func open(directory: FilePath, in location: PackageLocation) -> CInt? {
-    if directoryFD >= 0, self.location === location, self.directory == directory { return directoryFD }
+  /// The open directory holding `node` on disk, reusing the last one: siblings come one after
+  /// another in a walk. `nil` when the parent directory is not the one on disk as listed: made in
+  /// memory, or with children added, removed or renamed in memory (names may then not be the
+  /// names on disk).
+  private func directory(of node: PackageNode) -> CInt? {
+    guard let parent = node.parent else { return nil }
+    if parent === lastParent { return directoryFD >= 0 ? directoryFD : nil }
+    lastParent = parent
     if directoryFD >= 0 { Syscalls.closeFile(directoryFD) }
     directoryFD = -1
-    let path = directory.isEmpty ? location.root : location.root.pushing(directory)
-    guard let fd = try? Syscalls.openFile(path, Syscalls.directoryForLookup) else { return nil }
+    guard parent.kind == .directory, !parent.edits.contains(.membership), let path = parent.diskLocation,
+      let fd = try? Syscalls.openFile(path, Syscalls.directoryForLookup)
+    else { return nil }
     directoryFD = fd
-    self.directory = directory
-    self.location = location
     return fd
   }
 }

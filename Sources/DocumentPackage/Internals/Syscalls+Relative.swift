@@ -18,6 +18,12 @@ extension Syscalls {
     return result
   }
 
+  /// Opens the NUL-terminated `name` in the directory `dirfd` (`openat`), close-on-exec; -1 and
+  /// `errno` on failure (no retry: wrap in `retryingRaw`).
+  static func openAt(_ dirfd: CInt, _ name: UnsafePointer<CChar>, _ flags: CInt) -> CInt {
+    openat(dirfd, name, flags | O_CLOEXEC)
+  }
+
   /// Flags for reading a regular file that must not be a link, and must not block if it became a FIFO.
   static var readOnlyNoFollow: CInt { O_RDONLY | O_NOFOLLOW | O_NONBLOCK }
 

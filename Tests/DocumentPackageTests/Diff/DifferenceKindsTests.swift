@@ -71,6 +71,23 @@ struct DifferenceKindsTests {
     #expect(difference[0].old?.size == difference[0].new?.size)
   }
 
+  /// A file renamed in memory is read from where it was loaded, not from the file that now has
+  /// its name on disk.
+  @Test func filesRenamedInMemoryAreReadFromTheirOrigin() throws {
+    let temp = try TemporaryDirectory()
+    for (path, text) in [
+      "old/a.txt": "AAAA", "old/b.txt": "BBBB", "new/a.txt": "AAAA", "new/b.txt": "BBBB", "new/c.txt": "CCCC",
+    ] {
+      try temp.write(path, text)
+    }
+    let old = try PackageNode(contentsOf: FilePath(temp.appending("old")))
+    let new = try PackageNode(contentsOf: FilePath(temp.appending("new")))
+    try new.removeChild(named: "b.txt")
+    try new.renameChild(named: "c.txt", to: "b.txt")
+    #expect(DiffTrees.lines(try new.difference(from: old)) == ["M b.txt"])
+    #expect(try PackageNode(contentsOf: FilePath(temp.appending("new"))).difference(from: old).map(\.path) == ["c.txt"])
+  }
+
   @Test func bothRootsFilesAreOneEntry() throws {
     let old = PackageNode(regularFileWithContents: Data("a".utf8))
     let new = PackageNode(regularFileWithContents: Data("b".utf8))
