@@ -31,38 +31,35 @@ extension DiffEngine {
     }
   }
 
-  /// Whether each pair of same-size disk files has equal contents, pairs split between two workers
-  /// in batches of 64.
+  /// Whether each pair of same-size disk files has equal contents. Pairs go in batches of 256 to
+  /// Dispatch's workers (one per core), which claim the next batch when done with one: a worker
+  /// that the system runs less (a busy machine) simply does fewer batches.
   /// - Throws: The first read error in pair order.
   static func equalContentsInParallel(_ pairs: [(PackageNode, PackageNode)]) throws -> [Bool] {
+    let batch = 256
+    let count = pairs.count
+    let batches = (count + batch - 1) / batch
     let input = SharedSlots(pairs)
-    let results = SharedSlots([Bool](repeating: false, count: pairs.count))
-    let errors = SharedSlots<(index: Int, error: any Error)?>([nil, nil])
+    let results = SharedSlots([Bool](repeating: false, count: count))
+    let errors = SharedSlots<(any Error)?>([(any Error)?](repeating: nil, count: batches))
     defer {
       input.free()
       results.free()
       errors.free()
     }
-    let batch = 64
-    let count = pairs.count
-    DispatchQueue.concurrentPerform(iterations: 2) { worker in
+    DispatchQueue.concurrentPerform(iterations: batches) { batchIndex in
       var reader = ContentReader()
-      var start = worker * batch
-      while start < count {
-        for index in start..<min(start + batch, count) {
-          let (old, new) = input[index]
-          do {
-            results[index] = try reader.equalContents(old, new)
-          } catch {
-            errors[worker] = (index, error)
-            return
-          }
+      for index in batchIndex * batch..<min((batchIndex + 1) * batch, count) {
+        let (old, new) = input[index]
+        do {
+          results[index] = try reader.equalContents(old, new)
+        } catch {
+          errors[batchIndex] = error
+          return
         }
-        start += 2 * batch
       }
     }
-    let failures = [errors[0], errors[1]].compactMap { $0 }.sorted { $0.index < $1.index }
-    if let first = failures.first { throw first.error }
+    if let error = errors.buffer.lazy.compactMap({ $0 }).first { throw error }
     return Array(results.buffer)
   }
 }
