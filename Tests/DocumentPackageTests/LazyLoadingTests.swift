@@ -5,13 +5,51 @@ import TestSupport
 
 @Suite("Lazy loading")
 struct LazyLoadingTests {
+  @Test func openingReadsOnlyTheRoot() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let root = try PackageNode(contentsOf: .init(package))
+    #expect(root.isLoaded == false)
+    // A file added after open but before the first listing is seen: nothing was listed at open.
+    try temp.write("Notes.mydoc/Added.txt", "late")
+    #expect(try root.child(named: "Added.txt") != nil)
+  }
+
   @Test func fileBytesAreReadOnFirstAccessNotAtOpen() throws {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)
     let root = try PackageNode(contentsOf: .init(package))
     let text = try root.node(at: "Text.txt")
+    #expect(text.isLoaded == false)
     // Changed on disk after the node was listed but before its bytes were asked for: the new bytes show.
-    try Data("rewritten\n".utf8).write(to: URL(fileURLWithPath: package + "/Text.txt"))
+    try temp.write("Notes.mydoc/Text.txt", "rewritten\n")
     #expect(try text.contents() == Data("rewritten\n".utf8))
+    #expect(text.isLoaded)
+    // Once read, the bytes are kept (as FileWrapper keeps them), whatever happens on disk.
+    try temp.write("Notes.mydoc/Text.txt", "rewritten again\n")
+    #expect(try text.contents() == Data("rewritten\n".utf8))
+  }
+
+  @Test func lookingUpOneChildListsOnlyTheDirectoriesOnItsPath() throws {
+    let temp = try TemporaryDirectory()
+    for directory in 0..<20 {
+      for file in 0..<5 { try temp.write("Big.pkg/d\(directory)/f\(file).txt", "\(directory).\(file)") }
+    }
+    let root = try PackageNode(contentsOf: .init(temp.appending("Big.pkg")))
+    let file = try root.node(at: "d7/f3.txt")
+    #expect(try file.contents() == Data("7.3".utf8))
+    let listed = try root.children().values.filter(\.isLoaded).map(\.name)
+    #expect(listed == ["d7"])
+    #expect(try root.node(at: "d7").children().values.filter(\.isLoaded).map(\.name) == ["f3.txt"])
+  }
+
+  @Test func immediateReadsEverythingAtOpen() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let root = try PackageNode(contentsOf: .init(package), options: .immediate)
+    // Everything was read at open: deleting the files afterwards changes nothing in the model.
+    try FileManager.default.removeItem(atPath: package)
+    #expect(try root.node(at: "Images/tram.png").contents().count == 306)
+    #expect(try root.node(at: "Text.txt").contents().starts(with: Data("Trip to Lisbon".utf8)))
   }
 }

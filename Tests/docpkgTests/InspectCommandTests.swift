@@ -6,18 +6,105 @@ import TestSupport
 struct InspectCommandTests {
   @Test func inspectJSONListsEveryEntryWithTotals() throws {
     let temp = try TemporaryDirectory()
-    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let package = try Fixtures.copy("Attributes.pkg", into: temp)
     let result = try Shell.docpkg(["inspect", package, "--json"])
     #expect(result.status == 0, "\(result.standardError)")
     let json = try JSONSerialization.jsonObject(with: result.stdout) as! [String: Any]
     let entries = json["entries"] as! [[String: Any]]
+    let byPath = Dictionary(uniqueKeysWithValues: entries.map { ($0["path"] as! String, $0) })
     #expect(entries.map { $0["path"] as! String } == [
-      "Images", "Images/tram.png", "Index.json", "QuickLook", "QuickLook/Thumbnail.png", "Text.txt",
+      "Café ☕.txt", "Empty", "Nested", "Nested/Empty", "README.txt", "bin", "bin/private.key", "bin/run.sh",
+      "bin-link", "dangling", "readme-link", "日本語", "日本語/ノート.txt",
     ])
+    #expect(byPath["bin/run.sh"]?["mode"] as? String == "0755")
+    #expect(byPath["bin/run.sh"]?["kind"] as? String == "file")
+    #expect(byPath["bin/run.sh"]?["size"] as? Int == 23)
+    #expect(byPath["readme-link"]?["target"] as? String == "README.txt")
+    #expect(byPath["readme-link"]?["kind"] as? String == "symlink")
+    #expect(byPath["Nested"]?["mode"] as? String == "0750")
+    #expect(json["files"] as? Int == 5)
+    #expect(json["directories"] as? Int == 5)
+    #expect(json["symlinks"] as? Int == 3)
+    #expect(json["bytes"] as? Int == 37 + 23 + 17 + 19 + 16)
+  }
+
+  @Test func inspectShowsATreeAndTotals() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let result = try Shell.docpkg(["inspect", package])
+    #expect(result.status == 0)
+    #expect(result.standardOutput == """
+      directory 0755               -  Notes.mydoc/
+      directory 0755               -  ├── Images/
+      file      0644             306  │   └── tram.png
+      file      0644             181  ├── Index.json
+      directory 0755               -  ├── QuickLook/
+      file      0644             177  │   └── Thumbnail.png
+      file      0644             374  └── Text.txt
+
+      4 files, 2 directories, 0 symlinks, 1,038 bytes
+
+      """)
+  }
+
+  @Test func depthLimitsTheListingButNotTheTotals() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let result = try Shell.docpkg(["inspect", package, "--json", "--depth", "1"])
+    let json = try JSONSerialization.jsonObject(with: result.stdout) as! [String: Any]
+    #expect((json["entries"] as! [[String: Any]]).map { $0["path"] as! String } == ["Images", "Index.json", "QuickLook", "Text.txt"])
     #expect(json["files"] as? Int == 4)
-    #expect(json["directories"] as? Int == 2)
-    #expect(json["symlinks"] as? Int == 0)
-    let sizes = entries.filter { $0["kind"] as? String == "file" }.map { $0["size"] as! Int }.reduce(0, +)
-    #expect(json["bytes"] as? Int == sizes)
+  }
+
+  @Test func controlCharactersInNamesAreEscapedInHumanOutput() throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Evil.pkg/\u{1B}[31mred\u{07}.txt", "x")
+    let human = try Shell.docpkg(["inspect", temp.appending("Evil.pkg")])
+    #expect(!human.stdout.contains(0x1B))
+    #expect(!human.stdout.contains(0x07))
+    #expect(human.standardOutput.contains("\\u{1B}[31mred\\u{7}.txt"))
+    let json = try Shell.docpkg(["inspect", "--json", temp.appending("Evil.pkg")])
+    let parsed = try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any]
+    #expect((parsed["entries"] as! [[String: Any]])[0]["path"] as? String == "\u{1B}[31mred\u{07}.txt")
+  }
+
+  @Test func catWritesTheBytesOfOneFile() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let result = try Shell.docpkg(["cat", package, "Images/tram.png"])
+    #expect(result.status == 0)
+    #expect(result.stdout == (try Data(contentsOf: URL(fileURLWithPath: package + "/Images/tram.png"))))
+  }
+
+  @Test(arguments: [
+    (["cat", "PKG", "Images"], "docpkg: error: not a regular file: 'Images' (it is a directory)\n"),
+    (["cat", "PKG", "Nope/x.txt"], "docpkg: error: no such entry 'Nope'\n"),
+    (["cat", "PKG", "Text.txt/x"], "docpkg: error: not a directory: 'Text.txt' (on the way to 'Text.txt/x')\n"),
+    (["inspect", "PKG/missing.mydoc"], "docpkg: error: no such package 'PKG/missing.mydoc'\n"),
+  ])
+  func badInputGivesOneLineErrorAndNonZeroExit(arguments: [String], message: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let result = try Shell.docpkg(arguments.map { $0.replacingOccurrences(of: "PKG", with: package) })
+    #expect(result.status == 1)
+    #expect(result.stdout.isEmpty)
+    #expect(result.standardError == message.replacingOccurrences(of: "PKG", with: package))
+  }
+
+  @Test func catOpensOnlyTheDirectoriesOnThePath() throws {
+    guard Shell.has("strace") else { Issue.record("strace is not installed (Scripts/setup.sh installs it)"); return }
+    let temp = try TemporaryDirectory()
+    for directory in 0..<30 {
+      for file in 0..<10 { try temp.write("Many.pkg/d\(directory)/f\(file).txt", "\(directory)/\(file)") }
+    }
+    let trace = temp.appending("trace.txt")
+    let result = try Shell.run(
+      "strace", ["-f", "-qq", "-e", "trace=openat,open", "-o", trace, Shell.docpkgPath, "cat", temp.appending("Many.pkg"), "d17/f4.txt"])
+    #expect(result.standardOutput == "17/4")
+    let opened = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+      .filter { $0.contains("Many.pkg") && !$0.contains("ENOENT") }
+      .compactMap { line in line.split(separator: "\"").dropFirst().first.map(String.init) }
+    let package = temp.appending("Many.pkg")
+    #expect(Set(opened) == [package, package + "/d17", package + "/d17/f4.txt"])
   }
 }

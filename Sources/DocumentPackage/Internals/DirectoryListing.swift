@@ -9,7 +9,9 @@ import SystemPackage
 
 /// One entry of a directory as read from disk.
 struct DirectoryEntry {
-  var name: FilePath.Component
+  /// The name as a string; a name that is not valid UTF-8 is repaired (U+FFFD) here and kept exactly in `rawName`.
+  var name: String
+  var rawName: FilePath.Component
   var status: FileStatus
   /// The link's destination, for symbolic links.
   var destination: String?
@@ -18,7 +20,8 @@ struct DirectoryEntry {
 extension Syscalls {
   /// Lists a directory with one `open`, `getdents` calls and one `fstatat` per entry.
   /// Entries of kinds the model does not hold (FIFOs, sockets, devices) are passed over.
-  /// - Returns: the directory's own status (from the open descriptor) and its entries, unsorted.
+  /// - Returns: the directory's own status (from the open descriptor) and its entries, sorted
+  ///   byte-wise by name (sorted here, on raw bytes, because it is far cheaper than sorting Swift strings).
   static func listDirectory(_ path: FilePath) throws(Errno) -> (FileStatus, [DirectoryEntry]) {
     let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
     guard let stream = fdopendir(fd) else {
@@ -28,36 +31,43 @@ extension Syscalls {
     }
     defer { closedir(stream) }
     let ownStatus = try status(of: fd)
-    var entries: [DirectoryEntry] = []
+
+    // All names, NUL-terminated, in one buffer; `starts` indexes them.
+    var names: [CChar] = []
+    var starts: [Int] = []
     while true {
       errno = 0
       guard let entry = readdir(stream) else {
         if errno != 0 { throw currentErrno }
         break
       }
-      let skip: Bool = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+      withUnsafePointer(to: &entry.pointee.d_name) { tuple in
         tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
-          name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
+          if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return }
+          starts.append(names.count)
+          names.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(name) + 1))
         }
       }
-      if skip { continue }
-      let item: Result<DirectoryEntry?, Errno> = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-        tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
-          Result { () throws(Errno) -> DirectoryEntry? in
-            let status: FileStatus
-            do throws(Errno) { status = try self.status(in: fd, name) } catch {
-              if error == .noSuchFileOrDirectory { return nil }  // raced with a delete
-              throw error
-            }
-            guard let kind = status.kind else { return nil }
-            let destination = kind == .symlink ? try readLink(in: fd, name) : nil
-            guard let component = FilePath.Component(platformString: name) else { return nil }
-            return DirectoryEntry(name: component, status: status, destination: destination)
-          }
-        }
-      }
-      if let item = try item.get() { entries.append(item) }
     }
-    return (ownStatus, entries)
+
+    return try names.withUnsafeBufferPointer { buffer throws(Errno) in
+      let base = buffer.baseAddress!
+      starts.sort { strcmp(base + $0, base + $1) < 0 }
+      var entries: [DirectoryEntry] = []
+      entries.reserveCapacity(starts.count)
+      for start in starts {
+        let name = base + start
+        let status: FileStatus
+        do throws(Errno) { status = try self.status(in: fd, name) } catch {
+          if error == .noSuchFileOrDirectory { continue }  // raced with a delete
+          throw error
+        }
+        guard let kind = status.kind, let component = FilePath.Component(platformString: name) else { continue }
+        let destination = kind == .symlink ? try readLink(in: fd, name) : nil
+        let text = String(decoding: UnsafeRawBufferPointer(start: name, count: strlen(name)), as: UTF8.self)
+        entries.append(DirectoryEntry(name: text, rawName: component, status: status, destination: destination))
+      }
+      return (ownStatus, entries)
+    }
   }
 }

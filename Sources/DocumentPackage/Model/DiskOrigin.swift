@@ -11,18 +11,43 @@ final class PackageLocation {
 ///
 /// A node keeps its origin while it is moved or renamed inside the model, so an unchanged file
 /// can still be read (and, when saving, hard-linked) from where it was loaded.
+/// The path is kept as the containing directory's path (shared by all siblings) plus a name,
+/// so listing a directory builds no path per entry.
 struct DiskOrigin {
   let location: PackageLocation
-  /// The path relative to the package root; empty for the root itself.
-  let relativePath: FilePath
+  /// The containing directory's path relative to the package root; empty for the root and its children.
+  let directory: FilePath
+  /// The name in `directory`; `nil` for the root itself.
+  let name: FilePath.Component?
   /// `lstat` of the file when it was listed (or last read).
   var status: FileStatus
 
-  var absolutePath: FilePath {
-    relativePath.isEmpty ? location.root : location.root.pushing(relativePath)
+  init(location: PackageLocation, directory: FilePath = FilePath(""), name: FilePath.Component? = nil, status: FileStatus) {
+    self.location = location
+    self.directory = directory
+    self.name = name
+    self.status = status
   }
 
-  func child(_ entry: DirectoryEntry) -> DiskOrigin {
-    DiskOrigin(location: location, relativePath: relativePath.appending(entry.name), status: entry.status)
+  /// An origin at `relativePath` below the package root (empty for the root).
+  init(location: PackageLocation, relativePath: FilePath, status: FileStatus) {
+    self.init(location: location, directory: relativePath.removingLastComponent(), name: relativePath.lastComponent, status: status)
+  }
+
+  /// The path relative to the package root; empty for the root itself.
+  var relativePath: FilePath {
+    guard let name else { return directory }
+    return directory.appending(name)
+  }
+
+  var absolutePath: FilePath {
+    let relative = relativePath
+    return relative.isEmpty ? location.root : location.root.pushing(relative)
+  }
+
+  /// The origin of an entry listed in this directory. `directoryPath` is this origin's
+  /// `relativePath`, computed once per listing.
+  func child(_ entry: DirectoryEntry, in directoryPath: FilePath) -> DiskOrigin {
+    DiskOrigin(location: location, directory: directoryPath, name: entry.rawName, status: entry.status)
   }
 }

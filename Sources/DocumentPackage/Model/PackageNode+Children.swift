@@ -8,14 +8,20 @@ extension PackageNode {
   public func children() throws -> [String: PackageNode] {
     try requireKind(.directory)
     if let loadedChildren { return loadedChildren }
-    let listed = try listChildrenFromDisk()
+    let (listed, sorted) = try listChildrenFromDisk()
     loadedChildren = listed
+    sortedChildrenCache = sorted
     return listed
   }
 
   /// A directory's children sorted by name, byte-wise in UTF-8 (the order is the same in every locale).
+  /// - Complexity: O(*k* log *k*) for *k* children the first time after a change; O(1) after that.
   public func sortedChildren() throws -> [PackageNode] {
-    try children().values.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    let children = try children()  // lists from disk if needed, which fills the cache
+    if let sortedChildrenCache { return sortedChildrenCache }
+    let sorted = children.values.sorted { $0.name.utf8Precedes($1.name) }
+    sortedChildrenCache = sorted
+    return sorted
   }
 
   /// The child called `name`, or `nil` if there is none.
@@ -147,7 +153,7 @@ extension PackageNode {
     }
     child.name = key
     child.parent = self
-    if loadedChildren == nil { loadedChildren = try listChildrenFromDisk() }
+    if loadedChildren == nil { _ = try children() }
     loadedChildren![key] = child
     edits.insert(.membership)
   }

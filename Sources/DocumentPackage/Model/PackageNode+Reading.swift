@@ -44,7 +44,7 @@ extension PackageNode {
     }
     let location = PackageLocation(root: path)
     self.init(kind: kind, name: path.lastComponent?.string ?? path.string, permissions: status.permissions,
-              origin: DiskOrigin(location: location, relativePath: FilePath(""), status: status))
+              origin: DiskOrigin(location: location, status: status))
     if options.contains(.immediate) { try loadEverything(options: options) }
   }
 
@@ -88,9 +88,9 @@ extension PackageNode {
     guard kind == .directory, let loadedChildren else { return true }
     guard let (_, entries) = try? Syscalls.listDirectory(path), entries.count == loadedChildren.count else { return false }
     for entry in entries {
-      guard let child = loadedChildren[entry.name.string],
-        child.origin?.relativePath.lastComponent == entry.name,
-        child.matchesContents(of: path.appending(entry.name))
+      guard let child = loadedChildren[entry.name],
+        child.origin?.name == entry.rawName,
+        child.matchesContents(of: path.appending(entry.rawName))
       else { return false }
     }
     return true
@@ -105,29 +105,34 @@ extension PackageNode {
     }
   }
 
-  /// Reads a directory's children from disk. A directory made in memory has none to read.
-  func listChildrenFromDisk() throws -> [String: PackageNode] {
-    guard let origin else { return [:] }
+  /// Reads a directory's children from disk, by name and in byte-wise name order.
+  /// A directory made in memory has none to read.
+  func listChildrenFromDisk() throws -> ([String: PackageNode], [PackageNode]) {
+    guard let origin else { return ([:], []) }
     let path = origin.absolutePath
     let listing: (FileStatus, [DirectoryEntry])
     do { listing = try Syscalls.listDirectory(path) } catch {
       throw onDiskError(error, path: path, action: "list directory")
     }
     self.origin?.status = listing.0
+    let directoryPath = origin.relativePath
     var children: [String: PackageNode] = [:]
     children.reserveCapacity(listing.1.count)
+    var sorted: [PackageNode] = []
+    sorted.reserveCapacity(listing.1.count)
     for entry in listing.1 {
       guard let kind = entry.status.kind else { continue }
-      let name = entry.name.string
-      let child = PackageNode(kind: kind, name: name, permissions: entry.status.permissions, origin: origin.child(entry))
+      let name = entry.name
+      let child = PackageNode(kind: kind, name: name, permissions: entry.status.permissions, origin: origin.child(entry, in: directoryPath))
       if let destination = entry.destination { child.linkDestination = destination }
       child.parent = self
+      sorted.append(child)
       guard children.updateValue(child, forKey: name) == nil else {
         throw PackageError(.invalidName, "two entries decode to the same name", path: name,
                            context: "in '\(path.string)' (a name is not valid UTF-8)")
       }
     }
-    return children
+    return (children, sorted)
   }
 
   /// The error for a failed access to this node's file: vanished or changed kind, or another failure.

@@ -25,6 +25,8 @@ extension Int64 {
 extension String {
   /// The string as a JSON string literal, quotes included.
   var jsonQuoted: String {
+    let needsEscaping = utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
+    guard needsEscaping else { return "\"" + self + "\"" }
     var result = "\""
     result.reserveCapacity(utf8.count + 2)
     for scalar in unicodeScalars {
@@ -52,5 +54,18 @@ extension String {
   /// Pads with spaces on the right to `width` characters.
   func rightPadded(to width: Int) -> String {
     count >= width ? self : self + String(repeating: " ", count: width - count)
+  }
+}
+
+extension StandardOutput {
+  /// Writes `text` as a JSON string literal, without building the quoted string when nothing needs escaping.
+  func writeJSONString(_ text: String) {
+    if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+      write(text.jsonQuoted)
+    } else {
+      write("\"")
+      write(text)
+      write("\"")
+    }
   }
 }

@@ -5,41 +5,47 @@ import Darwin
 #endif
 
 /// Buffered standard output: the CLI writes a line per entry of a 100,000-file package, so
-/// writes are gathered into 64 KiB blocks instead of one `write` each.
+/// writes are gathered into 64 KiB blocks instead of one `write` each, and copied with `memcpy`.
 final class StandardOutput {
   nonisolated(unsafe) static let shared = StandardOutput(fd: 1)
 
   private let fd: CInt
-  private var buffer: [UInt8] = []
-  private let capacity = 1 << 16
+  private let buffer: UnsafeMutableRawBufferPointer
+  private var filled = 0
 
   init(fd: CInt) {
     self.fd = fd
-    buffer.reserveCapacity(capacity)
+    buffer = .allocate(byteCount: 1 << 16, alignment: 16)
   }
+
+  deinit { buffer.deallocate() }
 
   /// Whether the output is a terminal (colors, progress bars).
   var isTerminal: Bool { isatty(fd) == 1 }
 
+  func write(_ text: StaticString) {
+    write(bytes: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
   func write(_ text: String) {
-    buffer.append(contentsOf: text.utf8)
-    if buffer.count >= capacity { flush() }
+    var text = text
+    text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
   }
 
   func write(bytes: UnsafeRawBufferPointer) {
-    if bytes.count >= capacity {
-      flush()
+    if filled + bytes.count > buffer.count { flush() }
+    if bytes.count >= buffer.count {
       writeAll(bytes)
-    } else {
-      buffer.append(contentsOf: bytes)
-      if buffer.count >= capacity { flush() }
+    } else if bytes.count > 0 {
+      (buffer.baseAddress! + filled).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+      filled += bytes.count
     }
   }
 
   func flush() {
-    guard !buffer.isEmpty else { return }
-    buffer.withUnsafeBytes { writeAll($0) }
-    buffer.removeAll(keepingCapacity: true)
+    guard filled > 0 else { return }
+    writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<filled]))
+    filled = 0
   }
 
   private func writeAll(_ bytes: UnsafeRawBufferPointer) {
