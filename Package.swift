@@ -49,6 +49,13 @@ let package = Package(
       ]
     ),
 
+    // Benchmarks/rows/undo.py: peak RSS of 1,000 undoable edits to a package with a 100 MB file.
+    .executableTarget(
+      name: "undo-memory",
+      dependencies: ["DocumentPackage", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Benchmarks/Tools/UndoMemory"
+    ),
+
     // Temp folders, fixtures and a runner for the built `docpkg`, shared by the test targets.
     .target(
       name: "TestSupport",

@@ -1,0 +1,72 @@
+// Makes N undoable edits to a package (which holds a big file that no edit reads), undoes them
+// all, redoes them all, and prints the peak RSS. Run by Benchmarks/rows/undo.py.
+//
+//     undo-memory PACKAGE [EDITS]
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import DocumentPackage
+import SystemPackage
+
+/// `VmHWM` (peak resident set) from /proc/self/status, in MB.
+func peakRSSMegabytes() -> Double {
+  guard let file = fopen("/proc/self/status", "r") else { return .nan }
+  defer { fclose(file) }
+  var line = [CChar](repeating: 0, count: 256)
+  while fgets(&line, Int32(line.count), file) != nil {
+    let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    if text.hasPrefix("VmHWM:") {
+      let kilobytes = text.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) }
+      return (kilobytes ?? .nan) / 1024
+    }
+  }
+  return .nan
+}
+
+/// Prints `message` on standard error and exits with `status`.
+func fail(_ message: String, status: Int32 = 1) -> Never {
+  _ = try? FileDescriptor.standardError.writeAll(Array("undo-memory: \(message)\n".utf8))
+  exit(status)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+  fail("usage: undo-memory PACKAGE [EDITS]", status: 2)
+}
+let edits = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
+
+do {
+  let editor = PackageEditor(root: try PackageNode(contentsOf: FilePath(arguments[1])))
+  editor.undoStack.coalescingInterval = .zero  // every edit its own step: the worst case for memory
+  var text = ""
+  for index in 0..<edits {
+    switch index % 5 {
+    case 0:
+      text += "Line \(index) of the note, typed by someone.\n"
+      try editor.setFile(at: "Text.txt", contents: Data(text.utf8))
+    case 1:
+      try editor.moveNode(at: index % 10 == 1 ? "Big.bin" : "Archive/Big.bin", to: index % 10 == 1 ? "Archive/Big.bin" : "Big.bin")
+    case 2:
+      try editor.setPermissions(FilePermissions(rawValue: index % 10 == 2 ? 0o600 : 0o644), at: "Text.txt")
+    case 3:
+      try editor.setFile(at: "Pages/\(index).txt", contents: Data("page \(index)".utf8))
+    default:
+      try editor.renameNode(at: index % 10 == 4 ? "Images/tram.png" : "Images/bus.png", to: index % 10 == 4 ? "bus.png" : "tram.png")
+    }
+  }
+  let steps = editor.undoStack.undoCount
+  while editor.undoStack.canUndo { try editor.undoStack.undo() }
+  while editor.undoStack.canRedo { try editor.undoStack.redo() }
+  let big = try editor.root.nodeIfPresent(at: "Big.bin") ?? editor.root.node(at: "Archive/Big.bin")
+  print("edits: \(edits), undo steps: \(steps), big file read: \(big.isLoaded), peak RSS: \(peakRSSMegabytes()) MB")
+  if big.isLoaded {
+    fail("error: the big file was read")
+  }
+} catch {
+  fail("error: \(error)")
+}
