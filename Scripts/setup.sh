@@ -13,6 +13,7 @@ command -v git >/dev/null || need+=(git)
 command -v python3 >/dev/null || need+=(python3)
 command -v xz >/dev/null || need+=(xz-utils)
 command -v zstd >/dev/null || need+=(zstd)
+[ -x /usr/bin/time ] || need+=(time)  # GNU time: the benchmarks' peak RSS (Benchmarks/bench.py)
 
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 echo "setup: installing ${need[*]}" >&2

@@ -1,0 +1,53 @@
+"""Rows for issue 2: the lazy package model (`docpkg cat`, `docpkg inspect --json`) on the `many` corpus."""
+
+import os
+
+DIRECTORY_FLAG = "O_DIRECTORY"
+
+
+def middle_child(root):
+    """Return the entry path ("dNNNN/fNNN.txt") of a file in the middle of the `many` corpus."""
+    dirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+    folder = dirs[len(dirs) // 2]
+    files = sorted(os.listdir(os.path.join(root, folder)))
+    return f"{folder}/{files[len(files) // 2]}"
+
+
+def directory_opens(lines):
+    """Return the paths of the `openat` calls in strace ``lines`` that opened a directory."""
+    opened = []
+    for line in lines:
+        if "openat(" in line and DIRECTORY_FLAG in line and "= -1" not in line:
+            start = line.find('"')
+            end = line.find('"', start + 1)
+            opened.append(line[start + 1:end] if start >= 0 and end > start else line.strip())
+    return opened
+
+
+def rows(h):
+    """Report on `many`: cat one child (≤ 30 ms) and start-up, directories cat opens (≤ 2), inspect --json."""
+    many = h.corpus("many")
+    child = middle_child(many)
+
+    cat_ours = h.run([h.docpkg, "cat", many, child], repeat=10)
+    cat_peer = h.run(["cat", os.path.join(many, child)], repeat=10)
+    h.row("open many + read one child", cat_ours, "cat", cat_peer, limit_s=0.030,
+          note=f"`docpkg cat MANY {child}`, process start included; absolute limit 30 ms, cat for context")
+    startup = h.run([h.docpkg, "--version"], repeat=10)
+    h.row("docpkg start-up (--version)", startup, "cat", cat_peer,
+          note="context for the row above: the process start-up that every docpkg command pays")
+
+    try:
+        trace = h.syscalls([h.docpkg, "cat", many, child], trace="openat,getdents64")
+        opened = [path.replace(many, "MANY", 1) for path in directory_opens(trace)]
+        listings = sum(1 for line in trace if "getdents64(" in line)
+        h.row("cat many: directories opened", len(opened), limit=2,
+              note=f"strace openat O_DIRECTORY: {', '.join(opened) or 'none'}; getdents64 calls: {listings}; "
+                   "must be only the directories on the path (root, the one dir)")
+    except RuntimeError as error:
+        h.row("cat many: directories opened", None, note=f"not measured: {error}")
+
+    inspect = h.run(f"'{h.docpkg}' inspect --json '{many}' > /dev/null", repeat=5)
+    find = h.run(f"find '{many}' -printf '%s\\n' > /dev/null", repeat=5)
+    h.row("inspect --json many", inspect, "find -printf", find, target=2.0, rss_limit_mb=100,
+          note="`docpkg inspect --json MANY` vs `find MANY -printf '%s\\n'`, both to /dev/null")
