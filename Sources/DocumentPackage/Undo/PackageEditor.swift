@@ -67,16 +67,26 @@ public final class PackageEditor {
   }
 
   func registerInverse(of change: PackageChange, actionName: String?, coalescingKey: AnyHashable?) {
-    guard undoStack.isUndoRegistrationEnabled else {
-      if !undoStack.isUndoing && !undoStack.isRedoing { undoStack.noteChange() }
+    Self.registerInverse(of: change, on: undoStack, target: root, actionName: actionName, coalescingKey: coalescingKey)
+  }
+
+  /// Registers the undo of `change` on `stack`. The action needs nothing from the editor (it holds
+  /// the nodes it changes), so undo keeps working after the editor is gone; it is registered with
+  /// the package's root as target, so `removeAllActions(withTarget: root)` removes it.
+  static func registerInverse(
+    of change: PackageChange, on stack: UndoStack, target: PackageNode, actionName: String?, coalescingKey: AnyHashable?
+  ) {
+    guard stack.isUndoRegistrationEnabled else {
+      if !stack.isUndoing && !stack.isRedoing { stack.noteChange() }
       return
     }
     let inverse = change.inverted
-    undoStack.registerUndo(withTarget: self, coalescingKey: coalescingKey) { editor in
+    // The stack runs its own actions, so it is alive whenever this closure is: `unowned` avoids a cycle.
+    stack.registerUndo(withTarget: target, coalescingKey: coalescingKey) { [unowned stack] root in
       let made = try inverse.apply()
-      editor.registerInverse(of: made, actionName: nil, coalescingKey: nil)
+      registerInverse(of: made, on: stack, target: root, actionName: nil, coalescingKey: nil)
     }
-    if let actionName { undoStack.setDefaultActionName(actionName) }
+    if let actionName { stack.setDefaultActionName(actionName) }
   }
 
   /// The directory that holds `path` and the last name in it, creating missing directories on

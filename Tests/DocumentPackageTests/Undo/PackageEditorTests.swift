@@ -281,3 +281,20 @@ struct PackageEditorTests {
     #expect(!big.isLoaded && big.diskLocation != nil)
   }
 }
+
+@Suite("Undoable package edits: lifetime")
+struct PackageEditorLifetimeTests {
+  @Test func undoOutlivesTheEditor() throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let root = try PackageNode(contentsOf: FilePath(path))
+    let stack = UndoStack()
+    try PackageEditor(root: root, undoStack: stack).removeNode(at: "Text.txt")
+    try stack.undo()
+    #expect(try root.nodeIfPresent(at: "Text.txt") != nil)
+    try stack.redo()
+    #expect(try root.nodeIfPresent(at: "Text.txt") == nil)
+    stack.removeAllActions(withTarget: root)
+    #expect(!stack.canUndo && !stack.canRedo)
+  }
+}
