@@ -41,6 +41,9 @@ struct PackageChange {
   func apply() throws -> PackageChange {
     var actual = self
     for index in actual.states.indices { actual.states[index].before = actual.states[index].node.undoState }
+    // Everything that can fail is done before anything changes: first the states to set...
+    let targets = try states.map { try $0.node.restorable($0.after) }
+    // ...then the links, undone again if one fails.
     var done = 0
     do {
       for link in links {
@@ -51,7 +54,7 @@ struct PackageChange {
       for link in links[..<done].reversed() { try? Self.perform(link.inverted) }
       throw error
     }
-    for change in states { change.node.undoState = change.after }
+    for (change, target) in zip(states, targets) { change.node.restore(target) }
     return actual
   }
 
@@ -99,6 +102,6 @@ final class ChangeRecorder {
   /// Puts everything back as it was before the edit.
   func rollBack() {
     for link in change.links.reversed() { try? PackageChange.perform(link.inverted) }
-    for state in change.states { state.node.undoState = state.before }
+    for state in change.states { state.node.restore(state.before) }
   }
 }

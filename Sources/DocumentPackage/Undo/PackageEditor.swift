@@ -33,6 +33,8 @@ public final class PackageEditor {
   public let root: PackageNode
   /// Where the editor registers its undo actions.
   public let undoStack: UndoStack
+  /// The changes held by undo steps, for ``prepareForSave()``.
+  let history = UndoHistory()
 
   /// Creates an editor for the tree under `root`.
   /// - Parameters:
@@ -67,26 +69,44 @@ public final class PackageEditor {
   }
 
   func registerInverse(of change: PackageChange, actionName: String?, coalescingKey: AnyHashable?) {
-    Self.registerInverse(of: change, on: undoStack, target: root, actionName: actionName, coalescingKey: coalescingKey)
+    Self.registerInverse(of: change, on: undoStack, history: history, target: root, actionName: actionName,
+                         coalescingKey: coalescingKey)
   }
 
   /// Registers the undo of `change` on `stack`. The action needs nothing from the editor (it holds
   /// the nodes it changes), so undo keeps working after the editor is gone; it is registered with
   /// the package's root as target, so `removeAllActions(withTarget: root)` removes it.
   static func registerInverse(
-    of change: PackageChange, on stack: UndoStack, target: PackageNode, actionName: String?, coalescingKey: AnyHashable?
+    of change: PackageChange, on stack: UndoStack, history: UndoHistory?, target: PackageNode, actionName: String?,
+    coalescingKey: AnyHashable?
   ) {
     guard stack.isUndoRegistrationEnabled else {
       if !stack.isUndoing && !stack.isRedoing { stack.noteChange() }
       return
     }
-    let inverse = change.inverted
+    let inverse = history?.add(change.inverted) ?? UndoHistory.Record(change.inverted)
     // The stack runs its own actions, so it is alive whenever this closure is: `unowned` avoids a cycle.
-    stack.registerUndo(withTarget: target, coalescingKey: coalescingKey) { [unowned stack] root in
-      let made = try inverse.apply()
-      registerInverse(of: made, on: stack, target: root, actionName: nil, coalescingKey: nil)
+    stack.registerUndo(withTarget: target, coalescingKey: coalescingKey) { [unowned stack, weak history] root in
+      let made = try inverse.change.apply()
+      registerInverse(of: made, on: stack, history: history, target: root, actionName: nil, coalescingKey: nil)
     }
     if let actionName { stack.setDefaultActionName(actionName) }
+  }
+
+  /// Keeps what undo steps need from files that a save is about to replace: call just before
+  /// saving the package (``Document`` does). Best effort and never fails; an undo step whose
+  /// earlier contents could not be kept throws when undone after the save, rather than restore
+  /// wrong bytes.
+  /// - Complexity: O(*h*) in the node states held by undo steps, plus reading the earlier
+  ///   versions of files edited or removed since they were loaded (files of 1 MiB or more are mapped).
+  public func prepareForSave() {
+    history.pinForSave(root: root)
+  }
+
+  /// Call after a successful save that followed ``prepareForSave()``: nodes held only by undo
+  /// steps stop referring to files the save deleted.
+  public func didSave() {
+    history.didSave(root: root)
   }
 
   /// The directory that holds `path` and the last name in it, creating missing directories on
