@@ -1,3 +1,6 @@
+import DocumentPackage
+import SystemPackage
+
 // Makes N undoable edits to a package (which holds a big file that no edit reads), undoes them
 // all, redoes them all, and prints the peak RSS. Run by Benchmarks/rows/undo.py.
 //
@@ -10,8 +13,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import DocumentPackage
-import SystemPackage
 
 /// `VmHWM` (peak resident set) from /proc/self/status, in MB.
 func peakRSSMegabytes() -> Double {
@@ -21,7 +22,9 @@ func peakRSSMegabytes() -> Double {
   while fgets(&line, Int32(line.count), file) != nil {
     let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     if text.hasPrefix("VmHWM:") {
-      let kilobytes = text.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) }
+      let kilobytes = text.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap {
+        Double($0)
+      }
       return (kilobytes ?? .nan) / 1024
     }
   }
@@ -50,13 +53,15 @@ do {
       text += "Line \(index) of the note, typed by someone.\n"
       try editor.setFile(at: "Text.txt", contents: Data(text.utf8))
     case 1:
-      try editor.moveNode(at: index % 10 == 1 ? "Big.bin" : "Archive/Big.bin", to: index % 10 == 1 ? "Archive/Big.bin" : "Big.bin")
+      try editor.moveNode(
+        at: index % 10 == 1 ? "Big.bin" : "Archive/Big.bin", to: index % 10 == 1 ? "Archive/Big.bin" : "Big.bin")
     case 2:
       try editor.setPermissions(FilePermissions(rawValue: index % 10 == 2 ? 0o600 : 0o644), at: "Text.txt")
     case 3:
       try editor.setFile(at: "Pages/\(index).txt", contents: Data("page \(index)".utf8))
     default:
-      try editor.renameNode(at: index % 10 == 4 ? "Images/tram.png" : "Images/bus.png", to: index % 10 == 4 ? "bus.png" : "tram.png")
+      try editor.renameNode(
+        at: index % 10 == 4 ? "Images/tram.png" : "Images/bus.png", to: index % 10 == 4 ? "bus.png" : "tram.png")
     }
   }
   let steps = editor.undoStack.undoCount

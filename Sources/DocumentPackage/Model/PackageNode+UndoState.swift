@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SystemPackage
 
 extension PackageNode {
   /// Everything about a node that an edit can change, other than its place in the tree: the hook
@@ -25,9 +26,10 @@ extension PackageNode {
 
   /// The node's state now.
   var undoState: UndoState {
-    UndoState(edits: edits, preferredName: preferredName, permissions: permissions,
-              modificationTime: modificationTime, fileBody: fileBody, cachedContents: cachedContents,
-              linkDestination: linkDestination, origin: origin)
+    UndoState(
+      edits: edits, preferredName: preferredName, permissions: permissions,
+      modificationTime: modificationTime, fileBody: fileBody, cachedContents: cachedContents,
+      linkDestination: linkDestination, origin: origin)
   }
 
   /// Sets every part of the node's state, including which parts count as edited. Pass a state
@@ -91,8 +93,9 @@ extension PackageNode {
 
   /// Reads a file's contents from where they were when `origin` was recorded, if that file is still there.
   static func readEarlierContents(_ origin: DiskOrigin?, of node: PackageNode) throws -> Data {
-    let gone = PackageError(.changedOnDisk, "cannot undo: the earlier contents are no longer on disk:",
-                            path: node.path.isEmpty ? node.name : node.path)
+    let gone = PackageError(
+      .changedOnDisk, "cannot undo: the earlier contents are no longer on disk:",
+      path: node.path.isEmpty ? node.name : node.path)
     guard let origin, let status = try? Syscalls.statusNoFollow(origin.absolutePath),
       status.inode == origin.status.inode, status.device == origin.status.device
     else { throw gone }

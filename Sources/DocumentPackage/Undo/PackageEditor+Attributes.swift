@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SystemPackage
 
 extension PackageEditor {
   /// Replaces a regular file's contents, undoably: ``PackageNode/setContents(_:)``.

@@ -31,8 +31,9 @@ extension PackageEditor {
   public func removeChild(_ child: PackageNode, from directory: PackageNode) throws {
     try record("Delete") { recorder in
       guard try directory.children()[child.name] === child else {
-        throw PackageError(.noSuchEntry, "not a child of", path: directory.path.isEmpty ? directory.name : directory.path,
-                           context: ": \(child.name)")
+        throw PackageError(
+          .noSuchEntry, "not a child of", path: directory.path.isEmpty ? directory.name : directory.path,
+          context: ": \(child.name)")
       }
       recorder.detach(child)
     }
@@ -52,7 +53,8 @@ extension PackageEditor {
   /// Puts `node` where `directory`'s child called `name` is, undoably: ``PackageNode/replaceChild(named:with:)``.
   /// - Returns: The child that was replaced, if any.
   @discardableResult
-  public func replaceChild(named name: String, in directory: PackageNode, with node: PackageNode) throws -> PackageNode? {
+  public func replaceChild(named name: String, in directory: PackageNode, with node: PackageNode) throws -> PackageNode?
+  {
     try record("Replace") { recorder in try replace(named: name, in: directory, with: node, recorder) }
   }
 
@@ -84,7 +86,9 @@ extension PackageEditor {
     try renameChild(named: node.name, in: parent, to: newName)
   }
 
-  func replace(named name: String, in directory: PackageNode, with node: PackageNode, _ recorder: ChangeRecorder) throws -> PackageNode? {
+  func replace(named name: String, in directory: PackageNode, with node: PackageNode, _ recorder: ChangeRecorder) throws
+    -> PackageNode?
+  {
     try PackageNode.validate(name: name)
     let old = try directory.children()[name]
     if let old { recorder.detach(old) }

@@ -69,8 +69,9 @@ public final class PackageEditor {
   }
 
   func registerInverse(of change: PackageChange, actionName: String?, coalescingKey: AnyHashable?) {
-    Self.registerInverse(of: change, on: undoStack, history: history, target: root, actionName: actionName,
-                         coalescingKey: coalescingKey)
+    Self.registerInverse(
+      of: change, on: undoStack, history: history, target: root, actionName: actionName,
+      coalescingKey: coalescingKey)
   }
 
   /// Registers the undo of `change` on `stack`. The action needs nothing from the editor (it holds
@@ -116,7 +117,8 @@ public final class PackageEditor {
     guard let name = components.popLast() else {
       throw PackageError(.invalidName, "path names no entry:", path: path)
     }
-    let directory = create ? try makeDirectories(components, recorder) : try root.node(at: components.joined(separator: "/"))
+    let directory =
+      create ? try makeDirectories(components, recorder) : try root.node(at: components.joined(separator: "/"))
     try directory.requireKind(.directory)
     return (directory, name)
   }

@@ -67,8 +67,12 @@ final class UndoHistory {
     pinnedDetached = []
   }
 
-  private func pin(_ state: inout PackageNode.UndoState, of node: PackageNode, root: PackageNode, read: inout [FileIdentity: Data]) {
-    guard node.kind == .file, case .onDisk = state.fileBody, state.cachedContents == nil, let was = state.origin else { return }
+  private func pin(
+    _ state: inout PackageNode.UndoState, of node: PackageNode, root: PackageNode, read: inout [FileIdentity: Data]
+  ) {
+    guard node.kind == .file, case .onDisk = state.fileBody, state.cachedContents == nil, let was = state.origin else {
+      return
+    }
     let identity = FileIdentity(device: was.status.device, inode: was.status.inode)
     let current = node.origin.map { FileIdentity(device: $0.status.device, inode: $0.status.inode) }
     var nodeKeepsFile = false

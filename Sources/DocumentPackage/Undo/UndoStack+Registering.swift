@@ -12,10 +12,11 @@ extension UndoStack {
   public func registerUndo<Target: AnyObject>(
     withTarget target: Target, coalescingKey: AnyHashable? = nil, handler: @escaping (Target) throws -> Void
   ) {
-    register(UndoAction(target: target) { [weak target] in
-      guard let target else { return }
-      try handler(target)
-    }, coalescingKey: coalescingKey)
+    register(
+      UndoAction(target: target) { [weak target] in
+        guard let target else { return }
+        try handler(target)
+      }, coalescingKey: coalescingKey)
   }
 
   /// Records an action that undoes a change just made; the closure is held strongly.

@@ -1,7 +1,8 @@
 import Foundation
 import SystemPackage
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 /// Opens a fresh copy of the Notes.mydoc fixture for editing.
@@ -14,7 +15,9 @@ private func openNotes(_ temp: TemporaryDirectory) throws -> PackageEditor {
 private func listing(_ root: PackageNode) throws -> [String] {
   var lines: [String] = []
   try root.walk { node, path, _ in
-    lines.append("\(path) \(node.kind) \(String(node.permissions.rawValue, radix: 8)) \(node.kind == .symlink ? node.symbolicLinkDestination : "")")
+    lines.append(
+      "\(path) \(node.kind) \(String(node.permissions.rawValue, radix: 8)) \(node.kind == .symlink ? node.symbolicLinkDestination : "")"
+    )
     return true
   }
   return lines
@@ -157,11 +160,13 @@ struct PackageEditorTests {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     try checkUndoRedo(editor, name: "Replace") {
-      let old = try editor.replaceChild(named: "Index.json", in: editor.root, with: PackageNode(regularFileWithContents: Data("{}".utf8)))
+      let old = try editor.replaceChild(
+        named: "Index.json", in: editor.root, with: PackageNode(regularFileWithContents: Data("{}".utf8)))
       #expect(old != nil)
     }
     try checkUndoRedo(editor, name: "Replace") {
-      let old = try editor.replaceChild(named: "New.json", in: editor.root, with: PackageNode(regularFileWithContents: Data()))
+      let old = try editor.replaceChild(
+        named: "New.json", in: editor.root, with: PackageNode(regularFileWithContents: Data()))
       #expect(old == nil)
     }
   }
@@ -169,7 +174,9 @@ struct PackageEditorTests {
   @Test func renameChild() throws {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
-    try checkUndoRedo(editor, name: "Rename") { try editor.renameChild(named: "Text.txt", in: editor.root, to: "Body.txt") }
+    try checkUndoRedo(editor, name: "Rename") {
+      try editor.renameChild(named: "Text.txt", in: editor.root, to: "Body.txt")
+    }
     try checkUndoRedo(editor, name: "Rename") { try editor.renameNode(at: "Images/tram.png", to: "bus.png") }
     #expect(throws: PackageError.self) { try editor.renameChild(named: "Text.txt", in: editor.root, to: "Index.json") }
     #expect(throws: PackageError.self) { try editor.renameChild(named: "Text.txt", in: editor.root, to: "a/b") }
@@ -179,10 +186,14 @@ struct PackageEditorTests {
   @Test func attributes() throws {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
-    try checkUndoRedo(editor, name: "Change Permissions") { try editor.setPermissions(FilePermissions(rawValue: 0o600), at: "Text.txt") }
+    try checkUndoRedo(editor, name: "Change Permissions") {
+      try editor.setPermissions(FilePermissions(rawValue: 0o600), at: "Text.txt")
+    }
     let node = try editor.root.node(at: "Text.txt")
     let time = node.modificationTime
-    try checkUndoRedo(editor, name: "Change Date") { try editor.setModificationTime(FileTime(seconds: 1), at: "Text.txt") }
+    try checkUndoRedo(editor, name: "Change Date") {
+      try editor.setModificationTime(FileTime(seconds: 1), at: "Text.txt")
+    }
     #expect(node.modificationTime == time)
     editor.setPermissions(node.permissions, of: node)  // the same: no step
     #expect(!editor.undoStack.canUndo)
@@ -269,9 +280,13 @@ struct PackageEditorTests {
     for index in 0..<1000 {
       switch index % 4 {
       case 0: try editor.setFile(at: "Text.txt", contents: Data("edit \(index)".utf8))
-      case 1: try editor.moveNode(at: index % 8 == 1 ? "Big.bin" : "Data/Big.bin", to: index % 8 == 1 ? "Data/Big.bin" : "Big.bin")
+      case 1:
+        try editor.moveNode(
+          at: index % 8 == 1 ? "Big.bin" : "Data/Big.bin", to: index % 8 == 1 ? "Data/Big.bin" : "Big.bin")
       case 2: try editor.setPermissions(FilePermissions(rawValue: index % 8 == 2 ? 0o600 : 0o644), at: "Text.txt")
-      default: try editor.renameNode(at: index % 8 == 3 ? "Images/tram.png" : "Images/bus.png", to: index % 8 == 3 ? "bus.png" : "tram.png")
+      default:
+        try editor.renameNode(
+          at: index % 8 == 3 ? "Images/tram.png" : "Images/bus.png", to: index % 8 == 3 ? "bus.png" : "tram.png")
       }
     }
     #expect(editor.undoStack.undoCount == 1000)

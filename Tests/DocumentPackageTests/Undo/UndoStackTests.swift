@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocumentPackage
 
 /// A tiny model that registers its own undo, the way an app's model would.
@@ -51,7 +52,9 @@ struct UndoStackTests {
     let undo = UndoStack()
     let note = Note(undo, title: "A")
     var seen: [String] = []
-    undo.registerUndo(withTarget: note) { _ in seen.append(undo.isUndoing ? "undoing" : undo.isRedoing ? "redoing" : "neither") }
+    undo.registerUndo(withTarget: note) { _ in
+      seen.append(undo.isUndoing ? "undoing" : undo.isRedoing ? "redoing" : "neither")
+    }
     try undo.undo()
     #expect(seen == ["undoing"])
     #expect(!undo.canRedo)  // the action registered nothing, so there is nothing to redo
