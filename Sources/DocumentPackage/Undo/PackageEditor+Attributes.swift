@@ -21,6 +21,18 @@ extension PackageEditor {
     }
   }
 
+  /// Makes a regular file's contents come from `source` (read when saved), undoably:
+  /// ``PackageNode/setContents(from:)``.
+  /// - Throws: ``PackageError`` with code `notARegularFile` if `node` is not a regular file.
+  public func setContents(from source: any FileContentSource, of node: PackageNode) throws {
+    try node.requireKind(.file)
+    try record("Typing") { recorder in
+      recorder.touch(node)
+      try node.setContents(from: source)
+      recorder.coalescingKey = ContentsKey(node: ObjectIdentifier(node))
+    }
+  }
+
   /// Sets a node's POSIX permission bits, undoably. Setting the same bits registers nothing.
   public func setPermissions(_ permissions: FilePermissions, of node: PackageNode) {
     guard node.permissions != permissions else { return }
