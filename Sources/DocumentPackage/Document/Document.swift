@@ -73,9 +73,13 @@ public actor Document {
     self.path = path
     self.options = options
     let parent = path.removingLastComponent()
+    // A save builds the new state beside the package and renames it over the old one: both the
+    // folder holding the package and the package itself (whose `..` entry moves) must be writable.
+    let isDirectory = (try? Syscalls.statusFollowing(path))?.kind == .directory
     let writable =
       !options.contains(.readOnly)
       && Syscalls.isWritableDirectory(parent.isEmpty ? FilePath(".") : parent)
+      && (!isDirectory || Syscalls.isWritableDirectory(path))
     if writable {
       let package = try PackageDocument(at: path, options: options.contains(.create) ? [.create] : [])
       self.package = package

@@ -204,4 +204,25 @@ struct DocumentTests {
     #expect(try await eventually { (try? file(path + "/Text.txt")) == "in a group" })
     #expect(await !document.hasUnsavedChanges)
   }
+
+  @Test func stateUpdatesFollowAConflictAndItsResolution() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let updates = await document.stateUpdates()
+    try await document.read { _ = try $0.node(at: "Index.json").contents() }
+    #expect(await document.checkForExternalChanges().isEmpty)
+    try temp.write("Notes.mydoc/Index.json", "{\"changed\": true}")
+    #expect(await document.checkForExternalChanges() == [ExternalChange(path: "Index.json", kind: .modified)])
+    #expect(await document.state == .inConflict)
+    await #expect(throws: PackageError.self) {
+      try await document.edit { try $0.setFile(at: "A.txt", contents: Data()) }
+      try await document.save()
+    }
+    try await document.revert()
+    try await document.close()
+    var seen: [DocumentState] = []
+    for await state in updates { seen.append(state) }
+    #expect(seen == [.normal, .inConflict, .normal, .closed])
+  }
 }
