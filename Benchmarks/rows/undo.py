@@ -44,3 +44,19 @@ def rows(h):
                "renames), each its own undo step, then undo all and redo all; the big file is never read "
                "(the tool fails if it was). Peer = the same process making no edits: "
                f"baseline peak RSS {baseline.rss_mb:.1f} MB.")
+
+    # The same with an atomic save every 100 edits, after undoing all and after redoing all: undo
+    # across saves keeps earlier versions of edited files, never the big file. Each run edits a
+    # hard-linked copy (saves never change files in place, so the original stays as it was).
+    work = h.scratch("undo-save")
+    copy = os.path.join(work, "Notes.mydoc")
+
+    def fresh_copy():
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(package, copy, copy_function=os.link)
+
+    saving = h.run([tool, copy, "1000", "100"], setup=fresh_copy, repeat=3)
+    h.row("undo: 1,000 edits, save every 100, 100 MB file", saving, "same tool, 0 edits", baseline,
+          rss_limit_mb=150,
+          note="`undo-memory PKG 1000 100`: as above, plus 12 atomic saves (PackageDocument) with "
+               "PackageEditor.prepareForSave/didSave; the big file is hard-linked, never read.")

@@ -2,9 +2,11 @@ import DocumentPackage
 import SystemPackage
 
 // Makes N undoable edits to a package (which holds a big file that no edit reads), undoes them
-// all, redoes them all, and prints the peak RSS. Run by Benchmarks/rows/undo.py.
+// all, redoes them all, and prints the peak RSS. With SAVE_EVERY > 0 it also saves the package
+// (atomically, through PackageDocument) every SAVE_EVERY edits, after undoing all and after
+// redoing all. Run by Benchmarks/rows/undo.py.
 //
-//     undo-memory PACKAGE [EDITS]
+//     undo-memory PACKAGE [EDITS [SAVE_EVERY]]
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -39,12 +41,22 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-  fail("usage: undo-memory PACKAGE [EDITS]", status: 2)
+  fail("usage: undo-memory PACKAGE [EDITS [SAVE_EVERY]]", status: 2)
 }
 let edits = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
+let saveEvery = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0
 
 do {
-  let editor = PackageEditor(root: try PackageNode(contentsOf: FilePath(arguments[1])))
+  let document = try PackageDocument(at: FilePath(arguments[1]))
+  let editor = PackageEditor(root: document.root)
+  /// Saves as `Document` does: keep what undo needs, save, then mark the undo stack clean.
+  func save() throws {
+    guard saveEvery > 0 else { return }
+    editor.prepareForSave()
+    try document.save()
+    editor.didSave()
+    editor.undoStack.markSaved()
+  }
   editor.undoStack.coalescingInterval = .zero  // every edit its own step: the worst case for memory
   var text = ""
   for index in 0..<edits {
@@ -63,10 +75,13 @@ do {
       try editor.renameNode(
         at: index % 10 == 4 ? "Images/tram.png" : "Images/bus.png", to: index % 10 == 4 ? "bus.png" : "tram.png")
     }
+    if saveEvery > 0, (index + 1) % saveEvery == 0 { try save() }
   }
   let steps = editor.undoStack.undoCount
   while editor.undoStack.canUndo { try editor.undoStack.undo() }
+  try save()
   while editor.undoStack.canRedo { try editor.undoStack.redo() }
+  try save()
   let big = try editor.root.nodeIfPresent(at: "Big.bin") ?? editor.root.node(at: "Archive/Big.bin")
   print("edits: \(edits), undo steps: \(steps), big file read: \(big.isLoaded), peak RSS: \(peakRSSMegabytes()) MB")
   if big.isLoaded {
