@@ -65,7 +65,7 @@ struct TextPatchTests {
   }
 
   @Test(arguments: 1...25) func randomEditsApplyBack(seed: Int) throws {
-    var generator = SeededGenerator(seed: UInt64(seed))
+    var generator = SplitMix64(seed: UInt64(seed))
     let words = ["alpha", "beta", "gamma", "delta", "", "}", "{"]
     let old = (0..<Int.random(in: 0...60, using: &generator)).map { _ in words.randomElement(using: &generator)! + "\n"
     }
@@ -107,7 +107,7 @@ struct TextPatchTests {
 }
 
 /// A small deterministic random number generator (SplitMix64) for reproducible cases.
-struct SeededGenerator: RandomNumberGenerator {
+private struct SplitMix64: RandomNumberGenerator {
   var state: UInt64
   init(seed: UInt64) { state = seed }
   mutating func next() -> UInt64 {
