@@ -15,16 +15,20 @@ extension DiffEngine {
 
   /// Reads what phase 1 left pending, in walk order, so each tree's files are read in its order.
   mutating func readPending(parallel: Bool) throws {
-    if parallel, !options.includesTextPatches, options.expandingContainers == nil, pairs.count > 1 {
-      // Plain equality of files on disk: no order to keep, so compare on two workers.
-      let onDisk = pairs.filter { $0.old.isBackedByDisk && $0.new.isBackedByDisk }
+    if parallel, pairs.count > 1 {
+      // Equality of same-size files on disk: no order to keep, so compare on two workers. Pairs
+      // that differ stay pending when patches or containers need their contents.
+      let keepsDifferent = options.includesTextPatches || options.expandingContainers != nil
+      let onDisk = pairs.filter { $0.old.size == $0.new.size && $0.old.isBackedByDisk && $0.new.isBackedByDisk }
       let equal = try Self.equalContentsInParallel(onDisk.map { ($0.old, $0.new) })
-      for (index, pair) in onDisk.enumerated() {
+      var decided = Set<Int>()
+      for (index, pair) in onDisk.enumerated() where equal[index] || !keepsDifferent {
         var details = pair.details
         if !equal[index] { details.insert(.contents) }
         record(pair.order, pair.path, pair.old, pair.new, details)
+        decided.insert(pair.order)
       }
-      pairs.removeAll { $0.old.isBackedByDisk && $0.new.isBackedByDisk }
+      pairs.removeAll { decided.contains($0.order) }
     }
     var tasks: [(order: Int, task: Task)] = pairs.indices.map { (pairs[$0].order, .pair($0)) }
     if candidatesNeedReading {
