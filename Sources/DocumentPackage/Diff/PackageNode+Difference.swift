@@ -2,7 +2,10 @@ extension PackageNode {
   /// The changes that turn the tree `old` into this one.
   ///
   /// Both trees are walked together in ``sortedChildren()`` order, so each is listed once and its
-  /// files are read in that order, each at most once. Contents are read only where needed:
+  /// files are read in that order, each at most once (an archive read in place reads forward).
+  /// Two different trees that are both on disk are instead listed on two threads, one tree each,
+  /// and their same-size files compared on two threads: do not use either tree from another
+  /// thread during the call. Contents are read only where needed:
   /// - files of different sizes are modified without reading either;
   /// - files of the same size are compared byte by byte, stopping at the first difference, unless
   ///   both are the same file on disk (same device and inode, as hard-linked versions are), which
