@@ -2,7 +2,8 @@ extension PackageNode {
   /// The changes that turn the tree `old` into this one.
   ///
   /// Both trees are walked together in ``sortedChildren()`` order, so each is listed once and its
-  /// files are read in that order, each at most once (an archive read in place reads forward).
+  /// files are read in that order, each once (an archive read in place reads forward; only files on
+  /// disk may be read a second time, to score renames with edits).
   /// Two different trees that are both on disk are instead listed on two threads, one tree each,
   /// and their same-size files compared on two threads: do not use either tree from another
   /// thread during the call. Contents are read only where needed:
