@@ -56,14 +56,14 @@ def rows(h):
         return
     work = h.scratch("diff-typical-zip")
     archive = os.path.join(work, "typical.zip")
-    done = subprocess.run([h.docpkg, "pack", typical, archive], capture_output=True, text=True)
+    done = subprocess.run([h.docpkg, "pack", typical, "-o", archive, "--quiet"], capture_output=True, text=True)
     if done.returncode != 0:
         h.row("diff typical vs its zip", None, note=f"skipped: docpkg pack failed: {done.stderr.strip()[-200:]}")
         return
     extracted = os.path.join(work, "extracted")
     os.makedirs(extracted)
     subprocess.run(["unzip", "-q", archive, "-d", extracted], check=True)
-    # The zip may hold the package folder itself or its contents; compare like with like.
+    # `docpkg pack` puts the package folder at the top of the zip; compare like with like.
     entries = os.listdir(extracted)
     if len(entries) == 1 and os.path.isdir(os.path.join(extracted, entries[0])) and not os.path.exists(
             os.path.join(typical, entries[0])):
