@@ -22,26 +22,30 @@ struct ContentReader {
   /// Whether two files of the same size have the same bytes.
   mutating func equalContents(_ old: PackageNode, _ new: PackageNode) throws -> Bool {
     let size = old.size
-    if size <= Self.wholeFileLimit, let a = oldDisk.read(old), let b = newDisk.read(new) {
-      return Syscalls.bytesEqual(a, b)
-    }
     if size <= Self.wholeFileLimit {
-      scratch.removeAll(keepingCapacity: true)
-      try old.readContents(chunkSize: Self.chunk(for: size)) { scratch.append(contentsOf: $0) }
-      var offset = 0
-      do {
-        try scratch.withUnsafeBytes { held in
+      // The old file in memory (straight from disk when it can be), then the new one against it:
+      // from disk too, or streamed (an archive entry), stopping at the first difference.
+      let fromDisk = oldDisk.read(old)
+      if fromDisk == nil {
+        scratch.removeAll(keepingCapacity: true)
+        try old.readContents(chunkSize: Self.chunk(for: size)) { scratch.append(contentsOf: $0) }
+      }
+      return try scratch.withUnsafeBytes { loaded in
+        let held = fromDisk ?? loaded
+        if let other = newDisk.read(new) { return Syscalls.bytesEqual(held, other) }
+        var offset = 0
+        do {
           try new.readContents(chunkSize: Self.chunk(for: size)) { chunk in
             guard offset + chunk.count <= held.count,
               Syscalls.bytesEqual(UnsafeRawBufferPointer(rebasing: held[offset..<offset + chunk.count]), chunk)
             else { throw Mismatch() }
             offset += chunk.count
           }
+        } catch is Mismatch {
+          return false
         }
-      } catch is Mismatch {
-        return false
+        return offset == held.count
       }
-      return offset == scratch.count
     }
     if old.isBackedByDisk, new.isBackedByDisk {
       return try Self.streamCompare(old, new)
