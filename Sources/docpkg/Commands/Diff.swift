@@ -9,7 +9,7 @@ import DocumentPackage
 /// renamed or removed):
 ///
 ///     {"version":1, "identical":false,
-///      "counts":{"added":N,"deleted":N,"modified":N,"renamed":N,"typeChanged":N},
+///      "counts":{"added":N,"deleted":N,"modified":N,"renamed":N,"typeChanged":N},  // top level only
 ///      "changes":[{
 ///        "status":"A"|"D"|"M"|"R"|"T",       // git's --name-status letters
 ///        "path":"Data/new.txt",              // new path; old path for "D"

@@ -12,6 +12,8 @@ struct DiffRenderer {
     var change: Change
     var path: String
     var oldPath: String?
+    /// Whether the change is inside a container (`--recursive`).
+    var isNested: Bool
   }
 
   /// Every change, nested ones right after their container.
@@ -21,9 +23,9 @@ struct DiffRenderer {
       shown.append(
         Shown(
           change: change, path: prefix + display(change.path, change.new ?? change.old),
-          oldPath: change.oldPath.map { prefix + display($0, change.old) }))
+          oldPath: change.oldPath.map { prefix + display($0, change.old) }, isNested: !prefix.isEmpty))
       if let nested = change.nested {
-        shown += flatten(nested, prefix: prefix + change.path + "!/")
+        shown += flatten(nested, prefix: prefix + change.path.escapingControlCharacters + "!/")
       }
     }
     return shown
@@ -81,7 +83,7 @@ struct DiffRenderer {
         + name.rightPadded(to: width) + "  " + Self.describe(item.change) + "\n"
     }
     var counts = difference.counts
-    for item in items where item.path.contains("!/") { counts[item.change.kind, default: 0] += 1 }
+    for item in items where item.isNested { counts[item.change.kind, default: 0] += 1 }
     let parts = Change.Kind.allCases.compactMap { kind -> String? in
       guard let n = counts[kind], n > 0 else { return nil }
       return "\(n) \(Self.word(kind))"
