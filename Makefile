@@ -3,7 +3,7 @@ SWIFT ?= swift
 DOCPKG := .build/release/docpkg
 DEMO_DIR := $(or $(TMPDIR),/tmp)/docpkg-demo
 
-.PHONY: setup build release demo test bench clean
+.PHONY: setup build release demo test crash-test bench clean
 
 setup:
 	@Scripts/setup.sh
@@ -22,6 +22,11 @@ demo: release
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts (minutes).
+crash-test: build
+	python3 Scripts/crash-test.py --errors --concurrency 100
+	python3 Scripts/crash-test.py --fallback --errors
 
 ## Generates the benchmark corpora and compares docpkg with its peers (takes minutes).
 bench: release

@@ -12,6 +12,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
   ],
   targets: [
     // C declarations that `import Glibc` hides (renameat2, FICLONE, flock, ...).
@@ -30,6 +31,7 @@ let package = Package(
       dependencies: [
         "CSystemShims",
         .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
 
@@ -52,6 +54,20 @@ let package = Package(
       ]
     ),
 
+    // Examples that link the library, each run by ExamplesTests.
+    .executableTarget(
+      name: "NotesDocument",
+      dependencies: ["DocumentPackage", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Examples/NotesDocument"
+    ),
+
+    // Benchmarks/rows/undo.py: peak RSS of 1,000 undoable edits to a package with a 100 MB file.
+    .executableTarget(
+      name: "undo-memory",
+      dependencies: ["DocumentPackage", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Benchmarks/Tools/UndoMemory"
+    ),
+
     // Temp folders, fixtures and a runner for the built `docpkg`, shared by the test targets.
     .target(
       name: "TestSupport",
@@ -69,6 +85,10 @@ let package = Package(
     .testTarget(
       name: "docpkgTests",
       dependencies: ["DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg")]
+    ),
+    .testTarget(
+      name: "ExamplesTests",
+      dependencies: ["TestSupport", .target(name: "NotesDocument")]
     ),
   ]
 )

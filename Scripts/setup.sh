@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on Debian/Ubuntu, once: libarchive's and libdeflate's headers, and the
-# peer tools the interop and crash tests run (bsdtar, zip/unzip, strace, git, python3).
+# peer tools the interop and crash tests run (bsdtar, zip/unzip, strace, git, patch, python3).
 set -euo pipefail
 
 need=()
@@ -11,6 +11,7 @@ command -v zip >/dev/null || need+=(zip)
 command -v unzip >/dev/null || need+=(unzip)
 command -v strace >/dev/null || need+=(strace)
 command -v git >/dev/null || need+=(git)
+command -v patch >/dev/null || need+=(patch)  # docpkg diff -p output is applied with GNU patch in the tests
 command -v python3 >/dev/null || need+=(python3)
 command -v xz >/dev/null || need+=(xz-utils)
 command -v zstd >/dev/null || need+=(zstd)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/file.h>
 
 #if defined(__linux__)
 #include <linux/fs.h>
@@ -65,4 +66,19 @@ int docpkg_full_fsync(int fd) {
   if (fcntl(fd, F_FULLFSYNC) == 0) return 0;
 #endif
   return fsync(fd);
+}
+
+int docpkg_syncfs(int fd) {
+#if defined(__linux__)
+  return syncfs(fd);
+#else
+  sync();
+  return docpkg_full_fsync(fd);
+#endif
+}
+
+int docpkg_flock(int fd, int exclusive, int nonblocking) {
+  int operation = exclusive ? LOCK_EX : LOCK_UN;
+  if (nonblocking) operation |= LOCK_NB;
+  return flock(fd, operation);
 }

@@ -14,7 +14,7 @@ struct DocPkg: ParsableCommand {
     commandName: "docpkg",
     abstract: "Inspect, edit, pack, unpack and compare document packages (directories shown as one file).",
     version: "0.1.0",
-    subcommands: [Inspect.self, Cat.self, Pack.self, Unpack.self]
+    subcommands: [Inspect.self, Cat.self, Put.self, Remove.self, Check.self, Diff.self, Pack.self, Unpack.self]
   )
 
   /// Parses the arguments and runs the command. A failure prints one line, `docpkg: error: ...`,
@@ -36,6 +36,8 @@ struct DocPkg: ParsableCommand {
     } catch {
       StandardOutput.shared.flush()
       if let cleanExit = error as? CleanExit { Self.exit(withError: cleanExit) }
+      // `docpkg SUBCOMMAND --help` parses into a help command whose run() throws a help request.
+      if exitCode(for: error) == .success { Self.exit(withError: error) }
       reportFailure(error)
       Glibc.exit((command as? any FailureStatus).map { type(of: $0).failureStatus } ?? 1)
     }

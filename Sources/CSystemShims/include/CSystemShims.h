@@ -23,4 +23,12 @@ ssize_t docpkg_copy_file_range(int fd_in, int fd_out, size_t length);
 /// fsync that reaches the disk: F_FULLFSYNC on Darwin, fsync elsewhere.
 int docpkg_full_fsync(int fd);
 
+/// syncfs(2): write out everything the file system holding `fd` has cached, and wait.
+/// Where there is no syncfs, falls back to sync() then fsync(fd).
+int docpkg_syncfs(int fd);
+
+/// flock(fd, LOCK_EX) when `exclusive`, flock(fd, LOCK_UN) otherwise; with `nonblocking`, fails with
+/// EWOULDBLOCK instead of waiting.
+int docpkg_flock(int fd, int exclusive, int nonblocking);
+
 #endif

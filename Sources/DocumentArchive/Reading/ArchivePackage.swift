@@ -17,10 +17,13 @@ public enum ArchivePackage {
   /// top-level entries, or a document zip such as an ODF or EPUB file) a directory named after the
   /// archive that holds them. Names are checked as ``ArchiveUnpacker`` checks them; devices and
   /// FIFOs are refused; a hard link reads its target's contents.
+  /// - Parameter unwrappingSingleDirectory: Return the single top-level directory as the root
+  ///   (the default: a packed package). `false` always returns a root named after the archive
+  ///   that holds the top-level entries (a zip nested in a package, such as iWork's `Index.zip`).
   /// - Throws: ``PackageError`` naming the archive (and the entry) if it is not a supported archive,
   ///   is damaged, or has an unsafe or duplicate entry.
   /// - Complexity: O(*n*) for *n* entries to open; reading all files in archive order is O(archive size).
-  public static func open(_ path: FilePath) throws -> PackageNode {
+  public static func open(_ path: FilePath, unwrappingSingleDirectory: Bool = true) throws -> PackageNode {
     let reader = try ArchiveReader(path: path.string)
     let cursor = ArchiveCursor(path: path.string, format: reader.format)
     let holder = try PackageNode(directoryWithChildren: [:], preferredName: ArchiveUnpacker.documentFolderName(for: path))
@@ -83,7 +86,7 @@ public enum ArchivePackage {
     // One top-level directory: that is the package.
     let top = try holder.sortedChildren()
     let isDocument = cursor.names.first == "mimetype"
-    if top.count == 1, top[0].kind == .directory, !isDocument {
+    if unwrappingSingleDirectory, top.count == 1, top[0].kind == .directory, !isDocument {
       let package = top[0]
       try holder.removeChild(package)
       return package

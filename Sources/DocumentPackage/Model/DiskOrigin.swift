@@ -4,6 +4,10 @@ import SystemPackage
 /// the package (save-as) re-roots every not-yet-loaded node at once.
 final class PackageLocation {
   var root: FilePath
+  /// Nodes loaded from this package and since removed from their directory in memory, kept until
+  /// the next save so that it can notice if their files changed on disk meanwhile (a save that
+  /// deletes them would otherwise lose that change silently).
+  var detachedNodes: [PackageNode] = []
   init(root: FilePath) { self.root = root }
 }
 

@@ -162,6 +162,7 @@ extension PackageNode {
     loadedChildren?[child.name] = nil
     child.parent = nil
     edits.insert(.membership)
+    child.origin?.location.detachedNodes.append(child)
   }
 
   func noSuchChild(_ name: String) -> PackageError {

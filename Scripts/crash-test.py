@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Crash and error injection tests for `docpkg put`/`rm` (issue 3).
+
+Crash at every step: for each mutating system call S and each N = 1, 2, ... the command runs under
+``strace -f -e inject=S:signal=KILL:when=N`` until a run completes without reaching the Nth call.
+After each kill:
+  * the package is byte-for-byte and mode-for-mode the old or the new state (files whose mtime both
+    states share must keep it); with the exchange refused (--fallback) the package may also be
+    missing for the instant between the two renames, which `check` must then repair;
+  * `docpkg check` exits 0 and leaves exactly the old or new package and no leftovers beside it;
+  * the same command run again succeeds and gives the new state.
+--fallback adds ``-e inject=renameat2:error=EINVAL`` to every run, so the two-rename protocol is used.
+
+Errors (--errors): EIO and ENOSPC at each write, fsync, link and rename call → non-zero exit, one
+line ``docpkg: error: ...`` naming a path, the original package intact, no temporary tree left.
+
+Concurrency (--concurrency K): two processes each put K distinct entries into one package at once;
+all 2K must be there.
+
+Prints the number of crash points. Exit status 0 when everything passed.
+"""
+
+import argparse
+import hashlib
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+SYSCALLS = ["openat", "write", "pwrite64", "fsync", "fdatasync", "syncfs", "linkat", "link", "mkdirat", "mkdir",
+            "renameat2", "rename", "renameat", "unlinkat", "unlink", "rmdir", "fchmod", "fchmodat", "utimensat",
+            "copy_file_range", "ioctl", "symlinkat", "symlink", "flock", "ftruncate"]
+QUICK_SYSCALLS = ["openat", "write", "fsync", "linkat", "mkdirat", "renameat2", "renameat", "unlinkat", "fchmod"]
+ERROR_SYSCALLS = ["write", "fsync", "linkat", "renameat2", "renameat", "copy_file_range", "mkdirat"]
+
+
+def make_package(path):
+    """A small package with nested and never-listed directories, odd modes and a symlink."""
+    def write(rel, data, mode=0o644, mtime=1_600_000_000):
+        full = os.path.join(path, rel)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(data)
+        os.chmod(full, mode)
+        os.utime(full, ns=(mtime * 10**9 + 123, mtime * 10**9 + 123))
+    write("Index.json", b'{"pages": 2}\n')
+    write("Text.txt", b"Hello, world.\n" * 20, 0o600)
+    write("Images/tram.png", bytes(range(256)) * 4)
+    write("Images/bus.png", b"\x89PNG" + b"\x00" * 500, 0o444)
+    write("Pages/p1/text.txt", b"page one\n")
+    write("Pages/p2/text.txt", b"page two\n", 0o640)
+    write("Pages/p2/deep/er/note.txt", b"deep\n", 0o755)
+    os.symlink("../Index.json", os.path.join(path, "Pages/index-link"))
+    os.chmod(os.path.join(path, "Pages/p1"), 0o750)
+    for d in ("Pages/p2/deep/er", "Pages/p2/deep", "Pages/p2", "Pages/p1", "Pages", "Images"):
+        os.utime(os.path.join(path, d), ns=(1_500_000_000 * 10**9, 1_500_000_000 * 10**9))
+
+
+def snapshot(path):
+    """{relative path: (kind, mode, sha256 or link target, mtime_ns or None)}, or None if missing."""
+    if not os.path.lexists(path):
+        return None
+    result = {}
+    for directory, dirs, files in os.walk(path):
+        for name in dirs + files:
+            full = os.path.join(directory, name)
+            rel = os.path.relpath(full, path)
+            st = os.lstat(full)
+            if stat.S_ISLNK(st.st_mode):
+                result[rel] = ("link", None, os.readlink(full), None)
+            elif stat.S_ISDIR(st.st_mode):
+                result[rel] = ("dir", stat.S_IMODE(st.st_mode), None, None)
+            else:
+                with open(full, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+                result[rel] = ("file", stat.S_IMODE(st.st_mode), digest, st.st_mtime_ns)
+    return result
+
+
+def same(state, reference, stable):
+    """Whether `state` is `reference`, comparing mtimes only of files in `stable`."""
+    if state is None or reference is None or state.keys() != reference.keys():
+        return False
+    for rel, (kind, mode, content, mtime) in reference.items():
+        k, m, c, t = state[rel]
+        if (k, m, c) != (kind, mode, content):
+            return False
+        if rel in stable and t != mtime:
+            return False
+    return True
+
+
+class Scenario:
+    """One command applied to the base package: `args` with PKG standing for the package."""
+
+    def __init__(self, name, args, stdin=b""):
+        self.name, self.args, self.stdin = name, args, stdin
+
+
+def scenarios(source_file, quick):
+    all_ = [
+        Scenario("replace root file (stdin)", ["put", "PKG", "Text.txt"], b"rewritten text\n" * 3),
+        Scenario("replace nested file (source)", ["put", "PKG", "Images/tram.png", source_file]),
+        Scenario("add file to directory", ["put", "PKG", "Pages/p1/new.txt"], b"new page text\n"),
+        Scenario("add file, new directories", ["put", "PKG", "Notes/2026/n.txt"], b"note\n"),
+        Scenario("remove directory", ["rm", "PKG", "Pages", "-r"]),
+    ]
+    return [all_[0], all_[3]] if quick else all_
+
+
+class Runner:
+    def __init__(self, docpkg, work, fallback):
+        self.docpkg, self.work, self.fallback = docpkg, work, fallback
+        self.base = os.path.join(work, "base", "Doc.pkg")
+        os.makedirs(os.path.dirname(self.base))
+        make_package(self.base)
+        self.parent = os.path.join(work, "run")
+        self.package = os.path.join(self.parent, "Doc.pkg")
+        self.failures = []
+
+    def reset(self):
+        shutil.rmtree(self.parent, ignore_errors=True)
+        os.makedirs(self.parent)
+        subprocess.run(["cp", "-a", self.base, self.package], check=True)
+
+    def command(self, scenario):
+        return [self.docpkg] + [self.package if a == "PKG" else a for a in scenario.args]
+
+    def strace(self, inject, trace):
+        if not inject and not self.fallback:
+            return []
+        extra = []
+        if self.fallback:
+            trace = sorted(set(trace) | {"renameat2"})
+            extra = ["-e", "inject=renameat2:error=EINVAL"]
+        return ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=" + ",".join(trace)] + extra + \
+               (["-e", "inject=" + inject] if inject else [])
+
+    def run(self, argv, stdin):
+        return subprocess.run(argv, input=stdin, capture_output=True)
+
+    def leftovers(self):
+        return sorted(n for n in os.listdir(self.parent) if n not in ("Doc.pkg", ".Doc.pkg.docpkg-lock"))
+
+    def references(self, scenario):
+        self.reset()
+        old = snapshot(self.package)
+        result = self.run(self.strace(None, ["write"]) + self.command(scenario), scenario.stdin)
+        if result.returncode != 0:
+            raise SystemExit(f"{scenario.name}: reference run failed: {result.stderr.decode()}")
+        new = snapshot(self.package)
+        stable = {rel for rel, v in old.items() if v[0] == "file" and rel in new and new[rel] == v}
+        return old, new, stable
+
+    def first_calls(self, scenario, syscalls):
+        """{syscall: N of its first call once the lock file is opened}: earlier calls (loading the
+        program's libraries) happen before anything touches the package, so killing there proves nothing."""
+        self.reset()
+        trace = os.path.join(self.work, "trace.txt")
+        argv = ["strace", "-f", "-qq", "-o", trace, "-e", "trace=" + ",".join(set(syscalls) | {"openat"})]
+        self.run(argv + self.command(scenario), scenario.stdin)
+        counts = {}
+        with open(trace) as f:
+            for line in f:
+                if "docpkg-lock" in line:
+                    break
+                name = line.split("(", 1)[0].split()[-1] if "(" in line else ""
+                counts[name] = counts.get(name, 0) + 1
+        return {name: counts.get(name, 0) + 1 for name in syscalls}
+
+    def crash(self, scenario, syscalls):
+        old, new, stable = self.references(scenario)
+        first = self.first_calls(scenario, syscalls)
+        points = 0
+        for syscall in syscalls:
+            if self.fallback and syscall == "renameat2":
+                continue
+            n = first[syscall]
+            while True:
+                self.reset()
+                argv = self.strace(f"{syscall}:signal=KILL:when={n}", [syscall]) + self.command(scenario)
+                result = self.run(argv, scenario.stdin)
+                if result.returncode == 0:
+                    if not same(snapshot(self.package), new, stable):
+                        self.fail(scenario, syscall, n, "completed run did not give the new state")
+                    break
+                if result.returncode not in (-9, 137):
+                    self.fail(scenario, syscall, n, f"exit {result.returncode}: {result.stderr.decode().strip()}")
+                    break
+                points += 1
+                self.after_kill(scenario, syscall, n, old, new, stable)
+                n += 1
+        return points
+
+    def after_kill(self, scenario, syscall, n, old, new, stable):
+        state = snapshot(self.package)
+        if not (same(state, old, stable) or same(state, new, stable) or (self.fallback and state is None)):
+            self.fail(scenario, syscall, n, "after the kill the package is neither old nor new")
+        check = self.run([self.docpkg, "check", self.package], b"")
+        if check.returncode != 0:
+            self.fail(scenario, syscall, n, f"check failed: {check.stderr.decode().strip()}")
+        state = snapshot(self.package)
+        if not (same(state, old, stable) or same(state, new, stable)):
+            self.fail(scenario, syscall, n, "after check the package is neither old nor new")
+        if self.leftovers():
+            self.fail(scenario, syscall, n, f"check left {self.leftovers()}")
+        again = self.run(self.strace(None, ["write"]) + self.command(scenario), scenario.stdin)
+        was_new = same(state, new, stable)
+        if again.returncode != 0 and not (was_new and scenario.args[0] == "rm"):
+            self.fail(scenario, syscall, n, f"next run failed: {again.stderr.decode().strip()}")
+        elif not same(snapshot(self.package), new, stable):
+            self.fail(scenario, syscall, n, "next run did not give the new state")
+
+    def errors(self, scenario, syscalls):
+        old, _, stable = self.references(scenario)
+        first = self.first_calls(scenario, syscalls)
+        points = 0
+        for syscall in syscalls:
+            for error in ("EIO", "ENOSPC"):
+                n = first[syscall]
+                while True:
+                    self.reset()
+                    argv = self.strace(f"{syscall}:error={error}:when={n}", [syscall]) + self.command(scenario)
+                    result = self.run(argv, scenario.stdin)
+                    if result.returncode == 0:
+                        break  # the Nth call was not reached (or its failure was handled)
+                    points += 1
+                    lines = result.stderr.decode().strip().splitlines()
+                    if len(lines) != 1 or not lines[0].startswith("docpkg: error: ") or "'" not in lines[0]:
+                        self.fail(scenario, f"{syscall}={error}", n, f"not one error line naming a path: {lines}")
+                    if not same(snapshot(self.package), old, stable):
+                        self.fail(scenario, f"{syscall}={error}", n, "original package changed")
+                    if self.leftovers():
+                        self.fail(scenario, f"{syscall}={error}", n, f"left {self.leftovers()}")
+                    n += 1
+        return points
+
+    def fail(self, scenario, syscall, n, message):
+        line = f"FAIL {scenario.name}: {syscall} #{n}: {message}"
+        print(line, flush=True)
+        self.failures.append(line)
+
+
+def concurrency(docpkg, work, count):
+    parent = os.path.join(work, "concurrent")
+    os.makedirs(parent)
+    package = os.path.join(parent, "C.pkg")
+    subprocess.run([docpkg, "put", package, "seed.txt", "--create"], input=b"seed\n", check=True)
+    script = "for i in $(seq 1 %d); do echo \"$1 $i\" | %s put %s \"$1/e$i.txt\" || exit 1; done" % (count, docpkg, package)
+    procs = [subprocess.Popen(["sh", "-c", script, "sh", who]) for who in ("a", "b")]
+    codes = [p.wait() for p in procs]
+    present = sum(len(files) for d, _, files in os.walk(package)) - 1
+    ok = codes == [0, 0] and present == 2 * count
+    print(f"concurrency: 2 processes x {count} puts -> {present} entries present "
+          f"({'ok' if ok else 'FAIL, exit codes %s' % codes})")
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docpkg", default=os.path.join(os.path.dirname(__file__), "..", ".build", "debug", "docpkg"))
+    parser.add_argument("--quick", action="store_true", help="fewer scenarios and system calls (for the test suite)")
+    parser.add_argument("--fallback", action="store_true", help="refuse RENAME_EXCHANGE (inject EINVAL)")
+    parser.add_argument("--errors", action="store_true", help="also inject EIO/ENOSPC")
+    parser.add_argument("--concurrency", type=int, default=0, metavar="K", help="also run 2 x K concurrent puts")
+    parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
+    args = parser.parse_args()
+    docpkg = os.path.abspath(args.docpkg)
+    work = tempfile.mkdtemp(prefix="docpkg-crash-")
+    ok = True
+    try:
+        source = os.path.join(work, "source.bin")
+        with open(source, "wb") as f:
+            f.write(os.urandom(3000))
+        if args.crash:
+            for fallback in ([True] if args.fallback else [False]):
+                runner = Runner(docpkg, os.path.join(work, "crash-fallback" if fallback else "crash"), fallback)
+                syscalls = QUICK_SYSCALLS if args.quick else SYSCALLS
+                total = 0
+                for scenario in scenarios(source, args.quick):
+                    points = runner.crash(scenario, syscalls)
+                    total += points
+                    print(f"crash{' (fallback)' if fallback else ''}: {scenario.name}: {points} crash points", flush=True)
+                print(f"crash{' (fallback)' if fallback else ''}: {total} crash points, "
+                      f"{len(runner.failures)} failures", flush=True)
+                ok = ok and not runner.failures
+        if args.errors:
+            runner = Runner(docpkg, os.path.join(work, "errors"), args.fallback)
+            total = 0
+            for scenario in scenarios(source, args.quick):
+                total += runner.errors(scenario, ERROR_SYSCALLS)
+            print(f"errors: {total} injected failures, {len(runner.failures)} problems", flush=True)
+            ok = ok and not runner.failures
+        if args.concurrency:
+            ok = concurrency(docpkg, work, args.concurrency) and ok
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", work])
+        shutil.rmtree(work, ignore_errors=True)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+import Crypto
+import SystemPackage
+
+/// Reads file contents for a comparison: equality with early exit, whole contents for patches and
+/// similarity, SHA-256 digests. Keeps one scratch buffer across files instead of allocating per file.
+struct ContentReader {
+  /// Files up to this size are compared by reading the old one into memory, then streaming the
+  /// new one against it; larger files are compared chunk by chunk.
+  static let wholeFileLimit: Int64 = 8 << 20
+  static let chunkSize = 1 << 20
+
+  private var scratch: [UInt8] = []
+  private let oldDisk = DiskFileReader()
+  private let newDisk = DiskFileReader()
+
+  /// Stops a streaming read at the first difference.
+  private struct Mismatch: Error {}
+
+  /// The chunk size for reading a file of `size` bytes in one go when it is small.
+  private static func chunk(for size: Int64) -> Int { Int(min(max(size, 1), Int64(chunkSize))) }
+
+  /// Whether two files of the same size have the same bytes.
+  mutating func equalContents(_ old: PackageNode, _ new: PackageNode) throws -> Bool {
+    let size = old.size
+    if size <= Self.wholeFileLimit {
+      // The old file in memory (straight from disk when it can be), then the new one against it:
+      // from disk too, or streamed (an archive entry), stopping at the first difference.
+      let fromDisk = oldDisk.read(old)
+      if fromDisk == nil {
+        scratch.removeAll(keepingCapacity: true)
+        try old.readContents(chunkSize: Self.chunk(for: size)) { scratch.append(contentsOf: $0) }
+      }
+      return try scratch.withUnsafeBytes { loaded in
+        let held = fromDisk ?? loaded
+        if let other = newDisk.read(new) { return Syscalls.bytesEqual(held, other) }
+        var offset = 0
+        do {
+          try new.readContents(chunkSize: Self.chunk(for: size)) { chunk in
+            guard offset + chunk.count <= held.count,
+              Syscalls.bytesEqual(UnsafeRawBufferPointer(rebasing: held[offset..<offset + chunk.count]), chunk)
+            else { throw Mismatch() }
+            offset += chunk.count
+          }
+        } catch is Mismatch {
+          return false
+        }
+        return offset == held.count
+      }
+    }
+    if old.isBackedByDisk, new.isBackedByDisk {
+      return try Self.streamCompare(old, new)
+    }
+    return try Self.sha256(of: old) == Self.sha256(of: new)
+  }
+
+  /// All of a file's bytes, read without keeping them in the node (unlike ``PackageNode/contents(options:)``).
+  func load(_ node: PackageNode) throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(node.size))
+    try node.readContents(chunkSize: Self.chunk(for: node.size)) { bytes.append(contentsOf: $0) }
+    return bytes
+  }
+
+  /// The SHA-256 of a file's contents, streamed, as lowercase hex.
+  static func sha256(of node: PackageNode) throws -> String {
+    var hasher = SHA256()
+    try node.readContents(chunkSize: chunkSize) { hasher.update(bufferPointer: $0) }
+    return hex(hasher.finalize())
+  }
+
+  /// The SHA-256 of bytes in memory, as lowercase hex.
+  static func sha256(of bytes: [UInt8]) -> String {
+    hex(SHA256.hash(data: bytes))
+  }
+
+  static func hex(_ digest: SHA256.Digest) -> String {
+    let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(64)
+    for byte in digest {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0xF)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+
+  /// Git's rule for text: no NUL byte in the first 8,000 bytes.
+  static func looksLikeText(_ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBufferPointer { !$0.prefix(8000).contains(0) }
+  }
+
+  /// Compares two files on disk chunk by chunk, reading both descriptors in step.
+  private static func streamCompare(_ old: PackageNode, _ new: PackageNode) throws -> Bool {
+    let a = try old.openForReading()
+    defer { try? a.close() }
+    let b = try new.openForReading()
+    defer { try? b.close() }
+    let bufferA = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+    defer { bufferA.deallocate() }
+    let bufferB = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+    defer { bufferB.deallocate() }
+    let pathA = old.diskLocation?.string ?? old.path, pathB = new.diskLocation?.string ?? new.path
+    while true {
+      let countA = try fill(bufferA, from: a, path: pathA)
+      let countB = try fill(bufferB, from: b, path: pathB)
+      guard countA == countB,
+        Syscalls.bytesEqual(
+          UnsafeRawBufferPointer(rebasing: bufferA[..<countA]), UnsafeRawBufferPointer(rebasing: bufferB[..<countB]))
+      else { return false }
+      if countA < chunkSize { return true }
+    }
+  }
+
+  /// Reads until `buffer` is full or the file ends; returns how many bytes were read.
+  private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from fd: FileDescriptor, path: String) throws -> Int
+  {
+    var filled = 0
+    while filled < buffer.count {
+      let count: Int
+      do { count = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) } catch let error
+        as Errno
+      {
+        throw PackageError(.io, "cannot read", path: path, errno: error)
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    return filled
+  }
+}

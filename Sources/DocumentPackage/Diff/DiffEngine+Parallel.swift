@@ -1,0 +1,86 @@
+import Dispatch
+
+/// Two workers for the parts of a comparison that are mostly system calls: listing the two trees,
+/// and comparing same-size files. Used only when both trees are on disk and are different trees,
+/// so each worker touches nodes no other worker touches (nodes are not thread-safe). Archive-backed
+/// trees are always read on one thread, in walk order.
+extension DiffEngine {
+  /// Whether `old` and `new` can be read on two threads.
+  static func canReadInParallel(_ old: PackageNode, _ new: PackageNode) -> Bool {
+    old.root !== new.root && old.isBackedByDisk && new.isBackedByDisk
+  }
+
+  /// Lists every directory of both trees, one tree per worker.
+  /// - Throws: The first listing error, the old tree's first.
+  static func listInParallel(_ old: PackageNode, _ new: PackageNode) throws {
+    let trees = SharedSlots<PackageNode>([old, new])
+    let errors = SharedSlots<(any Error)?>([nil, nil])
+    defer {
+      trees.free()
+      errors.free()
+    }
+    DispatchQueue.concurrentPerform(iterations: 2) { side in
+      do { try listEverything(trees[side]) } catch { errors[side] = error }
+    }
+    if let error = errors[0] ?? errors[1] { throw error }
+  }
+
+  private static func listEverything(_ directory: PackageNode) throws {
+    for child in try directory.sortedChildren() where child.kind == .directory {
+      try listEverything(child)
+    }
+  }
+
+  /// Whether each pair of same-size disk files has equal contents. Pairs go in batches of 256 to
+  /// Dispatch's workers (one per core), which claim the next batch when done with one: a worker
+  /// that the system runs less (a busy machine) simply does fewer batches.
+  /// - Throws: The first read error in pair order.
+  static func equalContentsInParallel(_ pairs: [(PackageNode, PackageNode)]) throws -> [Bool] {
+    let batch = 256
+    let count = pairs.count
+    let batches = (count + batch - 1) / batch
+    let input = SharedSlots(pairs)
+    let results = SharedSlots([Bool](repeating: false, count: count))
+    let errors = SharedSlots<(any Error)?>([(any Error)?](repeating: nil, count: batches))
+    defer {
+      input.free()
+      results.free()
+      errors.free()
+    }
+    DispatchQueue.concurrentPerform(iterations: batches) { batchIndex in
+      var reader = ContentReader()
+      for index in batchIndex * batch..<min((batchIndex + 1) * batch, count) {
+        let (old, new) = input[index]
+        do {
+          results[index] = try reader.equalContents(old, new)
+        } catch {
+          errors[batchIndex] = error
+          return
+        }
+      }
+    }
+    if let error = errors.buffer.lazy.compactMap({ $0 }).first { throw error }
+    return Array(results.buffer)
+  }
+}
+
+/// Fixed slots shared by the workers, each slot written by one worker only. A raw buffer, not an
+/// array, so that writes to different slots are not accesses to one shared variable.
+private struct SharedSlots<Element>: @unchecked Sendable {
+  let buffer: UnsafeMutableBufferPointer<Element>
+
+  init(_ elements: [Element]) {
+    buffer = .allocate(capacity: elements.count)
+    _ = buffer.initialize(from: elements)
+  }
+
+  subscript(index: Int) -> Element {
+    get { buffer[index] }
+    nonmutating set { buffer[index] = newValue }
+  }
+
+  func free() {
+    buffer.deinitialize()
+    buffer.deallocate()
+  }
+}

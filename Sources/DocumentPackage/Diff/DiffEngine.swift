@@ -1,0 +1,165 @@
+/// Computes a ``PackageDifference`` in three phases:
+/// 1. walk both trees together, comparing what needs no reading (kinds, sizes, modes, links, inodes);
+/// 2. read, in walk order, the files that need it: same-size pairs, and deleted and added files
+///    when renames are possible;
+/// 3. pair deleted and added entries into renames.
+struct DiffEngine {
+  typealias Change = PackageDifference.Change
+  typealias Entry = PackageDifference.Entry
+
+  let options: PackageDifference.Options
+  var reader = ContentReader()
+  private var order = 0
+  /// Changes found so far, with their walk position.
+  var found: [(order: Int, change: Change)] = []
+  var pairs: [Pair] = []
+  var added: [Candidate] = []
+  var deleted: [Candidate] = []
+
+  /// A file in both trees whose contents must be read.
+  struct Pair {
+    var old: PackageNode
+    var new: PackageNode
+    var path: String
+    var order: Int
+    var details: Change.Details
+  }
+
+  /// A file or link in one tree only: an addition or deletion, unless it pairs into a rename.
+  struct Candidate {
+    var node: PackageNode
+    var path: String
+    var order: Int
+    var entry: Entry
+    var fingerprint: TextFingerprint?
+    /// A text file small enough to compare by similarity (its fingerprint may be made later).
+    var isSimilarityCandidate = false
+    /// The contents, kept for a patch of a rename with edits.
+    var text: [UInt8]?
+    var paired = false
+  }
+
+  init(options: PackageDifference.Options) {
+    self.options = options
+  }
+
+  mutating func run(old: PackageNode, new: PackageNode) throws -> PackageDifference {
+    let parallel = Self.canReadInParallel(old, new)
+    if old.kind == .directory, new.kind == .directory {
+      if parallel { try Self.listInParallel(old, new) }
+      try visitChildren(old, new, prefix: "")
+    } else {
+      try visit(old, new, path: "")
+    }
+    try readPending(parallel: parallel)
+    try pairRenames()
+    for candidate in added where !candidate.paired {
+      let patch = candidate.text.map { TextPatch(from: [], to: $0, context: options.patchContext) }
+      found.append(
+        (candidate.order, Change(kind: .added, path: candidate.path, old: nil, new: candidate.entry, patch: patch)))
+    }
+    for candidate in deleted where !candidate.paired {
+      let patch = candidate.text.map { TextPatch(from: $0, to: [], context: options.patchContext) }
+      found.append(
+        (candidate.order, Change(kind: .deleted, path: candidate.path, old: candidate.entry, new: nil, patch: patch)))
+    }
+    found.sort { $0.order < $1.order }
+    return PackageDifference(changes: found.map(\.change))
+  }
+
+  // MARK: Phase 1: walking
+
+  private mutating func visitChildren(_ old: PackageNode?, _ new: PackageNode?, prefix: String) throws {
+    let a = old?.kind == .directory ? try old!.sortedChildren() : []
+    let b = new?.kind == .directory ? try new!.sortedChildren() : []
+    func path(_ name: String) -> String { prefix.isEmpty ? name : prefix + "/" + name }
+    var i = 0, j = 0
+    while i < a.count || j < b.count {
+      if j == b.count || (i < a.count && a[i].name.utf8.lexicographicallyPrecedes(b[j].name.utf8)) {
+        try visit(a[i], nil, path: path(a[i].name))
+        i += 1
+      } else if i == a.count || a[i].name != b[j].name {
+        try visit(nil, b[j], path: path(b[j].name))
+        j += 1
+      } else {
+        try visit(a[i], b[j], path: path(a[i].name))
+        i += 1
+        j += 1
+      }
+    }
+  }
+
+  private mutating func visit(_ old: PackageNode?, _ new: PackageNode?, path: String) throws {
+    order += 1
+    let position = order
+    switch (old, new) {
+    case (nil, let new?):
+      if new.kind == .directory {
+        found.append((position, Change(kind: .added, path: path, old: nil, new: Entry(new))))
+        try visitChildren(nil, new, prefix: path)
+      } else {
+        added.append(Candidate(node: new, path: path, order: position, entry: Entry(new)))
+      }
+    case (let old?, nil):
+      if old.kind == .directory {
+        found.append((position, Change(kind: .deleted, path: path, old: Entry(old), new: nil)))
+        try visitChildren(old, nil, prefix: path)
+      } else {
+        deleted.append(Candidate(node: old, path: path, order: position, entry: Entry(old)))
+      }
+    case (let old?, let new?) where old.kind != new.kind:
+      found.append((position, Change(kind: .typeChanged, path: path, old: Entry(old), new: Entry(new))))
+      try visitChildren(old, new, prefix: path)
+    case (let old?, let new?):
+      var details = attributeDetails(old, new)
+      switch old.kind {
+      case .directory:
+        record(position, path, old, new, details)
+        try visitChildren(old, new, prefix: path)
+      case .symlink:
+        if old.symbolicLinkDestination != new.symbolicLinkDestination { details.insert(.symbolicLinkDestination) }
+        record(position, path, old, new, details)
+      case .file:
+        let needsReading: Bool
+        if old.size != new.size {
+          details.insert(.contents)
+          needsReading = options.includesTextPatches || options.expandingContainers != nil
+        } else if let identity = old.diskIdentity, identity == new.diskIdentity {
+          needsReading = false
+        } else {
+          needsReading = true
+        }
+        if needsReading {
+          pairs.append(Pair(old: old, new: new, path: path, order: position, details: details))
+        } else {
+          record(position, path, old, new, details)
+        }
+      }
+    case (nil, nil):
+      break
+    }
+  }
+
+  func attributeDetails(_ old: PackageNode, _ new: PackageNode) -> Change.Details {
+    var details: Change.Details = []
+    if old.kind != .symlink, old.permissions != new.permissions { details.insert(.permissions) }
+    if options.comparesModificationTimes, old.modificationTime != new.modificationTime {
+      details.insert(.modificationTime)
+    }
+    return details
+  }
+
+  mutating func record(
+    _ position: Int, _ path: String, _ old: PackageNode, _ new: PackageNode, _ details: Change.Details,
+    oldEntry: Entry? = nil, newEntry: Entry? = nil, patch: TextPatch? = nil, nested: PackageDifference? = nil
+  ) {
+    guard !details.isEmpty else { return }
+    found.append(
+      (
+        position,
+        Change(
+          kind: .modified, path: path, old: oldEntry ?? Entry(old), new: newEntry ?? Entry(new), details: details,
+          patch: patch, nested: nested)
+      ))
+  }
+}

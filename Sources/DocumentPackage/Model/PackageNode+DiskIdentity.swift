@@ -1,0 +1,28 @@
+extension PackageNode {
+  /// The device and inode of the file on disk that holds this node exactly as the model has it,
+  /// or `nil` when there is none (made or changed in memory, or backed by an archive).
+  ///
+  /// Two nodes with the same identity have the same contents without reading them: hard-linked
+  /// versions of a package share inodes for every unchanged file. Builds no path (unlike
+  /// ``diskLocation``), so it costs nothing per file.
+  var diskIdentity: DiskIdentity? {
+    guard isBackedByDisk, let device = origin?.status.device, let inode = origin?.status.inode else { return nil }
+    return DiskIdentity(device: device, inode: inode)
+  }
+
+  /// Whether the node's contents and children are read from disk (not from memory or an archive),
+  /// so that reading them touches nothing shared with other nodes but the file system.
+  /// Reads fields in place rather than copying ``origin`` (this is asked per file).
+  var isBackedByDisk: Bool {
+    guard origin != nil, !edits.contains(.contents) else { return false }
+    guard kind == .file else { return true }
+    if case .onDisk = fileBody { return true }
+    return false
+  }
+}
+
+/// A file's identity on disk: the device it is on and its inode number there.
+struct DiskIdentity: Hashable {
+  var device: UInt64
+  var inode: UInt64
+}

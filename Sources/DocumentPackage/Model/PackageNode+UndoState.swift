@@ -1,0 +1,105 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension PackageNode {
+  /// Everything about a node that an edit can change, other than its place in the tree: the hook
+  /// that lets ``PackageEditor`` put a node back exactly as it was, change tracking included.
+  ///
+  /// Holds references, never copies: `Data` shares its storage, so keeping the state of a node
+  /// with a 100 MB body costs a reference, and an unread file's state holds no bytes at all.
+  struct UndoState {
+    var edits: Edits
+    var preferredName: String
+    var permissions: FilePermissions
+    var modificationTime: FileTime?
+    var fileBody: FileBody
+    var cachedContents: Data?
+    var linkDestination: String
+    /// Where the node's file was when the state was taken: tells whether a save happened since.
+    var origin: DiskOrigin?
+  }
+
+  /// The node's state now.
+  var undoState: UndoState {
+    UndoState(
+      edits: edits, preferredName: preferredName, permissions: permissions,
+      modificationTime: modificationTime, fileBody: fileBody, cachedContents: cachedContents,
+      linkDestination: linkDestination, origin: origin)
+  }
+
+  /// Sets every part of the node's state, including which parts count as edited. Pass a state
+  /// from ``restorable(_:)``, which accounts for saves since the state was taken.
+  func restore(_ state: UndoState) {
+    preferredName = state.preferredName
+    permissions = state.permissions
+    modificationTime = state.modificationTime
+    fileBody = state.fileBody
+    cachedContents = state.cachedContents
+    linkDestination = state.linkDestination
+    origin = state.origin
+    edits = state.edits  // last: the setters above mark edits
+  }
+
+  /// `state` as it must be set now to make the node look as it did when `state` was taken.
+  ///
+  /// If the node still has the file it had then, that is `state` itself. If a save (or a reload)
+  /// gave it another file since, the node keeps its current origin, and whatever differs from
+  /// that file counts as edited, so the next save writes it: earlier contents come from the
+  /// state's cached bytes (see ``UndoHistory/pinForSave()``), or from the earlier file if it is
+  /// still on disk, or from the current file when that is the same inode (unchanged contents).
+  /// - Throws: ``PackageError`` with code `changedOnDisk` if the earlier contents are gone.
+  func restorable(_ state: UndoState) throws -> UndoState {
+    if Self.sameFile(state.origin, origin) { return state }
+    var result = state
+    result.origin = origin
+    let status = origin?.status
+    switch kind {
+    case .file:
+      if case .onDisk = state.fileBody {
+        if let was = state.origin?.status, let now = status, was.inode == now.inode, was.device == now.device {
+          result.cachedContents = state.cachedContents ?? cachedContents
+          result.edits.remove(.contents)
+        } else {
+          result.fileBody = .data(try state.cachedContents ?? Self.readEarlierContents(state.origin, of: self))
+          result.cachedContents = nil
+          result.edits.insert(.contents)
+        }
+      } else {
+        result.edits.insert(.contents)
+      }
+    case .symlink:
+      if state.linkDestination != linkDestination || edits.contains(.contents) { result.edits.insert(.contents) }
+    case .directory:
+      result.edits.insert(.membership)
+    }
+    if let status, state.permissions == status.permissions, state.modificationTime == status.modificationTime {
+      result.edits.remove(.attributes)
+    } else {
+      result.edits.insert(.attributes)
+    }
+    return result
+  }
+
+  static func sameFile(_ was: DiskOrigin?, _ now: DiskOrigin?) -> Bool {
+    guard let was, let now else { return was == nil && now == nil }
+    return was.location === now.location && was.directory == now.directory && was.name == now.name
+      && was.status.isUnchanged(comparedTo: now.status)
+  }
+
+  /// Reads a file's contents from where they were when `origin` was recorded, if that file is still there.
+  static func readEarlierContents(_ origin: DiskOrigin?, of node: PackageNode) throws -> Data {
+    let gone = PackageError(
+      .changedOnDisk, "cannot undo: the earlier contents are no longer on disk:",
+      path: node.path.isEmpty ? node.name : node.path)
+    guard let origin, let status = try? Syscalls.statusNoFollow(origin.absolutePath),
+      status.inode == origin.status.inode, status.device == origin.status.device
+    else { throw gone }
+    let reader = PackageNode(kind: .file, name: node.name, permissions: origin.status.permissions, origin: origin)
+    do { return try reader.contents() } catch { throw gone }
+  }
+}

@@ -1,0 +1,86 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The contents of a file outside the package, copied in when the package is saved.
+///
+/// Use it to put a large file into a package without reading it into memory: a save copies it
+/// with a reflink or `copy_file_range` where it can (memory bounded whatever the size). The file
+/// is read at save time, so it must still be there then.
+///
+///     let source = try DiskFileSource(path: "/tmp/render.mov")
+///     try root.setNode(PackageNode(regularFileWithSource: source), at: "Media/render.mov")
+public final class DiskFileSource: FileContentSource {
+  /// The file that is copied.
+  public let path: FilePath
+  /// Its size when the source was made.
+  public let size: Int64
+
+  /// A source for the regular file at `path` (symbolic links are followed).
+  /// - Throws: ``PackageError`` with code `noSuchEntry` or `notARegularFile`, or `io`.
+  public init(path: FilePath) throws {
+    let status: FileStatus
+    do { status = try Syscalls.statusFollowing(path) } catch {
+      throw PackageError(
+        error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open", path: path.string, errno: error)
+    }
+    guard status.kind == .file else {
+      throw PackageError(.notARegularFile, "not a regular file:", path: path.string)
+    }
+    self.path = path
+    self.size = status.size
+  }
+
+  /// Opens the file for reading; the caller closes the descriptor.
+  func open() throws -> CInt {
+    do { return try Syscalls.openFile(path, O_RDONLY) } catch {
+      throw PackageError(.io, "cannot open", path: path.string, errno: error)
+    }
+  }
+
+  /// Reads the whole file into memory.
+  /// - Throws: ``PackageError`` with code `io` naming the file.
+  public func readAll() throws -> Data {
+    var data = Data()
+    try read(chunkSize: 1 << 20) { data.append(contentsOf: $0) }
+    return data
+  }
+
+  /// Reads the file in order, handing `body` chunks of at most `chunkSize` bytes (memory bounded by `chunkSize`).
+  /// - Throws: ``PackageError`` with code `io` naming the file, or what `body` throws.
+  public func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    let fd = try open()
+    defer { Syscalls.closeFile(fd) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let count: Int
+      do { count = try Syscalls.readBytes(fd, into: buffer) } catch {
+        throw PackageError(.io, "cannot read", path: path.string, errno: error)
+      }
+      if count == 0 { return }
+      try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    }
+  }
+}
+
+extension PackageNode {
+  /// Replaces a regular file's contents with those of `source`, read only when needed (when saved,
+  /// a ``DiskFileSource`` is copied with a reflink or in the kernel). The node counts as changed until saved.
+  /// - Throws: ``PackageError`` with code `notARegularFile` for other kinds.
+  public func setContents(from source: any FileContentSource) throws {
+    try requireKind(.file)
+    fileBody = .source(source)
+    cachedContents = nil
+    edits.insert(.contents)
+  }
+}

@@ -1,0 +1,78 @@
+import SystemPackage
+
+/// Something that changed on disk, in a package opened for editing, since the model loaded it:
+/// another program wrote to the package meanwhile. ``PackageDocument/save(options:)`` refuses to
+/// overwrite such changes (code ``PackageError/Code-swift.struct/conflict``);
+/// ``PackageDocument/externalChanges()`` lists them.
+public struct ExternalChange: Hashable, Sendable, CustomStringConvertible {
+  /// How an entry changed.
+  public enum Kind: String, Hashable, Sendable {
+    /// A file's or link's size or times changed (same inode), or a directory's entries were
+    /// added, removed or renamed (its time changed).
+    case modified
+    /// The entry is gone from where it was loaded.
+    case removed
+    /// Another file or directory is now at the path (another inode, or another kind): typically
+    /// another program's atomic save. For the package root, the whole package was replaced.
+    case replaced
+  }
+
+  /// The entry's path in the package as it was loaded (`Data/a.txt`); empty for the package itself.
+  public var path: String
+  /// How it changed.
+  public var kind: Kind
+
+  /// Creates a change record.
+  public init(path: String, kind: Kind) {
+    self.path = path
+    self.kind = kind
+  }
+
+  /// `modified Data/a.txt`.
+  public var description: String { "\(kind.rawValue) \(path.isEmpty ? "." : path)" }
+}
+
+/// Compares what a model loaded with the disk, one `lstat` per loaded node.
+///
+/// Looked at: every node loaded from `location` that is still in the tree, and those removed
+/// from it since the last save (``PackageLocation/detachedNodes``). A file or link counts as
+/// changed when kind, inode, size or modification time differ; a listed directory when those
+/// differ (adding, removing or renaming an entry changes a directory's modification time). The
+/// change time is not compared: it also moves when a file gains or loses a hard link, which
+/// saves, save-to and version stores do to unchanged files all the time. A directory
+/// never listed is only checked to be the same directory: whatever is inside it now is carried
+/// over as it is, so nothing there can be lost.
+/// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
+enum ExternalChangeDetector {
+  static func changes(in root: PackageNode, location: PackageLocation) -> [ExternalChange] {
+    var seen = Set<ObjectIdentifier>()
+    var changes: [ExternalChange] = []
+    func visit(_ node: PackageNode) {
+      guard seen.insert(ObjectIdentifier(node)).inserted else { return }
+      if let origin = node.origin, origin.location === location {
+        let relative = origin.relativePath.string
+        let listed = node.kind == .directory && node.loadedChildren != nil
+        switch Result(catching: { () throws(Errno) in try Syscalls.statusNoFollow(origin.absolutePath) }) {
+        case .failure(.noSuchFileOrDirectory), .failure(.notDirectory):
+          changes.append(ExternalChange(path: relative, kind: .removed))
+          return
+        case .failure:
+          changes.append(ExternalChange(path: relative, kind: .modified))
+        case .success(let now):
+          let was = origin.status
+          if now.kind != was.kind || now.inode != was.inode || now.device != was.device {
+            changes.append(ExternalChange(path: relative, kind: .replaced))
+          } else if (node.kind != .directory || listed)
+            && (now.size != was.size || now.modificationTime != was.modificationTime)
+          {
+            changes.append(ExternalChange(path: relative, kind: .modified))
+          }
+        }
+      }
+      for child in node.loadedChildren?.values ?? [:].values { visit(child) }
+    }
+    visit(root)
+    for node in location.detachedNodes { visit(node) }
+    return changes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+  }
+}

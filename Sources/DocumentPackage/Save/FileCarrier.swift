@@ -1,0 +1,74 @@
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Carries an unchanged file from the old tree into the new one as cheaply as the file system
+/// allows: a hard link (no data moves, inode, mode and mtime kept); where links are refused
+/// (`EXDEV`, `EPERM`, `EMLINK`, `EOPNOTSUPP`), a copy — a `FICLONE` reflink, else
+/// `copy_file_range`, else `read`/`write` — with the mode and mtime set as they were.
+enum FileCarrier {
+  /// Carries the regular file or symbolic link `name` of `source` into `destination` as `newName`.
+  /// - Parameter attributes: New permissions and modification time for the carried file; when
+  ///   given, the file is copied rather than linked (changing a linked inode would change the old tree).
+  static func carry(
+    _ name: RawName, from source: CInt, to destination: CInt, as newName: RawName,
+    attributes: (FilePermissions, FileTime?)? = nil, sync: inout SyncPlan
+  ) throws(Errno) {
+    if attributes == nil {
+      do {
+        try Syscalls.link(from: source, name, to: destination, newName)
+        return
+      } catch  where error.refusesLink {}
+    }
+    let status = try Syscalls.status(in: source, name)
+    if status.kind == .symlink {
+      let target = try Syscalls.readLink(in: source, name)
+      try Syscalls.makeSymbolicLink(in: destination, newName, destination: target)
+      try Syscalls.setModificationTime(in: destination, newName, attributes?.1 ?? status.modificationTime)
+      return
+    }
+    let input = try Syscalls.openForReading(in: source, name)
+    defer { Syscalls.closeFile(input) }
+    let output = try Syscalls.createFile(in: destination, newName)
+    defer { Syscalls.closeFile(output) }
+    try copyContents(from: input, to: output)
+    try Syscalls.setPermissions(output, attributes?.0 ?? status.permissions)
+    try Syscalls.setModificationTime(
+      output, attributes.map { $0.1 ?? status.modificationTime } ?? status.modificationTime)
+    try sync.finished(output)
+  }
+
+  /// Copies all of `input` (from its current offset) to `output`: reflink, else in-kernel copy,
+  /// else a 1 MiB buffer. Memory stays bounded whatever the size.
+  static func copyContents(from input: CInt, to output: CInt) throws(Errno) {
+    do {
+      try Syscalls.cloneFile(from: input, to: output)
+      return
+    } catch {
+      // FICLONE is refused by file systems without reflinks (ext4: EOPNOTSUPP; across file systems: EXDEV).
+    }
+    var inKernel = true
+    while inKernel {
+      do {
+        if try Syscalls.copyRange(from: input, to: output, count: 1 << 30) == 0 { return }
+      } catch {
+        switch error {
+        case .noFunction, .improperLink, .invalidArgument, .notSupported, .notSupportedOnSocket:
+          inKernel = false
+        default: throw error
+        }
+      }
+    }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let count = try Syscalls.readBytes(input, into: buffer)
+      if count == 0 { return }
+      try Syscalls.writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import SystemPackage
+
+extension PackageDocument {
+  /// Saves the changes made to ``root`` into the package, atomically and incrementally.
+  ///
+  /// Sequence: take the lock (unless held), settle an interrupted save, check that nothing the
+  /// document loaded changed on disk meanwhile, build the new state of the smallest changed
+  /// subtree beside the package (unchanged files hard-linked — or reflinked or copied where links
+  /// are refused — changed files written, permissions and times kept), fsync it, call
+  /// ``willReplacePreviousState``, swap it in with `renameat2(RENAME_EXCHANGE)` (or, where the
+  /// file system refuses that, two renames that recovery can always finish or undo), fsync the
+  /// directories, remove the old state. Afterwards every loaded node reads from the saved package
+  /// and counts as unchanged, so the next save is incremental again. Does nothing if nothing changed.
+  ///
+  /// If the process dies at any point, the package is exactly the old or the new state once
+  /// recovered (by the next open or `docpkg check`).
+  /// - Throws: ``PackageError`` with code `conflict` if the package changed on disk since it was
+  ///   loaded (see ``externalChanges()``; pass ``SaveOptions/overwritingExternalChanges`` to save
+  ///   anyway), or `io` naming the entry and the failed call. After a failure the package is unchanged.
+  /// - Complexity: O(*k*) file-system calls for the *k* entries of the smallest changed subtree
+  ///   (the whole package when the root's own entries changed), plus O(*n*) `lstat`s for *n* loaded nodes.
+  public func save(options: SaveOptions = []) throws {
+    let heldLock = try lock ?? PackageLock(forPackageAt: path)
+    defer { withExtendedLifetime(heldLock) {} }
+    _ = try Self.recover(path, locked: heldLock)
+    if !options.contains(.overwritingExternalChanges) {
+      let changes = externalChanges()
+      if !changes.isEmpty {
+        let shown = changes.prefix(3).map(\.description).joined(separator: ", ")
+        let more = changes.count > 3 ? ", and \(changes.count - 3) more" : ""
+        throw PackageError(
+          .conflict, "package changed on disk since it was loaded, not overwriting:", path: path.string,
+          context: "(\(shown)\(more))")
+      }
+    }
+    var saver = try Saver(target: path, root: root)
+    saver.willReplace = willReplacePreviousState
+    saver.exchangeUnsupported = exchangeUnsupported
+    defer { exchangeUnsupported = saver.exchangeUnsupported }
+    try saver.saveInPlace()
+  }
+
+  /// Saves the whole package to `newPath` ("save as") and makes the document edit that package
+  /// from now on; the package at ``path`` stays as it was last saved. Anything at `newPath` is
+  /// replaced atomically.
+  /// - Throws: As ``save(options:)``, except that changes on disk at the old path are not checked.
+  public func save(to newPath: FilePath) throws {
+    let destination = Self.resolve(newPath)
+    if destination == path { return try save() }
+    let newLock = try PackageLock(forPackageAt: destination)
+    _ = try Self.recover(destination, locked: newLock)
+    var saver = try Saver(target: destination, root: root)
+    saver.exchangeUnsupported = exchangeUnsupported
+    try saver.saveWhole(rebasing: true)
+    path = destination
+    if lock != nil { lock = newLock }
+  }
+
+  /// Writes the whole package, as the model has it now, to `copyPath` ("save to"); the document
+  /// keeps editing ``path`` and its unsaved changes stay unsaved. Anything at `copyPath` is replaced atomically.
+  /// - Throws: As ``save(options:)``.
+  public func saveCopy(to copyPath: FilePath) throws {
+    let destination = Self.resolve(copyPath)
+    if destination == path {
+      throw PackageError(.invalidArgument, "cannot save a copy over the package itself:", path: copyPath.string)
+    }
+    let copyLock = try PackageLock(forPackageAt: destination)
+    defer { withExtendedLifetime(copyLock) {} }
+    _ = try Self.recover(destination, locked: copyLock)
+    var saver = try Saver(target: destination, root: root)
+    try saver.saveWhole(rebasing: false)
+  }
+}
+
+extension PackageNode {
+  /// Writes this node (and everything below it) to `path`, atomically: `FileWrapper.write(to:options:originalContentsURL:)`.
+  ///
+  /// Builds the new tree beside `path` and swaps it in (see ``PackageDocument/save(options:)``);
+  /// anything at `path` is replaced. Unchanged files loaded from disk are hard-linked from where
+  /// they were loaded. The node then reads from `path` and counts as unchanged, like a saved document.
+  /// - Parameter originalContentsPath: Where the package this node was loaded from is now, if it
+  ///   was moved since it was loaded (`FileWrapper`'s `originalContentsURL`); unchanged files are
+  ///   carried over from there.
+  /// - Throws: ``PackageError`` naming the entry and the failed call; `path` is then unchanged.
+  public func write(to path: FilePath, originalContentsPath: FilePath? = nil) throws {
+    if let originalContentsPath, let location = origin?.location { location.root = originalContentsPath }
+    let destination = PackageDocument.resolve(path)
+    let lock = try PackageLock(forPackageAt: destination)
+    defer { withExtendedLifetime(lock) {} }
+    _ = try PackageDocument.recover(destination, locked: lock)
+    var saver = try Saver(target: destination, root: self)
+    try saver.saveWhole(rebasing: true)
+  }
+}

@@ -1,0 +1,164 @@
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A package on disk opened for editing: a lazily loaded ``PackageNode`` tree plus atomic,
+/// incremental, crash-proof saving.
+///
+///     let document = try PackageDocument(at: "/home/ann/Trip.mydoc")
+///     try document.root.setFile(at: "Pages/p0001/text.txt", contents: Data(text.utf8))
+///     try document.save()
+///
+/// A save builds the new state beside the package and swaps it in with one atomic rename, so
+/// that the package on disk is always exactly the old state or exactly the new one, even if the
+/// process is killed or the machine loses power at any point (see ``save(options:)``). Unchanged
+/// files are hard-linked, never copied, and a save rebuilds only the smallest part of the tree
+/// that holds every change: changing one file of 100,000 writes one file.
+///
+/// Writers are serialized by a ``PackageLock`` beside the package. A document takes it for
+/// recovery at open and for each save; with ``Options/holdLock`` it holds it from open to
+/// ``close()``, so that no other writer can change the package between load and save.
+/// If another program changed the package after it was loaded, ``save(options:)`` does not
+/// overwrite that: it throws a `conflict` error, and ``externalChanges()`` says what changed.
+///
+/// Not thread-safe: confine a document to one task or actor, like its nodes.
+public final class PackageDocument {
+  /// How a document is opened.
+  public struct Options: OptionSet, Sendable {
+    /// The option bits.
+    public let rawValue: Int
+    /// Creates options from their bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Hold the package's lock from open until ``PackageDocument/close()`` (or the document goes
+    /// away), instead of only during recovery and each save.
+    public static let holdLock = Options(rawValue: 1 << 0)
+    /// Create an empty package if there is none at the path (decided under the lock, so two
+    /// processes opening the same new package with this option both get the one package).
+    public static let create = Options(rawValue: 1 << 1)
+  }
+
+  /// How a save treats changes another program made on disk since load.
+  public struct SaveOptions: OptionSet, Sendable {
+    /// The option bits.
+    public let rawValue: Int
+    /// Creates options from their bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Save even though the package changed on disk since it was loaded: the model wins for
+    /// every entry it loaded (what it never loaded is carried over as it is on disk now).
+    public static let overwritingExternalChanges = SaveOptions(rawValue: 1 << 0)
+  }
+
+  /// The package on disk (symbolic links to it resolved when it was opened).
+  public internal(set) var path: FilePath
+  /// The package's contents, loaded lazily. Edit it, then ``save(options:)``.
+  public private(set) var root: PackageNode
+  /// What recovery did when the document was opened; empty when no save had been interrupted.
+  public private(set) var recoveryActions: [RecoveryAction] = []
+
+  /// Called during each in-place save once the new state is built and durable, just before it
+  /// replaces the package, with the package's path: the package there is still exactly the
+  /// previous state (and the lock is held), so a version store can keep it (files are never
+  /// changed in place, so hard links to them stay valid). Throwing cancels the save; the package
+  /// stays as it was.
+  public var willReplacePreviousState: ((FilePath) throws -> Void)?
+
+  let options: Options
+  var lock: PackageLock?
+  /// Set once `RENAME_EXCHANGE` was refused here: later saves use the two-rename protocol at once.
+  var exchangeUnsupported = false
+
+  /// Opens the package at `path` for editing, first settling any interrupted save (see
+  /// ``recover(at:)``). Nothing below the root is read until asked for.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package, `io` if it or its
+  ///   lock file cannot be opened.
+  public init(at path: FilePath, options: Options = []) throws {
+    let resolved = Self.resolve(path)
+    if !options.contains(.create), (try? Syscalls.statusNoFollow(resolved)) == nil {
+      // Fail before making a lock file beside a package that is not there (a save sideline or
+      // ready tree without the package still counts: recovery below moves it back).
+      let names = try SiblingNames(of: resolved)
+      let leftovers = [names.ready, names.sideline].map { names.path($0) }
+      if !leftovers.contains(where: { (try? Syscalls.statusNoFollow($0)) != nil }) {
+        throw PackageError(.noSuchEntry, "no such package", path: resolved.string)
+      }
+    }
+    let lock = try PackageLock(forPackageAt: resolved)
+    self.path = resolved
+    self.options = options
+    recoveryActions = try Self.recover(resolved, locked: lock)
+    if options.contains(.create), (try? Syscalls.statusNoFollow(resolved)) == nil {
+      var saver = try Saver(target: resolved, root: try PackageNode(directoryWithChildren: [:]))
+      try saver.saveWhole(rebasing: false)
+    }
+    root = try PackageNode(contentsOf: resolved)
+    if options.contains(.holdLock) { self.lock = lock }
+  }
+
+  /// Creates a new package at `path` holding `root` (an empty directory by default) and opens it.
+  /// - Throws: ``PackageError`` with code `nameTaken` if something is at `path` already, or as ``save(options:)``.
+  public static func create(at path: FilePath, root: PackageNode? = nil, options: Options = []) throws
+    -> PackageDocument
+  {
+    let lock = try PackageLock(forPackageAt: path)
+    _ = try recover(path, locked: lock)
+    if (try? Syscalls.statusNoFollow(path)) != nil {
+      throw PackageError(.nameTaken, "cannot create package: something is already at", path: path.string)
+    }
+    let root = try root ?? PackageNode(directoryWithChildren: [:])
+    var saver = try Saver(target: path, root: root)
+    try saver.saveWhole(rebasing: true)
+    return try PackageDocument(root: root, path: path, lock: lock, options: options)
+  }
+
+  private init(root: PackageNode, path: FilePath, lock: PackageLock, options: Options) throws {
+    self.root = root
+    self.path = path
+    self.options = options
+    if options.contains(.holdLock) { self.lock = lock }
+  }
+
+  /// Settles an interrupted save of the package at `path`: removes leftover temporary trees and,
+  /// if the package itself is missing, puts back the complete saved tree or the previous package.
+  /// Afterwards the package is exactly its old or its new state. Waits for the package's lock.
+  /// - Returns: What was done; empty if nothing had been interrupted.
+  /// - Throws: ``PackageError`` with code `io` naming the leftover that could not be settled.
+  public static func recover(at path: FilePath) throws -> [RecoveryAction] {
+    let resolved = resolve(path)
+    return try recover(resolved, locked: PackageLock(forPackageAt: resolved))
+  }
+
+  static func recover(_ path: FilePath, locked: PackageLock) throws -> [RecoveryAction] {
+    let names = try SiblingNames(of: path)
+    let parent = try Saver.openParent(names)
+    defer { Syscalls.closeFile(parent) }
+    return try Recovery.recover(names, parentFD: parent)
+  }
+
+  /// What another program changed in the package since this document loaded it (or last saved it),
+  /// among the parts the document looked at. Empty when a save would overwrite nothing.
+  /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
+  public func externalChanges() -> [ExternalChange] {
+    guard let location = root.origin?.location else { return [] }
+    return ExternalChangeDetector.changes(in: root, location: location)
+  }
+
+  /// Drops the lock held with ``Options/holdLock``. The document can still be read; a later save
+  /// takes the lock again for its duration.
+  public func close() {
+    lock?.unlock()
+    lock = nil
+  }
+
+  /// `path` with a symbolic link at its end resolved, so a save replaces the package, not the link.
+  static func resolve(_ path: FilePath) -> FilePath {
+    guard (try? Syscalls.statusNoFollow(path))?.kind == .symlink,
+      let resolved = path.withPlatformString({ realpath($0, nil) })
+    else { return path }
+    defer { free(resolved) }
+    return FilePath(platformString: resolved)
+  }
+}

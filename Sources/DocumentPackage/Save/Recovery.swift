@@ -1,0 +1,72 @@
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What recovery did to settle an interrupted save; see ``PackageDocument/recover(at:)``.
+public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
+  /// What was done, in words.
+  public var description: String
+  /// The leftover it was done to, beside the package.
+  public var path: String
+}
+
+/// Settles whatever an interrupted save left beside a package, so that the package is exactly
+/// the old one or exactly the new one (see ``SiblingNames`` for the names):
+///
+/// - the package is there: every leftover is garbage — a temporary tree is a new tree that was
+///   never swapped in, or the old tree after the swap; a `ready` tree was never moved in; a
+///   sideline is the old package after the new one was moved in. All are removed.
+/// - the package is missing (the fallback protocol was cut between its two renames): a `ready`
+///   tree is complete and synced, so it is moved in (the save is completed); otherwise the
+///   sideline is moved back (the save is undone). A temporary tree is never moved in: it may be
+///   incomplete.
+///
+/// Must run with the package's lock held, so that no save is under way.
+enum Recovery {
+  static func recover(_ names: SiblingNames, parentFD: CInt) throws -> [RecoveryAction] {
+    var actions: [RecoveryAction] = []
+    func action(_ what: String, _ name: RawName) {
+      actions.append(RecoveryAction(description: what, path: names.path(name).string))
+    }
+    func check(_ body: () throws(Errno) -> Void, _ what: String, _ name: RawName) throws {
+      do { try body() } catch {
+        throw PackageError(
+          .io, "cannot recover interrupted save: cannot \(what)", path: names.path(name).string, errno: error)
+      }
+    }
+    func exists(_ name: RawName) throws -> Bool {
+      var result = false
+      try check({ () throws(Errno) in result = try TreeRemoval.exists(name, in: parentFD) }, "read status of", name)
+      return result
+    }
+    func remove(_ name: RawName, _ what: String) throws {
+      guard try exists(name) else { return }
+      try check({ () throws(Errno) in try TreeRemoval.remove(name, in: parentFD) }, "remove", name)
+      action(what, name)
+    }
+    func moveIn(_ name: RawName, _ what: String) throws {
+      try check(
+        { () throws(Errno) in
+          try Syscalls.rename(from: parentFD, name, to: parentFD, names.package)
+          try Syscalls.synchronize(parentFD)
+        }, "rename", name)
+      action(what, name)
+    }
+
+    if try !exists(names.package) {
+      if try exists(names.ready) {
+        try moveIn(names.ready, "completed an interrupted save: moved the saved package in from")
+      } else if try exists(names.sideline) {
+        try moveIn(names.sideline, "undid an interrupted save: moved the previous package back from")
+      }
+    }
+    try remove(names.temporary, "removed the temporary tree of an interrupted save:")
+    try remove(names.ready, "removed the unused new tree of an interrupted save:")
+    try remove(names.sideline, "removed the previous package left by a completed save:")
+    return actions
+  }
+}

@@ -1,0 +1,265 @@
+import CSystemShims
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The save sequence. The caller holds the lock of `target` and has run recovery.
+///
+/// **Incremental, in place** (``saveInPlace()``): find the smallest changed subtree D
+/// (``PackageNode/changeRoot``); build D's new state as `.NAME.docpkg-tmp` beside the package
+/// (``TreeBuilder``: hard links for unchanged files, writes for changed ones); make it durable
+/// (``SyncPlan``); call the `willReplace` hook; `renameat2(RENAME_EXCHANGE)` it with D; fsync
+/// both directories; remove the old D (now at the temporary name); re-base the model. If the file
+/// system refuses the exchange, a file or link D is replaced with a plain `rename` (atomic for
+/// non-directories) and a directory D falls back to saving the whole package.
+///
+/// **Whole package** (``saveWhole(rebasing:)``, also save-as and save-to): the same with D = the
+/// package root. Without exchange, two renames that ``Recovery`` can always finish or undo:
+/// temporary → `ready` (it is complete: synced before), fsync; package → `old`; `ready` → package;
+/// fsync; remove `old`.
+///
+/// A failure before the swap removes the temporary tree and leaves the package untouched; a
+/// failed fsync after the swap swaps back. After a crash at any point, ``Recovery`` leaves the
+/// old or the new package.
+struct Saver {
+  let target: FilePath
+  let names: SiblingNames
+  let root: PackageNode
+  var willReplace: ((FilePath) throws -> Void)?
+  var exchangeUnsupported = false
+  /// Whether `willReplace` was called already (a part save that fell back to a whole save calls it once).
+  private var previousStateKept = false
+
+  init(target: FilePath, root: PackageNode) throws {
+    self.target = target
+    self.names = try SiblingNames(of: target)
+    self.root = root
+  }
+
+  static func openParent(_ names: SiblingNames) throws -> CInt {
+    do { return try Syscalls.openFile(names.parent, O_RDONLY | O_DIRECTORY) } catch {
+      throw PackageError(.io, "cannot open directory", path: names.parent.string, errno: error)
+    }
+  }
+
+  /// Saves what changed in `root`, which was loaded from `target`.
+  mutating func saveInPlace() throws {
+    guard let changed = root.changeRoot else { return }
+    if changed !== root, !exchangeUnsupported, changed.origin?.relativePath == FilePath(changed.path),
+      try savePart(changed)
+    {
+      return
+    }
+    try saveWhole(rebasing: true)
+  }
+
+  /// Replaces just `node` (not the root) by exchange. Returns false when a directory cannot be
+  /// exchanged here, having changed nothing.
+  private mutating func savePart(_ node: PackageNode) throws -> Bool {
+    let parentFD = try Self.openParent(names)
+    defer { Syscalls.closeFile(parentFD) }
+    try buildTemporary(node, parentFD: parentFD)
+    let containerPath = node.parent!.origin!.absolutePath
+    let containerFD: CInt
+    do {
+      try keepPreviousState()
+      do { containerFD = try Syscalls.openFile(containerPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) } catch {
+        throw PackageError(.io, "cannot open directory", path: containerPath.string, errno: error)
+      }
+    } catch {
+      discardTemporary(parentFD)
+      throw error
+    }
+    defer { Syscalls.closeFile(containerFD) }
+    let name = node.diskName
+    let entry = containerPath.appending(name.string)
+    do {
+      try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: DOCPKG_RENAME_EXCHANGE)
+    } catch {
+      if error.refusesExchange && node.kind != .directory {
+        // A plain rename replaces a file or link atomically. The old one is kept as a hard link at
+        // the sideline name until the rename is durable, to put it back if the fsync fails
+        // (recovery removes a sideline beside an existing package).
+        let backup = (try? Syscalls.link(from: containerFD, name, to: parentFD, names.sideline)) != nil
+        do {
+          try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name)
+        } catch {
+          discardTemporary(parentFD)
+          if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
+          throw PackageError(
+            .io, "cannot rename new file into place:", path: entry.string, context: "while saving", errno: error)
+        }
+        exchangeUnsupported = true
+        do { try syncDirectory(containerFD, containerPath) } catch {
+          if backup { try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name) }
+          throw error
+        }
+        if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
+        finish(node)
+        return true
+      }
+      discardTemporary(parentFD)
+      if error.refusesExchange {
+        exchangeUnsupported = true
+        return false
+      }
+      throw PackageError(
+        .io, "cannot exchange new state with", path: entry.string, context: "while saving", errno: error)
+    }
+    do {
+      try syncDirectory(containerFD, containerPath)
+      try syncDirectory(parentFD, names.parent)
+    } catch {
+      // Not durable: put the old state back rather than report a save that may not survive.
+      try? Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: DOCPKG_RENAME_EXCHANGE)
+      discardTemporary(parentFD)
+      throw error
+    }
+    discardTemporary(parentFD)
+    finish(node)
+    return true
+  }
+
+  /// Builds all of `root` beside `target` and puts it in place of whatever is there.
+  /// - Parameter rebasing: Point the model at the saved package afterwards (not for save-to).
+  mutating func saveWhole(rebasing: Bool) throws {
+    let parentFD = try Self.openParent(names)
+    defer { Syscalls.closeFile(parentFD) }
+    try buildTemporary(root, parentFD: parentFD)
+    let exists: Bool
+    do { exists = try TreeRemoval.exists(names.package, in: parentFD) } catch {
+      discardTemporary(parentFD)
+      throw PackageError(.io, "cannot read status of", path: target.string, errno: error)
+    }
+    if !exists {
+      do {
+        try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, names.package)
+      } catch {
+        discardTemporary(parentFD)
+        throw PackageError(.io, "cannot rename new package into place:", path: target.string, errno: error)
+      }
+      try syncDirectory(parentFD, names.parent)
+    } else {
+      do { try keepPreviousState() } catch {
+        discardTemporary(parentFD)
+        throw error
+      }
+      var exchanged = false
+      if !exchangeUnsupported {
+        do {
+          try Syscalls.rename(
+            from: parentFD, names.temporary, to: parentFD, names.package, flags: DOCPKG_RENAME_EXCHANGE)
+          exchanged = true
+        } catch {
+          if error.refusesExchange {
+            exchangeUnsupported = true
+          } else {
+            discardTemporary(parentFD)
+            throw PackageError(
+              .io, "cannot exchange new state with", path: target.string, context: "while saving", errno: error)
+          }
+        }
+      }
+      if exchanged {
+        do { try syncDirectory(parentFD, names.parent) } catch {
+          try? Syscalls.rename(
+            from: parentFD, names.temporary, to: parentFD, names.package, flags: DOCPKG_RENAME_EXCHANGE)
+          discardTemporary(parentFD)
+          throw error
+        }
+        discardTemporary(parentFD)
+      } else {
+        try renameInTwoSteps(parentFD)
+      }
+    }
+    if rebasing {
+      let location = root.origin?.location.root == target ? root.origin!.location : PackageLocation(root: target)
+      root.rebase(location: location, relativePath: FilePath(""))
+      location.detachedNodes.removeAll()
+    }
+  }
+
+  /// The fallback when `RENAME_EXCHANGE` is refused; see the type's documentation.
+  private func renameInTwoSteps(_ parentFD: CInt) throws {
+    func fail(_ what: String, _ name: RawName, _ error: Errno) -> PackageError {
+      PackageError(.io, "cannot \(what)", path: names.path(name).string, context: "while saving", errno: error)
+    }
+    do {
+      try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, names.ready)
+    } catch {
+      discardTemporary(parentFD)
+      throw fail("rename new package to", names.ready, error)
+    }
+    do {
+      try syncDirectory(parentFD, names.parent)
+      do { try Syscalls.rename(from: parentFD, names.package, to: parentFD, names.sideline) } catch {
+        throw fail("move previous package aside to", names.sideline, error)
+      }
+    } catch {
+      try? TreeRemoval.remove(names.ready, in: parentFD)
+      throw error
+    }
+    do {
+      do { try Syscalls.rename(from: parentFD, names.ready, to: parentFD, names.package) } catch {
+        throw fail("rename new package into place:", names.package, error)
+      }
+      do { try syncDirectory(parentFD, names.parent) } catch {
+        try? Syscalls.rename(from: parentFD, names.package, to: parentFD, names.ready)
+        throw error
+      }
+    } catch {
+      try? Syscalls.rename(from: parentFD, names.sideline, to: parentFD, names.package)
+      try? TreeRemoval.remove(names.ready, in: parentFD)
+      throw error
+    }
+    try? TreeRemoval.remove(names.sideline, in: parentFD)
+  }
+
+  /// Builds `node` at the temporary name and makes it durable; removes it again on failure.
+  private func buildTemporary(_ node: PackageNode, parentFD: CInt) throws {
+    do {
+      try TreeRemoval.remove(names.temporary, in: parentFD)  // a leftover only if recovery was skipped
+    } catch {
+      throw PackageError(.io, "cannot remove leftover", path: names.path(names.temporary).string, errno: error)
+    }
+    let builder = TreeBuilder(packagePath: target)
+    do {
+      try builder.build(node, in: parentFD, as: names.temporary, path: node === root ? "" : node.path)
+      try builder.step("sync file system of", "") { () throws(Errno) in try builder.sync.complete(through: parentFD) }
+    } catch {
+      discardTemporary(parentFD)
+      throw error
+    }
+  }
+
+  private mutating func keepPreviousState() throws {
+    guard !previousStateKept else { return }
+    try willReplace?(target)
+    previousStateKept = true
+  }
+
+  private func discardTemporary(_ parentFD: CInt) {
+    try? TreeRemoval.remove(names.temporary, in: parentFD)
+  }
+
+  private func syncDirectory(_ fd: CInt, _ path: FilePath) throws {
+    do { try Syscalls.synchronize(fd) } catch {
+      throw PackageError(.io, "cannot sync directory", path: path.string, context: "while saving", errno: error)
+    }
+  }
+
+  /// Re-bases the saved subtree and re-reads the status of its directory, whose times the
+  /// rename changed.
+  private func finish(_ node: PackageNode) {
+    guard let origin = node.origin, let parent = node.parent else { return }
+    node.rebase(location: origin.location, relativePath: origin.relativePath)
+    if let parentOrigin = parent.origin, let status = try? Syscalls.statusNoFollow(parentOrigin.absolutePath) {
+      parent.origin?.status = status
+    }
+    origin.location.detachedNodes.removeAll()
+  }
+}

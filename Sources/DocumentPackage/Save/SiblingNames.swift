@@ -1,0 +1,40 @@
+import SystemPackage
+
+/// The names a save uses beside a package `NAME` in the same parent directory, never inside it
+/// (anything inside would be swapped away with the old tree):
+///
+/// | name                   | what it is                                                                   |
+/// |------------------------|------------------------------------------------------------------------------|
+/// | `.NAME.docpkg-lock`    | the advisory `flock` lock file; kept, never removed (removing races)          |
+/// | `.NAME.docpkg-tmp`     | the new tree while it is built; after the exchange, the old tree being removed |
+/// | `.NAME.docpkg-ready`   | fallback protocol: the new tree, complete and synced, waiting to be renamed in |
+/// | `.NAME.docpkg-old`     | fallback protocol: the old package, moved aside until the new one is in place  |
+///
+/// The names are fixed rather than random because only the lock holder saves: any of them found
+/// while holding the lock is a leftover of an interrupted save, which ``Recovery`` settles.
+struct SiblingNames {
+  /// The package's parent directory.
+  let parent: FilePath
+  /// The package's own name in `parent`.
+  let package: RawName
+  let lock: RawName
+  let temporary: RawName
+  let ready: RawName
+  let sideline: RawName
+
+  init(of path: FilePath) throws {
+    guard let last = path.lastComponent, path.lastComponent?.kind == .regular else {
+      throw PackageError(.invalidArgument, "cannot save a package without a name:", path: path.string)
+    }
+    parent = path.removingLastComponent().isEmpty ? FilePath(".") : path.removingLastComponent()
+    package = RawName(last)
+    let name = last.string
+    lock = RawName(".\(name).docpkg-lock")
+    temporary = RawName(".\(name).docpkg-tmp")
+    ready = RawName(".\(name).docpkg-ready")
+    sideline = RawName(".\(name).docpkg-old")
+  }
+
+  /// `name` in the parent directory, for messages.
+  func path(_ name: RawName) -> FilePath { parent.appending(name.string) }
+}

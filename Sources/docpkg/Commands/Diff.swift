@@ -1,0 +1,124 @@
+import ArgumentParser
+import DocumentPackage
+
+/// `docpkg diff OLD NEW`: what changed between two versions of a package.
+///
+/// Exit status, like `diff`: 0 when the two are the same, 1 when they differ, 2 on error.
+///
+/// `--json` prints one object (schema version 1; keys are only added in later versions, never
+/// renamed or removed):
+///
+///     {"version":1, "identical":false,
+///      "counts":{"added":N,"deleted":N,"modified":N,"renamed":N,"typeChanged":N},  // top level only
+///      "changes":[{
+///        "status":"A"|"D"|"M"|"R"|"T",       // git's --name-status letters
+///        "path":"Data/new.txt",              // new path; old path for "D"
+///        "oldPath":"Data/old.txt",           // "R" only
+///        "similarity":86,                    // "R" only, percent
+///        "details":["contents","mode","target","mtime"],  // "M" and "R": what differs
+///        "old":ENTRY, "new":ENTRY,           // absent for "A" / "D" respectively
+///        "patch":"@@ -1 +1 @@\n-a\n+b\n",    // with -p, changed text files only
+///        "nested":{"changes":[...]}          // with --recursive, changed containers only
+///      }]}
+///     ENTRY = {"kind":"file"|"directory"|"symlink","size":N,"mode":"0644",
+///              "mtime":"SECONDS.NANOSECONDS","target":"...","sha256":"hex"}
+///
+/// `mtime`, `target` and `sha256` appear only when known (`target` for links, `sha256` when the
+/// comparison computed it). Changes are in walk order: depth first, names byte-wise in UTF-8.
+struct Diff: ParsableCommand, FailureStatus {
+  static let failureStatus: Int32 = 2
+
+  static let configuration = CommandConfiguration(
+    abstract: "Show what changed between two versions of a package.",
+    discussion: """
+      OLD and NEW are packages (directories) or single files. Exit status: 0 same, 1 different, 2 error.
+
+      Changes: A added, D deleted, M modified (contents, mode, link target; mtime with --times), \
+      R renamed or moved (exact by SHA-256; text files with edits when at least 50% similar, as git -M \
+      estimates it; the score follows the letter, R100 for exact), T type changed (file, directory, link). \
+      Directories are entries too and are shown with a trailing /; git does not list them. \
+      Entries inside a container opened by --recursive are shown as CONTAINER!/PATH.
+
+      Output: by default one line per change with sizes (colored on a terminal); --name-status as \
+      `git diff --name-status -M`; --stat as `git diff --stat`; -p adds unified diffs of text files \
+      (binary files: size and SHA-256, old → new); --json prints one object, schema version 1 \
+      (keys may be added in later versions, never renamed or removed; "?" marks optional keys):
+
+        {"version": 1, "identical": BOOL,
+         "counts": {"added", "deleted", "modified", "renamed", "typeChanged"},
+         "changes": [{"status": "A"|"D"|"M"|"R"|"T", "path",
+           "oldPath"?, "similarity"?,
+           "details"?: ["contents"|"mode"|"target"|"mtime"],
+           "old"?: ENTRY, "new"?: ENTRY, "patch"? (with -p),
+           "nested"?: {"changes": [...]} (with --recursive)}]}
+        ENTRY = {"kind": "file"|"directory"|"symlink", "size", "mode": "0644",
+                 "mtime"?: "SECONDS.NANOSECONDS", "target"?, "sha256"?}
+      """
+  )
+
+  @Argument(help: "The old version.")
+  var old: String
+
+  @Argument(help: "The new version.")
+  var new: String
+
+  @Flag(help: "Show one line per changed file with counts of changed lines, then totals.")
+  var stat = false
+
+  @Flag(help: "Show only the status letter and path of each change, as git does.")
+  var nameStatus = false
+
+  @Flag(help: "Print one JSON object (see the schema above).")
+  var json = false
+
+  @Flag(name: [.short, .customLong("patch")], help: "Show unified diffs of changed text files.")
+  var patch = false
+
+  @Flag(help: "Compare the entries inside changed zip files in the package (such as iWork's Index.zip).")
+  var recursive = false
+
+  @Flag(help: "Also report entries whose modification times differ.")
+  var times = false
+
+  @Flag(help: "Do not pair deleted and added files into renames.")
+  var noRenames = false
+
+  func validate() throws {
+    if [stat, nameStatus, json].filter({ $0 }).count > 1 {
+      throw ValidationError("--stat, --name-status and --json cannot be combined")
+    }
+  }
+
+  func run() throws {
+    let oldTree = try DiffOperand.open(old)
+    let newTree = try DiffOperand.open(new)
+    var options = PackageDifference.Options()
+    options.comparesModificationTimes = times
+    options.detectsRenames = !noRenames
+    options.includesTextPatches = patch || stat
+    if recursive { options.expandingContainers = try ContainerExpander.hook(for: new) }
+    let difference = try newTree.difference(from: oldTree, options: options)
+    let out = StandardOutput.shared
+    let renderer = DiffRenderer(color: out.isTerminal && !json)
+    if json {
+      out.write(DiffJSON.document(difference, patches: patch))
+    } else {
+      if stat { out.write(renderer.stat(difference)) }
+      if nameStatus { out.write(renderer.nameStatus(difference)) }
+      if !stat, !nameStatus, !patch { out.write(renderer.summary(difference)) }
+      if patch { out.write(renderer.patches(difference)) }
+    }
+    if !difference.isEmpty { throw ExitCode(1) }
+  }
+}
+
+/// Resolves a `diff` operand to a tree.
+enum DiffOperand {
+  /// The tree named by `argument`: a package or an archive, through ``PackageOpener``.
+  ///
+  /// `PACKAGE@VERSION` operands are resolved here once the version store exists: look the version
+  /// up before falling back to ``PackageOpener/open(_:)``. Until then an operand is always a path.
+  static func open(_ argument: String) throws -> PackageNode {
+    try PackageOpener.open(argument)
+  }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import DocumentPackage
+import SystemPackage
+
+/// `docpkg rm PACKAGE ENTRY [-r]`: removes an entry with one atomic save.
+struct Remove: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rm",
+    abstract: "Remove a file, link or directory from a package, atomically.",
+    discussion: "A directory that is not empty is removed only with -r."
+  )
+
+  @Argument(help: "The package.")
+  var package: String
+
+  @Argument(help: "The entry inside the package.")
+  var entry: String
+
+  @Flag(name: .shortAndLong, help: "Remove a directory and everything in it.")
+  var recursive = false
+
+  func run() throws {
+    let document = try PackageDocument(at: FilePath(package), options: .holdLock)
+    defer { document.close() }
+    let node = try document.root.node(at: entry)
+    if node.kind == .directory, !recursive, try !node.children().isEmpty {
+      throw PackageError(
+        .invalidArgument, "directory not empty (use -r to remove it and its contents):", path: entry,
+        context: "in '\(package)'")
+    }
+    try document.root.removeNode(at: entry)
+    try document.save()
+  }
+}

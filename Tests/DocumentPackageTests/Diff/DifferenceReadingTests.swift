@@ -1,0 +1,122 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+@Suite("PackageDifference: what is read, and containers")
+struct DifferenceReadingTests {
+  /// A tree of logging sources, so the test sees which files the comparison reads.
+  static func tree(_ files: [String: String], side: String, log: ReadLog) throws -> PackageNode {
+    let root = try PackageNode(directoryWithChildren: [:])
+    for (path, text) in files {
+      try root.setNode(
+        PackageNode(regularFileWithSource: LoggingSource(text, name: "\(side):\(path)", log: log)), at: path)
+    }
+    return root
+  }
+
+  @Test func readsOnlyWhatItMustInWalkOrderAndOnce() throws {
+    let log = ReadLog()
+    let old = try Self.tree(
+      [
+        "b/same.txt": "equal", "a.txt": "short", "c.txt": "12345", "gone.txt": "moved away", "z.txt": "zz",
+      ], side: "old", log: log)
+    let new = try Self.tree(
+      [
+        "b/same.txt": "equal", "a.txt": "much longer", "c.txt": "54321", "d/moved.txt": "moved away", "z.txt": "zz",
+      ], side: "new", log: log)
+    let difference = try new.difference(from: old)
+    #expect(DiffTrees.lines(difference) == ["M a.txt", "M c.txt", "A d", "R100 gone.txt d/moved.txt"])
+    // a.txt differs in size: not read. Same-size pairs and rename candidates: read once, in walk order.
+    #expect(
+      log.names == [
+        "old:b/same.txt", "new:b/same.txt", "old:c.txt", "new:c.txt", "new:d/moved.txt", "old:gone.txt",
+        "old:z.txt", "new:z.txt",
+      ])
+  }
+
+  @Test func nothingIsReadForRenamesWithoutBothSides() throws {
+    let log = ReadLog()
+    let old = try Self.tree(["keep.txt": "k"], side: "old", log: log)
+    let new = try Self.tree(["keep.txt": "kk", "added.txt": "a", "more/added.txt": "b"], side: "new", log: log)
+    #expect(
+      DiffTrees.lines(try new.difference(from: old)) == ["A added.txt", "M keep.txt", "A more", "A more/added.txt"])
+    #expect(log.names.isEmpty)
+  }
+
+  /// A package on disk against the same files served by content sources (as an archive read in
+  /// place serves them): equal, and the sources are read once each, in walk order.
+  @Test func diskPackageAgainstSourceBackedCopy() throws {
+    let temp = try TemporaryDirectory()
+    let package = try PackageNode(contentsOf: .init(try Fixtures.copy("Notes.mydoc", into: temp)))
+    let log = ReadLog()
+    let copy = try PackageNode(directoryWithChildren: [:])
+    var paths: [String] = []
+    try package.walk { node, path, _ in
+      switch node.kind {
+      case .directory: if !path.isEmpty { try copy.makeDirectory(at: path).permissions = node.permissions }
+      case .file:
+        let source = LoggingSource(data: try node.contents(), name: path, log: log)
+        try copy.setNode(PackageNode(regularFileWithSource: source), at: path)
+        try copy.node(at: path).permissions = node.permissions
+        paths.append(path)
+      case .symlink: try copy.setNode(PackageNode(symbolicLinkWithDestination: node.symbolicLinkDestination), at: path)
+      }
+      return true
+    }
+    try #require(paths.count == 4)
+    #expect(try copy.difference(from: package).isEmpty)
+    #expect(log.names == paths)  // same-size pairs: each source read once, in walk order
+
+    try copy.setNode(PackageNode(regularFileWithSource: LoggingSource("{}", name: "new", log: log)), at: "Index.json")
+    var text = try package.node(at: "Text.txt").contents()
+    text[text.count - 2] ^= 1  // same size, one bit off near the end
+    try copy.setNode(PackageNode(regularFileWithSource: LoggingSource(data: text, name: "text", log: log)), at: "Text.txt")
+    #expect(DiffTrees.lines(try copy.difference(from: package)) == ["M Index.json", "M Text.txt"])
+    #expect(DiffTrees.lines(try package.difference(from: copy)) == ["M Index.json", "M Text.txt"])
+  }
+
+  @Test func containersAreComparedInsideThroughTheHook() throws {
+    // A toy container format: lines of `path=contents`.
+    func expand(_ node: PackageNode, _ path: String) throws -> PackageNode? {
+      guard path.hasSuffix(".box") else { return nil }
+      var entries: [String: String] = [:]
+      for line in String(decoding: try node.contents(), as: UTF8.self).split(separator: "\n") {
+        let parts = line.split(separator: "=", maxSplits: 1)
+        entries[String(parts[0])] = String(parts[1])
+      }
+      return try DiffTrees.make(entries)
+    }
+    let old = try DiffTrees.make(["Index.box": "Document.iwa=v1\nMeta.plist=m", "notes.txt": "a"])
+    let new = try DiffTrees.make(["Index.box": "Document.iwa=v2\nPreview.jpg=p", "notes.txt": "b"])
+    var options = PackageDifference.Options()
+    options.expandingContainers = expand
+    let difference = try new.difference(from: old, options: options)
+    #expect(DiffTrees.lines(difference) == ["M Index.box", "M notes.txt"])
+    let nested = try #require(difference[0].nested)
+    #expect(DiffTrees.lines(nested) == ["M Document.iwa", "D Meta.plist", "A Preview.jpg"])
+    #expect(difference[1].nested == nil)
+    #expect(try new.difference(from: old).first?.nested == nil)
+  }
+
+  @Test func patchesAndDigestsWhenAsked() throws {
+    let old = try PackageNode(directoryWithChildren: [
+      "a.txt": PackageNode(regularFileWithContents: Data("one\ntwo\nthree\n".utf8)),
+      "b.bin": PackageNode(regularFileWithContents: Data([0, 1, 2])),
+    ])
+    let new = try PackageNode(directoryWithChildren: [
+      "a.txt": PackageNode(regularFileWithContents: Data("one\n2\nthree\n".utf8)),
+      "b.bin": PackageNode(regularFileWithContents: Data([0, 1, 3])),
+      "c.txt": PackageNode(regularFileWithContents: Data("new\n".utf8)),
+    ])
+    var options = PackageDifference.Options()
+    options.includesTextPatches = true
+    let difference = try new.difference(from: old, options: options)
+    #expect(difference[0].patch?.unifiedText == "@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n")
+    #expect(difference[1].patch == nil)
+    #expect(difference[1].old?.sha256 == "ae4b3280e56e2faf83f414a6e3dabe9d5fbe18976544c05fed121accb85b53fc")
+    #expect(difference[1].new?.isText == false)
+    #expect(difference[2].patch?.unifiedText == "@@ -0,0 +1 @@\n+new\n")
+  }
+}

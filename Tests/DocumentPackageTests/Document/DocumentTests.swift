@@ -1,0 +1,228 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// Contents that fail to read, so that a save fails for real (root can write anywhere, so
+/// permissions cannot make it fail in CI containers).
+private final class UnreadableSource: FileContentSource {
+  var size: Int64 { 4 }
+  func readAll() throws -> Data { throw PackageError(.io, "cannot read", path: "unreadable source") }
+  func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws { _ = try readAll() }
+}
+
+private func file(_ path: String) throws -> String {
+  String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+}
+
+/// Waits up to five seconds for `condition`.
+private func eventually(_ condition: () async -> Bool) async throws -> Bool {
+  for _ in 0..<100 {
+    if await condition() { return true }
+    try await Task.sleep(for: .milliseconds(50))
+  }
+  return await condition()
+}
+
+@Suite("Document")
+struct DocumentTests {
+  @Test func opensLazilyAndEditsSavesAndReopens() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    #expect(await document.state == .normal)
+    #expect(try await document.read { $0.isLoaded } == false)  // the root was not even listed
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("saved".utf8)) }
+    #expect(await document.hasUnsavedChanges)
+    try await document.save()
+    #expect(await !document.hasUnsavedChanges)
+    #expect(try file(path + "/Text.txt") == "saved")
+    try await document.close()
+    let again = try await Document(contentsOf: FilePath(path))
+    #expect(try await again.read { String(decoding: try $0.node(at: "Text.txt").contents(), as: UTF8.self) } == "saved")
+  }
+
+  @Test func undoAcrossASaveWritesTheEarlierContents() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let original = try file(path + "/Text.txt")
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setContents(Data("one".utf8), at: "Text.txt") }
+    try await document.save()
+    try await document.undo()
+    #expect(await document.hasUnsavedChanges)
+    try await document.save()
+    #expect(try file(path + "/Text.txt") == original)
+    try await document.redo()
+    #expect(await document.hasUnsavedChanges)
+    try await document.save()
+    #expect(try file(path + "/Text.txt") == "one")
+    try await document.undo()
+    try await document.undo()  // nothing more to undo: a no-op
+    try await document.save()
+    #expect(try file(path + "/Text.txt") == original)
+  }
+
+  @Test func undoARemovalAcrossASaveBringsTheFilesBack() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let tram = try Data(contentsOf: URL(fileURLWithPath: path + "/Images/tram.png"))
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.removeNode(at: "Images") }
+    try await document.edit { try $0.renameNode(at: "Index.json", to: "Index2.json") }
+    try await document.save()
+    #expect(!FileManager.default.fileExists(atPath: path + "/Images"))
+    try await document.undo()
+    try await document.undo()
+    try await document.save()
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/Images/tram.png")) == tram)
+    #expect(FileManager.default.fileExists(atPath: path + "/Index.json"))
+    #expect(!FileManager.default.fileExists(atPath: path + "/Index2.json"))
+    #expect(await !document.hasUnsavedChanges)
+  }
+
+  @Test func aConflictIsReportedAndResolvedEitherWay() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    _ = try await document.read { try $0.node(at: "Text.txt").contents() }
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine".utf8)) }
+    try temp.write("Notes.mydoc/Text.txt", "theirs")  // another program writes meanwhile
+    await #expect(throws: PackageError.self) { try await document.save() }
+    #expect(await document.state == .inConflict)
+    #expect(try file(path + "/Text.txt") == "theirs")
+    try await document.save(overwritingExternalChanges: true)  // keep mine
+    #expect(await document.state == .normal)
+    #expect(try file(path + "/Text.txt") == "mine")
+
+    try temp.write("Notes.mydoc/Text.txt", "theirs again")
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine again".utf8)) }
+    await #expect(throws: PackageError.self) { try await document.save() }
+    try await document.revert()  // keep theirs
+    #expect(await document.state == .normal)
+    #expect(await !document.hasUnsavedChanges)
+    #expect(await !document.canUndo)
+    #expect(
+      try await document.read { String(decoding: try $0.node(at: "Text.txt").contents(), as: UTF8.self) }
+        == "theirs again")
+  }
+
+  @Test func aFailedSaveIsASavingErrorAndKeepsTheChanges() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setNode(PackageNode(regularFileWithSource: UnreadableSource()), at: "Broken.txt") }
+    await #expect(throws: PackageError.self) { try await document.save() }
+    #expect(await document.state == .savingError)
+    #expect(await document.lastError != nil)
+    #expect(await document.hasUnsavedChanges)
+    #expect(!FileManager.default.fileExists(atPath: path + "/Broken.txt"))
+    try await document.undo()
+    try await document.save()
+    #expect(await document.state == .normal)
+    #expect(await document.lastError == nil)
+  }
+
+  @Test func readOnlyDocumentsDisableEditing() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .readOnly)
+    #expect(await document.state == .editingDisabled)
+    #expect(try await document.read { try $0.node(at: "Text.txt").size } > 0)
+    await #expect(throws: PackageError.self) { try await document.edit { try $0.removeNode(at: "Text.txt") } }
+    await #expect(throws: PackageError.self) { try await document.save() }
+    #expect(!FileManager.default.fileExists(atPath: temp.appending(".Notes.mydoc.docpkg-lock")))
+  }
+
+  @Test(.enabled(if: getuid() != 0, "root may write to read-only folders"))
+  func anUnwritableLocationDisablesEditing() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: temp.path)
+    let document = try await Document(contentsOf: FilePath(path))
+    #expect(await document.state == .editingDisabled)
+  }
+
+  @Test func closeSavesByDefaultAndEndsTheDocument() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let updates = await document.stateUpdates()
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("closing".utf8)) }
+    try await document.close()
+    #expect(try file(path + "/Text.txt") == "closing")
+    #expect(await document.state == .closed)
+    await #expect(throws: PackageError.self) { try await document.read { $0.name } }
+    await #expect(throws: PackageError.self) { try await document.edit { _ in } }
+    var seen: [DocumentState] = []
+    for await state in updates { seen.append(state) }  // ends because the document closed
+    #expect(seen == [.normal, .closed])
+
+    let discarding = try await Document(contentsOf: FilePath(path))
+    try await discarding.edit { try $0.setFile(at: "Text.txt", contents: Data("dropped".utf8)) }
+    try await discarding.close(saving: false)
+    #expect(try file(path + "/Text.txt") == "closing")
+  }
+
+  @Test func createMakesANewPackage() async throws {
+    let temp = try TemporaryDirectory()
+    let path = temp.appending("New.mydoc")
+    let document = try await Document.create(at: FilePath(path))
+    #expect(await !document.hasUnsavedChanges)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("new".utf8)) }
+    try await document.save()
+    #expect(try file(path + "/Text.txt") == "new")
+    await #expect(throws: PackageError.self) { try await Document.create(at: FilePath(path)) }
+  }
+
+  @Test func autosaveIsOffByDefault() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved".utf8)) }
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(await document.hasUnsavedChanges)
+    #expect(try file(path + "/Text.txt") != "unsaved")
+  }
+
+  @Test func autosaveSavesAfterTheDelayButNeverInsideAnOpenGroup() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    await document.setAutosaveDelay(.milliseconds(20))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("auto".utf8)) }
+    #expect(try await eventually { await !document.hasUnsavedChanges })
+    #expect(try file(path + "/Text.txt") == "auto")
+
+    await document.withUndoStack { $0.beginGrouping() }
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("in a group".utf8)) }
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(try file(path + "/Text.txt") == "auto")  // not saved while the group is open
+    await document.withUndoStack { $0.endGrouping() }
+    #expect(try await eventually { (try? file(path + "/Text.txt")) == "in a group" })
+    #expect(await !document.hasUnsavedChanges)
+  }
+
+  @Test func stateUpdatesFollowAConflictAndItsResolution() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let updates = await document.stateUpdates()
+    try await document.read { _ = try $0.node(at: "Index.json").contents() }
+    #expect(await document.checkForExternalChanges().isEmpty)
+    try temp.write("Notes.mydoc/Index.json", "{\"changed\": true}")
+    #expect(await document.checkForExternalChanges() == [ExternalChange(path: "Index.json", kind: .modified)])
+    #expect(await document.state == .inConflict)
+    await #expect(throws: PackageError.self) {
+      try await document.edit { try $0.setFile(at: "A.txt", contents: Data()) }
+      try await document.save()
+    }
+    try await document.revert()
+    try await document.close()
+    var seen: [DocumentState] = []
+    for await state in updates { seen.append(state) }
+    #expect(seen == [.normal, .inConflict, .normal, .closed])
+  }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// `lstat` of a path: inode, mode, mtime.
+func info(_ path: String) throws -> (inode: UInt64, mode: Int, mtime: Date, nlink: Int) {
+  let attributes = try FileManager.default.attributesOfItem(atPath: path)
+  return (
+    (attributes[.systemFileNumber] as! NSNumber).uint64Value, (attributes[.posixPermissions] as! NSNumber).intValue,
+    attributes[.modificationDate] as! Date, (attributes[.referenceCount] as! NSNumber).intValue
+  )
+}
+
+func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+/// A package with a nested, never-listed directory and files of several modes.
+func makePackage(in temp: TemporaryDirectory) throws -> String {
+  try temp.write("Doc.pkg/Index.json", "{}\n", mode: 0o600)
+  try temp.write("Doc.pkg/Text.txt", "hello\n", mode: 0o644)
+  try temp.write("Doc.pkg/Images/a.png", "A", mode: 0o444)
+  try temp.write("Doc.pkg/Images/b.png", "B", mode: 0o755)
+  try temp.write("Doc.pkg/Pages/p1/text.txt", "one\n")
+  try temp.write("Doc.pkg/Pages/p2/text.txt", "two\n")
+  try temp.symlink("Doc.pkg/Pages/link", to: "../Index.json")
+  let old = Date(timeIntervalSince1970: 1_600_000_000)
+  for path in ["Index.json", "Text.txt", "Images/a.png", "Images/b.png", "Pages/p1/text.txt", "Pages/p2/text.txt"] {
+    try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: temp.appending("Doc.pkg/" + path))
+  }
+  return temp.appending("Doc.pkg")
+}
+
+@Suite("Atomic incremental save")
+struct SaveTests {
+  @Test func unchangedFilesAreHardLinkedWithModeAndTimeAndChangedFilesWritten() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let before = try ["Index.json", "Images/a.png", "Images/b.png", "Pages/p1/text.txt"].map {
+      try info(package + "/" + $0)
+    }
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.setFile(at: "Text.txt", contents: Data("changed\n".utf8))
+    try document.root.setFile(at: "New/deep/new.txt", contents: Data("new\n".utf8))  // the root changes: whole rebuild
+    try document.save()
+    #expect(try read(package + "/Text.txt") == "changed\n")
+    #expect(try read(package + "/New/deep/new.txt") == "new\n")
+    #expect(try info(package + "/Text.txt").mode == 0o644)
+    let after = try ["Index.json", "Images/a.png", "Images/b.png", "Pages/p1/text.txt"].map {
+      try info(package + "/" + $0)
+    }
+    for (old, new) in zip(before, after) {
+      #expect(old.inode == new.inode)
+      #expect(old.mode == new.mode)
+      #expect(old.mtime == new.mtime)
+      #expect(new.nlink == 1)  // the old tree is gone
+    }
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: package + "/Pages/link") == "../Index.json")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+    #expect(!document.root.hasUnsavedChanges)
+  }
+
+  @Test func changingOneFileReplacesOnlyThatFile() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let rootBefore = try info(package), pagesBefore = try info(package + "/Pages"),
+      p1Before = try info(package + "/Pages/p1")
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.setFile(at: "Pages/p2/text.txt", contents: Data("TWO\n".utf8))
+    try document.save()
+    #expect(try read(package + "/Pages/p2/text.txt") == "TWO\n")
+    #expect(try info(package).inode == rootBefore.inode)
+    #expect(try info(package + "/Pages").inode == pagesBefore.inode)
+    #expect(try info(package + "/Pages/p1").inode == p1Before.inode)
+  }
+
+  @Test func renamedAndMovedUnchangedFilesAreCarried() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let a = try info(package + "/Images/a.png"), text = try info(package + "/Text.txt")
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.node(at: "Images").renameChild(named: "a.png", to: "renamed.png")
+    try document.root.moveNode(at: "Text.txt", to: "Pages/p1/moved.txt")
+    try document.save()
+    #expect(try info(package + "/Images/renamed.png").inode == a.inode)
+    #expect(try info(package + "/Pages/p1/moved.txt").inode == text.inode)
+    #expect(!FileManager.default.fileExists(atPath: package + "/Text.txt"))
+    // The model stays usable: edit and save again, read back what was moved.
+    try document.root.setFile(at: "Images/renamed.png", contents: Data("AA".utf8))
+    try document.save()
+    #expect(try read(package + "/Images/renamed.png") == "AA")
+    #expect(try document.root.node(at: "Pages/p1/moved.txt").contents() == Data("hello\n".utf8))
+  }
+
+  @Test func permissionAndTimeEditsCopyRatherThanChangeTheSharedInode() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    let node = try document.root.node(at: "Images/b.png")
+    node.permissions = FilePermissions(rawValue: 0o600)
+    node.modificationTime = FileTime(seconds: 1_000_000_000)
+    try document.save()
+    let saved = try info(package + "/Images/b.png")
+    #expect(saved.mode == 0o600)
+    #expect(saved.mtime == Date(timeIntervalSince1970: 1_000_000_000))
+    #expect(try read(package + "/Images/b.png") == "B")
+  }
+
+  @Test func readOnlyDirectoriesAreSavedAndRemoved() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: package + "/Pages/p1")
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("ONE\n".utf8))
+    try document.root.setFile(at: "Top.txt", contents: Data("top\n".utf8))
+    try document.save()
+    #expect(try read(package + "/Pages/p1/text.txt") == "ONE\n")
+    #expect(try info(package + "/Pages/p1").mode == 0o555)
+  }
+
+  @Test func aSaveNoticesWhatAnotherWriterChanged() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    _ = try document.root.node(at: "Images/a.png")
+    try document.root.setFile(at: "Text.txt", contents: Data("mine\n".utf8))
+    #expect(document.externalChanges().isEmpty)
+    // Another writer rewrites a file we listed and adds an entry to the root.
+    try temp.write("Doc.pkg/Images/a.png", "theirs")
+    try temp.write("Doc.pkg/Theirs.txt", "theirs")
+    #expect(
+      document.externalChanges() == [
+        ExternalChange(path: "", kind: .modified),
+        ExternalChange(path: "Images/a.png", kind: .modified),
+      ])
+    #expect { try document.save() } throws: { ($0 as? PackageError)?.code == .conflict }
+    #expect(try read(package + "/Text.txt") == "hello\n")
+    #expect(FileManager.default.fileExists(atPath: package + "/Theirs.txt"))
+    try document.save(options: .overwritingExternalChanges)
+    #expect(try read(package + "/Text.txt") == "mine\n")
+  }
+
+  @Test func removingAFileAnotherWriterChangedIsAConflict() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.removeNode(at: "Pages/p1/text.txt")
+    try temp.write("Doc.pkg/Pages/p1/text.txt", "changed meanwhile, longer")
+    #expect(document.externalChanges() == [ExternalChange(path: "Pages/p1/text.txt", kind: .modified)])
+    #expect { try document.save() } throws: { ($0 as? PackageError)?.code == .conflict }
+  }
+
+  @Test func saveAsMovesTheDocumentAndSaveToDoesNot() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.setFile(at: "Text.txt", contents: Data("copy\n".utf8))
+    try document.saveCopy(to: FilePath(temp.appending("Copy.pkg")))
+    #expect(try read(temp.appending("Copy.pkg/Text.txt")) == "copy\n")
+    #expect(try read(temp.appending("Copy.pkg/Pages/p2/text.txt")) == "two\n")
+    #expect(try read(package + "/Text.txt") == "hello\n")
+    #expect(document.root.hasUnsavedChanges)
+    try document.save(to: FilePath(temp.appending("As.pkg")))
+    #expect(document.path == FilePath(temp.appending("As.pkg")))
+    #expect(!document.root.hasUnsavedChanges)
+    try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("as\n".utf8))
+    try document.save()
+    #expect(try read(temp.appending("As.pkg/Pages/p1/text.txt")) == "as\n")
+    #expect(try read(package + "/Pages/p1/text.txt") == "one\n")
+    // Linking files elsewhere (save-to) changes their change time, which is not a conflict.
+    try document.saveCopy(to: FilePath(temp.appending("Copy2.pkg")))
+    try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("as2\n".utf8))
+    try document.save()
+    // Save-as over an existing package replaces it whole.
+    try document.save(to: FilePath(temp.appending("Copy.pkg")))
+    #expect(try read(temp.appending("Copy.pkg/Pages/p1/text.txt")) == "as2\n")
+  }
+
+  @Test func createAndWriteToMakeNewPackages() throws {
+    let temp = try TemporaryDirectory()
+    let root = try PackageNode(directoryWithChildren: [:])
+    try root.setFile(at: "a/b.txt", contents: Data("b".utf8))
+    let document = try PackageDocument.create(at: FilePath(temp.appending("New.pkg")), root: root)
+    #expect(try read(temp.appending("New.pkg/a/b.txt")) == "b")
+    #expect(throws: PackageError.self) { try PackageDocument.create(at: FilePath(temp.appending("New.pkg"))) }
+    try document.root.node(at: "a").write(to: FilePath(temp.appending("Written")))
+    #expect(try read(temp.appending("Written/b.txt")) == "b")
+  }
+
+  @Test(arguments: [false, true])
+  func theTwoRenameFallbackSavesTheSame(fileOnly: Bool) throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    document.exchangeUnsupported = true
+    try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("fallback\n".utf8))
+    if !fileOnly { try document.root.removeNode(at: "Images") }
+    try document.save()
+    #expect(try read(package + "/Pages/p1/text.txt") == "fallback\n")
+    #expect(FileManager.default.fileExists(atPath: package + "/Images") == fileOnly)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+  }
+
+  @Test func theLockIsExclusiveAndDiesWithItsHolder() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package), options: .holdLock)
+    #expect { try PackageLock(forPackageAt: FilePath(package), wait: false) } throws: {
+      ($0 as? PackageError)?.code == .locked
+    }
+    document.close()
+    _ = try PackageLock(forPackageAt: FilePath(package), wait: false)
+  }
+
+  @Test func theHookSeesThePreviousStateBeforeTheSwap() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    var seen: String?
+    document.willReplacePreviousState = { path in seen = try read(path.string + "/Text.txt") }
+    try document.root.setFile(at: "Text.txt", contents: Data("next\n".utf8))
+    try document.save()
+    #expect(seen == "hello\n")
+    document.willReplacePreviousState = { _ in throw PackageError(.io, "refused", path: "hook") }
+    try document.root.setFile(at: "Text.txt", contents: Data("never\n".utf8))
+    #expect(throws: PackageError.self) { try document.save() }
+    #expect(try read(package + "/Text.txt") == "next\n")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+  }
+}

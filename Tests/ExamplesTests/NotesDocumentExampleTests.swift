@@ -1,0 +1,24 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Runs the examples in `Examples/` as a user would, from their built executables.
+@Suite("Examples")
+struct ExamplesTests {
+  /// The executable `name` built beside `docpkg`.
+  private func example(_ name: String) -> String {
+    URL(fileURLWithPath: Shell.docpkgPath).deletingLastPathComponent().appendingPathComponent(name).path
+  }
+
+  @Test func notesDocumentCreatesEditsUndoesSavesAndReopens() throws {
+    let temp = try TemporaryDirectory()
+    let output = try Shell.run(example("NotesDocument"), [temp.path], check: false)
+    #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
+    #expect(output.standardOutput.contains("ok: reopened: the picture's bytes are intact"))
+    #expect(output.standardOutput.contains("ok: saved after undo: the earlier text is on disk"))
+    // The package on disk is a plain folder that other tools read.
+    let text = try String(contentsOfFile: temp.appending("Trip.mydoc/Text.txt"), encoding: .utf8)
+    #expect(text == "Tram to Graz")
+    #expect(FileManager.default.fileExists(atPath: temp.appending("Trip.mydoc/Images/tram.png")))
+  }
+}

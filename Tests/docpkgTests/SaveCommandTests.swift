@@ -1,0 +1,109 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("docpkg put, rm and check")
+struct SaveCommandTests {
+  @Test func putWritesFromStandardInputOrAFileAndCreatesDirectories() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    var result = try Shell.docpkg(["put", package, "Text.txt"], input: Data("stdin\n".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    let source = try temp.write("source.bin", "from a file")
+    result = try Shell.docpkg(["put", package, "New/Deep/file.bin", source])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(try String(contentsOfFile: package + "/Text.txt", encoding: .utf8) == "stdin\n")
+    #expect(try String(contentsOfFile: package + "/New/Deep/file.bin", encoding: .utf8) == "from a file")
+    result = try Shell.docpkg(["put", package, "Images", source])
+    #expect(result.status == 1)
+    #expect(result.standardError.hasPrefix("docpkg: error: cannot put a file over a directory: 'Images'"))
+  }
+
+  @Test func putCreatesAPackageOnlyWhenAsked() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("New.pkg")
+    var result = try Shell.docpkg(["put", package, "a.txt"], input: Data("a".utf8))
+    #expect(result.status == 1)
+    #expect(result.standardError == "docpkg: error: no such package '\(package)'\n")
+    result = try Shell.docpkg(["put", package, "a.txt", "--create"], input: Data("a".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "a")
+  }
+
+  @Test func rmRemovesFilesAndDirectoriesOnlyWithR() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    var result = try Shell.docpkg(["rm", package, "Images"])
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("directory not empty"))
+    #expect(FileManager.default.fileExists(atPath: package + "/Images/tram.png"))
+    result = try Shell.docpkg(["rm", package, "Images", "-r"])
+    #expect(result.status == 0, "\(result.standardError)")
+    result = try Shell.docpkg(["rm", package, "Text.txt"])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: package).sorted() == ["Index.json", "QuickLook"])
+    result = try Shell.docpkg(["rm", package, "Missing"])
+    #expect(result.standardError == "docpkg: error: no such entry 'Missing'\n")
+  }
+
+  @Test func checkRecoversAndReports() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    try FileManager.default.moveItem(atPath: package, toPath: temp.appending(".Notes.mydoc.docpkg-old"))
+    try temp.write(".Notes.mydoc.docpkg-tmp/partial", "x")
+    let result = try Shell.docpkg(["check", package])
+    #expect(result.status == 0, "\(result.standardError)")
+    let lines = result.standardOutput.split(separator: "\n")
+    #expect(lines.count == 3)
+    #expect(lines[0].hasPrefix("recovered: undid an interrupted save"))
+    #expect(lines[1].hasPrefix("recovered: removed the temporary tree"))
+    #expect(lines[2] == "ok: \(package): 4 files, 2 directories, 0 symbolic links, 1,038 bytes")
+  }
+
+  @Test(.enabled(if: Shell.has("python3")))
+  func namesThatAreNotUTF8SurviveASave() throws {
+    let temp = try TemporaryDirectory()
+    let make =
+      "import os; os.makedirs(b'P.pkg/sub'); open(b'P.pkg/\\xff.txt','wb').write(b'r'); "
+      + "open(b'P.pkg/sub/\\xfe.txt','wb').write(b's')"
+    try Shell.run("python3", ["-c", make], directory: temp.path)
+    let result = try Shell.docpkg(["put", temp.appending("P.pkg"), "new.txt"], input: Data("n".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    let list =
+      "import os; print(sorted((d + b'/' + f).decode('latin-1') for d, _, fs in os.walk(b'P.pkg') for f in fs))"
+    let files = try Shell.run("python3", ["-c", list], directory: temp.path).standardOutput
+    #expect(files == "['P.pkg/new.txt', 'P.pkg/sub/\u{FE}.txt', 'P.pkg/\u{FF}.txt']\n")
+  }
+
+  /// The reduced crash test: a small package, a subset of system calls, every N (see Scripts/crash-test.py).
+  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  func killedAtEveryStepThePackageIsOldOrNew() throws {
+    let result = try crashTest(["--quick"])
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    #expect(result.standardOutput.contains(" 0 failures"))
+  }
+
+  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  func killedAtEveryStepWithoutExchangeThePackageIsOldOrNew() throws {
+    let result = try crashTest(["--quick", "--fallback"])
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+  }
+
+  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  func injectedErrorsLeaveThePackageIntact() throws {
+    let result = try crashTest(["--quick", "--no-crash", "--errors"])
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+  }
+
+  @Test(.enabled(if: Shell.has("python3")))
+  func concurrentPutsAreAllKept() throws {
+    let result = try crashTest(["--no-crash", "--concurrency", "30"])
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    #expect(result.standardOutput.contains("-> 60 entries present (ok)"))
+  }
+
+  func crashTest(_ arguments: [String]) throws -> Shell.Output {
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/crash-test.py").path
+    return try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath] + arguments, check: false)
+  }
+}
