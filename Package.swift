@@ -61,6 +61,12 @@ let package = Package(
       path: "Examples/NotesDocument"
     ),
 
+    .executableTarget(
+      name: "ShareAsZip",
+      dependencies: ["DocumentPackage", "DocumentArchive", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Examples/ShareAsZip"
+    ),
+
     // Benchmarks/rows/undo.py: peak RSS of 1,000 undoable edits to a package with a 100 MB file.
     .executableTarget(
       name: "undo-memory",
@@ -88,7 +94,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ExamplesTests",
-      dependencies: ["TestSupport", .target(name: "NotesDocument")]
+      dependencies: ["TestSupport", .target(name: "NotesDocument"), .target(name: "ShareAsZip")]
     ),
   ]
 )

@@ -21,4 +21,19 @@ struct ExamplesTests {
     #expect(text == "Tram to Graz")
     #expect(FileManager.default.fileExists(atPath: temp.appending("Trip.mydoc/Images/tram.png")))
   }
+
+  @Test func shareAsZipPacksUnpacksAndComparesWithoutLoss() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Attributes.pkg", into: temp)
+    let work = try temp.makeDirectory("work")
+    let output = try Shell.run(example("ShareAsZip"), [package, work], check: false)
+    #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
+    #expect(output.standardOutput.contains("ok: the unpacked copy is identical to the original"))
+    #expect(output.standardOutput.contains("ok: the zip, read in place, matches the original"))
+    #expect(output.standardOutput.contains("changed by the receiver: modified Café ☕.txt"))
+    // The zip is a real zip: Info-ZIP's own test of it passes.
+    if Shell.has("unzip") {
+      try Shell.run("unzip", ["-tq", work + "/Attributes.pkg.zip"])
+    }
+  }
 }
