@@ -24,7 +24,11 @@ struct DocPkg: ParsableCommand {
     do {
       command = try parseAsRoot()
     } catch {
-      exit(withError: error)
+      // --help and --version are requests, not failures: ArgumentParser prints them.
+      if exitCode(for: error) == .success { exit(withError: error) }
+      let hint = "(see 'docpkg --help')"
+      StandardError.write("docpkg: error: \(message(for: error).escapingControlCharacters) \(hint)\n")
+      terminate(exitCode(for: error).rawValue)
     }
     do {
       var command = command
@@ -32,16 +36,21 @@ struct DocPkg: ParsableCommand {
       StandardOutput.shared.flush()
     } catch let exit as ExitCode {
       StandardOutput.shared.flush()
-      Glibc.exit(exit.rawValue)
+      terminate(exit.rawValue)
     } catch {
       StandardOutput.shared.flush()
       if let cleanExit = error as? CleanExit { Self.exit(withError: cleanExit) }
       // `docpkg SUBCOMMAND --help` parses into a help command whose run() throws a help request.
       if exitCode(for: error) == .success { Self.exit(withError: error) }
       reportFailure(error)
-      Glibc.exit((command as? any FailureStatus).map { type(of: $0).failureStatus } ?? 1)
+      terminate((command as? any FailureStatus).map { type(of: $0).failureStatus } ?? 1)
     }
   }
+}
+
+/// Ends the process with `status` (libc's `exit`, which `ParsableCommand.exit(withError:)` hides inside the type).
+func terminate(_ status: Int32) -> Never {
+  exit(status)
 }
 
 /// A command whose failures exit with a status other than 1 (`diff` uses 1 for "different").

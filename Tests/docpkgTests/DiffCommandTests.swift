@@ -183,7 +183,7 @@ struct DiffCommandTests {
 
   /// Colors only on a terminal: `script` gives the command a pseudo-terminal.
   @Test func colorsOnATerminal() throws {
-    guard Shell.has("script") else { return }
+    guard Shell.has("script") else { Issue.record("script (util-linux) is not installed"); return }
     let temp = try TemporaryDirectory()
     try temp.write("a/x.txt", "1\n")
     try temp.write("b/x.txt", "22\n")
@@ -209,7 +209,7 @@ struct DiffCommandTests {
 
   /// Unchanged hard-linked files and files of different sizes are never opened.
   @Test func readsOnlyFilesItMustCompare() throws {
-    guard Shell.has("strace") else { return }
+    guard Shell.has("strace") else { Issue.record("strace is not installed (Scripts/setup.sh installs it)"); return }
     let temp = try TemporaryDirectory()
     try temp.write("a/linked.bin", Data(repeating: 7, count: 10_000))
     try temp.write("a/grown.txt", "short\n")

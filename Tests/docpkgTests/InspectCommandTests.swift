@@ -68,6 +68,24 @@ struct InspectCommandTests {
     #expect((parsed["entries"] as! [[String: Any]])[0]["path"] as? String == "\u{1B}[31mred\u{07}.txt")
   }
 
+  @Test func inspectOfAFileFailsBeforeWritingAnything() throws {
+    let temp = try TemporaryDirectory()
+    let file = try temp.write("plain.txt", "not a package")
+    for arguments in [["inspect", file], ["inspect", "--json", file]] {
+      let result = try Shell.docpkg(arguments)
+      #expect(result.status == 1)
+      #expect(result.stdout.isEmpty)
+      #expect(result.standardError == "docpkg: error: not a directory: 'plain.txt' (it is a file)\n")
+    }
+  }
+
+  @Test func usageErrorsAreOneLineToo() throws {
+    let result = try Shell.docpkg(["inspect", "--depth", "many"])
+    #expect(result.status == 64)
+    #expect(result.standardError.hasPrefix("docpkg: error: "))
+    #expect(result.standardError.split(separator: "\n").count == 1)
+  }
+
   @Test func catWritesTheBytesOfOneFile() throws {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)
@@ -78,8 +96,8 @@ struct InspectCommandTests {
 
   @Test(arguments: [
     (["cat", "PKG", "Images"], "docpkg: error: not a regular file: 'Images' (it is a directory)\n"),
-    (["cat", "PKG", "Nope/x.txt"], "docpkg: error: no such entry 'Nope'\n"),
-    (["cat", "PKG", "Text.txt/x"], "docpkg: error: not a directory: 'Text.txt' (on the way to 'Text.txt/x')\n"),
+    (["cat", "PKG", "Nope/x.txt"], "docpkg: error: no such entry 'Nope' in 'PKG'\n"),
+    (["cat", "PKG", "Text.txt/x"], "docpkg: error: not a directory: 'Text.txt' (on the way to 'Text.txt/x') in 'PKG'\n"),
     (["inspect", "PKG/missing.mydoc"], "docpkg: error: no such package 'PKG/missing.mydoc'\n"),
   ])
   func badInputGivesOneLineErrorAndNonZeroExit(arguments: [String], message: String) throws {

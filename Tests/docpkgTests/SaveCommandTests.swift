@@ -43,7 +43,7 @@ struct SaveCommandTests {
     #expect(result.status == 0, "\(result.standardError)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: package).sorted() == ["Index.json", "QuickLook"])
     result = try Shell.docpkg(["rm", package, "Missing"])
-    #expect(result.standardError == "docpkg: error: no such entry 'Missing'\n")
+    #expect(result.standardError == "docpkg: error: no such entry 'Missing' in '\(package)'\n")
   }
 
   @Test func checkRecoversAndReports() throws {

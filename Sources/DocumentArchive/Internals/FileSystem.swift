@@ -9,6 +9,12 @@ import SystemPackage
 // The one place DocumentArchive calls libc. Thin wrappers that retry on EINTR and throw `Errno`;
 // callers turn them into `PackageError`s naming the path.
 
+/// libc's `write`, which the `write` methods below would otherwise shadow.
+private func systemWrite(_ fd: CInt, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }
+
+private func systemClose(_ fd: CInt) -> CInt { close(fd) }
+private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: CInt, _ mode: mode_t) -> CInt { open(path, flags, mode) }
+
 enum FileSystem {
   @inline(__always)
   static func retrying<T: FixedWidthInteger>(_ body: () -> T) throws(Errno) -> T {
@@ -20,7 +26,7 @@ enum FileSystem {
   }
 
   static func open(_ path: String, _ flags: CInt, mode: mode_t = 0) throws(Errno) -> CInt {
-    try retrying { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    try retrying { systemOpen(path, flags | O_CLOEXEC, mode) }
   }
 
   static func open(in dirfd: CInt, _ name: String, _ flags: CInt, mode: mode_t = 0) throws(Errno) -> CInt {
@@ -32,7 +38,18 @@ enum FileSystem {
     try open(in: dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
   }
 
-  static func close(_ fd: CInt) { _ = Glibc.close(fd) }
+  static func close(_ fd: CInt) { _ = systemClose(fd) }
+
+  /// Writes `fd`'s data and metadata to the disk (F_FULLFSYNC on Darwin).
+  static func synchronize(_ fd: CInt) throws(Errno) {
+    _ = try retrying { docpkg_full_fsync(fd) }
+  }
+
+  /// Writes out everything cached for the file system holding `fd`: one call instead of an
+  /// fsync per file of a tree just extracted.
+  static func synchronizeFileSystem(_ fd: CInt) throws(Errno) {
+    _ = try retrying { docpkg_syncfs(fd) }
+  }
 
   static func makeDirectory(in dirfd: CInt, _ name: String, mode: mode_t) throws(Errno) {
     _ = try retrying { mkdirat(dirfd, name, mode) }
@@ -53,7 +70,7 @@ enum FileSystem {
   static func writeAll(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
     var offset = 0
     while offset < bytes.count {
-      offset += try retrying { Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+      offset += try retrying { systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset) }
     }
   }
 

@@ -118,8 +118,16 @@ enum OutputFile {
     do {
       defer { FileSystem.close(fd) }
       try body(fd, output.string)
+      // On disk before it gets the real name, and the name on disk after: a crash leaves the
+      // old OUT or the complete new one, never an empty or partial file under OUT's name.
+      do { try FileSystem.synchronize(fd) } catch {
+        throw PackageError(.io, "cannot write", path: output.string, errno: error)
+      }
       do { try FileSystem.rename(in: dirfd, temporary, to: dirfd, name, flags: 0) } catch {
         throw PackageError(.io, "cannot rename into place", path: output.string, errno: error)
+      }
+      do { try FileSystem.synchronize(dirfd) } catch {
+        throw PackageError(.io, "cannot write directory", path: directory, errno: error)
       }
     } catch {
       try? FileSystem.unlink(in: dirfd, temporary)

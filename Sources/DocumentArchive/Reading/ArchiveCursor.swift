@@ -116,7 +116,7 @@ final class ArchiveEntrySource: FileContentSource {
 
   func readAll() throws -> Data {
     var data = Data()
-    data.reserveCapacity(Int(size))
+    data.reserveCapacity(Int(min(size, 1 << 24)))  // the size comes from the archive: do not trust it for memory
     try cursor.read(entry: index, size: size, chunkSize: 1 << 20) { data.append(contentsOf: $0) }
     return data
   }

@@ -59,7 +59,15 @@ public enum ArchiveUnpacker {
     let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits)
     try extractor.run(wrapDocumentIn: documentFolderName(for: archive), progress: progress)
     let names = extractor.topLevel
+    // The extracted tree reaches the disk before it is renamed in (with --force, the old entry
+    // it replaces is deleted right after), and the renames reach it before we report success.
+    do { try FileSystem.synchronizeFileSystem(tempfd) } catch {
+      throw PackageError(.io, "cannot write the extracted files to disk in", path: destination.string, errno: error)
+    }
     try moveIntoPlace(names, from: tempfd, to: destfd, destination: destination.string, replace: options.replaceExisting)
+    do { try FileSystem.synchronize(destfd) } catch {
+      throw PackageError(.io, "cannot write directory", path: destination.string, errno: error)
+    }
     return names
   }
 

@@ -28,6 +28,8 @@ final class Extractor {
   private var symlinks = SymlinkCheck()
   private var linkTimes: [(path: String, time: FileTime)] = []
   private(set) var topLevel: [String] = []
+  /// `topLevel` as a set, so that an archive with many entries at its root is not quadratic.
+  private var topLevelSet: Set<String> = []
   private var entryCount = 0
   private var lastCheckedParent: String?
   private var totalBytes: Int64 = 0
@@ -104,7 +106,7 @@ final class Extractor {
         throw refuse(.corrupt, header, "a second entry has the same path")
       }
     }
-    if let first = components.first, topLevel.last != first, !topLevel.contains(first) { topLevel.append(first) }
+    if let first = components.first, topLevel.last != first, topLevelSet.insert(first).inserted { topLevel.append(first) }
     let name = components.last!
     switch header.kind {
     case .special(let what):

@@ -166,7 +166,20 @@ extension PackageNode {
   }
 
   func noSuchChild(_ name: String) -> PackageError {
-    PackageError(.noSuchEntry, "no such entry", path: joined(name))
+    PackageError(.noSuchEntry, "no such entry", path: joined(name), context: packageContext)
+  }
+
+  /// The node's path for messages: its path in the tree, or its own name for a root.
+  var displayPath: String {
+    let path = self.path
+    return path.isEmpty ? name : path
+  }
+
+  /// `in '/path/of/package'` for a tree read from disk, so that a message names the package too;
+  /// empty for trees made in memory.
+  var packageContext: String {
+    guard let location = root.origin?.location else { return "" }
+    return "in '\(location.root.string)'"
   }
 
   /// `name` appended to this node's path.

@@ -15,11 +15,10 @@ extension PackageNode {
     var node = self
     for component in try Self.components(of: path) {
       guard node.kind == .directory else {
-        throw PackageError(.notADirectory, "not a directory:", path: node.path, context: "(on the way to '\(path)')")
+        throw PackageError(.notADirectory, "not a directory:", path: node.displayPath,
+                           context: "(on the way to '\(path)') \(node.packageContext)")
       }
-      guard let child = try node.children()[component] else {
-        throw PackageError(.noSuchEntry, "no such entry", path: node.joined(component))
-      }
+      guard let child = try node.children()[component] else { throw node.noSuchChild(component) }
       node = child
     }
     return node

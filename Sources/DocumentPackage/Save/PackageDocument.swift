@@ -77,15 +77,7 @@ public final class PackageDocument {
   ///   lock file cannot be opened.
   public init(at path: FilePath, options: Options = []) throws {
     let resolved = Self.resolve(path)
-    if !options.contains(.create), (try? Syscalls.statusNoFollow(resolved)) == nil {
-      // Fail before making a lock file beside a package that is not there (a save sideline or
-      // ready tree without the package still counts: recovery below moves it back).
-      let names = try SiblingNames(of: resolved)
-      let leftovers = [names.ready, names.sideline].map { names.path($0) }
-      if !leftovers.contains(where: { (try? Syscalls.statusNoFollow($0)) != nil }) {
-        throw PackageError(.noSuchEntry, "no such package", path: resolved.string)
-      }
-    }
+    if !options.contains(.create) { try Self.requirePackage(at: resolved) }
     let lock = try PackageLock(forPackageAt: resolved)
     self.path = resolved
     self.options = options
@@ -128,7 +120,29 @@ public final class PackageDocument {
   /// - Throws: ``PackageError`` with code `io` naming the leftover that could not be settled.
   public static func recover(at path: FilePath) throws -> [RecoveryAction] {
     let resolved = resolve(path)
+    try requirePackage(at: resolved, orAnyLeftover: true)
     return try recover(resolved, locked: PackageLock(forPackageAt: resolved))
+  }
+
+  /// Fails before a lock file is made beside a package that is not there. A save's sideline or
+  /// ready tree without the package still counts as a package: recovery moves it back. With
+  /// `orAnyLeftover`, so does a temporary tree, which recovery removes.
+  static func requirePackage(at path: FilePath, orAnyLeftover: Bool = false) throws {
+    func exists(_ path: FilePath) throws -> Bool {
+      do {
+        _ = try Syscalls.statusNoFollow(path)
+        return true
+      } catch .noSuchFileOrDirectory {
+        return false
+      } catch {
+        throw PackageError(.io, "cannot look at", path: path.string, errno: error)
+      }
+    }
+    guard try !exists(path) else { return }
+    let names = try SiblingNames(of: path)
+    let leftovers = orAnyLeftover ? [names.ready, names.sideline, names.temporary] : [names.ready, names.sideline]
+    for leftover in leftovers where try exists(names.path(leftover)) { return }
+    throw PackageError(.noSuchEntry, "no such package", path: path.string)
   }
 
   static func recover(_ path: FilePath, locked: PackageLock) throws -> [RecoveryAction] {

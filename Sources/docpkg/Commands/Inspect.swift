@@ -27,6 +27,7 @@ struct Inspect: ParsableCommand {
 
   func run() throws {
     let root = try PackageOpener.open(path)
+    _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
     var listing = Listing(json: json, depth: depth)
     if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
     try visitChildren(of: root, path: "", level: 1, prefix: "", into: &listing)

@@ -6,6 +6,9 @@ import Darwin
 
 /// Buffered standard output: the CLI writes a line per entry of a 100,000-file package, so
 /// writes are gathered into 64 KiB blocks instead of one `write` each, and copied with `memcpy`.
+/// libc's `write`, which the `write` methods below would otherwise shadow.
+private func systemWrite(_ fd: CInt, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }
+
 final class StandardOutput {
   nonisolated(unsafe) static let shared = StandardOutput(fd: 1)
 
@@ -51,7 +54,7 @@ final class StandardOutput {
   private func writeAll(_ bytes: UnsafeRawBufferPointer) {
     var offset = 0
     while offset < bytes.count {
-      let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
       if n < 0 {
         if errno == EINTR { continue }
         if errno == EPIPE { exit(0) }  // the reader went away (`docpkg cat ... | head`): stop quietly
@@ -66,6 +69,6 @@ final class StandardOutput {
 enum StandardError {
   static func write(_ text: String) {
     var text = text
-    text.withUTF8 { bytes in _ = Glibc.write(2, bytes.baseAddress, bytes.count) }
+    text.withUTF8 { bytes in _ = systemWrite(2, bytes.baseAddress, bytes.count) }
   }
 }
