@@ -12,6 +12,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
   ],
   targets: [
     // C declarations that `import Glibc` hides (renameat2, FICLONE, flock, ...).
@@ -30,6 +31,7 @@ let package = Package(
       dependencies: [
         "CSystemShims",
         .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
 
