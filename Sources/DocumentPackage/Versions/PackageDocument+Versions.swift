@@ -21,6 +21,10 @@ extension PackageDocument {
   public func restoreVersion(_ id: Int) throws {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
+    try restoreLocked(id, heldLock)
+  }
+
+  func restoreLocked(_ id: Int, _ heldLock: PackageLock) throws {
     _ = try Self.recover(path, locked: heldLock)
     let tree = try VersionStore(packagePath: path, lockHeld: true).tree(of: id)
     var saver = try Saver(target: path, root: tree)
@@ -41,7 +45,7 @@ extension PackageDocument {
   public func resolveConflicts(keeping id: Int? = nil, removing: Bool = false) throws {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
-    if let id { try restoreVersion(id) }
+    if let id { try restoreLocked(id, heldLock) }
     let store = try VersionStore(packagePath: path, lockHeld: true)
     var resolved: [Int] = []
     for var record in try store.records() where record.version.origin == .conflict {
