@@ -50,6 +50,8 @@ struct ObjectWriter {
   /// Object subdirectories that got new entries, synced before the record is written.
   var touched: Set<String> = []
   private var made: Set<String> = []
+  /// The objects directory, opened by the first link; closed by ``finish()``.
+  private var objectsFD: CInt = -1
 
   init(store: VersionStore, cache: HashCache) {
     self.store = store
@@ -148,11 +150,18 @@ struct ObjectWriter {
   }
 
   /// Hard-links `file` as blob `hash` (an existing blob is kept); copies where links are refused.
+  /// The link goes through the objects directory's descriptor and a relative name: building a
+  /// `FilePath` per file costs more than the `linkat` itself.
   mutating func link(_ file: FilePath, as hash: String) throws {
-    let object = store.objectPath(hash)
     try makeSubdirectory(hash)
+    if objectsFD < 0 {
+      do { objectsFD = try Syscalls.openFile(store.objectsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } catch {
+        throw PackageError(.io, "cannot open", path: store.objectsPath.string, errno: error)
+      }
+    }
+    let relative = RawName(String(hash.prefix(2)) + "/" + String(hash.dropFirst(2)))
     do {
-      try Syscalls.link(from: AT_FDCWD, RawName(path: file), to: AT_FDCWD, RawName(path: object))
+      try Syscalls.link(from: AT_FDCWD, RawName(path: file), to: objectsFD, relative)
       touched.insert(String(hash.prefix(2)))
     } catch .fileExists {
     } catch where error.refusesLink {
@@ -163,7 +172,8 @@ struct ObjectWriter {
       defer { Syscalls.closeFile(input) }
       try writeObject(hash) { fd throws(Errno) in try FileCarrier.copyContents(from: input, to: fd) }
     } catch {
-      throw PackageError(.io, "cannot link", path: file.string, context: "into \(object.string)", errno: error)
+      throw PackageError(
+        .io, "cannot link", path: file.string, context: "into \(store.objectPath(hash).string)", errno: error)
     }
   }
 
@@ -202,6 +212,10 @@ struct ObjectWriter {
 
   /// Makes the new objects durable and saves the hash cache.
   mutating func finish() throws {
+    if objectsFD >= 0 {
+      Syscalls.closeFile(objectsFD)
+      objectsFD = -1
+    }
     for name in touched.sorted() {
       let directory = store.objectsPath.appending(name)
       do { try StoreFiles.syncDirectory(directory) } catch {
