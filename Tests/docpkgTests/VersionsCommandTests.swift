@@ -15,7 +15,8 @@ struct VersionsCommandTests {
     try put("a.txt", "two\n")
     try put("b.txt", "bee\n")
     var result = try Shell.docpkg(["versions", "list", package])
-    #expect(result.standardOutput.split(separator: "\n").map { $0.split(separator: " ")[0] } == ["1", "2"])
+    // 1: the empty package --create made, 2: a.txt "one", 3: a.txt "two".
+    #expect(result.standardOutput.split(separator: "\n").map { $0.split(separator: " ")[0] } == ["1", "2", "3"])
     result = try Shell.docpkg(["versions", "list", package, "--json"])
     #expect(result.standardOutput.hasPrefix("[{\"id\":1,"))
     #expect(try Shell.docpkg(["versions", "show", package, "2", "a.txt"]).standardOutput == "one\n")
@@ -28,11 +29,11 @@ struct VersionsCommandTests {
     #expect(try Shell.docpkg(["versions", "restore", package, "2"]).status == 0)
     #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "one\n")
     #expect(!FileManager.default.fileExists(atPath: package + "/b.txt"))
-    #expect(try Shell.docpkg(["cat", package + "@3", "b.txt"]).standardOutput == "bee\n")  // kept by restore
+    #expect(try Shell.docpkg(["cat", package + "@4", "b.txt"]).standardOutput == "bee\n")  // kept by restore
 
-    #expect(try Shell.docpkg(["versions", "prune", package, "--keep", "1"]).standardOutput == "removed 2 versions\n")
-    #expect(try Shell.docpkg(["versions", "list", package]).standardOutput.hasPrefix("3 "))
-    #expect(try Shell.docpkg(["versions", "resolve", package, "--keep", "3"]).status == 0)
+    #expect(try Shell.docpkg(["versions", "prune", package, "--keep", "1"]).standardOutput == "removed 3 versions\n")
+    #expect(try Shell.docpkg(["versions", "list", package]).standardOutput.hasPrefix("4 "))
+    #expect(try Shell.docpkg(["versions", "resolve", package, "--keep", "4"]).status == 0)
     #expect(try String(contentsOfFile: package + "/b.txt", encoding: .utf8) == "bee\n")
 
     try put("c.txt", "sea\n", ["--versions", "none"])
