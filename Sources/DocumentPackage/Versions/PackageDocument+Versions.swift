@@ -74,13 +74,20 @@ extension PackageDocument {
   func previousStateHook() -> ((FilePath) throws -> Void)? {
     let user = willReplacePreviousState
     let policy = versionPolicy
-    if policy == .none { return user }
     return { packagePath in
       try user?(packagePath)
+      let names = try SiblingNames(of: packagePath)
+      let newRoot = try? Syscalls.statusNoFollow(names.path(names.temporary))
+      if policy == .none {
+        // Keep nothing, but keep an existing store the package's across a root replacement.
+        if let store = try? VersionStore(packagePath: packagePath, lockHeld: true), store.exists {
+          try store.recordPendingIdentity(newRoot)
+        }
+        return
+      }
       let store = try VersionStore(packagePath: packagePath, lockHeld: true)
       try store.keepPackageState()
-      let names = try SiblingNames(of: packagePath)
-      try store.recordPendingIdentity(try? Syscalls.statusNoFollow(names.path(names.temporary)))
+      try store.recordPendingIdentity(newRoot)
       if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
     }
   }
@@ -88,7 +95,10 @@ extension PackageDocument {
   /// After a save: the store's identity is the package's root now (best effort: the pending
   /// identity recorded before the swap already matches).
   func noteSaved() {
-    guard let store = try? VersionStore(packagePath: path, lockHeld: true), store.exists else { return }
+    guard let store = try? VersionStore(packagePath: path, lockHeld: true, checkingIdentity: false), store.exists,
+      let identity = StoreIdentity.read(from: store.path), let status = try? Syscalls.statusNoFollow(path),
+      identity.matches(status)  // only a store that was this package's (pending root included)
+    else { return }
     try? store.recordIdentity()
   }
 }

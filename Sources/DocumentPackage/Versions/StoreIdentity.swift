@@ -71,7 +71,7 @@ extension VersionStore {
       throw PackageError(
         .conflict, "version store belongs to another package (the package was replaced or is a new one):",
         path: path.string,
-        context: "run `docpkg versions adopt \(packagePath.string)` if it is the same document, or remove the store")
+        context: "(run `docpkg versions adopt \(packagePath.string)` if it is the same document, or remove the store)")
     }
   }
 

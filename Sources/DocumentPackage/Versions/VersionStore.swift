@@ -61,14 +61,14 @@ public final class VersionStore {
     try self.init(packagePath: PackageDocument.resolve(packagePath), lockHeld: false)
   }
 
-  init(packagePath: FilePath, lockHeld: Bool) throws {
+  init(packagePath: FilePath, lockHeld: Bool, checkingIdentity: Bool = true) throws {
     self.packagePath = packagePath
     let names = try SiblingNames(of: packagePath)
     path = names.path(names.versions)
     if (try? Syscalls.statusNoFollow(path)) == nil {
       try Self.findMovedStore(for: packagePath, names: names, lockHeld: lockHeld)
     }
-    try checkIdentity()
+    if checkingIdentity { try checkIdentity() }
   }
 
   /// Attaches the store beside the package at `packagePath` to that package, whatever package it
