@@ -80,7 +80,9 @@ final class TreeBuilder {
       try carry(origin, of: node, to: dirfd, as: name, attributes: attributes, path: path)
       return
     }
-    if case .source(let blob as VersionBlob) = node.fileBody, try linkVersionBlob(blob, of: node, time: time, in: dirfd, as: name, path: path) {
+    if case .source(let blob as VersionBlob) = node.fileBody,
+      try linkVersionBlob(blob, of: node, time: time, in: dirfd, as: name, path: path)
+    {
       return
     }
     let fd = try step("create", path) { () throws(Errno) in try Syscalls.createFile(in: dirfd, name) }

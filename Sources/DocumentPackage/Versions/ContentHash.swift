@@ -33,7 +33,9 @@ enum ContentHash {
     return hex(hasher.finalize())
   }
 
-  static func readChunks(fd: CInt, path: FilePath, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+  static func readChunks(
+    fd: CInt, path: FilePath, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
     defer { buffer.deallocate() }
     while true {

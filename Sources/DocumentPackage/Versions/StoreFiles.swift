@@ -27,7 +27,8 @@ enum StoreFiles {
   static func read(_ path: FilePath) throws -> Data {
     let fd: CInt
     do { fd = try Syscalls.openFile(path, O_RDONLY) } catch {
-      throw PackageError(error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open", path: path.string, errno: error)
+      throw PackageError(
+        error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open", path: path.string, errno: error)
     }
     defer { Syscalls.closeFile(fd) }
     var data = Data()

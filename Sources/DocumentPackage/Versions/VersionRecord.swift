@@ -145,7 +145,8 @@ enum VersionEscaping {
     var out: [UInt8] = []
     var bytes = Array(text.utf8)[...]
     while let byte = bytes.popFirst() {
-      if byte == 0x25, bytes.count >= 2, let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) {
+      if byte == 0x25, bytes.count >= 2, let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16)
+      {
         out.append(value)
         bytes = bytes.dropFirst(2)
       } else {

@@ -69,11 +69,13 @@ struct ObjectWriter {
       case .directory:
         let (hash, size) = try store(directory: child)
         total += size
-        entry = TreeEntry(kind: .directory, permissions: child.permissions, time: time, size: 0, reference: hash, name: child.name)
+        entry = TreeEntry(
+          kind: .directory, permissions: child.permissions, time: time, size: 0, reference: hash, name: child.name)
       case .file:
         let hash = try store(file: child)
         total += child.size
-        entry = TreeEntry(kind: .file, permissions: child.permissions, time: time, size: child.size, reference: hash, name: child.name)
+        entry = TreeEntry(
+          kind: .file, permissions: child.permissions, time: time, size: child.size, reference: hash, name: child.name)
       case .symlink:
         entry = TreeEntry(
           kind: .symlink, permissions: child.permissions, time: time, size: child.size,
@@ -103,7 +105,8 @@ struct ObjectWriter {
       } else {
         let fd: CInt
         do { fd = try Syscalls.openFile(location, O_RDONLY | O_NOFOLLOW) } catch {
-          throw PackageError(.io, "cannot open", path: location.string, context: "while keeping a version", errno: error)
+          throw PackageError(
+            .io, "cannot open", path: location.string, context: "while keeping a version", errno: error)
         }
         defer { Syscalls.closeFile(fd) }
         hash = try ContentHash.of(fd: fd, path: location)
@@ -164,7 +167,7 @@ struct ObjectWriter {
       try Syscalls.link(from: AT_FDCWD, RawName(path: file), to: objectsFD, relative)
       touched.insert(String(hash.prefix(2)))
     } catch .fileExists {
-    } catch where error.refusesLink {
+    } catch  where error.refusesLink {
       let input: CInt
       do { input = try Syscalls.openFile(file, O_RDONLY | O_NOFOLLOW) } catch {
         throw PackageError(.io, "cannot open", path: file.string, errno: error)

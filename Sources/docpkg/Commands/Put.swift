@@ -56,7 +56,8 @@ struct Put: ParsableCommand {
     }
     if append {
       var contents = try existing?.contents() ?? Data()
-      contents.append(source == "-" ? try StandardInput.readAll() : try DiskFileSource(path: FilePath(source)).readAll())
+      contents.append(
+        source == "-" ? try StandardInput.readAll() : try DiskFileSource(path: FilePath(source)).readAll())
       try root.setFile(at: entry, contents: contents)
     } else if source == "-" {
       try root.setFile(at: entry, contents: StandardInput.readAll())

@@ -27,7 +27,8 @@ struct VersionsList: ParsableCommand {
       return
     }
     for version in versions {
-      let state = version.origin == .conflict ? (version.isResolved ? "conflict (resolved)" : "conflict (unresolved)") : "saved"
+      let state =
+        version.origin == .conflict ? (version.isResolved ? "conflict (resolved)" : "conflict (unresolved)") : "saved"
       let seconds = Int64(version.date.timeIntervalSince1970)
       var line = "\(version.id)  \(seconds)  \(state)  \(Int64(version.size).grouped) bytes"
       if !version.conflictPaths.isEmpty { line += "  " + version.conflictPaths.joined(separator: ", ") }
