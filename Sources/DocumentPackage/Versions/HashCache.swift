@@ -38,13 +38,56 @@ struct HashCache {
   init(path: FilePath) {
     self.path = path
     guard let data = try? StoreFiles.read(path) else { return }
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-      let parts = line.split(separator: " ")
-      guard parts.count == 5, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
-        let size = Int64(parts[2]), let time = FileTime(encoded: parts[3]), ContentHash.isValid(parts[4])
-      else { continue }
-      known[Key(device: device, inode: inode, size: size, time: time)] = String(parts[4])
+    known = Self.parse(data)
+  }
+
+  /// Parses the log byte by byte (`String.split` costs seconds at 100,000 lines); a line
+  /// that is not five well-formed fields (a torn last line) is skipped.
+  static func parse(_ data: Data) -> [Key: String] {
+    var result: [Key: String] = [:]
+    data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      var index = 0
+      let count = bytes.count
+      func number() -> UInt64? {
+        var value: UInt64 = 0
+        var digits = 0
+        while index < count, bytes[index] >= 48, bytes[index] <= 57 {
+          value = value &* 10 &+ UInt64(bytes[index] - 48)
+          index += 1
+          digits += 1
+        }
+        return digits > 0 ? value : nil
+      }
+      func skip(_ byte: UInt8) -> Bool {
+        guard index < count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+      }
+      while index < count {
+        let lineStart = index
+        var parsed: (Key, String)?
+        if let device = number(), skip(32), let inode = number(), skip(32), let size = number(), skip(32),
+          let seconds = number(), skip(46), let nanos = number(), skip(32), index + 64 <= count
+        {
+          let hashStart = index
+          index += 64
+          if index == count || bytes[index] == 10 {
+            let hash = String(decoding: UnsafeBufferPointer(rebasing: bytes[hashStart..<index]), as: UTF8.self)
+            if ContentHash.isValid(Substring(hash)) {
+              let time = FileTime(seconds: Int64(seconds), nanoseconds: Int32(truncatingIfNeeded: nanos))
+              parsed = (Key(device: device, inode: inode, size: Int64(size), time: time), hash)
+            }
+          }
+        }
+        if let (key, hash) = parsed { result[key] = hash }
+        // Next line.
+        index = max(index, lineStart)
+        while index < count, bytes[index] != 10 { index += 1 }
+        index += 1
+      }
     }
+    return result
   }
 
   func hash(for key: Key) -> String? { known[key] }
