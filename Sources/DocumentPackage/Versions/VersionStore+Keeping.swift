@@ -53,15 +53,25 @@ struct ObjectWriter {
   /// The objects directory, opened by the first link; closed by ``finish()``.
   private var objectsFD: CInt = -1
 
+  var directories: DirectoryCache
+
   init(store: VersionStore, cache: HashCache) {
     self.store = store
     self.cache = cache
+    directories = DirectoryCache(path: store.path.appending("dirs"))
   }
 
   /// Stores a directory (recursively); returns its tree hash and the size of its files.
   mutating func store(directory node: PackageNode) throws -> (String, Int64) {
+    // A directory as it is on disk (never listed or edited here): maybe known already.
+    if let origin = node.origin, node.edits.isEmpty, node.loadedChildren == nil,
+      let cached = try cachedDirectory(at: origin.absolutePath, status: origin.status)
+    {
+      return cached
+    }
     var text = ""
     var total: Int64 = 0
+    var entries: [TreeEntry] = []
     for child in try node.sortedChildren() {
       let time = child.modificationTime ?? FileTime(Date())
       let entry: TreeEntry
@@ -82,9 +92,16 @@ struct ObjectWriter {
           reference: child.symbolicLinkDestination, name: child.name)
       }
       text += entry.line
+      if entry.kind == .directory { entries.append(entry) }
     }
     let data = Data(text.utf8)
     let hash = ContentHash.of(data)
+    if let origin = node.origin, node.edits.isEmpty, node.origin?.status.kind == .directory,
+      node.hasUnsavedChanges == false
+    {
+      let subdirectories = entries.filter { $0.kind == .directory }.map { (name: $0.name, tree: $0.reference) }
+      directories.note(origin.status, DirectoryCache.Entry(tree: hash, size: total, subdirectories: subdirectories))
+    }
     if (try? Syscalls.statusNoFollow(store.objectPath(hash))) == nil {
       try writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
     }
@@ -231,5 +248,6 @@ struct ObjectWriter {
       }
     }
     cache.save()
+    directories.save(temporary: store.temporaryPath)
   }
 }

@@ -64,6 +64,11 @@ extension VersionStore {
   /// removal collects.
   func removeLocked(_ ids: [Int]) throws {
     guard !ids.isEmpty, exists else { return }
+    // The directory cache describes the newest version (the package's state when it was kept);
+    // if that one goes, its blobs may go too, and directories must be walked again.
+    if let newest = try records().last?.version.id, ids.contains(newest) {
+      _ = path.appending("dirs").withPlatformString { unlink($0) }
+    }
     let doomed = Set(ids)
     var doomedRecords: [VersionRecord] = []
     var kept: [VersionRecord] = []
@@ -89,13 +94,13 @@ extension VersionStore {
   /// Adds every object reachable from `tree` to `set`, not descending into what `skipping` has.
   private func collect(tree: String, into set: inout Set<String>, skipping: Set<String> = []) {
     guard !skipping.contains(tree), set.insert(tree).inserted,
-      let data = try? StoreFiles.read(objectPath(tree)), let entries = TreeEntry.parse(data)
+      let data = try? StoreFiles.read(objectPath(tree))
     else { return }
-    for entry in entries {
-      switch entry.kind {
-      case .directory: collect(tree: entry.reference, into: &set, skipping: skipping)
-      case .file: if !skipping.contains(entry.reference) { set.insert(entry.reference) }
-      case .symlink: break
+    for (isTree, hash) in TreeEntry.references(data) {
+      if isTree {
+        collect(tree: hash, into: &set, skipping: skipping)
+      } else if !skipping.contains(hash) {
+        set.insert(hash)
       }
     }
   }
