@@ -23,7 +23,7 @@ import Darwin
 /// | `objects/ab/cd…`   | content-addressed blobs (files) and tree objects (directories), by SHA-256   |
 /// | `versions/ID`      | one record per version: date, origin, resolved, size, root tree              |
 /// | `hashes`           | cache: `DEVICE INODE SIZE MTIME HASH` of files already hashed                 |
-/// | `dirs`             | cache: tree objects of directories by device, inode and time (``DirectoryCache``) |
+/// | `dirs`             | cache: tree objects of directories by device, inode and time, to skip unchanged ones |
 /// | `tmp/`             | objects and records being written; emptied when the store is opened          |
 ///
 /// Blobs are **hard links** to the package's own files (same inode, no copy; a copy only where
