@@ -21,6 +21,7 @@ Prints the number of crash points. Exit status 0 when everything passed.
 """
 
 import argparse
+import json
 import hashlib
 import os
 import shutil
@@ -110,12 +111,19 @@ def scenarios(source_file, quick):
     return [all_[0], all_[3]] if quick else all_
 
 
+RESTORE = Scenario("restore version 1", ["versions", "restore", "PKG", "1"])
+
+
 class Runner:
-    def __init__(self, docpkg, work, fallback):
-        self.docpkg, self.work, self.fallback = docpkg, work, fallback
+    def __init__(self, docpkg, work, fallback, restore=False):
+        self.docpkg, self.work, self.fallback, self.restore = docpkg, work, fallback, restore
         self.base = os.path.join(work, "base", "Doc.pkg")
         os.makedirs(os.path.dirname(self.base))
         make_package(self.base)
+        if restore:
+            # Version 1 is the package as made; the package then differs in two files.
+            subprocess.run([docpkg, "put", self.base, "Text.txt"], input=b"changed\n", check=True)
+            subprocess.run([docpkg, "put", self.base, "Pages/p1/new.txt"], input=b"new\n", check=True)
         self.parent = os.path.join(work, "run")
         self.package = os.path.join(self.parent, "Doc.pkg")
         self.failures = []
@@ -124,6 +132,10 @@ class Runner:
         shutil.rmtree(self.parent, ignore_errors=True)
         os.makedirs(self.parent)
         subprocess.run(["cp", "-a", self.base, self.package], check=True)
+        if self.restore:
+            store = os.path.join(os.path.dirname(self.base), ".Doc.pkg.docpkg-versions")
+            subprocess.run(["cp", "-a", store, self.parent], check=True)
+            subprocess.run([self.docpkg, "versions", "adopt", self.package], check=True)  # cp made a new inode
 
     def command(self, scenario):
         return [self.docpkg] + [self.package if a == "PKG" else a for a in scenario.args]
@@ -142,7 +154,18 @@ class Runner:
         return subprocess.run(argv, input=stdin, capture_output=True)
 
     def leftovers(self):
-        return sorted(n for n in os.listdir(self.parent) if n not in ("Doc.pkg", ".Doc.pkg.docpkg-lock"))
+        return sorted(n for n in os.listdir(self.parent)
+                      if n not in ("Doc.pkg", ".Doc.pkg.docpkg-lock", ".Doc.pkg.docpkg-versions"))
+
+    def check_store(self, scenario, syscall, n):
+        """Every listed version reads back whole (blobs checked against their hashes)."""
+        listing = self.run([self.docpkg, "versions", "list", self.package, "--json"], b"")
+        if listing.returncode != 0:
+            return self.fail(scenario, syscall, n, f"versions list failed: {listing.stderr.decode().strip()}")
+        for version in json.loads(listing.stdout):
+            shown = self.run([self.docpkg, "versions", "show", self.package, str(version["id"]), "Text.txt"], b"")
+            if shown.returncode != 0:
+                self.fail(scenario, syscall, n, f"version {version['id']} unreadable: {shown.stderr.decode().strip()}")
 
     def references(self, scenario):
         self.reset()
@@ -206,6 +229,8 @@ class Runner:
             self.fail(scenario, syscall, n, "after check the package is neither old nor new")
         if self.leftovers():
             self.fail(scenario, syscall, n, f"check left {self.leftovers()}")
+        if self.restore:
+            self.check_store(scenario, syscall, n)
         again = self.run(self.strace(None, ["write"]) + self.command(scenario), scenario.stdin)
         was_new = same(state, new, stable)
         if again.returncode != 0 and not (was_new and scenario.args[0] == "rm"):
@@ -265,6 +290,8 @@ def main():
     parser.add_argument("--fallback", action="store_true", help="refuse RENAME_EXCHANGE (inject EINVAL)")
     parser.add_argument("--errors", action="store_true", help="also inject EIO/ENOSPC")
     parser.add_argument("--concurrency", type=int, default=0, metavar="K", help="also run 2 x K concurrent puts")
+    parser.add_argument("--restore", action="store_true",
+                        help="crash-test `docpkg versions restore` instead of put/rm")
     parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
     args = parser.parse_args()
     docpkg = os.path.abspath(args.docpkg)
@@ -276,10 +303,11 @@ def main():
             f.write(os.urandom(3000))
         if args.crash:
             for fallback in ([True] if args.fallback else [False]):
-                runner = Runner(docpkg, os.path.join(work, "crash-fallback" if fallback else "crash"), fallback)
+                runner = Runner(docpkg, os.path.join(work, "crash-fallback" if fallback else "crash"), fallback,
+                                args.restore)
                 syscalls = QUICK_SYSCALLS if args.quick else SYSCALLS
                 total = 0
-                for scenario in scenarios(source, args.quick):
+                for scenario in ([RESTORE] if args.restore else scenarios(source, args.quick)):
                     points = runner.crash(scenario, syscalls)
                     total += points
                     print(f"crash{' (fallback)' if fallback else ''}: {scenario.name}: {points} crash points", flush=True)

@@ -14,7 +14,9 @@ struct DocPkg: ParsableCommand {
     commandName: "docpkg",
     abstract: "Inspect, edit, pack, unpack and compare document packages (directories shown as one file).",
     version: "0.1.0",
-    subcommands: [Inspect.self, Cat.self, Put.self, Remove.self, Check.self, Diff.self, Pack.self, Unpack.self]
+    subcommands: [
+      Inspect.self, Cat.self, Put.self, Remove.self, Check.self, Diff.self, Pack.self, Unpack.self, Versions.self,
+    ]
   )
 
   /// Parses the arguments and runs the command. A failure prints one line, `docpkg: error: ...`,

@@ -41,6 +41,7 @@ struct SaveTests {
       try info(package + "/" + $0)
     }
     let document = try PackageDocument(at: FilePath(package))
+    document.versionPolicy = .none  // tests the save itself: no version store beside it
     try document.root.setFile(at: "Text.txt", contents: Data("changed\n".utf8))
     try document.root.setFile(at: "New/deep/new.txt", contents: Data("new\n".utf8))  // the root changes: whole rebuild
     try document.save()
@@ -194,6 +195,7 @@ struct SaveTests {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
     let document = try PackageDocument(at: FilePath(package))
+    document.versionPolicy = .none  // tests the save itself: no version store beside it
     document.exchangeUnsupported = true
     try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("fallback\n".utf8))
     if !fileOnly { try document.root.removeNode(at: "Images") }
@@ -219,6 +221,7 @@ struct SaveTests {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
     let document = try PackageDocument(at: FilePath(package))
+    document.versionPolicy = .none  // tests the save itself: no version store beside it
     var seen: String?
     document.willReplacePreviousState = { path in seen = try read(path.string + "/Text.txt") }
     try document.root.setFile(at: "Text.txt", contents: Data("next\n".utf8))

@@ -4,10 +4,11 @@ extension PackageDocument {
   /// Saves the changes made to ``root`` into the package, atomically and incrementally.
   ///
   /// Sequence: take the lock (unless held), settle an interrupted save, check that nothing the
-  /// document loaded changed on disk meanwhile, build the new state of the smallest changed
+  /// document loaded changed on disk meanwhile (see ``saveMerging()`` to merge instead of failing), build the new state of the smallest changed
   /// subtree beside the package (unchanged files hard-linked — or reflinked or copied where links
   /// are refused — changed files written, permissions and times kept), fsync it, call
-  /// ``willReplacePreviousState``, swap it in with `renameat2(RENAME_EXCHANGE)` (or, where the
+  /// ``willReplacePreviousState`` and keep the previous state in the ``VersionStore`` (per
+  /// ``versionPolicy``), swap it in with `renameat2(RENAME_EXCHANGE)` (or, where the
   /// file system refuses that, two renames that recovery can always finish or undo), fsync the
   /// directories, remove the old state. Afterwards every loaded node reads from the saved package
   /// and counts as unchanged, so the next save is incremental again. Does nothing if nothing changed.
@@ -33,11 +34,7 @@ extension PackageDocument {
           context: "(\(shown)\(more))")
       }
     }
-    var saver = try Saver(target: path, root: root)
-    saver.willReplace = willReplacePreviousState
-    saver.exchangeUnsupported = exchangeUnsupported
-    defer { exchangeUnsupported = saver.exchangeUnsupported }
-    try saver.saveInPlace()
+    try saveLocked(root)
   }
 
   /// Saves the whole package to `newPath` ("save as") and makes the document edit that package

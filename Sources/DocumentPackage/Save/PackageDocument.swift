@@ -55,7 +55,7 @@ public final class PackageDocument {
   /// The package on disk (symbolic links to it resolved when it was opened).
   public internal(set) var path: FilePath
   /// The package's contents, loaded lazily. Edit it, then ``save(options:)``.
-  public private(set) var root: PackageNode
+  public internal(set) var root: PackageNode
   /// What recovery did when the document was opened; empty when no save had been interrupted.
   public private(set) var recoveryActions: [RecoveryAction] = []
 
@@ -65,6 +65,10 @@ public final class PackageDocument {
   /// changed in place, so hard links to them stay valid). Throwing cancels the save; the package
   /// stays as it was.
   public var willReplacePreviousState: ((FilePath) throws -> Void)?
+
+  /// Which previous states saves keep in the package's ``VersionStore`` (default
+  /// ``VersionPolicy/default``: the last 10). Set it before saving.
+  public var versionPolicy: VersionPolicy = .default
 
   let options: Options
   var lock: PackageLock?

@@ -9,6 +9,7 @@ import SystemPackage
 /// | `.NAME.docpkg-tmp`     | the new tree while it is built; after the exchange, the old tree being removed |
 /// | `.NAME.docpkg-ready`   | fallback protocol: the new tree, complete and synced, waiting to be renamed in |
 /// | `.NAME.docpkg-old`     | fallback protocol: the old package, moved aside until the new one is in place  |
+/// | `.NAME.docpkg-versions`| the package's ``VersionStore``: previous states and conflict versions          |
 ///
 /// The names are fixed rather than random because only the lock holder saves: any of them found
 /// while holding the lock is a leftover of an interrupted save, which ``Recovery`` settles.
@@ -21,6 +22,7 @@ struct SiblingNames {
   let temporary: RawName
   let ready: RawName
   let sideline: RawName
+  let versions: RawName
 
   init(of path: FilePath) throws {
     guard let last = path.lastComponent, path.lastComponent?.kind == .regular else {
@@ -33,6 +35,7 @@ struct SiblingNames {
     temporary = RawName(".\(name).docpkg-tmp")
     ready = RawName(".\(name).docpkg-ready")
     sideline = RawName(".\(name).docpkg-old")
+    versions = RawName(".\(name).docpkg-versions")
   }
 
   /// `name` in the parent directory, for messages.

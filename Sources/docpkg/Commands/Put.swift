@@ -2,6 +2,12 @@ import ArgumentParser
 import DocumentPackage
 import SystemPackage
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// `docpkg put PACKAGE ENTRY [SOURCE|-]`: writes one file into a package with one atomic save.
 struct Put: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -26,8 +32,21 @@ struct Put: ParsableCommand {
   @Flag(help: "Create the package if it does not exist.")
   var create = false
 
+  @Flag(help: "Append to the file instead of replacing it.")
+  var append = false
+
+  @Flag(
+    help: ArgumentHelp(
+      "Do not lock from load to save; if another writer saved meanwhile, merge (or keep a conflict version).",
+      discussion: "Prints saved, merged or conflict VERSION."))
+  var merge = false
+
+  @OptionGroup var versionOptions: VersionPolicyOption
+
   func run() throws {
-    let document = try PackageDocument(at: FilePath(package), options: create ? [.holdLock, .create] : [.holdLock])
+    let locking: PackageDocument.Options = merge ? [] : [.holdLock]
+    let document = try PackageDocument(at: FilePath(package), options: create ? locking.union(.create) : locking)
+    document.versionPolicy = try versionOptions.policy
     defer { document.close() }
     let root = document.root
     let existing = try root.nodeIfPresent(at: entry)
@@ -35,7 +54,12 @@ struct Put: ParsableCommand {
       throw PackageError(
         .notARegularFile, "cannot put a file over a \(existing.kind):", path: entry, context: "in '\(package)'")
     }
-    if source == "-" {
+    if append {
+      var contents = try existing?.contents() ?? Data()
+      contents.append(
+        source == "-" ? try StandardInput.readAll() : try DiskFileSource(path: FilePath(source)).readAll())
+      try root.setFile(at: entry, contents: contents)
+    } else if source == "-" {
       try root.setFile(at: entry, contents: StandardInput.readAll())
     } else {
       let contents = try DiskFileSource(path: FilePath(source))
@@ -45,6 +69,14 @@ struct Put: ParsableCommand {
         try root.setNode(PackageNode(regularFileWithSource: contents), at: entry)
       }
     }
-    try document.save()
+    if merge {
+      switch try document.saveMerging() {
+      case .saved: StandardOutput.shared.write("saved\n")
+      case .merged: StandardOutput.shared.write("merged\n")
+      case .conflict(let version, _): StandardOutput.shared.write("conflict \(version)\n")
+      }
+    } else {
+      try document.save()
+    }
   }
 }

@@ -19,8 +19,11 @@ struct Remove: ParsableCommand {
   @Flag(name: .shortAndLong, help: "Remove a directory and everything in it.")
   var recursive = false
 
+  @OptionGroup var versionOptions: VersionPolicyOption
+
   func run() throws {
     let document = try PackageDocument(at: FilePath(package), options: .holdLock)
+    document.versionPolicy = try versionOptions.policy
     defer { document.close() }
     let node = try document.root.node(at: entry)
     if node.kind == .directory, !recursive, try !node.children().isEmpty {

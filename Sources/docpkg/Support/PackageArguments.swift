@@ -10,9 +10,20 @@ enum PackageOpener {
   ///
   /// The tree is kept alive until the process exits: freeing 100,000 nodes one by one just before
   /// exit costs more than `inspect`'s own work on them, and the kernel frees it all at once anyway.
+  /// `PACKAGE@ID` names version ID of PACKAGE (read-only, from its version store) when
+  /// `PACKAGE@ID` is not itself an existing path.
   static func open(_ path: String) throws -> PackageNode {
     let filePath = FilePath(path)
-    let root = isArchive(filePath) ? try ArchivePackage.open(filePath) : try PackageNode(contentsOf: filePath)
+    let root: PackageNode
+    if let at = path.lastIndex(of: "@"), let id = Int(path[path.index(after: at)...]), at != path.startIndex,
+      !filePath.exists()
+    {
+      root = try VersionStore(forPackageAt: FilePath(String(path[..<at]))).tree(of: id)
+    } else if isArchive(filePath) {
+      root = try ArchivePackage.open(filePath)
+    } else {
+      root = try PackageNode(contentsOf: filePath)
+    }
     keptUntilExit.append(root)
     return root
   }
@@ -24,4 +35,33 @@ enum PackageOpener {
   }
 
   nonisolated(unsafe) private static var keptUntilExit: [PackageNode] = []
+}
+
+extension FilePath {
+  /// Whether something (even a dangling link) is at this path.
+  fileprivate func exists() -> Bool {
+    (try? Stat(self, followTargetSymlink: false)) != nil
+  }
+}
+
+/// How `put` and `rm` keep versions: `--versions N|all|none`.
+struct VersionPolicyOption: ParsableArguments {
+  @Option(
+    name: .customLong("versions"),
+    help: "Previous states to keep in .NAME.docpkg-versions: a number (keep the last N), all, or none (default: 10).")
+  var versions: String = "10"
+
+  var policy: VersionPolicy {
+    get throws {
+      switch versions {
+      case "all": return .keepAll
+      case "none": return VersionPolicy.none
+      default:
+        guard let count = Int(versions), count >= 0 else {
+          throw ValidationError("--versions takes a number, all or none, not '\(versions)'")
+        }
+        return .keepLast(count)
+      }
+    }
+  }
 }

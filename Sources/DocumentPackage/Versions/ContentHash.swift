@@ -1,0 +1,63 @@
+import Crypto
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// SHA-256 of contents, as 64 lowercase hex digits: the name of a blob in a ``VersionStore``.
+enum ContentHash {
+  static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
+    let digits = Array("0123456789abcdef".utf8)
+    var bytes: [UInt8] = []
+    for byte in digest {
+      bytes.append(digits[Int(byte >> 4)])
+      bytes.append(digits[Int(byte & 15)])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  static func of(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
+
+  /// Hashes an open file from its current offset, in 1 MiB chunks.
+  static func of(fd: CInt, path: FilePath) throws -> String {
+    var hasher = SHA256()
+    try readChunks(fd: fd, path: path) { hasher.update(bufferPointer: $0) }
+    return hex(hasher.finalize())
+  }
+
+  static func readChunks(
+    fd: CInt, path: FilePath, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let count: Int
+      do { count = try Syscalls.readBytes(fd, into: buffer) } catch {
+        throw PackageError(.io, "cannot read", path: path.string, errno: error)
+      }
+      if count == 0 { return }
+      try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    }
+  }
+
+  static func isValid(_ hash: Substring) -> Bool {
+    hash.utf8.count == 64 && hash.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+  }
+}
+
+extension ContentHash {
+  /// An incremental SHA-256.
+  struct Hasher {
+    private var inner = SHA256()
+    mutating func update(_ bytes: UnsafeRawBufferPointer) { inner.update(bufferPointer: bytes) }
+    func finalize() -> String { ContentHash.hex(inner.finalize()) }
+  }
+}

@@ -1,0 +1,121 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension PackageDocument {
+  /// Saves like ``save(options:)``, but when another writer saved the package since this
+  /// document loaded it, merges instead of failing — three-way, the common ancestor being what
+  /// this document loaded:
+  ///
+  /// - entries only one side changed: the package as the other writer saved it, with this
+  ///   document's changes applied, is saved (``SaveOutcome/merged(paths:)``);
+  /// - an entry both sides changed: if both are text and the base is in the ``VersionStore``
+  ///   (the other writer's save kept it, found by this document's load snapshot), the line-wise
+  ///   merge (diff3) is taken when the hunks do not overlap;
+  /// - otherwise the package keeps the other writer's state, and this document's state (that
+  ///   state with all this document's edits on top) is kept as an unresolved conflict version
+  ///   (``SaveOutcome/conflict(version:paths:)``). Nothing either writer did is lost.
+  ///
+  /// After `saved` or `merged`, ``root`` is the saved tree (fetch nodes again). After `conflict`
+  /// the document and the package are unchanged; reopen it to edit the current state.
+  /// - Throws: As ``save(options:)``, never `conflict`.
+  /// - Complexity: As ``save(options:)``, plus O(*c*) `lstat`s for *c* changed entries.
+  public func saveMerging() throws -> SaveOutcome {
+    let heldLock = try lock ?? PackageLock(forPackageAt: path)
+    defer { withExtendedLifetime(heldLock) {} }
+    _ = try Self.recover(path, locked: heldLock)
+    if externalChanges().isEmpty {
+      try saveLocked(root)
+      return .saved
+    }
+    let own = try OwnChanges(of: root)
+    let current = try PackageNode(contentsOf: path)
+    let store = try? VersionStore(packagePath: path, lockHeld: true)
+    var conflicts: [OwnChanges.Change] = []
+    var merged: [String] = []
+    for change in own.changes {
+      let now = try? Syscalls.statusNoFollow(change.path.isEmpty ? path : path.appending(change.path))
+      if !Self.differs(change.base, now) || (change.node == nil && now == nil) {
+        if (try? apply(change, to: current)) == nil { conflicts.append(change) }
+        continue
+      }
+      if let node = change.node, node.kind == .file, let base = change.base, base.kind == .file, now?.kind == .file,
+        let baseData = store?.contents(matching: base),
+        let theirs = try? current.node(at: change.path).contents(), let ours = try? node.contents(),
+        let result = TextMerge.merge(base: baseData, ours: ours, theirs: theirs)
+      {
+        _ = try current.setFile(at: change.path, contents: result)
+        try current.node(at: change.path).permissions = node.permissions
+        merged.append(change.path)
+        continue
+      }
+      conflicts.append(change)
+    }
+    if conflicts.isEmpty {
+      try saveLocked(current)
+      root = current
+      return .merged(paths: merged)
+    }
+    for change in conflicts { try? apply(change, to: current) }
+    let version = try VersionStore(packagePath: path, lockHeld: true).keep(
+      current, origin: .conflict, conflictPaths: conflicts.map(\.path))
+    return .conflict(version: version.id, paths: conflicts.map(\.path))
+  }
+
+  /// Whether what is at a path now differs from what was loaded there.
+  static func differs(_ base: FileStatus?, _ now: FileStatus?) -> Bool {
+    guard let base, let now else { return (base == nil) != (now == nil) }
+    if base.kind != now.kind || base.inode != now.inode || base.device != now.device { return true }
+    return base.kind != .directory && (base.size != now.size || base.modificationTime != now.modificationTime)
+  }
+
+  /// Puts this document's side of `change` into `tree`.
+  private func apply(_ change: OwnChanges.Change, to tree: PackageNode) throws {
+    guard let node = change.node else {
+      if try tree.nodeIfPresent(at: change.path) != nil { _ = try tree.removeNode(at: change.path) }
+      return
+    }
+    _ = try tree.setNode(try Self.detachedCopy(of: node), at: change.path)
+  }
+
+  /// A copy of `node` (and what is below it) that belongs to no tree, reading what it did.
+  static func detachedCopy(of node: PackageNode) throws -> PackageNode {
+    let copy: PackageNode
+    switch node.kind {
+    case .file:
+      switch node.fileBody {
+      case .data(let data): copy = PackageNode(regularFileWithContents: data)
+      case .source(let source): copy = PackageNode(regularFileWithSource: source)
+      case .onDisk:
+        if let cached = node.cachedContents {
+          copy = PackageNode(regularFileWithContents: cached)
+        } else if let origin = node.origin {
+          copy = PackageNode(regularFileWithSource: try DiskFileSource(path: origin.absolutePath))
+        } else {
+          copy = PackageNode(regularFileWithContents: Data())
+        }
+      }
+    case .symlink:
+      copy = PackageNode(symbolicLinkWithDestination: node.symbolicLinkDestination)
+    case .directory:
+      copy = try PackageNode(directoryWithChildren: [:])
+      for child in try node.sortedChildren() { try copy.adopt(try detachedCopy(of: child), as: child.name) }
+    }
+    copy.permissions = node.permissions
+    copy.modificationTime = node.modificationTime
+    return copy
+  }
+}
+
+extension VersionStore {
+  /// The contents of a file as it was when some version kept it, found by the file's load
+  /// snapshot (device, inode, size, time); `nil` if no version has it.
+  func contents(matching status: FileStatus) -> Data? {
+    guard exists, let hash = HashCache(path: hashesPath).hash(for: HashCache.Key(status)) else { return nil }
+    return try? VersionBlob(store: self, hash: hash, size: status.size).readAll()
+  }
+}

@@ -1,0 +1,31 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One stored state of a package, as ``VersionStore/versions()`` lists it: NSFileVersion's
+/// "other version" or "unresolved conflict version".
+public struct PackageVersion: Hashable, Sendable {
+  /// Where a version came from.
+  public enum Origin: String, Hashable, Sendable {
+    /// The state a save (or restore) replaced.
+    case saved
+    /// The state a writer wanted to save when it conflicted with another writer's save:
+    /// the package as that other writer saved it, with this writer's edits on top.
+    case conflict
+  }
+
+  /// The version's identifier in its store: a number, increasing with each version kept.
+  public var id: Int
+  /// When the version was kept.
+  public var date: Date
+  /// Whether it is a previous state or a conflicting state.
+  public var origin: Origin
+  /// Whether a conflict version was resolved (always true for saved versions).
+  public var isResolved: Bool
+  /// The total size of the version's files in bytes (what a copy would take, not what the store takes).
+  public var size: Int64
+  /// For a conflict version: the entries both writers changed.
+  public var conflictPaths: [String]
+}

@@ -1,0 +1,13 @@
+/// What ``PackageDocument/saveMerging()`` did.
+public enum SaveOutcome: Hashable, Sendable {
+  /// Nothing else had changed the package: saved as ``PackageDocument/save(options:)`` does.
+  case saved
+  /// Another writer had saved meanwhile; both sides' changes were merged and saved. `paths`
+  /// are the entries both sides changed that were merged line-wise (often empty: disjoint edits).
+  case merged(paths: [String])
+  /// Both sides changed the same entries (`paths`): the package keeps the other writer's state,
+  /// and this document's state (the package with all its edits on top, its side winning) was
+  /// stored as the unresolved conflict version `version`. The document is "in conflict": see
+  /// ``PackageDocument/resolveConflicts(keeping:removing:)``.
+  case conflict(version: Int, paths: [String])
+}

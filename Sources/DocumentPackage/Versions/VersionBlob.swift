@@ -1,0 +1,107 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The contents of a file of a stored version: a blob of a ``VersionStore``. Every read checks
+/// the blob's SHA-256, so a blob changed in place (it shares its inode with a package file)
+/// fails with a `corrupt` error instead of handing back other bytes.
+final class VersionBlob: FileContentSource {
+  let store: VersionStore
+  let hash: String
+  let size: Int64
+
+  init(store: VersionStore, hash: String, size: Int64) {
+    self.store = store
+    self.hash = hash
+    self.size = size
+  }
+
+  var path: FilePath { store.objectPath(hash) }
+
+  func open() throws -> CInt {
+    do { return try Syscalls.openFile(path, O_RDONLY | O_NOFOLLOW) } catch {
+      throw PackageError(
+        error == .noSuchFileOrDirectory ? .corrupt : .io, "cannot open version blob", path: path.string,
+        errno: error)
+    }
+  }
+
+  func readAll() throws -> Data {
+    var data = Data()
+    try read(chunkSize: 1 << 20) { data.append(contentsOf: $0) }
+    return data
+  }
+
+  func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    let fd = try open()
+    defer { Syscalls.closeFile(fd) }
+    var hasher = ContentHash.Hasher()
+    try ContentHash.readChunks(fd: fd, path: path, chunkSize: chunkSize) { chunk in
+      hasher.update(chunk)
+      try body(chunk)
+    }
+    try check(hasher.finalize())
+  }
+
+  /// Reads the blob through to check its hash.
+  func verify() throws {
+    let fd = try open()
+    defer { Syscalls.closeFile(fd) }
+    try check(try ContentHash.of(fd: fd, path: path))
+  }
+
+  private func check(_ actual: String) throws {
+    guard actual == hash else {
+      throw PackageError(
+        .corrupt, "version blob was changed in place (a program rewrote a package file instead of replacing it):",
+        path: path.string, context: "expected SHA-256 \(hash), found \(actual)")
+    }
+  }
+}
+
+extension VersionStore {
+  /// The version `id` as a tree of nodes made in memory, its files read from the store (lazily,
+  /// each checked against its SHA-256). Changing the tree changes nothing in the store; it can be
+  /// saved elsewhere (``PackageNode/write(to:originalContentsPath:)``) or restored.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `corrupt` for a
+  ///   damaged or missing tree object.
+  /// - Complexity: O(*n*) for the version's *n* entries (one small read per directory).
+  public func tree(of id: Int) throws -> PackageNode {
+    let record = try record(id)
+    let root = try directory(record.rootTree)
+    root.permissions = record.rootPermissions
+    root.modificationTime = record.rootTime
+    return root
+  }
+
+  private func directory(_ hash: String) throws -> PackageNode {
+    let object = objectPath(hash)
+    guard let data = try? StoreFiles.read(object), ContentHash.of(data) == hash, let entries = TreeEntry.parse(data)
+    else {
+      throw PackageError(.corrupt, "version tree object is missing or damaged", path: object.string)
+    }
+    let node = try PackageNode(directoryWithChildren: [:])
+    for entry in entries {
+      let child: PackageNode
+      switch entry.kind {
+      case .directory: child = try directory(entry.reference)
+      case .file:
+        child = PackageNode(regularFileWithSource: VersionBlob(store: self, hash: entry.reference, size: entry.size))
+      case .symlink: child = PackageNode(symbolicLinkWithDestination: entry.reference)
+      }
+      try node.adopt(child, as: entry.name)
+      child.permissions = entry.permissions
+      child.modificationTime = entry.time
+    }
+    return node
+  }
+}

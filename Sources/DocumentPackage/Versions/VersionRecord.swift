@@ -1,0 +1,198 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The text formats of a ``VersionStore``: a version record (`versions/ID`) and a tree object
+/// (one directory's entries, stored by its SHA-256 like a blob, so unchanged directories are
+/// shared between versions).
+///
+/// Record: `docpkg-version 1`, then `date SECONDS.NANOS`, `origin saved|conflict`,
+/// `resolved yes|no`, `size BYTES`, `root TREEHASH MODE MTIME`, and one `conflict PATH` per
+/// conflicting entry. Tree line: `KIND MODE MTIME SIZE HASH-OR-TARGET NAME`, KIND `f`/`d`/`l`,
+/// MODE octal, MTIME `SECONDS.NANOS`, names and targets percent-escaped (space, `%`, controls).
+struct VersionRecord {
+  var version: PackageVersion
+  var rootTree: String
+  var rootPermissions: FilePermissions
+  var rootTime: FileTime
+
+  func encoded() -> Data {
+    var text = "docpkg-version 1\n"
+    text += "date \(FileTime(version.date).encoded)\n"
+    text += "origin \(version.origin.rawValue)\n"
+    text += "resolved \(version.isResolved ? "yes" : "no")\n"
+    text += "size \(version.size)\n"
+    text += "root \(rootTree) \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)\n"
+    for path in version.conflictPaths { text += "conflict \(VersionEscaping.escape(path))\n" }
+    return Data(text.utf8)
+  }
+
+  init(version: PackageVersion, rootTree: String, rootPermissions: FilePermissions, rootTime: FileTime) {
+    self.version = version
+    self.rootTree = rootTree
+    self.rootPermissions = rootPermissions
+    self.rootTime = rootTime
+  }
+
+  /// Parses a record; `nil` if it is not one (a torn or foreign file is ignored, never trusted).
+  init?(id: Int, data: Data) {
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
+    guard lines.first == "docpkg-version 1" else { return nil }
+    var date: FileTime?, origin: PackageVersion.Origin?, resolved: Bool?, size: Int64?
+    var root: (String, FilePermissions, FileTime)?
+    var conflicts: [String] = []
+    for line in lines.dropFirst() {
+      let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+      guard parts.count >= 2 else { return nil }
+      switch parts[0] {
+      case "date": date = FileTime(encoded: parts[1])
+      case "origin": origin = PackageVersion.Origin(rawValue: String(parts[1]))
+      case "resolved": resolved = parts[1] == "yes"
+      case "size": size = Int64(parts[1])
+      case "root":
+        guard parts.count == 4, ContentHash.isValid(parts[1]), let mode = CModeT(parts[2], radix: 8),
+          let time = FileTime(encoded: parts[3])
+        else { return nil }
+        root = (String(parts[1]), FilePermissions(rawValue: mode), time)
+      case "conflict": conflicts.append(VersionEscaping.unescape(parts[1]))
+      default: break
+      }
+    }
+    guard let date, let origin, let resolved, let size, let root else { return nil }
+    version = PackageVersion(
+      id: id, date: date.date, origin: origin, isResolved: resolved, size: size, conflictPaths: conflicts)
+    (rootTree, rootPermissions, rootTime) = root
+  }
+}
+
+/// One line of a tree object.
+struct TreeEntry {
+  var kind: NodeKind
+  var permissions: FilePermissions
+  var time: FileTime
+  var size: Int64
+  /// The blob (file) or tree (directory) hash, or a link's destination.
+  var reference: String
+  var name: String
+
+  var line: String {
+    let code = kind == .file ? "f" : kind == .directory ? "d" : "l"
+    let ref = kind == .symlink ? VersionEscaping.escape(reference) : reference
+    return
+      "\(code) \(String(permissions.rawValue, radix: 8)) \(time.encoded) \(size) \(ref) \(VersionEscaping.escape(name))\n"
+  }
+
+  init(kind: NodeKind, permissions: FilePermissions, time: FileTime, size: Int64, reference: String, name: String) {
+    self.kind = kind
+    self.permissions = permissions
+    self.time = time
+    self.size = size
+    self.reference = reference
+    self.name = name
+  }
+
+  init?(line: Substring) {
+    let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+    guard parts.count == 6, let mode = CModeT(parts[1], radix: 8), let time = FileTime(encoded: parts[2]),
+      let size = Int64(parts[3])
+    else { return nil }
+    switch parts[0] {
+    case "f": kind = .file
+    case "d": kind = .directory
+    case "l": kind = .symlink
+    default: return nil
+    }
+    if kind != .symlink && !ContentHash.isValid(parts[4]) { return nil }
+    permissions = FilePermissions(rawValue: mode)
+    self.time = time
+    self.size = size
+    reference = kind == .symlink ? VersionEscaping.unescape(parts[4]) : String(parts[4])
+    name = VersionEscaping.unescape(parts[5])
+  }
+
+  /// The blob (`f`) and tree (`d`) hashes a tree object refers to, scanned byte by byte
+  /// (parsing whole entries costs seconds per 100,000 lines; pruning needs only these).
+  static func references(_ data: Data) -> [(isTree: Bool, hash: String)] {
+    var result: [(isTree: Bool, hash: String)] = []
+    data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      var index = 0
+      while index < bytes.count {
+        let kind = bytes[index]
+        var spaces = 0
+        while index < bytes.count, bytes[index] != 10, spaces < 4 {
+          if bytes[index] == 32 { spaces += 1 }
+          index += 1
+        }
+        let start = index
+        while index < bytes.count, bytes[index] != 10, bytes[index] != 32 { index += 1 }
+        if spaces == 4, index - start == 64, kind == 102 || kind == 100 {
+          result.append(
+            (kind == 100, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)))
+        }
+        while index < bytes.count, bytes[index] != 10 { index += 1 }
+        index += 1
+      }
+    }
+    return result
+  }
+
+  static func parse(_ data: Data) -> [TreeEntry]? {
+    var entries: [TreeEntry] = []
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+      guard let entry = TreeEntry(line: line) else { return nil }
+      entries.append(entry)
+    }
+    return entries
+  }
+}
+
+/// Percent-escaping of the bytes a record's space-separated fields cannot hold.
+enum VersionEscaping {
+  static func escape(_ text: String) -> String {
+    if text.isEmpty { return "%" }  // an empty field would shift the columns
+    var out: [UInt8] = []
+    let digits = Array("0123456789ABCDEF".utf8)
+    for byte in text.utf8 {
+      if byte <= 0x20 || byte == 0x25 || byte == 0x7f {
+        out += [0x25, digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+      } else {
+        out.append(byte)
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  static func unescape(_ text: Substring) -> String {
+    if text == "%" { return "" }
+    var out: [UInt8] = []
+    var bytes = Array(text.utf8)[...]
+    while let byte = bytes.popFirst() {
+      if byte == 0x25, bytes.count >= 2, let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16)
+      {
+        out.append(value)
+        bytes = bytes.dropFirst(2)
+      } else {
+        out.append(byte)
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}
+
+extension FileTime {
+  var encoded: String {
+    let nanos = String(nanoseconds)
+    return "\(seconds).\(String(repeating: "0", count: max(0, 9 - nanos.count)))\(nanos)"
+  }
+
+  init?(encoded: Substring) {
+    let parts = encoded.split(separator: ".")
+    guard parts.count == 2, let seconds = Int64(parts[0]), let nanos = Int32(parts[1]) else { return nil }
+    self.init(seconds: seconds, nanoseconds: nanos)
+  }
+}

@@ -1,0 +1,107 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension VersionStore {
+  /// Marks the conflict version `id` resolved (it stays listed until removed or pruned).
+  /// Takes the package's lock.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `io`.
+  public func markResolved(_ id: Int) throws {
+    let lock = try PackageLock(forPackageAt: packagePath)
+    defer { withExtendedLifetime(lock) {} }
+    var record = try record(id)
+    guard !record.version.isResolved else { return }
+    record.version.isResolved = true
+    try write(record)
+  }
+
+  /// Removes the versions `ids` and the objects only they used. Takes the package's lock.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `io`.
+  public func remove(_ ids: [Int]) throws {
+    let lock = try PackageLock(forPackageAt: packagePath)
+    defer { withExtendedLifetime(lock) {} }
+    for id in ids { _ = try record(id) }
+    try removeLocked(ids)
+  }
+
+  /// Removes every resolved conflict version. Takes the package's lock.
+  /// - Returns: The removed versions' ids.
+  @discardableResult
+  public func removeResolvedConflicts() throws -> [Int] {
+    let ids = try versions().filter { $0.origin == .conflict && $0.isResolved }.map(\.id)
+    try remove(ids)
+    return ids
+  }
+
+  /// Removes the oldest versions beyond the newest `count`, never an unresolved conflict version.
+  /// Takes the package's lock.
+  /// - Returns: The removed versions' ids.
+  @discardableResult
+  public func prune(keepingLast count: Int) throws -> [Int] {
+    let lock = try PackageLock(forPackageAt: packagePath)
+    defer { withExtendedLifetime(lock) {} }
+    return try pruneLocked(keepingLast: count)
+  }
+
+  func pruneLocked(keepingLast count: Int) throws -> [Int] {
+    let candidates = try versions().filter(\.isResolved)
+    let doomed = candidates.dropLast(max(count, 0)).map(\.id)
+    try removeLocked(doomed)
+    return doomed
+  }
+
+  /// Removes records first (a version is gone once its record is), then the objects that no
+  /// remaining version reaches. A kill in between leaves unreferenced objects, which the next
+  /// removal collects.
+  func removeLocked(_ ids: [Int]) throws {
+    guard !ids.isEmpty, exists else { return }
+    // The directory cache describes the newest version (the package's state when it was kept);
+    // if that one goes, its blobs may go too, and directories must be walked again.
+    if let newest = try records().last?.version.id, ids.contains(newest) {
+      _ = path.appending("dirs").withPlatformString { unlink($0) }
+    }
+    let doomed = Set(ids)
+    var doomedRecords: [VersionRecord] = []
+    var kept: [VersionRecord] = []
+    for record in try records() {
+      if doomed.contains(record.version.id) { doomedRecords.append(record) } else { kept.append(record) }
+    }
+    var reachable = Set<String>()
+    for record in kept { collect(tree: record.rootTree, into: &reachable) }
+    var garbage = Set<String>()
+    for record in doomedRecords { collect(tree: record.rootTree, into: &garbage, skipping: reachable) }
+    for id in ids {
+      let file = versionsPath.appending(String(id))
+      if file.withPlatformString({ unlink($0) }) != 0 && errno != ENOENT {
+        throw PackageError(.io, "cannot remove version", path: file.string, errno: Errno(rawValue: errno))
+      }
+    }
+    try? StoreFiles.syncDirectory(versionsPath)
+    for hash in garbage.subtracting(reachable) {
+      _ = objectPath(hash).withPlatformString { unlink($0) }
+    }
+  }
+
+  /// Adds every object reachable from `tree` to `set`, not descending into what `skipping` has.
+  private func collect(tree: String, into set: inout Set<String>, skipping: Set<String> = []) {
+    guard !skipping.contains(tree), set.insert(tree).inserted,
+      let data = try? StoreFiles.read(objectPath(tree))
+    else { return }
+    for (isTree, hash) in TreeEntry.references(data) {
+      if isTree {
+        collect(tree: hash, into: &set, skipping: skipping)
+      } else if !skipping.contains(hash) {
+        set.insert(hash)
+      }
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The versions of one package: previous states kept by saves and conflict versions kept by
+/// conflicting saves (NSFileVersion's "other" and "unresolved conflict" versions).
+///
+/// The store lives **beside** the package, never inside it (a copy or archive of the package
+/// must not leak its history), as `.NAME.docpkg-versions/`:
+///
+/// | entry              | what it is                                                                 |
+/// |--------------------|----------------------------------------------------------------------------|
+/// | `identity`         | `DEVICE INODE` of the package's root directory, and a pending one during a save |
+/// | `objects/ab/cd…`   | content-addressed blobs (files) and tree objects (directories), by SHA-256   |
+/// | `versions/ID`      | one record per version: date, origin, resolved, size, root tree              |
+/// | `hashes`           | cache: `DEVICE INODE SIZE MTIME HASH` of files already hashed                 |
+/// | `dirs`             | cache: tree objects of directories by device, inode and time, to skip unchanged ones |
+/// | `tmp/`             | objects and records being written; emptied when the store is opened          |
+///
+/// Blobs are **hard links** to the package's own files (same inode, no copy; a copy only where
+/// links are refused), and a file unchanged between versions is one blob, so ten versions that
+/// differ by one file cost little more than the package alone. Because a blob shares its inode
+/// with the package's file, a program that rewrites a package file in place (rather than
+/// replacing it, as every ``PackageDocument`` save does) changes that blob too: reading or
+/// restoring a version checks each blob's SHA-256 and fails with a `corrupt` error naming it
+/// rather than hand back different bytes.
+///
+/// **Finding a package's versions.** The store is named after the package, and records the
+/// package root's device and inode (updated, crash-safely, by every save that replaces the
+/// root). After `mv Trip.mydoc Voyage.mydoc` in the same directory, opening the store of
+/// `Voyage.mydoc` finds no `.Voyage.mydoc.docpkg-versions`, looks for a sibling store whose
+/// identity is the package's, and renames it along. A different package later created at the old
+/// name does not match its store's identity: the store is not attached to it (a `conflict` error
+/// says so) until ``adopt(packageAt:)`` says it really is the same document. A package moved to
+/// another directory leaves its store behind; move `.NAME.docpkg-versions` along with it.
+///
+/// Writes happen under the package's ``PackageLock``. A kill at any point leaves the store
+/// consistent: objects and records are written under `tmp/` and renamed into place, and a
+/// version exists only once its record is renamed in (objects without a record are harmless
+/// and removed by the next prune).
+public final class VersionStore {
+  /// The package whose versions these are.
+  public let packagePath: FilePath
+  /// The store directory, `.NAME.docpkg-versions` beside the package.
+  public let path: FilePath
+
+  /// Opens the version store of the package at `packagePath`, renaming a moved package's store
+  /// along (see the type's discussion). A package without versions has an empty store (the
+  /// directory is made by the first version kept).
+  /// - Throws: ``PackageError`` with code `conflict` if the store beside the package belongs to
+  ///   another package (see ``adopt(packageAt:)``), `io` if it cannot be read.
+  public convenience init(forPackageAt packagePath: FilePath) throws {
+    try self.init(packagePath: PackageDocument.resolve(packagePath), lockHeld: false)
+  }
+
+  init(packagePath: FilePath, lockHeld: Bool, checkingIdentity: Bool = true) throws {
+    self.packagePath = packagePath
+    let names = try SiblingNames(of: packagePath)
+    path = names.path(names.versions)
+    if (try? Syscalls.statusNoFollow(path)) == nil {
+      try Self.findMovedStore(for: packagePath, names: names, lockHeld: lockHeld)
+    }
+    if checkingIdentity { try checkIdentity() }
+  }
+
+  /// Attaches the store beside the package at `packagePath` to that package, whatever package it
+  /// was recorded for: use it when a package was replaced by another program (new root inode)
+  /// but is the same document. Takes the package's lock.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package or no store, `io`.
+  public static func adopt(packageAt packagePath: FilePath) throws {
+    let resolved = PackageDocument.resolve(packagePath)
+    let lock = try PackageLock(forPackageAt: resolved)
+    defer { withExtendedLifetime(lock) {} }
+    let names = try SiblingNames(of: resolved)
+    let storePath = names.path(names.versions)
+    guard (try? Syscalls.statusNoFollow(storePath)) != nil else {
+      throw PackageError(.noSuchEntry, "no version store", path: storePath.string)
+    }
+    guard let identity = try? Syscalls.statusNoFollow(resolved) else {
+      throw PackageError(.noSuchEntry, "no such package", path: resolved.string)
+    }
+    try StoreIdentity(device: identity.device, inode: identity.inode).write(to: storePath)
+  }
+
+  // MARK: Layout
+
+  var objectsPath: FilePath { path.appending("objects") }
+  var versionsPath: FilePath { path.appending("versions") }
+  var temporaryPath: FilePath { path.appending("tmp") }
+  var hashesPath: FilePath { path.appending("hashes") }
+  var exists: Bool { (try? Syscalls.statusNoFollow(path)) != nil }
+
+  func objectPath(_ hash: String) -> FilePath {
+    objectsPath.appending(String(hash.prefix(2))).appending(String(hash.dropFirst(2)))
+  }
+
+  /// Makes the store's directories and clears `tmp/` (a kill's leftovers). Under the lock.
+  func prepare() throws {
+    for directory in [path, objectsPath, versionsPath, temporaryPath] {
+      do { try StoreFiles.makeDirectory(directory) } catch {
+        throw PackageError(.io, "cannot create version store directory", path: directory.string, errno: error)
+      }
+    }
+    for name in (try? StoreFiles.names(in: temporaryPath)) ?? [] {
+      _ = temporaryPath.appending(name).withPlatformString { unlink($0) }
+    }
+  }
+
+  // MARK: Listing
+
+  /// The versions, oldest first.
+  /// - Throws: ``PackageError`` with code `io` if the store cannot be read.
+  /// - Complexity: O(*v*) small file reads for *v* versions.
+  public func versions() throws -> [PackageVersion] {
+    try records().map(\.version)
+  }
+
+  /// The unresolved conflict versions, oldest first.
+  /// - Throws: As ``versions()``.
+  public func unresolvedConflicts() throws -> [PackageVersion] {
+    try versions().filter { !$0.isResolved }
+  }
+
+  /// The version `id`.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if there is none.
+  public func version(_ id: Int) throws -> PackageVersion { try record(id).version }
+
+  func records() throws -> [VersionRecord] {
+    guard exists, (try? Syscalls.statusNoFollow(versionsPath)) != nil else { return [] }
+    let names: [String]
+    do { names = try StoreFiles.names(in: versionsPath) } catch {
+      throw PackageError(.io, "cannot list versions in", path: versionsPath.string, errno: error)
+    }
+    return names.compactMap { Int($0) }.sorted().compactMap { id in try? record(id) }
+  }
+
+  func record(_ id: Int) throws -> VersionRecord {
+    let file = versionsPath.appending(String(id))
+    guard let data = try? StoreFiles.read(file) else {
+      throw PackageError(.noSuchEntry, "no version \(id) in", path: path.string)
+    }
+    guard let record = VersionRecord(id: id, data: data) else {
+      throw PackageError(.corrupt, "damaged version record", path: file.string)
+    }
+    return record
+  }
+
+  /// Rewrites a record (to mark it resolved), atomically. Under the lock.
+  func write(_ record: VersionRecord) throws {
+    try prepare()
+    try StoreFiles.writeAtomically(
+      record.encoded(), to: versionsPath.appending(String(record.version.id)), temporary: temporaryPath)
+  }
+}

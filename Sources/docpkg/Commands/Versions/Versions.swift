@@ -1,0 +1,18 @@
+import ArgumentParser
+
+/// `docpkg versions ...`: a package's previous states and conflict versions.
+struct Versions: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "List, show, restore, resolve and prune a package's versions.",
+    discussion: """
+      Saves (put, rm, restore) keep the state they replace in .NAME.docpkg-versions beside the package \
+      (the last 10 by default), sharing unchanged files with the package by hard link. A conflicting save \
+      keeps its side as an unresolved conflict version. PACKAGE@ID names a version wherever a package is read \
+      (inspect, cat, diff).
+      """,
+    subcommands: [
+      VersionsList.self, VersionsShow.self, VersionsRestore.self, VersionsResolve.self, VersionsPrune.self,
+      VersionsRemove.self, VersionsAdopt.self,
+    ]
+  )
+}

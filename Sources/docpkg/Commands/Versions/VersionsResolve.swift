@@ -1,0 +1,31 @@
+import ArgumentParser
+import DocumentPackage
+import SystemPackage
+
+/// `docpkg versions resolve PACKAGE [--keep current|ID] [--remove]`.
+struct VersionsResolve: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "resolve",
+    abstract: "Settle a package's conflicts: keep the current state or restore a version; mark conflicts resolved.")
+
+  @Argument(help: "The package.")
+  var package: String
+
+  @Option(help: "current (the default) or a version id to restore.")
+  var keep: String = "current"
+
+  @Flag(help: "Also remove the resolved conflict versions.")
+  var remove = false
+
+  func run() throws {
+    var id: Int?
+    if keep != "current" {
+      guard let number = Int(keep) else { throw ValidationError("--keep takes current or a version id, not '\(keep)'") }
+      id = number
+    }
+    let document = try PackageDocument(at: FilePath(package), options: [.holdLock])
+    defer { document.close() }
+    document.versionPolicy = .keepAll
+    try document.resolveConflicts(keeping: id, removing: remove)
+  }
+}

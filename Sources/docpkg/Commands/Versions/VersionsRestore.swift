@@ -1,0 +1,23 @@
+import ArgumentParser
+import DocumentPackage
+import SystemPackage
+
+/// `docpkg versions restore PACKAGE ID`.
+struct VersionsRestore: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "restore",
+    abstract: "Make a version the package's state again, atomically; the replaced state is kept as a version.")
+
+  @Argument(help: "The package.")
+  var package: String
+
+  @Argument(help: "The version's id (see versions list).")
+  var id: Int
+
+  func run() throws {
+    let document = try PackageDocument(at: FilePath(package), options: [.holdLock])
+    defer { document.close() }
+    document.versionPolicy = .keepAll  // restoring must never prune what the user may want next
+    try document.restoreVersion(id)
+  }
+}

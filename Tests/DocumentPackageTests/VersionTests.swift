@@ -1,0 +1,203 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+private func text(_ node: PackageNode, _ path: String) throws -> String {
+  String(decoding: try node.node(at: path).contents(), as: UTF8.self)
+}
+
+@Suite("Versions")
+struct VersionTests {
+  @Test func savesKeepPreviousStatesSharingInodesAndRestoreIsAVersionToo() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.setFile(at: "Text.txt", contents: Data("v2\n".utf8))
+    try document.save()
+    try document.root.setFile(at: "Text.txt", contents: Data("v3\n".utf8))
+    try document.save()
+    let store = try document.versionStore()
+    #expect(try store.versions().map(\.id) == [1, 2])
+    #expect(try text(store.tree(of: 1), "Text.txt") == "hello\n")
+    #expect(try text(store.tree(of: 2), "Text.txt") == "v2\n")
+    #expect(try text(store.tree(of: 1), "Pages/p1/text.txt") == "one\n")
+    // The blob of an unchanged file is the package's own inode.
+    let blob = store.objectPath(ContentHash.of(Data("one\n".utf8))).string
+    #expect(try info(blob).inode == info(package + "/Pages/p1/text.txt").inode)
+
+    try document.restoreVersion(1)
+    #expect(try read(package + "/Text.txt") == "hello\n")
+    #expect(try read(package + "/Images/a.png") == "A")
+    #expect(try info(package + "/Index.json").mode & 0o777 == 0o600)
+    #expect(try text(store.tree(of: 3), "Text.txt") == "v3\n")  // the replaced state
+  }
+
+  @Test func pruneAndPolicyKeepTheNewestAndNeverUnresolvedConflicts() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    document.versionPolicy = .keepLast(2)
+    for index in 0..<4 {
+      try document.root.setFile(at: "n.txt", contents: Data("\(index)".utf8))
+      try document.save()
+    }
+    let store = try document.versionStore()
+    #expect(try store.versions().map(\.id) == [3, 4])
+    _ = try store.keep(document.root, origin: .conflict, conflictPaths: ["n.txt"])
+    #expect(try store.prune(keepingLast: 0) == [3, 4])
+    #expect(try store.versions().map(\.id) == [5])
+    try store.markResolved(5)
+    #expect(try store.removeResolvedConflicts() == [5])
+    #expect(try store.versions().isEmpty)
+    let objects = try FileManager.default.subpathsOfDirectory(atPath: store.objectsPath.string)
+      .filter { $0.count > 3 }
+    #expect(objects.isEmpty)  // every object was collected
+  }
+
+  @Test func aBlobRewrittenInPlaceIsReportedNotReturned() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.setFile(at: "Text.txt", contents: Data("v2\n".utf8))
+    try document.save()
+    // A program writes into a package file in place: the blob shares the inode.
+    try Data("ONE\n".utf8).write(to: URL(fileURLWithPath: package + "/Pages/p1/text.txt"))
+    let tree = try document.versionStore().tree(of: 1)
+    #expect(throws: PackageError.self) { try tree.node(at: "Pages/p1/text.txt").contents() }
+    #expect(throws: PackageError.self) { try document.restoreVersion(1) }
+    #expect(try read(package + "/Text.txt") == "v2\n")
+  }
+
+  @Test func versionsFollowAMoveAndAreNotAttachedToAnotherPackage() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageDocument(at: FilePath(package))
+    try document.root.setFile(at: "Text.txt", contents: Data("v2\n".utf8))
+    try document.save()
+    let moved = temp.appending("Moved.pkg")
+    try FileManager.default.moveItem(atPath: package, toPath: moved)
+    #expect(try VersionStore(forPackageAt: FilePath(moved)).versions().count == 1)
+    #expect(FileManager.default.fileExists(atPath: temp.appending(".Moved.pkg.docpkg-versions")))
+
+    // Another package at the old name, and the store moved back there by hand: not attached.
+    _ = try makePackage(in: temp)
+    try FileManager.default.moveItem(
+      atPath: temp.appending(".Moved.pkg.docpkg-versions"), toPath: temp.appending(".Doc.pkg.docpkg-versions"))
+    #expect(throws: PackageError.self) { try VersionStore(forPackageAt: FilePath(package)).versions() }
+    let other = try PackageDocument(at: FilePath(package))
+    try other.root.setFile(at: "x", contents: Data())
+    #expect(throws: PackageError.self) { try other.save() }
+    try VersionStore.adopt(packageAt: FilePath(package))
+    #expect(try VersionStore(forPackageAt: FilePath(package)).versions().count == 1)
+    try other.save()
+    #expect(try VersionStore(forPackageAt: FilePath(package)).versions().count == 2)
+  }
+
+  @Test func disjointEditsOfTwoWritersAreMerged() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let a = try PackageDocument(at: FilePath(package))
+    let b = try PackageDocument(at: FilePath(package))
+    try a.root.setFile(at: "Pages/p1/text.txt", contents: Data("A\n".utf8))
+    try b.root.setFile(at: "Pages/p2/text.txt", contents: Data("B\n".utf8))
+    _ = try b.root.removeNode(at: "Images/a.png")
+    try b.root.setFile(at: "New/b.txt", contents: Data("new\n".utf8))
+    _ = try b.root.node(at: "Pages/p1/text.txt").contents()  // B looked at what A changes
+    try a.save()
+    #expect(throws: PackageError.self) { try b.save() }
+    #expect(try b.saveMerging() == .merged(paths: []))
+    #expect(try read(package + "/Pages/p1/text.txt") == "A\n")
+    #expect(try read(package + "/Pages/p2/text.txt") == "B\n")
+    #expect(try read(package + "/New/b.txt") == "new\n")
+    #expect(!FileManager.default.fileExists(atPath: package + "/Images/a.png"))
+    #expect(try b.versionStore().unresolvedConflicts().isEmpty)
+  }
+
+  @Test func sameEntryBecomesAConflictVersionAndNothingIsLost() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let a = try PackageDocument(at: FilePath(package))
+    let b = try PackageDocument(at: FilePath(package))
+    try a.root.setFile(at: "Images/b.png", contents: Data("A".utf8))
+    try b.root.setFile(at: "Images/b.png", contents: Data("BB".utf8))
+    try b.root.setFile(at: "Pages/p2/text.txt", contents: Data("B2\n".utf8))
+    try a.save()
+    let outcome = try b.saveMerging()
+    #expect(outcome == .conflict(version: 2, paths: ["Images/b.png"]))
+    #expect(try read(package + "/Images/b.png") == "A")
+    #expect(try read(package + "/Pages/p2/text.txt") == "two\n")
+    let store = try b.versionStore()
+    #expect(try store.unresolvedConflicts().map(\.id) == [2])
+    let conflict = try store.tree(of: 2)
+    #expect(try text(conflict, "Images/b.png") == "BB")
+    #expect(try text(conflict, "Pages/p2/text.txt") == "B2\n")
+
+    // Keep the conflict version: restored, marked resolved, the replaced state kept.
+    let c = try PackageDocument(at: FilePath(package))
+    try c.resolveConflicts(keeping: 2)
+    #expect(try read(package + "/Images/b.png") == "BB")
+    #expect(try store.unresolvedConflicts().isEmpty)
+    #expect(try text(store.tree(of: 3), "Images/b.png") == "A")
+  }
+
+  @Test func resolvingKeepingCurrentMarksResolvedAndCanRemove() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let a = try PackageDocument(at: FilePath(package))
+    let b = try PackageDocument(at: FilePath(package))
+    try a.root.setFile(at: "Images/b.png", contents: Data("A".utf8))
+    try b.root.setFile(at: "Images/b.png", contents: Data("BB".utf8))
+    try a.save()
+    guard case .conflict(let id, _) = try b.saveMerging() else {
+      Issue.record("expected a conflict")
+      return
+    }
+    try PackageDocument(at: FilePath(package)).resolveConflicts(removing: true)
+    #expect(try read(package + "/Images/b.png") == "A")
+    #expect(try !b.versionStore().versions().map(\.id).contains(id))
+  }
+
+  @Test func textChangedOnBothSidesMergesLineWiseOrConflicts() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    try temp.write("Doc.pkg/notes.txt", "1\n2\n3\n4\n5\n6\n")
+    let a = try PackageDocument(at: FilePath(package))
+    let b = try PackageDocument(at: FilePath(package))
+    _ = try a.root.node(at: "notes.txt")
+    _ = try b.root.node(at: "notes.txt")
+    try a.root.setFile(at: "notes.txt", contents: Data("1 A\n2\n3\n4\n5\n6\n".utf8))
+    try b.root.setFile(at: "notes.txt", contents: Data("1\n2\n3\n4\n5\n6 B\n7 B\n".utf8))
+    try a.save()
+    #expect(try b.saveMerging() == .merged(paths: ["notes.txt"]))
+    #expect(try read(package + "/notes.txt") == "1 A\n2\n3\n4\n5\n6 B\n7 B\n")
+
+    let c = try PackageDocument(at: FilePath(package))
+    let d = try PackageDocument(at: FilePath(package))
+    try c.root.setFile(at: "notes.txt", contents: Data("1 C\n".utf8))
+    try d.root.setFile(at: "notes.txt", contents: Data("1 D\n".utf8))
+    try c.save()
+    guard case .conflict(let id, let paths) = try d.saveMerging() else {
+      Issue.record("expected a conflict")
+      return
+    }
+    #expect(paths == ["notes.txt"])
+    #expect(try text(d.versionStore().tree(of: id), "notes.txt") == "1 D\n")
+    #expect(try read(package + "/notes.txt") == "1 C\n")
+  }
+
+  @Test func threeWayTextMerge() {
+    func merge(_ base: String, _ ours: String, _ theirs: String) -> String? {
+      TextMerge.merge(base: Data(base.utf8), ours: Data(ours.utf8), theirs: Data(theirs.utf8))
+        .map { String(decoding: $0, as: UTF8.self) }
+    }
+    #expect(merge("a\nb\nc\n", "A\nb\nc\n", "a\nb\nC\n") == "A\nb\nC\n")
+    #expect(merge("a\nb\nc\n", "a\nX\nb\nc\n", "a\nb\nc\nY\n") == "a\nX\nb\nc\nY\n")
+    #expect(merge("a\nb\nc\n", "a\nB1\nc\n", "a\nB2\nc\n") == nil)
+    #expect(merge("a\n", "a\nb\n", "a\nc\n") == nil)
+    #expect(merge("a\n", "a\nb\n", "a\nb\n") == "a\nb\n")
+    #expect(merge("a\n", "b\u{0}", "a\n") == "b\u{0}")  // one side unchanged: no need to read lines
+  }
+}
