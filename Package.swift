@@ -48,6 +48,7 @@ let package = Package(
     .executableTarget(
       name: "docpkg",
       dependencies: [
+        "CSystemShims",
         "DocumentPackage",
         "DocumentArchive",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -65,6 +66,12 @@ let package = Package(
       name: "ShareAsZip",
       dependencies: ["DocumentPackage", "DocumentArchive", .product(name: "SystemPackage", package: "swift-system")],
       path: "Examples/ShareAsZip"
+    ),
+
+    .executableTarget(
+      name: "ResolveConflict",
+      dependencies: ["DocumentPackage", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Examples/ResolveConflict"
     ),
 
     // Benchmarks/rows/undo.py: peak RSS of 1,000 undoable edits to a package with a 100 MB file.
@@ -94,7 +101,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ExamplesTests",
-      dependencies: ["TestSupport", .target(name: "NotesDocument"), .target(name: "ShareAsZip")]
+      dependencies: ["TestSupport", .target(name: "NotesDocument"), .target(name: "ShareAsZip"), .target(name: "ResolveConflict")]
     ),
   ]
 )

@@ -82,3 +82,9 @@ int docpkg_flock(int fd, int exclusive, int nonblocking) {
   if (nonblocking) operation |= LOCK_NB;
   return flock(fd, operation);
 }
+
+#if defined(O_TMPFILE)
+const int DOCPKG_O_TMPFILE = O_TMPFILE;
+#else
+const int DOCPKG_O_TMPFILE = 0;
+#endif

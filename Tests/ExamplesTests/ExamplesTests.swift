@@ -34,4 +34,17 @@ struct ExamplesTests {
     // The zip is a real zip: Info-ZIP's own test of it passes.
     try Shell.run("unzip", ["-tq", work + "/Attributes.pkg.zip"])
   }
+
+  @Test func resolveConflictMergesThenKeepsBothSidesAndResolves() throws {
+    let temp = try TemporaryDirectory()
+    let output = try Shell.run(example("ResolveConflict"), [temp.path], check: false)
+    #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
+    #expect(output.standardOutput.contains("ok: both edits are in the package"))
+    #expect(output.standardOutput.contains("conflict: Ben's side of Text.txt is kept as version"))
+    #expect(output.standardOutput.contains("ok: resolved with Ben's side; no unresolved conflicts left"))
+    #expect(output.standardOutput.contains("ok: Ann's side is still kept as a version: nothing was lost"))
+    // The command-line tool sees the same history.
+    let list = try Shell.docpkg(["versions", "list", temp.appending("Plans.mydoc")])
+    #expect(list.status == 0, "\(list.standardError)")
+  }
 }

@@ -31,4 +31,7 @@ int docpkg_syncfs(int fd);
 /// EWOULDBLOCK instead of waiting.
 int docpkg_flock(int fd, int exclusive, int nonblocking);
 
+/// O_TMPFILE (an unnamed file in a directory), or 0 where the platform has none.
+extern const int DOCPKG_O_TMPFILE;
+
 #endif

@@ -6,10 +6,10 @@ import Foundation
 
 /// Line-wise three-way merge (diff3) of text files changed on both sides.
 ///
-/// Lines are matched base↔ours and base↔theirs with a Myers shortest edit script; the merge
-/// walks the base, taking each region as the side that changed it. A region both sides changed
-/// differently is a conflict, and the merge fails (`nil`): the caller keeps a conflict version.
-/// (The `diff` branch has its own Myers `LineDifference`; the two can be unified.)
+/// Lines are matched base↔ours and base↔theirs with the Myers edit script of ``LineDifference``
+/// (the one `docpkg diff -p` uses); the merge walks the base, taking each region as the side that
+/// changed it. A region both sides changed differently is a conflict, and the merge fails (`nil`):
+/// the caller keeps a conflict version.
 enum TextMerge {
   /// The merge, or `nil` if a file is not text (UTF-8 without NUL) or hunks overlap.
   /// - Complexity: O((*n* + *m*) · *d*) for *d* differing lines.
@@ -72,48 +72,12 @@ enum TextMerge {
     return lines
   }
 
-  /// For each line of `a`, the index of the line of `b` it is matched with (Myers diff), or nil.
+  /// For each line of `a`, the index of the line of `b` it is matched with, or nil: the kept
+  /// lines of the diff engine's Myers edit script. Past ``LineDifference/maximumEdits`` the script
+  /// matches fewer lines, which can only turn a merge into a conflict, never into a wrong merge.
   static func matches(_ a: [Int], _ b: [Int]) -> [Int?] {
-    let n = a.count, m = b.count
-    let max = n + m
-    var v = [Int](repeating: 0, count: 2 * max + 2)
-    var trace: [[Int]] = []
-    outer: for d in 0...max {
-      trace.append(v)
-      for k in stride(from: -d, through: d, by: 2) {
-        var x: Int
-        if k == -d || (k != d && v[max + k - 1] < v[max + k + 1]) {
-          x = v[max + k + 1]
-        } else {
-          x = v[max + k - 1] + 1
-        }
-        var y = x - k
-        while x < n, y < m, a[x] == b[y] {
-          x += 1
-          y += 1
-        }
-        v[max + k] = x
-        if x >= n && y >= m { break outer }
-      }
-    }
-    // Walk back through the trace to recover the matched pairs.
-    var result = [Int?](repeating: nil, count: n)
-    var x = n, y = m
-    for d in stride(from: trace.count - 1, through: 0, by: -1) {
-      let v = trace[d]
-      let k = x - y
-      let previousK = (k == -d || (k != d && v[max + k - 1] < v[max + k + 1])) ? k + 1 : k - 1
-      let previousX = d == 0 ? 0 : v[max + previousK]
-      let previousY = d == 0 ? 0 : previousX - previousK
-      while x > previousX && y > previousY {
-        x -= 1
-        y -= 1
-        result[x] = y
-      }
-      if d == 0 { break }
-      x = previousX
-      y = previousY
-    }
+    var result = [Int?](repeating: nil, count: a.count)
+    for case .keep(let i, let j) in LineDifference.editScript(from: a, to: b) { result[i] = j }
     return result
   }
 }

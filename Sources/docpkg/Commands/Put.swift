@@ -47,7 +47,11 @@ struct Put: ParsableCommand {
     let locking: PackageDocument.Options = merge ? [] : [.holdLock]
     let document = try PackageDocument(at: FilePath(package), options: create ? locking.union(.create) : locking)
     document.versionPolicy = try versionOptions.policy
-    defer { document.close() }
+    var cleanups: [() -> Void] = []
+    defer {
+      document.close()
+      cleanups.forEach { $0() }
+    }
     let root = document.root
     let existing = try root.nodeIfPresent(at: entry)
     if let existing, existing.kind != .file {
@@ -59,10 +63,15 @@ struct Put: ParsableCommand {
       contents.append(
         source == "-" ? try StandardInput.readAll() : try DiskFileSource(path: FilePath(source)).readAll())
       try root.setFile(at: entry, contents: contents)
-    } else if source == "-" {
-      try root.setFile(at: entry, contents: StandardInput.readAll())
     } else {
-      let contents = try DiskFileSource(path: FilePath(source))
+      let contents: DiskFileSource
+      if source == "-" {
+        let spooled = try StandardInput.asFile(spoolingIn: document.path.removingLastComponent())
+        contents = spooled.source
+        cleanups.append(spooled.cleanup)
+      } else {
+        contents = try DiskFileSource(path: FilePath(source))
+      }
       if let existing {
         try existing.setContents(from: contents)
       } else {
