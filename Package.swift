@@ -18,6 +18,9 @@ let package = Package(
     // C declarations that `import Glibc` hides (renameat2, FICLONE, flock, ...).
     .target(name: "CSystemShims"),
 
+    // zlib's crc32 computed by libdeflate, interposed for libarchive's CRC checks (see crc32.c).
+    .target(name: "CFastCRC", linkerSettings: [.linkedLibrary("deflate")]),
+
     // libarchive, found through pkg-config. Only DocumentArchive imports it.
     .systemLibrary(
       name: "CArchive",
@@ -39,7 +42,7 @@ let package = Package(
     .target(
       name: "DocumentArchive",
       dependencies: [
-        "DocumentPackage", "CArchive", "CSystemShims",
+        "DocumentPackage", "CArchive", "CSystemShims", "CFastCRC",
         .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
@@ -93,7 +96,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DocumentArchiveTests",
-      dependencies: ["DocumentArchive", "DocumentPackage", "TestSupport"]
+      dependencies: ["DocumentArchive", "DocumentPackage", "CArchive", "TestSupport"]
     ),
     .testTarget(
       name: "docpkgTests",

@@ -1,4 +1,5 @@
 @testable import DocumentArchive
+import CArchive
 @testable import DocumentPackage
 import Foundation
 import SystemPackage
@@ -72,5 +73,53 @@ struct ReadInPlaceTests {
     let result = try Shell.docpkg(["cat", archives + "/bad-crc.zip", "a.txt"])
     #expect(result.status == 1)
     #expect(result.standardError.contains("'pkg/a.txt'") && result.standardError.contains("CRC"), "\(result.standardError)")
+  }
+
+  @Test("diff against a zip with a bad CRC fails with an error naming the entry, even when the bytes compare equal")
+  func diffCatchesBadCRC() throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, "bad-crc"])
+    // The same bytes as the damaged entry: only the CRC check can tell.
+    let package = try temp.makeDirectory("pkg")
+    let text = String(repeating: "all work and no play makes jack a dull boy\n", count: 100)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/a.txt"))
+    let result = try Shell.docpkg(["diff", package, archives + "/bad-crc.zip"])
+    #expect(result.status == 2, "\(result.standardOutput)")
+    #expect(result.standardError.contains("'pkg/a.txt'") && result.standardError.contains("CRC"), "\(result.standardError)")
+    // And through the library: reading the entry in place throws.
+    let tree = try ArchivePackage.open(FilePath(archives + "/bad-crc.zip"))
+    #expect(throws: PackageError.self) { try tree.node(at: "a.txt").contents() }
+  }
+
+  @Test("the CRC-32 libarchive checks with is zlib's function", arguments: [0, 1, 9, 63, 64, 65, 4096, 100_003])
+  func crc32MatchesZlib(length: Int) throws {
+    // Check values from Python's zlib (not ours), over a pattern, whole and in two pieces.
+    let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    let expected = try Shell.run("python3", ["-c", "import zlib; print(zlib.crc32(bytes((i * 31 + 7) & 255 for i in range(\(length)))))"])
+      .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    let whole = bytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) }
+    let split = bytes.withUnsafeBufferPointer { all in
+      let half = all.count / 2
+      let first = crc32(0, all.baseAddress, UInt32(half))
+      return crc32(first, all.baseAddress.map { $0 + half }, UInt32(all.count - half))
+    }
+    #expect(String(whole) == expected)
+    #expect(String(split) == expected)
+    #expect(crc32(12345, nil, 0) == 0)  // zlib: a NULL buffer gives the initial value 0
+  }
+
+  @Test("docpkg's libarchive checks zip CRCs with libdeflate's crc32, not zlib's")
+  func libarchiveUsesFastCRC() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let archive = temp.appending("Notes.zip")
+    try Shell.docpkgChecked(["pack", package, "-o", archive])
+    // The dynamic linker reports where it binds libarchive's call to crc32.
+    let result = try Shell.docpkg(["cat", archive, "Text.txt"], environment: ["LD_DEBUG": "bindings"])
+    #expect(result.status == 0, "\(result.standardError.suffix(500))")
+    let bindings = result.standardError.split(separator: "\n").filter { $0.contains("libarchive") && $0.contains("`crc32'") }
+    #expect(!bindings.isEmpty, "libarchive never called crc32")
+    #expect(bindings.allSatisfy { !$0.contains("libz.so") }, "\(bindings)")
   }
 }
