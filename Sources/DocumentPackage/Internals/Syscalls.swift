@@ -84,6 +84,24 @@ enum Syscalls {
     }
   }
 
+  /// Reads `fd` from its current offset to the end, handing `body` chunks of at most `chunkSize`
+  /// bytes from one reused buffer (memory bounded by `chunkSize`, whatever the file's size).
+  /// - Throws: ``PackageError`` with code `io` naming `path`, or what `body` throws.
+  static func readChunks(
+    _ fd: CInt, path: FilePath, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let count: Int
+      do { count = try readBytes(fd, into: buffer) } catch {
+        throw PackageError(.io, "cannot read", path: path.string, errno: error)
+      }
+      if count == 0 { return }
+      try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    }
+  }
+
   static func readLink(at path: FilePath) throws(Errno) -> String {
     let result = path.withPlatformString { p in Result { () throws(Errno) in try readLink(in: AT_FDCWD, p) } }
     return try result.get()

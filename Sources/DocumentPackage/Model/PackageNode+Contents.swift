@@ -66,16 +66,7 @@ extension PackageNode {
       if let cachedContents { return try PackageNode(regularFileWithContents: cachedContents).readContents(chunkSize: chunkSize, body) }
       let fd = try openOnDisk()
       defer { Syscalls.closeFile(fd) }
-      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-      defer { buffer.deallocate() }
-      while true {
-        let count: Int
-        do { count = try Syscalls.readBytes(fd, into: buffer) } catch {
-          throw PackageError(.io, "cannot read", path: origin!.absolutePath.string, errno: error)
-        }
-        if count == 0 { break }
-        try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-      }
+      try Syscalls.readChunks(fd, path: origin!.absolutePath, chunkSize: chunkSize, body)
     }
   }
 

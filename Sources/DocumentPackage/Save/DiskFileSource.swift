@@ -60,16 +60,7 @@ public final class DiskFileSource: FileContentSource {
   public func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
     let fd = try open()
     defer { Syscalls.closeFile(fd) }
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-    defer { buffer.deallocate() }
-    while true {
-      let count: Int
-      do { count = try Syscalls.readBytes(fd, into: buffer) } catch {
-        throw PackageError(.io, "cannot read", path: path.string, errno: error)
-      }
-      if count == 0 { return }
-      try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-    }
+    try Syscalls.readChunks(fd, path: path, chunkSize: chunkSize, body)
   }
 }
 

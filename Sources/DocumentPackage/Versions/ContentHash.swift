@@ -29,23 +29,8 @@ enum ContentHash {
   /// Hashes an open file from its current offset, in 1 MiB chunks.
   static func of(fd: CInt, path: FilePath) throws -> String {
     var hasher = SHA256()
-    try readChunks(fd: fd, path: path) { hasher.update(bufferPointer: $0) }
+    try Syscalls.readChunks(fd, path: path) { hasher.update(bufferPointer: $0) }
     return hex(hasher.finalize())
-  }
-
-  static func readChunks(
-    fd: CInt, path: FilePath, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void
-  ) throws {
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-    defer { buffer.deallocate() }
-    while true {
-      let count: Int
-      do { count = try Syscalls.readBytes(fd, into: buffer) } catch {
-        throw PackageError(.io, "cannot read", path: path.string, errno: error)
-      }
-      if count == 0 { return }
-      try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-    }
   }
 
   static func isValid(_ hash: Substring) -> Bool {

@@ -32,7 +32,7 @@ enum StoreFiles {
     }
     defer { Syscalls.closeFile(fd) }
     var data = Data()
-    try ContentHash.readChunks(fd: fd, path: path, chunkSize: 1 << 16) { data.append(contentsOf: $0) }
+    try Syscalls.readChunks(fd, path: path, chunkSize: 1 << 16) { data.append(contentsOf: $0) }
     return data
   }
 

@@ -45,7 +45,7 @@ final class VersionBlob: FileContentSource {
     let fd = try open()
     defer { Syscalls.closeFile(fd) }
     var hasher = ContentHash.Hasher()
-    try ContentHash.readChunks(fd: fd, path: path, chunkSize: chunkSize) { chunk in
+    try Syscalls.readChunks(fd, path: path, chunkSize: chunkSize) { chunk in
       hasher.update(chunk)
       try body(chunk)
     }
