@@ -52,7 +52,10 @@ def rows(h):
     copy = os.path.join(work, "Notes.mydoc")
 
     def fresh_copy():
+        # A new package at the same path: its predecessor's version store must go too, or the
+        # store (rightly) refuses to attach itself to a package that is not the one it recorded.
         shutil.rmtree(copy, ignore_errors=True)
+        shutil.rmtree(os.path.join(work, ".Notes.mydoc.docpkg-versions"), ignore_errors=True)
         shutil.copytree(package, copy, copy_function=os.link)
 
     saving = h.run([tool, copy, "1000", "100"], setup=fresh_copy, repeat=3)

@@ -47,6 +47,7 @@ def rows(h):
         with open(source, "wb") as f:
             f.write((f"version {turn[0]}\n" * 100).encode())
 
+    next_contents()
     subprocess.run([h.docpkg, "put", many_copy, entry, source], check=True)  # first version: hashes everything
     kept = h.run([h.docpkg, "put", many_copy, entry, source], setup=next_contents, repeat=3)
     plain = h.run([h.docpkg, "put", "--versions", "none", many_copy, entry, source], setup=next_contents, repeat=3)
