@@ -179,6 +179,14 @@ def _build_big(root, params, rng):
 _BUILDERS = {"typical": _build_typical, "many": _build_many, "big": _build_big}
 
 
+def middle_file_of_many(root):
+    """Return the entry path ("dNNNN/fNNN.txt") of a file in the middle of a `many` corpus at ``root``."""
+    dirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+    folder = dirs[len(dirs) // 2]
+    files = sorted(os.listdir(os.path.join(root, folder)))
+    return f"{folder}/{files[len(files) // 2]}"
+
+
 def corpus_dir(base, name, scale):
     """Return the directory of corpus ``name`` at ``scale`` under ``base`` (not creating it)."""
     suffix = "" if scale == 1 else f"-s{scale:g}"

@@ -2,15 +2,9 @@
 
 import os
 
+from corpora import middle_file_of_many
+
 DIRECTORY_FLAG = "O_DIRECTORY"
-
-
-def middle_child(root):
-    """Return the entry path ("dNNNN/fNNN.txt") of a file in the middle of the `many` corpus."""
-    dirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
-    folder = dirs[len(dirs) // 2]
-    files = sorted(os.listdir(os.path.join(root, folder)))
-    return f"{folder}/{files[len(files) // 2]}"
 
 
 def directory_opens(lines):
@@ -27,7 +21,7 @@ def directory_opens(lines):
 def rows(h):
     """Report on `many`: cat one child (≤ 30 ms) and start-up, directories cat opens (≤ 2), inspect --json."""
     many = h.corpus("many")
-    child = middle_child(many)
+    child = middle_file_of_many(many)
 
     cat_ours = h.run([h.docpkg, "cat", many, child], repeat=10)
     cat_peer = h.run(["cat", os.path.join(many, child)], repeat=10)

@@ -6,13 +6,7 @@ The corpora stay pristine: every save goes into a scratch copy made once with `c
 import os
 import subprocess
 
-
-def middle_file(root):
-    """Return the entry path ("dNNNN/fNNN.txt") of a file in the middle of the `many` corpus."""
-    dirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
-    folder = dirs[len(dirs) // 2]
-    files = sorted(os.listdir(os.path.join(root, folder)))
-    return f"{folder}/{files[len(files) // 2]}"
+from corpora import middle_file_of_many
 
 
 def rows(h):
@@ -22,7 +16,7 @@ def rows(h):
     work = h.scratch("save")
     copy = os.path.join(work, "Many.pkg")
     subprocess.run(["cp", "-a", many, copy], check=True)
-    entry = middle_file(many)
+    entry = middle_file_of_many(many)
     source = os.path.join(work, "source.txt")
     turn = [0]
 
