@@ -19,6 +19,7 @@ let package = Package(
     .target(name: "CSystemShims"),
 
     // zlib's crc32 computed by libdeflate, interposed for libarchive's CRC checks (see crc32.c).
+    // Linked only into the `docpkg` executable: a library must not replace an app's global symbols.
     .target(name: "CFastCRC", linkerSettings: [.linkedLibrary("deflate")]),
 
     // libarchive, found through pkg-config. Only DocumentArchive imports it.
@@ -42,7 +43,7 @@ let package = Package(
     .target(
       name: "DocumentArchive",
       dependencies: [
-        "DocumentPackage", "CArchive", "CSystemShims", "CFastCRC",
+        "DocumentPackage", "CArchive", "CSystemShims",
         .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
@@ -51,6 +52,7 @@ let package = Package(
     .executableTarget(
       name: "docpkg",
       dependencies: [
+        "CFastCRC",
         "CSystemShims",
         "DocumentPackage",
         "DocumentArchive",
@@ -96,7 +98,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DocumentArchiveTests",
-      dependencies: ["DocumentArchive", "DocumentPackage", "CArchive", "TestSupport"]
+      dependencies: ["DocumentArchive", "DocumentPackage", "CArchive", "CFastCRC", "TestSupport"]
     ),
     .testTarget(
       name: "docpkgTests",

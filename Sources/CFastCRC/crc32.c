@@ -10,6 +10,10 @@
 // polynomial and conditioning; a NULL buffer gives 0, as in zlib), so every check libarchive
 // makes -- bad CRC, local header and central directory disagreeing -- stays exactly as it was;
 // only the speed changes. Other users of zlib's crc32 in the process get the values zlib gives.
+//
+// Only the `docpkg` executable links this target (see Package.swift). The DocumentArchive library
+// does not: an app that links it keeps zlib's own crc32, since a library must not replace global
+// symbols of the program that uses it. ExamplesTests checks both bindings.
 
 #include <libdeflate.h>
 #include <stddef.h>

@@ -94,7 +94,8 @@ struct ReadInPlaceTests {
 
   @Test("the CRC-32 libarchive checks with is zlib's function", arguments: [0, 1, 9, 63, 64, 65, 4096, 100_003])
   func crc32MatchesZlib(length: Int) throws {
-    // Check values from Python's zlib (not ours), over a pattern, whole and in two pieces.
+    // Check values from Python's zlib (not ours), over a pattern, whole and in two pieces. This test
+    // target links CFastCRC (as docpkg does), so `crc32` here is the interposed one.
     let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
     let expected = try Shell.run("python3", ["-c", "import zlib; print(zlib.crc32(bytes((i * 31 + 7) & 255 for i in range(\(length)))))"])
       .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)

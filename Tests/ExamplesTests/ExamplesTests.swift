@@ -35,6 +35,23 @@ struct ExamplesTests {
     try Shell.run("unzip", ["-tq", work + "/Attributes.pkg.zip"])
   }
 
+  @Test("an app linking DocumentArchive keeps zlib's own crc32 (only docpkg interposes libdeflate's)")
+  func libraryDoesNotReplaceZlibCRC() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let work = try temp.makeDirectory("work")
+    // ShareAsZip unpacks and reads a zip, so libarchive checks CRCs; the dynamic linker reports
+    // where it binds each call to crc32.
+    let output = try Shell.run(
+      example("ShareAsZip"), [package, work], environment: ["LD_DEBUG": "bindings"], check: false)
+    #expect(output.status == 0, "\(output.standardOutput)\(output.standardError.suffix(500))")
+    let bindings = output.standardError.split(separator: "\n").filter {
+      $0.contains("libarchive") && $0.contains("`crc32'")
+    }
+    #expect(!bindings.isEmpty, "libarchive never called crc32")
+    #expect(bindings.allSatisfy { $0.contains("libz.so") }, "\(bindings)")
+  }
+
   @Test func resolveConflictMergesThenKeepsBothSidesAndResolves() throws {
     let temp = try TemporaryDirectory()
     let output = try Shell.run(example("ResolveConflict"), [temp.path], check: false)
