@@ -18,8 +18,10 @@ release: setup
 demo: release
 	@Scripts/demo.sh $(DOCPKG) $(DEMO_DIR)
 
-## Builds and runs the whole test suite (Swift Testing), including CLI, crash and interop tests.
+## Checks that libc is called only from the system layer, then builds and runs the whole test
+## suite (Swift Testing), including CLI, crash and interop tests.
 test: setup
+	Scripts/check-layering.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -43,7 +43,7 @@ let package = Package(
     .target(
       name: "DocumentArchive",
       dependencies: [
-        "DocumentPackage", "CArchive", "CSystemShims",
+        "DocumentPackage", "CArchive",
         .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
@@ -53,7 +53,6 @@ let package = Package(
       name: "docpkg",
       dependencies: [
         "CFastCRC",
-        "CSystemShims",
         "DocumentPackage",
         "DocumentArchive",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

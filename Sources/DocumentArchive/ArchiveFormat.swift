@@ -1,9 +1,5 @@
+import DocumentPackage
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The archive formats `docpkg` packs to and reads from.
 public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -55,14 +51,16 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
   /// The format of the archive at `path`, from its first bytes, else from its name; `nil` if it is
   /// neither (or is not a regular file).
   public init?(contentsOf path: FilePath) {
-    guard let fd = try? FileSystem.open(path.string, O_RDONLY | O_NONBLOCK) else { return nil }
-    defer { FileSystem.close(fd) }
-    guard FileSystem.isRegularFile(fd), let format = ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: path.string) else { return nil }
+    guard let fd = try? Syscalls.openFile(path, [.readOnly, .nonBlocking]) else { return nil }
+    defer { Syscalls.closeFile(fd) }
+    guard (try? Syscalls.status(of: fd))?.kind == .file,
+      let format = ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: path.string)
+    else { return nil }
     self = format
   }
 
   init?(contentsOf fd: CInt) {
-    self.init(magic: FileSystem.prefix(of: fd, count: 512))
+    self.init(magic: Syscalls.readPrefix(fd, count: 512))
   }
 
   /// The usual extension, without the leading dot.

@@ -1,12 +1,6 @@
 import ArgumentParser
 import DocumentPackage
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `docpkg`: inspect, edit, pack, unpack and compare document packages.
 @main
 struct DocPkg: ParsableCommand {
@@ -52,7 +46,7 @@ struct DocPkg: ParsableCommand {
 
 /// Ends the process with `status` (libc's `exit`, which `ParsableCommand.exit(withError:)` hides inside the type).
 func terminate(_ status: Int32) -> Never {
-  exit(status)
+  Syscalls.exitProcess(status)
 }
 
 /// A command whose failures exit with a status other than 1 (`diff` uses 1 for "different").

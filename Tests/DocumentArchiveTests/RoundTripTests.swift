@@ -80,4 +80,25 @@ struct RoundTripTests {
     #expect(try Listing.of(out + "/Notes.mydoc") == Listing.of(package))
     #expect(entries(below: out).allSatisfy { !$0.hasPrefix(".docpkg") })
   }
+
+  @Test(
+    "unpack --force replaces a package holding names that are not UTF-8, and leaves nothing behind",
+    .enabled(if: Shell.has("python3")))
+  func forceReplacesNonUTF8Names() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let archive = temp.appending("notes.zip")
+    try Shell.docpkgChecked(["pack", package, "-o", archive])
+    let out = try temp.makeDirectory("out")
+    let make =
+      "import os; os.makedirs(b'out/Notes.mydoc/sub'); open(b'out/Notes.mydoc/sub/\\xff.txt','wb').write(b'old')"
+    try Shell.run("python3", ["-c", make], directory: temp.path)
+    let result = try Shell.docpkg(["unpack", archive, "-o", out, "--force"])
+    #expect(result.status == 0, "\(result.standardError)")
+    // The old package (swapped into the temporary folder) is removed with its raw names: no
+    // temporary folder is left in OUT, and the new package is exactly the archive's.
+    let list = "import os; print(sorted(n.decode('latin-1') for n in os.listdir(b'out')))"
+    #expect(try Shell.run("python3", ["-c", list], directory: temp.path).standardOutput == "['Notes.mydoc']\n")
+    #expect(try Listing.of(out + "/Notes.mydoc") == Listing.of(package))
+  }
 }

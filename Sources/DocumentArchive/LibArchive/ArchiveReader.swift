@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CArchive
 import DocumentPackage
 import SystemPackage
@@ -54,13 +49,13 @@ final class ArchiveReader {
     LibArchive.prepare()
     self.path = path
     let fd: CInt
-    do { fd = try FileSystem.open(path, O_RDONLY) } catch {
-      throw PackageError(error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open archive", path: path, errno: error)
+    do { fd = try Syscalls.openFile(FilePath(path), .readOnly) } catch {
+      throw PackageError.opening(error, "cannot open archive", path: path)
     }
     self.fd = fd
-    archiveSize = (try? FileSystem.size(of: fd)) ?? 0
+    archiveSize = (try? Syscalls.status(of: fd).size) ?? 0
     guard let detected = format ?? ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: path) else {
-      FileSystem.close(fd)
+      Syscalls.closeFile(fd)
       throw PackageError(.unsupported, "not a zip or tar archive:", path: path)
     }
     self.format = detected
@@ -79,14 +74,15 @@ final class ArchiveReader {
     do {
       try check(result, handle, path: path, action: "read archive")
     } catch let error as PackageError where detected == .zip && error.code == .corrupt {
-      throw PackageError(.corrupt, "cannot read zip archive", path: path,
-                         context: "(no valid central directory: truncated or damaged?): \(error.context.dropFirst(2))")
+      throw PackageError(
+        .corrupt, "cannot read zip archive", path: path,
+        context: "(no valid central directory: truncated or damaged?): \(error.context.dropFirst(2))")
     }
   }
 
   deinit {
     archive_read_free(handle)
-    FileSystem.close(fd)
+    Syscalls.closeFile(fd)
   }
 
   /// The next entry's header, or `nil` at the end. Skips the current entry's unread data.
@@ -96,7 +92,7 @@ final class ArchiveReader {
     let result = archive_read_next_header(handle, &raw)
     if result == ARCHIVE_EOF { return nil }
     let name = raw.flatMap { archive_entry_pathname($0) }
-    let rawName = name.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+    let rawName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
     currentName = String(decoding: rawName, as: UTF8.self)
     try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
     guard let raw else { throw PackageError(.corrupt, "cannot read header in", path: path) }

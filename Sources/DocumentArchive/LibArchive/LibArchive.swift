@@ -1,24 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CArchive
 import DocumentPackage
+import SystemPackage
 
 /// Process-wide setup libarchive needs, and its result codes.
 enum LibArchive {
   /// libarchive converts names through the C library's multibyte functions: in the "C" locale a
   /// non-ASCII name comes back nil. A UTF-8 `LC_CTYPE` (only that category) makes them round-trip.
-  static let localeReady: Bool = {
-    if let current = setlocale(LC_CTYPE, nil).map({ String(cString: $0) }),
-      current.uppercased().contains("UTF-8") || current.uppercased().contains("UTF8")
-    {
-      return true
-    }
-    for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8"] where setlocale(LC_CTYPE, name) != nil { return true }
-    return false
-  }()
+  static let localeReady: Bool = Syscalls.useUTF8CharacterType()
 
   static func prepare() { _ = localeReady }
 }
@@ -31,11 +19,15 @@ func check(_ code: CInt, _ handle: OpaquePointer, path: String, entry: String? =
   guard code != ARCHIVE_OK, code != ARCHIVE_EOF else { return }
   var reason = archive_error_string(handle).map { String(cString: $0) } ?? "libarchive error \(code)"
   while let last = reason.last, last.isWhitespace { reason.removeLast() }
-  let errno = archive_errno(handle)
-  let systemError = [EIO, ENOSPC, EACCES, EPERM, ENOENT, EROFS, EDQUOT, EISDIR].contains(errno)
+  let errno = Errno(rawValue: archive_errno(handle))
+  let systemError: Bool = [
+    .ioError, .noSpace, .permissionDenied, .notPermitted, .noSuchFileOrDirectory, .readOnlyFileSystem,
+    .diskQuotaExceeded, .isDirectory,
+  ].contains(errno)
   if let entry {
-    throw PackageError(systemError ? .io : .corrupt, "cannot \(action) entry", path: entry,
-                       context: "in '\(path)': \(reason)")
+    throw PackageError(
+      systemError ? .io : .corrupt, "cannot \(action) entry", path: entry,
+      context: "in '\(path)': \(reason)")
   }
   throw PackageError(systemError ? .io : .corrupt, "cannot \(action)", path: path, context: ": \(reason)")
 }

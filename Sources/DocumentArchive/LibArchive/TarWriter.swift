@@ -1,5 +1,6 @@
 import CArchive
 import DocumentPackage
+import SystemPackage
 
 /// A libarchive write handle producing a (possibly compressed) pax tar on a file descriptor.
 ///
@@ -47,7 +48,9 @@ final class TarWriter {
   }
 
   private func option(_ module: String, _ name: String, _ value: String?) throws {
-    try check(archive_write_set_filter_option(handle, module, name, value), handle, path: path, action: "set \(module) \(name) for")
+    try check(
+      archive_write_set_filter_option(handle, module, name, value), handle, path: path,
+      action: "set \(module) \(name) for")
   }
 
   /// Writes one entry's header, then its contents (for a file) from `produce`.
@@ -60,14 +63,14 @@ final class TarWriter {
     switch item.kind {
     case .directory:
       archive_entry_set_filetype(entry, docpkg_AE_IFDIR)
-      archive_entry_set_perm(entry, mode_t(item.mode))
+      archive_entry_set_perm(entry, CInterop.Mode(item.mode))
     case .symlink:
       archive_entry_set_filetype(entry, docpkg_AE_IFLNK)
       archive_entry_set_perm(entry, 0o777)
       archive_entry_set_symlink_utf8(entry, item.linkDestination)
     case .file:
       archive_entry_set_filetype(entry, docpkg_AE_IFREG)
-      archive_entry_set_perm(entry, mode_t(item.mode))
+      archive_entry_set_perm(entry, CInterop.Mode(item.mode))
       archive_entry_set_size(entry, item.size)
     }
     try check(archive_write_header(handle, entry), handle, path: path, entry: item.name, action: "write header of")

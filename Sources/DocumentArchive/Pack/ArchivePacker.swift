@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import DocumentPackage
 import SystemPackage
 
@@ -35,8 +30,9 @@ public enum ArchivePacker {
   ) throws {
     if let level = options.level, !PackOptions.levels(for: options.format).contains(level) {
       let range = PackOptions.levels(for: options.format)
-      throw PackageError(.invalidArgument, "compression level \(level) is out of range for", path: options.format.rawValue,
-                         context: "(\(range.lowerBound)-\(range.upperBound))")
+      throw PackageError(
+        .invalidArgument, "compression level \(level) is out of range for", path: options.format.rawValue,
+        context: "(\(range.lowerBound)-\(range.upperBound))")
     }
     let fixedTime = options.reproducible ? (options.fixedModificationTime ?? PackOptions.defaultReproducibleTime) : nil
     let plan = try PackPlan(root: package, format: options.format, fixedTime: fixedTime)
@@ -45,13 +41,18 @@ public enum ArchivePacker {
       switch options.format {
       case .zip:
         let writer = ZipWriter(fd: fd, path: path)
-        try ZipPacking(plan: plan, writer: writer, level: options.level ?? 6, automaticLevel: options.level == nil, progress: progress)
-          .run(documentLayout: documentLayout)
+        try ZipPacking(
+          plan: plan, writer: writer, level: options.level ?? 6, automaticLevel: options.level == nil,
+          progress: progress
+        )
+        .run(documentLayout: documentLayout)
         try writer.finish()
       default:
-        let writer = try TarWriter(fd: fd, path: path, format: options.format, level: options.level,
-                                   reproducible: options.reproducible)
-        var done = ArchiveProgress(entriesDone: 0, entriesTotal: plan.entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
+        let writer = try TarWriter(
+          fd: fd, path: path, format: options.format, level: options.level,
+          reproducible: options.reproducible)
+        var done = ArchiveProgress(
+          entriesDone: 0, entriesTotal: plan.entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
         for entry in plan.entries {
           try writer.write(entry, produce: contents(of: entry, plan: plan))
           done.entriesDone += 1
@@ -65,7 +66,9 @@ public enum ArchivePacker {
   }
 
   /// A function streaming a file entry's contents, or `nil` for other kinds.
-  private static func contents(of entry: PackEntry, plan: PackPlan) -> (((UnsafeRawBufferPointer) throws -> Void) throws -> Void)? {
+  private static func contents(of entry: PackEntry, plan: PackPlan) -> (
+    ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+  )? {
     switch entry.source {
     case .none: return nil
     case .node(let index):
@@ -74,64 +77,24 @@ public enum ArchivePacker {
     case .disk(let path):
       return { emit in
         let fd: CInt
-        do throws(Errno) { fd = try FileSystem.open(path, O_RDONLY | O_NOFOLLOW) } catch {
-          throw PackageError(.io, "cannot open", path: path, errno: error)
+        do throws(Errno) { fd = try Syscalls.openFile(FilePath(path), [.readOnly, .noFollow]) } catch {
+          throw PackageError.io(error, "cannot open", path: path)
         }
-        defer { FileSystem.close(fd) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-          let count: Int
-          do throws(Errno) { count = try FileSystem.read(fd, into: buffer) } catch {
-            throw PackageError(.io, "cannot read", path: path, errno: error)
-          }
-          if count == 0 { return }
-          try emit(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        }
+        defer { Syscalls.closeFile(fd) }
+        try Syscalls.readChunks(fd, path: FilePath(path)) { try emit($0) }
       }
     }
   }
 }
 
-/// A file written under a temporary name beside its destination and renamed into place when complete.
+/// The archive file: written under a temporary name beside its destination and renamed into
+/// place when complete (``AtomicFile``), so a crash leaves the old OUT or the complete new one,
+/// never an empty or partial file under OUT's name.
 enum OutputFile {
   static func write(to output: FilePath, _ body: (CInt, String) throws -> Void) throws {
-    let directory = output.removingLastComponent().string.isEmpty ? "." : output.removingLastComponent().string
-    guard let name = output.lastComponent?.string else {
+    guard output.lastComponent != nil else {
       throw PackageError(.invalidArgument, "not a file name:", path: output.string)
     }
-    let dirfd: CInt
-    do { dirfd = try FileSystem.open(directory, O_RDONLY | O_DIRECTORY) } catch {
-      throw PackageError(.io, "cannot open directory", path: directory, errno: error)
-    }
-    defer { FileSystem.close(dirfd) }
-    var temporary = ""
-    var fd: CInt = -1
-    while fd < 0 {
-      temporary = ".\(name).docpkg-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
-      do { fd = try FileSystem.open(in: dirfd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o666) } catch .fileExists {
-        continue
-      } catch {
-        throw PackageError(.io, "cannot create", path: output.string, errno: error)
-      }
-    }
-    do {
-      defer { FileSystem.close(fd) }
-      try body(fd, output.string)
-      // On disk before it gets the real name, and the name on disk after: a crash leaves the
-      // old OUT or the complete new one, never an empty or partial file under OUT's name.
-      do { try FileSystem.synchronize(fd) } catch {
-        throw PackageError(.io, "cannot write", path: output.string, errno: error)
-      }
-      do { try FileSystem.rename(in: dirfd, temporary, to: dirfd, name, flags: 0) } catch {
-        throw PackageError(.io, "cannot rename into place", path: output.string, errno: error)
-      }
-      do { try FileSystem.synchronize(dirfd) } catch {
-        throw PackageError(.io, "cannot write directory", path: directory, errno: error)
-      }
-    } catch {
-      try? FileSystem.unlink(in: dirfd, temporary)
-      throw error
-    }
+    try AtomicFile.write(to: output, label: "pack", mode: 0o666) { fd in try body(fd, output.string) }
   }
 }

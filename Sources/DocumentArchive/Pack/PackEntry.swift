@@ -61,17 +61,12 @@ struct PackPlan {
       totalBytes += node.size
     }
     let time = fixedTime.map { FileTime(seconds: $0) } ?? node.modificationTime ?? now
-    entries.append(PackEntry(
-      name: name, kind: node.kind, mode: UInt32(node.permissions.rawValue) & 0o7777, modificationTime: time,
-      size: node.kind == .file ? node.size : 0,
-      linkDestination: node.kind == .symlink ? node.symbolicLinkDestination : "", source: source))
+    entries.append(
+      PackEntry(
+        name: name, kind: node.kind, mode: UInt32(node.permissions.rawValue) & 0o7777, modificationTime: time,
+        size: node.kind == .file ? node.size : 0,
+        linkDestination: node.kind == .symlink ? node.symbolicLinkDestination : "", source: source))
   }
 
-  private static func currentTime() -> Int { time(nil) }
+  private static func currentTime() -> Int { Syscalls.currentTime }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import DocumentPackage
 import SystemPackage
 
@@ -40,33 +35,34 @@ public enum ArchiveUnpacker {
   ) throws -> [String] {
     let reader = try ArchiveReader(path: archive.string)
     let destfd: CInt
-    do { destfd = try FileSystem.open(destination.string, O_RDONLY | O_DIRECTORY) } catch {
-      throw PackageError(error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open destination directory",
-                         path: destination.string, errno: error)
+    do { destfd = try Syscalls.openDirectory(destination) } catch {
+      throw PackageError.opening(error, "cannot open destination directory", path: destination.string)
     }
-    defer { FileSystem.close(destfd) }
-    let temporary: String
-    do { temporary = try FileSystem.makeTemporaryDirectory(in: destfd, label: "unpack") } catch {
-      throw PackageError(.io, "cannot create a temporary directory in", path: destination.string, errno: error)
+    defer { Syscalls.closeFile(destfd) }
+    let temporary: RawName
+    do { temporary = try Syscalls.makeTemporaryDirectory(in: destfd, label: "unpack") } catch {
+      throw PackageError.io(error, "cannot create a temporary directory in", path: destination)
     }
-    defer { try? FileSystem.removeTree(in: destfd, temporary) }
+    // Raw names throughout: with `replaceExisting`, what lands here may have names that are not UTF-8.
+    defer { try? Syscalls.removeTree(in: destfd, temporary) }
     let tempfd: CInt
-    do { tempfd = try FileSystem.openDirectory(in: destfd, temporary) } catch {
-      throw PackageError(.io, "cannot open", path: destination.string + "/" + temporary, errno: error)
+    do { tempfd = try Syscalls.openDirectory(in: destfd, temporary) } catch {
+      throw PackageError.io(error, "cannot open", path: destination.string + "/" + temporary.string)
     }
-    defer { FileSystem.close(tempfd) }
+    defer { Syscalls.closeFile(tempfd) }
 
     let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits)
     try extractor.run(wrapDocumentIn: documentFolderName(for: archive), progress: progress)
     let names = extractor.topLevel
     // The extracted tree reaches the disk before it is renamed in (with --force, the old entry
     // it replaces is deleted right after), and the renames reach it before we report success.
-    do { try FileSystem.synchronizeFileSystem(tempfd) } catch {
-      throw PackageError(.io, "cannot write the extracted files to disk in", path: destination.string, errno: error)
+    do { try Syscalls.synchronizeFileSystem(tempfd) } catch {
+      throw PackageError.io(error, "cannot write the extracted files to disk in", path: destination)
     }
-    try moveIntoPlace(names, from: tempfd, to: destfd, destination: destination.string, replace: options.replaceExisting)
-    do { try FileSystem.synchronize(destfd) } catch {
-      throw PackageError(.io, "cannot write directory", path: destination.string, errno: error)
+    try moveIntoPlace(
+      names, from: tempfd, to: destfd, destination: destination.string, replace: options.replaceExisting)
+    do { try Syscalls.synchronize(destfd) } catch {
+      throw PackageError.io(error, "cannot write directory", path: destination)
     }
     return names
   }
@@ -79,36 +75,46 @@ public enum ArchiveUnpacker {
   }
 
   /// Renames each top-level entry from the temporary folder into the destination; all or none.
-  private static func moveIntoPlace(_ names: [String], from tempfd: CInt, to destfd: CInt, destination: String, replace: Bool) throws {
+  private static func moveIntoPlace(
+    _ names: [String], from tempfd: CInt, to destfd: CInt, destination: String, replace: Bool
+  ) throws {
+    func exists(_ name: String) throws -> Bool {
+      do { return try Syscalls.exists(in: destfd, RawName(name)) } catch {
+        throw PackageError.io(error, "cannot look at", path: destination + "/" + name)
+      }
+    }
     if !replace {
-      for name in names where FileSystem.exists(in: destfd, name) {
-        throw PackageError(.nameTaken, "already exists:", path: destination + "/" + name,
-                           context: "(use --force to replace it)")
+      for name in names {
+        guard try !exists(name) else {
+          throw PackageError(
+            .nameTaken, "already exists:", path: destination + "/" + name,
+            context: "(use --force to replace it)")
+        }
       }
     }
     var moved: [(name: String, exchanged: Bool)] = []
-    do {
+    do throws(Errno) {
       for name in names {
-        if replace, FileSystem.exists(in: destfd, name) {
-          // Swap the new entry in; the old one lands in the temporary folder and goes with it.
-          try FileSystem.rename(in: tempfd, name, to: destfd, name, flags: FileSystem.renameExchange)
-          moved.append((name, true))
-        } else {
-          try FileSystem.rename(in: tempfd, name, to: destfd, name, flags: FileSystem.renameNoReplace)
-          moved.append((name, false))
-        }
+        let exchange = replace ? try Syscalls.exists(in: destfd, RawName(name)) : false
+        // Swap the new entry in; the old one lands in the temporary folder and goes with it.
+        try Syscalls.rename(
+          from: tempfd, RawName(name), to: destfd, RawName(name),
+          flags: exchange ? Syscalls.renameExchange : Syscalls.renameNoReplace)
+        moved.append((name, exchange))
       }
     } catch {
       // Put back what was moved, newest first.
       for item in moved.reversed() {
-        try? FileSystem.rename(in: destfd, item.name, to: tempfd, item.name,
-                               flags: item.exchanged ? FileSystem.renameExchange : FileSystem.renameNoReplace)
+        try? Syscalls.rename(
+          from: destfd, RawName(item.name), to: tempfd, RawName(item.name),
+          flags: item.exchanged ? Syscalls.renameExchange : Syscalls.renameNoReplace)
       }
       let name = names[moved.count]
       if error == .fileExists {
-        throw PackageError(.nameTaken, "already exists:", path: destination + "/" + name, context: "(use --force to replace it)")
+        throw PackageError(
+          .nameTaken, "already exists:", path: destination + "/" + name, context: "(use --force to replace it)")
       }
-      throw PackageError(.io, "cannot move into place", path: destination + "/" + name, errno: error)
+      throw PackageError.io(error, "cannot move into place", path: destination + "/" + name)
     }
   }
 }

@@ -16,7 +16,9 @@ enum EntryPolicy {
       PackageError(code, "refusing unsafe entry", path: header.displayName, context: "in '\(archive)': \(reason)")
     }
     guard header.name != nil else { throw refuse(.invalidName, "its name is not valid UTF-8") }
-    let components = try header.rawName.withUnsafeBufferPointer { try split(UnsafeRawBufferPointer($0), refuse: refuse) }
+    let components = try header.rawName.withUnsafeBufferPointer {
+      try split(UnsafeRawBufferPointer($0), refuse: refuse)
+    }
     guard !components.isEmpty else { throw refuse(.invalidName, "it has an empty name") }
     return components
   }
@@ -28,12 +30,16 @@ enum EntryPolicy {
   }
 
   /// Splits a UTF-8 path on `/` into its names (without empty ones and `.`), refusing unsafe paths.
-  private static func split(_ bytes: UnsafeRawBufferPointer, refuse: (PackageError.Code, String) -> PackageError) throws -> [String] {
+  private static func split(_ bytes: UnsafeRawBufferPointer, refuse: (PackageError.Code, String) -> PackageError) throws
+    -> [String]
+  {
     let slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\"), dot = UInt8(ascii: ".")
     if let first = bytes.first, first == slash || first == backslash {
       throw refuse(.invalidName, "its path is absolute")
     }
-    if bytes.count >= 2, bytes[1] == UInt8(ascii: ":"), (bytes[0] | 0x20) >= UInt8(ascii: "a"), (bytes[0] | 0x20) <= UInt8(ascii: "z") {
+    if bytes.count >= 2, bytes[1] == UInt8(ascii: ":"), (bytes[0] | 0x20) >= UInt8(ascii: "a"),
+      (bytes[0] | 0x20) <= UInt8(ascii: "z")
+    {
       throw refuse(.invalidName, "its path starts with a drive letter")
     }
     if bytes.count > maxPathBytes { throw refuse(.invalidName, "its path is longer than \(maxPathBytes) bytes") }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import DocumentPackage
 import SystemPackage
 
@@ -41,7 +36,7 @@ final class Extractor {
     self.limits = limits
     pool = FileWriterPool(archive: reader.path)
     streamWriter = StreamWriter(archive: reader.path)
-    rootHandle = DirectoryHandle(fd: dup(root))
+    rootHandle = DirectoryHandle(fd: (try? Syscalls.duplicate(root)) ?? -1)
   }
 
   deinit {
@@ -119,8 +114,8 @@ final class Extractor {
       let parent = try directory(Array(components.dropLast())).fd
       let destination = header.linkTarget ?? ""
       guard !destination.isEmpty else { throw refuse(.corrupt, header, "the symbolic link has no destination") }
-      do { try FileSystem.makeSymlink(in: parent, name, destination: destination) } catch {
-        throw PackageError(.io, "cannot create symbolic link", path: path, context: "in '\(archive)'", errno: error)
+      do { try Syscalls.makeSymbolicLink(in: parent, RawName(name), destination: destination) } catch {
+        throw PackageError.io(error, "cannot create symbolic link", path: path, context: "in '\(archive)'")
       }
       seen[path] = .symlink
       symlinks.links[path] = destination
@@ -137,15 +132,15 @@ final class Extractor {
       let parent = try directory(Array(components.dropLast())).fd
       let targetComponents = targetPath.split(separator: "/").map(String.init)
       let targetParent = try directory(Array(targetComponents.dropLast())).fd
-      do { try FileSystem.makeHardLink(from: targetParent, targetComponents.last!, to: parent, name) } catch {
-        throw PackageError(.io, "cannot create hard link", path: path, context: "in '\(archive)'", errno: error)
+      do { try Syscalls.link(from: targetParent, RawName(targetComponents.last!), to: parent, RawName(name)) } catch {
+        throw PackageError.io(error, "cannot create hard link", path: path, context: "in '\(archive)'")
       }
       seen[path] = .file
     case .file:
       let parent = try directory(Array(components.dropLast()))
       if let size = header.size, size <= Self.pooledFileLimit {
         try pool.add(FileJob(parent: parent, name: name, path: path, data: try readSmallFile(header, size: size),
-                             mode: mode_t(header.mode & 0o777), time: header.modificationTime))
+                             mode: CInterop.Mode(header.mode & 0o777), time: header.modificationTime))
       } else {
         try writeFile(header, name: name, in: parent.fd, path: path)
       }
@@ -156,8 +151,8 @@ final class Extractor {
   /// Streams a large file: this thread inflates, ``StreamWriter`` writes.
   private func writeFile(_ header: EntryHeader, name: String, in parent: CInt, path: String) throws {
     let fd: CInt
-    do { fd = try FileSystem.open(in: parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) } catch {
-      throw PackageError(.io, "cannot create", path: path, context: "in '\(archive)'", errno: error)
+    do { fd = try Syscalls.createFile(in: parent, RawName(name)) } catch {
+      throw PackageError.io(error, "cannot create", path: path, context: "in '\(archive)'")
     }
     let file = OpenFile(fd: fd, path: path)
     var written: Int64 = 0
@@ -186,7 +181,7 @@ final class Extractor {
         throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(written)")
       }
     }
-    streamWriter.finish(file, mode: mode_t(header.mode & 0o777), time: header.modificationTime)
+    streamWriter.finish(file, mode: CInterop.Mode(header.mode & 0o777), time: header.modificationTime)
   }
 
   private func checkLimits(adding count: Int64, _ header: EntryHeader) throws {
@@ -234,8 +229,8 @@ final class Extractor {
     let name = components.last!
     switch seen[path] {
     case nil:
-      do { try FileSystem.makeDirectory(in: parent, name, mode: 0o700) } catch {
-        throw PackageError(.io, "cannot create directory", path: path, context: "in '\(archive)'", errno: error)
+      do { try Syscalls.makeDirectory(in: parent, RawName(name), mode: 0o700) } catch {
+        throw PackageError.io(error, "cannot create directory", path: path, context: "in '\(archive)'")
       }
       seen[path] = .directory(explicit: false)
       directoryAttributes.append((path, components.count, 0o755, nil))
@@ -248,8 +243,8 @@ final class Extractor {
       return try directory(components)
     }
     let fd: CInt
-    do { fd = try FileSystem.openDirectory(in: parent, name) } catch {
-      throw PackageError(.io, "cannot open directory", path: path, context: "in '\(archive)'", errno: error)
+    do { fd = try Syscalls.openDirectory(in: parent, RawName(name)) } catch {
+      throw PackageError.io(error, "cannot open directory", path: path, context: "in '\(archive)'")
     }
     let handle = DirectoryHandle(fd: fd)
     directoryFDs[path] = handle
@@ -263,7 +258,7 @@ final class Extractor {
     for (path, time) in linkTimes {
       let components = path.split(separator: "/").map(String.init)
       let parent = try directory(Array(components.dropLast())).fd
-      try? FileSystem.setModificationTime(in: parent, components.last!, seconds: time.seconds, nanoseconds: time.nanoseconds)
+      try? Syscalls.setModificationTime(in: parent, RawName(components.last!), time)
     }
     // Latest description wins for directories listed twice (implicit, then explicit).
     var attributes: [String: (depth: Int, mode: UInt32, time: FileTime?)] = [:]
@@ -273,12 +268,12 @@ final class Extractor {
       let components = path.split(separator: "/").map(String.init)
       let parent = try directory(Array(components.dropLast())).fd
       do {
-        let fd = try FileSystem.openDirectory(in: parent, components.last!)
-        defer { FileSystem.close(fd) }
-        if let time = item.time { try FileSystem.setModificationTime(fd, seconds: time.seconds, nanoseconds: time.nanoseconds) }
-        try FileSystem.setMode(fd, mode_t(item.mode))
+        let fd = try Syscalls.openDirectory(in: parent, RawName(components.last!))
+        defer { Syscalls.closeFile(fd) }
+        if let time = item.time { try Syscalls.setModificationTime(fd, time) }
+        try Syscalls.setMode(fd, CInterop.Mode(item.mode))
       } catch {
-        throw PackageError(.io, "cannot set attributes of", path: path, context: "in '\(archive)'", errno: error)
+        throw PackageError.io(error, "cannot set attributes of", path: path, context: "in '\(archive)'")
       }
     }
     directoryFDs.removeAll()

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import DocumentPackage
 import SystemPackage
@@ -12,7 +7,7 @@ import SystemPackage
 final class DirectoryHandle: @unchecked Sendable {
   let fd: CInt
   init(fd: CInt) { self.fd = fd }
-  deinit { FileSystem.close(fd) }
+  deinit { Syscalls.closeFile(fd) }
 }
 
 /// A small file read and checked by the extractor, to be created by a worker.
@@ -22,7 +17,7 @@ struct FileJob: @unchecked Sendable {
   /// The path inside the destination, for errors.
   var path: String
   var data: [UInt8]
-  var mode: mode_t
+  var mode: CInterop.Mode
   var time: FileTime?
 }
 
@@ -41,7 +36,7 @@ final class FileWriterPool {
 
   init(archive: String) {
     self.archive = archive
-    workers = max(1, FileSystem.processorCount)
+    workers = max(1, Syscalls.processorCount)
     _ = Self.umaskBits  // read on this thread, before any worker creates files (reading it sets it briefly)
   }
 
@@ -86,7 +81,7 @@ final class FileWriterPool {
   }
 
   /// The process's umask, read once.
-  static let umaskBits: mode_t = FileSystem.processUmask
+  static let umaskBits: CInterop.Mode = Syscalls.processUmask
 
   /// Creates one file: `O_EXCL | O_NOFOLLOW` in its directory, contents, mode, time.
   static func create(_ job: FileJob, archive: String) throws {
@@ -95,15 +90,17 @@ final class FileWriterPool {
     let exact = job.mode & Self.umaskBits == 0
     let fd: CInt
     do {
-      fd = try FileSystem.open(in: job.parent.fd, job.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: exact ? job.mode : 0o600)
+      fd = try Syscalls.openFile(
+        in: job.parent.fd, RawName(job.name), [.writeOnly, .create, .exclusive, .noFollow],
+        mode: exact ? job.mode : 0o600)
     } catch {
-      throw PackageError(.io, "cannot create", path: job.path, context: "in '\(archive)'", errno: error)
+      throw PackageError.io(error, "cannot create", path: job.path, context: "in '\(archive)'")
     }
-    defer { FileSystem.close(fd) }
+    defer { Syscalls.closeFile(fd) }
     do {
-      if !job.data.isEmpty { try job.data.withUnsafeBytes { try FileSystem.writeAll(fd, $0) } }
-      if !exact { try FileSystem.setMode(fd, job.mode) }
-      if let time = job.time { try FileSystem.setModificationTime(fd, seconds: time.seconds, nanoseconds: time.nanoseconds) }
+      if !job.data.isEmpty { try job.data.withUnsafeBytes { try Syscalls.writeAll(fd, $0) } }
+      if !exact { try Syscalls.setMode(fd, job.mode) }
+      if let time = job.time { try Syscalls.setModificationTime(fd, time) }
     } catch {
       throw PackageError(.io, "cannot write", path: job.path, context: "in '\(archive)'", errno: error as? Errno)
     }
@@ -112,24 +109,14 @@ final class FileWriterPool {
 
 /// The first error of a batch (by job order), recorded from any worker.
 private final class ErrorSlot: @unchecked Sendable {
-  private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  private let lock = SystemLock()
   private var error: (index: Int, error: any Error)?
 
-  init() { pthread_mutex_init(lock, nil) }
-  deinit {
-    pthread_mutex_destroy(lock)
-    lock.deallocate()
-  }
-
   func record(_ error: any Error, at index: Int) {
-    pthread_mutex_lock(lock)
-    if self.error == nil || index < self.error!.index { self.error = (index, error) }
-    pthread_mutex_unlock(lock)
+    lock.withLock {
+      if self.error == nil || index < self.error!.index { self.error = (index, error) }
+    }
   }
 
-  var first: (any Error)? {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    return error?.error
-  }
+  var first: (any Error)? { lock.withLock { error?.error } }
 }

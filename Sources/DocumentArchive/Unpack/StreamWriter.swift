@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import DocumentPackage
 import SystemPackage
@@ -15,7 +10,7 @@ final class OpenFile: @unchecked Sendable {
     self.fd = fd
     self.path = path
   }
-  deinit { FileSystem.close(fd) }
+  deinit { Syscalls.closeFile(fd) }
 }
 
 /// Writes large files on a second thread, in order, from a few reused 1 MiB buffers: the
@@ -59,8 +54,9 @@ final class StreamWriter: @unchecked Sendable {
       buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
       offset += count
       queue.async {
-        do { try FileSystem.writeAll(file.fd, UnsafeRawBufferPointer(rebasing: self.buffers[index][..<count])) } catch {
-          self.record(PackageError(.io, "cannot write", path: file.path, context: "in '\(self.archive)'", errno: error as? Errno))
+        do { try Syscalls.writeAll(file.fd, UnsafeRawBufferPointer(rebasing: self.buffers[index][..<count])) } catch {
+          self.record(
+            PackageError(.io, "cannot write", path: file.path, context: "in '\(self.archive)'", errno: error as? Errno))
         }
         self.lock.wait()
         self.freeIndexes.append(index)
@@ -71,13 +67,15 @@ final class StreamWriter: @unchecked Sendable {
   }
 
   /// Queues the last step for `file` (mode, time), after its data.
-  func finish(_ file: OpenFile, mode: mode_t, time: FileTime?) {
+  func finish(_ file: OpenFile, mode: CInterop.Mode, time: FileTime?) {
     queue.async {
       do {
-        try FileSystem.setMode(file.fd, mode)
-        if let time { try FileSystem.setModificationTime(file.fd, seconds: time.seconds, nanoseconds: time.nanoseconds) }
+        try Syscalls.setMode(file.fd, mode)
+        if let time { try Syscalls.setModificationTime(file.fd, time) }
       } catch {
-        self.record(PackageError(.io, "cannot set attributes of", path: file.path, context: "in '\(self.archive)'", errno: error as? Errno))
+        self.record(
+          PackageError(
+            .io, "cannot set attributes of", path: file.path, context: "in '\(self.archive)'", errno: error as? Errno))
       }
     }
   }

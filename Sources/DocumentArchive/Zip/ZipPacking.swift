@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import DocumentPackage
 import SystemPackage
@@ -28,7 +23,7 @@ struct ZipPacking {
 
   func run(documentLayout: Bool) throws {
     let entries = plan.entries
-    let workers = FileSystem.processorCount
+    let workers = Syscalls.processorCount
     let deflaters = DeflaterPool(count: workers + 1, level: level, automatic: automaticLevel)
     var index = 0
     var done = ArchiveProgress(entriesDone: 0, entriesTotal: entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
@@ -102,7 +97,9 @@ struct ZipPacking {
           var position = range.lowerBound + worker
           while position < range.upperBound {
             let offset = position - range.lowerBound
-            results.items[offset] = Result { try Self.prepare(entries[position], compressor: storeFirst && position == 0 ? nil : compressor) }
+            results.items[offset] = Result {
+              try Self.prepare(entries[position], compressor: storeFirst && position == 0 ? nil : compressor)
+            }
             position += workers
           }
         }
@@ -115,62 +112,39 @@ struct ZipPacking {
     try drain()
   }
 
+  /// Opens a file entry's source on disk (not through a link).
+  static func openForReading(_ path: String) throws -> CInt {
+    do throws(Errno) { return try Syscalls.openFile(FilePath(path), [.readOnly, .noFollow]) } catch {
+      throw PackageError.io(error, "cannot open", path: path)
+    }
+  }
+
   /// Reads, checksums and compresses a small file; directories and links need nothing.
   static func prepare(_ entry: PackEntry, compressor: BufferCompressor?) throws -> PreparedFile? {
     guard case .disk(let path) = entry.source else { return nil }
-    let fd: CInt
-    do throws(Errno) { fd = try FileSystem.open(path, O_RDONLY | O_NOFOLLOW) } catch {
-      throw PackageError(.io, "cannot open", path: path, errno: error)
-    }
-    defer { FileSystem.close(fd) }
+    let fd = try openForReading(path)
+    defer { Syscalls.closeFile(fd) }
     // Read to the end, whatever the size was when listed.
-    var data = [UInt8](repeating: 0, count: Int(entry.size) + 1)
-    var filled = 0
-    while true {
-      if filled == data.count { data.append(contentsOf: repeatElement(0, count: max(4096, data.count))) }
-      let count: Int
-      do {
-        count = try data.withUnsafeMutableBytes { bytes in try FileSystem.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...])) }
-      } catch {
-        throw PackageError(.io, "cannot read", path: path, errno: error as? Errno)
-      }
-      if count == 0 { break }
-      filled += count
+    var data: [UInt8] = []
+    data.reserveCapacity(Int(entry.size) + 1)
+    try Syscalls.readChunks(fd, path: FilePath(path), chunkSize: max(4096, Int(entry.size) + 1)) {
+      data.append(contentsOf: $0)
     }
-    return data.withUnsafeBytes { PreparedFile(bytes: UnsafeRawBufferPointer(rebasing: $0[..<filled]), compressor: compressor) }
+    return data.withUnsafeBytes { PreparedFile(bytes: $0, compressor: compressor) }
   }
 
   /// Streams a large file from disk, storing it if its first 64 KiB do not compress.
   private func writeLarge(_ entry: PackEntry, _ deflater: Deflater) throws {
     guard case .disk(let path) = entry.source else { return }
-    let fd: CInt
-    do throws(Errno) { fd = try FileSystem.open(path, O_RDONLY | O_NOFOLLOW) } catch {
-      throw PackageError(.io, "cannot open", path: path, errno: error)
-    }
-    defer { FileSystem.close(fd) }
-    let chunk = 1 << 20
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-    defer { buffer.deallocate() }
-    func readChunk() throws -> Int {
-      var filled = 0
-      while filled < chunk {
-        let count: Int
-        do throws(Errno) { count = try FileSystem.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) } catch {
-          throw PackageError(.io, "cannot read", path: path, errno: error)
-        }
-        if count == 0 { break }
-        filled += count
-      }
-      return filled
-    }
-    var first = try readChunk()
-    let sample = UnsafeRawBufferPointer(rebasing: buffer[..<min(first, 1 << 16)])
-    let compresses = level > 0 && Double(deflater.compress(sample).count) < Double(sample.count) * Self.storeRatio
+    let fd = try Self.openForReading(path)
+    defer { Syscalls.closeFile(fd) }
+    // Store the file if its first 64 KiB do not compress (read without moving the offset).
+    let sample = Syscalls.readPrefix(fd, count: 1 << 16)
+    let compresses =
+      level > 0
+      && Double(sample.withUnsafeBytes { deflater.compress($0).count }) < Double(sample.count) * Self.storeRatio
     try writer.writeStreamed(entry, deflater: compresses ? deflater : nil) { emit in
-      while first > 0 {
-        try emit(UnsafeRawBufferPointer(rebasing: buffer[..<first]))
-        first = try readChunk()
-      }
+      try Syscalls.readChunks(fd, path: FilePath(path)) { try emit($0) }
     }
   }
 
@@ -178,7 +152,9 @@ struct ZipPacking {
   private func writeFromModel(_ entry: PackEntry, node: PackageNode, deflaters: DeflaterPool, bare: Bool) throws {
     if entry.size <= Self.smallFileLimit {
       let data = try node.contents()
-      let prepared = data.withUnsafeBytes { PreparedFile(bytes: $0, compressor: bare || level == 0 ? nil : deflaters.buffer) }
+      let prepared = data.withUnsafeBytes {
+        PreparedFile(bytes: $0, compressor: bare || level == 0 ? nil : deflaters.buffer)
+      }
       try writer.write(entry, prepared: prepared, bare: bare)
     } else {
       try writer.writeStreamed(entry, deflater: level == 0 ? nil : deflaters.main) { emit in

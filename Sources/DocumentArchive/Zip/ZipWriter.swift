@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import DocumentPackage
 import SystemPackage
 
@@ -75,7 +70,9 @@ final class ZipWriter {
         try self.emit(chunk)
       }
     }
-    if let deflater { try deflater.compress(UnsafeRawBufferPointer(start: nil, count: 0), finish: true) { try self.emit($0) } }
+    if let deflater {
+      try deflater.compress(UnsafeRawBufferPointer(start: nil, count: 0), finish: true) { try self.emit($0) }
+    }
     try flush()
     record.crc = crc
     record.size = size
@@ -85,10 +82,10 @@ final class ZipWriter {
     }
     let patch = record.localSizesPatch()
     do {
-      try patch.crcAndSizes.withUnsafeBytes { bytes in try FileSystem.writeAll(fd, bytes, at: Int64(headerOffset) + 14) }
+      try patch.crcAndSizes.withUnsafeBytes { bytes in try Syscalls.writeAll(fd, bytes, at: Int64(headerOffset) + 14) }
       if let zip64 = patch.zip64 {
         try zip64.withUnsafeBytes { bytes in
-          try FileSystem.writeAll(fd, bytes, at: Int64(headerOffset) + Int64(record.zip64PatchOffset))
+          try Syscalls.writeAll(fd, bytes, at: Int64(headerOffset) + Int64(record.zip64PatchOffset))
         }
       }
     } catch {
@@ -157,8 +154,8 @@ final class ZipWriter {
   }
 
   private func writeOut(_ bytes: UnsafeRawBufferPointer) throws {
-    do throws(Errno) { try FileSystem.writeAll(fd, bytes) } catch {
-      throw PackageError(.io, "cannot write", path: path, errno: error)
+    do throws(Errno) { try Syscalls.writeAll(fd, bytes) } catch {
+      throw PackageError.io(error, "cannot write", path: path)
     }
   }
 }

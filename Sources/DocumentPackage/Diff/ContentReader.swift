@@ -120,7 +120,7 @@ struct ContentReader {
       do { count = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) } catch let error
         as Errno
       {
-        throw PackageError(.io, "cannot read", path: path, errno: error)
+        throw PackageError.io(error, "cannot read", path: path)
       }
       if count == 0 { break }
       filled += count

@@ -82,14 +82,6 @@ extension PackageError {
   }
 }
 
-extension PackageError {
-  /// An error for a failed system call on `path`, mapping the errno values that mean
-  /// "the file is not what it was" to ``Code-swift.struct/changedOnDisk`` or ``Code-swift.struct/noSuchEntry``.
-  static func system(_ errno: Errno, _ action: String, path: FilePath) -> PackageError {
-    PackageError(.io, "cannot \(action)", path: path.string, errno: errno)
-  }
-}
-
 extension String {
   /// The string with C0/C1 control characters and DEL written as escapes (`\n`, `\t`, `\u{1B}`),
   /// so that no raw escape sequence from a file name reaches a terminal.

@@ -1,3 +1,5 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,16 +7,15 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// One entry of a directory as read from disk.
-struct DirectoryEntry {
+package struct DirectoryEntry {
   /// The name as a string; a name that is not valid UTF-8 is repaired (U+FFFD) here and kept exactly in `rawName`.
-  var name: String
-  var rawName: FilePath.Component
-  var status: FileStatus
+  package var name: String
+  package var rawName: FilePath.Component
+  package var status: FileStatus
   /// The link's destination, for symbolic links.
-  var destination: String?
+  package var destination: String?
 }
 
 extension Syscalls {
@@ -22,7 +23,7 @@ extension Syscalls {
   /// Entries of kinds the model does not hold (FIFOs, sockets, devices) are passed over.
   /// - Returns: the directory's own status (from the open descriptor) and its entries, sorted
   ///   byte-wise by name (sorted here, on raw bytes, because it is far cheaper than sorting Swift strings).
-  static func listDirectory(_ path: FilePath) throws(Errno) -> (FileStatus, [DirectoryEntry]) {
+  package static func listDirectory(_ path: FilePath) throws(Errno) -> (FileStatus, [DirectoryEntry]) {
     let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
     guard let stream = fdopendir(fd) else {
       let error = currentErrno

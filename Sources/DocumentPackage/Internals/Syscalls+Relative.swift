@@ -10,7 +10,7 @@ import Darwin
 
 extension Syscalls {
   /// Opens `name` in the directory `dirfd` (`openat`), close-on-exec.
-  static func openFile(in dirfd: CInt, _ name: FilePath.Component, _ flags: CInt) throws(Errno) -> CInt {
+  package static func openFile(in dirfd: CInt, _ name: FilePath.Component, _ flags: CInt) throws(Errno) -> CInt {
     let result = name.withPlatformString { pointer in
       retryingRaw { openat(dirfd, pointer, flags | O_CLOEXEC) }
     }
@@ -20,13 +20,13 @@ extension Syscalls {
 
   /// Opens the NUL-terminated `name` in the directory `dirfd` (`openat`), close-on-exec; -1 and
   /// `errno` on failure (no retry: wrap in `retryingRaw`).
-  static func openAt(_ dirfd: CInt, _ name: UnsafePointer<CChar>, _ flags: CInt) -> CInt {
+  package static func openAt(_ dirfd: CInt, _ name: UnsafePointer<CChar>, _ flags: CInt) -> CInt {
     openat(dirfd, name, flags | O_CLOEXEC)
   }
 
   /// Flags for reading a regular file that must not be a link, and must not block if it became a FIFO.
-  static var readOnlyNoFollow: CInt { O_RDONLY | O_NOFOLLOW | O_NONBLOCK }
+  package static var readOnlyNoFollow: CInt { O_RDONLY | O_NOFOLLOW | O_NONBLOCK }
 
   /// Flags for opening a directory to open files relative to it.
-  static var directoryForLookup: CInt { O_RDONLY | O_DIRECTORY }
+  package static var directoryForLookup: CInt { O_RDONLY | O_DIRECTORY }
 }

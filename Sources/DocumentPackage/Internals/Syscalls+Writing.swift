@@ -10,71 +10,71 @@ import Darwin
 #endif
 
 /// A file name as the bytes the file system holds (not necessarily UTF-8), NUL-terminated.
-struct RawName: Hashable {
+package struct RawName: Hashable {
   /// The bytes with a trailing NUL.
-  private(set) var bytes: [CChar]
+  package private(set) var bytes: [CChar]
 
-  init(_ string: String) { bytes = Array(string.utf8CString) }
+  package init(_ string: String) { bytes = Array(string.utf8CString) }
 
-  init(_ component: FilePath.Component) {
+  package init(_ component: FilePath.Component) {
     bytes = component.withPlatformString { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
   }
 
   /// A whole path, for the `*at` calls with `AT_FDCWD`.
-  init(path: FilePath) {
+  package init(path: FilePath) {
     bytes = path.withPlatformString { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
   }
 
-  init(cString: UnsafePointer<CChar>) {
+  package init(cString: UnsafePointer<CChar>) {
     bytes = Array(UnsafeBufferPointer(start: cString, count: strlen(cString) + 1))
   }
 
   /// The name for messages (invalid UTF-8 repaired).
-  var string: String { bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } }
+  package var string: String { bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } }
 
-  func withCString<T>(_ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
+  package func withCString<T>(_ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
     try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
   }
 }
 
 /// The kind of a directory entry as `getdents` reports it (`d_type`), without a `stat`.
-enum EntryType {
+package enum EntryType {
   case file, directory, symlink, other, unknown
 }
 
 // Calls that change the file system, for saving. All relative to directory descriptors, so a
 // tree of 100,000 entries is built without resolving a path per entry.
 extension Syscalls {
-  static func openDirectory(in dirfd: CInt, _ name: RawName) throws(Errno) -> CInt {
+  package static func openDirectory(in dirfd: CInt, _ name: RawName) throws(Errno) -> CInt {
     try retrying { name.withCString { openat(dirfd, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) } }
   }
 
-  static func openForReading(in dirfd: CInt, _ name: RawName) throws(Errno) -> CInt {
+  package static func openForReading(in dirfd: CInt, _ name: RawName) throws(Errno) -> CInt {
     try retrying { name.withCString { openat(dirfd, $0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) } }
   }
 
   /// Creates a new regular file (`O_EXCL`) for writing, with owner-only permissions until `fchmod`.
-  static func createFile(in dirfd: CInt, _ name: RawName) throws(Errno) -> CInt {
+  package static func createFile(in dirfd: CInt, _ name: RawName) throws(Errno) -> CInt {
     try retrying {
       name.withCString { openat(dirfd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(0o600)) }
     }
   }
 
-  static func makeDirectory(in dirfd: CInt, _ name: RawName, mode: mode_t = 0o700) throws(Errno) {
+  package static func makeDirectory(in dirfd: CInt, _ name: RawName, mode: mode_t = 0o700) throws(Errno) {
     _ = try retrying { name.withCString { mkdirat(dirfd, $0, mode) } }
   }
 
-  static func makeSymbolicLink(in dirfd: CInt, _ name: RawName, destination: String) throws(Errno) {
+  package static func makeSymbolicLink(in dirfd: CInt, _ name: RawName, destination: String) throws(Errno) {
     _ = try retrying { name.withCString { n in destination.withCString { symlinkat($0, dirfd, n) } } }
   }
 
   /// A hard link `to/toName` of `from/fromName` (a symbolic link itself, not its destination).
-  static func link(from fromDir: CInt, _ fromName: RawName, to toDir: CInt, _ toName: RawName) throws(Errno) {
+  package static func link(from fromDir: CInt, _ fromName: RawName, to toDir: CInt, _ toName: RawName) throws(Errno) {
     _ = try retrying { fromName.withCString { f in toName.withCString { linkat(fromDir, f, toDir, $0, 0) } } }
   }
 
   /// `renameat2(2)`; `flags` 0 calls plain `renameat(2)`, which every file system has.
-  static func rename(
+  package static func rename(
     from fromDir: CInt, _ fromName: RawName, to toDir: CInt, _ toName: RawName, flags: CUnsignedInt = 0
   ) throws(Errno) {
     _ = try retrying {
@@ -86,31 +86,31 @@ extension Syscalls {
     }
   }
 
-  static func unlink(in dirfd: CInt, _ name: RawName, directory: Bool) throws(Errno) {
+  package static func unlink(in dirfd: CInt, _ name: RawName, directory: Bool) throws(Errno) {
     _ = try retrying { name.withCString { unlinkat(dirfd, $0, directory ? AT_REMOVEDIR : 0) } }
   }
 
-  static func writeAll(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+  package static func writeAll(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
     var offset = 0
     while offset < bytes.count {
       offset += try retrying { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
     }
   }
 
-  static func synchronize(_ fd: CInt) throws(Errno) {
+  package static func synchronize(_ fd: CInt) throws(Errno) {
     _ = try retrying { docpkg_full_fsync(fd) }
   }
 
-  static func synchronizeFileSystem(_ fd: CInt) throws(Errno) {
+  package static func synchronizeFileSystem(_ fd: CInt) throws(Errno) {
     _ = try retrying { docpkg_syncfs(fd) }
   }
 
-  static func setPermissions(_ fd: CInt, _ permissions: FilePermissions) throws(Errno) {
+  package static func setPermissions(_ fd: CInt, _ permissions: FilePermissions) throws(Errno) {
     _ = try retrying { fchmod(fd, mode_t(permissions.rawValue)) }
   }
 
   /// Sets the modification time (access time too, to the same value) of an open file.
-  static func setModificationTime(_ fd: CInt, _ time: FileTime) throws(Errno) {
+  package static func setModificationTime(_ fd: CInt, _ time: FileTime) throws(Errno) {
     var times = [
       timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
       timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
@@ -119,7 +119,7 @@ extension Syscalls {
   }
 
   /// Sets the modification time of `name` in `dirfd` without following a symbolic link.
-  static func setModificationTime(in dirfd: CInt, _ name: RawName, _ time: FileTime) throws(Errno) {
+  package static func setModificationTime(in dirfd: CInt, _ name: RawName, _ time: FileTime) throws(Errno) {
     var times = [
       timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
       timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds)),
@@ -127,38 +127,38 @@ extension Syscalls {
     _ = try retrying { name.withCString { utimensat(dirfd, $0, &times, AT_SYMLINK_NOFOLLOW) } }
   }
 
-  static func status(in dirfd: CInt, _ name: RawName) throws(Errno) -> FileStatus {
+  package static func status(in dirfd: CInt, _ name: RawName) throws(Errno) -> FileStatus {
     let result = name.withCString { n in Result { () throws(Errno) in try status(in: dirfd, n) } }
     return try result.get()
   }
 
-  static func readLink(in dirfd: CInt, _ name: RawName) throws(Errno) -> String {
+  package static func readLink(in dirfd: CInt, _ name: RawName) throws(Errno) -> String {
     let result = name.withCString { n in Result { () throws(Errno) in try readLink(in: dirfd, n) } }
     return try result.get()
   }
 
   /// Shares all extents of `source` with `destination` (`FICLONE`).
-  static func cloneFile(from source: CInt, to destination: CInt) throws(Errno) {
+  package static func cloneFile(from source: CInt, to destination: CInt) throws(Errno) {
     _ = try retrying { docpkg_ficlone(destination, source) }
   }
 
   /// Copies up to `count` bytes in the kernel from the current offsets; 0 means end of file.
-  static func copyRange(from source: CInt, to destination: CInt, count: Int) throws(Errno) -> Int {
+  package static func copyRange(from source: CInt, to destination: CInt, count: Int) throws(Errno) -> Int {
     try retrying { docpkg_copy_file_range(source, destination, count) }
   }
 
   /// Takes (`exclusive`) or drops an advisory `flock` lock; with `wait` false, fails with EWOULDBLOCK if taken.
-  static func lock(_ fd: CInt, exclusive: Bool, wait: Bool = true) throws(Errno) {
+  package static func lock(_ fd: CInt, exclusive: Bool, wait: Bool = true) throws(Errno) {
     _ = try retrying { docpkg_flock(fd, exclusive ? 1 : 0, wait ? 0 : 1) }
   }
 
   /// Opens (creating if needed) a file that is only ever locked, never written.
-  static func openLockFile(_ path: FilePath) throws(Errno) -> CInt {
+  package static func openLockFile(_ path: FilePath) throws(Errno) -> CInt {
     try openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
   }
 
   /// The names and `d_type`s in an open directory (without `.` and `..`). Does not close `dirfd`.
-  static func entries(ofDirectory dirfd: CInt) throws(Errno) -> [(name: RawName, type: EntryType)] {
+  package static func entries(ofDirectory dirfd: CInt) throws(Errno) -> [(name: RawName, type: EntryType)] {
     let own = try retrying { dup(dirfd) }
     guard let stream = fdopendir(own) else {
       let error = currentErrno
@@ -196,13 +196,13 @@ extension Syscalls {
 extension Errno {
   /// Whether a hard link was refused for a reason a copy can work around: another file system,
   /// links not allowed or not supported, too many links.
-  var refusesLink: Bool {
+  package var refusesLink: Bool {
     self == .improperLink || self == .notPermitted || self == .tooManyLinks || self == .notSupported
       || self == .notSupportedOnSocket
   }
 
   /// Whether `RENAME_EXCHANGE` was refused because the file system or kernel does not have it.
-  var refusesExchange: Bool {
+  package var refusesExchange: Bool {
     self == .invalidArgument || self == .noFunction || self == .improperLink || self == .notSupported
       || self == .notSupportedOnSocket
   }

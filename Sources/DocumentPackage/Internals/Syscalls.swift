@@ -1,3 +1,6 @@
+import CSystemShims
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,20 +8,18 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CSystemShims
-import SystemPackage
 
 // The one place the core library calls libc. Each wrapper retries on EINTR and
 // returns a `Result` or throws `Errno`, so callers decide which path to name in the error.
 
-typealias CStat = stat
+package typealias CStat = stat
 
-enum Syscalls {
-  static var currentErrno: Errno { Errno(rawValue: errno) }
+package enum Syscalls {
+  package static var currentErrno: Errno { Errno(rawValue: errno) }
 
   /// Runs `body` until it does not fail with EINTR; -1 becomes a thrown `Errno`.
   @inline(__always)
-  static func retrying<T: FixedWidthInteger>(_ body: () -> T) throws(Errno) -> T {
+  package static func retrying<T: FixedWidthInteger>(_ body: () -> T) throws(Errno) -> T {
     let result = retryingRaw(body)
     if result == -1 { throw currentErrno }
     return result
@@ -26,50 +27,50 @@ enum Syscalls {
 
   /// Runs `body` until it does not fail with EINTR, returning its last result (errno intact).
   @inline(__always)
-  static func retryingRaw<T: FixedWidthInteger>(_ body: () -> T) -> T {
+  package static func retryingRaw<T: FixedWidthInteger>(_ body: () -> T) -> T {
     while true {
       let result = body()
       if result != -1 || errno != EINTR { return result }
     }
   }
 
-  static func statusNoFollow(_ path: FilePath) throws(Errno) -> FileStatus {
+  package static func statusNoFollow(_ path: FilePath) throws(Errno) -> FileStatus {
     var raw = CStat()
     _ = try retrying { path.withPlatformString { lstat($0, &raw) } }
     return FileStatus(raw)
   }
 
-  static func statusFollowing(_ path: FilePath) throws(Errno) -> FileStatus {
+  package static func statusFollowing(_ path: FilePath) throws(Errno) -> FileStatus {
     var raw = CStat()
     _ = try retrying { path.withPlatformString { stat($0, &raw) } }
     return FileStatus(raw)
   }
 
-  static func status(of fd: CInt) throws(Errno) -> FileStatus {
+  package static func status(of fd: CInt) throws(Errno) -> FileStatus {
     var raw = CStat()
     _ = try retrying { fstat(fd, &raw) }
     return FileStatus(raw)
   }
 
-  static func status(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> FileStatus {
+  package static func status(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> FileStatus {
     var raw = CStat()
     _ = try retrying { fstatat(dirfd, name, &raw, AT_SYMLINK_NOFOLLOW) }
     return FileStatus(raw)
   }
 
-  static func openFile(_ path: FilePath, _ flags: CInt, mode: mode_t = 0) throws(Errno) -> CInt {
+  package static func openFile(_ path: FilePath, _ flags: CInt, mode: mode_t = 0) throws(Errno) -> CInt {
     try retrying { path.withPlatformString { open($0, flags | O_CLOEXEC, mode) } }
   }
 
-  static func closeFile(_ fd: CInt) { _ = close(fd) }
+  package static func closeFile(_ fd: CInt) { _ = close(fd) }
 
   /// Reads up to `count` bytes at the current offset; 0 means end of file.
-  static func readBytes(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+  package static func readBytes(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
     try retrying { read(fd, buffer.baseAddress, buffer.count) }
   }
 
   /// The destination of the symbolic link `name` in directory `dirfd` (or at a path when `dirfd` is AT_FDCWD).
-  static func readLink(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> String {
+  package static func readLink(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> String {
     var capacity = 256
     while true {
       let (length, text) = withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buffer in
@@ -87,7 +88,7 @@ enum Syscalls {
   /// Reads `fd` from its current offset to the end, handing `body` chunks of at most `chunkSize`
   /// bytes from one reused buffer (memory bounded by `chunkSize`, whatever the file's size).
   /// - Throws: ``PackageError`` with code `io` naming `path`, or what `body` throws.
-  static func readChunks(
+  package static func readChunks(
     _ fd: CInt, path: FilePath, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void
   ) throws {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
@@ -95,45 +96,45 @@ enum Syscalls {
     while true {
       let count: Int
       do { count = try readBytes(fd, into: buffer) } catch {
-        throw PackageError(.io, "cannot read", path: path.string, errno: error)
+        throw PackageError.io(error, "cannot read", path: path)
       }
       if count == 0 { return }
       try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
     }
   }
 
-  static func readLink(at path: FilePath) throws(Errno) -> String {
+  package static func readLink(at path: FilePath) throws(Errno) -> String {
     let result = path.withPlatformString { p in Result { () throws(Errno) in try readLink(in: AT_FDCWD, p) } }
     return try result.get()
   }
 
   /// Maps `length` bytes of `fd` read-only. The mapping outlives `fd`.
-  static func mapReadOnly(_ fd: CInt, length: Int) throws(Errno) -> UnsafeMutableRawPointer {
+  package static func mapReadOnly(_ fd: CInt, length: Int) throws(Errno) -> UnsafeMutableRawPointer {
     let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0)
     guard let address, address != MAP_FAILED else { throw currentErrno }
     return address
   }
 
-  static func unmap(_ address: UnsafeMutableRawPointer, length: Int) {
+  package static func unmap(_ address: UnsafeMutableRawPointer, length: Int) {
     _ = munmap(address, length)
   }
 }
 
 /// What `lstat` said about a file when the package model looked at it: enough to notice later
 /// that the file changed (inode, size, times) and to describe it (kind, permissions).
-struct FileStatus: Hashable, Sendable {
-  var kind: NodeKind?
-  var permissions: FilePermissions
-  var device: UInt64
-  var inode: UInt64
-  var linkCount: UInt64
-  var size: Int64
-  var modificationTime: FileTime
-  var changeTime: FileTime
-  var userID: UInt32
-  var groupID: UInt32
+package struct FileStatus: Hashable, Sendable {
+  package var kind: NodeKind?
+  package var permissions: FilePermissions
+  package var device: UInt64
+  package var inode: UInt64
+  package var linkCount: UInt64
+  package var size: Int64
+  package var modificationTime: FileTime
+  package var changeTime: FileTime
+  package var userID: UInt32
+  package var groupID: UInt32
 
-  init(_ raw: CStat) {
+  package init(_ raw: CStat) {
     switch raw.st_mode & S_IFMT {
     case S_IFREG: kind = .file
     case S_IFDIR: kind = .directory
@@ -157,7 +158,7 @@ struct FileStatus: Hashable, Sendable {
   }
 
   /// Whether `other` is very likely the same file with the same contents: same inode, size and times.
-  func isUnchanged(comparedTo other: FileStatus) -> Bool {
+  package func isUnchanged(comparedTo other: FileStatus) -> Bool {
     kind == other.kind && device == other.device && inode == other.inode && size == other.size
       && modificationTime == other.modificationTime && changeTime == other.changeTime
   }

@@ -3,11 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemPackage
 
 extension PackageNode {
@@ -88,7 +83,7 @@ extension PackageNode {
     let path = origin!.absolutePath
     let fd: CInt
     do {
-      fd = try Syscalls.openFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+      fd = try Syscalls.openFile(path, [.readOnly, .noFollow, .nonBlocking])
     } catch {
       throw onDiskError(error, path: path, action: "open")
     }

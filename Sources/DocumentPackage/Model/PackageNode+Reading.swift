@@ -155,9 +155,3 @@ extension PackageNode {
     }
   }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

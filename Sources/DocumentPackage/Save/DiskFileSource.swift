@@ -5,11 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The contents of a file outside the package, copied in when the package is saved.
 ///
@@ -30,8 +25,7 @@ public final class DiskFileSource: FileContentSource {
   public init(path: FilePath) throws {
     let status: FileStatus
     do { status = try Syscalls.statusFollowing(path) } catch {
-      throw PackageError(
-        error == .noSuchFileOrDirectory ? .noSuchEntry : .io, "cannot open", path: path.string, errno: error)
+      throw PackageError.opening(error, "cannot open", path: path.string)
     }
     guard status.kind == .file else {
       throw PackageError(.notARegularFile, "not a regular file:", path: path.string)
@@ -42,8 +36,8 @@ public final class DiskFileSource: FileContentSource {
 
   /// Opens the file for reading; the caller closes the descriptor.
   func open() throws -> CInt {
-    do { return try Syscalls.openFile(path, O_RDONLY) } catch {
-      throw PackageError(.io, "cannot open", path: path.string, errno: error)
+    do { return try Syscalls.openFile(path, .readOnly) } catch {
+      throw PackageError.io(error, "cannot open", path: path.string)
     }
   }
 

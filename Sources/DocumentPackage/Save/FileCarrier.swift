@@ -1,11 +1,5 @@
 import SystemPackage
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Carries an unchanged file from the old tree into the new one as cheaply as the file system
 /// allows: a hard link (no data moves, inode, mode and mtime kept); where links are refused
 /// (`EXDEV`, `EPERM`, `EMLINK`, `EOPNOTSUPP`), a copy — a `FICLONE` reflink, else

@@ -1,11 +1,5 @@
 import SystemPackage
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A package on disk opened for editing: a lazily loaded ``PackageNode`` tree plus atomic,
 /// incremental, crash-proof saving.
 ///
@@ -173,10 +167,8 @@ public final class PackageDocument {
 
   /// `path` with a symbolic link at its end resolved, so a save replaces the package, not the link.
   static func resolve(_ path: FilePath) -> FilePath {
-    guard (try? Syscalls.statusNoFollow(path))?.kind == .symlink,
-      let resolved = path.withPlatformString({ realpath($0, nil) })
+    guard (try? Syscalls.statusNoFollow(path))?.kind == .symlink, let resolved = Syscalls.resolvingLinks(path)
     else { return path }
-    defer { free(resolved) }
-    return FilePath(platformString: resolved)
+    return resolved
   }
 }

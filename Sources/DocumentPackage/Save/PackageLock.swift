@@ -1,11 +1,5 @@
 import SystemPackage
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// An advisory lock that serializes the writers of one package: an exclusive `flock` on the
 /// file `.NAME.docpkg-lock` beside the package (not inside it, where a save would swap it away).
 ///
@@ -28,14 +22,14 @@ public final class PackageLock {
     let names = try SiblingNames(of: packagePath)
     path = names.path(names.lock)
     do { fd = try Syscalls.openLockFile(path) } catch {
-      throw PackageError(.io, "cannot create lock file", path: path.string, errno: error)
+      throw PackageError.io(error, "cannot create lock file", path: path.string)
     }
     do { try Syscalls.lock(fd, exclusive: true, wait: wait) } catch {
       Syscalls.closeFile(fd)
       if error == .wouldBlock {
         throw PackageError(.locked, "package is being saved by another process:", path: packagePath.string)
       }
-      throw PackageError(.io, "cannot lock", path: path.string, errno: error)
+      throw PackageError.io(error, "cannot lock", path: path.string)
     }
   }
 

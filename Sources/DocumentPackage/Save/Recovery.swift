@@ -1,11 +1,5 @@
 import SystemPackage
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What recovery did to settle an interrupted save; see ``PackageDocument/recover(at:)``.
 public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
   /// What was done, in words.
@@ -34,8 +28,7 @@ enum Recovery {
     }
     func check(_ body: () throws(Errno) -> Void, _ what: String, _ name: RawName) throws {
       do { try body() } catch {
-        throw PackageError(
-          .io, "cannot recover interrupted save: cannot \(what)", path: names.path(name).string, errno: error)
+        throw PackageError.io(error, "cannot recover interrupted save: cannot \(what)", path: names.path(name).string)
       }
     }
     func exists(_ name: RawName) throws -> Bool {

@@ -1,11 +1,4 @@
-import CSystemShims
 import SystemPackage
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The save sequence. The caller holds the lock of `target` and has run recovery.
 ///
@@ -41,8 +34,8 @@ struct Saver {
   }
 
   static func openParent(_ names: SiblingNames) throws -> CInt {
-    do { return try Syscalls.openFile(names.parent, O_RDONLY | O_DIRECTORY) } catch {
-      throw PackageError(.io, "cannot open directory", path: names.parent.string, errno: error)
+    do { return try Syscalls.openFile(names.parent, [.readOnly, .directory]) } catch {
+      throw PackageError.io(error, "cannot open directory", path: names.parent.string)
     }
   }
 
@@ -67,8 +60,8 @@ struct Saver {
     let containerFD: CInt
     do {
       try keepPreviousState()
-      do { containerFD = try Syscalls.openFile(containerPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) } catch {
-        throw PackageError(.io, "cannot open directory", path: containerPath.string, errno: error)
+      do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
+        throw PackageError.io(error, "cannot open directory", path: containerPath.string)
       }
     } catch {
       discardTemporary(parentFD)
@@ -78,7 +71,7 @@ struct Saver {
     let name = node.diskName
     let entry = containerPath.appending(name.string)
     do {
-      try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: DOCPKG_RENAME_EXCHANGE)
+      try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameExchange)
     } catch {
       if error.refusesExchange && node.kind != .directory {
         // A plain rename replaces a file or link atomically. The old one is kept as a hard link at
@@ -90,8 +83,8 @@ struct Saver {
         } catch {
           discardTemporary(parentFD)
           if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
-          throw PackageError(
-            .io, "cannot rename new file into place:", path: entry.string, context: "while saving", errno: error)
+          throw PackageError.io(
+            error, "cannot rename new file into place:", path: entry.string, context: "while saving")
         }
         exchangeUnsupported = true
         do { try syncDirectory(containerFD, containerPath) } catch {
@@ -107,15 +100,14 @@ struct Saver {
         exchangeUnsupported = true
         return false
       }
-      throw PackageError(
-        .io, "cannot exchange new state with", path: entry.string, context: "while saving", errno: error)
+      throw PackageError.io(error, "cannot exchange new state with", path: entry.string, context: "while saving")
     }
     do {
       try syncDirectory(containerFD, containerPath)
       try syncDirectory(parentFD, names.parent)
     } catch {
       // Not durable: put the old state back rather than report a save that may not survive.
-      try? Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: DOCPKG_RENAME_EXCHANGE)
+      try? Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameExchange)
       discardTemporary(parentFD)
       throw error
     }
@@ -133,14 +125,14 @@ struct Saver {
     let exists: Bool
     do { exists = try TreeRemoval.exists(names.package, in: parentFD) } catch {
       discardTemporary(parentFD)
-      throw PackageError(.io, "cannot read status of", path: target.string, errno: error)
+      throw PackageError.io(error, "cannot read status of", path: target.string)
     }
     if !exists {
       do {
         try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, names.package)
       } catch {
         discardTemporary(parentFD)
-        throw PackageError(.io, "cannot rename new package into place:", path: target.string, errno: error)
+        throw PackageError.io(error, "cannot rename new package into place:", path: target.string)
       }
       try syncDirectory(parentFD, names.parent)
     } else {
@@ -152,22 +144,21 @@ struct Saver {
       if !exchangeUnsupported {
         do {
           try Syscalls.rename(
-            from: parentFD, names.temporary, to: parentFD, names.package, flags: DOCPKG_RENAME_EXCHANGE)
+            from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
           exchanged = true
         } catch {
           if error.refusesExchange {
             exchangeUnsupported = true
           } else {
             discardTemporary(parentFD)
-            throw PackageError(
-              .io, "cannot exchange new state with", path: target.string, context: "while saving", errno: error)
+            throw PackageError.io(error, "cannot exchange new state with", path: target.string, context: "while saving")
           }
         }
       }
       if exchanged {
         do { try syncDirectory(parentFD, names.parent) } catch {
           try? Syscalls.rename(
-            from: parentFD, names.temporary, to: parentFD, names.package, flags: DOCPKG_RENAME_EXCHANGE)
+            from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
           discardTemporary(parentFD)
           throw error
         }
@@ -186,7 +177,7 @@ struct Saver {
   /// The fallback when `RENAME_EXCHANGE` is refused; see the type's documentation.
   private func renameInTwoSteps(_ parentFD: CInt) throws {
     func fail(_ what: String, _ name: RawName, _ error: Errno) -> PackageError {
-      PackageError(.io, "cannot \(what)", path: names.path(name).string, context: "while saving", errno: error)
+      PackageError.io(error, "cannot \(what)", path: names.path(name).string, context: "while saving")
     }
     do {
       try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, names.ready)
@@ -224,7 +215,7 @@ struct Saver {
     do {
       try TreeRemoval.remove(names.temporary, in: parentFD)  // a leftover only if recovery was skipped
     } catch {
-      throw PackageError(.io, "cannot remove leftover", path: names.path(names.temporary).string, errno: error)
+      throw PackageError.io(error, "cannot remove leftover", path: names.path(names.temporary).string)
     }
     let builder = TreeBuilder(packagePath: target)
     do {
@@ -248,7 +239,7 @@ struct Saver {
 
   private func syncDirectory(_ fd: CInt, _ path: FilePath) throws {
     do { try Syscalls.synchronize(fd) } catch {
-      throw PackageError(.io, "cannot sync directory", path: path.string, context: "while saving", errno: error)
+      throw PackageError.io(error, "cannot sync directory", path: path.string, context: "while saving")
     }
   }
 

@@ -5,11 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes the saved form of a node (and everything below it) as a new file or tree, carrying
 /// unchanged parts over from disk and writing only what changed:
@@ -55,7 +50,7 @@ final class TreeBuilder {
       // Never listed: carry the directory's contents straight from disk.
       let source = origin.absolutePath
       let sourceFD: CInt
-      do { sourceFD = try Syscalls.openFile(source, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) } catch {
+      do { sourceFD = try Syscalls.openFile(source, [.readOnly, .directory, .noFollow]) } catch {
         throw node.onDiskError(error, path: source, action: "open directory")
       }
       defer { Syscalls.closeFile(sourceFD) }
@@ -119,7 +114,7 @@ final class TreeBuilder {
     else { return false }
     try blob.verify()
     do {
-      try Syscalls.link(from: AT_FDCWD, RawName(path: blob.path), to: dirfd, name)
+      try Syscalls.link(from: currentDirectory, RawName(path: blob.path), to: dirfd, name)
     } catch {
       if error.refusesLink { return false }
       throw failure("link version blob to", path, error)
@@ -149,7 +144,7 @@ final class TreeBuilder {
     let source = origin.absolutePath
     do {
       try FileCarrier.carry(
-        RawName(path: source), from: AT_FDCWD, to: dirfd, as: name, attributes: attributes, sync: &sync)
+        RawName(path: source), from: currentDirectory, to: dirfd, as: name, attributes: attributes, sync: &sync)
     } catch {
       if error == .noSuchFileOrDirectory { throw node.onDiskError(error, path: source, action: "carry over") }
       throw failure("carry over", path, error)
@@ -212,7 +207,7 @@ final class TreeBuilder {
 
   func failure(_ action: String, _ path: String, _ error: Errno) -> PackageError {
     let full = path.isEmpty ? packagePath : packagePath.appending(path)
-    return PackageError(.io, "cannot \(action)", path: full.string, context: "while saving", errno: error)
+    return PackageError.io(error, "cannot \(action)", path: full.string, context: "while saving")
   }
 }
 

@@ -6,11 +6,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// SHA-256 of contents, as 64 lowercase hex digits: the name of a blob in a ``VersionStore``.
 enum ContentHash {

@@ -5,11 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The tree objects of directories already kept, by the directory's device, inode and
 /// modification time (`dirs` in the store), so that keeping a version lists only directories

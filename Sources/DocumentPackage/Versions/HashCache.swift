@@ -5,11 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The SHA-256 of files already hashed, by device, inode, size and modification time, so that
 /// keeping a version re-hashes only files that changed. An append-only log (`hashes`): a torn
@@ -103,7 +98,7 @@ struct HashCache {
     var text = ""
     for (key, hash) in added { text += "\(key.device) \(key.inode) \(key.size) \(key.time.encoded) \(hash)\n" }
     added = []
-    guard let fd = try? Syscalls.openFile(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode: 0o644) else { return }
+    guard let fd = try? Syscalls.openFile(path, [.writeOnly, .create, .append], mode: 0o644) else { return }
     defer { Syscalls.closeFile(fd) }
     let data = Data(text.utf8)
     _ = data.withUnsafeBytes { bytes in try? Syscalls.writeAll(fd, bytes) }

@@ -1,15 +1,9 @@
-import CSystemShims
 import SystemPackage
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Which package a ``VersionStore`` belongs to: the device and inode of the package's root
@@ -55,7 +49,7 @@ struct StoreIdentity: Equatable {
     if let pending { text += "pending \(pending.device) \(pending.inode)\n" }
     let temporary = store.appending("tmp")
     do { try StoreFiles.makeDirectory(temporary) } catch {
-      throw PackageError(.io, "cannot create", path: temporary.string, errno: error)
+      throw PackageError.io(error, "cannot create", path: temporary.string)
     }
     try StoreFiles.writeAtomically(Data(text.utf8), to: store.appending("identity"), temporary: temporary)
   }
@@ -107,12 +101,13 @@ extension VersionStore {
       defer { withExtendedLifetime(lock) {} }
       do {
         try Syscalls.rename(
-          from: AT_FDCWD, RawName(path: candidate), to: AT_FDCWD, RawName(path: names.path(names.versions)),
-          flags: DOCPKG_RENAME_NOREPLACE)
+          from: currentDirectory, RawName(path: candidate), to: currentDirectory,
+          RawName(path: names.path(names.versions)),
+          flags: Syscalls.renameNoReplace)
       } catch .fileExists {
         return  // another process moved it meanwhile
       } catch {
-        throw PackageError(.io, "cannot move version store", path: candidate.string, errno: error)
+        throw PackageError.io(error, "cannot move version store", path: candidate.string)
       }
       return
     }

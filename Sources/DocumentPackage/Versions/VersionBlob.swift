@@ -5,11 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The contents of a file of a stored version: a blob of a ``VersionStore``. Every read checks
 /// the blob's SHA-256, so a blob changed in place (it shares its inode with a package file)
@@ -28,7 +23,7 @@ final class VersionBlob: FileContentSource {
   var path: FilePath { store.objectPath(hash) }
 
   func open() throws -> CInt {
-    do { return try Syscalls.openFile(path, O_RDONLY | O_NOFOLLOW) } catch {
+    do { return try Syscalls.openFile(path, [.readOnly, .noFollow]) } catch {
       throw PackageError(
         error == .noSuchFileOrDirectory ? .corrupt : .io, "cannot open version blob", path: path.string,
         errno: error)

@@ -5,11 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension VersionStore {
   /// Keeps the package as it is on disk now as a new version. Called by a save, under the
@@ -102,7 +97,7 @@ struct ObjectWriter {
       let subdirectories = entries.filter { $0.kind == .directory }.map { (name: $0.name, tree: $0.reference) }
       directories.note(origin.status, DirectoryCache.Entry(tree: hash, size: total, subdirectories: subdirectories))
     }
-    if (try? Syscalls.statusNoFollow(store.objectPath(hash))) == nil {
+    if try !VersionStore.exists(store.objectPath(hash)) {
       try writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
     }
     return (hash, total)
@@ -121,9 +116,8 @@ struct ObjectWriter {
         hash = known
       } else {
         let fd: CInt
-        do { fd = try Syscalls.openFile(location, O_RDONLY | O_NOFOLLOW) } catch {
-          throw PackageError(
-            .io, "cannot open", path: location.string, context: "while keeping a version", errno: error)
+        do { fd = try Syscalls.openFile(location, [.readOnly, .noFollow]) } catch {
+          throw PackageError.io(error, "cannot open", path: location.string, context: "while keeping a version")
         }
         defer { Syscalls.closeFile(fd) }
         hash = try ContentHash.of(fd: fd, path: location)
@@ -133,38 +127,23 @@ struct ObjectWriter {
       return hash
     }
     // Contents in memory or from a source: write them out while hashing.
-    let staging = store.temporaryPath.appending("b\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
-    let fd: CInt
-    do { fd = try Syscalls.openFile(staging, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o444) } catch {
-      throw PackageError(.io, "cannot create", path: staging.string, errno: error)
-    }
+    let blob = try AtomicFile(for: nil, stagingIn: store.temporaryPath, label: "blob", mode: 0o444)
     var hasher = ContentHash.Hasher()
-    do {
-      defer { Syscalls.closeFile(fd) }
-      try node.readContents { chunk in
-        hasher.update(chunk)
-        do throws(Errno) { try Syscalls.writeAll(fd, chunk) } catch {
-          throw PackageError(.io, "cannot write", path: staging.string, errno: error)
-        }
+    try node.readContents { chunk in
+      hasher.update(chunk)
+      do throws(Errno) { try Syscalls.writeAll(blob.fd, chunk) } catch {
+        throw PackageError.io(error, "cannot write", path: blob.temporaryPath)
       }
-      do { try Syscalls.synchronize(fd) } catch {
-        throw PackageError(.io, "cannot sync", path: staging.string, errno: error)
-      }
-    } catch {
-      _ = staging.withPlatformString { unlink($0) }
-      throw error
     }
     let hash = hasher.finalize()
     try makeSubdirectory(hash)
-    do {
-      if (try? Syscalls.statusNoFollow(store.objectPath(hash))) != nil {
-        _ = staging.withPlatformString { unlink($0) }
-      } else {
-        try Syscalls.rename(from: AT_FDCWD, RawName(path: staging), to: AT_FDCWD, RawName(path: store.objectPath(hash)))
-        touched.insert(String(hash.prefix(2)))
-      }
-    } catch {
-      throw PackageError(.io, "cannot rename into place", path: store.objectPath(hash).string, errno: error)
+    let object = store.objectPath(hash)
+    if try VersionStore.exists(object) {
+      blob.discard()
+    } else {
+      // The objects directories touched are synced once, at the end of the version.
+      try blob.commit(to: object, syncDirectory: false)
+      touched.insert(String(hash.prefix(2)))
     }
     return hash
   }
@@ -175,47 +154,36 @@ struct ObjectWriter {
   mutating func link(_ file: FilePath, as hash: String) throws {
     try makeSubdirectory(hash)
     if objectsFD < 0 {
-      do { objectsFD = try Syscalls.openFile(store.objectsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } catch {
-        throw PackageError(.io, "cannot open", path: store.objectsPath.string, errno: error)
+      do { objectsFD = try Syscalls.openFile(store.objectsPath, [.readOnly, .directory]) } catch {
+        throw PackageError.io(error, "cannot open", path: store.objectsPath.string)
       }
     }
     let relative = RawName(String(hash.prefix(2)) + "/" + String(hash.dropFirst(2)))
     do {
-      try Syscalls.link(from: AT_FDCWD, RawName(path: file), to: objectsFD, relative)
+      try Syscalls.link(from: currentDirectory, RawName(path: file), to: objectsFD, relative)
       touched.insert(String(hash.prefix(2)))
     } catch .fileExists {
     } catch  where error.refusesLink {
       let input: CInt
-      do { input = try Syscalls.openFile(file, O_RDONLY | O_NOFOLLOW) } catch {
-        throw PackageError(.io, "cannot open", path: file.string, errno: error)
+      do { input = try Syscalls.openFile(file, [.readOnly, .noFollow]) } catch {
+        throw PackageError.io(error, "cannot open", path: file.string)
       }
       defer { Syscalls.closeFile(input) }
       try writeObject(hash) { fd throws(Errno) in try FileCarrier.copyContents(from: input, to: fd) }
     } catch {
-      throw PackageError(
-        .io, "cannot link", path: file.string, context: "into \(store.objectPath(hash).string)", errno: error)
+      throw PackageError.io(error, "cannot link", path: file.string, context: "into \(store.objectPath(hash).string)")
     }
   }
 
   /// Writes an object through `tmp/` (synced, then renamed in).
   mutating func writeObject(_ hash: String, _ body: (CInt) throws(Errno) -> Void) throws {
     try makeSubdirectory(hash)
-    let staging = store.temporaryPath.appending("o\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
-    do throws(Errno) {
-      let fd = try Syscalls.openFile(staging, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o444)
-      defer { Syscalls.closeFile(fd) }
-      try body(fd)
-      try Syscalls.synchronize(fd)
-    } catch {
-      _ = staging.withPlatformString { unlink($0) }
-      throw PackageError(.io, "cannot write", path: staging.string, errno: error)
+    let object = try AtomicFile(
+      for: store.objectPath(hash), stagingIn: store.temporaryPath, label: "object", mode: 0o444)
+    do throws(Errno) { try body(object.fd) } catch {
+      throw PackageError.io(error, "cannot write", path: store.objectPath(hash))
     }
-    do {
-      try Syscalls.rename(from: AT_FDCWD, RawName(path: staging), to: AT_FDCWD, RawName(path: store.objectPath(hash)))
-    } catch {
-      _ = staging.withPlatformString { unlink($0) }
-      throw PackageError(.io, "cannot rename into place", path: store.objectPath(hash).string, errno: error)
-    }
+    try object.commit(to: store.objectPath(hash), syncDirectory: false)
     touched.insert(String(hash.prefix(2)))
   }
 
@@ -225,7 +193,7 @@ struct ObjectWriter {
     guard !made.contains(name) else { return }
     let directory = store.objectsPath.appending(name)
     do { try StoreFiles.makeDirectory(directory) } catch {
-      throw PackageError(.io, "cannot create", path: directory.string, errno: error)
+      throw PackageError.io(error, "cannot create", path: directory.string)
     }
     made.insert(name)
   }
@@ -239,12 +207,12 @@ struct ObjectWriter {
     for name in touched.sorted() {
       let directory = store.objectsPath.appending(name)
       do { try StoreFiles.syncDirectory(directory) } catch {
-        throw PackageError(.io, "cannot sync", path: directory.string, errno: error)
+        throw PackageError.io(error, "cannot sync", path: directory.string)
       }
     }
     if !touched.isEmpty {
       do { try StoreFiles.syncDirectory(store.objectsPath) } catch {
-        throw PackageError(.io, "cannot sync", path: store.objectsPath.string, errno: error)
+        throw PackageError.io(error, "cannot sync", path: store.objectsPath.string)
       }
     }
     cache.save()

@@ -5,11 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension VersionStore {
   /// Marks the conflict version `id` resolved (it stays listed until removed or pruned).
@@ -67,7 +62,7 @@ extension VersionStore {
     // The directory cache describes the newest version (the package's state when it was kept);
     // if that one goes, its blobs may go too, and directories must be walked again.
     if let newest = try records().last?.version.id, ids.contains(newest) {
-      _ = path.appending("dirs").withPlatformString { unlink($0) }
+      try? Syscalls.unlink(path.appending("dirs"))
     }
     let doomed = Set(ids)
     var doomedRecords: [VersionRecord] = []
@@ -81,13 +76,13 @@ extension VersionStore {
     for record in doomedRecords { collect(tree: record.rootTree, into: &garbage, skipping: reachable) }
     for id in ids {
       let file = versionsPath.appending(String(id))
-      if file.withPlatformString({ unlink($0) }) != 0 && errno != ENOENT {
-        throw PackageError(.io, "cannot remove version", path: file.string, errno: Errno(rawValue: errno))
-      }
+      do { try Syscalls.unlink(file) } catch  where error != .noSuchFileOrDirectory {
+        throw PackageError.io(error, "cannot remove version", path: file)
+      } catch {}
     }
     try? StoreFiles.syncDirectory(versionsPath)
     for hash in garbage.subtracting(reachable) {
-      _ = objectPath(hash).withPlatformString { unlink($0) }
+      try? Syscalls.unlink(objectPath(hash))
     }
   }
 

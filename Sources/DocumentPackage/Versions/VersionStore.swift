@@ -5,11 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The versions of one package: previous states kept by saves and conflict versions kept by
 /// conflicting saves (NSFileVersion's "other" and "unresolved conflict" versions).
@@ -66,7 +61,7 @@ public final class VersionStore {
     self.packagePath = packagePath
     let names = try SiblingNames(of: packagePath)
     path = names.path(names.versions)
-    if (try? Syscalls.statusNoFollow(path)) == nil {
+    if try !Self.exists(path) {
       try Self.findMovedStore(for: packagePath, names: names, lockHeld: lockHeld)
     }
     if checkingIdentity { try checkIdentity() }
@@ -82,7 +77,7 @@ public final class VersionStore {
     defer { withExtendedLifetime(lock) {} }
     let names = try SiblingNames(of: resolved)
     let storePath = names.path(names.versions)
-    guard (try? Syscalls.statusNoFollow(storePath)) != nil else {
+    guard try exists(storePath) else {
       throw PackageError(.noSuchEntry, "no version store", path: storePath.string)
     }
     guard let identity = try? Syscalls.statusNoFollow(resolved) else {
@@ -97,7 +92,12 @@ public final class VersionStore {
   var versionsPath: FilePath { path.appending("versions") }
   var temporaryPath: FilePath { path.appending("tmp") }
   var hashesPath: FilePath { path.appending("hashes") }
-  var exists: Bool { (try? Syscalls.statusNoFollow(path)) != nil }
+  var exists: Bool { (try? Self.exists(path)) ?? false }
+
+  /// Whether anything is at `path`; an error other than "no such file" is thrown, not taken for "absent".
+  static func exists(_ path: FilePath) throws -> Bool {
+    do { return try Syscalls.exists(path) } catch { throw PackageError.io(error, "cannot look at", path: path) }
+  }
 
   func objectPath(_ hash: String) -> FilePath {
     objectsPath.appending(String(hash.prefix(2))).appending(String(hash.dropFirst(2)))
@@ -107,11 +107,11 @@ public final class VersionStore {
   func prepare() throws {
     for directory in [path, objectsPath, versionsPath, temporaryPath] {
       do { try StoreFiles.makeDirectory(directory) } catch {
-        throw PackageError(.io, "cannot create version store directory", path: directory.string, errno: error)
+        throw PackageError.io(error, "cannot create version store directory", path: directory.string)
       }
     }
     for name in (try? StoreFiles.names(in: temporaryPath)) ?? [] {
-      _ = temporaryPath.appending(name).withPlatformString { unlink($0) }
+      try? Syscalls.unlink(temporaryPath.appending(name))
     }
   }
 
@@ -135,10 +135,10 @@ public final class VersionStore {
   public func version(_ id: Int) throws -> PackageVersion { try record(id).version }
 
   func records() throws -> [VersionRecord] {
-    guard exists, (try? Syscalls.statusNoFollow(versionsPath)) != nil else { return [] }
+    guard exists, try Self.exists(versionsPath) else { return [] }
     let names: [String]
     do { names = try StoreFiles.names(in: versionsPath) } catch {
-      throw PackageError(.io, "cannot list versions in", path: versionsPath.string, errno: error)
+      throw PackageError.io(error, "cannot list versions in", path: versionsPath.string)
     }
     return names.compactMap { Int($0) }.sorted().compactMap { id in try? record(id) }
   }

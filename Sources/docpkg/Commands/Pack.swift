@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import DocumentArchive
 import DocumentPackage
@@ -50,7 +45,7 @@ struct Pack: ParsableCommand {
   func run() throws {
     let archiveFormat = format.flatMap(ArchiveFormat.init(rawValue:)) ?? ArchiveFormat(fileName: output)!
     var options = PackOptions(format: archiveFormat, level: level, reproducible: reproducible)
-    if reproducible, let epoch = getenv("SOURCE_DATE_EPOCH").flatMap({ Int64(String(cString: $0)) }) {
+    if reproducible, let epoch = Syscalls.environment("SOURCE_DATE_EPOCH").flatMap({ Int64($0) }) {
       options.fixedModificationTime = epoch
     }
     let root = try PackageOpener.open(package)

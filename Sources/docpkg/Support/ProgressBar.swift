@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import DocumentPackage
 import DocumentArchive
 
 /// A one-line progress bar on standard error, drawn only on a terminal, at most ten times a
@@ -17,7 +13,7 @@ final class ProgressBar {
   /// - Parameter quiet: `--quiet`: never draw.
   init(_ label: String, quiet: Bool) {
     self.label = label
-    enabled = !quiet && isatty(2) == 1
+    enabled = !quiet && Syscalls.isTerminal(2)
   }
 
   func update(_ progress: ArchiveProgress) {
@@ -43,8 +39,10 @@ final class ProgressBar {
   }
 
   private static func now() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    let elapsed = ContinuousClock.now - origin
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
   }
+
+  /// A fixed instant that `now()` counts from.
+  private static let origin = ContinuousClock.now
 }

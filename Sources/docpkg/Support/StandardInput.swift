@@ -1,4 +1,3 @@
-import CSystemShims
 import DocumentPackage
 import SystemPackage
 
@@ -6,11 +5,6 @@ import SystemPackage
 import FoundationEssentials
 #else
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Standard input, for `docpkg put PACKAGE ENTRY -`.
@@ -28,22 +22,15 @@ enum StandardInput {
   /// (`O_TMPFILE`; where that is refused, it is unlinked as soon as it is made), so a crash
   /// leaves nothing behind; `cleanup` closes it.
   static func asFile(spoolingIn directory: FilePath) throws -> (source: DiskFileSource, cleanup: () -> Void) {
-    var status = stat()
-    if fstat(0, &status) == 0, status.st_mode & S_IFMT == S_IFREG, lseek(0, 0, SEEK_CUR) == 0 {
+    if (try? Syscalls.status(of: 0))?.kind == .file, Syscalls.currentOffset(0) == 0 {
       return (try DiskFileSource(path: "/dev/stdin"), {})
     }
     let fd = try openSpoolFile(in: directory)
-    let cleanup = { _ = close(fd) }
+    let cleanup = { Syscalls.closeFile(fd) }
     do {
       try forEachChunk { chunk in
-        var offset = 0
-        while offset < chunk.count {
-          let written = write(fd, chunk.baseAddress! + offset, chunk.count - offset)
-          if written < 0 {
-            if errno == EINTR { continue }
-            throw PackageError(.io, "cannot spool standard input in", path: directory.string, errno: Errno(rawValue: errno))
-          }
-          offset += written
+        do throws(Errno) { try Syscalls.writeAll(fd, chunk) } catch {
+          throw PackageError.io(error, "cannot spool standard input in", path: directory)
         }
       }
       return (try DiskFileSource(path: FilePath("/dev/fd/\(fd)")), cleanup)
@@ -55,32 +42,22 @@ enum StandardInput {
 
   /// An unnamed file in `directory`, open for reading and writing.
   private static func openSpoolFile(in directory: FilePath) throws -> CInt {
-    if DOCPKG_O_TMPFILE != 0 {
-      let unnamed = directory.withPlatformString { open($0, DOCPKG_O_TMPFILE | O_RDWR | O_CLOEXEC, 0o600) }
-      if unnamed >= 0 { return unnamed }
+    if !OpenOptions.unnamedTemporary.isEmpty,
+      let unnamed = try? Syscalls.openFile(directory, [.unnamedTemporary, .readWrite], mode: 0o600)
+    {
+      return unnamed
     }
-    let name = directory.appending(".docpkg-stdin-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-    let fd = name.withPlatformString { open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-    guard fd >= 0 else {
-      throw PackageError(.io, "cannot create a spool file for standard input in", path: directory.string,
-                         errno: Errno(rawValue: errno))
+    let name = directory.appending(TemporaryName.make("stdin"))
+    let fd: CInt
+    do { fd = try Syscalls.openFile(name, [.readWrite, .create, .exclusive], mode: 0o600) } catch {
+      throw PackageError.io(error, "cannot create a spool file for standard input in", path: directory)
     }
-    _ = name.withPlatformString { unlink($0) }
+    try? Syscalls.unlink(name)
     return fd
   }
 
   /// Reads standard input to its end in chunks of 1 MiB.
   private static func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-    defer { buffer.deallocate() }
-    while true {
-      let count = read(0, buffer.baseAddress, buffer.count)
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw PackageError(.io, "cannot read", path: "standard input", errno: Errno(rawValue: errno))
-      }
-      if count == 0 { return }
-      try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-    }
+    try Syscalls.readChunks(0, path: "standard input", body)
   }
 }

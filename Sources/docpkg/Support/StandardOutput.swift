@@ -1,14 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import DocumentPackage
 
 /// Buffered standard output: the CLI writes a line per entry of a 100,000-file package, so
 /// writes are gathered into 64 KiB blocks instead of one `write` each, and copied with `memcpy`.
-/// libc's `write`, which the `write` methods below would otherwise shadow.
-private func systemWrite(_ fd: CInt, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }
-
 final class StandardOutput {
   nonisolated(unsafe) static let shared = StandardOutput(fd: 1)
 
@@ -24,7 +17,7 @@ final class StandardOutput {
   deinit { buffer.deallocate() }
 
   /// Whether the output is a terminal (colors, progress bars).
-  var isTerminal: Bool { isatty(fd) == 1 }
+  var isTerminal: Bool { Syscalls.isTerminal(fd) }
 
   func write(_ text: StaticString) {
     write(bytes: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
@@ -54,14 +47,14 @@ final class StandardOutput {
   private func writeAll(_ bytes: UnsafeRawBufferPointer) {
     var offset = 0
     while offset < bytes.count {
-      let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
-      if n < 0 {
-        if errno == EINTR { continue }
-        if errno == EPIPE { exit(0) }  // the reader went away (`docpkg cat ... | head`): stop quietly
-        StandardError.write("docpkg: error: cannot write to standard output: \(String(cString: strerror(errno)))\n")
-        exit(1)
+      switch Syscalls.writeOnce(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+      case .success(let n): offset += n
+      case .failure(.interrupted): continue
+      case .failure(.brokenPipe): Syscalls.exitProcess(0)  // the reader went away (`docpkg cat ... | head`): stop quietly
+      case .failure(let error):
+        StandardError.write("docpkg: error: cannot write to standard output: \(error.description)\n")
+        Syscalls.exitProcess(1)
       }
-      offset += n
     }
   }
 }
@@ -69,6 +62,6 @@ final class StandardOutput {
 enum StandardError {
   static func write(_ text: String) {
     var text = text
-    text.withUTF8 { bytes in _ = systemWrite(2, bytes.baseAddress, bytes.count) }
+    text.withUTF8 { bytes in _ = Syscalls.writeOnce(2, UnsafeRawBufferPointer(bytes)) }
   }
 }

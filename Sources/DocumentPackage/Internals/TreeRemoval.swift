@@ -7,12 +7,12 @@ import Darwin
 #endif
 
 /// Removes a file or directory tree with `unlinkat`, relative to directory descriptors.
-enum TreeRemoval {
+package enum TreeRemoval {
   /// Removes `name` in `dirfd`, whatever it is (`isDirectory` when known, to skip trying `unlink`);
   /// nothing there is not an error.
   /// Directories without write or search permission for the owner are given it first.
   /// - Throws: `Errno` of the first failure.
-  static func remove(_ name: RawName, in dirfd: CInt, isDirectory: Bool = false) throws(Errno) {
+  package static func remove(_ name: RawName, in dirfd: CInt, isDirectory: Bool = false) throws(Errno) {
     if !isDirectory {
       do {
         try Syscalls.unlink(in: dirfd, name, directory: false)
@@ -42,7 +42,7 @@ enum TreeRemoval {
   }
 
   /// Whether anything (even a dangling link) is at `name` in `dirfd`.
-  static func exists(_ name: RawName, in dirfd: CInt) throws(Errno) -> Bool {
+  package static func exists(_ name: RawName, in dirfd: CInt) throws(Errno) -> Bool {
     do {
       _ = try Syscalls.status(in: dirfd, name)
       return true

@@ -1,0 +1,88 @@
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The process, its environment and its terminal: what the CLI and the unpacker ask the system.
+extension Syscalls {
+  /// This process's id.
+  package static var processID: Int32 { Int32(getpid()) }
+
+  /// The number of processors online (at least 1).
+  package static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+  /// The process's file mode creation mask (read without changing it for good).
+  package static var processUmask: CInterop.Mode {
+    let mask = umask(0o022)
+    umask(mask)
+    return mask
+  }
+
+  /// The current time in whole seconds since 1970.
+  package static var currentTime: Int { time(nil) }
+
+  /// The value of the environment variable `name`, if set.
+  package static func environment(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+  }
+
+  /// Makes the C library's character type (`LC_CTYPE`, only that category) UTF-8 if it is not:
+  /// libarchive converts names with the multibyte functions, and in the "C" locale a non-ASCII
+  /// name comes back nil. Returns whether a UTF-8 `LC_CTYPE` is in effect.
+  package static func useUTF8CharacterType() -> Bool {
+    if let current = setlocale(LC_CTYPE, nil).map({ String(cString: $0) }),
+      current.uppercased().contains("UTF-8") || current.uppercased().contains("UTF8")
+    {
+      return true
+    }
+    for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8"] where setlocale(LC_CTYPE, name) != nil { return true }
+    return false
+  }
+
+  /// Whether `fd` is a terminal.
+  package static func isTerminal(_ fd: CInt) -> Bool { isatty(fd) == 1 }
+
+  /// Writes as much of `bytes` to `fd` as one `write` takes; the count, or the `Errno` (EINTR included).
+  package static func writeOnce(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+    let n = systemWrite(fd, bytes.baseAddress, bytes.count)
+    return n < 0 ? .failure(currentErrno) : .success(n)
+  }
+
+  /// Ends the process at once with `status` (libc's `exit`).
+  package static func exitProcess(_ status: Int32) -> Never { exit(status) }
+
+  /// `path` with every symbolic link and `.`/`..` resolved (`realpath`), or nil if that fails.
+  package static func resolvingLinks(_ path: FilePath) -> FilePath? {
+    guard let resolved = path.withPlatformString({ realpath($0, nil) }) else { return nil }
+    defer { free(resolved) }
+    return FilePath(platformString: resolved)
+  }
+}
+
+/// libc's `write`, which methods named `write` would otherwise shadow.
+private func systemWrite(_ fd: CInt, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }
+
+/// A mutual-exclusion lock for code that cannot use `Mutex` (macOS 13): a `pthread_mutex_t`
+/// that lives as long as the lock.
+package final class SystemLock: @unchecked Sendable {
+  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+  package init() { pthread_mutex_init(mutex, nil) }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  /// Runs `body` holding the lock.
+  package func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body()
+  }
+}
