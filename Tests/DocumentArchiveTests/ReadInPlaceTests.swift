@@ -123,4 +123,25 @@ struct ReadInPlaceTests {
     #expect(!bindings.isEmpty, "libarchive never called crc32")
     #expect(bindings.allSatisfy { !$0.contains("libz.so") }, "\(bindings)")
   }
+
+  @Test(
+    "reading in place and unpacking refuse the same entries with the same error",
+    arguments: [
+      "duplicate.zip", "directory-replaced-by-symlink.tar", "file-then-directory.tar", "write-through-symlink.tar",
+      "device.tar", "fifo.tar", "hardlink-dotdot.tar", "dotdot.zip", "non-utf8.tar",
+    ])
+  func readingAndUnpackingAgree(archiveName: String) throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    let name = String(archiveName.split(separator: ".")[0])
+    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, name])
+    let archive = FilePath(archives + "/" + archiveName)
+    let destination = try temp.makeDirectory("dest")
+    var reading: PackageError?
+    do { _ = try ArchivePackage.open(archive) } catch let error as PackageError { reading = error }
+    var unpacking: PackageError?
+    do { try ArchiveUnpacker.unpack(archive, into: FilePath(destination)) } catch let error as PackageError { unpacking = error }
+    // One walk judges the entries for both: same code, same entry, same reason.
+    #expect(reading != nil && reading == unpacking, "reading: \(String(describing: reading)); unpacking: \(String(describing: unpacking))")
+  }
 }

@@ -15,8 +15,9 @@ public enum ArchivePackage {
   ///
   /// The root is the archive's top-level directory when it has exactly one; otherwise (several
   /// top-level entries, or a document zip such as an ODF or EPUB file) a directory named after the
-  /// archive that holds them. Names are checked as ``ArchiveUnpacker`` checks them; devices and
-  /// FIFOs are refused; a hard link reads its target's contents.
+  /// archive that holds them. Entries are judged by the same rules as ``ArchiveUnpacker`` judges
+  /// them (unsafe names, duplicates, entries below links or files, devices and FIFOs, hard links
+  /// not to an earlier file are refused, with the same error codes); a hard link reads its target's contents.
   /// - Parameter unwrappingSingleDirectory: Return the single top-level directory as the root
   ///   (the default: a packed package). `false` always returns a root named after the archive
   ///   that holds the top-level entries (a zip nested in a package, such as iWork's `Index.zip`).
@@ -25,76 +26,68 @@ public enum ArchivePackage {
   /// - Complexity: O(*n*) for *n* entries to open; reading all files in archive order is O(archive size).
   public static func open(_ path: FilePath, unwrappingSingleDirectory: Bool = true) throws -> PackageNode {
     let reader = try ArchiveReader(path: path.string)
+    var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: nil)
     let cursor = ArchiveCursor(path: path.string, format: reader.format)
-    let holder = try PackageNode(directoryWithChildren: [:], preferredName: ArchiveUnpacker.documentFolderName(for: path))
-    var directories: [String: PackageNode] = ["": holder]
-    var files: [String: (index: Int, size: Int64)] = [:]
-    var explicit: Set<String> = []
-    var index = -1
-
-    func directory(_ components: ArraySlice<String>, header: EntryHeader) throws -> PackageNode {
-      let key = components.joined(separator: "/")
-      if let node = directories[key] { return node }
-      let parent = try directory(components.dropLast(), header: header)
-      if try parent.child(named: components.last!) != nil {
-        throw refuse(header, "'\(key)' is not a directory", archive: path.string)
-      }
-      let node = try PackageNode(directoryWithChildren: [:])
-      try parent.replaceChild(named: components.last!, with: node)
-      directories[key] = node
-      return node
-    }
-
-    while let header = try reader.next() {
-      index += 1
-      cursor.names.append(header.displayName)
-      let components = try EntryPolicy.components(of: header, archive: path.string)
-      let key = components.joined(separator: "/")
-      let parent = try directory(components.dropLast(), header: header)
-      let name = components.last!
-      if header.kind == .directory, directories[key] != nil, !explicit.contains(key) {
-        // Described after entries below it.
-      } else if try parent.child(named: name) != nil {
-        throw refuse(header, "a second entry has the same path", archive: path.string)
-      }
-      let node: PackageNode
-      switch header.kind {
-      case .special(let what):
-        throw refuse(header, "it is a \(what); only files, directories and links are read", archive: path.string)
-      case .directory:
-        node = try directory(components[...], header: header)
-        explicit.insert(key)
-      case .symlink:
-        node = PackageNode(symbolicLinkWithDestination: header.linkTarget ?? "")
-        try parent.replaceChild(named: name, with: node)
-      case .hardlink:
-        guard let target = header.linkTarget, let file = files[target] else {
-          throw refuse(header, "it is a hard link to '\(header.linkTarget ?? "")', which is not a file before it", archive: path.string)
-        }
-        node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: file.index, size: file.size))
-        try parent.replaceChild(named: name, with: node)
-        files[key] = file
-      case .file:
-        let size = header.size ?? 0
-        node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: index, size: size))
-        try parent.replaceChild(named: name, with: node)
-        files[key] = (index, size)
-      }
-      node.permissions = FilePermissions(rawValue: CInterop.Mode(header.kind == .symlink ? 0o777 : header.mode & 0o7777))
-      if let time = header.modificationTime { node.modificationTime = time }
+    let holder = try PackageNode(
+      directoryWithChildren: [:], preferredName: ArchiveUnpacker.documentFolderName(for: path))
+    var builder = ArchiveTreeBuilder(root: holder)
+    while let entry = try walk.next() {
+      cursor.names.append(entry.header.displayName)
+      try builder.add(entry, try entry.accepted(), cursor: cursor)
     }
     // One top-level directory: that is the package.
     let top = try holder.sortedChildren()
-    let isDocument = cursor.names.first == "mimetype"
-    if unwrappingSingleDirectory, top.count == 1, top[0].kind == .directory, !isDocument {
+    if unwrappingSingleDirectory, top.count == 1, top[0].kind == .directory, !walk.isDocument {
       let package = top[0]
       try holder.removeChild(package)
       return package
     }
     return holder
   }
+}
 
-  private static func refuse(_ header: EntryHeader, _ reason: String, archive: String) -> PackageError {
-    PackageError(.corrupt, "refusing entry", path: header.displayName, context: "in '\(archive)': \(reason)")
+/// Builds a ``PackageNode`` tree from the accepted entries of an ``ArchiveWalk``: the reading-in-place
+/// consumer of the walk (``Extractor`` is the one that writes to disk).
+private struct ArchiveTreeBuilder {
+  private var directories: [String: PackageNode]
+  /// Files by path, for hard links: their entry's index and size.
+  private var files: [String: (index: Int, size: Int64)] = [:]
+
+  init(root: PackageNode) { directories = ["": root] }
+
+  /// The directory at `components`, creating it (and those above it) if needed.
+  private mutating func directory(_ components: ArraySlice<String>) throws -> PackageNode {
+    let key = components.joined(separator: "/")
+    if let node = directories[key] { return node }
+    let parent = try directory(components.dropLast())
+    let node = try PackageNode(directoryWithChildren: [:])
+    try parent.replaceChild(named: components.last!, with: node)
+    directories[key] = node
+    return node
+  }
+
+  mutating func add(_ entry: WalkedEntry, _ content: WalkedEntry.Content, cursor: ArchiveCursor) throws {
+    let components = entry.components
+    let header = entry.header
+    let node: PackageNode
+    switch content {
+    case .directory:
+      node = try directory(components[...])
+    case .symbolicLink(let destination):
+      node = PackageNode(symbolicLinkWithDestination: destination)
+      try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
+    case .hardLink(let target):
+      let file = files[target.joined(separator: "/")]!  // the walk accepts links to files accepted before
+      node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: file.index, size: file.size))
+      try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
+      files[entry.path] = file
+    case .file:
+      let size = header.size ?? 0
+      node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: entry.index, size: size))
+      try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
+      files[entry.path] = (entry.index, size)
+    }
+    node.permissions = FilePermissions(rawValue: CInterop.Mode(header.kind == .symlink ? 0o777 : header.mode & 0o7777))
+    if let time = header.modificationTime { node.modificationTime = time }
   }
 }

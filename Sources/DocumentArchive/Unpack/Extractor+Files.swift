@@ -1,0 +1,82 @@
+import DocumentPackage
+import SystemPackage
+
+// Regular files: large ones streamed through the StreamWriter, small ones read for the writer pool,
+// both checked against their declared size and the unpack limits.
+extension Extractor {
+  /// Streams a large file: this thread inflates, ``StreamWriter`` writes.
+  func writeFile(_ header: EntryHeader, name: String, in parent: CInt, path: String) throws {
+    let fd: CInt
+    do { fd = try Syscalls.createFile(in: parent, RawName(name)) } catch {
+      throw PackageError.io(error, "cannot create", path: path, context: "in '\(archive)'")
+    }
+    let file = OpenFile(fd: fd, path: path)
+    var written: Int64 = 0
+    func zeros(_ count: Int64) throws {
+      // A hole in a sparse tar entry.
+      try checkLimits(adding: count, header)
+      let block = [UInt8](repeating: 0, count: Int(min(count, 1 << 20)))
+      var left = count
+      while left > 0 {
+        let n = Int(min(left, Int64(block.count)))
+        try block.withUnsafeBytes { try streamWriter.append(UnsafeRawBufferPointer(rebasing: $0[..<n]), to: file) }
+        left -= Int64(n)
+      }
+      written += count
+    }
+    try reader.readData { block, offset in
+      if offset > written { try zeros(offset - written) }
+      try checkLimits(adding: Int64(block.count), header)
+      try streamWriter.append(block, to: file)
+      written += Int64(block.count)
+    }
+    if let size = header.size, written != size {
+      if written < size, reader.format.isTar {
+        try zeros(size - written)  // a sparse tar entry ending in a hole
+      } else {
+        throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(written)")
+      }
+    }
+    streamWriter.finish(file, mode: CInterop.Mode(header.mode & 0o777), time: header.modificationTime)
+  }
+
+  func checkLimits(adding count: Int64, _ header: EntryHeader) throws {
+    totalBytes += count
+    if totalBytes > limits.maxTotalSize {
+      throw PackageError(
+        .limitExceeded, "archive expands to more than \(limits.maxTotalSize) bytes:", path: archive,
+        context: "(at entry '\(header.displayName)'; raise the limit to allow it)")
+    }
+    if totalBytes > UnpackLimits.ratioGrace,
+      Double(totalBytes) > limits.maxCompressionRatio * Double(max(reader.archiveSize, 1))
+    {
+      throw PackageError(
+        .limitExceeded, "archive expands more than \(Int(limits.maxCompressionRatio)) times its size:",
+        path: archive, context: "(at entry '\(header.displayName)'; a zip bomb? raise the limit to allow it)")
+    }
+  }
+
+  /// A small file's contents, checked against its declared size and the limits.
+  func readSmallFile(_ header: EntryHeader, size: Int64) throws -> [UInt8] {
+    var data: [UInt8] = []
+    data.reserveCapacity(Int(size))
+    try reader.readData { block, offset in
+      if offset > Int64(data.count) {
+        try checkLimits(adding: offset - Int64(data.count), header)
+        data.append(contentsOf: repeatElement(0, count: Int(offset) - data.count))
+      }
+      try checkLimits(adding: Int64(block.count), header)
+      guard data.count + block.count <= Int(size) else {
+        throw refuse(.corrupt, header, "its data is longer than the \(size) bytes its header says")
+      }
+      data.append(contentsOf: block)
+    }
+    if data.count < Int(size) {
+      guard reader.format.isTar else {
+        throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(data.count)")
+      }
+      data.append(contentsOf: repeatElement(0, count: Int(size) - data.count))  // a sparse tar entry ending in a hole
+    }
+    return data
+  }
+}

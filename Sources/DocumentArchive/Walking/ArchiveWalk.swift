@@ -1,0 +1,128 @@
+import DocumentPackage
+
+/// The one policy for walking an archive's entries, shared by reading in place and unpacking.
+///
+/// It reads each header and judges the entry, yielding a ``WalkedEntry`` with a verdict rather
+/// than throwing at the first bad one (a listing can show refused entries too). The rules:
+/// - names must pass ``EntryPolicy`` (UTF-8, relative, no `..`, no control characters, not too long);
+/// - a directory is implied by the entries below it, and may be described later (once);
+/// - no entry may share a path with an earlier one, or sit below a symbolic link or a file;
+/// - a hard link must point (by a safe path) at a file accepted before it;
+/// - devices, FIFOs and sockets are refused, as are symbolic links without a destination;
+/// - a document zip (ODF, EPUB: a file `mimetype` first) is wrapped in a folder named after it,
+///   when the walk is asked to.
+///
+/// A refused entry leaves the walk's state as it was. Only a damaged archive (a header libarchive
+/// cannot read) ends the walk with a thrown error.
+struct ArchiveWalk {
+  let reader: ArchiveReader
+  /// The folder to wrap a document zip's entries in, or `nil` to leave them at the root.
+  private let documentFolder: String?
+  /// Whether the first entry is a file named `mimetype` (ODF, EPUB).
+  private(set) var isDocument = false
+  /// Prefix of every path (the document folder, once the first entry said so).
+  private var prefix: [String] = []
+  private var index = -1
+
+  private enum Seen { case file, directory(explicit: Bool), symlink }
+  private var seen: [String: Seen] = [:]
+  /// The parent path whose ancestors were checked last: entries of one directory usually come together.
+  private var lastCheckedParent: String?
+
+  init(reader: ArchiveReader, wrappingDocumentIn documentFolder: String?) {
+    self.reader = reader
+    self.documentFolder = documentFolder
+  }
+
+  private var archive: String { reader.path }
+
+  /// The next entry and its verdict, or `nil` at the end.
+  /// - Throws: ``PackageError`` (code `corrupt` or `io`) if the archive cannot be read.
+  mutating func next() throws -> WalkedEntry? {
+    guard let header = try reader.next() else { return nil }
+    index += 1
+    var components: [String]
+    do { components = try EntryPolicy.components(of: header, archive: archive) } catch let error as PackageError {
+      return WalkedEntry(header: header, index: index, components: [], verdict: .refused(error))
+    }
+    if index == 0, components == ["mimetype"], header.kind == .file {
+      isDocument = true
+      if let documentFolder { prefix = [documentFolder] }
+    }
+    components = prefix + components
+    let verdict: WalkedEntry.Verdict
+    do { verdict = .accepted(try judge(header, components)) } catch let error as PackageError {
+      verdict = .refused(error)
+    }
+    return WalkedEntry(header: header, index: index, components: components, verdict: verdict)
+  }
+
+  private func refuse(_ code: PackageError.Code, _ header: EntryHeader, _ reason: String) -> PackageError {
+    PackageError(code, "refusing unsafe entry", path: header.displayName, context: "in '\(archive)': \(reason)")
+  }
+
+  /// Checks one entry against the entries before it, and records it if accepted.
+  private mutating func judge(_ header: EntryHeader, _ components: [String]) throws -> WalkedEntry.Content {
+    let path = components.joined(separator: "/")
+    let parentPath =
+      components.count > 1 ? String(path.utf8.prefix(path.utf8.count - components.last!.utf8.count - 1))! : ""
+    let newParent = parentPath != lastCheckedParent
+    if newParent {
+      var ancestor = ""
+      for component in components.dropLast() {
+        ancestor = ancestor.isEmpty ? component : ancestor + "/" + component
+        switch seen[ancestor] {
+        case .symlink?:
+          throw refuse(.invalidArgument, header, "it would be written through the symbolic link '\(ancestor)'")
+        case .file?: throw refuse(.invalidArgument, header, "'\(ancestor)' is a file, not a directory")
+        default: break
+        }
+      }
+    }
+    if let previous = seen[path] {
+      guard case .directory(let explicit) = previous, !explicit, header.kind == .directory else {
+        throw refuse(.corrupt, header, "a second entry has the same path")
+      }
+      // A directory implied by earlier entries, now described: fine.
+    }
+    let content: WalkedEntry.Content
+    switch header.kind {
+    case .special(let what):
+      throw refuse(.unsupported, header, "it is a \(what); only files, directories and links are accepted")
+    case .directory:
+      content = .directory
+    case .symlink:
+      guard let destination = header.linkTarget, !destination.isEmpty else {
+        throw refuse(.corrupt, header, "the symbolic link has no destination")
+      }
+      content = .symbolicLink(destination: destination)
+    case .hardlink:
+      guard let target = header.linkTarget else { throw refuse(.corrupt, header, "the hard link has no target") }
+      try EntryPolicy.validate(target) { code, reason in
+        refuse(code, header, "its hard link target is unsafe (\(reason))")
+      }
+      let targetComponents = prefix + target.split(separator: "/").map(String.init).filter { $0 != "." }
+      guard case .file? = seen[targetComponents.joined(separator: "/")] else {
+        throw refuse(.invalidArgument, header, "it is a hard link to '\(target)', which is not a file before it")
+      }
+      content = .hardLink(target: targetComponents)
+    case .file:
+      content = .file
+    }
+    // Accepted: record it and the directories it implies.
+    if newParent {
+      lastCheckedParent = parentPath
+      var ancestor = ""
+      for component in components.dropLast() {
+        ancestor = ancestor.isEmpty ? component : ancestor + "/" + component
+        if seen[ancestor] == nil { seen[ancestor] = .directory(explicit: false) }
+      }
+    }
+    switch content {
+    case .file, .hardLink: seen[path] = .file
+    case .directory: seen[path] = .directory(explicit: true)
+    case .symbolicLink: seen[path] = .symlink
+    }
+    return content
+  }
+}
