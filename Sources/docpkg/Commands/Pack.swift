@@ -1,12 +1,13 @@
+import ArgumentParser
+import DocumentArchive
+import DocumentPackage
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ArgumentParser
-import DocumentArchive
-import DocumentPackage
-import SystemPackage
 
 /// `docpkg pack PACKAGE -o OUT`: the package as a zip or tar archive.
 struct Pack: ParsableCommand {
@@ -35,8 +36,8 @@ struct Pack: ParsableCommand {
   @Flag(help: "Byte-identical output for identical input.")
   var reproducible = false
 
-  @Flag(help: "No progress bar.")
-  var quiet = false
+  @OptionGroup var quietOption: QuietOption
+  private var quiet: Bool { quietOption.quiet }
 
   func validate() throws {
     if let format, ArchiveFormat(rawValue: format) == nil {
@@ -53,7 +54,7 @@ struct Pack: ParsableCommand {
     if reproducible, let epoch = getenv("SOURCE_DATE_EPOCH").flatMap({ Int64(String(cString: $0)) }) {
       options.fixedModificationTime = epoch
     }
-    let root = try PackageOpener.open(package)
+    let root = try openPackage(package)
     let bar = ProgressBar("packing", quiet: quiet)
     defer { bar.finish() }
     try ArchivePacker.pack(root, to: FilePath(output), options: options) { bar.update($0) }
