@@ -25,8 +25,8 @@ test: setup
 
 ## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts (minutes).
 crash-test: build
-	python3 Scripts/crash-test.py --errors --concurrency 100
-	python3 Scripts/crash-test.py --fallback --errors
+	python3 Tests/Scripts/crash-test.py --errors --concurrency 100
+	python3 Tests/Scripts/crash-test.py --fallback --errors
 
 ## Generates the benchmark corpora and compares docpkg with its peers (takes minutes).
 bench: release
