@@ -3,7 +3,7 @@ SWIFT ?= swift
 DOCPKG := .build/release/docpkg
 DEMO_DIR := $(or $(TMPDIR),/tmp)/docpkg-demo
 
-.PHONY: setup build release demo test crash-test bench clean
+.PHONY: setup build release demo test format format-check crash-test bench clean
 
 setup:
 	@Scripts/setup.sh
@@ -22,6 +22,14 @@ demo: release
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## Formats the Swift sources with swift-format and the committed .swift-format.
+format:
+	@Scripts/format.sh
+
+## Fails if swift-format would change any Swift source (CI runs it).
+format-check:
+	@Scripts/format.sh --check
 
 ## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts (minutes).
 crash-test: build
