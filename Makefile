@@ -3,7 +3,7 @@ SWIFT ?= swift
 DOCPKG := .build/release/docpkg
 DEMO_DIR := $(or $(TMPDIR),/tmp)/docpkg-demo
 
-.PHONY: setup build release demo test crash-test bench clean
+.PHONY: setup build release demo test format format-check crash-test bench clean
 
 setup:
 	@Scripts/setup.sh
@@ -25,10 +25,18 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+## Formats the Swift sources with swift-format and the committed .swift-format.
+format:
+	@Scripts/format.sh
+
+## Fails if swift-format would change any Swift source (CI runs it).
+format-check:
+	@Scripts/format.sh --check
+
 ## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts (minutes).
 crash-test: build
-	python3 Scripts/crash-test.py --errors --concurrency 100
-	python3 Scripts/crash-test.py --fallback --errors
+	python3 Tests/Scripts/crash-test.py --errors --concurrency 100
+	python3 Tests/Scripts/crash-test.py --fallback --errors
 
 ## Generates the benchmark corpora and compares docpkg with its peers (takes minutes).
 bench: release

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
-/// Archives built to attack the extractor, made at test time by `Scripts/make-hostile-archives.py`.
+/// Archives built to attack the extractor, made at test time by `Tests/Scripts/make-hostile-archives.py`.
 /// Each must be refused with an error naming the entry, write nothing outside DESTDIR, and leave
 /// nothing in DESTDIR.
 @Suite("hostile archives")
@@ -19,7 +19,8 @@ struct HostileArchiveTests {
     Case(archive: "dotdot-nested.tar", expected: ["'pkg/../../evil.txt'", "goes up with '..'"]),
     Case(archive: "absolute.tar", expected: ["outside/evil.txt'", "absolute"]),
     Case(archive: "backslash.zip", expected: ["evil.txt'", "goes up with '..'"]),
-    Case(archive: "write-through-symlink.tar", expected: ["'pkg/out/evil.txt'", "through the symbolic link 'pkg/out'"]),
+    Case(
+      archive: "write-through-symlink.tar", expected: ["'pkg/out/evil.txt'", "through the symbolic link 'pkg/out'"]),
     Case(archive: "write-through-inner-symlink.tar", expected: ["'pkg/link/evil.txt'", "through the symbolic link"]),
     Case(archive: "symlink-escape.zip", expected: ["'pkg/escape'", "outside the package"]),
     Case(archive: "symlink-absolute.tar", expected: ["'pkg/abs'", "absolute"]),
@@ -48,13 +49,16 @@ struct HostileArchiveTests {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
     let name = String(test.archive.split(separator: ".")[0])
-    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, name])
+    try Shell.run(
+      "python3",
+      [Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives, name])
     // Deep enough that `../evil.txt` and `../../evil.txt` land inside the temp folder, where we look for them.
     let destination = try temp.makeDirectory("a/b/c/dest")
     let result = try Shell.docpkg(["unpack", archives + "/" + test.archive, "-o", destination] + test.flags)
     #expect(result.status == 1)
     let message = result.standardError
-    #expect(message.hasPrefix("docpkg: error: ") && message.hasSuffix("\n") && message.dropLast().contains("\n") == false)
+    #expect(
+      message.hasPrefix("docpkg: error: ") && message.hasSuffix("\n") && message.dropLast().contains("\n") == false)
     for fragment in test.expected { #expect(message.contains(fragment), "\(message)") }
     #expect(entries(below: destination).isEmpty, "left behind: \(entries(below: destination))")
     #expect(entries(below: temp.path).filter { $0.hasSuffix("evil.txt") }.isEmpty)
@@ -65,7 +69,12 @@ struct HostileArchiveTests {
   func setIDBitsStripped() throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
-    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, "setuid"])
+    try Shell.run(
+      "python3",
+      [
+        Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives,
+        "setuid",
+      ])
     let destination = try temp.makeDirectory("dest")
     try Shell.docpkgChecked(["unpack", archives + "/setuid.tar", "-o", destination])
     let mode = try FileManager.default.attributesOfItem(atPath: destination + "/pkg/tool")[.posixPermissions] as! Int
@@ -76,7 +85,12 @@ struct HostileArchiveTests {
   func raisedLimit() throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
-    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, "bomb-count"])
+    try Shell.run(
+      "python3",
+      [
+        Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives,
+        "bomb-count",
+      ])
     let destination = try temp.makeDirectory("dest")
     try Shell.docpkgChecked(["unpack", archives + "/bomb-count.tar", "-o", destination, "--max-entries", "100"])
     #expect(entries(below: destination + "/pkg").count == 50)

@@ -1,10 +1,11 @@
-@testable import DocumentArchive
 import CArchive
-@testable import DocumentPackage
 import Foundation
 import SystemPackage
-import Testing
 import TestSupport
+import Testing
+
+@testable import DocumentArchive
+@testable import DocumentPackage
 
 @Suite("reading archives in place")
 struct ReadInPlaceTests {
@@ -40,9 +41,14 @@ struct ReadInPlaceTests {
   @Test("reading every file in walk order is one pass over one open archive; other orders are still right")
   func onePass() throws {
     let temp = try TemporaryDirectory()
-    for index in 0..<300 { try temp.write("Many.pkg/d\(index % 7)/f\(index).txt", "file \(index)\n" + String(repeating: "x", count: index * 50)) }
+    for index in 0..<300 {
+      try temp.write(
+        "Many.pkg/d\(index % 7)/f\(index).txt", "file \(index)\n" + String(repeating: "x", count: index * 50))
+    }
     let archive = FilePath(temp.appending("many.zip"))
-    try ArchivePacker.pack(try PackageNode(contentsOf: FilePath(temp.appending("Many.pkg"))), to: archive, options: PackOptions(format: .zip))
+    try ArchivePacker.pack(
+      try PackageNode(contentsOf: FilePath(temp.appending("Many.pkg"))), to: archive, options: PackOptions(format: .zip)
+    )
     let root = try ArchivePackage.open(archive)
     var files: [(String, PackageNode)] = []
     try root.walk { node, path, _ in
@@ -69,24 +75,36 @@ struct ReadInPlaceTests {
   func damagedEntry() throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
-    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, "bad-crc"])
+    try Shell.run(
+      "python3",
+      [
+        Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives,
+        "bad-crc",
+      ])
     let result = try Shell.docpkg(["cat", archives + "/bad-crc.zip", "a.txt"])
     #expect(result.status == 1)
-    #expect(result.standardError.contains("'pkg/a.txt'") && result.standardError.contains("CRC"), "\(result.standardError)")
+    #expect(
+      result.standardError.contains("'pkg/a.txt'") && result.standardError.contains("CRC"), "\(result.standardError)")
   }
 
   @Test("diff against a zip with a bad CRC fails with an error naming the entry, even when the bytes compare equal")
   func diffCatchesBadCRC() throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
-    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, "bad-crc"])
+    try Shell.run(
+      "python3",
+      [
+        Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives,
+        "bad-crc",
+      ])
     // The same bytes as the damaged entry: only the CRC check can tell.
     let package = try temp.makeDirectory("pkg")
     let text = String(repeating: "all work and no play makes jack a dull boy\n", count: 100)
     try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/a.txt"))
     let result = try Shell.docpkg(["diff", package, archives + "/bad-crc.zip"])
     #expect(result.status == 2, "\(result.standardOutput)")
-    #expect(result.standardError.contains("'pkg/a.txt'") && result.standardError.contains("CRC"), "\(result.standardError)")
+    #expect(
+      result.standardError.contains("'pkg/a.txt'") && result.standardError.contains("CRC"), "\(result.standardError)")
     // And through the library: reading the entry in place throws.
     let tree = try ArchivePackage.open(FilePath(archives + "/bad-crc.zip"))
     #expect(throws: PackageError.self) { try tree.node(at: "a.txt").contents() }
@@ -97,8 +115,10 @@ struct ReadInPlaceTests {
     // Check values from Python's zlib (not ours), over a pattern, whole and in two pieces. This test
     // target links CFastCRC (as docpkg does), so `crc32` here is the interposed one.
     let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-    let expected = try Shell.run("python3", ["-c", "import zlib; print(zlib.crc32(bytes((i * 31 + 7) & 255 for i in range(\(length)))))"])
-      .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    let expected = try Shell.run(
+      "python3", ["-c", "import zlib; print(zlib.crc32(bytes((i * 31 + 7) & 255 for i in range(\(length)))))"]
+    )
+    .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     let whole = bytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) }
     let split = bytes.withUnsafeBufferPointer { all in
       let half = all.count / 2
@@ -119,7 +139,9 @@ struct ReadInPlaceTests {
     // The dynamic linker reports where it binds libarchive's call to crc32.
     let result = try Shell.docpkg(["cat", archive, "Text.txt"], environment: ["LD_DEBUG": "bindings"])
     #expect(result.status == 0, "\(result.standardError.suffix(500))")
-    let bindings = result.standardError.split(separator: "\n").filter { $0.contains("libarchive") && $0.contains("`crc32'") }
+    let bindings = result.standardError.split(separator: "\n").filter {
+      $0.contains("libarchive") && $0.contains("`crc32'")
+    }
     #expect(!bindings.isEmpty, "libarchive never called crc32")
     #expect(bindings.allSatisfy { !$0.contains("libz.so") }, "\(bindings)")
   }

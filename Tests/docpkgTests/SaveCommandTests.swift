@@ -75,7 +75,7 @@ struct SaveCommandTests {
     #expect(files == "['P.pkg/new.txt', 'P.pkg/sub/\u{FE}.txt', 'P.pkg/\u{FF}.txt']\n")
   }
 
-  /// The reduced crash test: a small package, a subset of system calls, every N (see Scripts/crash-test.py).
+  /// The reduced crash test: a small package, a subset of system calls, every N (see Tests/Scripts/crash-test.py).
   @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
   func killedAtEveryStepThePackageIsOldOrNew() throws {
     let result = try crashTest(["--quick"])
@@ -103,7 +103,7 @@ struct SaveCommandTests {
   }
 
   func crashTest(_ arguments: [String]) throws -> Shell.Output {
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/crash-test.py").path
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/crash-test.py").path
     return try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath] + arguments, check: false)
   }
 }

@@ -70,9 +70,9 @@ extension DiffEngine {
     found.append(
       (
         new.order,
-        Change(
-          kind: .renamed, path: new.path, oldPath: old.path, old: old.entry, new: new.entry, details: details,
-          similarity: similarity, patch: patch)
+        Change.renamed(
+          from: old.path, to: new.path, similarity: similarity, old: old.entry, new: new.entry, details: details,
+          patch: patch)
       ))
   }
 

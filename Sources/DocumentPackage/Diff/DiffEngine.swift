@@ -56,12 +56,12 @@ struct DiffEngine {
     for candidate in added where !candidate.paired {
       let patch = candidate.text.map { TextPatch(from: [], to: $0, context: options.patchContext) }
       found.append(
-        (candidate.order, Change(kind: .added, path: candidate.path, old: nil, new: candidate.entry, patch: patch)))
+        (candidate.order, Change.added(path: candidate.path, candidate.entry, patch: patch)))
     }
     for candidate in deleted where !candidate.paired {
       let patch = candidate.text.map { TextPatch(from: $0, to: [], context: options.patchContext) }
       found.append(
-        (candidate.order, Change(kind: .deleted, path: candidate.path, old: candidate.entry, new: nil, patch: patch)))
+        (candidate.order, Change.deleted(path: candidate.path, candidate.entry, patch: patch)))
     }
     found.sort { $0.order < $1.order }
     return PackageDifference(changes: found.map(\.change))
@@ -95,20 +95,20 @@ struct DiffEngine {
     switch (old, new) {
     case (nil, let new?):
       if new.kind == .directory {
-        found.append((position, Change(kind: .added, path: path, old: nil, new: Entry(new))))
+        found.append((position, Change.added(path: path, Entry(new), patch: nil)))
         try visitChildren(nil, new, prefix: path)
       } else {
         added.append(Candidate(node: new, path: path, order: position, entry: Entry(new)))
       }
     case (let old?, nil):
       if old.kind == .directory {
-        found.append((position, Change(kind: .deleted, path: path, old: Entry(old), new: nil)))
+        found.append((position, Change.deleted(path: path, Entry(old), patch: nil)))
         try visitChildren(old, nil, prefix: path)
       } else {
         deleted.append(Candidate(node: old, path: path, order: position, entry: Entry(old)))
       }
     case (let old?, let new?) where old.kind != new.kind:
-      found.append((position, Change(kind: .typeChanged, path: path, old: Entry(old), new: Entry(new))))
+      found.append((position, Change.typeChanged(path: path, old: Entry(old), new: Entry(new))))
       try visitChildren(old, new, prefix: path)
     case (let old?, let new?):
       var details = attributeDetails(old, new)
@@ -157,9 +157,9 @@ struct DiffEngine {
     found.append(
       (
         position,
-        Change(
-          kind: .modified, path: path, old: oldEntry ?? Entry(old), new: newEntry ?? Entry(new), details: details,
-          patch: patch, nested: nested)
+        Change.modified(
+          path: path, old: oldEntry ?? Entry(old), new: newEntry ?? Entry(new), details: details, patch: patch,
+          nested: nested)
       ))
   }
 }

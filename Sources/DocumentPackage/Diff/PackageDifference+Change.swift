@@ -1,25 +1,62 @@
 import SystemPackage
 
 extension PackageDifference {
-  /// One changed entry: what it was, what it is, and which of its parts differ.
-  public struct Change: Hashable, Sendable {
+  /// One changed entry: each case carries exactly what that kind of change has, so a renamed entry always has
+  /// its old path and similarity, and an added entry never has an old state.
+  ///
+  ///     switch change {
+  ///     case .added(let path, _, _): print("new: \(path)")
+  ///     case .renamed(let from, let to, let similarity, _, _, _, _): print("\(from) → \(to) (\(similarity)%)")
+  ///     default: print(change)  // "M Data/notes.txt (contents, permissions)"
+  ///     }
+  ///
+  /// The computed properties (``kind``, ``path``, ``old``, ``new``, ``details``, ``patch``, ``nested``) read the
+  /// same payloads without a `switch`.
+  public enum Change: Hashable, Sendable {
+    /// Only in the new tree (`A`): its path, the entry, and its lines as insertions when patches were asked for
+    /// and it is text.
+    case added(path: String, Entry, patch: TextPatch?)
+    /// Only in the old tree (`D`): its path, the entry, and its lines as deletions when patches were asked for
+    /// and it is text.
+    case deleted(path: String, Entry, patch: TextPatch?)
+    /// At the same path in both, with different contents, mode, link destination or (when compared)
+    /// modification time (`M`). `nested` is the difference inside a container file that
+    /// ``PackageDifference/Options/expandingContainers`` opened on both sides.
+    case modified(
+      path: String, old: Entry, new: Entry, details: Details, patch: TextPatch?, nested: PackageDifference?)
+    /// Moved from `from` to `to` with the same or similar contents (`R`); `similarity` is in percent, 100 for an
+    /// exact rename (see ``PackageNode/difference(from:options:)`` for the rule).
+    case renamed(from: String, to: String, similarity: Int, old: Entry, new: Entry, details: Details, patch: TextPatch?)
+    /// At the same path in both, of another kind: file, directory or symbolic link (`T`).
+    case typeChanged(path: String, old: Entry, new: Entry)
+
     /// What happened to the entry, with `git diff --name-status` letters as raw values.
-    public enum Kind: String, Hashable, Sendable, CaseIterable {
+    public enum Kind: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
       /// Only in the new tree (`A`).
       case added = "A"
       /// Only in the old tree (`D`).
       case deleted = "D"
-      /// At the same path in both, with different contents, mode, link destination or
-      /// (when compared) modification time (`M`).
+      /// At the same path in both, with other contents or attributes (`M`).
       case modified = "M"
-      /// Moved from ``Change/oldPath`` to ``Change/path``, with the same or similar contents (`R`).
+      /// Moved, with the same or similar contents (`R`).
       case renamed = "R"
-      /// At the same path in both, of another kind: file, directory or symbolic link (`T`).
+      /// At the same path in both, of another kind (`T`).
       case typeChanged = "T"
+
+      /// The kind's name: `added`, `deleted`, `modified`, `renamed` or `typeChanged`.
+      public var description: String {
+        switch self {
+        case .added: "added"
+        case .deleted: "deleted"
+        case .modified: "modified"
+        case .renamed: "renamed"
+        case .typeChanged: "typeChanged"
+        }
+      }
     }
 
     /// Which parts of an entry differ between the old and the new tree.
-    public struct Details: OptionSet, Hashable, Sendable {
+    public struct Details: OptionSet, Hashable, Sendable, CustomStringConvertible {
       /// The bits of the set.
       public let rawValue: UInt8
       /// Creates a set from its bits.
@@ -32,46 +69,95 @@ extension PackageDifference {
       public static let symbolicLinkDestination = Details(rawValue: 1 << 2)
       /// The modification time (compared only when asked).
       public static let modificationTime = Details(rawValue: 1 << 3)
+
+      /// Every part, in the order ``description`` and the JSON schema list them, with its name there.
+      static let named: [(Details, description: String, json: String)] = [
+        (.contents, "contents", "contents"), (.permissions, "permissions", "mode"),
+        (.symbolicLinkDestination, "symbolicLinkDestination", "target"),
+        (.modificationTime, "modificationTime", "mtime"),
+      ]
+
+      /// The parts' names in brackets: `[contents, permissions]`, `[]` when empty.
+      public var description: String {
+        "[" + Self.named.filter { contains($0.0) }.map(\.description).joined(separator: ", ") + "]"
+      }
     }
 
     /// The kind of change.
-    public var kind: Kind
-    /// The entry's path in the new tree, or in the old tree for a deleted entry. Components are
-    /// joined by `/`; empty for the root.
-    public var path: String
-    /// The entry's path in the old tree, for a renamed entry; `nil` otherwise.
-    public var oldPath: String?
+    public var kind: Kind {
+      switch self {
+      case .added: .added
+      case .deleted: .deleted
+      case .modified: .modified
+      case .renamed: .renamed
+      case .typeChanged: .typeChanged
+      }
+    }
+
+    /// The entry's path in the new tree, or in the old tree for a deleted entry. Components are joined by `/`;
+    /// empty for the root.
+    public var path: String {
+      switch self {
+      case .added(let path, _, _), .deleted(let path, _, _), .modified(let path, _, _, _, _, _),
+        .typeChanged(let path, _, _):
+        path
+      case .renamed(_, let to, _, _, _, _, _): to
+      }
+    }
+
+    /// The entry's path in the old tree for a renamed entry (the `from` of ``renamed(from:to:similarity:old:new:details:patch:)``);
+    /// `nil` for other changes.
+    public var oldPath: String? {
+      if case .renamed(let from, _, _, _, _, _, _) = self { from } else { nil }
+    }
+
+    /// How much of a renamed entry's contents is the same, in percent; `nil` for other changes.
+    public var similarity: Int? {
+      if case .renamed(_, _, let similarity, _, _, _, _) = self { similarity } else { nil }
+    }
+
     /// The entry in the old tree; `nil` for an added entry.
-    public var old: Entry?
+    public var old: Entry? {
+      switch self {
+      case .added: nil
+      case .deleted(_, let entry, _): entry
+      case .modified(_, let old, _, _, _, _), .renamed(_, _, _, let old, _, _, _), .typeChanged(_, let old, _): old
+      }
+    }
+
     /// The entry in the new tree; `nil` for a deleted entry.
-    public var new: Entry?
+    public var new: Entry? {
+      switch self {
+      case .added(_, let entry, _): entry
+      case .deleted: nil
+      case .modified(_, _, let new, _, _, _), .renamed(_, _, _, _, let new, _, _), .typeChanged(_, _, let new): new
+      }
+    }
+
     /// Which parts differ, for modified and renamed entries; empty otherwise.
-    public var details: Details
-    /// For a renamed entry, how much of the contents is the same, in percent: 100 for an exact
-    /// rename. See ``PackageNode/difference(from:options:)`` for the rule.
-    public var similarity: Int?
+    public var details: Details {
+      switch self {
+      case .modified(_, _, _, let details, _, _), .renamed(_, _, _, _, _, let details, _): details
+      case .added, .deleted, .typeChanged: []
+      }
+    }
+
     /// The line differences of a changed text file, when asked for with
     /// ``PackageDifference/Options/includesTextPatches``; `nil` for binary or large files.
-    public var patch: TextPatch?
-    /// For a changed container file (such as a zip inside the package) that the
-    /// ``PackageDifference/Options/expandingContainers`` hook opened on both sides: the difference
-    /// between what is inside.
-    public var nested: PackageDifference?
+    public var patch: TextPatch? {
+      switch self {
+      case .added(_, _, let patch), .deleted(_, _, let patch), .modified(_, _, _, _, let patch, _),
+        .renamed(_, _, _, _, _, _, let patch):
+        patch
+      case .typeChanged: nil
+      }
+    }
 
-    /// Creates a change.
-    public init(
-      kind: Kind, path: String, oldPath: String? = nil, old: Entry?, new: Entry?, details: Details = [],
-      similarity: Int? = nil, patch: TextPatch? = nil, nested: PackageDifference? = nil
-    ) {
-      self.kind = kind
-      self.path = path
-      self.oldPath = oldPath
-      self.old = old
-      self.new = new
-      self.details = details
-      self.similarity = similarity
-      self.patch = patch
-      self.nested = nested
+    /// For a changed container file (such as a zip inside the package) that the
+    /// ``PackageDifference/Options/expandingContainers`` hook opened on both sides: the difference between what
+    /// is inside.
+    public var nested: PackageDifference? {
+      if case .modified(_, _, _, _, _, let nested) = self { nested } else { nil }
     }
   }
 
@@ -113,6 +199,22 @@ extension PackageDifference {
       self.init(
         kind: node.kind, size: node.size, permissions: node.permissions, modificationTime: node.modificationTime,
         symbolicLinkDestination: node.kind == .symlink ? node.symbolicLinkDestination : nil)
+    }
+  }
+}
+
+extension PackageDifference.Change: CustomStringConvertible {
+  /// The change as `git diff --name-status` would list it, then what differs: `A Data/new.txt`,
+  /// `R86 Data/old.txt → Data/new.txt [contents]`, `M Index.json [contents, permissions]`, `T link`.
+  public var description: String {
+    switch self {
+    case .added(let path, _, _), .deleted(let path, _, _), .typeChanged(let path, _, _):
+      "\(kind.rawValue) \(path.escapingControlCharacters)"
+    case .modified(let path, _, _, let details, _, _):
+      "M \(path.escapingControlCharacters) \(details)"
+    case .renamed(let from, let to, let similarity, _, _, let details, _):
+      "R\(similarity) \(from.escapingControlCharacters) → \(to.escapingControlCharacters)"
+        + (details.isEmpty ? "" : " \(details)")
     }
   }
 }

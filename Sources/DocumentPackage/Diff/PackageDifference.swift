@@ -4,8 +4,12 @@
 /// the new one, one ``Change`` per path, so an app can show "what changed since the last version":
 ///
 ///     let changes = try current.difference(from: lastVersion)
-///     for change in changes where change.kind == .renamed {
-///       print("\(change.oldPath!) → \(change.path) (\(change.similarity!)% similar)")
+///     for change in changes {
+///       if case .renamed(let from, let to, let similarity, _, _, _, _) = change {
+///         print("\(from) → \(to) (\(similarity)% similar)")
+///       } else {
+///         print(change)  // "M Index.json [contents]"
+///       }
 ///     }
 ///
 /// Changes come in the order of a depth-first walk with children in ``PackageNode/sortedChildren()``
@@ -13,6 +17,9 @@
 /// entries like files: an added directory is one change, and each entry inside it is another.
 /// The root of each tree is not compared with the other root, only what is inside it (unless both
 /// roots are files or links, which are then compared as the entry with the empty path).
+///
+/// A difference is `Codable`: `docpkg diff --json` is its JSON encoding (the schema is on the conformance, in
+/// `PackageDifference+Codable.swift`).
 public struct PackageDifference: Hashable, Sendable {
   /// The changes, in walk order (see above).
   public var changes: [Change]

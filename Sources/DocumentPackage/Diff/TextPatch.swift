@@ -123,3 +123,46 @@ enum LineSplitter {
     return ranges
   }
 }
+
+extension TextPatch {
+  /// Reads back ``unifiedText``: hunk headers, lines prefixed by ` `, `-` or `+`, and
+  /// `\ No newline at end of file` after a line without a line feed. `nil` when the text is not in that form.
+  init?(unifiedText: String) {
+    var hunks: [Hunk] = []
+    var lines = unifiedText.split(separator: "\n", omittingEmptySubsequences: false)
+    guard lines.last == "" else { return nil }
+    lines.removeLast()
+    for line in lines {
+      if line.hasPrefix("@@ ") {
+        guard let hunk = Self.hunk(header: line) else { return nil }
+        hunks.append(hunk)
+      } else if line == "\\ No newline at end of file" {
+        guard let last = hunks.last?.lines.last, last.text.hasSuffix("\n") else { return nil }
+        hunks[hunks.count - 1].lines[hunks[hunks.count - 1].lines.count - 1].text.removeLast()
+      } else {
+        guard !hunks.isEmpty, let first = line.first, let kind = Line.Kind(rawValue: first) else { return nil }
+        hunks[hunks.count - 1].lines.append(Line(kind: kind, text: String(line.dropFirst()) + "\n"))
+      }
+    }
+    self.init(hunks: hunks)
+  }
+
+  /// An empty hunk from `@@ -1,3 +1,4 @@`.
+  private static func hunk(header: Substring) -> Hunk? {
+    let parts = header.split(separator: " ")
+    guard parts.count == 4, parts[3] == "@@", parts[1].first == "-", parts[2].first == "+",
+      let old = range(parts[1].dropFirst()), let new = range(parts[2].dropFirst())
+    else { return nil }
+    return Hunk(oldStart: old.start, oldCount: old.count, newStart: new.start, newCount: new.count, lines: [])
+  }
+
+  /// `5,3` → (5, 3); `5` → (5, 1).
+  private static func range(_ text: Substring) -> (start: Int, count: Int)? {
+    let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+    switch numbers.count {
+    case 1: return numbers[0].map { ($0, 1) }
+    case 2: return numbers[0].flatMap { start in numbers[1].map { (start, $0) } }
+    default: return nil
+    }
+  }
+}

@@ -85,7 +85,7 @@ extension PackageError {
 extension String {
   /// The string with C0/C1 control characters and DEL written as escapes (`\n`, `\t`, `\u{1B}`),
   /// so that no raw escape sequence from a file name reaches a terminal.
-  public var escapingControlCharacters: String {
+  package var escapingControlCharacters: String {
     guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }
     var result = ""
     result.reserveCapacity(utf8.count + 8)

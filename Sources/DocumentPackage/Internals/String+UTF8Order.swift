@@ -7,7 +7,7 @@ import Darwin
 extension String {
   /// Whether `self` sorts before `other` byte-wise in UTF-8: the order of `sort`, `ls` in the C locale
   /// and `git`, the same in every locale. Uses `memcmp` on the strings' contiguous UTF-8 storage.
-  public func utf8Precedes(_ other: String) -> Bool {
+  package func utf8Precedes(_ other: String) -> Bool {
     var lhs = self
     var rhs = other
     return lhs.withUTF8 { a in

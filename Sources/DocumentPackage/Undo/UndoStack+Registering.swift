@@ -41,7 +41,7 @@ extension UndoStack {
   /// previous step when their coalescing keys match.
   func push(_ group: UndoGroup) {
     guard !group.actions.isEmpty else { return }
-    let now = ContinuousClock.now
+    let now = self.now()
     redoGroups.removeAll()
     if let key = group.coalescingKey, case let (previous, lastEdit)? = coalescing,
       previous === undoGroups.last, previous.coalescingKey == key,

@@ -54,6 +54,8 @@ public final class UndoStack {
   var disableCount = 0
   /// The step the next edit with the same key merges into, and when it was last extended.
   var coalescing: (group: UndoGroup, lastEdit: ContinuousClock.Instant)?
+  /// The time coalescing measures; tests replace it to step time forward without sleeping.
+  var now: () -> ContinuousClock.Instant = { ContinuousClock.now }
 
   var currentState = 0
   var savedState = 0

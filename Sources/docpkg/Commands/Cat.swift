@@ -8,14 +8,12 @@ struct Cat: ParsableCommand {
     discussion: "ENTRY is a path inside the package, such as Data/notes.txt. Files are streamed, whatever their size."
   )
 
-  @Argument(help: "The package.")
-  var package: String
-
-  @Argument(help: "The file inside the package.")
-  var entry: String
+  @OptionGroup var location: PackageEntryArguments
+  private var package: String { location.package }
+  private var entry: String { location.entry }
 
   func run() throws {
-    let root = try PackageOpener.open(package)
+    let root = try openPackage(package)
     let node = try root.node(at: entry)
     let out = StandardOutput.shared
     try node.readContents { out.write(bytes: $0) }

@@ -1,30 +1,18 @@
 import ArgumentParser
 import DocumentPackage
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// `docpkg diff OLD NEW`: what changed between two versions of a package.
 ///
 /// Exit status, like `diff`: 0 when the two are the same, 1 when they differ, 2 on error.
 ///
-/// `--json` prints one object (schema version 1; keys are only added in later versions, never
-/// renamed or removed):
-///
-///     {"version":1, "identical":false,
-///      "counts":{"added":N,"deleted":N,"modified":N,"renamed":N,"typeChanged":N},  // top level only
-///      "changes":[{
-///        "status":"A"|"D"|"M"|"R"|"T",       // git's --name-status letters
-///        "path":"Data/new.txt",              // new path; old path for "D"
-///        "oldPath":"Data/old.txt",           // "R" only
-///        "similarity":86,                    // "R" only, percent
-///        "details":["contents","mode","target","mtime"],  // "M" and "R": what differs
-///        "old":ENTRY, "new":ENTRY,           // absent for "A" / "D" respectively
-///        "patch":"@@ -1 +1 @@\n-a\n+b\n",    // with -p, changed text files only
-///        "nested":{"changes":[...]}          // with --recursive, changed containers only
-///      }]}
-///     ENTRY = {"kind":"file"|"directory"|"symlink","size":N,"mode":"0644",
-///              "mtime":"SECONDS.NANOSECONDS","target":"...","sha256":"hex"}
-///
-/// `mtime`, `target` and `sha256` appear only when known (`target` for links, `sha256` when the
-/// comparison computed it). Changes are in walk order: depth first, names byte-wise in UTF-8.
+/// `--json` prints ``PackageDifference``'s JSON encoding (schema version 1, documented on its `Codable`
+/// conformance in the library).
 struct Diff: ParsableCommand, FailureStatus {
   static let failureStatus: Int32 = 2
 
@@ -68,8 +56,8 @@ struct Diff: ParsableCommand, FailureStatus {
   @Flag(help: "Show only the status letter and path of each change, as git does.")
   var nameStatus = false
 
-  @Flag(help: "Print one JSON object (see the schema above).")
-  var json = false
+  @OptionGroup var jsonOption: JSONOption
+  private var json: Bool { jsonOption.json }
 
   @Flag(name: [.short, .customLong("patch")], help: "Show unified diffs of changed text files.")
   var patch = false
@@ -90,8 +78,8 @@ struct Diff: ParsableCommand, FailureStatus {
   }
 
   func run() throws {
-    let oldTree = try DiffOperand.open(old)
-    let newTree = try DiffOperand.open(new)
+    let oldTree = try openPackage(old)
+    let newTree = try openPackage(new)
     var options = PackageDifference.Options()
     options.comparesModificationTimes = times
     options.detectsRenames = !noRenames
@@ -101,7 +89,10 @@ struct Diff: ParsableCommand, FailureStatus {
     let out = StandardOutput.shared
     let renderer = DiffRenderer(color: out.isTerminal && !json)
     if json {
-      out.write(DiffJSON.document(difference, patches: patch))
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      try encoder.encode(difference).withUnsafeBytes { out.write(bytes: $0) }
+      out.write("\n")
     } else {
       if stat { out.write(renderer.stat(difference)) }
       if nameStatus { out.write(renderer.nameStatus(difference)) }
@@ -109,16 +100,5 @@ struct Diff: ParsableCommand, FailureStatus {
       if patch { out.write(renderer.patches(difference)) }
     }
     if !difference.isEmpty { throw ExitCode(1) }
-  }
-}
-
-/// Resolves a `diff` operand to a tree.
-enum DiffOperand {
-  /// The tree named by `argument`: a package or an archive, through ``PackageOpener``.
-  ///
-  /// `PACKAGE@VERSION` operands are resolved here once the version store exists: look the version
-  /// up before falling back to ``PackageOpener/open(_:)``. Until then an operand is always a path.
-  static func open(_ argument: String) throws -> PackageNode {
-    try PackageOpener.open(argument)
   }
 }

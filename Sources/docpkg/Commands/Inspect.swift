@@ -15,8 +15,8 @@ struct Inspect: ParsableCommand {
   @Argument(help: "The package to inspect.")
   var path: String
 
-  @Flag(help: "Print JSON instead of a tree.")
-  var json = false
+  @OptionGroup var jsonOption: JSONOption
+  private var json: Bool { jsonOption.json }
 
   @Option(help: "List entries at most this deep (1: only the root's children). Totals still count everything.")
   var depth: Int?
@@ -26,7 +26,7 @@ struct Inspect: ParsableCommand {
   }
 
   func run() throws {
-    let root = try PackageOpener.open(path)
+    let root = try openPackage(path)
     _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
     var listing = Listing(json: json, depth: depth)
     if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
@@ -49,7 +49,9 @@ struct Inspect: ParsableCommand {
   }
 
   /// Counts every entry below `directory`, and prints those within `--depth`.
-  private func visitChildren(of directory: PackageNode, path: String, level: Int, prefix: String, into listing: inout Listing) throws {
+  private func visitChildren(
+    of directory: PackageNode, path: String, level: Int, prefix: String, into listing: inout Listing
+  ) throws {
     let children = try directory.sortedChildren()
     let shown = listing.depth.map { level <= $0 } ?? true
     for (index, child) in children.enumerated() {
@@ -66,7 +68,8 @@ struct Inspect: ParsableCommand {
         }
       }
       if child.kind == .directory {
-        try visitChildren(of: child, path: childPath, level: level + 1, prefix: prefix + (isLast ? "    " : "│   "), into: &listing)
+        try visitChildren(
+          of: child, path: childPath, level: level + 1, prefix: prefix + (isLast ? "    " : "│   "), into: &listing)
       }
     }
   }

@@ -30,8 +30,8 @@ struct Pack: ParsableCommand {
   @Flag(help: "Byte-identical output for identical input.")
   var reproducible = false
 
-  @Flag(help: "No progress bar.")
-  var quiet = false
+  @OptionGroup var quietOption: QuietOption
+  private var quiet: Bool { quietOption.quiet }
 
   func validate() throws {
     if let format, ArchiveFormat(rawValue: format) == nil {
@@ -48,7 +48,7 @@ struct Pack: ParsableCommand {
     if reproducible, let epoch = Syscalls.environment("SOURCE_DATE_EPOCH").flatMap({ Int64($0) }) {
       options.fixedModificationTime = epoch
     }
-    let root = try PackageOpener.open(package)
+    let root = try openPackage(package)
     let bar = ProgressBar("packing", quiet: quiet)
     defer { bar.finish() }
     try ArchivePacker.pack(root, to: FilePath(output), options: options) { bar.update($0) }

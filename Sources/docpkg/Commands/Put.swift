@@ -20,13 +20,11 @@ struct Put: ParsableCommand {
       """
   )
 
-  @Argument(help: "The package.")
-  var package: String
+  @OptionGroup var location: PackageEntryArguments
+  private var package: String { location.package }
+  private var entry: String { location.entry }
 
-  @Argument(help: "The file inside the package.")
-  var entry: String
-
-  @Argument(help: "The file to copy in, or - for standard input (the default).")
+  @Argument(help: "The file to copy in, or - for standard input.")
   var source: String = "-"
 
   @Flag(help: "Create the package if it does not exist.")

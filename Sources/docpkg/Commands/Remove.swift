@@ -10,11 +10,9 @@ struct Remove: ParsableCommand {
     discussion: "A directory that is not empty is removed only with -r."
   )
 
-  @Argument(help: "The package.")
-  var package: String
-
-  @Argument(help: "The entry inside the package.")
-  var entry: String
+  @OptionGroup var location: PackageEntryArguments
+  private var package: String { location.package }
+  private var entry: String { location.entry }
 
   @Flag(name: .shortAndLong, help: "Remove a directory and everything in it.")
   var recursive = false

@@ -17,32 +17,35 @@ struct Unpack: ParsableCommand {
   @Argument(help: "The archive: zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst.")
   var archive: String
 
-  @Option(name: [.short, .customLong("output")], help: "The directory to extract into (default: the current one).")
+  @Option(name: [.short, .customLong("output")], help: "The directory to extract into.")
   var output: String = "."
 
   @Flag(help: "Replace existing entries of the same name (atomically).")
   var force = false
 
-  @Option(help: "Most bytes to extract in all (default 64 GiB).")
-  var maxSize: Int64 = UnpackLimits().maxTotalSize
+  @Option(help: "Most bytes to extract in all (default: 64 GiB).")
+  var maxSize: Int64?
 
-  @Option(help: "Most entries (default 1,000,000).")
+  @Option(help: "Most entries.")
   var maxEntries: Int = UnpackLimits().maxEntryCount
 
-  @Option(help: "Most bytes extracted per byte of archive (default 200).")
+  @Option(help: "Most bytes extracted per byte of archive.")
   var maxRatio: Double = UnpackLimits().maxCompressionRatio
 
-  @Flag(help: "No progress bar.")
-  var quiet = false
+  @OptionGroup var quietOption: QuietOption
+  private var quiet: Bool { quietOption.quiet }
 
   func run() throws {
-    let limits = UnpackLimits(maxTotalSize: maxSize, maxEntryCount: maxEntries, maxCompressionRatio: maxRatio)
+    let limits = UnpackLimits(
+      maxTotalSize: maxSize ?? UnpackLimits().maxTotalSize, maxEntryCount: maxEntries, maxCompressionRatio: maxRatio)
     let bar = ProgressBar("unpacking", quiet: quiet)
     let names: [String]
     do {
       defer { bar.finish() }
-      names = try ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(output),
-                                         options: UnpackOptions(replaceExisting: force, limits: limits)) { bar.update($0) }
+      names = try ArchiveUnpacker.unpack(
+        FilePath(archive), into: FilePath(output),
+        options: UnpackOptions(replaceExisting: force, limits: limits)
+      ) { bar.update($0) }
     }
     let out = StandardOutput.shared
     for name in names { out.write((output == "." ? name : FilePath(output).appending(name).string) + "\n") }

@@ -25,8 +25,7 @@ extension Int64 {
 extension String {
   /// The string as a JSON string literal, quotes included.
   var jsonQuoted: String {
-    let needsEscaping = utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
-    guard needsEscaping else { return "\"" + self + "\"" }
+    guard needsJSONEscaping else { return "\"" + self + "\"" }
     var result = "\""
     result.reserveCapacity(utf8.count + 2)
     for scalar in unicodeScalars {
@@ -46,6 +45,11 @@ extension String {
     return result
   }
 
+  /// Whether the string holds a character JSON escapes: a control character, `"`, `\` or DEL.
+  var needsJSONEscaping: Bool {
+    utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
+  }
+
   /// Pads with spaces on the left to `width` characters.
   func leftPadded(to width: Int) -> String {
     count >= width ? self : String(repeating: " ", count: width - count) + self
@@ -58,9 +62,10 @@ extension String {
 }
 
 extension StandardOutput {
-  /// Writes `text` as a JSON string literal, without building the quoted string when nothing needs escaping.
+  /// Writes `text` as a JSON string literal, without building the quoted string when nothing needs escaping
+  /// (`inspect --json` writes one per entry, and building strings costs more than the `lstat` behind it).
   func writeJSONString(_ text: String) {
-    if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+    if text.needsJSONEscaping {
       write(text.jsonQuoted)
     } else {
       write("\"")

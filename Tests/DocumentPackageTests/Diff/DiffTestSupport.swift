@@ -23,8 +23,8 @@ enum DiffTrees {
   /// `git diff --name-status`-like lines: `A path`, `R087 old new`.
   static func lines(_ difference: PackageDifference) -> [String] {
     difference.map { change in
-      let status = change.kind == .renamed ? "R\(change.similarity!)" : change.kind.rawValue
-      return ([status] + (change.oldPath.map { [$0] } ?? []) + [change.path]).joined(separator: " ")
+      if case .renamed(let from, let to, let similarity, _, _, _, _) = change { return "R\(similarity) \(from) \(to)" }
+      return "\(change.kind.rawValue) \(change.path)"
     }
   }
 }

@@ -5,18 +5,6 @@ import Testing
 
 @testable import DocumentPackage
 
-/// A small deterministic random generator (SplitMix64), so a failing sequence can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// Every entry of a tree: path -> kind, permissions and (for files) contents, (for links) destination.
 private func snapshot(_ root: PackageNode) throws -> [String: String] {
   var entries: [String: String] = [:]
@@ -45,7 +33,7 @@ struct UndoRandomizedTests {
     let document = try PackageDocument(at: FilePath(path))
     let editor = PackageEditor(root: document.root)
     editor.undoStack.coalescingInterval = .zero
-    var random = SeededGenerator(state: seed)
+    var random = SplitMix64(seed: seed)
     let files = ["Text.txt", "a.txt", "d/b.txt", "d/e/c.txt", "Images/tram.png", "Index.json"]
     let directories = ["d", "d/e", "Images", "QuickLook", "x/y"]
     let names = ["r1", "r2", "Text.txt", "d", "tram.png"]

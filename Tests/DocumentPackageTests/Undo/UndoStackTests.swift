@@ -275,7 +275,8 @@ struct UndoStackTests {
     note.setTitle("abc", key: "title")  // merges into "ab"
     #expect(undo.undoCount == 2)
     undo.coalescingInterval = .milliseconds(20)
-    Thread.sleep(forTimeInterval: 0.05)  // a pause longer than the interval
+    let later = ContinuousClock.now + .milliseconds(50)
+    undo.now = { later }  // a pause longer than the interval, without sleeping
     note.setTitle("abcd", key: "title")
     #expect(undo.undoCount == 3)
   }

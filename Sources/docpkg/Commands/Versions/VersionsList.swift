@@ -10,8 +10,8 @@ struct VersionsList: ParsableCommand {
   @Argument(help: "The package.")
   var package: String
 
-  @Flag(help: "Print JSON instead of a table.")
-  var json = false
+  @OptionGroup var jsonOption: JSONOption
+  private var json: Bool { jsonOption.json }
 
   func run() throws {
     let versions = try VersionStore(forPackageAt: FilePath(package)).versions()

@@ -11,7 +11,7 @@ struct VersionsResolve: ParsableCommand {
   @Argument(help: "The package.")
   var package: String
 
-  @Option(help: "current (the default) or a version id to restore.")
+  @Option(help: "current, or a version id to restore.")
   var keep: String = "current"
 
   @Flag(help: "Also remove the resolved conflict versions.")

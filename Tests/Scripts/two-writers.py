@@ -7,7 +7,7 @@ line to its own file `own-A.txt` / `own-B.txt`.
 At the end every line written must be in the current package or in a conflict version
 (`docpkg versions list --json`, `docpkg versions show PKG ID ENTRY`). Prints the counts.
 
-    python3 Scripts/two-writers.py [--cycles 100] [--docpkg .build/debug/docpkg]
+    python3 Tests/Scripts/two-writers.py [--cycles 100] [--docpkg .build/debug/docpkg]
 """
 
 import argparse
@@ -30,7 +30,7 @@ def writer(docpkg, package, name, cycles):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docpkg", default=os.path.join(os.path.dirname(__file__), "..", ".build", "debug", "docpkg"))
+    parser.add_argument("--docpkg", default=os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug", "docpkg"))
     parser.add_argument("--cycles", type=int, default=100)
     args = parser.parse_args()
     docpkg = os.path.abspath(args.docpkg)

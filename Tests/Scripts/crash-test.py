@@ -285,7 +285,7 @@ def concurrency(docpkg, work, count):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docpkg", default=os.path.join(os.path.dirname(__file__), "..", ".build", "debug", "docpkg"))
+    parser.add_argument("--docpkg", default=os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug", "docpkg"))
     parser.add_argument("--quick", action="store_true", help="fewer scenarios and system calls (for the test suite)")
     parser.add_argument("--fallback", action="store_true", help="refuse RENAME_EXCHANGE (inject EINVAL)")
     parser.add_argument("--errors", action="store_true", help="also inject EIO/ENOSPC")

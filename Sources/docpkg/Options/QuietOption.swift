@@ -1,0 +1,7 @@
+import ArgumentParser
+
+/// `--quiet`: no progress bar on standard error (`pack`, `unpack`).
+struct QuietOption: ParsableArguments {
+  @Flag(help: "No progress bar.")
+  var quiet = false
+}
