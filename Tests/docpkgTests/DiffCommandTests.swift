@@ -1,3 +1,4 @@
+import DocumentPackage
 import Foundation
 import TestSupport
 import Testing
@@ -140,6 +141,21 @@ struct DiffCommandTests {
     #expect(byPath["Data/gone.txt"]?["new"] == nil && byPath["Added.txt"]?["old"] == nil)
     let same = try Shell.docpkg(["diff", "--json", old, old])
     #expect(same.status == 0 && same.standardOutput.contains("\"identical\":true,"))
+  }
+
+  @Test func jsonIsTheLibrarysEncodingWithSortedKeys() throws {
+    let temp = try TemporaryDirectory()
+    let (old, new) = try Self.scenario(temp)
+    let first = try Shell.docpkg(["diff", "--json", "-p", old, new]).standardOutput
+    let second = try Shell.docpkg(["diff", "--json", "-p", old, new]).standardOutput
+    #expect(first == second)  // JSONEncoder keeps no key order: sorted keys make the output stable
+    #expect(first.hasPrefix(#"{"changes":[{"#) && first.hasSuffix(#""identical":false,"version":1}"# + "\n"))
+    let decoded = try JSONDecoder().decode(PackageDifference.self, from: Data(first.utf8))
+    #expect(decoded.count == 10 && decoded.counts[.renamed] == 2)
+    #expect(
+      decoded.contains {
+        if case .renamed(from: "Data/moved.txt", to: "moved.txt", 100, _, _, _, _) = $0 { true } else { false }
+      })
   }
 
   @Test func patchAppliesWithGNUPatch() throws {
