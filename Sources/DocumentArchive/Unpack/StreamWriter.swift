@@ -16,66 +16,59 @@ final class OpenFile: @unchecked Sendable {
 /// Writes large files on a second thread, in order, from a few reused 1 MiB buffers: the
 /// extractor copies each inflated chunk into a free buffer and goes on inflating while this
 /// thread waits in `write`. Memory stays at ``bufferCount`` buffers whatever the file sizes.
+///
+/// Queued work holds the ``Buffers``, never the writer itself: so the writer's last release (and
+/// its `deinit`, which waits for the queue) never happens on the queue, where waiting for it
+/// would wait for itself. The buffers go when the writer and the last queued block are done.
 final class StreamWriter: @unchecked Sendable {
   static let bufferSize = 1 << 20
   static let bufferCount = 4
 
   private let queue = DispatchQueue(label: "docpkg.unpack.writer")
-  private let free = DispatchSemaphore(value: StreamWriter.bufferCount)
-  private let buffers: [UnsafeMutableRawBufferPointer]
-  private var freeIndexes: [Int]
-  private let lock = DispatchSemaphore(value: 1)
-  private var failure: (any Error)?
+  private let buffers = Buffers(count: StreamWriter.bufferCount, size: StreamWriter.bufferSize)
   private let archive: String
 
   init(archive: String) {
     self.archive = archive
-    buffers = (0..<Self.bufferCount).map { _ in .allocate(byteCount: Self.bufferSize, alignment: 64) }
-    freeIndexes = Array(0..<Self.bufferCount)
   }
 
-  deinit {
-    queue.sync {}
-    for buffer in buffers { buffer.deallocate() }
-  }
+  deinit { queue.sync {} }
 
   /// Queues `bytes` to be appended to `file`; blocks while every buffer is in use.
   /// - Throws: The first write failure so far.
   func append(_ bytes: UnsafeRawBufferPointer, to file: OpenFile) throws {
+    let buffers = buffers
+    let archive = archive
     var offset = 0
     while offset < bytes.count {
-      try check()
-      free.wait()
-      lock.wait()
-      let index = freeIndexes.removeLast()
-      lock.signal()
+      try buffers.check()
+      let index = buffers.take()
       let count = min(Self.bufferSize, bytes.count - offset)
-      let buffer = buffers[index]
+      let buffer = buffers.storage[index]
       buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
       offset += count
       queue.async {
-        do { try Syscalls.writeAll(file.fd, UnsafeRawBufferPointer(rebasing: self.buffers[index][..<count])) } catch {
-          self.record(
-            PackageError(.io, "cannot write", path: file.path, context: "in '\(self.archive)'", errno: error as? Errno))
+        do { try Syscalls.writeAll(file.fd, UnsafeRawBufferPointer(rebasing: buffers.storage[index][..<count])) } catch {
+          buffers.record(
+            PackageError(.io, "cannot write", path: file.path, context: "in '\(archive)'", errno: error as? Errno))
         }
-        self.lock.wait()
-        self.freeIndexes.append(index)
-        self.lock.signal()
-        self.free.signal()
+        buffers.give(back: index)
       }
     }
   }
 
   /// Queues the last step for `file` (mode, time), after its data.
   func finish(_ file: OpenFile, mode: CInterop.Mode, time: FileTime?) {
+    let buffers = buffers
+    let archive = archive
     queue.async {
       do {
         try Syscalls.setMode(file.fd, mode)
         if let time { try Syscalls.setModificationTime(file.fd, time) }
       } catch {
-        self.record(
+        buffers.record(
           PackageError(
-            .io, "cannot set attributes of", path: file.path, context: "in '\(self.archive)'", errno: error as? Errno))
+            .io, "cannot set attributes of", path: file.path, context: "in '\(archive)'", errno: error as? Errno))
       }
     }
   }
@@ -83,19 +76,52 @@ final class StreamWriter: @unchecked Sendable {
   /// Waits until everything queued is written; throws the first failure.
   func wait() throws {
     queue.sync {}
-    try check()
+    try buffers.check()
   }
 
-  private func record(_ error: any Error) {
-    lock.wait()
-    if failure == nil { failure = error }
-    lock.signal()
-  }
+  /// The reused buffers, which of them are free, and the first write failure: shared by the
+  /// writer and its queued blocks.
+  final class Buffers: @unchecked Sendable {
+    let storage: [UnsafeMutableRawBufferPointer]
+    private var freeIndexes: [Int]
+    private let free: DispatchSemaphore
+    private let lock = DispatchSemaphore(value: 1)
+    private var failure: (any Error)?
 
-  private func check() throws {
-    lock.wait()
-    let error = failure
-    lock.signal()
-    if let error { throw error }
+    init(count: Int, size: Int) {
+      storage = (0..<count).map { _ in .allocate(byteCount: size, alignment: 64) }
+      freeIndexes = Array(0..<count)
+      free = DispatchSemaphore(value: count)
+    }
+
+    deinit { for buffer in storage { buffer.deallocate() } }
+
+    /// A free buffer's index; blocks until one is free.
+    func take() -> Int {
+      free.wait()
+      lock.wait()
+      defer { lock.signal() }
+      return freeIndexes.removeLast()
+    }
+
+    func give(back index: Int) {
+      lock.wait()
+      freeIndexes.append(index)
+      lock.signal()
+      free.signal()
+    }
+
+    func record(_ error: any Error) {
+      lock.wait()
+      if failure == nil { failure = error }
+      lock.signal()
+    }
+
+    func check() throws {
+      lock.wait()
+      let error = failure
+      lock.signal()
+      if let error { throw error }
+    }
   }
 }
