@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SystemPackage
 
 /// A node of a document package: a regular file, a directory, or a symbolic link.
 ///
@@ -41,14 +42,29 @@ public final class PackageNode {
   public internal(set) unowned(unsafe) var parent: PackageNode?
 
   /// POSIX permission bits (`0o644`, with set-id and sticky bits if present).
+  ///
+  /// Setting them is a change like any other (see ``setPermissions(_:)``, which says when it is refused).
   public var permissions: FilePermissions {
-    didSet { if permissions != oldValue { edits.insert(.attributes) } }
+    get { storedPermissions }
+    set { try? setPermissions(newValue) }
   }
 
   /// The modification time; `nil` for a new node, which gets the time it is saved.
+  ///
+  /// Setting it is a change like any other (see ``setModificationTime(_:)``, which says when it is refused).
   public var modificationTime: FileTime? {
-    didSet { if modificationTime != oldValue { edits.insert(.attributes) } }
+    get { storedModificationTime }
+    set { try? setModificationTime(newValue) }
   }
+
+  /// The permission bits, set without recording a change (loading, saving, undoing).
+  var storedPermissions: FilePermissions
+  /// The modification time, set without recording a change (loading, saving, undoing).
+  var storedModificationTime: FileTime?
+
+  /// Sees every change made to the tree below this node: installed on a root by the undo layer
+  /// (``PackageEditor``). Weak: the tree never keeps its editor alive.
+  weak var recorder: (any TreeRecorder)?
 
   /// Where the node was loaded from; `nil` for nodes made in memory.
   var origin: DiskOrigin?
@@ -100,9 +116,9 @@ public final class PackageNode {
     self.kind = kind
     self.name = name
     self.preferredName = name
-    self.permissions = permissions
+    self.storedPermissions = permissions
     self.origin = origin
-    self.modificationTime = origin?.status.modificationTime
+    self.storedModificationTime = origin?.status.modificationTime
   }
 
   /// Creates a directory node holding `children`, keyed by the names they get.
@@ -111,8 +127,12 @@ public final class PackageNode {
   /// - Parameter preferredName: The name of a root directory (a directory added to another gets its key).
   /// - Throws: ``PackageError/Code-swift.struct/invalidName`` for a key that cannot be a file name,
   ///   or ``PackageError/Code-swift.struct/invalidArgument`` for a child that already has a parent.
-  public convenience init(directoryWithChildren children: [String: PackageNode] = [:], preferredName: String = "") throws {
-    self.init(kind: .directory, name: preferredName, permissions: [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute], origin: nil)
+  public convenience init(directoryWithChildren children: [String: PackageNode] = [:], preferredName: String = "")
+    throws
+  {
+    self.init(
+      kind: .directory, name: preferredName,
+      permissions: [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute], origin: nil)
     loadedChildren = [:]
     for (key, child) in children {
       try Self.validate(name: key)
@@ -138,15 +158,13 @@ public final class PackageNode {
     linkDestination = destination
   }
 
-  /// The destination of a symbolic link; empty for other kinds. Setting it changes the link.
+  /// The destination of a symbolic link; empty for other kinds. Setting it changes the link
+  /// (see ``setSymbolicLinkDestination(_:)``, which says when it is refused).
   public var symbolicLinkDestination: String {
     get { linkDestination }
     set {
       precondition(kind == .symlink, "symbolicLinkDestination set on a \(kind) node")
-      if newValue != linkDestination {
-        linkDestination = newValue
-        edits.insert(.contents)
-      }
+      try? setSymbolicLinkDestination(newValue)
     }
   }
 
@@ -217,7 +235,8 @@ extension PackageNode: CustomStringConvertible {
     switch kind {
     case .file: return "file '\(shown.escapingControlCharacters)' (\(size) bytes)"
     case .directory: return "directory '\(shown.escapingControlCharacters)'"
-    case .symlink: return "symlink '\(shown.escapingControlCharacters)' -> '\(linkDestination.escapingControlCharacters)'"
+    case .symlink:
+      return "symlink '\(shown.escapingControlCharacters)' -> '\(linkDestination.escapingControlCharacters)'"
     }
   }
 }
