@@ -22,6 +22,21 @@ import Foundation
 /// changed since, so a save can write only what changed (see ``hasUnsavedChanges``).
 ///
 /// Nodes are not thread-safe: confine a tree to one task or actor, as with `FileWrapper`.
+///
+/// ## Ownership
+/// A directory owns its children; a child does not own its directory. Keep the root of a tree
+/// while you use nodes from it. A node whose root (or any directory above it) is released is cut
+/// from the tree: it becomes the root of its own subtree, with ``parent`` `nil` and ``path`` `""`,
+/// and no longer sees the tree's recorder (changes to it are not undoable). It keeps its
+/// ``name``, its attributes, the children it holds, and its contents (read from where it was
+/// loaded), so it can still be read or added to another tree.
+///
+///     let root = try PackageNode(contentsOf: "/home/ann/Trip.mydoc")
+///     let image = try root.node(at: "Images/tram.png")    // image.path == "Images/tram.png"
+///     // if `root` is released here, image.path == "" and image.parent == nil
+///
+/// (A child holding its parent strongly would make every tree a reference cycle, and a weak
+/// reference costs an allocation per node, which shows at 100,000 nodes.)
 public final class PackageNode {
   /// Whether this is a file, a directory or a symbolic link. Fixed for the node's life.
   public let kind: NodeKind
@@ -34,7 +49,8 @@ public final class PackageNode {
   /// The name the node asks for when added to a directory; the parent may pick another if it is taken.
   public var preferredName: String
 
-  /// The directory that holds this node, if any.
+  /// The directory that holds this node, if any; `nil` for a root, and for a node whose directory
+  /// was released (see "Ownership" above).
   ///
   /// Unowned rather than weak (a weak reference costs an allocation per node, which shows at
   /// 100,000 nodes); a directory clears its children's `parent` when it is deallocated, so this
@@ -182,7 +198,8 @@ public final class PackageNode {
     }
   }
 
-  /// The path of this node from the root of its tree, components joined by `/`; empty for the root.
+  /// The path of this node from the root of its tree, components joined by `/`; empty for the root
+  /// (and for a node cut from its tree because its root was released: see "Ownership" above).
   public var path: String {
     var names: [String] = []
     var node = self
