@@ -12,8 +12,9 @@
 /// If the mutator throws, its primitive changes are rolled back and the recorder hears nothing.
 protocol TreeRecorder: AnyObject {
   /// Called before a mutator changes anything; throwing refuses the change (nothing is changed).
-  /// - Parameter path: The path of what is about to change, for the error's message.
-  func willChange(at path: String) throws
+  /// - Parameter path: The path of what is about to change, for the error's message (computed
+  ///   only when asked for: it walks up the tree).
+  func willChange(at path: @autoclosure () -> String) throws
   /// Called after a mutator made `change` (never empty).
   /// - Parameters:
   ///   - actionName: The default name of the change for an Undo menu ("Rename").

@@ -121,10 +121,10 @@ public final class PackageEditor {
 }
 
 extension PackageEditor: TreeRecorder {
-  func willChange(at path: String) throws {
+  func willChange(at path: @autoclosure () -> String) throws {
     guard isReadOnly else { return }
     let error = PackageError(
-      .invalidArgument, "cannot change a package while reading it (make changes in edit { }):", path: path)
+      .invalidArgument, "cannot change a package while reading it (make changes in edit { }):", path: path())
     if readOnlyViolation == nil { readOnlyViolation = error }
     throw error
   }
