@@ -140,7 +140,9 @@ public final class PackageNode {
   /// Creates a directory node holding `children`, keyed by the names they get.
   ///
   /// Each child's ``name`` and ``preferredName`` become its key.
-  /// - Parameter preferredName: The name of a root directory (a directory added to another gets its key).
+  /// - Parameters:
+  ///   - children: The children, by the name each gets; none by default.
+  ///   - preferredName: The name of a root directory (a directory added to another gets its key).
   /// - Throws: ``PackageError/Code-swift.struct/invalidName`` for a key that cannot be a file name,
   ///   or ``PackageError/Code-swift.struct/invalidArgument`` for a child that already has a parent.
   public convenience init(directoryWithChildren children: [String: PackageNode] = [:], preferredName: String = "")
