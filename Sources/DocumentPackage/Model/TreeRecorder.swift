@@ -51,8 +51,9 @@ extension PackageNode {
       changes.rollBack()
       throw error
     }
+    guard let recorder else { return result }  // no one to tell: the after-states are not needed
     let change = changes.finish()
-    if let recorder, !change.isEmpty {
+    if !change.isEmpty {
       recorder.didChange(change, actionName: changes.actionName ?? actionName, coalescingKey: changes.coalescingKey)
     }
     return result
