@@ -7,7 +7,9 @@ extension Document {
   /// setting ``PackageNode/permissions``) is refused, and `read` throws, so nothing is changed
   /// behind undo's back and lost at close. Make changes in ``edit(named:registeringUndo:_:)``.
   /// `body` is `sending`, so it can be called from any isolation (the main actor included) with a
-  /// closure that captures non-`Sendable` values it owns.
+  /// closure that captures non-`Sendable` values it owns. It runs on the document's actor, not the
+  /// caller's: copy main-actor state into a local first (`let text = self.text`); the compiler
+  /// refuses a closure that reads `self.text` of a `@MainActor` object.
   /// - Throws: What `body` throws, or ``PackageError`` with code `invalidArgument` if the document is
   ///   closed or `body` attempted a change (the message names the path).
   public func read<Result: Sendable>(_ body: sending (PackageNode) throws -> Result) throws -> Result {
