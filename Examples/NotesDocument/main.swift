@@ -30,8 +30,8 @@ struct NotesDocument {
   /// Creates a new, empty note at `path`.
   static func create(at path: FilePath) async throws -> NotesDocument {
     let notes = NotesDocument(document: try await Document.create(at: path))
-    try await notes.document.edit { editor in
-      _ = try editor.undoStack.withoutUndoRegistration { try editor.setFile(at: "Text.txt", contents: Data()) }
+    try await notes.document.edit(registeringUndo: false) { root in
+      _ = try root.setFile(at: "Text.txt", contents: Data())
     }
     try await notes.document.save()
     return notes
@@ -49,16 +49,14 @@ struct NotesDocument {
 
   /// Replaces the note's text. Called on every keystroke: consecutive calls coalesce into one undo step.
   func setText(_ text: String) async throws {
-    try await document.edit { editor in try editor.setContents(Data(text.utf8), at: "Text.txt") }
+    try await document.edit { root in try root.setContents(Data(text.utf8), at: "Text.txt") }
   }
 
   /// Adds a picture under `Images/`, as one undo step named "Add Image".
   func addImage(named name: String, png: Data) async throws {
-    try await document.edit { editor in
-      try editor.undoStack.group(named: "Add Image") {
-        editor.undoStack.endCoalescing()  // the next keystroke starts a new step
-        try editor.setFile(at: "Images/\(name)", contents: png)
-      }
+    // A named edit is one step of its own: the keystrokes before and after it do not merge into it.
+    try await document.edit(named: "Add Image") { root in
+      _ = try root.setFile(at: "Images/\(name)", contents: png)
     }
   }
 

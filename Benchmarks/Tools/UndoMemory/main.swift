@@ -63,16 +63,16 @@ do {
     switch index % 5 {
     case 0:
       text += "Line \(index) of the note, typed by someone.\n"
-      try editor.setFile(at: "Text.txt", contents: Data(text.utf8))
+      try editor.root.setFile(at: "Text.txt", contents: Data(text.utf8))
     case 1:
-      try editor.moveNode(
+      try editor.root.moveNode(
         at: index % 10 == 1 ? "Big.bin" : "Archive/Big.bin", to: index % 10 == 1 ? "Archive/Big.bin" : "Big.bin")
     case 2:
-      try editor.setPermissions(FilePermissions(rawValue: index % 10 == 2 ? 0o600 : 0o644), at: "Text.txt")
+      try editor.root.setPermissions(FilePermissions(rawValue: index % 10 == 2 ? 0o600 : 0o644), at: "Text.txt")
     case 3:
-      try editor.setFile(at: "Pages/\(index).txt", contents: Data("page \(index)".utf8))
+      try editor.root.setFile(at: "Pages/\(index).txt", contents: Data("page \(index)".utf8))
     default:
-      try editor.renameNode(
+      try editor.root.renameNode(
         at: index % 10 == 4 ? "Images/tram.png" : "Images/bus.png", to: index % 10 == 4 ? "bus.png" : "tram.png")
     }
     if saveEvery > 0, (index + 1) % saveEvery == 0 { try save() }

@@ -1,24 +1,65 @@
 extension Document {
-  /// Changes the package through `body`, undoably: every ``PackageEditor`` method is one undo step
-  /// (group several with `editor.undoStack.group(named:) { }` inside `body`).
+  /// Runs `body` on the package's root node, for reading only.
   ///
-  ///     try await document.edit { editor in
-  ///       try editor.setFile(at: "Text.txt", contents: Data(text.utf8))
+  ///     let text = try await document.read { root in try root.node(at: "Text.txt").contents() }
+  ///
+  /// The tree is read-only during `body`: a change attempted through any node (a mutator, or
+  /// setting ``PackageNode/permissions``) is refused, and `read` throws, so nothing is changed
+  /// behind undo's back and lost at close. Make changes in ``edit(named:registeringUndo:_:)``.
+  /// `body` is `sending`, so it can be called from any isolation (the main actor included) with a
+  /// closure that captures non-`Sendable` values it owns. It runs on the document's actor, not the
+  /// caller's: copy main-actor state into a local first (`let text = self.text`); the compiler
+  /// refuses a closure that reads `self.text` of a `@MainActor` object.
+  /// - Throws: What `body` throws, or ``PackageError`` with code `invalidArgument` if the document is
+  ///   closed or `body` attempted a change (the message names the path).
+  public func read<Result: Sendable>(_ body: sending (PackageNode) throws -> Result) throws -> Result {
+    try requireOpen()
+    return try editor.readingOnly(body)
+  }
+
+  /// Changes the package through `body`, undoably: `body` gets the root node, and every change made
+  /// through ``PackageNode``'s mutators is recorded (see ``PackageEditor``).
+  ///
+  ///     try await document.edit { root in
+  ///       try root.setFile(at: "Text.txt", contents: Data(text.utf8))
+  ///     }
+  ///     try await document.edit(named: "Add Image") { root in
+  ///       try root.setFile(at: "Images/tram.png", contents: png)
+  ///       try root.setFile(at: "Images/index.json", contents: index)
   ///     }
   ///
-  /// What `body` returns is dropped: the editor's methods return nodes, which cannot leave the
-  /// actor. Read values back with ``read(_:)``.
+  /// Each mutator is one undo step, unless `actionName` is given: then everything `body` does is one
+  /// step with that name, which typing before or after it does not merge into.
+  /// What `body` returns is dropped: mutators return nodes, which cannot leave the actor. Read
+  /// values back with ``read(_:)``.
+  /// - Parameters:
+  ///   - actionName: Makes `body`'s changes one undo step called so ("Add Image").
+  ///   - registeringUndo: `false` to make changes that cannot be undone (such as setting up a new
+  ///     document); they still count as unsaved changes.
+  ///   - body: The changes. `sending`: callable from the main actor (see ``read(_:)``).
   /// - Throws: What `body` throws, or ``PackageError`` with code `invalidArgument` if the document
-  ///   is closed or read-only.
-  public func edit(_ body: (PackageEditor) throws -> Void) throws {
+  ///   is closed or read-only. A mutator that throws changes nothing.
+  public func edit(
+    named actionName: String? = nil, registeringUndo: Bool = true, _ body: sending (PackageNode) throws -> Void
+  ) throws {
     try requireEditable()
     defer { didChange() }
-    try body(editor)
+    let stack = editor.undoStack
+    if !registeringUndo { stack.disableUndoRegistration() }
+    defer { if !registeringUndo { stack.enableUndoRegistration() } }
+    guard let actionName else { return try body(editor.root) }
+    try stack.group(named: actionName) {
+      stack.endCoalescing()
+      try body(editor.root)
+    }
+    stack.endCoalescing()
   }
 
   /// Runs `body` with the undo stack: to name actions, group across calls, set levels or coalescing.
+  ///
+  /// `body` is `sending`: callable from the main actor (see ``read(_:)``).
   @discardableResult
-  public func withUndoStack<Result: Sendable>(_ body: (UndoStack) throws -> Result) rethrows -> Result {
+  public func withUndoStack<Result: Sendable>(_ body: sending (UndoStack) throws -> Result) rethrows -> Result {
     defer { didChange() }
     return try body(editor.undoStack)
   }
@@ -45,9 +86,12 @@ extension Document {
   public var undoMenuItemTitle: String { editor.undoStack.undoMenuItemTitle }
   /// "Redo Rename", or "Redo".
   public var redoMenuItemTitle: String { editor.undoStack.redoMenuItemTitle }
-  /// Whether the document differs from what was last saved (or opened): undoing back to the
-  /// saved state makes it false again. See ``UndoStack/hasUnsavedChanges``.
-  public var hasUnsavedChanges: Bool { editor.undoStack.hasUnsavedChanges }
+  /// Whether the document differs from what was last saved (or opened): the undo stack is away
+  /// from the saved state (``UndoStack/hasUnsavedChanges``; undoing back to it makes this false
+  /// again), or the tree itself has changes (``PackageNode/hasUnsavedChanges``), however they were
+  /// made. ``close(saving:)`` and autosave save when it is true.
+  /// - Complexity: O(*n*) in the loaded nodes when the undo stack is at the saved state.
+  public var hasUnsavedChanges: Bool { editor.undoStack.hasUnsavedChanges || editor.root.hasUnsavedChanges }
 
   /// After anything that may have changed the model or the undo stack.
   func didChange() { scheduleAutosave() }

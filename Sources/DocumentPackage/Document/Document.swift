@@ -17,9 +17,9 @@ import Foundation
 ///     try await document.close()
 ///
 /// The package is opened lazily (nothing below the root is read until asked for). The model and
-/// the undo stack live inside the actor: reach them with ``edit(_:)``, ``read(_:)`` and
+/// the undo stack live inside the actor: reach them with ``edit(named:registeringUndo:_:)``, ``read(_:)`` and
 /// ``withUndoStack(_:)``, whose closures run on the actor, so no data race is possible under
-/// Swift 6. Every change made through ``edit(_:)`` can be undone (see ``PackageEditor``).
+/// Swift 6. Every change made through ``edit(named:registeringUndo:_:)`` can be undone (see ``PackageEditor``).
 ///
 /// Saving goes through ``PackageDocument``: the package on disk is always exactly the old or the
 /// new state, unchanged files are hard-linked, and a package changed on disk by another program
@@ -96,13 +96,6 @@ public actor Document {
   public static func create(at path: FilePath) async throws -> Document {
     _ = try PackageDocument.create(at: path).close()
     return try await Document(contentsOf: path)
-  }
-
-  /// Runs `body` on the package's root node, for reading.
-  /// - Throws: What `body` throws, or ``PackageError`` with code `invalidArgument` if the document is closed.
-  public func read<Result: Sendable>(_ body: (PackageNode) throws -> Result) throws -> Result {
-    try requireOpen()
-    return try body(editor.root)
   }
 
   func requireOpen() throws {

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension PackageNode {
   /// A directory's children by name: `FileWrapper.fileWrappers`.
   ///
@@ -41,74 +47,89 @@ extension PackageNode {
   ///
   /// The unique-name rule is Finder's: `notes.txt` becomes `notes 2.txt`, then `notes 3.txt`, and so
   /// on; the extension is what follows the last dot, unless that dot starts the name (`.hidden 2`).
+  /// Undo name: "Add".
   /// - Returns: The name the child was given.
   /// - Throws: ``PackageError`` with code `notADirectory` if this is not a directory, `invalidName`
   ///   if the preferred name cannot be a file name, `invalidArgument` if `child` already has a
-  ///   parent or is an ancestor of this directory.
+  ///   parent or is an ancestor of this directory, or if the tree is read-only here.
   @discardableResult
   public func addChild(_ child: PackageNode) throws -> String {
-    let existing = try children()
-    try Self.validate(name: child.preferredName)
-    let key = Self.uniqueName(for: child.preferredName) { existing[$0] != nil }
-    try adopt(child, as: key)
-    return key
+    try mutate("Add", at: joined(child.preferredName)) { changes in
+      let existing = try children()
+      try Self.validate(name: child.preferredName)
+      let key = Self.uniqueName(for: child.preferredName) { existing[$0] != nil }
+      try changes.attach(child, to: self, as: key)
+      return key
+    }
   }
 
   /// Adds a new regular file with `contents` under `preferredName` (or a unique variant):
-  /// `FileWrapper.addRegularFile(withContents:preferredFilename:)`.
+  /// `FileWrapper.addRegularFile(withContents:preferredFilename:)`. Undo name: "Add".
   /// - Returns: The name the file was given.
+  /// - Throws: As ``addChild(_:)``.
   @discardableResult
   public func addRegularFile(contents: Data, preferredName: String) throws -> String {
     try addChild(PackageNode(regularFileWithContents: contents, preferredName: preferredName))
   }
 
-  /// Removes `child` from this directory: `FileWrapper.removeFileWrapper(_:)`.
+  /// Removes `child` from this directory: `FileWrapper.removeFileWrapper(_:)`. Undo name: "Delete".
   /// - Throws: ``PackageError`` with code `noSuchEntry` if `child` is not a child of this directory.
   public func removeChild(_ child: PackageNode) throws {
-    guard try children()[child.name] === child else {
-      throw PackageError(.noSuchEntry, "not a child of", path: path.isEmpty ? name : path, context: ": \(child.name)")
+    try mutate("Delete", at: joined(child.name)) { changes in
+      guard try children()[child.name] === child else {
+        throw PackageError(.noSuchEntry, "not a child of", path: displayPath, context: ": \(child.name)")
+      }
+      changes.detach(child)
     }
-    detach(child)
   }
 
-  /// Removes and returns the child called `name`.
+  /// Removes and returns the child called `name`. Undo name: "Delete" (undo puts this same node back).
   /// - Throws: ``PackageError`` with code `noSuchEntry` if there is none.
   @discardableResult
   public func removeChild(named name: String) throws -> PackageNode {
-    guard let child = try children()[name] else { throw noSuchChild(name) }
-    detach(child)
-    return child
+    try mutate("Delete", at: joined(name)) { changes in
+      guard let child = try children()[name] else { throw noSuchChild(name) }
+      changes.detach(child)
+      return child
+    }
   }
 
   /// Puts `node` where the child called `name` is (or adds it under `name` if there is none).
+  /// Undo name: "Replace".
   /// - Returns: The child that was replaced, if any.
   @discardableResult
   public func replaceChild(named name: String, with node: PackageNode) throws -> PackageNode? {
-    try Self.validate(name: name)
-    let old = try children()[name]
-    if let old { detach(old) }
-    node.preferredName = name
-    do { try adopt(node, as: name) } catch {
-      if let old { try adopt(old, as: name) }
-      throw error
-    }
-    return old
+    try mutate("Replace", at: joined(name)) { changes in try replace(named: name, with: node, changes) }
   }
 
-  /// Renames the child called `name` to `newName`.
+  /// Renames the child called `name` to `newName`. Undo name: "Rename".
   /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no such child, `nameTaken` if
   ///   another child is called `newName`, `invalidName` if `newName` cannot be a file name.
   public func renameChild(named name: String, to newName: String) throws {
-    try Self.validate(name: newName)
-    let existing = try children()
-    guard let child = existing[name] else { throw noSuchChild(name) }
-    guard name != newName else { return }
-    guard existing[newName] == nil else {
-      throw PackageError(.nameTaken, "name already taken:", path: joined(newName))
+    try mutate("Rename", at: joined(name)) { changes in
+      try Self.validate(name: newName)
+      let existing = try children()
+      guard let child = existing[name] else { throw noSuchChild(name) }
+      guard name != newName else { return }
+      guard existing[newName] == nil else {
+        throw PackageError(.nameTaken, "name already taken:", path: joined(newName))
+      }
+      changes.touch(child)
+      changes.detach(child)
+      child.preferredName = newName
+      try changes.attach(child, to: self, as: newName)
     }
-    detach(child)
-    child.preferredName = newName
-    try adopt(child, as: newName)
+  }
+
+  /// The primitive changes of ``replaceChild(named:with:)``, inside a mutator.
+  func replace(named name: String, with node: PackageNode, _ changes: ChangeCollector) throws -> PackageNode? {
+    try Self.validate(name: name)
+    let old = try children()[name]
+    if let old { changes.detach(old) }
+    changes.touch(node)
+    node.preferredName = name
+    try changes.attach(node, to: self, as: name)
+    return old
   }
 
   /// Whether `name` can be a file name: not empty, `.` or `..`, no `/` or NUL, at most 255 bytes.
@@ -136,19 +157,24 @@ extension PackageNode {
 
   static func validate(name: String) throws {
     guard isValidName(name) else {
-      throw PackageError(.invalidName, "invalid name:", path: name,
-                         context: "(names must be 1-255 bytes, not '.' or '..', without '/' or NUL)")
+      throw PackageError(
+        .invalidName, "invalid name:", path: name,
+        context: "(names must be 1-255 bytes, not '.' or '..', without '/' or NUL)")
     }
   }
 
   /// Makes `child` this directory's child under `key`. `key` must be free and valid.
+  ///
+  /// A primitive: records nothing. Mutators call it through ``ChangeCollector/attach(_:to:as:)``.
   func adopt(_ child: PackageNode, as key: String) throws {
     guard child.parent == nil else {
       throw PackageError(.invalidArgument, "node already belongs to a directory:", path: child.path)
     }
     var ancestor: PackageNode? = self
     while let node = ancestor {
-      if node === child { throw PackageError(.invalidArgument, "cannot add a directory inside itself:", path: child.name) }
+      if node === child {
+        throw PackageError(.invalidArgument, "cannot add a directory inside itself:", path: child.name)
+      }
       ancestor = node.parent
     }
     child.name = key
@@ -158,6 +184,7 @@ extension PackageNode {
     edits.insert(.membership)
   }
 
+  /// Takes `child` out of this directory. A primitive: records nothing (see ``adopt(_:as:)``).
   func detach(_ child: PackageNode) {
     loadedChildren?[child.name] = nil
     child.parent = nil
@@ -188,9 +215,3 @@ extension PackageNode {
     return base.isEmpty ? name : base + "/" + name
   }
 }
-
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif

@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SystemPackage
 
 extension PackageNode {
   /// A regular file's contents: `FileWrapper.regularFileContents`.
@@ -28,10 +29,27 @@ extension PackageNode {
   }
 
   /// Replaces a regular file's contents. The node counts as changed until saved.
+  ///
+  /// Undo name: "Typing"; consecutive edits to the same file within ``UndoStack/coalescingInterval``
+  /// are one undo step, which keeps the previous `Data` (sharing its storage), not a copy.
   /// - Throws: ``PackageError`` with code `notARegularFile` for other kinds.
   public func setContents(_ contents: Data) throws {
-    try requireKind(.file)
-    fileBody = .data(contents)
+    try setBody(.data(contents))
+  }
+
+  /// Replaces a regular file's body, as one mutator (see ``setContents(_:)``).
+  func setBody(_ body: FileBody) throws {
+    try mutate("Typing", at: displayPath) { changes in
+      try requireKind(.file)
+      changes.touch(self)
+      replaceContents(body)
+      changes.coalescingKey = ContentsKey(node: ObjectIdentifier(self))
+    }
+  }
+
+  /// Sets a regular file's body and marks its contents changed. A primitive: records nothing.
+  func replaceContents(_ body: FileBody) {
+    fileBody = body
     cachedContents = nil
     edits.insert(.contents)
   }
@@ -58,7 +76,9 @@ extension PackageNode {
     case .source(let source):
       try source.read(chunkSize: chunkSize, body)
     case .onDisk:
-      if let cachedContents { return try PackageNode(regularFileWithContents: cachedContents).readContents(chunkSize: chunkSize, body) }
+      if let cachedContents {
+        return try PackageNode(regularFileWithContents: cachedContents).readContents(chunkSize: chunkSize, body)
+      }
       let fd = try openOnDisk()
       defer { Syscalls.closeFile(fd) }
       try Syscalls.readChunks(fd, path: origin!.absolutePath, chunkSize: chunkSize, body)
@@ -120,7 +140,9 @@ extension PackageNode {
     while true {
       if filled == data.count { data.count += max(data.count, 4096) }
       let result = data.withUnsafeMutableBytes { bytes in
-        Result { () throws(Errno) in try Syscalls.readBytes(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...])) }
+        Result { () throws(Errno) in
+          try Syscalls.readBytes(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]))
+        }
       }
       let count: Int
       do throws(Errno) { count = try result.get() } catch {
@@ -135,16 +157,18 @@ extension PackageNode {
 
   func requireKind(_ wanted: NodeKind) throws {
     guard kind == wanted else {
-      let code: PackageError.Code = switch wanted {
+      let code: PackageError.Code =
+        switch wanted {
         case .file: .notARegularFile
         case .directory: .notADirectory
         case .symlink: .notASymbolicLink
-      }
-      let what = switch wanted {
+        }
+      let what =
+        switch wanted {
         case .file: "not a regular file:"
         case .directory: "not a directory:"
         case .symlink: "not a symbolic link:"
-      }
+        }
       throw PackageError(code, what, path: path.isEmpty ? name : path, context: "(it is a \(kind))")
     }
   }

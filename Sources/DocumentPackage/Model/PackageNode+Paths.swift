@@ -15,8 +15,9 @@ extension PackageNode {
     var node = self
     for component in try Self.components(of: path) {
       guard node.kind == .directory else {
-        throw PackageError(.notADirectory, "not a directory:", path: node.displayPath,
-                           context: "(on the way to '\(path)') \(node.packageContext)")
+        throw PackageError(
+          .notADirectory, "not a directory:", path: node.displayPath,
+          context: "(on the way to '\(path)') \(node.packageContext)")
       }
       guard let child = try node.children()[component] else { throw node.noSuchChild(component) }
       node = child
@@ -33,80 +34,125 @@ extension PackageNode {
 
   /// Writes a regular file at `path` below this directory: replaces the contents of a file that is
   /// there, or adds a new one, creating missing directories on the way if asked.
+  ///
+  /// Undo name: "Edit" for a file that was there, "Add File" for a new one. Consecutive writes to
+  /// the same file coalesce into one undo step (typing).
   /// - Returns: The file's node.
   /// - Throws: ``PackageError`` with code `notARegularFile` if a directory or link is at `path`,
   ///   `noSuchEntry` if a directory on the way is missing and `createIntermediates` is false.
   @discardableResult
   public func setFile(at path: String, contents: Data, createIntermediates: Bool = true) throws -> PackageNode {
-    let (directory, name) = try parentAndName(of: path, create: createIntermediates)
-    if let existing = try directory.child(named: name) {
-      try existing.setContents(contents)
-      return existing
+    try mutate("Edit", at: joined(path)) { changes in
+      let (directory, name) = try parentAndName(of: path, create: createIntermediates, changes)
+      if let existing = try directory.child(named: name) {
+        try existing.requireKind(.file)
+        changes.touch(existing)
+        existing.replaceContents(.data(contents))
+        changes.coalescingKey = ContentsKey(node: ObjectIdentifier(existing))
+        return existing
+      }
+      let file = PackageNode(regularFileWithContents: contents, preferredName: name)
+      try changes.attach(file, to: directory, as: name)
+      changes.coalescingKey = ContentsKey(node: ObjectIdentifier(file))
+      changes.actionName = "Add File"
+      return file
     }
-    let file = PackageNode(regularFileWithContents: contents, preferredName: name)
-    try directory.adopt(file, as: name)
-    return file
+  }
+
+  /// Replaces the contents of the regular file at `path`: ``setContents(_:)`` by path.
+  /// Undo name: "Typing"; consecutive edits to one file coalesce.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if nothing is there, `notARegularFile` if
+  ///   it is not a regular file.
+  public func setContents(_ contents: Data, at path: String) throws {
+    try node(at: path).setContents(contents)
   }
 
   /// Makes a directory at `path` (and any missing directories on the way); returns the existing
-  /// one if there is a directory already.
+  /// one if there is a directory already (nothing changes then). Undo name: "New Folder".
+  /// - Throws: ``PackageError`` with code `notADirectory` if a file or link is on the way.
   @discardableResult
   public func makeDirectory(at path: String) throws -> PackageNode {
+    try mutate("New Folder", at: joined(path)) { changes in try makeDirectories(Self.components(of: path), changes) }
+  }
+
+  /// Puts `node` at `path`, replacing what is there. Undo name: "Replace".
+  /// - Returns: The node that was replaced, if any.
+  @discardableResult
+  public func setNode(_ node: PackageNode, at path: String, createIntermediates: Bool = true) throws -> PackageNode? {
+    try mutate("Replace", at: joined(path)) { changes in
+      let (directory, name) = try parentAndName(of: path, create: createIntermediates, changes)
+      return try directory.replace(named: name, with: node, changes)
+    }
+  }
+
+  /// Removes the node at `path` and returns it. Undo name: "Delete" (undo puts this same node back).
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if nothing is there.
+  @discardableResult
+  public func removeNode(at path: String) throws -> PackageNode {
+    try mutate("Delete", at: joined(path)) { changes in
+      let (directory, name) = try parentAndName(of: path, create: false, changes)
+      guard let child = try directory.child(named: name) else { throw directory.noSuchChild(name) }
+      changes.detach(child)
+      return child
+    }
+  }
+
+  /// Moves the node at `source` to `destination` (which must not exist), creating directories on
+  /// the way. Undo name: "Move".
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if nothing is at `source`, `nameTaken` if
+  ///   something is at `destination`, `invalidArgument` for a move into the node itself.
+  public func moveNode(at source: String, to destination: String) throws {
+    try mutate("Move", at: joined(source)) { changes in
+      let node = try self.node(at: source)
+      let (directory, name) = try parentAndName(of: destination, create: true, changes)
+      guard try directory.child(named: name) == nil else {
+        throw PackageError(.nameTaken, "destination already exists:", path: directory.joined(name))
+      }
+      changes.touch(node)
+      changes.detach(node)
+      try changes.attach(node, to: directory, as: name)
+      node.preferredName = name
+    }
+  }
+
+  /// Renames the node at `path` (its last component) to `newName`: ``renameChild(named:to:)`` by
+  /// path. Undo name: "Rename".
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if nothing is at `path`, `invalidArgument`
+  ///   if `path` names the root, or as ``renameChild(named:to:)``.
+  public func renameNode(at path: String, to newName: String) throws {
+    let node = try self.node(at: path)
+    guard let parent = node.parent else {
+      throw PackageError(.invalidArgument, "cannot rename the package root:", path: path)
+    }
+    try parent.renameChild(named: node.name, to: newName)
+  }
+
+  /// Splits `path` into its directory (looked up, or created through `changes`) and last name.
+  func parentAndName(of path: String, create: Bool, _ changes: ChangeCollector) throws -> (PackageNode, String) {
+    var components = try Self.components(of: path)
+    guard let name = components.popLast() else {
+      throw PackageError(.invalidName, "path names no entry:", path: path)
+    }
+    let directory =
+      create ? try makeDirectories(components, changes) : try node(at: components.joined(separator: "/"))
+    try directory.requireKind(.directory)
+    return (directory, name)
+  }
+
+  /// Follows `components` down from this node, making the directories that are missing.
+  func makeDirectories(_ components: [String], _ changes: ChangeCollector) throws -> PackageNode {
     var node = self
-    for component in try Self.components(of: path) {
+    for component in components {
       if let child = try node.children()[component] {
         try child.requireKind(.directory)
         node = child
       } else {
         let directory = try PackageNode(directoryWithChildren: [:])
-        try node.adopt(directory, as: component)
+        try changes.attach(directory, to: node, as: component)
         node = directory
       }
     }
     return node
-  }
-
-  /// Puts `node` at `path`, replacing what is there.
-  /// - Returns: The node that was replaced, if any.
-  @discardableResult
-  public func setNode(_ node: PackageNode, at path: String, createIntermediates: Bool = true) throws -> PackageNode? {
-    let (directory, name) = try parentAndName(of: path, create: createIntermediates)
-    return try directory.replaceChild(named: name, with: node)
-  }
-
-  /// Removes the node at `path` and returns it.
-  /// - Throws: ``PackageError`` with code `noSuchEntry` if nothing is there.
-  @discardableResult
-  public func removeNode(at path: String) throws -> PackageNode {
-    let (directory, name) = try parentAndName(of: path, create: false)
-    return try directory.removeChild(named: name)
-  }
-
-  /// Moves the node at `source` to `destination` (which must not exist), creating directories on the way.
-  public func moveNode(at source: String, to destination: String) throws {
-    let node = try self.node(at: source)
-    let (directory, name) = try parentAndName(of: destination, create: true)
-    guard try directory.child(named: name) == nil else {
-      throw PackageError(.nameTaken, "destination already exists:", path: directory.joined(name))
-    }
-    try node.parent?.removeChild(node)
-    do { try directory.adopt(node, as: name) } catch {
-      _ = try? self.setNode(node, at: source)
-      throw error
-    }
-    node.preferredName = name
-  }
-
-  /// Splits `path` into its directory (looked up, or created) and last name.
-  func parentAndName(of path: String, create: Bool) throws -> (PackageNode, String) {
-    var components = try Self.components(of: path)
-    guard let name = components.popLast() else {
-      throw PackageError(.invalidName, "path names no entry:", path: path)
-    }
-    let directoryPath = components.joined(separator: "/")
-    let directory = create ? try makeDirectory(at: directoryPath) : try node(at: directoryPath)
-    try directory.requireKind(.directory)
-    return (directory, name)
   }
 
   /// The names in `path`, without empty components and `.`; `..` and invalid names are refused.

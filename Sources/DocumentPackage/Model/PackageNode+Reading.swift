@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SystemPackage
 
 extension PackageNode {
   /// How a package is read from disk.
@@ -35,16 +36,18 @@ extension PackageNode {
   public convenience init(contentsOf path: FilePath, options: ReadingOptions = []) throws {
     let status: FileStatus
     do { status = try Syscalls.statusFollowing(path) } catch {
-      throw PackageError(error == .noSuchFileOrDirectory ? .noSuchEntry : .io,
-                         error == .noSuchFileOrDirectory ? "no such package" : "cannot open", path: path.string,
-                         errno: error == .noSuchFileOrDirectory ? nil : error)
+      throw PackageError(
+        error == .noSuchFileOrDirectory ? .noSuchEntry : .io,
+        error == .noSuchFileOrDirectory ? "no such package" : "cannot open", path: path.string,
+        errno: error == .noSuchFileOrDirectory ? nil : error)
     }
     guard let kind = status.kind else {
       throw PackageError(.unsupported, "not a file, directory or symbolic link:", path: path.string)
     }
     let location = PackageLocation(root: path)
-    self.init(kind: kind, name: path.lastComponent?.string ?? path.string, permissions: status.permissions,
-              origin: DiskOrigin(location: location, status: status))
+    self.init(
+      kind: kind, name: path.lastComponent?.string ?? path.string, permissions: status.permissions,
+      origin: DiskOrigin(location: location, status: status))
     if options.contains(.immediate) { try loadEverything(options: options) }
   }
 
@@ -57,13 +60,14 @@ extension PackageNode {
     guard let path = path ?? origin?.absolutePath else {
       throw PackageError(.invalidArgument, "no file to read from for", path: self.path.isEmpty ? name : self.path)
     }
+    try treeRecorder?.willChange(at: displayPath)
     let fresh = try PackageNode(contentsOf: path, options: options)
     guard fresh.kind == kind else {
       throw PackageError(.changedOnDisk, "is a \(fresh.kind) on disk, not a \(kind):", path: path.string)
     }
     origin = fresh.origin
-    permissions = fresh.permissions
-    modificationTime = fresh.modificationTime
+    storedPermissions = fresh.storedPermissions
+    storedModificationTime = fresh.storedModificationTime
     loadedChildren = kind == .directory ? nil : fresh.loadedChildren
     fileBody = .onDisk
     cachedContents = fresh.cachedContents
@@ -86,7 +90,9 @@ extension PackageNode {
       status.isUnchanged(comparedTo: origin.status)
     else { return false }
     guard kind == .directory, let loadedChildren else { return true }
-    guard let (_, entries) = try? Syscalls.listDirectory(path), entries.count == loadedChildren.count else { return false }
+    guard let (_, entries) = try? Syscalls.listDirectory(path), entries.count == loadedChildren.count else {
+      return false
+    }
     for entry in entries {
       guard let child = loadedChildren[entry.name],
         child.origin?.name == entry.rawName,
@@ -123,13 +129,15 @@ extension PackageNode {
     for entry in listing.1 {
       guard let kind = entry.status.kind else { continue }
       let name = entry.name
-      let child = PackageNode(kind: kind, name: name, permissions: entry.status.permissions, origin: origin.child(entry, in: directoryPath))
+      let child = PackageNode(
+        kind: kind, name: name, permissions: entry.status.permissions, origin: origin.child(entry, in: directoryPath))
       if let destination = entry.destination { child.linkDestination = destination }
       child.parent = self
       sorted.append(child)
       guard children.updateValue(child, forKey: name) == nil else {
-        throw PackageError(.invalidName, "two entries decode to the same name", path: name,
-                           context: "in '\(path.string)' (a name is not valid UTF-8)")
+        throw PackageError(
+          .invalidName, "two entries decode to the same name", path: name,
+          context: "in '\(path.string)' (a name is not valid UTF-8)")
       }
     }
     return (children, sorted)

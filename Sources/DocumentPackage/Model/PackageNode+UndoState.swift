@@ -8,7 +8,7 @@ import Foundation
 
 extension PackageNode {
   /// Everything about a node that an edit can change, other than its place in the tree: the hook
-  /// that lets ``PackageEditor`` put a node back exactly as it was, change tracking included.
+  /// that lets undo put a node back exactly as it was, change tracking included.
   ///
   /// Holds references, never copies: `Data` shares its storage, so keeping the state of a node
   /// with a 100 MB body costs a reference, and an unread file's state holds no bytes at all.
@@ -36,13 +36,13 @@ extension PackageNode {
   /// from ``restorable(_:)``, which accounts for saves since the state was taken.
   func restore(_ state: UndoState) {
     preferredName = state.preferredName
-    permissions = state.permissions
-    modificationTime = state.modificationTime
+    storedPermissions = state.permissions
+    storedModificationTime = state.modificationTime
     fileBody = state.fileBody
     cachedContents = state.cachedContents
     linkDestination = state.linkDestination
     origin = state.origin
-    edits = state.edits  // last: the setters above mark edits
+    edits = state.edits
   }
 
   /// `state` as it must be set now to make the node look as it did when `state` was taken.

@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SystemPackage
 
 /// A node of a document package: a regular file, a directory, or a symbolic link.
 ///
@@ -21,6 +22,21 @@ import SystemPackage
 /// changed since, so a save can write only what changed (see ``hasUnsavedChanges``).
 ///
 /// Nodes are not thread-safe: confine a tree to one task or actor, as with `FileWrapper`.
+///
+/// ## Ownership
+/// A directory owns its children; a child does not own its directory. Keep the root of a tree
+/// while you use nodes from it. A node whose root (or any directory above it) is released is cut
+/// from the tree: it becomes the root of its own subtree, with ``parent`` `nil` and ``path`` `""`,
+/// and no longer sees the tree's recorder (changes to it are not undoable). It keeps its
+/// ``name``, its attributes, the children it holds, and its contents (read from where it was
+/// loaded), so it can still be read or added to another tree.
+///
+///     let root = try PackageNode(contentsOf: "/home/ann/Trip.mydoc")
+///     let image = try root.node(at: "Images/tram.png")    // image.path == "Images/tram.png"
+///     // if `root` is released here, image.path == "" and image.parent == nil
+///
+/// (A child holding its parent strongly would make every tree a reference cycle, and a weak
+/// reference costs an allocation per node, which shows at 100,000 nodes.)
 public final class PackageNode {
   /// Whether this is a file, a directory or a symbolic link. Fixed for the node's life.
   public let kind: NodeKind
@@ -33,7 +49,8 @@ public final class PackageNode {
   /// The name the node asks for when added to a directory; the parent may pick another if it is taken.
   public var preferredName: String
 
-  /// The directory that holds this node, if any.
+  /// The directory that holds this node, if any; `nil` for a root, and for a node whose directory
+  /// was released (see "Ownership" above).
   ///
   /// Unowned rather than weak (a weak reference costs an allocation per node, which shows at
   /// 100,000 nodes); a directory clears its children's `parent` when it is deallocated, so this
@@ -41,14 +58,29 @@ public final class PackageNode {
   public internal(set) unowned(unsafe) var parent: PackageNode?
 
   /// POSIX permission bits (`0o644`, with set-id and sticky bits if present).
+  ///
+  /// Setting them is a change like any other (see ``setPermissions(_:)``, which says when it is refused).
   public var permissions: FilePermissions {
-    didSet { if permissions != oldValue { edits.insert(.attributes) } }
+    get { storedPermissions }
+    set { try? setPermissions(newValue) }
   }
 
   /// The modification time; `nil` for a new node, which gets the time it is saved.
+  ///
+  /// Setting it is a change like any other (see ``setModificationTime(_:)``, which says when it is refused).
   public var modificationTime: FileTime? {
-    didSet { if modificationTime != oldValue { edits.insert(.attributes) } }
+    get { storedModificationTime }
+    set { try? setModificationTime(newValue) }
   }
+
+  /// The permission bits, set without recording a change (loading, saving, undoing).
+  var storedPermissions: FilePermissions
+  /// The modification time, set without recording a change (loading, saving, undoing).
+  var storedModificationTime: FileTime?
+
+  /// Sees every change made to the tree below this node: installed on a root by the undo layer
+  /// (``PackageEditor``). Weak: the tree never keeps its editor alive.
+  weak var recorder: (any TreeRecorder)?
 
   /// Where the node was loaded from; `nil` for nodes made in memory.
   var origin: DiskOrigin?
@@ -100,19 +132,25 @@ public final class PackageNode {
     self.kind = kind
     self.name = name
     self.preferredName = name
-    self.permissions = permissions
+    self.storedPermissions = permissions
     self.origin = origin
-    self.modificationTime = origin?.status.modificationTime
+    self.storedModificationTime = origin?.status.modificationTime
   }
 
   /// Creates a directory node holding `children`, keyed by the names they get.
   ///
   /// Each child's ``name`` and ``preferredName`` become its key.
-  /// - Parameter preferredName: The name of a root directory (a directory added to another gets its key).
+  /// - Parameters:
+  ///   - children: The children, by the name each gets; none by default.
+  ///   - preferredName: The name of a root directory (a directory added to another gets its key).
   /// - Throws: ``PackageError/Code-swift.struct/invalidName`` for a key that cannot be a file name,
   ///   or ``PackageError/Code-swift.struct/invalidArgument`` for a child that already has a parent.
-  public convenience init(directoryWithChildren children: [String: PackageNode] = [:], preferredName: String = "") throws {
-    self.init(kind: .directory, name: preferredName, permissions: [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute], origin: nil)
+  public convenience init(directoryWithChildren children: [String: PackageNode] = [:], preferredName: String = "")
+    throws
+  {
+    self.init(
+      kind: .directory, name: preferredName,
+      permissions: [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute], origin: nil)
     loadedChildren = [:]
     for (key, child) in children {
       try Self.validate(name: key)
@@ -138,15 +176,13 @@ public final class PackageNode {
     linkDestination = destination
   }
 
-  /// The destination of a symbolic link; empty for other kinds. Setting it changes the link.
+  /// The destination of a symbolic link; empty for other kinds. Setting it changes the link
+  /// (see ``setSymbolicLinkDestination(_:)``, which says when it is refused).
   public var symbolicLinkDestination: String {
     get { linkDestination }
     set {
       precondition(kind == .symlink, "symbolicLinkDestination set on a \(kind) node")
-      if newValue != linkDestination {
-        linkDestination = newValue
-        edits.insert(.contents)
-      }
+      try? setSymbolicLinkDestination(newValue)
     }
   }
 
@@ -164,7 +200,8 @@ public final class PackageNode {
     }
   }
 
-  /// The path of this node from the root of its tree, components joined by `/`; empty for the root.
+  /// The path of this node from the root of its tree, components joined by `/`; empty for the root
+  /// (and for a node cut from its tree because its root was released: see "Ownership" above).
   public var path: String {
     var names: [String] = []
     var node = self
@@ -217,7 +254,8 @@ extension PackageNode: CustomStringConvertible {
     switch kind {
     case .file: return "file '\(shown.escapingControlCharacters)' (\(size) bytes)"
     case .directory: return "directory '\(shown.escapingControlCharacters)'"
-    case .symlink: return "symlink '\(shown.escapingControlCharacters)' -> '\(linkDestination.escapingControlCharacters)'"
+    case .symlink:
+      return "symlink '\(shown.escapingControlCharacters)' -> '\(linkDestination.escapingControlCharacters)'"
     }
   }
 }

@@ -63,9 +63,6 @@ extension PackageNode {
   /// a ``DiskFileSource`` is copied with a reflink or in the kernel). The node counts as changed until saved.
   /// - Throws: ``PackageError`` with code `notARegularFile` for other kinds.
   public func setContents(from source: any FileContentSource) throws {
-    try requireKind(.file)
-    fileBody = .source(source)
-    cachedContents = nil
-    edits.insert(.contents)
+    try setBody(.source(source))
   }
 }

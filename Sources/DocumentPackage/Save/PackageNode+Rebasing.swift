@@ -62,8 +62,8 @@ extension PackageNode {
         child.rebase(location: location, relativePath: relativePath.appending(component))
       }
     }
-    permissions = status.permissions
-    modificationTime = status.modificationTime
+    storedPermissions = status.permissions
+    storedModificationTime = status.modificationTime
     edits = []
   }
 

@@ -4,14 +4,21 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Edits a package tree so that every change can be undone: the model's mutating API, each
-/// method registering its exact inverse on an ``UndoStack``.
+/// Makes every change to a package tree undoable: installs itself as the tree's recorder and
+/// registers, for each change the model's mutators make, its exact inverse on an ``UndoStack``.
 ///
-///     let editor = PackageEditor(root: try PackageNode(contentsOf: path))
-///     try editor.setFile(at: "Text.txt", contents: Data("Hello".utf8))
-///     try editor.renameChild(named: "Image.png", in: editor.root, to: "Photo.png")
+///     let root = try PackageNode(contentsOf: path)
+///     let editor = PackageEditor(root: root)
+///     try root.setFile(at: "Text.txt", contents: Data("Hello".utf8))
+///     try root.renameNode(at: "Image.png", to: "Photo.png")
 ///     editor.undoStack.undoMenuItemTitle     // "Undo Rename"
 ///     try editor.undoStack.undo()
+///
+/// There is one set of mutators, on ``PackageNode``; the editor adds no second copy of them. Each
+/// mutator reports the primitive changes it made (links made and broken between directories and
+/// children, node states before and after) to the recorder installed on the tree's root, which
+/// is also where a read-only view refuses changes (``Document/read(_:)``). So a change made
+/// directly on any node of the tree, from anywhere, is undoable.
 ///
 /// Undo puts back the very same node objects, with the same change-tracking flags, so a subtree
 /// that was removed and restored still reads from (and can be hard-linked from) where it was
@@ -19,59 +26,61 @@ import Foundation
 /// references, never copies: a file's previous `Data` shares its storage, and the contents of
 /// files that are moved, renamed or removed are never read.
 ///
-/// Each method is one undo step with a default action name ("Rename", "Delete"); call them inside
+/// Each mutator is one undo step with a default action name ("Rename", "Delete"); call them inside
 /// ``UndoStack/group(named:coalescingKey:_:)`` to make several one step, or name it yourself.
 /// Consecutive content edits to the same file coalesce into one step (typing); see
 /// ``UndoStack/coalescingInterval``. With undo registration disabled, edits are still made and
-/// mark the document changed (``UndoStack/noteChange()``).
+/// mark the document changed (``UndoStack/noteChange()``). Each mutator either makes its whole
+/// change or, when it throws, none of it (and registers nothing).
 ///
-/// Each method either makes its whole change or, when it throws, none of it.
-/// Make every change to the tree through the editor: a change made behind its back can make
-/// later undo steps fail (they then throw and change nothing).
+/// The editor owns what undo needs beyond the stack: the record of the changes its steps hold,
+/// which ``prepareForSave()`` and ``didSave()`` keep valid across saves. The tree holds the
+/// editor weakly: once the editor is gone, changes are no longer recorded (steps registered
+/// before keep working, as they hold the nodes they change).
 public final class PackageEditor {
-  /// The root directory of the package being edited.
+  /// The root directory of the package being edited; changes to any node below it are recorded.
   public let root: PackageNode
   /// Where the editor registers its undo actions.
   public let undoStack: UndoStack
   /// The changes held by undo steps, for ``prepareForSave()``.
   let history = UndoHistory()
+  /// While set, changes are refused with this error (see ``readingOnly(_:)``).
+  var readOnlyViolation: PackageError?
+  var isReadOnly = false
 
-  /// Creates an editor for the tree under `root`.
+  /// Creates an editor for the tree under `root` and installs it there: from now on every change
+  /// made to the tree through ``PackageNode``'s mutators registers its undo on `undoStack`.
   /// - Parameters:
-  ///   - root: The package's root directory node.
+  ///   - root: The package's root directory node. An editor installed on it before is replaced.
   ///   - undoStack: The stack to register undo actions on; a new one by default.
   public init(root: PackageNode, undoStack: UndoStack = UndoStack()) {
     self.root = root
     self.undoStack = undoStack
+    root.recorder = self
   }
 
-  /// Whether the package differs from what was last saved: ``UndoStack/hasUnsavedChanges``.
+  deinit {
+    if root.recorder === self { root.recorder = nil }
+  }
+
+  /// Whether the undo stack is away from the saved state: ``UndoStack/hasUnsavedChanges``.
+  /// (``Document/hasUnsavedChanges`` also asks the tree itself.)
   public var hasUnsavedChanges: Bool { undoStack.hasUnsavedChanges }
 
-  /// A coalescing key for content edits to one node: typing into one file.
-  struct ContentsKey: Hashable {
-    let node: ObjectIdentifier
-  }
-
-  /// Runs an edit made through `recorder`'s primitives and registers its inverse, or rolls the
-  /// edit back if it throws.
-  @discardableResult
-  func record<Result>(_ actionName: String, _ body: (ChangeRecorder) throws -> Result) throws -> Result {
-    let recorder = ChangeRecorder()
-    let result: Result
-    do { result = try body(recorder) } catch {
-      recorder.rollBack()
-      throw error
+  /// Runs `body` with the tree read-only: every change attempted in it (through any node of the
+  /// tree) is refused, and this method then throws, even if `body` swallowed the error.
+  /// - Throws: What `body` throws, or ``PackageError`` with code `invalidArgument` naming the path
+  ///   of the first change attempted.
+  public func readingOnly<Result>(_ body: (PackageNode) throws -> Result) throws -> Result {
+    let wasReadOnly = isReadOnly
+    isReadOnly = true
+    defer { isReadOnly = wasReadOnly }
+    let result = try body(root)
+    if !wasReadOnly, let violation = readOnlyViolation {
+      readOnlyViolation = nil
+      throw violation
     }
-    let change = recorder.finish()
-    if !change.isEmpty { registerInverse(of: change, actionName: actionName, coalescingKey: recorder.coalescingKey) }
     return result
-  }
-
-  func registerInverse(of change: PackageChange, actionName: String?, coalescingKey: AnyHashable?) {
-    Self.registerInverse(
-      of: change, on: undoStack, history: history, target: root, actionName: actionName,
-      coalescingKey: coalescingKey)
   }
 
   /// Registers the undo of `change` on `stack`. The action needs nothing from the editor (it holds
@@ -87,11 +96,11 @@ public final class PackageEditor {
     }
     let inverse = history?.add(change.inverted) ?? UndoHistory.Record(change.inverted)
     // The stack runs its own actions, so it is alive whenever this closure is: `unowned` avoids a cycle.
-    stack.registerUndo(withTarget: target, coalescingKey: coalescingKey) { [unowned stack, weak history] root in
+    stack.registerUndo(withTarget: target, coalescingKey: coalescingKey, defaultActionName: actionName) {
+      [unowned stack, weak history] root in
       let made = try inverse.change.apply()
       registerInverse(of: made, on: stack, history: history, target: root, actionName: nil, coalescingKey: nil)
     }
-    if let actionName { stack.setDefaultActionName(actionName) }
   }
 
   /// Keeps what undo steps need from files that a save is about to replace: call just before
@@ -109,32 +118,19 @@ public final class PackageEditor {
   public func didSave() {
     history.didSave(root: root)
   }
+}
 
-  /// The directory that holds `path` and the last name in it, creating missing directories on
-  /// the way (recorded) if `create` is true.
-  func parentAndName(of path: String, create: Bool, _ recorder: ChangeRecorder) throws -> (PackageNode, String) {
-    var components = try PackageNode.components(of: path)
-    guard let name = components.popLast() else {
-      throw PackageError(.invalidName, "path names no entry:", path: path)
-    }
-    let directory =
-      create ? try makeDirectories(components, recorder) : try root.node(at: components.joined(separator: "/"))
-    try directory.requireKind(.directory)
-    return (directory, name)
+extension PackageEditor: TreeRecorder {
+  func willChange(at path: @autoclosure () -> String) throws {
+    guard isReadOnly else { return }
+    let error = PackageError(
+      .invalidArgument, "cannot change a package while reading it (make changes in edit { }):", path: path())
+    if readOnlyViolation == nil { readOnlyViolation = error }
+    throw error
   }
 
-  func makeDirectories(_ components: [String], _ recorder: ChangeRecorder) throws -> PackageNode {
-    var node = root
-    for component in components {
-      if let child = try node.children()[component] {
-        try child.requireKind(.directory)
-        node = child
-      } else {
-        let directory = try PackageNode(directoryWithChildren: [:])
-        try recorder.attach(directory, to: node, as: component)
-        node = directory
-      }
-    }
-    return node
+  func didChange(_ change: PackageChange, actionName: String, coalescingKey: AnyHashable?) {
+    Self.registerInverse(
+      of: change, on: undoStack, history: history, target: root, actionName: actionName, coalescingKey: coalescingKey)
   }
 }

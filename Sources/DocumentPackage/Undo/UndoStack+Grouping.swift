@@ -33,6 +33,8 @@ extension UndoStack {
   /// - Parameters:
   ///   - name: The action name for menus ("Rename"), or `nil` to leave it unset.
   ///   - coalescingKey: See ``beginGrouping(coalescingKey:)``.
+  ///   - body: The changes that register the step's actions.
+  /// - Returns: What `body` returns.
   @discardableResult
   public func group<Result>(
     named name: String? = nil, coalescingKey: AnyHashable? = nil, _ body: () throws -> Result

@@ -3,13 +3,17 @@ extension UndoStack {
   ///
   /// Applies to the outermost open group, or, outside groups, to the last step registered.
   /// While undoing it names the redo step (which otherwise keeps the undone step's name).
+  ///
+  /// Renaming a step already on the undo stack calls ``onChange``, so a menu updated from it shows the new name.
   public func setActionName(_ name: String) {
-    currentStep?.name = name
+    guard let step = currentStep, step.name != name else { return }
+    step.name = name
+    if openGroups.isEmpty, collecting == nil { notify() }
   }
 
   /// Names the current step only if it has no name yet (used by ``PackageEditor`` for its defaults).
   func setDefaultActionName(_ name: String) {
-    if let step = currentStep, step.name.isEmpty { step.name = name }
+    if let step = currentStep, step.name.isEmpty { setActionName(name) }
   }
 
   /// The name of the step ``undo()`` would undo; empty if none or unnamed.

@@ -26,20 +26,35 @@ extension UndoStack {
     register(UndoAction(target: nil, perform: handler), coalescingKey: coalescingKey)
   }
 
-  func register(_ action: UndoAction, coalescingKey: AnyHashable?) {
+  /// Registers `handler` as ``registerUndo(withTarget:coalescingKey:handler:)`` does, naming the
+  /// step `defaultActionName` if it has no name yet, before ``onChange`` reports it.
+  func registerUndo<Target: AnyObject>(
+    withTarget target: Target, coalescingKey: AnyHashable?, defaultActionName: String?,
+    handler: @escaping (Target) throws -> Void
+  ) {
+    register(
+      UndoAction(target: target) { [weak target] in
+        guard let target else { return }
+        try handler(target)
+      }, coalescingKey: coalescingKey, defaultActionName: defaultActionName)
+  }
+
+  func register(_ action: UndoAction, coalescingKey: AnyHashable?, defaultActionName: String? = nil) {
     guard isUndoRegistrationEnabled else { return }
     if let group = openGroups.last ?? collecting {
       group.actions.append(action)
+      if let defaultActionName { setDefaultActionName(defaultActionName) }
       return
     }
     let group = UndoGroup(coalescingKey: coalescingKey)
     group.actions.append(action)
-    push(group)
+    push(group, defaultName: defaultActionName)
   }
 
   /// Adds a finished step made by a new edit (not by undo or redo), or merges it into the
   /// previous step when their coalescing keys match.
-  func push(_ group: UndoGroup) {
+  /// - Parameter defaultName: The step's name if it has none (a merged step keeps the name it had).
+  func push(_ group: UndoGroup, defaultName: String? = nil) {
     guard !group.actions.isEmpty else { return }
     let now = self.now()
     redoGroups.removeAll()
@@ -51,6 +66,7 @@ extension UndoStack {
       // merged edit, so this edit's actions are not needed. A merged edit still changes the
       // document, so it moves to a new state (a save in between is a boundary; see markSaved()).
       if group.name.isEmpty == false { previous.name = group.name }
+      if previous.name.isEmpty, let defaultName { previous.name = defaultName }
       if !previous.isDiscardable {
         currentState = newStateID()
         previous.appliesAt = currentState
@@ -67,6 +83,7 @@ extension UndoStack {
       currentState = newStateID()
       group.appliesAt = currentState
     }
+    if group.name.isEmpty, let defaultName { group.name = defaultName }
     undoGroups.append(group)
     trim()
     coalescing = group.coalescingKey == nil ? nil : (group, now)

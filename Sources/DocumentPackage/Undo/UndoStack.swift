@@ -37,7 +37,8 @@ public final class UndoStack {
   public var coalescingInterval: Duration = .seconds(1)
 
   /// Called after every change to the stacks or to the saved state: a step added, merged,
-  /// undone or redone, actions removed, a save recorded. Use it to update menus or schedule an autosave.
+  /// named, undone or redone, actions removed, a save recorded. Use it to update menus or schedule
+  /// an autosave: when it runs, a new step already has its name (``undoMenuItemTitle`` reads "Undo Rename").
   public var onChange: ((UndoStack) -> Void)?
 
   /// Whether ``undo()`` is running.

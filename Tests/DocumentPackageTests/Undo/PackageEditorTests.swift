@@ -55,7 +55,7 @@ struct PackageEditorTests {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     let original = try text(editor.root, "Text.txt")
-    try checkUndoRedo(editor, name: "Edit") { try editor.setFile(at: "Text.txt", contents: Data("new".utf8)) }
+    try checkUndoRedo(editor, name: "Edit") { try editor.root.setFile(at: "Text.txt", contents: Data("new".utf8)) }
     #expect(try text(editor.root, "Text.txt") == original)
     // Undone back to the file on disk: the node reads from disk again (a save could hard-link it).
     #expect(editor.root.hasUnsavedChanges == false)
@@ -65,7 +65,9 @@ struct PackageEditorTests {
   @Test func setFileCreatingDirectories() throws {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
-    try checkUndoRedo(editor, name: "Edit") { try editor.setFile(at: "Pages/p1/text.txt", contents: Data("x".utf8)) }
+    try checkUndoRedo(editor, name: "Add File") {
+      try editor.root.setFile(at: "Pages/p1/text.txt", contents: Data("x".utf8))
+    }
     #expect(try editor.root.nodeIfPresent(at: "Pages") == nil)
     try editor.undoStack.redo()
     #expect(try text(editor.root, "Pages/p1/text.txt") == "x")
@@ -74,16 +76,16 @@ struct PackageEditorTests {
   @Test func setContents() throws {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
-    try checkUndoRedo(editor, name: "Typing") { try editor.setContents(Data("typed".utf8), at: "Text.txt") }
-    #expect(throws: PackageError.self) { try editor.setContents(Data(), at: "Images") }
+    try checkUndoRedo(editor, name: "Typing") { try editor.root.setContents(Data("typed".utf8), at: "Text.txt") }
+    #expect(throws: PackageError.self) { try editor.root.setContents(Data(), at: "Images") }
   }
 
   @Test func makeDirectory() throws {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
-    try checkUndoRedo(editor, name: "New Folder") { try editor.makeDirectory(at: "A/B/C") }
+    try checkUndoRedo(editor, name: "New Folder") { try editor.root.makeDirectory(at: "A/B/C") }
     let count = editor.undoStack.undoCount
-    try editor.makeDirectory(at: "Images")  // already there: no step
+    try editor.root.makeDirectory(at: "Images")  // already there: no step
     #expect(editor.undoStack.undoCount == count)
   }
 
@@ -92,7 +94,7 @@ struct PackageEditorTests {
     let editor = try openNotes(temp)
     let old = try editor.root.node(at: "Images/tram.png")
     try checkUndoRedo(editor, name: "Replace") {
-      try editor.setNode(PackageNode(regularFileWithContents: Data("png".utf8)), at: "Images/tram.png")
+      try editor.root.setNode(PackageNode(regularFileWithContents: Data("png".utf8)), at: "Images/tram.png")
     }
     let restored = try editor.root.node(at: "Images/tram.png")
     #expect(restored === old)
@@ -104,17 +106,19 @@ struct PackageEditorTests {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     let images = try editor.root.node(at: "Images")
-    try checkUndoRedo(editor, name: "Delete") { try editor.removeNode(at: "Images") }
+    try checkUndoRedo(editor, name: "Delete") { try editor.root.removeNode(at: "Images") }
     #expect(try editor.root.node(at: "Images") === images)
     #expect(try images.node(at: "tram.png").isLoaded == false)
-    #expect(throws: PackageError.self) { try editor.removeNode(at: "Nothing") }
+    #expect(throws: PackageError.self) { try editor.root.removeNode(at: "Nothing") }
   }
 
   @Test func moveNode() throws {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
-    try checkUndoRedo(editor, name: "Move") { try editor.moveNode(at: "Images/tram.png", to: "Media/Photos/tram.png") }
-    try checkUndoRedo(editor, name: "Move") { try editor.moveNode(at: "Text.txt", to: "Body.txt") }
+    try checkUndoRedo(editor, name: "Move") {
+      try editor.root.moveNode(at: "Images/tram.png", to: "Media/Photos/tram.png")
+    }
+    try checkUndoRedo(editor, name: "Move") { try editor.root.moveNode(at: "Text.txt", to: "Body.txt") }
   }
 
   @Test func aFailedEditChangesNothing() throws {
@@ -122,11 +126,11 @@ struct PackageEditorTests {
     let editor = try openNotes(temp)
     let before = try listing(editor.root)
     // The destination's directories are created before the clash is found; they are removed again.
-    try editor.makeDirectory(at: "New/Deep")
-    try editor.setFile(at: "New/Deep/taken", contents: Data())
+    try editor.root.makeDirectory(at: "New/Deep")
+    try editor.root.setFile(at: "New/Deep/taken", contents: Data())
     try editor.undoStack.undo()
     try editor.undoStack.undo()
-    #expect(throws: PackageError.self) { try editor.moveNode(at: "Images", to: "Images/Inside/Images") }
+    #expect(throws: PackageError.self) { try editor.root.moveNode(at: "Images", to: "Images/Inside/Images") }
     #expect(try listing(editor.root) == before)
     #expect(!editor.undoStack.canUndo && !editor.hasUnsavedChanges && !editor.root.hasUnsavedChanges)
   }
@@ -136,13 +140,13 @@ struct PackageEditorTests {
     let editor = try openNotes(temp)
     let images = try editor.root.node(at: "Images")
     try checkUndoRedo(editor, name: "Add") {
-      let name = try editor.addRegularFile(contents: Data("x".utf8), preferredName: "tram.png", to: images)
+      let name = try images.addRegularFile(contents: Data("x".utf8), preferredName: "tram.png")
       #expect(name == "tram 2.png")
     }
     let folder = try PackageNode(directoryWithChildren: [:])
     folder.preferredName = "Images"
     try checkUndoRedo(editor, name: "Add") {
-      let name = try editor.addChild(folder, to: editor.root)
+      let name = try editor.root.addChild(folder)
       #expect(name == "Images 2")
     }
   }
@@ -151,22 +155,22 @@ struct PackageEditorTests {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     let text = try editor.root.node(at: "Text.txt")
-    try checkUndoRedo(editor, name: "Delete") { try editor.removeChild(text, from: editor.root) }
-    try checkUndoRedo(editor, name: "Delete") { try editor.removeChild(named: "Index.json", from: editor.root) }
-    #expect(throws: PackageError.self) { try editor.removeChild(text, from: editor.root.node(at: "Images")) }
+    try checkUndoRedo(editor, name: "Delete") { try editor.root.removeChild(text) }
+    try checkUndoRedo(editor, name: "Delete") { try editor.root.removeChild(named: "Index.json") }
+    #expect(throws: PackageError.self) { try editor.root.node(at: "Images").removeChild(text) }
   }
 
   @Test func replaceChild() throws {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     try checkUndoRedo(editor, name: "Replace") {
-      let old = try editor.replaceChild(
-        named: "Index.json", in: editor.root, with: PackageNode(regularFileWithContents: Data("{}".utf8)))
+      let old = try editor.root.replaceChild(
+        named: "Index.json", with: PackageNode(regularFileWithContents: Data("{}".utf8)))
       #expect(old != nil)
     }
     try checkUndoRedo(editor, name: "Replace") {
-      let old = try editor.replaceChild(
-        named: "New.json", in: editor.root, with: PackageNode(regularFileWithContents: Data()))
+      let old = try editor.root.replaceChild(
+        named: "New.json", with: PackageNode(regularFileWithContents: Data()))
       #expect(old == nil)
     }
   }
@@ -175,11 +179,11 @@ struct PackageEditorTests {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     try checkUndoRedo(editor, name: "Rename") {
-      try editor.renameChild(named: "Text.txt", in: editor.root, to: "Body.txt")
+      try editor.root.renameChild(named: "Text.txt", to: "Body.txt")
     }
-    try checkUndoRedo(editor, name: "Rename") { try editor.renameNode(at: "Images/tram.png", to: "bus.png") }
-    #expect(throws: PackageError.self) { try editor.renameChild(named: "Text.txt", in: editor.root, to: "Index.json") }
-    #expect(throws: PackageError.self) { try editor.renameChild(named: "Text.txt", in: editor.root, to: "a/b") }
+    try checkUndoRedo(editor, name: "Rename") { try editor.root.renameNode(at: "Images/tram.png", to: "bus.png") }
+    #expect(throws: PackageError.self) { try editor.root.renameChild(named: "Text.txt", to: "Index.json") }
+    #expect(throws: PackageError.self) { try editor.root.renameChild(named: "Text.txt", to: "a/b") }
     #expect(!editor.undoStack.canUndo)
   }
 
@@ -187,15 +191,15 @@ struct PackageEditorTests {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     try checkUndoRedo(editor, name: "Change Permissions") {
-      try editor.setPermissions(FilePermissions(rawValue: 0o600), at: "Text.txt")
+      try editor.root.setPermissions(FilePermissions(rawValue: 0o600), at: "Text.txt")
     }
     let node = try editor.root.node(at: "Text.txt")
     let time = node.modificationTime
     try checkUndoRedo(editor, name: "Change Date") {
-      try editor.setModificationTime(FileTime(seconds: 1), at: "Text.txt")
+      try editor.root.setModificationTime(FileTime(seconds: 1), at: "Text.txt")
     }
     #expect(node.modificationTime == time)
-    editor.setPermissions(node.permissions, of: node)  // the same: no step
+    try node.setPermissions(node.permissions)  // the same: no step
     #expect(!editor.undoStack.canUndo)
   }
 
@@ -204,9 +208,11 @@ struct PackageEditorTests {
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
     try temp.symlink("Notes.mydoc/Link", to: "Text.txt")
     let editor = PackageEditor(root: try PackageNode(contentsOf: FilePath(path)))
-    try checkUndoRedo(editor, name: "Change Link") { try editor.setSymbolicLinkDestination("Index.json", at: "Link") }
+    try checkUndoRedo(editor, name: "Change Link") {
+      try editor.root.setSymbolicLinkDestination("Index.json", at: "Link")
+    }
     #expect(try editor.root.node(at: "Link").symbolicLinkDestination == "Text.txt")
-    #expect(throws: PackageError.self) { try editor.setSymbolicLinkDestination("x", at: "Text.txt") }
+    #expect(throws: PackageError.self) { try editor.root.setSymbolicLinkDestination("x", at: "Text.txt") }
   }
 
   @Test func typingCoalescesAndRedoRestoresTheLastText() throws {
@@ -214,17 +220,17 @@ struct PackageEditorTests {
     let editor = try openNotes(temp)
     editor.undoStack.coalescingInterval = .seconds(60)
     let original = try text(editor.root, "Text.txt")
-    for count in 1...20 { try editor.setContents(Data(String(repeating: "a", count: count).utf8), at: "Text.txt") }
-    try editor.setFile(at: "Text.txt", contents: Data("final".utf8))
+    for count in 1...20 { try editor.root.setContents(Data(String(repeating: "a", count: count).utf8), at: "Text.txt") }
+    try editor.root.setFile(at: "Text.txt", contents: Data("final".utf8))
     #expect(editor.undoStack.undoCount == 1)
     try editor.undoStack.undo()
     #expect(try text(editor.root, "Text.txt") == original && !editor.root.hasUnsavedChanges)
     try editor.undoStack.redo()
     #expect(try text(editor.root, "Text.txt") == "final")
     // Typing into a new file: creating it and the keystrokes that follow are one step.
-    try editor.setFile(at: "Notes/new.txt", contents: Data("a".utf8))
-    try editor.setFile(at: "Notes/new.txt", contents: Data("ab".utf8))
-    try editor.setContents(Data("abc".utf8), at: "Notes/new.txt")
+    try editor.root.setFile(at: "Notes/new.txt", contents: Data("a".utf8))
+    try editor.root.setFile(at: "Notes/new.txt", contents: Data("ab".utf8))
+    try editor.root.setContents(Data("abc".utf8), at: "Notes/new.txt")
     #expect(editor.undoStack.undoCount == 2)
     try editor.undoStack.undo()
     #expect(try editor.root.nodeIfPresent(at: "Notes") == nil)
@@ -236,9 +242,9 @@ struct PackageEditorTests {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     try editor.undoStack.group(named: "Add Page") {
-      try editor.setFile(at: "Pages/2/text.txt", contents: Data("two".utf8))
-      try editor.setFile(at: "Pages/2/image.png", contents: Data("png".utf8))
-      try editor.renameChild(named: "Text.txt", in: editor.root, to: "Cover.txt")
+      try editor.root.setFile(at: "Pages/2/text.txt", contents: Data("two".utf8))
+      try editor.root.setFile(at: "Pages/2/image.png", contents: Data("png".utf8))
+      try editor.root.renameChild(named: "Text.txt", to: "Cover.txt")
     }
     #expect(editor.undoStack.undoCount == 1 && editor.undoStack.undoMenuItemTitle == "Undo Add Page")
     try editor.undoStack.undo()
@@ -251,10 +257,10 @@ struct PackageEditorTests {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
     editor.undoStack.coalescingInterval = .zero
-    try editor.setFile(at: "Text.txt", contents: Data("one".utf8))
+    try editor.root.setFile(at: "Text.txt", contents: Data("one".utf8))
     editor.undoStack.markSaved()  // as a document does after saving
     #expect(!editor.hasUnsavedChanges)
-    try editor.renameNode(at: "Index.json", to: "Index2.json")
+    try editor.root.renameNode(at: "Index.json", to: "Index2.json")
     #expect(editor.hasUnsavedChanges)
     try editor.undoStack.undo()
     #expect(!editor.hasUnsavedChanges)
@@ -267,7 +273,7 @@ struct PackageEditorTests {
   @Test func editsWithRegistrationDisabledStillDirtyTheDocument() throws {
     let temp = try TemporaryDirectory()
     let editor = try openNotes(temp)
-    try editor.undoStack.withoutUndoRegistration { try editor.setFile(at: "Text.txt", contents: Data("x".utf8)) }
+    try editor.undoStack.withoutUndoRegistration { try editor.root.setFile(at: "Text.txt", contents: Data("x".utf8)) }
     #expect(!editor.undoStack.canUndo && editor.hasUnsavedChanges)
   }
 
@@ -279,13 +285,13 @@ struct PackageEditorTests {
     editor.undoStack.coalescingInterval = .zero
     for index in 0..<1000 {
       switch index % 4 {
-      case 0: try editor.setFile(at: "Text.txt", contents: Data("edit \(index)".utf8))
+      case 0: try editor.root.setFile(at: "Text.txt", contents: Data("edit \(index)".utf8))
       case 1:
-        try editor.moveNode(
+        try editor.root.moveNode(
           at: index % 8 == 1 ? "Big.bin" : "Data/Big.bin", to: index % 8 == 1 ? "Data/Big.bin" : "Big.bin")
-      case 2: try editor.setPermissions(FilePermissions(rawValue: index % 8 == 2 ? 0o600 : 0o644), at: "Text.txt")
+      case 2: try editor.root.setPermissions(FilePermissions(rawValue: index % 8 == 2 ? 0o600 : 0o644), at: "Text.txt")
       default:
-        try editor.renameNode(
+        try editor.root.renameNode(
           at: index % 8 == 3 ? "Images/tram.png" : "Images/bus.png", to: index % 8 == 3 ? "bus.png" : "tram.png")
       }
     }
@@ -297,6 +303,73 @@ struct PackageEditorTests {
   }
 }
 
+@Suite("Undoable package edits: names and direct changes")
+struct PackageEditorNamingTests {
+  @Test func onChangeReportsEachEditWithItsName() throws {
+    let temp = try TemporaryDirectory()
+    let editor = try openNotes(temp)
+    var titles: [String] = []
+    editor.undoStack.onChange = { titles.append($0.undoMenuItemTitle) }
+    try editor.root.renameNode(at: "Images/tram.png", to: "bus.png")
+    try editor.root.setFile(at: "New.txt", contents: Data("new".utf8))
+    #expect(titles == ["Undo Rename", "Undo Add File"])
+  }
+
+  @Test func settingANewFileIsAddFileAndAnExistingOneIsEdit() throws {
+    let temp = try TemporaryDirectory()
+    let editor = try openNotes(temp)
+    editor.undoStack.coalescingInterval = .zero
+    try editor.root.setFile(at: "New.txt", contents: Data("new".utf8))
+    #expect(editor.undoStack.undoMenuItemTitle == "Undo Add File")
+    try editor.root.setFile(at: "Text.txt", contents: Data("changed".utf8))
+    #expect(editor.undoStack.undoMenuItemTitle == "Undo Edit")
+  }
+
+  @Test func propertySettersAreUndoableChangesToo() throws {
+    let temp = try TemporaryDirectory()
+    let editor = try openNotes(temp)
+    let node = try editor.root.node(at: "Text.txt")
+    let permissions = node.permissions
+    node.permissions = FilePermissions(rawValue: 0o600)
+    #expect(editor.undoStack.undoMenuItemTitle == "Undo Change Permissions" && editor.hasUnsavedChanges)
+    try editor.undoStack.undo()
+    #expect(node.permissions == permissions && !editor.root.hasUnsavedChanges)
+  }
+
+  @Test func aReadOnlyTreeRefusesEveryMutatorAndChangesNothing() throws {
+    let temp = try TemporaryDirectory()
+    let editor = try openNotes(temp)
+    let before = try listing(editor.root)
+    let attempts: [(PackageNode) throws -> Void] = [
+      { _ = try $0.setFile(at: "Text.txt", contents: Data()) },
+      { try $0.setContents(Data(), at: "Text.txt") },
+      { _ = try $0.makeDirectory(at: "New") },
+      { _ = try $0.removeNode(at: "Images") },
+      { try $0.moveNode(at: "Text.txt", to: "Body.txt") },
+      { try $0.renameNode(at: "Images/tram.png", to: "bus.png") },
+      { _ = try $0.setNode(PackageNode(regularFileWithContents: Data()), at: "X") },
+      { _ = try $0.node(at: "Images").addRegularFile(contents: Data(), preferredName: "x") },
+      { _ = try $0.removeChild(named: "Index.json") },
+      { _ = try $0.replaceChild(named: "Index.json", with: PackageNode(regularFileWithContents: Data())) },
+      { try $0.renameChild(named: "Index.json", to: "I.json") },
+      { try $0.setPermissions(FilePermissions(rawValue: 0o600), at: "Text.txt") },
+      { try $0.setModificationTime(FileTime(seconds: 1), at: "Text.txt") },
+      {
+        try $0.node(at: "Text.txt").setContents(
+          from: DiskFileSource(path: FilePath(temp.path + "/Notes.mydoc/Index.json")))
+      },
+      { try $0.node(at: "Text.txt").read() },
+    ]
+    for attempt in attempts {
+      #expect(throws: PackageError.self) { try editor.readingOnly(attempt) }
+    }
+    #expect(try listing(editor.root) == before)
+    #expect(!editor.undoStack.canUndo && !editor.hasUnsavedChanges && !editor.root.hasUnsavedChanges)
+    try editor.root.renameNode(at: "Images/tram.png", to: "bus.png")  // writable again afterwards
+    #expect(editor.undoStack.canUndo)
+  }
+}
+
 @Suite("Undoable package edits: lifetime")
 struct PackageEditorLifetimeTests {
   @Test func undoOutlivesTheEditor() throws {
@@ -304,7 +377,12 @@ struct PackageEditorLifetimeTests {
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
     let root = try PackageNode(contentsOf: FilePath(path))
     let stack = UndoStack()
-    try PackageEditor(root: root, undoStack: stack).removeNode(at: "Text.txt")
+    do {
+      let editor = PackageEditor(root: root, undoStack: stack)
+      try root.removeNode(at: "Text.txt")
+      withExtendedLifetime(editor) {}
+    }
+    #expect(root.recorder == nil)
     try stack.undo()
     #expect(try root.nodeIfPresent(at: "Text.txt") != nil)
     try stack.redo()

@@ -57,36 +57,37 @@ struct UndoRandomizedTests {
         switch choice {
         case 0..<25:
           version += 1
-          try editor.setFile(at: files.randomElement(using: &random)!, contents: Data("v\(version)".utf8))
+          try editor.root.setFile(at: files.randomElement(using: &random)!, contents: Data("v\(version)".utf8))
           edited = true
         case 25..<33:
           if let victim = try existingPath() {
-            try editor.removeNode(at: victim)
+            try editor.root.removeNode(at: victim)
             edited = true
           }
         case 33..<43:
           if let node = try existingPath() {
-            try editor.renameNode(at: node, to: names.randomElement(using: &random)!)
+            try editor.root.renameNode(at: node, to: names.randomElement(using: &random)!)
             edited = true
           }
         case 43..<51:
           if let node = try existingPath() {
-            try editor.moveNode(at: node, to: directories.randomElement(using: &random)! + "/m\(step)")
+            try editor.root.moveNode(at: node, to: directories.randomElement(using: &random)! + "/m\(step)")
             edited = true
           }
         case 51..<55:
-          try editor.makeDirectory(at: directories.randomElement(using: &random)!)
+          try editor.root.makeDirectory(at: directories.randomElement(using: &random)!)
           edited = true
         case 55..<60:
           if let node = try existingPath() {
-            try editor.setPermissions(FilePermissions(rawValue: Bool.random(using: &random) ? 0o700 : 0o755), at: node)
+            try editor.root.setPermissions(
+              FilePermissions(rawValue: Bool.random(using: &random) ? 0o700 : 0o755), at: node)
             edited = true
           }
         case 60..<64:
           version += 1
           try editor.undoStack.group(named: "Two") {
-            try editor.setFile(at: files.randomElement(using: &random)!, contents: Data("g\(version)".utf8))
-            if let node = try existingPath() { try editor.removeNode(at: node) }
+            try editor.root.setFile(at: files.randomElement(using: &random)!, contents: Data("g\(version)".utf8))
+            if let node = try existingPath() { try editor.root.removeNode(at: node) }
           }
           edited = true
         case 64..<78:

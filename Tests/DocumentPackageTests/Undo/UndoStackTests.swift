@@ -368,4 +368,16 @@ struct UndoStackTests {
     undo.removeAllActions()
     #expect(calls == 5)
   }
+
+  @Test func onChangeSeesTheNameOfTheStepItReports() throws {
+    let undo = UndoStack()
+    let note = Note(undo, title: "A")
+    var titles: [String] = []
+    undo.onChange = { titles.append($0.undoMenuItemTitle) }
+    note.setTitle("B")
+    undo.setActionName("Rename")  // as with UndoManager: registered first, named after
+    #expect(titles.last == "Undo Rename")
+    undo.setActionName("Rename")  // no change, no call
+    #expect(titles == ["Undo", "Undo Rename"])
+  }
 }

@@ -66,16 +66,19 @@ struct PackageChange {
   }
 }
 
-/// Builds a ``PackageChange`` while an edit is made through the model's primitives.
-final class ChangeRecorder {
+/// Builds a ``PackageChange`` while a mutator makes its edit through the model's primitives, and
+/// rolls the edit back if the mutator fails (see ``PackageNode/mutate(_:at:_:)``).
+final class ChangeCollector {
   private var change = PackageChange()
-  private var seen: Set<ObjectIdentifier> = []
   /// Set by an edit that may merge with the previous step (see ``UndoStack/beginGrouping(coalescingKey:)``).
   var coalescingKey: AnyHashable?
+  /// Set by a mutator whose undo name depends on what it did ("Add File" rather than "Edit").
+  var actionName: String?
 
   /// Records `node`'s state before the edit touches it; call before changing it.
   func touch(_ node: PackageNode) {
-    guard seen.insert(ObjectIdentifier(node)).inserted else { return }
+    // A mutator touches a handful of nodes: a linear search is cheaper than a set.
+    guard !change.states.contains(where: { $0.node === node }) else { return }
     change.states.append(.init(node: node, before: node.undoState, after: node.undoState))
   }
 

@@ -1,0 +1,98 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+private func file(_ path: String) throws -> String {
+  String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+}
+
+/// No change to a document's tree is lost at close: a change is either refused (inside `read`) or
+/// counted as unsaved, however it was made.
+@Suite("Document: every change is saved or refused")
+struct DocumentEditingTests {
+  @Test func aChangeInsideReadIsRefusedAndNamesThePath() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let original = try file(path + "/Text.txt")
+    let document = try await Document(contentsOf: FilePath(path))
+    await #expect {
+      try await document.read { root in _ = try root.setFile(at: "Text.txt", contents: Data("lost".utf8)) }
+    } throws: { error in
+      let error = error as? PackageError
+      return error?.code == .invalidArgument && error?.path == "Text.txt"
+    }
+    // Swallowing the error inside `read`, or using a setter that cannot throw, does not help.
+    await #expect(throws: PackageError.self) {
+      try await document.read { root in
+        try? root.node(at: "Text.txt").setContents(Data("lost".utf8))
+        try root.node(at: "Index.json").permissions = FilePermissions(rawValue: 0o600)
+      }
+    }
+    #expect(await !document.hasUnsavedChanges)
+    #expect(try await document.read { root in try root.node(at: "Text.txt").contents() } == Data(original.utf8))
+    #expect(try await document.read { root in try root.node(at: "Index.json").permissions.rawValue } != 0o600)
+    try await document.close()
+    #expect(try file(path + "/Text.txt") == original)
+  }
+
+  @Test func aChangeMadeOnANodeOfTheTreeIsUndoableAndSavedByClose() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { root in
+      let text = try root.node(at: "Text.txt")
+      try text.setContents(Data("direct".utf8))
+    }
+    #expect(await document.hasUnsavedChanges)
+    #expect(await document.undoMenuItemTitle == "Undo Typing")
+    try await document.close()
+    #expect(try file(path + "/Text.txt") == "direct")
+  }
+
+  @Test func aChangeWithUndoRegistrationDisabledIsSavedByClose() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit(registeringUndo: false) { root in
+      _ = try root.setFile(at: "Text.txt", contents: Data("not undoable".utf8))
+    }
+    #expect(await !document.canUndo)
+    #expect(await document.hasUnsavedChanges)
+    try await document.close()
+    #expect(try file(path + "/Text.txt") == "not undoable")
+  }
+
+  @Test func aChangeTheUndoStackNeverSawIsSavedByClose() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    // A primitive that bypasses the recorder: only the tree's own change tracking knows.
+    try await document.edit { root in try root.node(at: "Text.txt").replaceContents(.data(Data("model only".utf8))) }
+    #expect(await !document.canUndo)
+    #expect(await document.hasUnsavedChanges)
+    try await document.close()
+    #expect(try file(path + "/Text.txt") == "model only")
+  }
+
+  @Test func aNamedEditIsOneStepThatTypingDoesNotMergeInto() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    await document.withUndoStack { $0.coalescingInterval = .seconds(60) }
+    try await document.edit { try $0.setContents(Data("a".utf8), at: "Text.txt") }
+    try await document.edit(named: "Add Page") { root in
+      _ = try root.setFile(at: "Pages/2/text.txt", contents: Data("two".utf8))
+      try root.setContents(Data("ab".utf8), at: "Text.txt")
+    }
+    try await document.edit { try $0.setContents(Data("abc".utf8), at: "Text.txt") }
+    #expect(await document.withUndoStack { $0.undoCount } == 3)
+    try await document.undo()
+    #expect(await document.undoMenuItemTitle == "Undo Add Page")
+    try await document.undo()
+    #expect(try await document.read { try $0.nodeIfPresent(at: "Pages") == nil })
+    #expect(try await document.read { try $0.node(at: "Text.txt").contents() } == Data("a".utf8))
+  }
+}
