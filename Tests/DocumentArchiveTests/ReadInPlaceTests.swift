@@ -156,7 +156,7 @@ struct ReadInPlaceTests {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
     let name = String(archiveName.split(separator: ".")[0])
-    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path, archives, name])
+    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives, name])
     let archive = FilePath(archives + "/" + archiveName)
     let destination = try temp.makeDirectory("dest")
     var reading: PackageError?
