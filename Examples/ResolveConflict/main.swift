@@ -24,7 +24,7 @@ func fail(_ message: String) -> Never {
   exit(1)
 }
 
-func text(_ document: PackageDocument, _ path: String) throws -> String {
+func text(_ document: PackageFile, _ path: String) throws -> String {
   String(decoding: try document.root.node(at: path).contents(), as: UTF8.self)
 }
 
@@ -36,11 +36,11 @@ do {
   let root = try PackageNode(directoryWithChildren: [:])
   try root.setFile(at: "Text.txt", contents: Data("Lisbon in May.\nStay near Alfama.\n".utf8))
   try root.setFile(at: "Todo.txt", contents: Data("- book flights\n".utf8))
-  try PackageDocument.create(at: path, root: root).close()
+  try PackageFile.create(at: path, root: root).close()
 
   // 1. Different entries: Ann edits the text, Ben the to-do list. Ben's save merges Ann's in.
-  let ann = try PackageDocument(at: path)
-  let ben = try PackageDocument(at: path)
+  let ann = try PackageFile(at: path)
+  let ben = try PackageFile(at: path)
   try ann.root.setFile(at: "Text.txt", contents: Data("Lisbon in May.\nStay near Alfama, by the tram.\n".utf8))
   try ben.root.setFile(at: "Todo.txt", contents: Data("- book flights\n- buy a Viva Viagem card\n".utf8))
   try ann.save()
@@ -48,7 +48,7 @@ do {
     fail("Ben's save should have merged disjoint edits")
   }
   print("merged: Ben's save kept Ann's text and added his to-do")
-  let check = try PackageDocument(at: path)
+  let check = try PackageFile(at: path)
   guard try text(check, "Text.txt").contains("by the tram"), try text(check, "Todo.txt").contains("Viva Viagem") else {
     fail("a merged edit is missing")
   }
@@ -56,8 +56,8 @@ do {
 
   // 2. The same line: both rewrite the first line of the text. Ann saves first and stays current;
   //    Ben's side is kept as a conflict version, and Ben is told.
-  let ann2 = try PackageDocument(at: path)
-  let ben2 = try PackageDocument(at: path)
+  let ann2 = try PackageFile(at: path)
+  let ben2 = try PackageFile(at: path)
   try ann2.root.setFile(at: "Text.txt", contents: Data("Lisbon in June.\nStay near Alfama, by the tram.\n".utf8))
   try ben2.root.setFile(at: "Text.txt", contents: Data("Porto in May.\nStay near Alfama, by the tram.\n".utf8))
   try ann2.save()
@@ -65,7 +65,7 @@ do {
   print("conflict: Ben's side of \(paths.joined(separator: ", ")) is kept as version \(version)")
 
   // 3. Anyone can see what is unresolved, and what the conflict version has that the package does not.
-  let reviewer = try PackageDocument(at: path)
+  let reviewer = try PackageFile(at: path)
   let conflicts = try reviewer.unresolvedConflicts()
   guard conflicts.map(\.id) == [version] else { fail("expected one unresolved conflict, got \(conflicts.map(\.id))") }
   let bensSide = try reviewer.versionStore().tree(of: version)
@@ -75,7 +75,7 @@ do {
 
   // 4. Resolve: keep Ben's side (an atomic restore that keeps Ann's as a version), mark it resolved.
   try reviewer.resolveConflicts(keeping: version)
-  let final = try PackageDocument(at: path)
+  let final = try PackageFile(at: path)
   guard try text(final, "Text.txt").hasPrefix("Porto in May."), try final.unresolvedConflicts().isEmpty else {
     fail("the resolution did not take")
   }

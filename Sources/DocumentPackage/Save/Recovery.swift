@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// What recovery did to settle an interrupted save; see ``PackageDocument/recover(at:)``.
+/// What recovery did to settle an interrupted save; see ``PackageFile/recover(at:)``.
 public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
   /// What was done, in words.
   public var description: String
