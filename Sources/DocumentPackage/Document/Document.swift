@@ -134,7 +134,10 @@ public actor Document {
   }
 
   /// Creates a new, empty package at `path` and opens it.
-  /// - Parameter clock: As in ``init(contentsOf:options:clock:)``.
+  /// - Parameters:
+  ///   - path: Where to make the package; nothing may be there.
+  ///   - clock: As in ``init(contentsOf:options:clock:)``.
+  /// - Returns: The new document, clean and editable.
   /// - Throws: ``PackageError`` with code `nameTaken` if something is at `path` already, or `io`.
   public static func create(at path: FilePath, clock: any Clock<Duration> = ContinuousClock()) async throws
     -> Document
