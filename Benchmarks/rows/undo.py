@@ -61,5 +61,5 @@ def rows(h):
     saving = h.run([tool, copy, "1000", "100"], setup=fresh_copy, repeat=3)
     h.row("undo: 1,000 edits, save every 100, 100 MB file", saving, "same tool, 0 edits", baseline,
           rss_limit_mb=150,
-          note="`undo-memory PKG 1000 100`: as above, plus 12 atomic saves (PackageDocument) with "
+          note="`undo-memory PKG 1000 100`: as above, plus 12 atomic saves (PackageFile) with "
                "PackageEditor.prepareForSave/didSave; the big file is hard-linked, never read.")

@@ -3,10 +3,10 @@ import SystemPackage
 
 // Example 3: two writers, one package — nothing is lost, and the conflict is resolved.
 //
-// Two windows (or two machines syncing a folder) open the same `.mydoc`. Each edits, each saves.
-// Edits to different entries are merged; edits to the same lines of the same file cannot be, so
-// the first save stays current and the second is kept as an unresolved *conflict version*, beside
-// the package, until someone chooses.
+// Two windows (or two machines syncing a folder) open the same `.mydoc` as two `Document`s. Each
+// edits, each saves with `saveMerging()`. Edits to different entries are merged; edits to the same
+// lines of the same file cannot be, so the first save stays current and the second is kept as an
+// unresolved *conflict version*, beside the package, until someone chooses with `resolveConflicts`.
 //
 //     swift run ResolveConflict /tmp/conflict-demo
 
@@ -24,8 +24,12 @@ func fail(_ message: String) -> Never {
   exit(1)
 }
 
-func text(_ document: PackageDocument, _ path: String) throws -> String {
-  String(decoding: try document.root.node(at: path).contents(), as: UTF8.self)
+func text(_ document: Document, _ path: String) async throws -> String {
+  try await document.read { String(decoding: try $0.node(at: path).contents(), as: UTF8.self) }
+}
+
+func setText(_ document: Document, _ path: String, _ text: String) async throws {
+  try await document.edit { try $0.setFile(at: path, contents: Data(text.utf8)) }
 }
 
 guard CommandLine.arguments.count == 2 else { fail("usage: ResolveConflict WORK-FOLDER") }
@@ -33,58 +37,60 @@ let path = FilePath(CommandLine.arguments[1]).appending("Plans.mydoc")
 
 do {
   // A package with a shared text and a to-do list.
-  let root = try PackageNode(directoryWithChildren: [:])
-  try root.setFile(at: "Text.txt", contents: Data("Lisbon in May.\nStay near Alfama.\n".utf8))
-  try root.setFile(at: "Todo.txt", contents: Data("- book flights\n".utf8))
-  try PackageDocument.create(at: path, root: root).close()
+  let plans = try await Document.create(at: path)
+  try await setText(plans, "Text.txt", "Lisbon in May.\nStay near Alfama.\n")
+  try await setText(plans, "Todo.txt", "- book flights\n")
+  try await plans.close()
 
   // 1. Different entries: Ann edits the text, Ben the to-do list. Ben's save merges Ann's in.
-  let ann = try PackageDocument(at: path)
-  let ben = try PackageDocument(at: path)
-  try ann.root.setFile(at: "Text.txt", contents: Data("Lisbon in May.\nStay near Alfama, by the tram.\n".utf8))
-  try ben.root.setFile(at: "Todo.txt", contents: Data("- book flights\n- buy a Viva Viagem card\n".utf8))
-  try ann.save()
-  guard case .merged(let lineMerged) = try ben.saveMerging(), lineMerged.isEmpty else {
+  let ann = try await Document(contentsOf: path)
+  let ben = try await Document(contentsOf: path)
+  try await setText(ann, "Text.txt", "Lisbon in May.\nStay near Alfama, by the tram.\n")
+  try await setText(ben, "Todo.txt", "- book flights\n- buy a Viva Viagem card\n")
+  try await ann.save()
+  guard case .merged(let lineMerged) = try await ben.saveMerging(), lineMerged.isEmpty else {
     fail("Ben's save should have merged disjoint edits")
   }
   print("merged: Ben's save kept Ann's text and added his to-do")
-  let check = try PackageDocument(at: path)
-  guard try text(check, "Text.txt").contains("by the tram"), try text(check, "Todo.txt").contains("Viva Viagem") else {
-    fail("a merged edit is missing")
-  }
+  guard try await text(ben, "Text.txt").contains("by the tram"), try await text(ben, "Todo.txt").contains("Viva Viagem")
+  else { fail("a merged edit is missing") }
   print("ok: both edits are in the package")
+  try await ann.close()
+  try await ben.close()
 
   // 2. The same line: both rewrite the first line of the text. Ann saves first and stays current;
-  //    Ben's side is kept as a conflict version, and Ben is told.
-  let ann2 = try PackageDocument(at: path)
-  let ben2 = try PackageDocument(at: path)
-  try ann2.root.setFile(at: "Text.txt", contents: Data("Lisbon in June.\nStay near Alfama, by the tram.\n".utf8))
-  try ben2.root.setFile(at: "Text.txt", contents: Data("Porto in May.\nStay near Alfama, by the tram.\n".utf8))
-  try ann2.save()
-  guard case .conflict(let version, let paths) = try ben2.saveMerging() else { fail("expected a conflict") }
+  //    Ben's side is kept as a conflict version, and Ben's document is in conflict.
+  let ann2 = try await Document(contentsOf: path)
+  let ben2 = try await Document(contentsOf: path)
+  try await setText(ann2, "Text.txt", "Lisbon in June.\nStay near Alfama, by the tram.\n")
+  try await setText(ben2, "Text.txt", "Porto in May.\nStay near Alfama, by the tram.\n")
+  try await ann2.save()
+  guard case .conflict(let version, let paths) = try await ben2.saveMerging() else { fail("expected a conflict") }
   print("conflict: Ben's side of \(paths.joined(separator: ", ")) is kept as version \(version)")
+  guard await ben2.state.contains(.inConflict) else { fail("Ben's document should be in conflict") }
 
   // 3. Anyone can see what is unresolved, and what the conflict version has that the package does not.
-  let reviewer = try PackageDocument(at: path)
-  let conflicts = try reviewer.unresolvedConflicts()
+  let conflicts = try await ben2.unresolvedConflicts()
   guard conflicts.map(\.id) == [version] else { fail("expected one unresolved conflict, got \(conflicts.map(\.id))") }
-  let bensSide = try reviewer.versionStore().tree(of: version)
-  for change in try bensSide.difference(from: reviewer.root) {
-    print("version \(version) differs: \(change.kind) \(change.path)")
+  let differences = try await ben2.withVersionStore { store in
+    try store.tree(of: version).difference(from: PackageNode(contentsOf: path)).map { "\($0.kind) \($0.path)" }
   }
+  for difference in differences { print("version \(version) differs: \(difference)") }
 
-  // 4. Resolve: keep Ben's side (an atomic restore that keeps Ann's as a version), mark it resolved.
-  try reviewer.resolveConflicts(keeping: version)
-  let final = try PackageDocument(at: path)
-  guard try text(final, "Text.txt").hasPrefix("Porto in May."), try final.unresolvedConflicts().isEmpty else {
-    fail("the resolution did not take")
-  }
+  // 4. Resolve: Ben keeps his side (an atomic restore that keeps Ann's as a version, then marked resolved).
+  try await ben2.resolveConflicts(keeping: version)
+  guard try await text(ben2, "Text.txt").hasPrefix("Porto in May."), try await ben2.unresolvedConflicts().isEmpty,
+    await ben2.state == .normal
+  else { fail("the resolution did not take") }
   print("ok: resolved with Ben's side; no unresolved conflicts left")
-  let store = try final.versionStore()
   let annsText = Data("Lisbon in June.\nStay near Alfama, by the tram.\n".utf8)
-  let kept = try store.versions().contains { try store.tree(of: $0.id).node(at: "Text.txt").contents() == annsText }
+  let kept = try await ben2.withVersionStore { store in
+    try store.versions().contains { try store.tree(of: $0.id).nodeIfPresent(at: "Text.txt")?.contents() == annsText }
+  }
   guard kept else { fail("Ann's side should still be a version") }
   print("ok: Ann's side is still kept as a version: nothing was lost")
+  try await ann2.close(saving: false)
+  try await ben2.close()
 } catch {
   fail("\(error)")
 }

@@ -40,7 +40,7 @@ struct SaveTests {
     let before = try ["Index.json", "Images/a.png", "Images/b.png", "Pages/p1/text.txt"].map {
       try info(package + "/" + $0)
     }
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     document.versionPolicy = .none  // tests the save itself: no version store beside it
     try document.root.setFile(at: "Text.txt", contents: Data("changed\n".utf8))
     try document.root.setFile(at: "New/deep/new.txt", contents: Data("new\n".utf8))  // the root changes: whole rebuild
@@ -59,7 +59,7 @@ struct SaveTests {
     }
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: package + "/Pages/link") == "../Index.json")
     #expect(
-      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == ["Doc.pkg"])
     #expect(!document.root.hasUnsavedChanges)
   }
 
@@ -68,7 +68,7 @@ struct SaveTests {
     let package = try makePackage(in: temp)
     let rootBefore = try info(package), pagesBefore = try info(package + "/Pages"),
       p1Before = try info(package + "/Pages/p1")
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     try document.root.setFile(at: "Pages/p2/text.txt", contents: Data("TWO\n".utf8))
     try document.save()
     #expect(try read(package + "/Pages/p2/text.txt") == "TWO\n")
@@ -81,7 +81,7 @@ struct SaveTests {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
     let a = try info(package + "/Images/a.png"), text = try info(package + "/Text.txt")
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     try document.root.node(at: "Images").renameChild(named: "a.png", to: "renamed.png")
     try document.root.moveNode(at: "Text.txt", to: "Pages/p1/moved.txt")
     try document.save()
@@ -98,7 +98,7 @@ struct SaveTests {
   @Test func permissionAndTimeEditsCopyRatherThanChangeTheSharedInode() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     let node = try document.root.node(at: "Images/b.png")
     node.permissions = FilePermissions(rawValue: 0o600)
     node.modificationTime = FileTime(seconds: 1_000_000_000)
@@ -113,7 +113,7 @@ struct SaveTests {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
     try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: package + "/Pages/p1")
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("ONE\n".utf8))
     try document.root.setFile(at: "Top.txt", contents: Data("top\n".utf8))
     try document.save()
@@ -124,7 +124,7 @@ struct SaveTests {
   @Test func aSaveNoticesWhatAnotherWriterChanged() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     _ = try document.root.node(at: "Images/a.png")
     try document.root.setFile(at: "Text.txt", contents: Data("mine\n".utf8))
     #expect(document.externalChanges().isEmpty)
@@ -146,7 +146,7 @@ struct SaveTests {
   @Test func removingAFileAnotherWriterChangedIsAConflict() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     try document.root.removeNode(at: "Pages/p1/text.txt")
     try temp.write("Doc.pkg/Pages/p1/text.txt", "changed meanwhile, longer")
     #expect(document.externalChanges() == [ExternalChange(path: "Pages/p1/text.txt", kind: .modified)])
@@ -156,7 +156,7 @@ struct SaveTests {
   @Test func saveAsMovesTheDocumentAndSaveToDoesNot() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     try document.root.setFile(at: "Text.txt", contents: Data("copy\n".utf8))
     try document.saveCopy(to: FilePath(temp.appending("Copy.pkg")))
     #expect(try read(temp.appending("Copy.pkg/Text.txt")) == "copy\n")
@@ -183,9 +183,9 @@ struct SaveTests {
     let temp = try TemporaryDirectory()
     let root = try PackageNode(directoryWithChildren: [:])
     try root.setFile(at: "a/b.txt", contents: Data("b".utf8))
-    let document = try PackageDocument.create(at: FilePath(temp.appending("New.pkg")), root: root)
+    let document = try PackageFile.create(at: FilePath(temp.appending("New.pkg")), root: root)
     #expect(try read(temp.appending("New.pkg/a/b.txt")) == "b")
-    #expect(throws: PackageError.self) { try PackageDocument.create(at: FilePath(temp.appending("New.pkg"))) }
+    #expect(throws: PackageError.self) { try PackageFile.create(at: FilePath(temp.appending("New.pkg"))) }
     try document.root.node(at: "a").write(to: FilePath(temp.appending("Written")))
     #expect(try read(temp.appending("Written/b.txt")) == "b")
   }
@@ -194,7 +194,7 @@ struct SaveTests {
   func theTwoRenameFallbackSavesTheSame(fileOnly: Bool) throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     document.versionPolicy = .none  // tests the save itself: no version store beside it
     document.exchangeUnsupported = true
     try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("fallback\n".utf8))
@@ -203,13 +203,13 @@ struct SaveTests {
     #expect(try read(package + "/Pages/p1/text.txt") == "fallback\n")
     #expect(FileManager.default.fileExists(atPath: package + "/Images") == fileOnly)
     #expect(
-      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == ["Doc.pkg"])
   }
 
   @Test func theLockIsExclusiveAndDiesWithItsHolder() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package), options: .holdLock)
+    let document = try PackageFile(at: FilePath(package), options: .holdLock)
     #expect { try PackageLock(forPackageAt: FilePath(package), wait: false) } throws: {
       ($0 as? PackageError)?.code == .locked
     }
@@ -220,7 +220,7 @@ struct SaveTests {
   @Test func theHookSeesThePreviousStateBeforeTheSwap() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     document.versionPolicy = .none  // tests the save itself: no version store beside it
     var seen: String?
     document.willReplacePreviousState = { path in seen = try read(path.string + "/Text.txt") }
@@ -232,6 +232,6 @@ struct SaveTests {
     #expect(throws: PackageError.self) { try document.save() }
     #expect(try read(package + "/Text.txt") == "next\n")
     #expect(
-      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [".Doc.pkg.docpkg-lock", "Doc.pkg"])
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == ["Doc.pkg"])
   }
 }

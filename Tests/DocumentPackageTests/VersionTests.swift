@@ -14,7 +14,7 @@ struct VersionTests {
   @Test func savesKeepPreviousStatesSharingInodesAndRestoreIsAVersionToo() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     try document.root.setFile(at: "Text.txt", contents: Data("v2\n".utf8))
     try document.save()
     try document.root.setFile(at: "Text.txt", contents: Data("v3\n".utf8))
@@ -38,7 +38,7 @@ struct VersionTests {
   @Test func pruneAndPolicyKeepTheNewestAndNeverUnresolvedConflicts() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     document.versionPolicy = .keepLast(2)
     for index in 0..<4 {
       try document.root.setFile(at: "n.txt", contents: Data("\(index)".utf8))
@@ -60,7 +60,7 @@ struct VersionTests {
   @Test func aBlobRewrittenInPlaceIsReportedNotReturned() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     try document.root.setFile(at: "Text.txt", contents: Data("v2\n".utf8))
     try document.save()
     // A program writes into a package file in place: the blob shares the inode.
@@ -74,7 +74,7 @@ struct VersionTests {
   @Test func versionsFollowAMoveAndAreNotAttachedToAnotherPackage() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let document = try PackageDocument(at: FilePath(package))
+    let document = try PackageFile(at: FilePath(package))
     try document.root.setFile(at: "Text.txt", contents: Data("v2\n".utf8))
     try document.save()
     let moved = temp.appending("Moved.pkg")
@@ -87,7 +87,7 @@ struct VersionTests {
     try FileManager.default.moveItem(
       atPath: temp.appending(".Moved.pkg.docpkg-versions"), toPath: temp.appending(".Doc.pkg.docpkg-versions"))
     #expect(throws: PackageError.self) { try VersionStore(forPackageAt: FilePath(package)).versions() }
-    let other = try PackageDocument(at: FilePath(package))
+    let other = try PackageFile(at: FilePath(package))
     try other.root.setFile(at: "x", contents: Data())
     #expect(throws: PackageError.self) { try other.save() }
     try VersionStore.adopt(packageAt: FilePath(package))
@@ -99,8 +99,8 @@ struct VersionTests {
   @Test func disjointEditsOfTwoWritersAreMerged() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let a = try PackageDocument(at: FilePath(package))
-    let b = try PackageDocument(at: FilePath(package))
+    let a = try PackageFile(at: FilePath(package))
+    let b = try PackageFile(at: FilePath(package))
     try a.root.setFile(at: "Pages/p1/text.txt", contents: Data("A\n".utf8))
     try b.root.setFile(at: "Pages/p2/text.txt", contents: Data("B\n".utf8))
     _ = try b.root.removeNode(at: "Images/a.png")
@@ -119,8 +119,8 @@ struct VersionTests {
   @Test func sameEntryBecomesAConflictVersionAndNothingIsLost() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let a = try PackageDocument(at: FilePath(package))
-    let b = try PackageDocument(at: FilePath(package))
+    let a = try PackageFile(at: FilePath(package))
+    let b = try PackageFile(at: FilePath(package))
     try a.root.setFile(at: "Images/b.png", contents: Data("A".utf8))
     try b.root.setFile(at: "Images/b.png", contents: Data("BB".utf8))
     try b.root.setFile(at: "Pages/p2/text.txt", contents: Data("B2\n".utf8))
@@ -136,7 +136,7 @@ struct VersionTests {
     #expect(try text(conflict, "Pages/p2/text.txt") == "B2\n")
 
     // Keep the conflict version: restored, marked resolved, the replaced state kept.
-    let c = try PackageDocument(at: FilePath(package))
+    let c = try PackageFile(at: FilePath(package))
     try c.resolveConflicts(keeping: 2)
     #expect(try read(package + "/Images/b.png") == "BB")
     #expect(try store.unresolvedConflicts().isEmpty)
@@ -146,8 +146,8 @@ struct VersionTests {
   @Test func resolvingKeepingCurrentMarksResolvedAndCanRemove() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
-    let a = try PackageDocument(at: FilePath(package))
-    let b = try PackageDocument(at: FilePath(package))
+    let a = try PackageFile(at: FilePath(package))
+    let b = try PackageFile(at: FilePath(package))
     try a.root.setFile(at: "Images/b.png", contents: Data("A".utf8))
     try b.root.setFile(at: "Images/b.png", contents: Data("BB".utf8))
     try a.save()
@@ -155,7 +155,7 @@ struct VersionTests {
       Issue.record("expected a conflict")
       return
     }
-    try PackageDocument(at: FilePath(package)).resolveConflicts(removing: true)
+    try PackageFile(at: FilePath(package)).resolveConflicts(removing: true)
     #expect(try read(package + "/Images/b.png") == "A")
     #expect(try !b.versionStore().versions().map(\.id).contains(id))
   }
@@ -164,8 +164,8 @@ struct VersionTests {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
     try temp.write("Doc.pkg/notes.txt", "1\n2\n3\n4\n5\n6\n")
-    let a = try PackageDocument(at: FilePath(package))
-    let b = try PackageDocument(at: FilePath(package))
+    let a = try PackageFile(at: FilePath(package))
+    let b = try PackageFile(at: FilePath(package))
     _ = try a.root.node(at: "notes.txt")
     _ = try b.root.node(at: "notes.txt")
     try a.root.setFile(at: "notes.txt", contents: Data("1 A\n2\n3\n4\n5\n6\n".utf8))
@@ -174,8 +174,8 @@ struct VersionTests {
     #expect(try b.saveMerging() == .merged(paths: ["notes.txt"]))
     #expect(try read(package + "/notes.txt") == "1 A\n2\n3\n4\n5\n6 B\n7 B\n")
 
-    let c = try PackageDocument(at: FilePath(package))
-    let d = try PackageDocument(at: FilePath(package))
+    let c = try PackageFile(at: FilePath(package))
+    let d = try PackageFile(at: FilePath(package))
     try c.root.setFile(at: "notes.txt", contents: Data("1 C\n".utf8))
     try d.root.setFile(at: "notes.txt", contents: Data("1 D\n".utf8))
     try c.save()

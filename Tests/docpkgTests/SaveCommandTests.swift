@@ -30,6 +30,26 @@ struct SaveCommandTests {
     #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "a")
   }
 
+  @Test func putLeavesNoLockFileAndNeverWritesInsideAPackageByMistake() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let source = try temp.write("source.txt", "x")
+    var result = try Shell.docpkg(["put", package, "Text.txt", source])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted()
+        == [".Notes.mydoc.docpkg-versions", "Notes.mydoc", "source.txt"])
+    let inside = try FileManager.default.contentsOfDirectory(atPath: package).sorted()
+    result = try Shell.docpkg(["put", package + "/Text.txt", "x", source])  // a mistaken path: a file
+    #expect(result.status == 1)
+    #expect(result.standardError == "docpkg: error: not a package (a package is a directory): '\(package)/Text.txt'\n")
+    result = try Shell.docpkg(["put", package + "/Images", "x", source])  // a folder of a package
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("a package cannot lie inside another package: '\(package)' holds"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: package).sorted() == inside)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: package + "/Images").sorted() == ["tram.png"])
+  }
+
   @Test func rmRemovesFilesAndDirectoriesOnlyWithR() throws {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)

@@ -3,7 +3,7 @@ import SystemPackage
 
 // Makes N undoable edits to a package (which holds a big file that no edit reads), undoes them
 // all, redoes them all, and prints the peak RSS. With SAVE_EVERY > 0 it also saves the package
-// (atomically, through PackageDocument) every SAVE_EVERY edits, after undoing all and after
+// (atomically, through PackageFile) every SAVE_EVERY edits, after undoing all and after
 // redoing all. Run by Benchmarks/rows/undo.py.
 //
 //     undo-memory PACKAGE [EDITS [SAVE_EVERY]]
@@ -47,7 +47,7 @@ let edits = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
 let saveEvery = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0
 
 do {
-  let document = try PackageDocument(at: FilePath(arguments[1]))
+  let document = try PackageFile(at: FilePath(arguments[1]))
   let editor = PackageEditor(root: document.root)
   /// Saves as `Document` does: keep what undo needs, save, then mark the undo stack clean.
   func save() throws {

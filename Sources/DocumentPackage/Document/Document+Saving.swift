@@ -1,23 +1,70 @@
+import SystemPackage
+
 extension Document {
-  /// Saves the changes into the package, atomically and incrementally (see ``PackageDocument/save(options:)``).
+  /// Saves the changes into the package, atomically and incrementally (see ``PackageFile/save(options:)``),
+  /// on the document's own queue (off the cooperative thread pool).
   ///
   /// Undo keeps working across the save: what undo steps need from files the save replaces is
-  /// kept first (``PackageEditor/prepareForSave()``). On success the document is clean and
-  /// ``DocumentState/savingError`` and ``DocumentState/inConflict`` are cleared.
+  /// kept first (``PackageEditor/prepareForSave()``). The previous state is kept as a version per
+  /// ``versionPolicy``. On success the document is clean and ``DocumentState/savingError`` and
+  /// ``DocumentState/inConflict`` are cleared.
   /// - Parameter overwritingExternalChanges: Save even though another program changed the package
   ///   since it was loaded (resolves a conflict in favour of this version).
   /// - Throws: ``PackageError`` with code `conflict` if the package changed on disk (the state
-  ///   gains ``DocumentState/inConflict``), or another error (the state gains
-  ///   ``DocumentState/savingError``); the package on disk is then unchanged. Also throws if the
-  ///   document is closed or read-only.
+  ///   gains ``DocumentState/inConflict``; see ``saveMerging()`` to merge instead), or another error
+  ///   (the state gains ``DocumentState/savingError``); the package on disk is then unchanged. Also
+  ///   throws if the document is closed or read-only.
   public func save(overwritingExternalChanges: Bool = false) async throws {
     try requireEditable()
     guard let package else { return }
-    autosaveTask?.cancel()
-    autosaveTask = nil
-    editor.prepareForSave()
-    do {
+    defer { publish() }
+    cancelAutosave()
+    try saving { editor in
+      editor.prepareForSave()
       try package.save(options: overwritingExternalChanges ? .overwritingExternalChanges : [])
+      editor.didSave()
+      editor.undoStack.markSaved()
+    }
+  }
+
+  /// Saves the whole package to `newPath` ("save as") and makes the document edit that package
+  /// from now on (``path`` becomes `newPath`); the package at the old path stays as it was last
+  /// saved. Anything at `newPath` is replaced atomically. Undo keeps working; the document is clean.
+  /// - Throws: As ``save(overwritingExternalChanges:)``, except that changes on disk at the old
+  ///   path are not checked.
+  public func save(to newPath: FilePath) async throws {
+    try requireEditable()
+    guard let package else { return }
+    defer { publish() }
+    cancelAutosave()
+    try saving { editor in
+      editor.prepareForSave()
+      try package.save(to: newPath)
+      editor.didSave()
+      editor.undoStack.markSaved()
+    }
+    path = package.path
+  }
+
+  /// Writes the whole package, as the model has it now, to `copyPath` ("save to"); the document
+  /// keeps editing ``path``, and its unsaved changes stay unsaved. Anything at `copyPath` is
+  /// replaced atomically.
+  /// - Throws: As ``PackageFile/saveCopy(to:)``; the document's state does not change.
+  public func saveCopy(to copyPath: FilePath) async throws {
+    try requireOpen()
+    executor.requireOnQueue()
+    if let package {
+      try package.saveCopy(to: copyPath)
+    } else {
+      try PackageFile.detachedCopy(of: editor.root).write(to: copyPath)
+    }
+  }
+
+  /// Runs a save of the package through `body`, turning its failure into the document's state.
+  func saving(_ body: (PackageEditor) throws -> Void) throws {
+    executor.requireOnQueue()
+    do {
+      try body(editor)
     } catch let error as PackageError {
       lastError = error
       state.insert(error.code == .conflict ? .inConflict : .savingError)
@@ -27,8 +74,6 @@ extension Document {
       state.insert(.savingError)
       throw error
     }
-    editor.didSave()
-    editor.undoStack.markSaved()
     lastError = nil
     state.remove([.inConflict, .savingError])
   }
@@ -40,22 +85,30 @@ extension Document {
   /// - Throws: ``PackageError`` if the package cannot be opened; the document is then unchanged.
   public func revert() async throws {
     try requireOpen()
-    autosaveTask?.cancel()
-    autosaveTask = nil
+    defer { publish() }
+    cancelAutosave()
+    executor.requireOnQueue()
     let root: PackageNode
     if package != nil {
-      let reopened = try PackageDocument(at: path)
+      let reopened = try PackageFile(at: path)
+      reopened.versionPolicy = policy
       package?.close()
       package = reopened
       root = reopened.root
     } else {
       root = try PackageNode(contentsOf: path)
     }
+    replaceModel(with: root)
+    lastError = nil
+    state.remove([.inConflict, .savingError])
+  }
+
+  /// Makes `root` the model, with an empty undo stack, clean (after a revert, restore or merge:
+  /// undo steps hold nodes of the tree that was replaced).
+  func replaceModel(with root: PackageNode) {
     editor = PackageEditor(root: root, undoStack: editor.undoStack)
     editor.undoStack.removeAllActions()
     editor.undoStack.markSaved()
-    lastError = nil
-    state.remove([.inConflict, .savingError])
   }
 
   /// Closes the document, saving unsaved changes first if `saving` is true (the default), as
@@ -64,14 +117,16 @@ extension Document {
   public func close(saving: Bool = true) async throws {
     guard !state.contains(.closed) else { return }
     if saving, hasUnsavedChanges, !state.contains(.editingDisabled) { try await save() }
-    autosaveTask?.cancel()
-    autosaveTask = nil
+    cancelAutosave()
     package?.close()
     package = nil
     editor.undoStack.removeAllActions()
     state.insert(.closed)
+    publish()
     for continuation in observers.values { continuation.finish() }
     observers = [:]
+    for observer in updateObservers.values { observer.continuation.finish() }
+    updateObservers = [:]
   }
 
   /// Turns autosave on (saving `delay` after the last change) or off (`nil`). See ``autosaveDelay``.
@@ -83,21 +138,36 @@ extension Document {
   public func checkForExternalChanges() -> [ExternalChange] {
     guard let package, !state.contains(.closed) else { return [] }
     let changes = package.externalChanges()
-    if !changes.isEmpty { state.insert(.inConflict) }
+    if !changes.isEmpty, !state.contains(.inConflict) {
+      state.insert(.inConflict)
+      publish()
+    }
     return changes
   }
 
-  /// Restarts the autosave timer if autosave is on and there is something to save.
+  /// After a change to the model or the undo stack (called by `didChange()`): tells observers
+  /// (see ``updates()``) and restarts the autosave timer.
   func scheduleAutosave() {
-    autosaveTask?.cancel()
-    autosaveTask = nil
+    publish()
+    restartAutosaveTimer()
+  }
+
+  /// Restarts the autosave timer if autosave is on and there is something to save.
+  func restartAutosaveTimer() {
+    cancelAutosave()
     guard let delay = autosaveDelay, hasUnsavedChanges,
       state.isDisjoint(with: [.closed, .editingDisabled, .inConflict])
     else { return }
+    let clock = clock
     autosaveTask = Task { [weak self] in
-      do { try await Task.sleep(for: delay) } catch { return }  // cancelled: a newer change restarted the timer
+      do { try await clock.sleep(for: delay) } catch { return }  // cancelled: a newer change restarted the timer
       await self?.autosave()
     }
+  }
+
+  func cancelAutosave() {
+    autosaveTask?.cancel()
+    autosaveTask = nil
   }
 
   /// Saves if there is something to save, unless an undo group is open (then tries again later).
@@ -105,9 +175,17 @@ extension Document {
     autosaveTask = nil
     guard hasUnsavedChanges, state.isDisjoint(with: [.closed, .editingDisabled, .inConflict]) else { return }
     if editor.undoStack.groupingLevel > 0 {
-      scheduleAutosave()
+      restartAutosaveTimer()
       return
     }
     try? await save()
+  }
+}
+
+extension Document {
+  /// For tests: called during each save once the new state is durable, just before it replaces
+  /// the package (see ``PackageFile/willReplacePreviousState``).
+  func setWillReplacePreviousState(_ hook: (@Sendable (FilePath) throws -> Void)?) {
+    package?.willReplacePreviousState = hook
   }
 }

@@ -6,8 +6,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A document package opened for editing, with undo, saving, autosave and a state to observe:
-/// this library's `UIDocument`.
+/// A document package opened for editing — this library's `UIDocument`, the one document type an
+/// app uses: open, edit with undo, save and autosave, versions, conflicts and their resolution,
+/// save-as and save-to, revert, close, and a state and change stream to observe.
 ///
 ///     let document = try await Document(contentsOf: "/home/ann/Notes.mydoc")
 ///     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("Hello".utf8)) }
@@ -21,16 +22,25 @@ import Foundation
 /// ``withUndoStack(_:)``, whose closures run on the actor, so no data race is possible under
 /// Swift 6. Every change made through ``edit(named:registeringUndo:_:)`` can be undone (see ``PackageEditor``).
 ///
-/// Saving goes through ``PackageDocument``: the package on disk is always exactly the old or the
-/// new state, unchanged files are hard-linked, and a package changed on disk by another program
-/// is never overwritten silently (``DocumentState/inConflict``). Autosave is off by default; set
-/// ``autosaveDelay`` to save that long after the last change (never inside an open undo group).
+/// Saving goes through ``PackageFile`` (the package on disk): the package on disk is always
+/// exactly the old or the new state, unchanged files are hard-linked, previous states are kept as
+/// versions per ``versionPolicy``, and a package changed on disk by another program is never
+/// overwritten silently: ``save(overwritingExternalChanges:)`` fails with
+/// ``DocumentState/inConflict``, and ``saveMerging()`` merges with the other writer instead (or
+/// keeps this side as a conflict version, settled with ``resolveConflicts(keeping:removing:)``).
+///
+/// The actor runs on an executor of its own (a serial dispatch queue), so the blocking file I/O of
+/// open, save, revert, restore and merge never occupies a thread of Swift's cooperative pool: an
+/// app's other tasks keep running during a long save. Autosave is off by default; set
+/// ``autosaveDelay`` to save that long after the last change (never inside an open undo group),
+/// timed by the `clock` given at open. Observe ``updates()`` to keep menus and the title bar
+/// current, ``stateUpdates()`` for the state alone.
 ///
 /// Actors cannot be subclassed: apps compose a `Document` into their own type (see
 /// `Examples/NotesDocument`).
 public actor Document {
-  /// Where the package is on disk.
-  public nonisolated let path: FilePath
+  /// Where the package is on disk; a ``save(to:)`` ("save as") moves the document to a new path.
+  public internal(set) var path: FilePath
   /// What the document can do now.
   public internal(set) var state: DocumentState = .normal {
     didSet { if state != oldValue { for continuation in observers.values { continuation.yield(state) } } }
@@ -40,38 +50,70 @@ public actor Document {
 
   /// Saves this long after the last change; `nil` (the default) turns autosave off.
   public var autosaveDelay: Duration? {
-    didSet { scheduleAutosave() }
+    didSet { restartAutosaveTimer() }
   }
 
   /// How a document is opened.
   public struct Options: OptionSet, Sendable {
+    /// The option bits.
     public let rawValue: Int
+    /// Creates options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// Open for reading only: ``DocumentState/editingDisabled`` from the start, no lock taken.
     public static let readOnly = Options(rawValue: 1 << 0)
     /// Create an empty package if there is none at the path.
     public static let create = Options(rawValue: 1 << 1)
+    /// Make a new package, failing if something is at the path (``Document/create(at:clock:)``).
+    static let createNew = Options(rawValue: 1 << 8)
   }
 
-  /// The save layer; `nil` for a document opened read-only.
-  var package: PackageDocument?
+  /// The package on disk; `nil` for a document opened read-only.
+  var package: PackageFile?
   /// The model and its undo registration.
   var editor: PackageEditor
   let options: Options
+  /// Times autosave.
+  let clock: any Clock<Duration>
   var autosaveTask: Task<Void, Never>?
   var observers: [Int: AsyncStream<DocumentState>.Continuation] = [:]
+  var updateObservers: [Int: (continuation: AsyncStream<DocumentUpdate>.Continuation, last: DocumentUpdate)] = [:]
   var nextObserver = 0
+  /// The policy given to every save (see ``versionPolicy``).
+  var policy: VersionPolicy = .default
+  /// Runs the actor's jobs off the cooperative thread pool.
+  nonisolated let executor: DocumentExecutor
+
+  /// The executor the actor runs on: a serial queue of its own (see the type's discussion).
+  public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
   /// Opens the package at `path`, first settling any interrupted save. Nothing below the root is
-  /// read until asked for.
+  /// read until asked for; the opening itself runs on the document's own queue.
   ///
   /// If the package's location is not writable (or `options` has ``Options/readOnly``), the
   /// document opens with ``DocumentState/editingDisabled``: it can be read but not edited or saved.
+  /// Opening takes no lock and creates nothing beside the package (unless `options` has
+  /// ``Options/create`` or an interrupted save must be settled).
+  /// - Parameters:
+  ///   - path: The package.
+  ///   - options: Read-only, or create the package if missing.
+  ///   - clock: Times ``autosaveDelay``: `ContinuousClock` by default; tests pass a clock they advance.
   /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package (and `options` lacks
   ///   ``Options/create``), `io` if it cannot be opened.
-  public init(contentsOf path: FilePath, options: Options = []) async throws {
+  public init(contentsOf path: FilePath, options: Options = [], clock: any Clock<Duration> = ContinuousClock())
+    async throws
+  {
     self.path = path
     self.options = options
+    self.clock = clock
+    executor = DocumentExecutor(label: "DocumentPackage.Document \(path.lastComponent?.string ?? "")")
+    editor = PackageEditor(root: try PackageNode(directoryWithChildren: [:]))  // replaced by open()
+    try open()  // isolated from here on: runs on `executor`
+  }
+
+  /// Opens the package (see the initializer), on the document's queue.
+  private func open() throws {
+    executor.requireOnQueue()
+    if options.contains(.createNew) { _ = try PackageFile.create(at: path) }
     let parent = path.removingLastComponent()
     // A save builds the new state beside the package and renames it over the old one: both the
     // folder holding the package and the package itself (whose `..` entry moves) must be writable.
@@ -81,7 +123,7 @@ public actor Document {
       && Syscalls.isWritableDirectory(parent.isEmpty ? FilePath(".") : parent)
       && (!isDirectory || Syscalls.isWritableDirectory(path))
     if writable {
-      let package = try PackageDocument(at: path, options: options.contains(.create) ? [.create] : [])
+      let package = try PackageFile(at: path, options: options.contains(.create) ? [.create] : [])
       self.package = package
       editor = PackageEditor(root: package.root)
     } else {
@@ -92,10 +134,15 @@ public actor Document {
   }
 
   /// Creates a new, empty package at `path` and opens it.
+  /// - Parameters:
+  ///   - path: Where to make the package; nothing may be there.
+  ///   - clock: As in ``init(contentsOf:options:clock:)``.
+  /// - Returns: The new document, clean and editable.
   /// - Throws: ``PackageError`` with code `nameTaken` if something is at `path` already, or `io`.
-  public static func create(at path: FilePath) async throws -> Document {
-    _ = try PackageDocument.create(at: path).close()
-    return try await Document(contentsOf: path)
+  public static func create(at path: FilePath, clock: any Clock<Duration> = ContinuousClock()) async throws
+    -> Document
+  {
+    try await Document(contentsOf: path, options: .createNew, clock: clock)
   }
 
   func requireOpen() throws {

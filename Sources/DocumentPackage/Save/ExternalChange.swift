@@ -1,9 +1,9 @@
 import SystemPackage
 
 /// Something that changed on disk, in a package opened for editing, since the model loaded it:
-/// another program wrote to the package meanwhile. ``PackageDocument/save(options:)`` refuses to
+/// another program wrote to the package meanwhile. ``PackageFile/save(options:)`` refuses to
 /// overwrite such changes (code ``PackageError/Code-swift.struct/conflict``);
-/// ``PackageDocument/externalChanges()`` lists them.
+/// ``PackageFile/externalChanges()`` lists them.
 public struct ExternalChange: Hashable, Sendable, CustomStringConvertible {
   /// How an entry changed.
   public enum Kind: String, Hashable, Sendable {

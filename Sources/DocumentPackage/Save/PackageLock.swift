@@ -3,39 +3,102 @@ import SystemPackage
 /// An advisory lock that serializes the writers of one package: an exclusive `flock` on the
 /// file `.NAME.docpkg-lock` beside the package (not inside it, where a save would swap it away).
 ///
-/// The lock belongs to the open file, so the kernel drops it when the holder exits or crashes:
-/// a crashed writer never blocks the next one. The lock file itself stays (removing it would let
-/// two writers lock two different files). Readers do not take the lock: saves are atomic.
+/// Only writers take it (a save, a restore, `docpkg put`/`rm`/`check`, a version store change);
+/// opening a package to read it takes no lock and creates nothing. The lock belongs to the open
+/// file, so the kernel drops it when the holder exits or crashes: a crashed writer never blocks
+/// the next one (it only leaves the empty lock file behind, which the next writer reuses).
+///
+/// **Nothing is left behind after a clean exit.** The classic safe pattern: the holder unlinks
+/// the lock file *while still holding it exclusively*, then closes it; every locker, after its
+/// `flock` returns, checks that the path still names the inode it locked, and if not (the holder
+/// it waited for removed it meanwhile) closes it and starts again with a new file. So two writers
+/// never hold locks on two different files at once.
+///
+/// **Shared locks (issue 12).** Readers that coordinate with writers can take `LOCK_SH` on the same
+/// file with the same open–lock–recheck loop. A shared holder never unlinks on its own: when it
+/// is done it tries `LOCK_EX | LOCK_NB` and unlinks only if that succeeds (no one else holds the
+/// file), otherwise it just closes; the recheck makes the non-atomic upgrade safe.
+///
+/// **No package inside a package.** Taking the lock refuses a path that lies inside another
+/// package, so a mistaken path (`docpkg put A.mydoc/Pages x y`) never creates anything inside
+/// `A.mydoc`. The rule, checked on the folders of the path as given: a folder `D` in `G` is a
+/// package if `G` holds `D`'s version store (`.D.docpkg-versions`, made by its first save) or lock
+/// file (`.D.docpkg-lock`, while someone writes it).
 ///
 /// Hold one lock across load, edit and save (as `docpkg put` does) so that no other writer
-/// can slip in between; ``PackageDocument`` does this with ``PackageDocument/Options/holdLock``.
+/// can slip in between; ``PackageFile`` does this with ``PackageFile/Options/holdLock``.
 public final class PackageLock {
   /// The lock file.
   public let path: FilePath
+  private let names: SiblingNames
   private var fd: CInt
 
   /// Takes the lock of the package at `packagePath`, waiting while another process holds it
   /// (or failing at once if `wait` is false).
   /// - Throws: ``PackageError`` with code `locked` if `wait` is false and the lock is taken,
-  ///   `io` if the lock file cannot be created or locked (for example, a read-only parent directory).
+  ///   `invalidArgument` if `packagePath` lies inside another package, `io` if the lock file
+  ///   cannot be created or locked (for example, a read-only parent directory).
   public init(forPackageAt packagePath: FilePath, wait: Bool = true) throws {
-    let names = try SiblingNames(of: packagePath)
+    try Self.refuseInsideAnotherPackage(packagePath)
+    names = try SiblingNames(of: packagePath)
     path = names.path(names.lock)
-    do { fd = try Syscalls.openLockFile(path) } catch {
-      throw PackageError.io(error, "cannot create lock file", path: path.string)
-    }
-    do { try Syscalls.lock(fd, exclusive: true, wait: wait) } catch {
-      Syscalls.closeFile(fd)
-      if error == .wouldBlock {
-        throw PackageError(.locked, "package is being saved by another process:", path: packagePath.string)
+    while true {
+      let candidate: CInt
+      do { candidate = try Syscalls.openLockFile(path) } catch {
+        throw PackageError.io(error, "cannot create lock file", path: path.string)
       }
-      throw PackageError.io(error, "cannot lock", path: path.string)
+      do { try Syscalls.lock(candidate, exclusive: true, wait: wait) } catch {
+        Syscalls.closeFile(candidate)
+        if error == .wouldBlock {
+          throw PackageError(.locked, "package is being saved by another process:", path: packagePath.string)
+        }
+        throw PackageError.io(error, "cannot lock", path: path.string)
+      }
+      if Self.pathStillNames(candidate, path) {
+        fd = candidate
+        return
+      }
+      Syscalls.closeFile(candidate)  // the holder we waited for removed it: lock the new one
     }
   }
 
-  /// Drops the lock now rather than when the value goes away.
+  /// Whether `path` names the file open as `fd` (not removed, not replaced by another lock file).
+  private static func pathStillNames(_ fd: CInt, _ path: FilePath) -> Bool {
+    guard let held = try? Syscalls.status(of: fd), let named = try? Syscalls.statusNoFollow(path) else {
+      return false
+    }
+    return held.device == named.device && held.inode == named.inode
+  }
+
+  /// Throws if a folder on `packagePath` is a package (see the rule in the type's documentation).
+  static func refuseInsideAnotherPackage(_ packagePath: FilePath) throws {
+    var folder = packagePath.removingLastComponent()
+    while let name = folder.lastComponent, name.kind == .regular {
+      let parent = folder.removingLastComponent()
+      let container = parent.isEmpty ? FilePath(".") : parent
+      for marker in [".\(name.string).docpkg-versions", ".\(name.string).docpkg-lock"] {
+        let markerPath = container.appending(marker)
+        let present: Bool
+        do { present = try Syscalls.exists(markerPath) } catch {
+          throw PackageError.io(error, "cannot look at", path: markerPath.string)
+        }
+        guard present else { continue }
+        throw PackageError(
+          .invalidArgument, "a package cannot lie inside another package: '\(folder.string)' holds",
+          path: packagePath.string)
+      }
+      folder = parent
+    }
+  }
+
+  /// Drops the lock now rather than when the value goes away, removing the lock file first
+  /// (while it is still held, so no other writer can be holding it).
   public func unlock() {
     guard fd >= 0 else { return }
+    if let parent = try? Syscalls.openFile(names.parent, Syscalls.directoryForLookup) {
+      try? Syscalls.unlink(in: parent, names.lock, directory: false)
+      Syscalls.closeFile(parent)
+    }
     Syscalls.closeFile(fd)  // closing the only descriptor drops the flock
     fd = -1
   }

@@ -1,6 +1,6 @@
 import SystemPackage
 
-/// What recovery did to settle an interrupted save; see ``PackageDocument/recover(at:)``.
+/// What recovery did to settle an interrupted save; see ``PackageFile/recover(at:)``.
 public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
   /// What was done, in words.
   public var description: String

@@ -5,7 +5,7 @@ import SystemPackage
 ///
 /// | name                   | what it is                                                                   |
 /// |------------------------|------------------------------------------------------------------------------|
-/// | `.NAME.docpkg-lock`    | the advisory `flock` lock file; kept, never removed (removing races)          |
+/// | `.NAME.docpkg-lock`    | the advisory `flock` lock file, while a writer holds it (see ``PackageLock``)  |
 /// | `.NAME.docpkg-tmp`     | the new tree while it is built; after the exchange, the old tree being removed |
 /// | `.NAME.docpkg-ready`   | fallback protocol: the new tree, complete and synced, waiting to be renamed in |
 /// | `.NAME.docpkg-old`     | fallback protocol: the old package, moved aside until the new one is in place  |

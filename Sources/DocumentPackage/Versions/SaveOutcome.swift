@@ -1,6 +1,6 @@
-/// What ``PackageDocument/saveMerging()`` did.
+/// What ``PackageFile/saveMerging()`` did.
 public enum SaveOutcome: Hashable, Sendable {
-  /// Nothing else had changed the package: saved as ``PackageDocument/save(options:)`` does.
+  /// Nothing else had changed the package: saved as ``PackageFile/save(options:)`` does.
   case saved
   /// Another writer had saved meanwhile; both sides' changes were merged and saved. `paths`
   /// are the entries both sides changed that were merged line-wise (often empty: disjoint edits).
@@ -8,6 +8,6 @@ public enum SaveOutcome: Hashable, Sendable {
   /// Both sides changed the same entries (`paths`): the package keeps the other writer's state,
   /// and this document's state (the package with all its edits on top, its side winning) was
   /// stored as the unresolved conflict version `version`. The document is "in conflict": see
-  /// ``PackageDocument/resolveConflicts(keeping:removing:)``.
+  /// ``PackageFile/resolveConflicts(keeping:removing:)``.
   case conflict(version: Int, paths: [String])
 }

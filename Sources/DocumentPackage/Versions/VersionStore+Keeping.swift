@@ -8,7 +8,7 @@ import Foundation
 
 extension VersionStore {
   /// Keeps the package as it is on disk now as a new version. Called by a save, under the
-  /// package's lock, just before the swap (see ``PackageDocument/versionPolicy``).
+  /// package's lock, just before the swap (see ``PackageFile/versionPolicy``).
   /// - Complexity: O(*n*) directory reads and `lstat`s for *n* entries; only files not hashed
   ///   before (by device, inode, size and modification time) are read.
   @discardableResult

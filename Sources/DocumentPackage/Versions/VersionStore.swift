@@ -25,7 +25,7 @@ import Foundation
 /// links are refused), and a file unchanged between versions is one blob, so ten versions that
 /// differ by one file cost little more than the package alone. Because a blob shares its inode
 /// with the package's file, a program that rewrites a package file in place (rather than
-/// replacing it, as every ``PackageDocument`` save does) changes that blob too: reading or
+/// replacing it, as every ``PackageFile`` save does) changes that blob too: reading or
 /// restoring a version checks each blob's SHA-256 and fails with a `corrupt` error naming it
 /// rather than hand back different bytes.
 ///
@@ -54,7 +54,7 @@ public final class VersionStore {
   /// - Throws: ``PackageError`` with code `conflict` if the store beside the package belongs to
   ///   another package (see ``adopt(packageAt:)``), `io` if it cannot be read.
   public convenience init(forPackageAt packagePath: FilePath) throws {
-    try self.init(packagePath: PackageDocument.resolve(packagePath), lockHeld: false)
+    try self.init(packagePath: PackageFile.resolve(packagePath), lockHeld: false)
   }
 
   init(packagePath: FilePath, lockHeld: Bool, checkingIdentity: Bool = true) throws {
@@ -72,7 +72,7 @@ public final class VersionStore {
   /// but is the same document. Takes the package's lock.
   /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package or no store, `io`.
   public static func adopt(packageAt packagePath: FilePath) throws {
-    let resolved = PackageDocument.resolve(packagePath)
+    let resolved = PackageFile.resolve(packagePath)
     let lock = try PackageLock(forPackageAt: resolved)
     defer { withExtendedLifetime(lock) {} }
     let names = try SiblingNames(of: resolved)

@@ -18,7 +18,7 @@ struct Check: ParsableCommand {
 
   func run() throws {
     let out = StandardOutput.shared
-    let actions = try PackageDocument.recover(at: FilePath(package))
+    let actions = try PackageFile.recover(at: FilePath(package))
     for action in actions {
       out.write("recovered: \(action.description) \(action.path.escapingControlCharacters)\n")
     }

@@ -42,8 +42,8 @@ struct Put: ParsableCommand {
   @OptionGroup var versionOptions: VersionPolicyOption
 
   func run() throws {
-    let locking: PackageDocument.Options = merge ? [] : [.holdLock]
-    let document = try PackageDocument(at: FilePath(package), options: create ? locking.union(.create) : locking)
+    let locking: PackageFile.Options = merge ? [] : [.holdLock]
+    let document = try PackageFile(at: FilePath(package), options: create ? locking.union(.create) : locking)
     document.versionPolicy = try versionOptions.policy
     var cleanups: [() -> Void] = []
     defer {

@@ -20,7 +20,7 @@ struct Remove: ParsableCommand {
   @OptionGroup var versionOptions: VersionPolicyOption
 
   func run() throws {
-    let document = try PackageDocument(at: FilePath(package), options: .holdLock)
+    let document = try PackageFile(at: FilePath(package), options: .holdLock)
     document.versionPolicy = try versionOptions.policy
     defer { document.close() }
     let node = try document.root.node(at: entry)

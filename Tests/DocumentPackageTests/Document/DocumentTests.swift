@@ -17,13 +17,13 @@ private func file(_ path: String) throws -> String {
   String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
 }
 
-/// Waits up to five seconds for `condition`.
-private func eventually(_ condition: () async -> Bool) async throws -> Bool {
-  for _ in 0..<100 {
-    if await condition() { return true }
-    try await Task.sleep(for: .milliseconds(50))
-  }
-  return await condition()
+/// Runs the autosave timer the document has set (it must have set one) (advancing `clock` by `delay`) and waits until
+/// that autosave has finished.
+private func runAutosave(_ document: Document, _ clock: TestClock, after delay: Duration) async {
+  await clock.waitForSleeper()
+  let timer = await document.autosaveTask
+  clock.advance(by: delay)
+  await timer?.value
 }
 
 @Suite("Document")
@@ -180,9 +180,12 @@ struct DocumentTests {
   @Test func autosaveIsOffByDefault() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
-    let document = try await Document(contentsOf: FilePath(path))
+    let clock = TestClock()
+    let document = try await Document(contentsOf: FilePath(path), clock: clock)
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved".utf8)) }
-    try await Task.sleep(for: .milliseconds(200))
+    #expect(await document.autosaveTask == nil)  // no timer set
+    clock.advance(by: .seconds(3600))
+    #expect(clock.sleeperCount == 0)
     #expect(await document.hasUnsavedChanges)
     #expect(try file(path + "/Text.txt") != "unsaved")
   }
@@ -190,18 +193,24 @@ struct DocumentTests {
   @Test func autosaveSavesAfterTheDelayButNeverInsideAnOpenGroup() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
-    let document = try await Document(contentsOf: FilePath(path))
+    let clock = TestClock()
+    let document = try await Document(contentsOf: FilePath(path), clock: clock)
     await document.setAutosaveDelay(.milliseconds(20))
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("auto".utf8)) }
-    #expect(try await eventually { await !document.hasUnsavedChanges })
+    await clock.waitForSleeper()
+    clock.advance(by: .milliseconds(19))
+    #expect(await document.hasUnsavedChanges)  // not before the delay
+    await runAutosave(document, clock, after: .milliseconds(1))
+    #expect(await !document.hasUnsavedChanges)
     #expect(try file(path + "/Text.txt") == "auto")
 
     await document.withUndoStack { $0.beginGrouping() }
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("in a group".utf8)) }
-    try await Task.sleep(for: .milliseconds(300))
+    if await document.autosaveTask != nil { await runAutosave(document, clock, after: .milliseconds(300)) }
     #expect(try file(path + "/Text.txt") == "auto")  // not saved while the group is open
     await document.withUndoStack { $0.endGrouping() }
-    #expect(try await eventually { (try? file(path + "/Text.txt")) == "in a group" })
+    await runAutosave(document, clock, after: .milliseconds(20))
+    #expect(try file(path + "/Text.txt") == "in a group")
     #expect(await !document.hasUnsavedChanges)
   }
 

@@ -30,7 +30,7 @@ struct UndoRandomizedTests {
   func editsUndoRedoAndSavesAgree(seed: UInt64) throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
-    let document = try PackageDocument(at: FilePath(path))
+    let document = try PackageFile(at: FilePath(path))
     let editor = PackageEditor(root: document.root)
     editor.undoStack.coalescingInterval = .zero
     var random = SplitMix64(seed: seed)

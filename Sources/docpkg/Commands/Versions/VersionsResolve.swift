@@ -23,7 +23,7 @@ struct VersionsResolve: ParsableCommand {
       guard let number = Int(keep) else { throw ValidationError("--keep takes current or a version id, not '\(keep)'") }
       id = number
     }
-    let document = try PackageDocument(at: FilePath(package), options: [.holdLock])
+    let document = try PackageFile(at: FilePath(package), options: [.holdLock])
     defer { document.close() }
     document.versionPolicy = .keepAll
     try document.resolveConflicts(keeping: id, removing: remove)

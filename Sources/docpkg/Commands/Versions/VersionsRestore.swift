@@ -15,7 +15,7 @@ struct VersionsRestore: ParsableCommand {
   var id: Int
 
   func run() throws {
-    let document = try PackageDocument(at: FilePath(package), options: [.holdLock])
+    let document = try PackageFile(at: FilePath(package), options: [.holdLock])
     defer { document.close() }
     document.versionPolicy = .keepAll  // restoring must never prune what the user may want next
     try document.restoreVersion(id)

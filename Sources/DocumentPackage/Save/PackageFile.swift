@@ -1,11 +1,13 @@
 import SystemPackage
 
-/// A package on disk opened for editing: a lazily loaded ``PackageNode`` tree plus atomic,
-/// incremental, crash-proof saving.
+/// The package on disk: a lazily loaded ``PackageNode`` tree plus the lock, recovery, atomic,
+/// incremental, crash-proof saving and version keeping. The lower layer of ``Document``, which is
+/// what an app uses (undo, autosave, a state to observe, file I/O off the cooperative pool); the
+/// CLI and low-level users use this synchronous type directly.
 ///
-///     let document = try PackageDocument(at: "/home/ann/Trip.mydoc")
-///     try document.root.setFile(at: "Pages/p0001/text.txt", contents: Data(text.utf8))
-///     try document.save()
+///     let package = try PackageFile(at: "/home/ann/Trip.mydoc")
+///     try package.root.setFile(at: "Pages/p0001/text.txt", contents: Data(text.utf8))
+///     try package.save()
 ///
 /// A save builds the new state beside the package and swaps it in with one atomic rename, so
 /// that the package on disk is always exactly the old state or exactly the new one, even if the
@@ -13,21 +15,22 @@ import SystemPackage
 /// files are hard-linked, never copied, and a save rebuilds only the smallest part of the tree
 /// that holds every change: changing one file of 100,000 writes one file.
 ///
-/// Writers are serialized by a ``PackageLock`` beside the package. A document takes it for
-/// recovery at open and for each save; with ``Options/holdLock`` it holds it from open to
-/// ``close()``, so that no other writer can change the package between load and save.
+/// Writers are serialized by a ``PackageLock`` beside the package, taken only to write: for each
+/// save, for recovery when an interrupted save left something beside the package, and with
+/// ``Options/holdLock`` from open to ``close()``, so that no other writer can change the package
+/// between load and save. Opening to read creates nothing, and a clean exit leaves no lock file.
 /// If another program changed the package after it was loaded, ``save(options:)`` does not
 /// overwrite that: it throws a `conflict` error, and ``externalChanges()`` says what changed.
 ///
-/// Not thread-safe: confine a document to one task or actor, like its nodes.
-public final class PackageDocument {
+/// Not thread-safe: confine a package file to one task or actor, like its nodes.
+public final class PackageFile {
   /// How a document is opened.
   public struct Options: OptionSet, Sendable {
     /// The option bits.
     public let rawValue: Int
     /// Creates options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
-    /// Hold the package's lock from open until ``PackageDocument/close()`` (or the document goes
+    /// Hold the package's lock from open until ``PackageFile/close()`` (or the value goes
     /// away), instead of only during recovery and each save.
     public static let holdLock = Options(rawValue: 1 << 0)
     /// Create an empty package if there is none at the path (decided under the lock, so two
@@ -71,15 +74,19 @@ public final class PackageDocument {
 
   /// Opens the package at `path` for editing, first settling any interrupted save (see
   /// ``recover(at:)``). Nothing below the root is read until asked for.
-  /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package, `io` if it or its
-  ///   lock file cannot be opened.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package, `notADirectory`
+  ///   if what is there is not a directory, `invalidArgument` if it lies inside another package
+  ///   (see ``PackageLock``), `io` if it or its lock file cannot be opened.
   public init(at path: FilePath, options: Options = []) throws {
     let resolved = Self.resolve(path)
-    if !options.contains(.create) { try Self.requirePackage(at: resolved) }
-    let lock = try PackageLock(forPackageAt: resolved)
+    try Self.requirePackage(at: resolved, orNothing: options.contains(.create))
+    // Only writers lock: take it now to hold it or to create, else only if a save was interrupted.
+    let lock =
+      try options.contains(.holdLock) || options.contains(.create) || Self.hasLeftovers(resolved)
+      ? PackageLock(forPackageAt: resolved) : nil
     self.path = resolved
     self.options = options
-    recoveryActions = try Self.recover(resolved, locked: lock)
+    if let lock { recoveryActions = try Self.recover(resolved, locked: lock) }
     if options.contains(.create), (try? Syscalls.statusNoFollow(resolved)) == nil {
       var saver = try Saver(target: resolved, root: try PackageNode(directoryWithChildren: [:]))
       try saver.saveWhole(rebasing: false)
@@ -91,7 +98,7 @@ public final class PackageDocument {
   /// Creates a new package at `path` holding `root` (an empty directory by default) and opens it.
   /// - Throws: ``PackageError`` with code `nameTaken` if something is at `path` already, or as ``save(options:)``.
   public static func create(at path: FilePath, root: PackageNode? = nil, options: Options = []) throws
-    -> PackageDocument
+    -> PackageFile
   {
     let lock = try PackageLock(forPackageAt: path)
     _ = try recover(path, locked: lock)
@@ -101,7 +108,7 @@ public final class PackageDocument {
     let root = try root ?? PackageNode(directoryWithChildren: [:])
     var saver = try Saver(target: path, root: root)
     try saver.saveWhole(rebasing: true)
-    return try PackageDocument(root: root, path: path, lock: lock, options: options)
+    return try PackageFile(root: root, path: path, lock: lock, options: options)
   }
 
   private init(root: PackageNode, path: FilePath, lock: PackageLock, options: Options) throws {
@@ -122,25 +129,41 @@ public final class PackageDocument {
     return try recover(resolved, locked: PackageLock(forPackageAt: resolved))
   }
 
-  /// Fails before a lock file is made beside a package that is not there. A save's sideline or
-  /// ready tree without the package still counts as a package: recovery moves it back. With
-  /// `orAnyLeftover`, so does a temporary tree, which recovery removes.
-  static func requirePackage(at path: FilePath, orAnyLeftover: Bool = false) throws {
-    func exists(_ path: FilePath) throws -> Bool {
-      do {
-        _ = try Syscalls.statusNoFollow(path)
-        return true
-      } catch .noSuchFileOrDirectory {
-        return false
-      } catch {
-        throw PackageError(.io, "cannot look at", path: path.string, errno: error)
+  /// Fails before a lock file is made beside a package that is not there, or beside a file that
+  /// is not a package (a package is a directory: `docpkg put A.mydoc/Text.txt …` must not lock
+  /// inside `A.mydoc`). A save's sideline or ready tree without the package still counts as a
+  /// package: recovery moves it back. With `orAnyLeftover`, so does a temporary tree, which
+  /// recovery removes. With `orNothing`, so does nothing at all (a package to create).
+  static func requirePackage(at path: FilePath, orAnyLeftover: Bool = false, orNothing: Bool = false) throws {
+    if let status = try status(path) {
+      if status.kind == .directory
+        || (status.kind == .symlink && (try? Syscalls.statusFollowing(path))?.kind == .directory)
+      {
+        return
       }
+      throw PackageError(.notADirectory, "not a package (a package is a directory):", path: path.string)
     }
-    guard try !exists(path) else { return }
+    if orNothing { return }
     let names = try SiblingNames(of: path)
     let leftovers = orAnyLeftover ? [names.ready, names.sideline, names.temporary] : [names.ready, names.sideline]
-    for leftover in leftovers where try exists(names.path(leftover)) { return }
+    for leftover in leftovers where try status(names.path(leftover)) != nil { return }
     throw PackageError(.noSuchEntry, "no such package", path: path.string)
+  }
+
+  /// Whether an interrupted save left something beside the package (recovery has work to do).
+  static func hasLeftovers(_ path: FilePath) throws -> Bool {
+    let names = try SiblingNames(of: path)
+    for leftover in [names.ready, names.sideline, names.temporary] where try status(names.path(leftover)) != nil {
+      return true
+    }
+    return false
+  }
+
+  /// What `lstat` says about `path`, `nil` if nothing is there.
+  private static func status(_ path: FilePath) throws -> FileStatus? {
+    do { return try Syscalls.statusNoFollow(path) } catch .noSuchFileOrDirectory { return nil } catch {
+      throw PackageError(.io, "cannot look at", path: path.string, errno: error)
+    }
   }
 
   static func recover(_ path: FilePath, locked: PackageLock) throws -> [RecoveryAction] {

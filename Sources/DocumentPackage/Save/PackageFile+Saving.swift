@@ -1,6 +1,6 @@
 import SystemPackage
 
-extension PackageDocument {
+extension PackageFile {
   /// Saves the changes made to ``root`` into the package, atomically and incrementally.
   ///
   /// Sequence: take the lock (unless held), settle an interrupted save, check that nothing the
@@ -72,7 +72,7 @@ extension PackageDocument {
 extension PackageNode {
   /// Writes this node (and everything below it) to `path`, atomically: `FileWrapper.write(to:options:originalContentsURL:)`.
   ///
-  /// Builds the new tree beside `path` and swaps it in (see ``PackageDocument/save(options:)``);
+  /// Builds the new tree beside `path` and swaps it in (see ``PackageFile/save(options:)``);
   /// anything at `path` is replaced. Unchanged files loaded from disk are hard-linked from where
   /// they were loaded. The node then reads from `path` and counts as unchanged, like a saved document.
   /// - Parameter originalContentsPath: Where the package this node was loaded from is now, if it
@@ -81,10 +81,10 @@ extension PackageNode {
   /// - Throws: ``PackageError`` naming the entry and the failed call; `path` is then unchanged.
   public func write(to path: FilePath, originalContentsPath: FilePath? = nil) throws {
     if let originalContentsPath, let location = origin?.location { location.root = originalContentsPath }
-    let destination = PackageDocument.resolve(path)
+    let destination = PackageFile.resolve(path)
     let lock = try PackageLock(forPackageAt: destination)
     defer { withExtendedLifetime(lock) {} }
-    _ = try PackageDocument.recover(destination, locked: lock)
+    _ = try PackageFile.recover(destination, locked: lock)
     var saver = try Saver(target: destination, root: self)
     try saver.saveWhole(rebasing: true)
   }

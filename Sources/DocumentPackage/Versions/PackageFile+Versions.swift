@@ -1,6 +1,6 @@
 import SystemPackage
 
-extension PackageDocument {
+extension PackageFile {
   /// The package's version store (previous states and conflict versions).
   /// - Throws: As ``VersionStore/init(forPackageAt:)``.
   public func versionStore() throws -> VersionStore {

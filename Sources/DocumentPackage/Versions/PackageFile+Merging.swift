@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension PackageDocument {
+extension PackageFile {
   /// Saves like ``save(options:)``, but when another writer saved the package since this
   /// document loaded it, merges instead of failing — three-way, the common ancestor being what
   /// this document loaded:

@@ -1,0 +1,49 @@
+extension Document {
+  /// The document as an app shows it now: state, undo and redo, unsaved changes.
+  public var currentUpdate: DocumentUpdate {
+    DocumentUpdate(
+      state: state, canUndo: canUndo, canRedo: canRedo, undoMenuItemTitle: undoMenuItemTitle,
+      redoMenuItemTitle: redoMenuItemTitle, hasUnsavedChanges: hasUnsavedChanges)
+  }
+
+  /// A stream of ``DocumentUpdate``s, starting with the current one, then one after every edit,
+  /// undo, redo, undo-stack change (``withUndoStack(_:)``), save, revert, merge, restore, conflict
+  /// found and close; it ends when the document closes. Keeps an app's menus ("Undo Rename") and
+  /// title bar (edited mark, conflict badge) current without polling:
+  ///
+  ///     for await update in await document.updates() {
+  ///       undoItem.title = update.undoMenuItemTitle
+  ///       undoItem.isEnabled = update.canUndo
+  ///       window.isDocumentEdited = update.hasUnsavedChanges
+  ///     }
+  ///
+  /// Consecutive identical updates are not repeated. A slow reader gets the newest 16 updates.
+  public func updates() -> AsyncStream<DocumentUpdate> {
+    let (stream, continuation) = AsyncStream<DocumentUpdate>.makeStream(bufferingPolicy: .bufferingNewest(16))
+    let current = currentUpdate
+    continuation.yield(current)
+    if state.contains(.closed) {
+      continuation.finish()
+      return stream
+    }
+    let id = nextObserver
+    nextObserver += 1
+    updateObservers[id] = (continuation, current)
+    continuation.onTermination = { [weak self] _ in
+      Task { await self?.removeUpdateObserver(id) }
+    }
+    return stream
+  }
+
+  func removeUpdateObserver(_ id: Int) { updateObservers[id] = nil }
+
+  /// Sends the current update to every observer that has not seen it yet.
+  func publish() {
+    guard !updateObservers.isEmpty else { return }
+    let update = currentUpdate
+    for (id, observer) in updateObservers where observer.last != update {
+      observer.continuation.yield(update)
+      updateObservers[id]?.last = update
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import SystemPackage
+
+extension Document {
+  /// Which previous states saves keep in the package's ``VersionStore`` (default
+  /// ``VersionPolicy/default``: the last 10). Change it with ``setVersionPolicy(_:)``.
+  public var versionPolicy: VersionPolicy { policy }
+
+  /// Sets ``versionPolicy`` for the following saves.
+  public func setVersionPolicy(_ policy: VersionPolicy) {
+    self.policy = policy
+    package?.versionPolicy = policy
+  }
+
+  /// The package's versions, oldest first: previous states kept by saves and conflict versions.
+  /// - Throws: As ``VersionStore/versions()``, or if the document is closed.
+  public func versions() throws -> [PackageVersion] {
+    try requireOpen()
+    executor.requireOnQueue()
+    return try store().versions()
+  }
+
+  /// The unresolved conflict versions: while there are any, the package is "in conflict" (see
+  /// ``resolveConflicts(keeping:removing:)``).
+  /// - Throws: As ``VersionStore/versions()``, or if the document is closed.
+  public func unresolvedConflicts() throws -> [PackageVersion] {
+    try requireOpen()
+    executor.requireOnQueue()
+    return try store().unresolvedConflicts()
+  }
+
+  /// Runs `body` with the package's version store, on the document's queue: to read a version's
+  /// tree, diff it or prune. `body` is `@Sendable` so that it can be written in `@MainActor` code
+  /// (an app's) and still run on the document's queue.
+  /// - Throws: What `body` throws, as ``VersionStore/init(forPackageAt:)``, or if the document is closed.
+  public func withVersionStore<Result: Sendable>(_ body: @Sendable (VersionStore) throws -> Result) throws -> Result {
+    try requireOpen()
+    executor.requireOnQueue()
+    return try body(try store())
+  }
+
+  func store() throws -> VersionStore {
+    if let package { return try package.versionStore() }
+    return try VersionStore(forPackageAt: path)
+  }
+
+  /// Saves like ``save(overwritingExternalChanges:)``, but when another writer saved the package
+  /// since this document loaded it, merges with it instead of failing (see
+  /// ``PackageFile/saveMerging()``):
+  ///
+  /// - ``SaveOutcome/saved``: nothing else had changed the package; undo keeps working.
+  /// - ``SaveOutcome/merged(paths:)``: the package now holds both sides' changes, and so does the
+  ///   document, reloaded from it (a new tree: the undo stack is emptied, the document is clean).
+  /// - ``SaveOutcome/conflict(version:paths:)``: both sides changed the same entries; the package
+  ///   keeps the other writer's state and this document's side is kept as an unresolved conflict
+  ///   version. The document stays as it is and gains ``DocumentState/inConflict``, until
+  ///   ``resolveConflicts(keeping:removing:)`` (or ``revert()``).
+  ///
+  /// - Throws: As ``save(overwritingExternalChanges:)``, never `conflict`.
+  public func saveMerging() async throws -> SaveOutcome {
+    try requireEditable()
+    guard let package else { return .saved }
+    defer { publish() }
+    cancelAutosave()
+    var outcome = SaveOutcome.saved
+    try saving { editor in
+      editor.prepareForSave()
+      outcome = try package.saveMerging()
+      if case .saved = outcome {
+        editor.didSave()
+        editor.undoStack.markSaved()
+      }
+    }
+    switch outcome {
+    case .saved: break
+    case .merged: replaceModel(with: package.root)
+    case .conflict:
+      state.insert(.inConflict)
+      cancelAutosave()
+    }
+    return outcome
+  }
+
+  /// Replaces the package with version `id`, atomically, keeping the replaced state as a version
+  /// (see ``PackageFile/restoreVersion(_:)``), and reloads the document from it: unsaved changes
+  /// are dropped, the undo stack is emptied, the document is clean.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `corrupt` for a blob
+  ///   changed in place, or as ``save(overwritingExternalChanges:)``. After a failure the package
+  ///   and the document are unchanged.
+  public func restoreVersion(_ id: Int) async throws {
+    try requireEditable()
+    guard let package else { return }
+    defer { publish() }
+    cancelAutosave()
+    executor.requireOnQueue()
+    try package.restoreVersion(id)
+    replaceModel(with: package.root)
+    lastError = nil
+    state.remove([.inConflict, .savingError])
+  }
+
+  /// Settles the package's conflicts: keeps the package as it is now (`keeping` nil: the other
+  /// writer's side) or restores the version `keeping` (for example this document's side, from
+  /// ``SaveOutcome/conflict(version:paths:)``), then marks every unresolved conflict version
+  /// resolved (see ``PackageFile/resolveConflicts(keeping:removing:)``). The document is then
+  /// reloaded from the package: the undo stack is emptied, the document is clean and no longer
+  /// ``DocumentState/inConflict``.
+  /// - Parameters:
+  ///   - id: The version to restore, or `nil` to keep the current package.
+  ///   - removing: Also remove the resolved conflict versions.
+  /// - Throws: As ``restoreVersion(_:)``.
+  public func resolveConflicts(keeping id: Int? = nil, removing: Bool = false) async throws {
+    try requireEditable()
+    guard let package else { return }
+    defer { publish() }
+    cancelAutosave()
+    executor.requireOnQueue()
+    try package.resolveConflicts(keeping: id, removing: removing)
+    let reopened = try PackageFile(at: path)
+    reopened.versionPolicy = policy
+    package.close()
+    self.package = reopened
+    replaceModel(with: reopened.root)
+    lastError = nil
+    state.remove([.inConflict, .savingError])
+  }
+}
