@@ -29,10 +29,10 @@ extension Document {
   }
 
   /// Runs `body` with the package's version store, on the document's queue: to read a version's
-  /// tree, diff it or prune. `body` is `@Sendable` so that it can be written in `@MainActor` code
-  /// (an app's) and still run on the document's queue.
+  /// tree, diff it or prune. `body` is `sending`, like ``edit(named:registeringUndo:_:)``'s, so that
+  /// it can be written in `@MainActor` code (an app's) and still run on the document's queue.
   /// - Throws: What `body` throws, as ``VersionStore/init(forPackageAt:)``, or if the document is closed.
-  public func withVersionStore<Result: Sendable>(_ body: @Sendable (VersionStore) throws -> Result) throws -> Result {
+  public func withVersionStore<Result: Sendable>(_ body: sending (VersionStore) throws -> Result) throws -> Result {
     try requireOpen()
     executor.requireOnQueue()
     return try body(try store())
