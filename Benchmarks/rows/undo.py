@@ -62,4 +62,4 @@ def rows(h):
     h.row("undo: 1,000 edits, save every 100, 100 MB file", saving, "same tool, 0 edits", baseline,
           rss_limit_mb=150,
           note="`undo-memory PKG 1000 100`: as above, plus 12 atomic saves (PackageFile) with "
-               "PackageEditor.prepareForSave/didSave; the big file is hard-linked, never read.")
+               "PackageFile telling the PackageEditor; the big file is hard-linked, never read.")

@@ -49,13 +49,10 @@ let saveEvery = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0
 do {
   let document = try PackageFile(at: FilePath(arguments[1]))
   let editor = PackageEditor(root: document.root)
-  /// Saves as `Document` does: keep what undo needs, save, then mark the undo stack clean.
+  /// Saves as `Document` does (the save tells the editor: undo survives it, the stack is clean).
   func save() throws {
     guard saveEvery > 0 else { return }
-    editor.prepareForSave()
     try document.save()
-    editor.didSave()
-    editor.undoStack.markSaved()
   }
   editor.undoStack.coalescingInterval = .zero  // every edit its own step: the worst case for memory
   var text = ""

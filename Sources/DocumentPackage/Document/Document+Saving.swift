@@ -5,7 +5,7 @@ extension Document {
   /// on the document's own queue (off the cooperative thread pool).
   ///
   /// Undo keeps working across the save: what undo steps need from files the save replaces is
-  /// kept first (``PackageEditor/prepareForSave()``). The previous state is kept as a version per
+  /// kept first (the package tells the document's ``PackageEditor`` itself). The previous state is kept as a version per
   /// ``versionPolicy``. On success the document is clean and ``DocumentState/savingError`` and
   /// ``DocumentState/inConflict`` are cleared.
   /// - Parameter overwritingExternalChanges: Save even though another program changed the package
@@ -19,12 +19,7 @@ extension Document {
     guard let package else { return }
     defer { publish() }
     cancelAutosave()
-    try saving { editor in
-      editor.prepareForSave()
-      try package.save(options: overwritingExternalChanges ? .overwritingExternalChanges : [])
-      editor.didSave()
-      editor.undoStack.markSaved()
-    }
+    try saving { try package.save(options: overwritingExternalChanges ? .overwritingExternalChanges : []) }
   }
 
   /// Saves the whole package to `newPath` ("save as") and makes the document edit that package
@@ -37,12 +32,7 @@ extension Document {
     guard let package else { return }
     defer { publish() }
     cancelAutosave()
-    try saving { editor in
-      editor.prepareForSave()
-      try package.save(to: newPath)
-      editor.didSave()
-      editor.undoStack.markSaved()
-    }
+    try saving { try package.save(to: newPath) }
     path = package.path
   }
 
@@ -61,10 +51,10 @@ extension Document {
   }
 
   /// Runs a save of the package through `body`, turning its failure into the document's state.
-  func saving(_ body: (PackageEditor) throws -> Void) throws {
+  func saving(_ body: () throws -> Void) throws {
     executor.requireOnQueue()
     do {
-      try body(editor)
+      try body()
     } catch let error as PackageError {
       lastError = error
       state.insert(error.code == .conflict ? .inConflict : .savingError)

@@ -62,14 +62,7 @@ extension Document {
     defer { publish() }
     cancelAutosave()
     var outcome = SaveOutcome.saved
-    try saving { editor in
-      editor.prepareForSave()
-      outcome = try package.saveMerging()
-      if case .saved = outcome {
-        editor.didSave()
-        editor.undoStack.markSaved()
-      }
-    }
+    try saving { outcome = try package.saveMerging() }
     switch outcome {
     case .saved: break
     case .merged: replaceModel(with: package.root)

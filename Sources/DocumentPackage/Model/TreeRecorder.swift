@@ -20,6 +20,11 @@ protocol TreeRecorder: AnyObject {
   ///   - actionName: The default name of the change for an Undo menu ("Rename").
   ///   - coalescingKey: Set for edits that may merge with the previous one (typing into a file).
   func didChange(_ change: PackageChange, actionName: String, coalescingKey: AnyHashable?)
+  /// Called by ``PackageFile`` just before a save that will point the tree at the saved files:
+  /// keep what is still needed from files the save may replace (undo steps' earlier contents).
+  func willSave()
+  /// Called by ``PackageFile`` after that save succeeded: the tree is now what the package holds.
+  func didSave()
 }
 
 extension PackageNode {

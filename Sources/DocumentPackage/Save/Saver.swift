@@ -15,6 +15,10 @@ import SystemPackage
 /// temporary → `ready` (it is complete: synced before), fsync; package → `old`; `ready` → package;
 /// fsync; remove `old`.
 ///
+/// A save that re-bases the model tells the tree's ``TreeRecorder`` (the undo layer, when one is
+/// installed) before it starts and after it succeeded, so undo keeps working across saves
+/// without the caller's help.
+///
 /// A failure before the swap removes the temporary tree and leaves the package untouched; a
 /// failed fsync after the swap swaps back. After a crash at any point, ``Recovery`` leaves the
 /// old or the new package.
@@ -41,13 +45,15 @@ struct Saver {
 
   /// Saves what changed in `root`, which was loaded from `target`.
   mutating func saveInPlace() throws {
-    guard let changed = root.changeRoot else { return }
-    if changed !== root, !exchangeUnsupported, changed.origin?.relativePath == FilePath(changed.path),
-      try savePart(changed)
-    {
-      return
+    let recorder = root.treeRecorder
+    recorder?.willSave()
+    if let changed = root.changeRoot {
+      let partSavable =
+        changed !== root && !exchangeUnsupported && changed.origin?.relativePath == FilePath(changed.path)
+      let partSaved = partSavable ? try savePart(changed) : false
+      if !partSaved { try saveWholeTree(rebasing: true) }
     }
-    try saveWhole(rebasing: true)
+    recorder?.didSave()
   }
 
   /// Replaces just `node` (not the root) by exchange. Returns false when a directory cannot be
@@ -119,6 +125,13 @@ struct Saver {
   /// Builds all of `root` beside `target` and puts it in place of whatever is there.
   /// - Parameter rebasing: Point the model at the saved package afterwards (not for save-to).
   mutating func saveWhole(rebasing: Bool) throws {
+    let recorder = rebasing ? root.treeRecorder : nil
+    recorder?.willSave()
+    try saveWholeTree(rebasing: rebasing)
+    recorder?.didSave()
+  }
+
+  private mutating func saveWholeTree(rebasing: Bool) throws {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(root, parentFD: parentFD)

@@ -34,7 +34,8 @@ import Foundation
 /// change or, when it throws, none of it (and registers nothing).
 ///
 /// The editor owns what undo needs beyond the stack: the record of the changes its steps hold,
-/// which ``prepareForSave()`` and ``didSave()`` keep valid across saves. The tree holds the
+/// which it keeps valid across saves: ``PackageFile`` tells the tree's editor before and after each
+/// save that points the tree at the saved files (and the saved step becomes the clean one). The tree holds the
 /// editor weakly: once the editor is gone, changes are no longer recorded (steps registered
 /// before keep working, as they hold the nodes they change).
 public final class PackageEditor {
@@ -42,7 +43,7 @@ public final class PackageEditor {
   public let root: PackageNode
   /// Where the editor registers its undo actions.
   public let undoStack: UndoStack
-  /// The changes held by undo steps, for ``prepareForSave()``.
+  /// The changes held by undo steps, kept valid across saves (``willSave()``).
   let history = UndoHistory()
   /// While set, changes are refused with this error (see ``readingOnly(_:)``).
   var readOnlyViolation: PackageError?
@@ -103,21 +104,6 @@ public final class PackageEditor {
     }
   }
 
-  /// Keeps what undo steps need from files that a save is about to replace: call just before
-  /// saving the package (``Document`` does). Best effort and never fails; an undo step whose
-  /// earlier contents could not be kept throws when undone after the save, rather than restore
-  /// wrong bytes.
-  /// - Complexity: O(*h*) in the node states held by undo steps, plus reading the earlier
-  ///   versions of files edited or removed since they were loaded (files of 1 MiB or more are mapped).
-  public func prepareForSave() {
-    history.pinForSave(root: root)
-  }
-
-  /// Call after a successful save that followed ``prepareForSave()``: nodes held only by undo
-  /// steps stop referring to files the save deleted.
-  public func didSave() {
-    history.didSave(root: root)
-  }
 }
 
 extension PackageEditor: TreeRecorder {
@@ -132,5 +118,22 @@ extension PackageEditor: TreeRecorder {
   func didChange(_ change: PackageChange, actionName: String, coalescingKey: AnyHashable?) {
     Self.registerInverse(
       of: change, on: undoStack, history: history, target: root, actionName: actionName, coalescingKey: coalescingKey)
+  }
+
+  /// Keeps what undo steps need from files that the save is about to replace (``PackageFile``
+  /// calls it, so undo keeps working across a save without the app's help). Best effort and never
+  /// fails; an undo step whose earlier contents could not be kept throws when undone after the
+  /// save, rather than restore wrong bytes.
+  /// - Complexity: O(*h*) in the node states held by undo steps, plus reading the earlier
+  ///   versions of files edited or removed since they were loaded (files of 1 MiB or more are mapped).
+  func willSave() {
+    history.pinForSave(root: root)
+  }
+
+  /// After the save: nodes held only by undo steps stop referring to files the save deleted, and
+  /// the undo stack's current step becomes the saved one (the document is clean).
+  func didSave() {
+    history.didSave(root: root)
+    undoStack.markSaved()
   }
 }

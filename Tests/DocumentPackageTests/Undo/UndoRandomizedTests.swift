@@ -101,10 +101,7 @@ struct UndoRandomizedTests {
             position += 1
           }
         default:
-          editor.prepareForSave()
-          try document.save()
-          editor.didSave()
-          editor.undoStack.markSaved()
+          try document.save()  // tells the editor: undo survives the save, the stack is clean
           savedPosition = position
           let onDisk = try snapshot(PackageNode(contentsOf: FilePath(path)))
           #expect(onDisk == history[position], "seed \(seed) step \(step): disk differs from the model after a save")
@@ -134,7 +131,6 @@ struct UndoRandomizedTests {
     }
     // Finally: undo everything, save, and the package on disk is the fixture again.
     while editor.undoStack.canUndo { try editor.undoStack.undo() }
-    editor.prepareForSave()
     try document.save()
     let original = try snapshot(PackageNode(contentsOf: FilePath(Fixtures.url("Notes.mydoc").path)))
     #expect(try snapshot(PackageNode(contentsOf: FilePath(path))) == original)
