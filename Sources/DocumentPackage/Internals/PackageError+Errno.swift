@@ -28,4 +28,10 @@ extension Syscalls {
   ) throws(PackageError) -> T {
     do { return try body() } catch { throw PackageError.io(error, message, path: path, context: context) }
   }
+
+  /// Whether anything is at `path`: false only for "no such file"; any other failure is thrown as a
+  /// ``PackageError`` naming `path`, never taken for "absent".
+  package static func entryExists(_ path: FilePath) throws(PackageError) -> Bool {
+    try io("cannot look at", path: path.string) { () throws(Errno) in try exists(path) }
+  }
 }

@@ -116,7 +116,7 @@ extension PackageNode {
       origin!.status = status
     } catch let error as Errno {
       Syscalls.closeFile(fd)
-      throw PackageError(.io, "cannot read", path: path.string, errno: error)
+      throw PackageError.io(error, "cannot read", path: path)
     }
     return fd
   }
@@ -131,7 +131,7 @@ extension PackageNode {
         let address = try Syscalls.mapReadOnly(fd, length: size)
         return Data(bytesNoCopy: address, count: size, deallocator: .custom { Syscalls.unmap($0, length: $1) })
       } catch {
-        throw PackageError(.io, "cannot map", path: path.string, errno: error)
+        throw PackageError.io(error, "cannot map", path: path)
       }
     }
     // Read until end of file rather than trusting the size: the file may have grown since fstat.
@@ -146,7 +146,7 @@ extension PackageNode {
       }
       let count: Int
       do throws(Errno) { count = try result.get() } catch {
-        throw PackageError(.io, "cannot read", path: path.string, errno: error)
+        throw PackageError.io(error, "cannot read", path: path)
       }
       if count == 0 { break }
       filled += count

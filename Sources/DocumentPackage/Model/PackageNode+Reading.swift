@@ -151,7 +151,7 @@ extension PackageNode {
     case .notDirectory, .tooManySymbolicLinkLevels:
       return PackageError(.changedOnDisk, "\(kind) changed kind on disk since it was loaded:", path: path.string)
     default:
-      return PackageError(.io, "cannot \(action)", path: path.string, errno: error)
+      return PackageError.io(error, "cannot \(action)", path: path)
     }
   }
 
@@ -159,7 +159,7 @@ extension PackageNode {
     do {
       return try Syscalls.readLink(at: path)
     } catch {
-      throw PackageError(.io, "cannot read link", path: path.string, errno: error)
+      throw PackageError.io(error, "cannot read link", path: path)
     }
   }
 }

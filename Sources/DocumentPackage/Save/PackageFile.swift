@@ -87,7 +87,7 @@ public final class PackageFile {
     self.path = resolved
     self.options = options
     if let lock { recoveryActions = try Self.recover(resolved, locked: lock) }
-    if options.contains(.create), (try? Syscalls.statusNoFollow(resolved)) == nil {
+    if options.contains(.create), try Self.status(resolved) == nil {
       var saver = try Saver(target: resolved, root: try PackageNode(directoryWithChildren: [:]))
       try saver.saveWhole(rebasing: false)
     }
@@ -102,7 +102,7 @@ public final class PackageFile {
   {
     let lock = try PackageLock(forPackageAt: path)
     _ = try recover(path, locked: lock)
-    if (try? Syscalls.statusNoFollow(path)) != nil {
+    if try status(path) != nil {
       throw PackageError(.nameTaken, "cannot create package: something is already at", path: path.string)
     }
     let root = try root ?? PackageNode(directoryWithChildren: [:])
@@ -162,7 +162,7 @@ public final class PackageFile {
   /// What `lstat` says about `path`, `nil` if nothing is there.
   private static func status(_ path: FilePath) throws -> FileStatus? {
     do { return try Syscalls.statusNoFollow(path) } catch .noSuchFileOrDirectory { return nil } catch {
-      throw PackageError(.io, "cannot look at", path: path.string, errno: error)
+      throw PackageError.io(error, "cannot look at", path: path)
     }
   }
 

@@ -76,13 +76,8 @@ public final class PackageLock {
     while let name = folder.lastComponent, name.kind == .regular {
       let parent = folder.removingLastComponent()
       let container = parent.isEmpty ? FilePath(".") : parent
-      for marker in [".\(name.string).docpkg-versions", ".\(name.string).docpkg-lock"] {
-        let markerPath = container.appending(marker)
-        let present: Bool
-        do { present = try Syscalls.exists(markerPath) } catch {
-          throw PackageError.io(error, "cannot look at", path: markerPath.string)
-        }
-        guard present else { continue }
+      for marker in [".\(name.string).docpkg-versions", ".\(name.string).docpkg-lock"]
+      where try Syscalls.entryExists(container.appending(marker)) {
         throw PackageError(
           .invalidArgument, "a package cannot lie inside another package: '\(folder.string)' holds",
           path: packagePath.string)

@@ -97,7 +97,7 @@ struct ObjectWriter {
       let subdirectories = entries.filter { $0.kind == .directory }.map { (name: $0.name, tree: $0.reference) }
       directories.note(origin.status, DirectoryCache.Entry(tree: hash, size: total, subdirectories: subdirectories))
     }
-    if try !VersionStore.exists(store.objectPath(hash)) {
+    if try !Syscalls.entryExists(store.objectPath(hash)) {
       try writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
     }
     return (hash, total)
@@ -138,7 +138,7 @@ struct ObjectWriter {
     let hash = hasher.finalize()
     try makeSubdirectory(hash)
     let object = store.objectPath(hash)
-    if try VersionStore.exists(object) {
+    if try Syscalls.entryExists(object) {
       blob.discard()
     } else {
       // The objects directories touched are synced once, at the end of the version.

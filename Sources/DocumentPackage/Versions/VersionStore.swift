@@ -61,7 +61,7 @@ public final class VersionStore {
     self.packagePath = packagePath
     let names = try SiblingNames(of: packagePath)
     path = names.path(names.versions)
-    if try !Self.exists(path) {
+    if try !Syscalls.entryExists(path) {
       try Self.findMovedStore(for: packagePath, names: names, lockHeld: lockHeld)
     }
     if checkingIdentity { try checkIdentity() }
@@ -77,7 +77,7 @@ public final class VersionStore {
     defer { withExtendedLifetime(lock) {} }
     let names = try SiblingNames(of: resolved)
     let storePath = names.path(names.versions)
-    guard try exists(storePath) else {
+    guard try Syscalls.entryExists(storePath) else {
       throw PackageError(.noSuchEntry, "no version store", path: storePath.string)
     }
     guard let identity = try? Syscalls.statusNoFollow(resolved) else {
@@ -92,12 +92,7 @@ public final class VersionStore {
   var versionsPath: FilePath { path.appending("versions") }
   var temporaryPath: FilePath { path.appending("tmp") }
   var hashesPath: FilePath { path.appending("hashes") }
-  var exists: Bool { (try? Self.exists(path)) ?? false }
-
-  /// Whether anything is at `path`; an error other than "no such file" is thrown, not taken for "absent".
-  static func exists(_ path: FilePath) throws -> Bool {
-    do { return try Syscalls.exists(path) } catch { throw PackageError.io(error, "cannot look at", path: path) }
-  }
+  var exists: Bool { (try? Syscalls.entryExists(path)) ?? false }
 
   func objectPath(_ hash: String) -> FilePath {
     objectsPath.appending(String(hash.prefix(2))).appending(String(hash.dropFirst(2)))
@@ -135,7 +130,7 @@ public final class VersionStore {
   public func version(_ id: Int) throws -> PackageVersion { try record(id).version }
 
   func records() throws -> [VersionRecord] {
-    guard exists, try Self.exists(versionsPath) else { return [] }
+    guard exists, try Syscalls.entryExists(versionsPath) else { return [] }
     let names: [String]
     do { names = try StoreFiles.names(in: versionsPath) } catch {
       throw PackageError.io(error, "cannot list versions in", path: versionsPath.string)
