@@ -93,6 +93,10 @@ extension Document {
   /// - Complexity: O(*n*) in the loaded nodes when the undo stack is at the saved state.
   public var hasUnsavedChanges: Bool { editor.undoStack.hasUnsavedChanges || editor.root.hasUnsavedChanges }
 
-  /// After anything that may have changed the model or the undo stack.
-  func didChange() { scheduleAutosave() }
+  /// After anything that may have changed the model or the undo stack: tells observers (see
+  /// ``updates()``) and restarts the autosave timer.
+  func didChange() {
+    publish()
+    restartAutosaveTimer()
+  }
 }

@@ -135,13 +135,6 @@ extension Document {
     return changes
   }
 
-  /// After a change to the model or the undo stack (called by `didChange()`): tells observers
-  /// (see ``updates()``) and restarts the autosave timer.
-  func scheduleAutosave() {
-    publish()
-    restartAutosaveTimer()
-  }
-
   /// Restarts the autosave timer if autosave is on and there is something to save.
   func restartAutosaveTimer() {
     cancelAutosave()
