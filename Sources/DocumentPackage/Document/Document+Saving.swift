@@ -113,10 +113,8 @@ extension Document {
     editor.undoStack.removeAllActions()
     state.insert(.closed)
     publish()
-    for continuation in observers.values { continuation.finish() }
-    observers = [:]
-    for observer in updateObservers.values { observer.continuation.finish() }
-    updateObservers = [:]
+    stateObservers.finish()
+    updateObservers.finish()
   }
 
   /// Turns autosave on (saving `delay` after the last change) or off (`nil`). See ``autosaveDelay``.

@@ -19,31 +19,16 @@ extension Document {
   ///
   /// Consecutive identical updates are not repeated. A slow reader gets the newest 16 updates.
   public func updates() -> AsyncStream<DocumentUpdate> {
-    let (stream, continuation) = AsyncStream<DocumentUpdate>.makeStream(bufferingPolicy: .bufferingNewest(16))
-    let current = currentUpdate
-    continuation.yield(current)
-    if state.contains(.closed) {
-      continuation.finish()
-      return stream
-    }
-    let id = nextObserver
-    nextObserver += 1
-    updateObservers[id] = (continuation, current)
-    continuation.onTermination = { [weak self] _ in
+    updateObservers.subscribe(current: currentUpdate, closed: state.contains(.closed)) { [weak self] id in
       Task { await self?.removeUpdateObserver(id) }
     }
-    return stream
   }
 
-  func removeUpdateObserver(_ id: Int) { updateObservers[id] = nil }
+  func removeUpdateObserver(_ id: Int) { updateObservers.remove(id) }
 
   /// Sends the current update to every observer that has not seen it yet.
   func publish() {
     guard !updateObservers.isEmpty else { return }
-    let update = currentUpdate
-    for (id, observer) in updateObservers where observer.last != update {
-      observer.continuation.yield(update)
-      updateObservers[id]?.last = update
-    }
+    updateObservers.publish(currentUpdate)
   }
 }

@@ -43,7 +43,7 @@ public actor Document {
   public internal(set) var path: FilePath
   /// What the document can do now.
   public internal(set) var state: DocumentState = .normal {
-    didSet { if state != oldValue { for continuation in observers.values { continuation.yield(state) } } }
+    didSet { stateObservers.publish(state) }
   }
   /// Why the last save (or open, for a read-only document) failed; `nil` after a successful save.
   public internal(set) var lastError: PackageError?
@@ -75,9 +75,8 @@ public actor Document {
   /// Times autosave.
   let clock: any Clock<Duration>
   var autosaveTask: Task<Void, Never>?
-  var observers: [Int: AsyncStream<DocumentState>.Continuation] = [:]
-  var updateObservers: [Int: (continuation: AsyncStream<DocumentUpdate>.Continuation, last: DocumentUpdate)] = [:]
-  var nextObserver = 0
+  var stateObservers = Observers<DocumentState>(buffered: 8)
+  var updateObservers = Observers<DocumentUpdate>(buffered: 16)
   /// The policy given to every save (see ``versionPolicy``).
   var policy: VersionPolicy = .default
   /// Runs the actor's jobs off the cooperative thread pool.
@@ -160,20 +159,10 @@ public actor Document {
 
   /// A stream of the document's state, starting with the current one, ending when it closes.
   public func stateUpdates() -> AsyncStream<DocumentState> {
-    let (stream, continuation) = AsyncStream<DocumentState>.makeStream(bufferingPolicy: .bufferingNewest(8))
-    continuation.yield(state)
-    if state.contains(.closed) {
-      continuation.finish()
-      return stream
+    stateObservers.subscribe(current: state, closed: state.contains(.closed)) { [weak self] id in
+      Task { await self?.removeStateObserver(id) }
     }
-    let id = nextObserver
-    nextObserver += 1
-    observers[id] = continuation
-    continuation.onTermination = { [weak self] _ in
-      Task { await self?.removeObserver(id) }
-    }
-    return stream
   }
 
-  func removeObserver(_ id: Int) { observers[id] = nil }
+  func removeStateObserver(_ id: Int) { stateObservers.remove(id) }
 }
