@@ -6,32 +6,29 @@ extension PackageNode {
   /// - Throws: ``PackageError`` with code `invalidArgument` if the tree is read-only here (see
   ///   ``Document/read(_:)``); the ``permissions`` setter then leaves the bits unchanged.
   public func setPermissions(_ permissions: FilePermissions) throws {
-    guard permissions != storedPermissions else { return }
-    guard treeRecorder != nil else {  // nothing to tell: one assignment is all or nothing anyway
-      storedPermissions = permissions
-      edits.insert(.attributes)
-      return
-    }
-    try mutate("Change Permissions", at: displayPath) { changes in
-      changes.touch(self)
-      storedPermissions = permissions
-      edits.insert(.attributes)
-    }
+    try setAttribute(\.storedPermissions, to: permissions, actionName: "Change Permissions")
   }
 
   /// Sets the node's modification time (`nil`: the time it is saved). Setting the time it has
   /// changes nothing. Undo name: "Change Date".
   /// - Throws: As ``setPermissions(_:)``.
   public func setModificationTime(_ time: FileTime?) throws {
-    guard time != storedModificationTime else { return }
-    guard treeRecorder != nil else {
-      storedModificationTime = time
+    try setAttribute(\.storedModificationTime, to: time, actionName: "Change Date")
+  }
+
+  /// Sets one attribute (permissions or time) through the one mutation path, marking it edited.
+  private func setAttribute<Value: Equatable>(
+    _ attribute: ReferenceWritableKeyPath<PackageNode, Value>, to value: Value, actionName: String
+  ) throws {
+    guard value != self[keyPath: attribute] else { return }
+    guard treeRecorder != nil else {  // nothing to tell: one assignment is all or nothing anyway
+      self[keyPath: attribute] = value
       edits.insert(.attributes)
       return
     }
-    try mutate("Change Date", at: displayPath) { changes in
+    try mutate(actionName, at: displayPath) { changes in
       changes.touch(self)
-      storedModificationTime = time
+      self[keyPath: attribute] = value
       edits.insert(.attributes)
     }
   }
