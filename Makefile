@@ -25,10 +25,12 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts (minutes).
+## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts, and
+## kills `docpkg pack`/`unpack` of a 100 MB package at random moments (minutes).
 crash-test: build
 	python3 Scripts/crash-test.py --errors --concurrency 100
 	python3 Scripts/crash-test.py --fallback --errors
+	python3 Scripts/archive-kill-test.py --size-mb 100 --runs 6
 
 ## Generates the benchmark corpora and compares docpkg with its peers (takes minutes).
 bench: release

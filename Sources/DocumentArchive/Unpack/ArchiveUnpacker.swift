@@ -7,7 +7,9 @@ import SystemPackage
 ///     // ["Trip.mydoc"]
 ///
 /// The archive is extracted into a temporary folder inside the destination, then each top-level
-/// entry is renamed into place: on any error nothing is left at the destination. Unsafe entries
+/// entry is renamed into place: on any error or cancellation nothing is left at the destination,
+/// and the folder a killed unpack left is removed by the next unpack into the same destination
+/// (see ``UnpackFolder``). Unsafe entries
 /// are refused, each with an error naming it: absolute paths, `..` (also with `\`), names that are
 /// not UTF-8 or have control characters or are too long, entries written through a symbolic link
 /// or below a file, links that resolve outside their package, hard links to anything but a file
@@ -23,6 +25,7 @@ public enum ArchiveUnpacker {
   ///   - archive: A zip or (compressed) tar archive.
   ///   - destination: The directory to extract into.
   ///   - options: Whether to replace existing entries, and the limits.
+  ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are extracted.
   /// - Returns: The names of the top-level entries created in `destination`.
   /// - Throws: ``PackageError`` naming the archive and the entry at fault, or the existing entry
@@ -31,7 +34,7 @@ public enum ArchiveUnpacker {
   @discardableResult
   public static func unpack(
     _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
-    progress: ((ArchiveProgress) -> Void)? = nil
+    cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws -> [String] {
     let reader = try ArchiveReader(path: archive.string)
     let destfd: CInt
@@ -39,19 +42,13 @@ public enum ArchiveUnpacker {
       throw PackageError.opening(error, "cannot open destination directory", path: destination.string)
     }
     defer { Syscalls.closeFile(destfd) }
-    let temporary: RawName
-    do { temporary = try Syscalls.makeTemporaryDirectory(in: destfd, label: "unpack") } catch {
-      throw PackageError.io(error, "cannot create a temporary directory in", path: destination)
-    }
+    UnpackFolder.removeAbandoned(in: destfd)
+    let folder = try UnpackFolder.make(in: destfd, destination: destination)
     // Raw names throughout: with `replaceExisting`, what lands here may have names that are not UTF-8.
-    defer { try? Syscalls.removeTree(in: destfd, temporary) }
-    let tempfd: CInt
-    do { tempfd = try Syscalls.openDirectory(in: destfd, temporary) } catch {
-      throw PackageError.io(error, "cannot open", path: destination.string + "/" + temporary.string)
-    }
-    defer { Syscalls.closeFile(tempfd) }
+    defer { folder.remove(from: destfd) }
+    let tempfd = folder.fd
 
-    let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits)
+    let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits, cancellation: cancellation)
     try extractor.run(wrapDocumentIn: documentFolderName(for: archive), progress: progress)
     let names = extractor.topLevel
     // The extracted tree reaches the disk before it is renamed in (with --force, the old entry

@@ -41,6 +41,7 @@ extension Extractor {
   }
 
   func checkLimits(adding count: Int64, _ header: EntryHeader) throws {
+    try cancellation?.check(archive)
     totalBytes += count
     if totalBytes > limits.maxTotalSize {
       throw PackageError(

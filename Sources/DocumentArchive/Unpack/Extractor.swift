@@ -28,7 +28,11 @@ final class Extractor {
   private var topLevelSet: Set<String> = []
   var totalBytes: Int64 = 0
 
-  init(reader: ArchiveReader, root: CInt, limits: UnpackLimits) {
+  /// Checked before each entry and each chunk of data.
+  let cancellation: ArchiveCancellation?
+
+  init(reader: ArchiveReader, root: CInt, limits: UnpackLimits, cancellation: ArchiveCancellation? = nil) {
+    self.cancellation = cancellation
     self.reader = reader
     self.root = root
     self.limits = limits
@@ -50,6 +54,7 @@ final class Extractor {
     var done = ArchiveProgress(entriesDone: 0, entriesTotal: 0, bytesDone: 0, bytesTotal: 0)
     var entryCount = 0
     while let entry = try walk.next() {
+      try cancellation?.check(archive)
       entryCount += 1
       if entryCount > limits.maxEntryCount {
         throw PackageError(

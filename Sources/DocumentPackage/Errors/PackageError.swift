@@ -45,6 +45,7 @@ extension PackageError {
     private enum Value: String, Hashable, Sendable {
       case noSuchEntry, notADirectory, notARegularFile, notASymbolicLink, invalidName, nameTaken
       case changedOnDisk, io, invalidArgument, unsupported, conflict, locked, corrupt, limitExceeded
+      case cancelled
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
@@ -77,6 +78,8 @@ extension PackageError {
     public static var corrupt: Code { Code(.corrupt) }
     /// A configured limit (size, count, ratio) was exceeded.
     public static var limitExceeded: Code { Code(.limitExceeded) }
+    /// The operation was cancelled (an interrupted `pack` or `unpack`); it left nothing behind.
+    public static var cancelled: Code { Code(.cancelled) }
 
     public var description: String { value.rawValue }
   }

@@ -41,8 +41,12 @@ struct Unpack: ParsableCommand {
     let names: [String]
     do {
       defer { bar.finish() }
-      names = try ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(output),
-                                         options: UnpackOptions(replaceExisting: force, limits: limits)) { bar.update($0) }
+      names = try Interruption.cancellingOnSignals { cancellation in
+        try ArchiveUnpacker.unpack(
+          FilePath(archive), into: FilePath(output), options: UnpackOptions(replaceExisting: force, limits: limits),
+          cancellation: cancellation
+        ) { bar.update($0) }
+      }
     }
     let out = StandardOutput.shared
     for name in names { out.write((output == "." ? name : FilePath(output).appending(name).string) + "\n") }
