@@ -104,6 +104,9 @@ tar("long-name.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/" + "
 tar("control-characters.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/red\x1b[31m.txt", data=b"x")])
 tar("non-utf8.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\xe9.txt", data=b"x")],
     fmt=tarfile.USTAR_FORMAT, encoding="iso-8859-1")
+# U+F7E9 is how docpkg carries the raw byte 0xE9 of a name that is not UTF-8: a name that spells it
+# literally would be confused with `pkg/caf\xe9.txt`.
+tar("raw-byte-scalars.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\uf7e9.txt", data=b"x")])
 
 # Bombs.
 zipped("bomb-ratio.zip", [("pkg/", b"", DIR), ("pkg/zeros.bin", bytes(64 << 20), FILE)])

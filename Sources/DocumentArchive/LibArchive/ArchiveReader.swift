@@ -10,9 +10,10 @@ struct EntryHeader {
     case special(String)
   }
 
-  /// The name as stored, or `nil` when it is not valid UTF-8.
+  /// The name, decoded as ``EntryName`` says (a zip's CP437, a tar's raw bytes); `nil` only if
+  /// it cannot be decoded.
   var name: String?
-  /// The raw name bytes, for error messages about names that are not UTF-8.
+  /// The bytes the walk splits into components: a zip's decoded name in UTF-8, a tar's name as stored.
   var rawName: [UInt8]
   var kind: Kind
   /// Permission bits including set-id and sticky bits.
@@ -23,7 +24,7 @@ struct EntryHeader {
   /// A symbolic link's destination, or a hard link's target path.
   var linkTarget: String?
 
-  /// The name for messages: the UTF-8 name, or the raw bytes decoded with replacement characters.
+  /// The name for messages (raw bytes as their private-use scalars, which messages show as `\xNN`).
   var displayName: String { name ?? String(decoding: rawName, as: UTF8.self) }
 }
 
@@ -92,13 +93,18 @@ final class ArchiveReader {
     let result = archive_read_next_header(handle, &raw)
     if result == ARCHIVE_EOF { return nil }
     let name = raw.flatMap { archive_entry_pathname($0) }
-    let rawName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
-    currentName = String(decoding: rawName, as: UTF8.self)
+    let storedName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
+    let decodedName = format == .zip ? EntryName.decodeZip(storedName) : EntryName.decodeBytes(storedName)
+    // A zip's name is split after decoding (CP437 has no '/' above 0x7F); a tar's as the bytes it is.
+    let rawName = format == .zip ? Array(decodedName.utf8) : storedName
+    currentName = decodedName
     try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
     guard let raw else { throw PackageError(.corrupt, "cannot read header in", path: path) }
     entry = raw
     let type = UInt32(archive_entry_filetype(raw))
-    let hardlink = archive_entry_hardlink(raw).map { String(cString: $0) }
+    let hardlink = archive_entry_hardlink(raw).map {
+      EntryName.decodeBytes(RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) })
+    }
     let kind: EntryHeader.Kind
     if let _ = hardlink, type == 0 || type == docpkg_AE_IFREG {
       kind = .hardlink
@@ -116,7 +122,7 @@ final class ArchiveReader {
     }
     let symlink = archive_entry_symlink(raw).map { String(cString: $0) }
     return EntryHeader(
-      name: String(validating: rawName, as: UTF8.self),
+      name: decodedName,
       rawName: rawName,
       kind: kind,
       mode: UInt32(archive_entry_perm(raw)) & 0o7777,

@@ -9,9 +9,12 @@ import SystemPackage
 /// The archive is extracted into a temporary folder inside the destination, then each top-level
 /// entry is renamed into place: on any error or cancellation nothing is left at the destination,
 /// and the folder a killed unpack left is removed by the next unpack into the same destination
-/// (see ``UnpackFolder``). Unsafe entries
-/// are refused, each with an error naming it: absolute paths, `..` (also with `\`), names that are
-/// not UTF-8 or have control characters or are too long, entries written through a symbolic link
+/// (each running unpack locks its own folder). Names are decoded as the formats define them: a zip
+/// name is UTF-8 with flag bit 11, else CP437 (or the Info-ZIP Unicode Path field when its CRC
+/// matches; valid UTF-8 without the flag is taken as UTF-8); a tar name is kept as its bytes, so a
+/// Latin-1 name is created with the same bytes. Unsafe entries
+/// are refused, each with an error naming it: absolute paths, `..` (also with `\`), names that
+/// have control characters or are too long, entries written through a symbolic link
 /// or below a file, links that resolve outside their package, hard links to anything but a file
 /// extracted before them, devices, FIFOs and sockets, duplicate entries, and damaged data (bad
 /// CRC, sizes that do not match, a zip without its central directory). Set-id and sticky bits are
@@ -76,7 +79,7 @@ public enum ArchiveUnpacker {
     _ names: [String], from tempfd: CInt, to destfd: CInt, destination: String, replace: Bool
   ) throws {
     func exists(_ name: String) throws -> Bool {
-      do { return try Syscalls.exists(in: destfd, RawName(name)) } catch {
+      do { return try Syscalls.exists(in: destfd, RawName(entryName: name)) } catch {
         throw PackageError.io(error, "cannot look at", path: destination + "/" + name)
       }
     }
@@ -92,10 +95,10 @@ public enum ArchiveUnpacker {
     var moved: [(name: String, exchanged: Bool)] = []
     do throws(Errno) {
       for name in names {
-        let exchange = replace ? try Syscalls.exists(in: destfd, RawName(name)) : false
+        let exchange = replace ? try Syscalls.exists(in: destfd, RawName(entryName: name)) : false
         // Swap the new entry in; the old one lands in the temporary folder and goes with it.
         try Syscalls.rename(
-          from: tempfd, RawName(name), to: destfd, RawName(name),
+          from: tempfd, RawName(entryName: name), to: destfd, RawName(entryName: name),
           flags: exchange ? Syscalls.renameExchange : Syscalls.renameNoReplace)
         moved.append((name, exchange))
       }
@@ -103,7 +106,7 @@ public enum ArchiveUnpacker {
       // Put back what was moved, newest first.
       for item in moved.reversed() {
         try? Syscalls.rename(
-          from: destfd, RawName(item.name), to: tempfd, RawName(item.name),
+          from: destfd, RawName(entryName: item.name), to: tempfd, RawName(entryName: item.name),
           flags: item.exchanged ? Syscalls.renameExchange : Syscalls.renameNoReplace)
       }
       let name = names[moved.count]

@@ -93,7 +93,7 @@ final class Extractor {
       directoryAttributes.append((path, components.count, header.mode & 0o777, header.modificationTime))
     case .symbolicLink(let destination):
       let parent = try directory(Array(components.dropLast())).fd
-      do { try Syscalls.makeSymbolicLink(in: parent, RawName(name), destination: destination) } catch {
+      do { try Syscalls.makeSymbolicLink(in: parent, RawName(entryName: name), destination: destination) } catch {
         throw PackageError.io(error, "cannot create symbolic link", path: path, context: "in '\(archive)'")
       }
       symlinks.links[path] = destination
@@ -103,7 +103,9 @@ final class Extractor {
       try pool.wait()
       let parent = try directory(Array(components.dropLast())).fd
       let targetParent = try directory(Array(target.dropLast())).fd
-      do { try Syscalls.link(from: targetParent, RawName(target.last!), to: parent, RawName(name)) } catch {
+      do {
+        try Syscalls.link(from: targetParent, RawName(entryName: target.last!), to: parent, RawName(entryName: name))
+      } catch {
         throw PackageError.io(error, "cannot create hard link", path: path, context: "in '\(archive)'")
       }
     case .file:

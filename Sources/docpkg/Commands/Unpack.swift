@@ -49,6 +49,8 @@ struct Unpack: ParsableCommand {
       }
     }
     let out = StandardOutput.shared
-    for name in names { out.write((output == "." ? name : FilePath(output).appending(name).string) + "\n") }
+    for name in names {
+      out.write((output == "." ? name : FilePath(output).appending(name).string).escapingControlCharacters + "\n")
+    }
   }
 }
