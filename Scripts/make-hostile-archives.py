@@ -80,6 +80,9 @@ tar("write-through-inner-symlink.tar", [
     info("pkg/link/evil.txt", data=b"evil"),
 ])
 zipped("symlink-escape.zip", [("pkg/", b"", DIR), ("pkg/escape", b"../../outside", LINK)])
+# Top-level links: only one pointing to a sibling top-level entry is allowed.
+tar("toplevel-link-escape.tar", [info("small.txt", data=b"x"), info("link", tarfile.SYMTYPE, link="../outside/evil.txt")])
+tar("toplevel-link-foreign.tar", [info("small.txt", data=b"x"), info("link", tarfile.SYMTYPE, link="not-in-archive.txt")])
 tar("symlink-absolute.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/abs", tarfile.SYMTYPE, link="/etc/passwd")])
 tar("symlink-chain-escape.tar", [
     info("pkg/", tarfile.DIRTYPE, mode=0o755),

@@ -22,6 +22,8 @@ struct HostileArchiveTests {
     Case(archive: "write-through-symlink.tar", expected: ["'pkg/out/evil.txt'", "through the symbolic link 'pkg/out'"]),
     Case(archive: "write-through-inner-symlink.tar", expected: ["'pkg/link/evil.txt'", "through the symbolic link"]),
     Case(archive: "symlink-escape.zip", expected: ["'pkg/escape'", "outside the package"]),
+    Case(archive: "toplevel-link-escape.tar", expected: ["'link'", "outside the destination"]),
+    Case(archive: "toplevel-link-foreign.tar", expected: ["'link'", "another top-level entry of the archive"]),
     Case(archive: "symlink-absolute.tar", expected: ["'pkg/abs'", "absolute"]),
     Case(archive: "symlink-chain-escape.tar", expected: ["'pkg/a'", "outside the package"]),
     Case(archive: "hardlink-outside.tar", expected: ["'pkg/passwd'", "hard link", "absolute"]),

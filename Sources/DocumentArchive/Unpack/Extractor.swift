@@ -25,7 +25,7 @@ final class Extractor {
   var linkTimes: [(path: String, time: FileTime)] = []
   private(set) var topLevel: [String] = []
   /// `topLevel` as a set, so that an archive with many entries at its root is not quadratic.
-  private var topLevelSet: Set<String> = []
+  private(set) var topLevelSet: Set<String> = []
   var totalBytes: Int64 = 0
 
   /// Checked before each entry and each chunk of data.
@@ -69,7 +69,7 @@ final class Extractor {
     try pool.flush()
     try pool.wait()
     try streamWriter.wait()
-    try symlinks.validate(archive: archive)
+    try symlinks.validate(archive: archive, topLevel: topLevelSet)
     try finishDirectories()
     progress?(done)
   }

@@ -4,7 +4,9 @@ import DocumentPackage
 ///
 /// Each link is resolved against the archive's own entries, expanding the links it passes
 /// through (as the kernel would), so `a -> b/../..` with `b -> x/y` is judged by where it really
-/// lands. A link whose resolution leaves its top-level directory is refused.
+/// lands. A link whose resolution leaves its top-level directory is refused. A top-level link
+/// may point to a sibling top-level entry of the same archive (`link.txt -> small.txt`), which
+/// stays inside the destination; any other top-level link is refused.
 struct SymlinkCheck {
   /// Every symbolic link, by path.
   var links: [String: String] = [:]
@@ -12,8 +14,9 @@ struct SymlinkCheck {
   /// The most links expanded while resolving one, like the kernel's ELOOP limit.
   static let maxExpansions = 40
 
+  /// - Parameter topLevel: The archive's top-level entries (a top-level link may point to one).
   /// - Throws: ``PackageError`` naming the first link that escapes, is absolute, or loops.
-  func validate(archive: String) throws {
+  func validate(archive: String, topLevel: Set<String>) throws {
     for (path, destination) in links.sorted(by: { $0.key < $1.key }) {
       func refuse(_ reason: String) -> PackageError {
         PackageError(.invalidArgument, "refusing unsafe symbolic link", path: path,
@@ -21,14 +24,18 @@ struct SymlinkCheck {
       }
       var stack = path.split(separator: "/").map(String.init)
       stack.removeLast()
-      guard !stack.isEmpty else { throw refuse("a top-level entry cannot be a symbolic link") }
+      // A top-level link's boundary is the destination itself; any other link's, its package.
+      let isTopLevel = stack.isEmpty
+      let floor = isTopLevel ? 0 : 1
       var pending = Array(destination.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
       if destination.hasPrefix("/") { throw refuse("its destination is absolute") }
       var expansions = 0
       while let component = pending.popLast() {
         if component == "." { continue }
         if component == ".." {
-          guard stack.count > 1 else { throw refuse("it points outside the package") }
+          guard stack.count > floor else {
+            throw refuse(isTopLevel ? "it points outside the destination" : "it points outside the package")
+          }
           stack.removeLast()
           continue
         }
@@ -40,6 +47,9 @@ struct SymlinkCheck {
           stack.removeLast()
           pending.append(contentsOf: next.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
         }
+      }
+      if isTopLevel, stack.first.map(topLevel.contains) != true {
+        throw refuse("a top-level symbolic link may only point to another top-level entry of the archive")
       }
     }
   }

@@ -5,7 +5,7 @@ import DocumentPackage
 /// It reads each header and judges the entry, yielding a ``WalkedEntry`` with a verdict rather
 /// than throwing at the first bad one (a listing can show refused entries too). The rules:
 /// - names must pass ``EntryPolicy`` (UTF-8, relative, no `..`, no control characters, not too long);
-/// - a directory is implied by the entries below it, and may be described later (once);
+/// - a directory is implied by the entries below it, and may be described later, even several times;
 /// - no entry may share a path with an earlier one, or sit below a symbolic link or a file;
 /// - a hard link must point (by a safe path) at a file accepted before it;
 /// - devices, FIFOs and sockets are refused, as are symbolic links without a destination;
@@ -80,10 +80,11 @@ struct ArchiveWalk {
       }
     }
     if let previous = seen[path] {
-      guard case .directory(let explicit) = previous, !explicit, header.kind == .directory else {
+      guard case .directory = previous, header.kind == .directory else {
         throw refuse(.corrupt, header, "a second entry has the same path")
       }
-      // A directory implied by earlier entries, now described: fine.
+      // A directory implied by earlier entries, now described, or described again (zip tools
+      // emit `a/b/` twice): harmless, the last description's mode and time win.
     }
     let content: WalkedEntry.Content
     switch header.kind {

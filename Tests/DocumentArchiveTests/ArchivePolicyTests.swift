@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Issue 10: what real tools write and is harmless is accepted (archives made at test time by bsdtar and
+/// Python's zipfile); the hostile suite keeps what is refused.
+@Suite("archive policy: harmless archives other tools write")
+struct ArchivePolicyTests {
+  @Test(.enabled(if: Shell.has("bsdtar")))
+  func topLevelLinkToASiblingIsExtracted() throws {
+    let temp = try TemporaryDirectory()
+    let source = try temp.makeDirectory("source")
+    _ = try temp.write("source/small.txt", "small")
+    _ = try temp.symlink("source/link.txt", to: "small.txt")
+    let archive = temp.appending("links.tar")
+    try Shell.run("bsdtar", ["-cf", archive, "small.txt", "link.txt"], directory: source)
+    let out = try temp.makeDirectory("out")
+    let result = try Shell.docpkgChecked(["unpack", archive, "-o", out, "--quiet"])
+    #expect(result.standardOutput == "\(out)/small.txt\n\(out)/link.txt\n")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/link.txt") == "small.txt")
+    #expect(try String(contentsOfFile: out + "/link.txt", encoding: .utf8) == "small")
+  }
+
+  @Test(.enabled(if: Shell.has("python3")))
+  func duplicateDirectoryEntriesAreAccepted() throws {
+    let temp = try TemporaryDirectory()
+    let make = """
+      import zipfile
+      with zipfile.ZipFile('dirs.zip', 'w') as z:
+          z.writestr('pkg/', b''); z.writestr('pkg/a/', b''); z.writestr('pkg/a/', b''); z.writestr('pkg/a/f.txt', b'f')
+      """
+    try Shell.run("python3", ["-c", make], directory: temp.path)
+    let out = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", temp.appending("dirs.zip"), "-o", out, "--quiet"])
+    #expect(try String(contentsOfFile: out + "/pkg/a/f.txt", encoding: .utf8) == "f")
+    let listing = try Shell.docpkgChecked(["inspect", temp.appending("dirs.zip")]).standardOutput
+    #expect(listing.contains("f.txt"))
+  }
+}
