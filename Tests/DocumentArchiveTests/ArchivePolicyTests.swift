@@ -37,3 +37,23 @@ struct ArchivePolicyTests {
     #expect(listing.contains("f.txt"))
   }
 }
+
+extension ArchivePolicyTests {
+  @Test("unpack refuses special files by default; --skip-special leaves them out and names them on stderr",
+        arguments: ["fifo.tar", "device.tar"])
+  func specialFilesSkippedOnRequest(archiveName: String) throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path
+    try Shell.run("python3", [script, archives, String(archiveName.split(separator: ".")[0])])
+    let out = try temp.makeDirectory("out")
+    let refused = try Shell.docpkg(["unpack", archives + "/" + archiveName, "-o", out])
+    #expect(refused.status == 1)
+    let result = try Shell.docpkg(["unpack", archives + "/" + archiveName, "-o", out, "--skip-special", "--quiet"])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardOutput == "\(out)/pkg\n")
+    let special = archiveName == "fifo.tar" ? "'pkg/pipe': it is a FIFO" : "'pkg/null': it is a character device"
+    #expect(result.standardError == "docpkg: skipped \(special)\n")
+    #expect(entries(below: out) == ["pkg"])
+  }
+}

@@ -39,6 +39,24 @@ public enum ArchiveUnpacker {
     _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws -> [String] {
+    try unpackReporting(archive, into: destination, options: options, cancellation: cancellation, progress: progress)
+      .created
+  }
+
+  /// Extracts `archive` into `destination` as ``unpack(_:into:options:cancellation:progress:)``
+  /// does, and reports the entries it skipped too (``UnpackOptions/skipSpecialFiles``).
+  /// - Parameters:
+  ///   - archive: A zip or (compressed) tar archive.
+  ///   - destination: The directory to extract into.
+  ///   - options: Whether to replace existing entries, skip special files, and the limits.
+  ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
+  ///   - progress: Called on the calling thread as entries are extracted.
+  /// - Returns: The top-level entries created, and the entries skipped with the reason.
+  /// - Throws: ``PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does.
+  public static func unpackReporting(
+    _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
+    cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
+  ) throws -> UnpackReport {
     let reader = try ArchiveReader(path: archive.string)
     let destfd: CInt
     do { destfd = try Syscalls.openDirectory(destination) } catch {
@@ -52,6 +70,7 @@ public enum ArchiveUnpacker {
     let tempfd = folder.fd
 
     let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits, cancellation: cancellation)
+    extractor.skipSpecialFiles = options.skipSpecialFiles
     try extractor.run(wrapDocumentIn: documentFolderName(for: archive), progress: progress)
     let names = extractor.topLevel
     // The extracted tree reaches the disk before it is renamed in (with --force, the old entry
@@ -64,7 +83,7 @@ public enum ArchiveUnpacker {
     do { try Syscalls.synchronize(destfd) } catch {
       throw PackageError.io(error, "cannot write directory", path: destination)
     }
-    return names
+    return UnpackReport(created: names, skipped: extractor.skipped)
   }
 
   /// The folder a document zip is extracted into: the archive's name without a trailing `.zip`.

@@ -30,6 +30,10 @@ final class Extractor {
 
   /// Checked before each entry and each chunk of data.
   let cancellation: ArchiveCancellation?
+  /// Skip special files rather than stop at them.
+  var skipSpecialFiles = false
+  /// The special files skipped.
+  private(set) var skipped: [UnpackReport.Skipped] = []
 
   init(reader: ArchiveReader, root: CInt, limits: UnpackLimits, cancellation: ArchiveCancellation? = nil) {
     self.cancellation = cancellation
@@ -60,6 +64,10 @@ final class Extractor {
         throw PackageError(
           .limitExceeded, "too many entries in", path: archive,
           context: "(more than \(limits.maxEntryCount); raise the limit to allow it)")
+      }
+      if skipSpecialFiles, case .special(let what) = entry.header.kind, case .refused = entry.verdict {
+        skipped.append(UnpackReport.Skipped(path: entry.header.displayName, reason: "it is a \(what)"))
+        continue
       }
       try extract(entry, try entry.accepted())
       done.entriesDone = entryCount
