@@ -57,3 +57,28 @@ extension ArchivePolicyTests {
     #expect(entries(below: out) == ["pkg"])
   }
 }
+
+extension ArchivePolicyTests {
+  @Test("inspect lists every entry of an archive unpack would refuse, marking the refused ones and why")
+  func inspectMarksRefusedEntries() throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path
+    try Shell.run("python3", [script, archives, "fifo", "duplicate"])
+    var result = try Shell.docpkgChecked(["inspect", archives + "/fifo.tar"])
+    #expect(
+      result.standardOutput == """
+        directory 0755               -  pkg/
+        special   0644               0  pkg/pipe  [refused: it is a FIFO; only files, directories and links are accepted]
+
+        0 files, 1 directory, 0 symlinks, 0 bytes; 1 refused
+
+        """)
+    result = try Shell.docpkgChecked(["inspect", archives + "/duplicate.zip", "--json"])
+    let json = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+    let entries = try #require(json?["entries"] as? [[String: Any]])
+    #expect(entries.map { $0["path"] as? String } == ["pkg", "pkg/a.txt", "pkg/a.txt"])
+    #expect(entries.map { $0["refused"] as? String } == [nil, nil, "a second entry has the same path"])
+    #expect(json?["refused"] as? Int == 1)
+  }
+}

@@ -1,5 +1,7 @@
 import ArgumentParser
+import DocumentArchive
 import DocumentPackage
+import SystemPackage
 
 /// `docpkg inspect PATH`: the package as a tree, then totals.
 struct Inspect: ParsableCommand {
@@ -8,7 +10,10 @@ struct Inspect: ParsableCommand {
     discussion: """
       Totals count the whole package, even when --depth limits what is listed. \
       --json prints {"entries":[{"path","kind","size","mode","target"}],"files","directories","symlinks","bytes"} \
-      with paths relative to the package root; the root itself is not an entry.
+      with paths relative to the package root; the root itself is not an entry. \
+      An archive with entries that unpack would refuse is listed flat, every entry in archive order, each refused \
+      one marked "[refused: REASON]" (in --json, a "refused" field; special files have kind "special" and a \
+      "special" field naming the kind).
       """
   )
 
@@ -26,7 +31,15 @@ struct Inspect: ParsableCommand {
   }
 
   func run() throws {
-    let root = try PackageOpener.open(path)
+    let root: PackageNode
+    do { root = try PackageOpener.open(path) } catch {
+      // An archive with entries unpack would refuse: list every entry, marking those.
+      guard PackageOpener.isArchive(FilePath(path)),
+        let listed = try? ArchiveListing.entries(of: FilePath(path)), listed.contains(where: { $0.refused != nil })
+      else { throw error }
+      ArchiveListingPrinter(json: json, depth: depth).print(listed)
+      return
+    }
     _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
     var listing = Listing(json: json, depth: depth)
     if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
