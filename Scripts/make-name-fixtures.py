@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small archives under Fixtures/ that test how entry names are decoded (issue 10).
+"""Writes the small archives under Fixtures/ that test how entry names and pax headers are read (issue 10).
 
 Run once; the outputs are committed (each is a few hundred bytes, byte-identical when remade).
 - names-cp437.zip: names in CP437 with the UTF-8 flag (bit 11) clear, as old Windows tools wrote them:
@@ -10,6 +10,8 @@ Run once; the outputs are committed (each is a few hundred bytes, byte-identical
 - names-unicode-path-bad-crc.zip: the same field with a CRC that does not match the stored name: the field
   is ignored and the CP437 name `Ab.txt` is used.
 - names-latin1.tar: a GNU tar whose names are Latin-1 bytes (`caf\\xe9/cr\\xe8me.txt`): kept as bytes.
+- pax-several-headers.tar: two pax extended headers before one entry (`pkg/first.txt`, then
+  `pkg/second.txt`): POSIX says the last wins, so the entry is `pkg/second.txt`.
 """
 import io, os, struct, tarfile, zipfile, zlib
 
@@ -68,5 +70,34 @@ def main():
                 archive.addfile(info, io.BytesIO(data))
 
 
+def pax_record(key, value):
+    body = b" " + key + b"=" + value + b"\n"
+    length = len(body) + 1
+    while len(str(length).encode()) + len(body) != length:
+        length += 1
+    return str(length).encode() + body
+
+
+def block(member, data=b""):
+    return member.tobuf(format=tarfile.USTAR_FORMAT) + data + b"\0" * ((512 - len(data) % 512) % 512)
+
+
+def pax_header(records):
+    data = b"".join(records)
+    member = tarfile.TarInfo("pkg/PaxHeader")
+    member.type, member.size, member.mtime = tarfile.XHDTYPE, len(data), 1_700_000_000
+    return block(member, data)
+
+
+def several_pax_headers():
+    member = tarfile.TarInfo("pkg/x.txt")
+    member.size, member.mode, member.mtime = 7, 0o644, 1_700_000_000
+    blocks = [pax_header([pax_record(b"path", b"pkg/first.txt")]), pax_header([pax_record(b"path", b"pkg/second.txt")]),
+              block(member, b"second\n")]
+    with open(os.path.join(ROOT, "pax-several-headers.tar"), "wb") as f:
+        f.write(b"".join(blocks) + b"\0" * 1024)
+
+
 if __name__ == "__main__":
+    several_pax_headers()
     main()

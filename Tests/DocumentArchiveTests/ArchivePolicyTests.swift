@@ -82,3 +82,24 @@ extension ArchivePolicyTests {
     #expect(json?["refused"] as? Int == 1)
   }
 }
+
+extension ArchivePolicyTests {
+  @Test("a pax archive with several extended headers for one entry is read, the last one winning")
+  func severalPaxHeadersLastWins() throws {
+    let temp = try TemporaryDirectory()
+    let out = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", Fixtures.url("pax-several-headers.tar").path, "-o", out, "--quiet"])
+    #expect(entries(below: out) == ["pkg", "pkg/second.txt"])
+    #expect(try String(contentsOfFile: out + "/pkg/second.txt", encoding: .utf8) == "second\n")
+  }
+
+  @Test("inspect marks a pax path with a NUL byte, which unpack refuses")
+  func paxPathWithNULIsMarked() throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path
+    try Shell.run("python3", [script, archives, "pax-nul-in-path"])
+    let listing = try Shell.docpkgChecked(["inspect", archives + "/pax-nul-in-path.tar"]).standardOutput
+    #expect(listing.contains("pkg/a.txt  [refused: its pax header's path has a NUL byte"), "\(listing)")
+  }
+}

@@ -45,6 +45,9 @@ struct HostileArchiveTests {
     Case(archive: "lying-size.zip", expected: ["'pkg/a.txt'", "size"]),
     Case(archive: "truncated.zip", expected: ["truncated.zip", "central directory"]),
     Case(archive: "truncated.tar", expected: ["'pkg/a.txt'", "Truncated"]),
+    Case(archive: "pax-nul-in-path.tar", expected: ["'pkg/a.txt'", "NUL byte"]),
+    Case(archive: "pax-malformed.tar", expected: ["'pkg/x.txt'", "malformed pax"]),
+    Case(archive: "bad-checksum.tar", expected: ["bad-checksum.tar"]),
   ]
 
   @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)

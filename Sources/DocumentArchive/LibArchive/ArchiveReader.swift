@@ -24,6 +24,9 @@ struct EntryHeader {
   /// A symbolic link's destination, or a hard link's target path.
   var linkTarget: String?
 
+  /// Why the name cannot be trusted although libarchive read it (a pax path cut at a NUL byte).
+  var nameProblem: String?
+
   /// The name for messages (raw bytes as their private-use scalars, which messages show as `\xNN`).
   var displayName: String { name ?? String(decoding: rawName, as: UTF8.self) }
 }
@@ -43,6 +46,13 @@ final class ArchiveReader {
   private(set) var currentName = ""
   /// The archive file's size in bytes.
   let archiveSize: Int64
+  /// A tar's pax headers as we read them ourselves (see ``TarHeaderScan``): scanned once, when the
+  /// first pax header shows (a tar without any costs nothing); `nil` until then, for a zip, or when
+  /// the scan could not finish.
+  private var paxScan: TarHeaderScan?
+  private var paxScanned = false
+  /// The index of the entry last returned by ``next()``.
+  private var entryIndex = -1
 
   /// Opens `path`, in `format` or the one its contents (or else its name) say.
   /// - Throws: ``PackageError`` naming `path` if it cannot be opened or is not a supported archive.
@@ -98,7 +108,20 @@ final class ArchiveReader {
     // A zip's name is split after decoding (CP437 has no '/' above 0x7F); a tar's as the bytes it is.
     let rawName = format == .zip ? Array(decodedName.utf8) : storedName
     currentName = decodedName
-    try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
+    entryIndex += 1
+    if !paxScanned, format != .zip, archive_format(handle) & 0xFF == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE & 0xFF {
+      paxScanned = true
+      paxScan = TarHeaderScan.scan(path: path)
+    }
+    let scanned = paxScan?.info(entryIndex)
+    // Several well-formed pax headers for one entry: POSIX says the last wins, as libarchive does,
+    // though it warns. Any other warning stays an error.
+    let severalPaxHeaders =
+      result == ARCHIVE_WARN && archive_error_string(handle).map { String(cString: $0) }
+        == "Ignoring malformed pax extended attribute" && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
+    if !severalPaxHeaders {
+      try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
+    }
     guard let raw else { throw PackageError(.corrupt, "cannot read header in", path: path) }
     entry = raw
     let type = UInt32(archive_entry_filetype(raw))
@@ -129,7 +152,9 @@ final class ArchiveReader {
       size: archive_entry_size_is_set(raw) != 0 ? archive_entry_size(raw) : nil,
       modificationTime: archive_entry_mtime_is_set(raw) != 0
         ? FileTime(seconds: Int64(archive_entry_mtime(raw)), nanoseconds: Int32(archive_entry_mtime_nsec(raw))) : nil,
-      linkTarget: kind == .hardlink ? hardlink : symlink
+      linkTarget: kind == .hardlink ? hardlink : symlink,
+      nameProblem: scanned?.nulInPath == true
+        ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil
     )
   }
 

@@ -17,6 +17,7 @@ enum EntryPolicy {
       PackageError(code, "refusing unsafe entry", path: header.displayName, context: "in '\(archive)': \(reason)")
     }
     guard header.name != nil else { throw refuse(.invalidName, "its name is not valid UTF-8") }
+    if let problem = header.nameProblem { throw refuse(.invalidName, problem) }
     let components = try header.rawName.withUnsafeBufferPointer {
       try split(UnsafeRawBufferPointer($0), refuse: refuse)
     }
