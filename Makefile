@@ -3,7 +3,7 @@ SWIFT ?= swift
 DOCPKG := .build/release/docpkg
 DEMO_DIR := $(or $(TMPDIR),/tmp)/docpkg-demo
 
-.PHONY: setup build release demo test crash-test bench clean
+.PHONY: setup build release demo test interop crash-test bench clean
 
 setup:
 	@Scripts/setup.sh
@@ -24,6 +24,13 @@ test: setup
 	Scripts/check-layering.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## Real clients on document packages (LibreOffice, pdftotext, pandoc, epubcheck, unzip, bsdtar, Python, jar):
+## the RealClientTests suite, which `make test` skips (LibreOffice and the JVM take a while). Installs them first.
+interop: setup
+	Scripts/setup.sh --interop
+	$(SWIFT) build --build-tests
+	DOCPKG_INTEROP=1 $(SWIFT) test --skip-build --filter RealClientTests
 
 ## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts, and
 ## kills `docpkg pack`/`unpack` of a 100 MB package at random moments (minutes).
