@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 10: what real tools write and is harmless is accepted (archives made at test time by bsdtar and
 /// Python's zipfile); the hostile suite keeps what is refused.
@@ -39,8 +39,9 @@ struct ArchivePolicyTests {
 }
 
 extension ArchivePolicyTests {
-  @Test("unpack refuses special files by default; --skip-special leaves them out and names them on stderr",
-        arguments: ["fifo.tar", "device.tar"])
+  @Test(
+    "unpack refuses special files by default; --skip-special leaves them out and names them on stderr",
+    arguments: ["fifo.tar", "device.tar"])
   func specialFilesSkippedOnRequest(archiveName: String) throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
@@ -101,5 +102,39 @@ extension ArchivePolicyTests {
     try Shell.run("python3", [script, archives, "pax-nul-in-path"])
     let listing = try Shell.docpkgChecked(["inspect", archives + "/pax-nul-in-path.tar"]).standardOutput
     #expect(listing.contains("pkg/a.txt  [refused: its pax header's path has a NUL byte"), "\(listing)")
+  }
+}
+
+extension ArchivePolicyTests {
+  @Test("a file appended twice with identical bytes (tar -r) is accepted; different bytes stay refused")
+  func identicalDuplicateFilesAreAccepted() throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.write("pkg/a.txt", "same bytes\n")
+    let archive = temp.appending("twice.tar")
+    try Shell.run("tar", ["-cf", archive, "pkg"], directory: temp.path)
+    try Shell.run("tar", ["-rf", archive, "pkg/a.txt"], directory: temp.path)
+    let out = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", out, "--quiet"])
+    #expect(try String(contentsOfFile: out + "/pkg/a.txt", encoding: .utf8) == "same bytes\n")
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains("a.txt") && !listing.contains("refused"), "\(listing)")
+    // Now the second copy differs.
+    _ = try temp.write("pkg/a.txt", "SAME BYTES\n")  // same size, other bytes
+    try Shell.run("tar", ["-rf", archive, "pkg/a.txt"], directory: temp.path)
+    let refused = try Shell.docpkg(["unpack", archive, "-o", try temp.makeDirectory("out2")])
+    #expect(refused.status == 1)
+    #expect(refused.standardError.contains("a second entry has the same path"), "\(refused.standardError)")
+  }
+}
+
+extension ArchivePolicyTests {
+  @Test("inspect marks a symbolic link that unpack would refuse")
+  func inspectMarksEscapingLinks() throws {
+    let temp = try TemporaryDirectory()
+    let archives = try temp.makeDirectory("archives")
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path
+    try Shell.run("python3", [script, archives, "symlink-escape"])
+    let listing = try Shell.docpkgChecked(["inspect", archives + "/symlink-escape.zip"]).standardOutput
+    #expect(listing.contains("pkg/escape -> ../../outside  [refused: it points outside the package]"), "\(listing)")
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 10: document packages that leave our world open in the programs people use. Real programs
 /// from Debian's packages (Scripts/setup.sh installs them): LibreOffice, pdftotext, pandoc, epubcheck,
@@ -43,7 +43,8 @@ struct RealClientTests {
   @Test("an EPUB made by pandoc, unpacked and packed back: epubcheck reports no more problems than for the original")
   func pandocEPUBRoundTrip() throws {
     let temp = try TemporaryDirectory()
-    let source = try temp.write("book.md", "---\ntitle: A Small Book\nlang: en\n---\n\n# One\n\nText.\n\n# Two\n\nMore.\n")
+    let source = try temp.write(
+      "book.md", "---\ntitle: A Small Book\nlang: en\n---\n\n# One\n\nText.\n\n# Two\n\nMore.\n")
     try Shell.run("pandoc", [source, "-o", temp.appending("book.epub")])
     let out = try temp.makeDirectory("unpacked")
     try Shell.docpkgChecked(["unpack", temp.appending("book.epub"), "-o", out, "--quiet"])
@@ -61,13 +62,17 @@ struct RealClientTests {
     case "unzip": output = try Shell.run("unzip", ["-Z1", archive]).standardOutput
     case "bsdtar": output = try Shell.run("bsdtar", ["-tf", archive]).standardOutput
     case "python":
-      output = try Shell.run("python3", ["-c", "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", archive]).standardOutput
+      output = try Shell.run(
+        "python3", ["-c", "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", archive]
+      ).standardOutput
     default: output = try Shell.run("jar", ["tf", archive]).standardOutput
     }
     return output.split(separator: "\n").map(String.init).sorted()
   }
 
-  @Test("a zip made by docpkg pack is listed identically by unzip, bsdtar, Python's zipfile and jar tf, and extracts to the package")
+  @Test(
+    "a zip made by docpkg pack is listed identically by unzip, bsdtar, Python's zipfile and jar tf, and extracts to the package"
+  )
   func ourZipListedIdentically() throws {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)

@@ -116,9 +116,10 @@ final class ArchiveReader {
     let scanned = paxScan?.info(entryIndex)
     // Several well-formed pax headers for one entry: POSIX says the last wins, as libarchive does,
     // though it warns. Any other warning stays an error.
+    let warning = result == ARCHIVE_WARN ? archive_error_string(handle).map { String(cString: $0) } : nil
     let severalPaxHeaders =
-      result == ARCHIVE_WARN && archive_error_string(handle).map { String(cString: $0) }
-        == "Ignoring malformed pax extended attribute" && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
+      warning == "Ignoring malformed pax extended attribute"
+      && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
     if !severalPaxHeaders {
       try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
     }

@@ -39,7 +39,8 @@ struct TarHeaderScan {
     archive_read_support_filter_xz(handle)
     archive_read_support_filter_zstd(handle)
     var entry: OpaquePointer?
-    guard archive_read_open_fd(handle, fd, 1 << 20) == ARCHIVE_OK, archive_read_next_header(handle, &entry) == ARCHIVE_OK
+    guard archive_read_open_fd(handle, fd, 1 << 20) == ARCHIVE_OK,
+      archive_read_next_header(handle, &entry) == ARCHIVE_OK
     else { return nil }
     var parser = Parser()
     while true {

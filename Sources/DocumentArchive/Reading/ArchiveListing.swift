@@ -12,6 +12,7 @@ public struct ArchiveListingEntry: Sendable, Hashable {
 
   /// The path as decoded (bytes that are not UTF-8 as U+F780–U+F7FF), without a trailing `/`.
   public var path: String
+  /// The kind of entry.
   public var kind: Kind
   /// For a special entry: "FIFO", "character device", "block device", "socket".
   public var special: String?

@@ -96,6 +96,8 @@ final class Extractor {
     }
     let name = components.last!
     switch content {
+    case .identicalDuplicate:
+      return
     case .directory:
       _ = try directory(components)
       directoryAttributes.append((path, components.count, header.mode & 0o777, header.modificationTime))

@@ -52,7 +52,8 @@ struct SymlinkCheck {
         guard expansions <= Self.maxExpansions else { return "too many levels of symbolic links" }
         if next.hasPrefix("/") { return "it passes through a link to an absolute path" }
         stack.removeLast()
-        pending.append(contentsOf: next.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
+        let parts = next.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        pending.append(contentsOf: parts.reversed())
       }
     }
     if isTopLevel, stack.first.map(topLevel.contains) != true {

@@ -40,6 +40,14 @@ struct Inspect: ParsableCommand {
       ArchiveListingPrinter(json: json, depth: depth).print(listed)
       return
     }
+    // The tree of an archive holds every entry, but its links are not checked until unpacking:
+    // an archive with a link unpack would refuse is listed flat too.
+    if PackageOpener.isArchive(FilePath(path)), try Self.hasSymbolicLinks(root),
+      let listed = try? ArchiveListing.entries(of: FilePath(path)), listed.contains(where: { $0.refused != nil })
+    {
+      ArchiveListingPrinter(json: json, depth: depth).print(listed)
+      return
+    }
     _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
     var listing = Listing(json: json, depth: depth)
     if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
@@ -51,6 +59,14 @@ struct Inspect: ParsableCommand {
     } else {
       listing.out.write("\n\(totals.summary)\n")
     }
+  }
+
+  private static func hasSymbolicLinks(_ directory: PackageNode) throws -> Bool {
+    for child in try directory.sortedChildren() {
+      if child.kind == .symlink { return true }
+      if child.kind == .directory, try hasSymbolicLinks(child) { return true }
+    }
+    return false
   }
 
   private struct Listing {

@@ -37,7 +37,9 @@ struct ArchiveListingPrinter {
       out.write("\n],\"files\":\(totals.files),\"directories\":\(totals.directories),")
       out.write("\"symlinks\":\(totals.symlinks),\"bytes\":\(totals.bytes),\"refused\":\(totals.refused)}\n")
     } else {
-      func plural(_ n: Int, _ word: String, _ words: String) -> String { "\(Int64(n).grouped) \(n == 1 ? word : words)" }
+      func plural(_ n: Int, _ word: String, _ words: String) -> String {
+        "\(Int64(n).grouped) \(n == 1 ? word : words)"
+      }
       out.write(
         "\n\(plural(totals.files, "file", "files")), \(plural(totals.directories, "directory", "directories")), "
           + "\(plural(totals.symlinks, "symlink", "symlinks")), \(totals.bytes.grouped) bytes; \(refused)\n")
