@@ -19,7 +19,11 @@ package enum TerminationSignals {
   package static func handle(_ body: @escaping @Sendable (CInt) -> Void) {
     let readEnd = docpkg_termination_signal_pipe()
     guard readEnd >= 0 else { return }
+    #if canImport(Darwin)
+    var thread: pthread_t?
+    #else
     var thread = pthread_t()
+    #endif
     let context = Unmanaged.passRetained(Waiter(fd: readEnd, body: body)).toOpaque()
     let started = pthread_create(
       &thread, nil,
@@ -33,7 +37,11 @@ package enum TerminationSignals {
         return nil
       }, context)
     if started == 0 {
+      #if canImport(Darwin)
+      if let thread { pthread_detach(thread) }
+      #else
       pthread_detach(thread)
+      #endif
     } else {
       Unmanaged<Waiter>.fromOpaque(context).release()
     }
