@@ -3,7 +3,7 @@ SWIFT ?= swift
 DOCPKG := .build/release/docpkg
 DEMO_DIR := $(or $(TMPDIR),/tmp)/docpkg-demo
 
-.PHONY: setup build release demo test format format-check crash-test bench clean
+.PHONY: setup build release demo test interop format format-check crash-test bench clean
 
 setup:
 	@Scripts/setup.sh
@@ -33,10 +33,19 @@ format:
 format-check:
 	@Scripts/format.sh --check
 
-## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts (minutes).
+## Real clients on document packages (LibreOffice, pdftotext, pandoc, epubcheck, unzip, bsdtar, Python, jar):
+## the RealClientTests suite, which `make test` skips (LibreOffice and the JVM take a while). Installs them first.
+interop: setup
+	Scripts/setup.sh --interop
+	$(SWIFT) build --build-tests
+	DOCPKG_INTEROP=1 $(SWIFT) test --skip-build --filter RealClientTests
+
+## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts, and
+## kills `docpkg pack`/`unpack` of a 100 MB package at random moments (minutes).
 crash-test: build
 	python3 Tests/Scripts/crash-test.py --errors --concurrency 100
 	python3 Tests/Scripts/crash-test.py --fallback --errors
+	python3 Tests/Scripts/archive-kill-test.py --size-mb 100 --runs 6
 
 ## Generates the benchmark corpora and compares docpkg with its peers (takes minutes).
 bench: release

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on Debian/Ubuntu, once: libarchive's and libdeflate's headers, and the
 # peer tools the interop and crash tests run (bsdtar, zip/unzip, strace, git, patch, python3).
+# With --interop, also the real clients `make interop` runs: LibreOffice Writer (no GUI), pdftotext,
+# pandoc, epubcheck and a JDK (for jar, and for epubcheck itself).
 set -euo pipefail
 
 need=()
+if [ "${1:-}" = "--interop" ]; then
+  command -v soffice >/dev/null || need+=(libreoffice-writer-nogui)
+  command -v pdftotext >/dev/null || need+=(poppler-utils)
+  command -v pandoc >/dev/null || need+=(pandoc)
+  [ -f /usr/bin/epubcheck ] || need+=(epubcheck)
+  command -v jar >/dev/null || need+=(default-jdk-headless)
+fi
 pkg-config --exists libarchive 2>/dev/null || need+=(libarchive-dev pkg-config)
 [ -f /usr/include/libdeflate.h ] || need+=(libdeflate-dev)
 command -v bsdtar >/dev/null || need+=(libarchive-tools)

@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/file.h>
+#include <signal.h>
+#include <string.h>
 
 #if defined(__linux__)
 #include <linux/fs.h>
@@ -88,3 +90,30 @@ const int DOCPKG_O_TMPFILE = O_TMPFILE;
 #else
 const int DOCPKG_O_TMPFILE = 0;
 #endif
+
+static int docpkg_signal_write_end = -1;
+
+static void docpkg_signal_to_pipe(int signal_number) {
+  int saved = errno;
+  unsigned char byte = (unsigned char)signal_number;
+  (void)write(docpkg_signal_write_end, &byte, 1); /* async-signal-safe */
+  errno = saved;
+}
+
+int docpkg_termination_signal_pipe(void) {
+  int ends[2];
+  if (pipe(ends) != 0) return -1;
+  fcntl(ends[0], F_SETFD, FD_CLOEXEC);
+  fcntl(ends[1], F_SETFD, FD_CLOEXEC);
+  docpkg_signal_write_end = ends[1];
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = docpkg_signal_to_pipe;
+  action.sa_flags = SA_RESETHAND | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; i++) {
+    if (sigaction(signals[i], &action, NULL) != 0) return -1;
+  }
+  return ends[0];
+}

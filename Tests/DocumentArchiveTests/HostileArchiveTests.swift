@@ -23,6 +23,8 @@ struct HostileArchiveTests {
       archive: "write-through-symlink.tar", expected: ["'pkg/out/evil.txt'", "through the symbolic link 'pkg/out'"]),
     Case(archive: "write-through-inner-symlink.tar", expected: ["'pkg/link/evil.txt'", "through the symbolic link"]),
     Case(archive: "symlink-escape.zip", expected: ["'pkg/escape'", "outside the package"]),
+    Case(archive: "toplevel-link-escape.tar", expected: ["'link'", "outside the destination"]),
+    Case(archive: "toplevel-link-foreign.tar", expected: ["'link'", "another top-level entry of the archive"]),
     Case(archive: "symlink-absolute.tar", expected: ["'pkg/abs'", "absolute"]),
     Case(archive: "symlink-chain-escape.tar", expected: ["'pkg/a'", "outside the package"]),
     Case(archive: "hardlink-outside.tar", expected: ["'pkg/passwd'", "hard link", "absolute"]),
@@ -34,7 +36,9 @@ struct HostileArchiveTests {
     Case(archive: "file-then-directory.tar", expected: ["'pkg/a/evil.txt'", "is a file"]),
     Case(archive: "long-name.tar", expected: ["nnnn", "longer than 255 bytes"]),
     Case(archive: "control-characters.tar", expected: ["pkg/red\\u{1B}[31m.txt", "control characters"]),
-    Case(archive: "non-utf8.tar", expected: ["pkg/caf", "not valid UTF-8"]),
+    // non-utf8.tar (a Latin-1 name) was refused here until issue 10: tar names are now kept as the
+    // bytes they are (NameDecodingTests). What stays refused is a name that could be confused with one.
+    Case(archive: "raw-byte-scalars.tar", expected: ["pkg/caf", "U+F780-U+F7FF"]),
     Case(archive: "bomb-ratio.zip", expected: ["bomb-ratio.zip", "200 times", "pkg/zeros.bin"]),
     Case(archive: "bomb-count.tar", expected: ["too many entries", "more than 10"], flags: ["--max-entries", "10"]),
     Case(archive: "bomb-size.tar", expected: ["more than 50000 bytes", "pkg/big"], flags: ["--max-size", "50000"]),
@@ -42,6 +46,9 @@ struct HostileArchiveTests {
     Case(archive: "lying-size.zip", expected: ["'pkg/a.txt'", "size"]),
     Case(archive: "truncated.zip", expected: ["truncated.zip", "central directory"]),
     Case(archive: "truncated.tar", expected: ["'pkg/a.txt'", "Truncated"]),
+    Case(archive: "pax-nul-in-path.tar", expected: ["'pkg/a.txt'", "NUL byte"]),
+    Case(archive: "pax-malformed.tar", expected: ["'pkg/x.txt'", "malformed pax"]),
+    Case(archive: "bad-checksum.tar", expected: ["bad-checksum.tar"]),
   ]
 
   @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)

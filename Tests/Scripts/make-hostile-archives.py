@@ -80,6 +80,9 @@ tar("write-through-inner-symlink.tar", [
     info("pkg/link/evil.txt", data=b"evil"),
 ])
 zipped("symlink-escape.zip", [("pkg/", b"", DIR), ("pkg/escape", b"../../outside", LINK)])
+# Top-level links: only one pointing to a sibling top-level entry is allowed.
+tar("toplevel-link-escape.tar", [info("small.txt", data=b"x"), info("link", tarfile.SYMTYPE, link="../outside/evil.txt")])
+tar("toplevel-link-foreign.tar", [info("small.txt", data=b"x"), info("link", tarfile.SYMTYPE, link="not-in-archive.txt")])
 tar("symlink-absolute.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/abs", tarfile.SYMTYPE, link="/etc/passwd")])
 tar("symlink-chain-escape.tar", [
     info("pkg/", tarfile.DIRTYPE, mode=0o755),
@@ -104,6 +107,9 @@ tar("long-name.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/" + "
 tar("control-characters.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/red\x1b[31m.txt", data=b"x")])
 tar("non-utf8.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\xe9.txt", data=b"x")],
     fmt=tarfile.USTAR_FORMAT, encoding="iso-8859-1")
+# U+F7E9 is how docpkg carries the raw byte 0xE9 of a name that is not UTF-8: a name that spells it
+# literally would be confused with `pkg/caf\xe9.txt`.
+tar("raw-byte-scalars.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\uf7e9.txt", data=b"x")])
 
 # Bombs.
 zipped("bomb-ratio.zip", [("pkg/", b"", DIR), ("pkg/zeros.bin", bytes(64 << 20), FILE)])
@@ -150,3 +156,49 @@ if not WANTED or "truncated" in WANTED:
     path = os.path.join(OUT, "truncated.tar")
     with open(path, "r+b") as f:
         f.truncate(1024 + 2000)
+
+
+# Pax headers written byte by byte (tarfile writes one pax header per entry, with no NUL in a path).
+def pax_record(key, value):
+    """One `LENGTH KEY=VALUE\n` record, LENGTH counting the whole record."""
+    body = b" " + key + b"=" + value + b"\n"
+    length = len(body) + 1
+    while len(str(length).encode()) + len(body) != length:
+        length += 1
+    return str(length).encode() + body
+
+
+def block(member, data=b""):
+    return member.tobuf(format=tarfile.USTAR_FORMAT) + data + b"\0" * ((512 - len(data) % 512) % 512)
+
+
+def pax_header(records):
+    data = b"".join(records)
+    member = tarfile.TarInfo("pkg/PaxHeader")
+    member.type, member.size, member.mtime = tarfile.XHDTYPE, len(data), MTIME
+    return block(member, data)
+
+
+def raw_tar(name, blocks):
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(b"".join(blocks) + b"\0" * 1024)
+    print(name)
+
+
+def file_block(name, data):
+    member, _ = info(name, data=data)
+    return block(member, data)
+
+
+# A pax path with a NUL byte: libarchive would cut it to `pkg/a.txt` (Go refuses the header).
+raw_tar("pax-nul-in-path.tar", [pax_header([pax_record(b"path", b"pkg/a.txt\0/../../evil.txt")]),
+                                file_block("pkg/x.txt", b"x")])
+# A pax header whose record length is wrong: malformed, refused.
+raw_tar("pax-malformed.tar", [pax_header([b"99 path=pkg/a.txt\n"]), file_block("pkg/x.txt", b"x")])
+# A header whose checksum does not match.
+if not WANTED or "bad-checksum" in WANTED:
+    raw = bytearray(file_block("pkg/b.txt", b"data"))
+    raw[4] ^= 0x01  # the name changes, the stored checksum does not
+    raw_tar("bad-checksum.tar", [file_block("pkg/a.txt", b"a"), bytes(raw)])

@@ -34,4 +34,9 @@ int docpkg_flock(int fd, int exclusive, int nonblocking);
 /// O_TMPFILE (an unnamed file in a directory), or 0 where the platform has none.
 extern const int DOCPKG_O_TMPFILE;
 
+/// Makes SIGINT, SIGTERM and SIGHUP write their number (one byte) to a new close-on-exec pipe
+/// instead of ending the process, once: each handler resets itself (SA_RESETHAND), so a second
+/// signal ends the process as usual. Returns the pipe's read end, or -1 (errno set).
+int docpkg_termination_signal_pipe(void);
+
 #endif

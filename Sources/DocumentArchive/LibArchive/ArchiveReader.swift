@@ -10,9 +10,10 @@ struct EntryHeader {
     case special(String)
   }
 
-  /// The name as stored, or `nil` when it is not valid UTF-8.
+  /// The name, decoded as ``EntryName`` says (a zip's CP437, a tar's raw bytes); `nil` only if
+  /// it cannot be decoded.
   var name: String?
-  /// The raw name bytes, for error messages about names that are not UTF-8.
+  /// The bytes the walk splits into components: a zip's decoded name in UTF-8, a tar's name as stored.
   var rawName: [UInt8]
   var kind: Kind
   /// Permission bits including set-id and sticky bits.
@@ -23,7 +24,10 @@ struct EntryHeader {
   /// A symbolic link's destination, or a hard link's target path.
   var linkTarget: String?
 
-  /// The name for messages: the UTF-8 name, or the raw bytes decoded with replacement characters.
+  /// Why the name cannot be trusted although libarchive read it (a pax path cut at a NUL byte).
+  var nameProblem: String?
+
+  /// The name for messages (raw bytes as their private-use scalars, which messages show as `\xNN`).
   var displayName: String { name ?? String(decoding: rawName, as: UTF8.self) }
 }
 
@@ -42,6 +46,13 @@ final class ArchiveReader {
   private(set) var currentName = ""
   /// The archive file's size in bytes.
   let archiveSize: Int64
+  /// A tar's pax headers as we read them ourselves (see ``TarHeaderScan``): scanned once, when the
+  /// first pax header shows (a tar without any costs nothing); `nil` until then, for a zip, or when
+  /// the scan could not finish.
+  private var paxScan: TarHeaderScan?
+  private var paxScanned = false
+  /// The index of the entry last returned by ``next()``.
+  private var entryIndex = -1
 
   /// Opens `path`, in `format` or the one its contents (or else its name) say.
   /// - Throws: ``PackageError`` naming `path` if it cannot be opened or is not a supported archive.
@@ -92,13 +103,32 @@ final class ArchiveReader {
     let result = archive_read_next_header(handle, &raw)
     if result == ARCHIVE_EOF { return nil }
     let name = raw.flatMap { archive_entry_pathname($0) }
-    let rawName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
-    currentName = String(decoding: rawName, as: UTF8.self)
-    try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
+    let storedName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
+    let decodedName = format == .zip ? EntryName.decodeZip(storedName) : EntryName.decodeBytes(storedName)
+    // A zip's name is split after decoding (CP437 has no '/' above 0x7F); a tar's as the bytes it is.
+    let rawName = format == .zip ? Array(decodedName.utf8) : storedName
+    currentName = decodedName
+    entryIndex += 1
+    if !paxScanned, format != .zip, archive_format(handle) & 0xFF == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE & 0xFF {
+      paxScanned = true
+      paxScan = TarHeaderScan.scan(path: path)
+    }
+    let scanned = paxScan?.info(entryIndex)
+    // Several well-formed pax headers for one entry: POSIX says the last wins, as libarchive does,
+    // though it warns. Any other warning stays an error.
+    let warning = result == ARCHIVE_WARN ? archive_error_string(handle).map { String(cString: $0) } : nil
+    let severalPaxHeaders =
+      warning == "Ignoring malformed pax extended attribute"
+      && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
+    if !severalPaxHeaders {
+      try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
+    }
     guard let raw else { throw PackageError(.corrupt, "cannot read header in", path: path) }
     entry = raw
     let type = UInt32(archive_entry_filetype(raw))
-    let hardlink = archive_entry_hardlink(raw).map { String(cString: $0) }
+    let hardlink = archive_entry_hardlink(raw).map {
+      EntryName.decodeBytes(RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) })
+    }
     let kind: EntryHeader.Kind
     if let _ = hardlink, type == 0 || type == docpkg_AE_IFREG {
       kind = .hardlink
@@ -116,14 +146,16 @@ final class ArchiveReader {
     }
     let symlink = archive_entry_symlink(raw).map { String(cString: $0) }
     return EntryHeader(
-      name: String(validating: rawName, as: UTF8.self),
+      name: decodedName,
       rawName: rawName,
       kind: kind,
       mode: UInt32(archive_entry_perm(raw)) & 0o7777,
       size: archive_entry_size_is_set(raw) != 0 ? archive_entry_size(raw) : nil,
       modificationTime: archive_entry_mtime_is_set(raw) != 0
         ? FileTime(seconds: Int64(archive_entry_mtime(raw)), nanoseconds: Int32(archive_entry_mtime_nsec(raw))) : nil,
-      linkTarget: kind == .hardlink ? hardlink : symlink
+      linkTarget: kind == .hardlink ? hardlink : symlink,
+      nameProblem: scanned?.nulInPath == true
+        ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil
     )
   }
 

@@ -14,19 +14,21 @@ public enum ArchivePacker {
   ///
   /// Files, directories (empty ones too), symbolic links (as links), permissions and modification
   /// times are kept; names are UTF-8; zip entries over 4 GiB use zip64. The archive is written to
-  /// a temporary file beside `output` and renamed over it when complete: on failure `output` is
-  /// left as it was.
+  /// an unnamed file in `output`'s folder (`O_TMPFILE`) and linked into place when complete: on
+  /// failure, cancellation or a kill `output` is left as it was and nothing is left beside it
+  /// (where `O_TMPFILE` is refused, a hidden temporary file is used, which a kill may leave).
   /// - Parameters:
   ///   - package: The package's root node; its name is the archive's top-level entry.
   ///   - output: The archive to write.
   ///   - options: Format, level and reproducibility.
+  ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are written.
   /// - Throws: ``PackageError`` naming the file that could not be read, or `output` if it cannot
   ///   be written.
   /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes; zip compression uses every core.
   public static func pack(
     _ package: PackageNode, to output: FilePath, options: PackOptions,
-    progress: ((ArchiveProgress) -> Void)? = nil
+    cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws {
     if let level = options.level, !PackOptions.levels(for: options.format).contains(level) {
       let range = PackOptions.levels(for: options.format)
@@ -41,6 +43,7 @@ public enum ArchivePacker {
       switch options.format {
       case .zip:
         let writer = ZipWriter(fd: fd, path: path)
+        writer.cancellation = cancellation
         try ZipPacking(
           plan: plan, writer: writer, level: options.level ?? 6, automaticLevel: options.level == nil,
           progress: progress
@@ -54,7 +57,8 @@ public enum ArchivePacker {
         var done = ArchiveProgress(
           entriesDone: 0, entriesTotal: plan.entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
         for entry in plan.entries {
-          try writer.write(entry, produce: contents(of: entry, plan: plan))
+          try cancellation?.check(path)
+          try writer.write(entry, produce: contents(of: entry, plan: plan, cancellation: cancellation, output: path))
           done.entriesDone += 1
           done.bytesDone += entry.size
           if done.entriesDone % 64 == 0 || entry.size > 1 << 20 { progress?(done) }
@@ -66,14 +70,21 @@ public enum ArchivePacker {
   }
 
   /// A function streaming a file entry's contents, or `nil` for other kinds.
-  private static func contents(of entry: PackEntry, plan: PackPlan) -> (
+  private static func contents(
+    of entry: PackEntry, plan: PackPlan, cancellation: ArchiveCancellation?, output: String
+  ) -> (
     ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   )? {
     switch entry.source {
     case .none: return nil
     case .node(let index):
       let node = plan.nodes[index]
-      return { emit in try node.readContents(chunkSize: 1 << 20) { try emit($0) } }
+      return { emit in
+        try node.readContents(chunkSize: 1 << 20) {
+          try cancellation?.check(output)
+          try emit($0)
+        }
+      }
     case .disk(let path):
       return { emit in
         let fd: CInt
@@ -81,20 +92,23 @@ public enum ArchivePacker {
           throw PackageError.io(error, "cannot open", path: path)
         }
         defer { Syscalls.closeFile(fd) }
-        try Syscalls.readChunks(fd, path: FilePath(path)) { try emit($0) }
+        try Syscalls.readChunks(fd, path: FilePath(path)) {
+          try cancellation?.check(output)
+          try emit($0)
+        }
       }
     }
   }
 }
 
-/// The archive file: written under a temporary name beside its destination and renamed into
-/// place when complete (``AtomicFile``), so a crash leaves the old OUT or the complete new one,
-/// never an empty or partial file under OUT's name.
+/// The archive file: written unnamed in its destination's folder and linked into place when
+/// complete (``UnnamedFile``), so a crash leaves the old OUT or the complete new one, never an
+/// empty or partial file under OUT's name, and no temporary file.
 enum OutputFile {
   static func write(to output: FilePath, _ body: (CInt, String) throws -> Void) throws {
     guard output.lastComponent != nil else {
       throw PackageError(.invalidArgument, "not a file name:", path: output.string)
     }
-    try AtomicFile.write(to: output, label: "pack", mode: 0o666) { fd in try body(fd, output.string) }
+    try UnnamedFile.write(to: output, label: "pack", mode: 0o666) { fd in try body(fd, output.string) }
   }
 }

@@ -71,6 +71,8 @@ private struct ArchiveTreeBuilder {
     let header = entry.header
     let node: PackageNode
     switch content {
+    case .identicalDuplicate:
+      return
     case .directory:
       node = try directory(components[...])
     case .symbolicLink(let destination):

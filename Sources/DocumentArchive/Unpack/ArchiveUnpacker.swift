@@ -7,9 +7,14 @@ import SystemPackage
 ///     // ["Trip.mydoc"]
 ///
 /// The archive is extracted into a temporary folder inside the destination, then each top-level
-/// entry is renamed into place: on any error nothing is left at the destination. Unsafe entries
-/// are refused, each with an error naming it: absolute paths, `..` (also with `\`), names that are
-/// not UTF-8 or have control characters or are too long, entries written through a symbolic link
+/// entry is renamed into place: on any error or cancellation nothing is left at the destination,
+/// and the folder a killed unpack left is removed by the next unpack into the same destination
+/// (each running unpack locks its own folder). Names are decoded as the formats define them: a zip
+/// name is UTF-8 with flag bit 11, else CP437 (or the Info-ZIP Unicode Path field when its CRC
+/// matches; valid UTF-8 without the flag is taken as UTF-8); a tar name is kept as its bytes, so a
+/// Latin-1 name is created with the same bytes. Unsafe entries
+/// are refused, each with an error naming it: absolute paths, `..` (also with `\`), names that
+/// have control characters or are too long, entries written through a symbolic link
 /// or below a file, links that resolve outside their package, hard links to anything but a file
 /// extracted before them, devices, FIFOs and sockets, duplicate entries, and damaged data (bad
 /// CRC, sizes that do not match, a zip without its central directory). Set-id and sticky bits are
@@ -23,6 +28,7 @@ public enum ArchiveUnpacker {
   ///   - archive: A zip or (compressed) tar archive.
   ///   - destination: The directory to extract into.
   ///   - options: Whether to replace existing entries, and the limits.
+  ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are extracted.
   /// - Returns: The names of the top-level entries created in `destination`.
   /// - Throws: ``PackageError`` naming the archive and the entry at fault, or the existing entry
@@ -31,27 +37,40 @@ public enum ArchiveUnpacker {
   @discardableResult
   public static func unpack(
     _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
-    progress: ((ArchiveProgress) -> Void)? = nil
+    cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws -> [String] {
+    try unpackReporting(archive, into: destination, options: options, cancellation: cancellation, progress: progress)
+      .created
+  }
+
+  /// Extracts `archive` into `destination` as ``unpack(_:into:options:cancellation:progress:)``
+  /// does, and reports the entries it skipped too (``UnpackOptions/skipSpecialFiles``).
+  /// - Parameters:
+  ///   - archive: A zip or (compressed) tar archive.
+  ///   - destination: The directory to extract into.
+  ///   - options: Whether to replace existing entries, skip special files, and the limits.
+  ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
+  ///   - progress: Called on the calling thread as entries are extracted.
+  /// - Returns: The top-level entries created, and the entries skipped with the reason.
+  /// - Throws: ``PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does.
+  public static func unpackReporting(
+    _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
+    cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
+  ) throws -> UnpackReport {
     let reader = try ArchiveReader(path: archive.string)
     let destfd: CInt
     do { destfd = try Syscalls.openDirectory(destination) } catch {
       throw PackageError.opening(error, "cannot open destination directory", path: destination.string)
     }
     defer { Syscalls.closeFile(destfd) }
-    let temporary: RawName
-    do { temporary = try Syscalls.makeTemporaryDirectory(in: destfd, label: "unpack") } catch {
-      throw PackageError.io(error, "cannot create a temporary directory in", path: destination)
-    }
+    UnpackFolder.removeAbandoned(in: destfd)
+    let folder = try UnpackFolder.make(in: destfd, destination: destination)
     // Raw names throughout: with `replaceExisting`, what lands here may have names that are not UTF-8.
-    defer { try? Syscalls.removeTree(in: destfd, temporary) }
-    let tempfd: CInt
-    do { tempfd = try Syscalls.openDirectory(in: destfd, temporary) } catch {
-      throw PackageError.io(error, "cannot open", path: destination.string + "/" + temporary.string)
-    }
-    defer { Syscalls.closeFile(tempfd) }
+    defer { folder.remove(from: destfd) }
+    let tempfd = folder.fd
 
-    let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits)
+    let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits, cancellation: cancellation)
+    extractor.skipSpecialFiles = options.skipSpecialFiles
     try extractor.run(wrapDocumentIn: documentFolderName(for: archive), progress: progress)
     let names = extractor.topLevel
     // The extracted tree reaches the disk before it is renamed in (with --force, the old entry
@@ -64,7 +83,7 @@ public enum ArchiveUnpacker {
     do { try Syscalls.synchronize(destfd) } catch {
       throw PackageError.io(error, "cannot write directory", path: destination)
     }
-    return names
+    return UnpackReport(created: names, skipped: extractor.skipped)
   }
 
   /// The folder a document zip is extracted into: the archive's name without a trailing `.zip`.
@@ -79,7 +98,7 @@ public enum ArchiveUnpacker {
     _ names: [String], from tempfd: CInt, to destfd: CInt, destination: String, replace: Bool
   ) throws {
     func exists(_ name: String) throws -> Bool {
-      do { return try Syscalls.exists(in: destfd, RawName(name)) } catch {
+      do { return try Syscalls.exists(in: destfd, RawName(entryName: name)) } catch {
         throw PackageError.io(error, "cannot look at", path: destination + "/" + name)
       }
     }
@@ -95,10 +114,10 @@ public enum ArchiveUnpacker {
     var moved: [(name: String, exchanged: Bool)] = []
     do throws(Errno) {
       for name in names {
-        let exchange = replace ? try Syscalls.exists(in: destfd, RawName(name)) : false
+        let exchange = replace ? try Syscalls.exists(in: destfd, RawName(entryName: name)) : false
         // Swap the new entry in; the old one lands in the temporary folder and goes with it.
         try Syscalls.rename(
-          from: tempfd, RawName(name), to: destfd, RawName(name),
+          from: tempfd, RawName(entryName: name), to: destfd, RawName(entryName: name),
           flags: exchange ? Syscalls.renameExchange : Syscalls.renameNoReplace)
         moved.append((name, exchange))
       }
@@ -106,7 +125,7 @@ public enum ArchiveUnpacker {
       // Put back what was moved, newest first.
       for item in moved.reversed() {
         try? Syscalls.rename(
-          from: destfd, RawName(item.name), to: tempfd, RawName(item.name),
+          from: destfd, RawName(entryName: item.name), to: tempfd, RawName(entryName: item.name),
           flags: item.exchanged ? Syscalls.renameExchange : Syscalls.renameNoReplace)
       }
       let name = names[moved.count]

@@ -13,7 +13,7 @@ extension Extractor {
     let name = components.last!
     if !madeDirectories.contains(path) {
       // The walk has checked that nothing else is at `path`.
-      do { try Syscalls.makeDirectory(in: parent, RawName(name), mode: 0o700) } catch {
+      do { try Syscalls.makeDirectory(in: parent, RawName(entryName: name), mode: 0o700) } catch {
         throw PackageError.io(error, "cannot create directory", path: path, context: "in '\(archive)'")
       }
       madeDirectories.insert(path)
@@ -24,7 +24,7 @@ extension Extractor {
       return try directory(components)
     }
     let fd: CInt
-    do { fd = try Syscalls.openDirectory(in: parent, RawName(name)) } catch {
+    do { fd = try Syscalls.openDirectory(in: parent, RawName(entryName: name)) } catch {
       throw PackageError.io(error, "cannot open directory", path: path, context: "in '\(archive)'")
     }
     let handle = DirectoryHandle(fd: fd)
@@ -39,7 +39,7 @@ extension Extractor {
     for (path, time) in linkTimes {
       let components = path.split(separator: "/").map(String.init)
       let parent = try directory(Array(components.dropLast())).fd
-      try? Syscalls.setModificationTime(in: parent, RawName(components.last!), time)
+      try? Syscalls.setModificationTime(in: parent, RawName(entryName: components.last!), time)
     }
     // Latest description wins for directories listed twice (implicit, then explicit).
     var attributes: [String: (depth: Int, mode: UInt32, time: FileTime?)] = [:]
@@ -49,7 +49,7 @@ extension Extractor {
       let components = path.split(separator: "/").map(String.init)
       let parent = try directory(Array(components.dropLast())).fd
       do {
-        let fd = try Syscalls.openDirectory(in: parent, RawName(components.last!))
+        let fd = try Syscalls.openDirectory(in: parent, RawName(entryName: components.last!))
         defer { Syscalls.closeFile(fd) }
         if let time = item.time { try Syscalls.setModificationTime(fd, time) }
         try Syscalls.setMode(fd, CInterop.Mode(item.mode))

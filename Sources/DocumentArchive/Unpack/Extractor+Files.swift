@@ -7,7 +7,7 @@ extension Extractor {
   /// Streams a large file: this thread inflates, ``StreamWriter`` writes.
   func writeFile(_ header: EntryHeader, name: String, in parent: CInt, path: String) throws {
     let fd: CInt
-    do { fd = try Syscalls.createFile(in: parent, RawName(name)) } catch {
+    do { fd = try Syscalls.createFile(in: parent, RawName(entryName: name)) } catch {
       throw PackageError.io(error, "cannot create", path: path, context: "in '\(archive)'")
     }
     let file = OpenFile(fd: fd, path: path)
@@ -41,6 +41,7 @@ extension Extractor {
   }
 
   func checkLimits(adding count: Int64, _ header: EntryHeader) throws {
+    try cancellation?.check(archive)
     totalBytes += count
     if totalBytes > limits.maxTotalSize {
       throw PackageError(

@@ -25,10 +25,18 @@ final class Extractor {
   var linkTimes: [(path: String, time: FileTime)] = []
   private(set) var topLevel: [String] = []
   /// `topLevel` as a set, so that an archive with many entries at its root is not quadratic.
-  private var topLevelSet: Set<String> = []
+  private(set) var topLevelSet: Set<String> = []
   var totalBytes: Int64 = 0
 
-  init(reader: ArchiveReader, root: CInt, limits: UnpackLimits) {
+  /// Checked before each entry and each chunk of data.
+  let cancellation: ArchiveCancellation?
+  /// Skip special files rather than stop at them.
+  var skipSpecialFiles = false
+  /// The special files skipped.
+  private(set) var skipped: [UnpackReport.Skipped] = []
+
+  init(reader: ArchiveReader, root: CInt, limits: UnpackLimits, cancellation: ArchiveCancellation? = nil) {
+    self.cancellation = cancellation
     self.reader = reader
     self.root = root
     self.limits = limits
@@ -50,11 +58,16 @@ final class Extractor {
     var done = ArchiveProgress(entriesDone: 0, entriesTotal: 0, bytesDone: 0, bytesTotal: 0)
     var entryCount = 0
     while let entry = try walk.next() {
+      try cancellation?.check(archive)
       entryCount += 1
       if entryCount > limits.maxEntryCount {
         throw PackageError(
           .limitExceeded, "too many entries in", path: archive,
           context: "(more than \(limits.maxEntryCount); raise the limit to allow it)")
+      }
+      if skipSpecialFiles, case .special(let what) = entry.header.kind, case .refused = entry.verdict {
+        skipped.append(UnpackReport.Skipped(path: entry.header.displayName, reason: "it is a \(what)"))
+        continue
       }
       try extract(entry, try entry.accepted())
       done.entriesDone = entryCount
@@ -64,7 +77,7 @@ final class Extractor {
     try pool.flush()
     try pool.wait()
     try streamWriter.wait()
-    try symlinks.validate(archive: archive)
+    try symlinks.validate(archive: archive, topLevel: topLevelSet)
     try finishDirectories()
     progress?(done)
   }
@@ -83,12 +96,14 @@ final class Extractor {
     }
     let name = components.last!
     switch content {
+    case .identicalDuplicate:
+      return
     case .directory:
       _ = try directory(components)
       directoryAttributes.append((path, components.count, header.mode & 0o777, header.modificationTime))
     case .symbolicLink(let destination):
       let parent = try directory(Array(components.dropLast())).fd
-      do { try Syscalls.makeSymbolicLink(in: parent, RawName(name), destination: destination) } catch {
+      do { try Syscalls.makeSymbolicLink(in: parent, RawName(entryName: name), destination: destination) } catch {
         throw PackageError.io(error, "cannot create symbolic link", path: path, context: "in '\(archive)'")
       }
       symlinks.links[path] = destination
@@ -98,7 +113,9 @@ final class Extractor {
       try pool.wait()
       let parent = try directory(Array(components.dropLast())).fd
       let targetParent = try directory(Array(target.dropLast())).fd
-      do { try Syscalls.link(from: targetParent, RawName(target.last!), to: parent, RawName(name)) } catch {
+      do {
+        try Syscalls.link(from: targetParent, RawName(entryName: target.last!), to: parent, RawName(entryName: name))
+      } catch {
         throw PackageError.io(error, "cannot create hard link", path: path, context: "in '\(archive)'")
       }
     case .file:

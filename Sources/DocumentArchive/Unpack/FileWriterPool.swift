@@ -91,7 +91,7 @@ final class FileWriterPool {
     let fd: CInt
     do {
       fd = try Syscalls.openFile(
-        in: job.parent.fd, RawName(job.name), [.writeOnly, .create, .exclusive, .noFollow],
+        in: job.parent.fd, RawName(entryName: job.name), [.writeOnly, .create, .exclusive, .noFollow],
         mode: exact ? job.mode : 0o600)
     } catch {
       throw PackageError.io(error, "cannot create", path: job.path, context: "in '\(archive)'")

@@ -4,12 +4,32 @@ public struct UnpackOptions: Sendable, Hashable {
   public var replaceExisting: Bool
   /// Limits against archive bombs.
   public var limits: UnpackLimits
+  /// Skip devices, FIFOs and sockets (nothing is written for them; each is listed in
+  /// ``UnpackReport/skipped``) instead of refusing the archive. Off by default.
+  public var skipSpecialFiles: Bool
 
   /// Creates options.
-  public init(replaceExisting: Bool = false, limits: UnpackLimits = UnpackLimits()) {
+  public init(replaceExisting: Bool = false, limits: UnpackLimits = UnpackLimits(), skipSpecialFiles: Bool = false) {
     self.replaceExisting = replaceExisting
     self.limits = limits
+    self.skipSpecialFiles = skipSpecialFiles
   }
+}
+
+/// What ``ArchiveUnpacker/unpackReporting(_:into:options:cancellation:progress:)`` did.
+public struct UnpackReport: Sendable, Hashable {
+  /// An entry left out, and why.
+  public struct Skipped: Sendable, Hashable {
+    /// The entry's path in the archive (bytes that are not UTF-8 as U+F780–U+F7FF).
+    public var path: String
+    /// Why, in words: "it is a FIFO".
+    public var reason: String
+  }
+
+  /// The names of the top-level entries created in the destination.
+  public var created: [String]
+  /// The entries skipped (special files, with ``UnpackOptions/skipSpecialFiles``), in archive order.
+  public var skipped: [Skipped]
 }
 
 /// Limits that stop an archive bomb before it fills the disk.

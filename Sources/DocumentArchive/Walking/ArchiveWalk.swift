@@ -5,8 +5,10 @@ import DocumentPackage
 /// It reads each header and judges the entry, yielding a ``WalkedEntry`` with a verdict rather
 /// than throwing at the first bad one (a listing can show refused entries too). The rules:
 /// - names must pass ``EntryPolicy`` (UTF-8, relative, no `..`, no control characters, not too long);
-/// - a directory is implied by the entries below it, and may be described later (once);
-/// - no entry may share a path with an earlier one, or sit below a symbolic link or a file;
+/// - a directory is implied by the entries below it, and may be described later, even several times;
+/// - no entry may share a path with an earlier one, except a directory described again and a file
+///   whose bytes are identical to the earlier one's (compared up to a budget), which is skipped; nor
+///   sit below a symbolic link or a file;
 /// - a hard link must point (by a safe path) at a file accepted before it;
 /// - devices, FIFOs and sockets are refused, as are symbolic links without a destination;
 /// - a document zip (ODF, EPUB: a file `mimetype` first) is wrapped in a folder named after it,
@@ -24,7 +26,13 @@ struct ArchiveWalk {
   private var prefix: [String] = []
   private var index = -1
 
-  private enum Seen { case file, directory(explicit: Bool), symlink }
+  /// A file accepted, with its entry's index and size (`nil` for a hard link), for duplicates.
+  private enum Seen { case file(index: Int?, size: Int64?), directory(explicit: Bool), symlink }
+  /// Bytes still allowed for comparing duplicate file entries (each comparison reads both entries).
+  private var duplicateBudget = Self.duplicateBudgetBytes
+  /// The most bytes compared for duplicate file entries in one walk: enough for zip tools' habits,
+  /// too little for a bomb of duplicates.
+  static let duplicateBudgetBytes: Int64 = 64 << 20
   private var seen: [String: Seen] = [:]
   /// The parent path whose ancestors were checked last: entries of one directory usually come together.
   private var lastCheckedParent: String?
@@ -80,10 +88,17 @@ struct ArchiveWalk {
       }
     }
     if let previous = seen[path] {
-      guard case .directory(let explicit) = previous, !explicit, header.kind == .directory else {
+      if case .file(let index?, let size) = previous, header.kind == .file, let size, header.size == size,
+        size <= duplicateBudget
+      {
+        duplicateBudget -= size
+        if try sameContents(asEntry: index, size: size) { return .identicalDuplicate }
+      }
+      guard case .directory = previous, header.kind == .directory else {
         throw refuse(.corrupt, header, "a second entry has the same path")
       }
-      // A directory implied by earlier entries, now described: fine.
+      // A directory implied by earlier entries, now described, or described again (zip tools
+      // emit `a/b/` twice): harmless, the last description's mode and time win.
     }
     let content: WalkedEntry.Content
     switch header.kind {
@@ -119,10 +134,35 @@ struct ArchiveWalk {
       }
     }
     switch content {
-    case .file, .hardLink: seen[path] = .file
+    case .file: seen[path] = .file(index: index, size: header.size)
+    case .hardLink: seen[path] = .file(index: nil, size: nil)
+    case .identicalDuplicate: break
     case .directory: seen[path] = .directory(explicit: true)
     case .symbolicLink: seen[path] = .symlink
     }
     return content
+  }
+
+  /// Whether the current entry's bytes are those of entry `earlier` (both `size` bytes), read
+  /// again from a second handle. Reads the current entry's data: a consumer must not read it again.
+  private func sameContents(asEntry earlier: Int, size: Int64) throws -> Bool {
+    var current: [UInt8] = []
+    current.reserveCapacity(Int(size))
+    try reader.readData { chunk, offset in
+      if Int(offset) > current.count { current += repeatElement(0, count: Int(offset) - current.count) }
+      current += chunk
+    }
+    let other = try ArchiveReader(path: reader.path, format: reader.format)
+    for _ in 0..<earlier { guard try other.next() != nil else { return false } }
+    guard try other.next() != nil else { return false }
+    var previous: [UInt8] = []
+    previous.reserveCapacity(Int(size))
+    try other.readData { chunk, offset in
+      if Int(offset) > previous.count { previous += repeatElement(0, count: Int(offset) - previous.count) }
+      previous += chunk
+    }
+    if current.count < Int(size) { current += repeatElement(0, count: Int(size) - current.count) }
+    if previous.count < Int(size) { previous += repeatElement(0, count: Int(size) - previous.count) }
+    return current == previous
   }
 }

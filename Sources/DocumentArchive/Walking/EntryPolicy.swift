@@ -8,14 +8,16 @@ enum EntryPolicy {
   static let maxComponentBytes = 255
 
   /// The components of a safe relative path.
-  /// - Throws: ``PackageError`` naming the entry if the name is not UTF-8, is absolute, goes up
-  ///   with `..` (with `/` or `\` separators), has control characters, or is too long.
+  /// - Throws: ``PackageError`` naming the entry if the name cannot be decoded, is absolute, goes up
+  ///   with `..` (with `/` or `\` separators), has control characters or the scalars that stand for
+  ///   raw bytes (``EntryName``), or is too long.
   /// - Complexity: One pass over the name's bytes.
   static func components(of header: EntryHeader, archive: String) throws -> [String] {
     func refuse(_ code: PackageError.Code, _ reason: String) -> PackageError {
       PackageError(code, "refusing unsafe entry", path: header.displayName, context: "in '\(archive)': \(reason)")
     }
     guard header.name != nil else { throw refuse(.invalidName, "its name is not valid UTF-8") }
+    if let problem = header.nameProblem { throw refuse(.invalidName, problem) }
     let components = try header.rawName.withUnsafeBufferPointer {
       try split(UnsafeRawBufferPointer($0), refuse: refuse)
     }
@@ -52,6 +54,9 @@ enum EntryPolicy {
       if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) {
         throw refuse(.invalidName, "its name has control characters")
       }
+      if previous == 0xEF, byte == 0x9E || byte == 0x9F {
+        throw refuse(.invalidName, "its name has characters U+F780-U+F7FF, which stand for raw bytes here")
+      }
       previous = byte
       guard byte == slash || byte == backslash else { continue }
       if index - segmentStart == 2, bytes[segmentStart] == dot, bytes[segmentStart + 1] == dot {
@@ -64,7 +69,7 @@ enum EntryPolicy {
         throw refuse(.invalidName, "a name in its path is longer than \(maxComponentBytes) bytes")
       }
       if length > 0, !(length == 1 && bytes[start] == dot) {
-        components.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+        components.append(EntryName.decodeBytes(Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))))
       }
       start = index + 1
     }

@@ -12,6 +12,9 @@ struct WalkedEntry {
     case symbolicLink(destination: String)
     /// A hard link to a file accepted before it, at `target` (components, like ``WalkedEntry/components``).
     case hardLink(target: [String])
+    /// A second entry for a file accepted before it, with the same bytes (zip tools write such):
+    /// nothing to do. The walk read its data to compare; it cannot be read again.
+    case identicalDuplicate
   }
 
   /// The walk's judgement of the entry.

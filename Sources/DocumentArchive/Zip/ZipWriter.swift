@@ -15,6 +15,8 @@ final class ZipWriter {
   private var central = ByteBuffer()
   private var count = 0
   private let bufferLimit = 1 << 22
+  /// Checked before each write to the file.
+  var cancellation: ArchiveCancellation?
 
   init(fd: CInt, path: String) {
     self.fd = fd
@@ -154,6 +156,7 @@ final class ZipWriter {
   }
 
   private func writeOut(_ bytes: UnsafeRawBufferPointer) throws {
+    try cancellation?.check(path)
     do throws(Errno) { try Syscalls.writeAll(fd, bytes) } catch {
       throw PackageError.io(error, "cannot write", path: path)
     }

@@ -45,6 +45,7 @@ extension PackageError {
     private enum Value: String, Hashable, Sendable {
       case noSuchEntry, notADirectory, notARegularFile, notASymbolicLink, invalidName, nameTaken
       case changedOnDisk, io, invalidArgument, unsupported, conflict, locked, corrupt, limitExceeded
+      case cancelled
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
@@ -77,6 +78,8 @@ extension PackageError {
     public static var corrupt: Code { Code(.corrupt) }
     /// A configured limit (size, count, ratio) was exceeded.
     public static var limitExceeded: Code { Code(.limitExceeded) }
+    /// The operation was cancelled (an interrupted `pack` or `unpack`); it left nothing behind.
+    public static var cancelled: Code { Code(.cancelled) }
 
     public var description: String { value.rawValue }
   }
@@ -84,9 +87,13 @@ extension PackageError {
 
 extension String {
   /// The string with C0/C1 control characters and DEL written as escapes (`\n`, `\t`, `\u{1B}`),
-  /// so that no raw escape sequence from a file name reaches a terminal.
+  /// so that no raw escape sequence from a file name reaches a terminal; and the scalars
+  /// U+F780–U+F7FF, which stand for the bytes 0x80–0xFF of a name that is not UTF-8 (an archive's
+  /// entry, as DocumentArchive reads it), as `\xNN`.
   package var escapingControlCharacters: String {
-    guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }
+    guard unicodeScalars.contains(where: { $0.isControlCharacter || (0xF780...0xF7FF).contains($0.value) }) else {
+      return self
+    }
     var result = ""
     result.reserveCapacity(utf8.count + 8)
     for scalar in unicodeScalars {
@@ -96,6 +103,8 @@ extension String {
       case "\r": result += "\\r"
       case _ where scalar.isControlCharacter:
         result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      case _ where (0xF780...0xF7FF).contains(scalar.value):
+        result += "\\x" + String(scalar.value - 0xF700, radix: 16, uppercase: true)
       default: result.unicodeScalars.append(scalar)
       }
     }

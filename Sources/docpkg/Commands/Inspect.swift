@@ -1,5 +1,7 @@
 import ArgumentParser
+import DocumentArchive
 import DocumentPackage
+import SystemPackage
 
 /// `docpkg inspect PATH`: the package as a tree, then totals.
 struct Inspect: ParsableCommand {
@@ -8,7 +10,10 @@ struct Inspect: ParsableCommand {
     discussion: """
       Totals count the whole package, even when --depth limits what is listed. \
       --json prints {"entries":[{"path","kind","size","mode","target"}],"files","directories","symlinks","bytes"} \
-      with paths relative to the package root; the root itself is not an entry.
+      with paths relative to the package root; the root itself is not an entry. \
+      An archive with entries that unpack would refuse is listed flat, every entry in archive order, each refused \
+      one marked "[refused: REASON]" (in --json, a "refused" field; special files have kind "special" and a \
+      "special" field naming the kind).
       """
   )
 
@@ -25,8 +30,30 @@ struct Inspect: ParsableCommand {
     if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more") }
   }
 
+  /// Whether `path` names an archive file rather than a package directory.
+  private static func isArchive(_ path: String) -> Bool {
+    guard let node = try? PackageNode(contentsOf: FilePath(path)), node.kind == .file else { return false }
+    return ArchiveFormat(contentsOf: FilePath(path)) != nil
+  }
+
   func run() throws {
-    let root = try openPackage(path)
+    let root: PackageNode
+    do { root = try openPackage(path) } catch {
+      // An archive with entries unpack would refuse: list every entry, marking those.
+      guard Self.isArchive(path),
+        let listed = try? ArchiveListing.entries(of: FilePath(path)), listed.contains(where: { $0.refused != nil })
+      else { throw error }
+      ArchiveListingPrinter(json: json, depth: depth).print(listed)
+      return
+    }
+    // The tree of an archive holds every entry, but its links are not checked until unpacking:
+    // an archive with a link unpack would refuse is listed flat too.
+    if Self.isArchive(path), try Self.hasSymbolicLinks(root),
+      let listed = try? ArchiveListing.entries(of: FilePath(path)), listed.contains(where: { $0.refused != nil })
+    {
+      ArchiveListingPrinter(json: json, depth: depth).print(listed)
+      return
+    }
     _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
     var listing = Listing(json: json, depth: depth)
     if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
@@ -38,6 +65,14 @@ struct Inspect: ParsableCommand {
     } else {
       listing.out.write("\n\(totals.summary)\n")
     }
+  }
+
+  private static func hasSymbolicLinks(_ directory: PackageNode) throws -> Bool {
+    for child in try directory.sortedChildren() {
+      if child.kind == .symlink { return true }
+      if child.kind == .directory, try hasSymbolicLinks(child) { return true }
+    }
+    return false
   }
 
   private struct Listing {

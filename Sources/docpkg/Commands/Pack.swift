@@ -51,6 +51,10 @@ struct Pack: ParsableCommand {
     let root = try openPackage(package)
     let bar = ProgressBar("packing", quiet: quiet)
     defer { bar.finish() }
-    try ArchivePacker.pack(root, to: FilePath(output), options: options) { bar.update($0) }
+    try Interruption.cancellingOnSignals { cancellation in
+      try ArchivePacker.pack(root, to: FilePath(output), options: options, cancellation: cancellation) {
+        bar.update($0)
+      }
+    }
   }
 }

@@ -10,7 +10,8 @@ struct Unpack: ParsableCommand {
     discussion: """
       Extracts into a temporary folder inside DESTDIR and renames each top-level entry into place: on any error \
       nothing is left. Refuses unsafe entries (.., absolute paths, links out of the package, devices, duplicates, \
-      damaged data) and archive bombs (see the limits). Prints the path of each entry created.
+      damaged data) and archive bombs (see the limits); with --skip-special, devices, FIFOs and sockets are left \
+      out instead (each named on stderr). Prints the path of each entry created.
       """
   )
 
@@ -32,6 +33,9 @@ struct Unpack: ParsableCommand {
   @Option(help: "Most bytes extracted per byte of archive.")
   var maxRatio: Double = UnpackLimits().maxCompressionRatio
 
+  @Flag(help: "Skip devices, FIFOs and sockets (each reported on stderr) instead of refusing the archive.")
+  var skipSpecial = false
+
   @OptionGroup var quietOption: QuietOption
   private var quiet: Bool { quietOption.quiet }
 
@@ -39,15 +43,24 @@ struct Unpack: ParsableCommand {
     let limits = UnpackLimits(
       maxTotalSize: maxSize ?? UnpackLimits().maxTotalSize, maxEntryCount: maxEntries, maxCompressionRatio: maxRatio)
     let bar = ProgressBar("unpacking", quiet: quiet)
-    let names: [String]
+    let report: UnpackReport
     do {
       defer { bar.finish() }
-      names = try ArchiveUnpacker.unpack(
-        FilePath(archive), into: FilePath(output),
-        options: UnpackOptions(replaceExisting: force, limits: limits)
-      ) { bar.update($0) }
+      report = try Interruption.cancellingOnSignals { cancellation in
+        try ArchiveUnpacker.unpackReporting(
+          FilePath(archive), into: FilePath(output),
+          options: UnpackOptions(replaceExisting: force, limits: limits, skipSpecialFiles: skipSpecial),
+          cancellation: cancellation
+        ) { bar.update($0) }
+      }
     }
+    for skipped in report.skipped {
+      StandardError.write("docpkg: skipped '\(skipped.path.escapingControlCharacters)': \(skipped.reason)\n")
+    }
+    let names = report.created
     let out = StandardOutput.shared
-    for name in names { out.write((output == "." ? name : FilePath(output).appending(name).string) + "\n") }
+    for name in names {
+      out.write((output == "." ? name : FilePath(output).appending(name).string).escapingControlCharacters + "\n")
+    }
   }
 }

@@ -1,0 +1,180 @@
+import CArchive
+import DocumentPackage
+import SystemPackage
+
+/// What libarchive does not tell about a tar's pax headers, found by reading the (decompressed)
+/// tar stream's headers ourselves, once, before the entries are read:
+/// - a pax `path` or `linkpath` whose value holds a NUL byte, which libarchive silently cuts at the
+///   NUL (a name confusion: Go refuses such a header, and so do we);
+/// - several pax extended headers before one entry, all well formed, which POSIX allows (the last
+///   wins, as libarchive does) but libarchive reports with the warning "Ignoring malformed pax
+///   extended attribute" — the one warning read as success, and only then.
+struct TarHeaderScan {
+  /// What the scan saw before one entry (by its index among the entries libarchive returns).
+  struct EntryInfo {
+    var paxHeaders = 0
+    var malformedPax = false
+    var nulInPath = false
+  }
+
+  private(set) var entries: [EntryInfo] = []
+
+  /// The most pax header bytes examined per header; a longer one is left to libarchive's judgement.
+  static let maxPaxBytes = 1 << 20
+
+  /// The info for entry `index`, if the scan reached it.
+  func info(_ index: Int) -> EntryInfo? { index < entries.count ? entries[index] : nil }
+
+  /// Scans the tar (or compressed tar) at `path`. Returns `nil` if it cannot be read to the end of
+  /// its headers (libarchive will then report the damage).
+  static func scan(path: String) -> TarHeaderScan? {
+    let fd: CInt
+    do { fd = try Syscalls.openFile(FilePath(path), .readOnly) } catch { return nil }
+    defer { Syscalls.closeFile(fd) }
+    let handle = archive_read_new()
+    defer { archive_read_free(handle) }
+    archive_read_support_format_raw(handle)
+    archive_read_support_filter_gzip(handle)
+    archive_read_support_filter_bzip2(handle)
+    archive_read_support_filter_xz(handle)
+    archive_read_support_filter_zstd(handle)
+    var entry: OpaquePointer?
+    guard archive_read_open_fd(handle, fd, 1 << 20) == ARCHIVE_OK,
+      archive_read_next_header(handle, &entry) == ARCHIVE_OK
+    else { return nil }
+    var parser = Parser()
+    while true {
+      var buffer: UnsafeRawPointer?
+      var size = 0
+      var offset: Int64 = 0
+      let result = archive_read_data_block(handle, &buffer, &size, &offset)
+      if result == ARCHIVE_EOF { break }
+      guard result == ARCHIVE_OK else { return nil }
+      if size > 0, let buffer { parser.feed(UnsafeRawBufferPointer(start: buffer, count: size)) }
+      if parser.ended { break }
+    }
+    return parser.ended && !parser.failed ? TarHeaderScan(entries: parser.entries) : nil
+  }
+
+  /// A streaming parser of 512-byte tar blocks.
+  private struct Parser {
+    var entries: [EntryInfo] = []
+    var ended = false
+    /// A header's checksum did not match: the scan lost its way (or the archive is damaged).
+    var failed = false
+    private var pending = EntryInfo()
+    private var header: [UInt8] = []
+    /// Data bytes of the current entry still to skip (or, for a pax header, to collect), and padding.
+    private var dataLeft = 0
+    private var padding = 0
+    private var collecting = false
+    private var paxData: [UInt8] = []
+    private var zeroBlocks = 0
+
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+      var index = 0
+      while index < bytes.count, !ended {
+        if dataLeft > 0 {
+          let take = min(dataLeft, bytes.count - index)
+          if collecting { paxData.append(contentsOf: bytes[index..<index + take]) }
+          dataLeft -= take
+          index += take
+          if dataLeft == 0, collecting { finishPax() }
+          continue
+        }
+        if padding > 0 {
+          let take = min(padding, bytes.count - index)
+          padding -= take
+          index += take
+          continue
+        }
+        let take = min(512 - header.count, bytes.count - index)
+        header.append(contentsOf: bytes[index..<index + take])
+        index += take
+        if header.count == 512 {
+          handleHeader()
+          header.removeAll(keepingCapacity: true)
+        }
+      }
+    }
+
+    private mutating func handleHeader() {
+      if header.allSatisfy({ $0 == 0 }) {
+        zeroBlocks += 1
+        if zeroBlocks == 2 { ended = true }
+        return
+      }
+      zeroBlocks = 0
+      var sum = 0
+      for (offset, byte) in header.enumerated() { sum += (148..<156).contains(offset) ? 0x20 : Int(byte) }
+      guard Self.size(header[148..<156]) == sum else {
+        failed = true
+        ended = true
+        return
+      }
+      let size = Self.size(header[124..<136])
+      let type = header[156]
+      let isPax = type == UInt8(ascii: "x") || type == UInt8(ascii: "X")
+      let isMetadata = isPax || [UInt8(ascii: "g"), UInt8(ascii: "L"), UInt8(ascii: "K")].contains(type)
+      // Only regular files (and metadata) carry data in the stream; links and directories do not.
+      let carriesData =
+        isMetadata || type == 0 || type == UInt8(ascii: "0") || type == UInt8(ascii: "7")
+        || type == UInt8(ascii: "S") || type == UInt8(ascii: "1")
+      dataLeft = carriesData ? max(0, size) : 0
+      padding = (512 - dataLeft % 512) % 512
+      collecting = isPax && dataLeft <= TarHeaderScan.maxPaxBytes
+      paxData.removeAll(keepingCapacity: true)
+      if isPax {
+        pending.paxHeaders += 1
+        if !collecting { pending.malformedPax = true }
+        if dataLeft == 0 { finishPax() }
+      } else if !isMetadata {
+        entries.append(pending)
+        pending = EntryInfo()
+      }
+    }
+
+    /// Checks the records of a pax header: `LENGTH KEY=VALUE\n`, LENGTH counting the whole record.
+    private mutating func finishPax() {
+      collecting = false
+      var start = 0
+      while start < paxData.count {
+        var cursor = start
+        var length = 0
+        while cursor < paxData.count, paxData[cursor] >= 0x30, paxData[cursor] <= 0x39, length < 1 << 30 {
+          length = length * 10 + Int(paxData[cursor] - 0x30)
+          cursor += 1
+        }
+        guard cursor > start, cursor < paxData.count, paxData[cursor] == 0x20, length > cursor - start,
+          start + length <= paxData.count, paxData[start + length - 1] == 0x0A,
+          let equals = paxData[(cursor + 1)..<(start + length - 1)].firstIndex(of: UInt8(ascii: "="))
+        else {
+          pending.malformedPax = true
+          return
+        }
+        let key = paxData[(cursor + 1)..<equals]
+        let value = paxData[(equals + 1)..<(start + length - 1)]
+        if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
+          pending.nulInPath = true
+        }
+        start += length
+      }
+    }
+
+    /// A size field: octal digits, or base-256 when the high bit of the first byte is set.
+    static func size(_ field: ArraySlice<UInt8>) -> Int {
+      if let first = field.first, first & 0x80 != 0 {
+        var value = 0
+        for byte in field.dropFirst() where value < 1 << 55 { value = value << 8 | Int(byte) }
+        return value
+      }
+      var value = 0
+      for byte in field {
+        if byte == 0 || byte == 0x20 { if value > 0 { break } else { continue } }
+        guard byte >= 0x30, byte <= 0x37 else { break }
+        value = value * 8 + Int(byte - 0x30)
+      }
+      return value
+    }
+  }
+}

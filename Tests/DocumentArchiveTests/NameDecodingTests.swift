@@ -1,0 +1,56 @@
+import DocumentArchive
+import DocumentPackage
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+/// Issue 10: entry names from archives other tools wrote (fixtures made by Scripts/make-name-fixtures.py).
+@Suite("entry names: zip CP437 and Unicode Path, tar bytes")
+struct NameDecodingTests {
+  struct Case: CustomTestStringConvertible, Sendable {
+    var fixture: String
+    /// What `inspect` shows, one line per entry (kind and name, escaped).
+    var shown: [String]
+    /// The files `unpack` creates, as bytes written in Python's notation.
+    var files: String
+    var testDescription: String { fixture }
+  }
+
+  static let cases: [Case] = [
+    Case(
+      fixture: "names-cp437.zip", shown: ["Résumé/", "naïve.txt"],
+      files: #"[b'R\xc3\xa9sum\xc3\xa9/na\xc3\xafve.txt']"#),
+    Case(
+      fixture: "names-utf8-flag.zip", shown: ["Résumé/", "naïve.txt"],
+      files: #"[b'R\xc3\xa9sum\xc3\xa9/na\xc3\xafve.txt']"#),
+    Case(
+      fixture: "names-unicode-path.zip", shown: ["Ünïcödé ✓.txt"],
+      files: #"[b'\xc3\x9cn\xc3\xafc\xc3\xb6d\xc3\xa9 \xe2\x9c\x93.txt']"#),
+    Case(fixture: "names-unicode-path-bad-crc.zip", shown: ["Ab.txt"], files: "[b'Ab.txt']"),
+    Case(fixture: "names-latin1.tar", shown: [#"caf\xE9/"#, #"cr\xE8me.txt"#], files: #"[b'caf\xe9/cr\xe8me.txt']"#),
+  ]
+
+  @Test("inspect lists the decoded names (raw tar bytes as \\xNN) and unpack creates them", arguments: cases)
+  func decoded(_ test: Case) throws {
+    let temp = try TemporaryDirectory()
+    let archive = Fixtures.url(test.fixture).path
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    for name in test.shown { #expect(listing.contains(name), "\(listing)") }
+    let out = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", out, "--quiet"])
+    let list =
+      "import os; print(sorted(os.path.relpath(os.path.join(d, f), b'.') for d, _, fs in os.walk(b'.') for f in fs))"
+    let files = try Shell.run("python3", ["-c", list], directory: out).standardOutput
+    #expect(files == test.files + "\n")
+  }
+
+  @Test("a Latin-1 tar read in place has the names the bytes give, and the files their bytes")
+  func latin1InPlace() throws {
+    let folder = try ArchivePackage.open(FilePath(Fixtures.url("names-latin1.tar").path))
+    #expect(folder.name.escapingControlCharacters == #"caf\xE9"#)
+    let children = try folder.children()
+    #expect(children.keys.map(\.escapingControlCharacters) == [#"cr\xE8me.txt"#])
+    #expect(try children.values.first?.contents() == Data("latin1\n".utf8))
+  }
+}
