@@ -45,7 +45,7 @@ extension ArchivePolicyTests {
   func specialFilesSkippedOnRequest(archiveName: String) throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path
+    let script = Fixtures.script("make-hostile-archives.py")
     try Shell.run("python3", [script, archives, String(archiveName.split(separator: ".")[0])])
     let out = try temp.makeDirectory("out")
     let refused = try Shell.docpkg(["unpack", archives + "/" + archiveName, "-o", out])
@@ -64,7 +64,7 @@ extension ArchivePolicyTests {
   func inspectMarksRefusedEntries() throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path
+    let script = Fixtures.script("make-hostile-archives.py")
     try Shell.run("python3", [script, archives, "fifo", "duplicate"])
     var result = try Shell.docpkgChecked(["inspect", archives + "/fifo.tar"])
     #expect(
@@ -98,7 +98,7 @@ extension ArchivePolicyTests {
   func paxPathWithNULIsMarked() throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path
+    let script = Fixtures.script("make-hostile-archives.py")
     try Shell.run("python3", [script, archives, "pax-nul-in-path"])
     let listing = try Shell.docpkgChecked(["inspect", archives + "/pax-nul-in-path.tar"]).standardOutput
     #expect(listing.contains("pkg/a.txt  [refused: its pax header's path has a NUL byte"), "\(listing)")
@@ -132,7 +132,7 @@ extension ArchivePolicyTests {
   func inspectMarksEscapingLinks() throws {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/make-hostile-archives.py").path
+    let script = Fixtures.script("make-hostile-archives.py")
     try Shell.run("python3", [script, archives, "symlink-escape"])
     let listing = try Shell.docpkgChecked(["inspect", archives + "/symlink-escape.zip"]).standardOutput
     #expect(listing.contains("pkg/escape -> ../../outside  [refused: it points outside the package]"), "\(listing)")

@@ -6,7 +6,7 @@ enum Listing {
   /// What `Tests/Scripts/archive-listing.py` sees in an archive (through Python's zipfile/tarfile) or a tree.
   /// - Parameter linkMTimes: Compare the times of symbolic links (unzip does not restore them).
   static func of(_ path: String, mtimes: Bool = true, linkMTimes: Bool = true) throws -> String {
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/archive-listing.py").path
+    let script = Fixtures.script("archive-listing.py")
     let flags = !mtimes ? ["--strip-mtime"] : !linkMTimes ? ["--strip-link-mtime"] : []
     return try Shell.run("python3", [script, path] + flags).standardOutput
   }

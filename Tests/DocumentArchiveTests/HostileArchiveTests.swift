@@ -58,7 +58,7 @@ struct HostileArchiveTests {
     let name = String(test.archive.split(separator: ".")[0])
     try Shell.run(
       "python3",
-      [Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives, name])
+      [Fixtures.script("make-hostile-archives.py"), archives, name])
     // Deep enough that `../evil.txt` and `../../evil.txt` land inside the temp folder, where we look for them.
     let destination = try temp.makeDirectory("a/b/c/dest")
     let result = try Shell.docpkg(["unpack", archives + "/" + test.archive, "-o", destination] + test.flags)
@@ -79,7 +79,7 @@ struct HostileArchiveTests {
     try Shell.run(
       "python3",
       [
-        Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives,
+        Fixtures.script("make-hostile-archives.py"), archives,
         "setuid",
       ])
     let destination = try temp.makeDirectory("dest")
@@ -95,7 +95,7 @@ struct HostileArchiveTests {
     try Shell.run(
       "python3",
       [
-        Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives,
+        Fixtures.script("make-hostile-archives.py"), archives,
         "bomb-count",
       ])
     let destination = try temp.makeDirectory("dest")

@@ -100,7 +100,7 @@ struct InterruptionTests {
   /// `make crash-test` runs it on 100 MB).
   @Test(.enabled(if: Shell.has("python3")))
   func killedAtRandomMomentsNothingIsLeftBehind() throws {
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/archive-kill-test.py").path
+    let script = Fixtures.script("archive-kill-test.py")
     let result = try Shell.run(
       "python3", [script, "--docpkg", Shell.docpkgPath, "--size-mb", "8", "--runs", "2"], check: false)
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")

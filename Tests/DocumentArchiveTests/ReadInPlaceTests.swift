@@ -78,7 +78,7 @@ struct ReadInPlaceTests {
     try Shell.run(
       "python3",
       [
-        Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives,
+        Fixtures.script("make-hostile-archives.py"), archives,
         "bad-crc",
       ])
     let result = try Shell.docpkg(["cat", archives + "/bad-crc.zip", "a.txt"])
@@ -94,7 +94,7 @@ struct ReadInPlaceTests {
     try Shell.run(
       "python3",
       [
-        Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives,
+        Fixtures.script("make-hostile-archives.py"), archives,
         "bad-crc",
       ])
     // The same bytes as the damaged entry: only the CRC check can tell.
@@ -156,7 +156,7 @@ struct ReadInPlaceTests {
     let temp = try TemporaryDirectory()
     let archives = try temp.makeDirectory("archives")
     let name = String(archiveName.split(separator: ".")[0])
-    try Shell.run("python3", [Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/make-hostile-archives.py").path, archives, name])
+    try Shell.run("python3", [Fixtures.script("make-hostile-archives.py"), archives, name])
     let archive = FilePath(archives + "/" + archiveName)
     let destination = try temp.makeDirectory("dest")
     var reading: PackageError?

@@ -6,6 +6,11 @@ public enum Fixtures {
   public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+  /// The path of the test-only script `name` in `Tests/Scripts/`.
+  public static func script(_ name: String) -> String {
+    repositoryRoot.appendingPathComponent("Tests/Scripts").appendingPathComponent(name).path
+  }
+
   public static func url(_ name: String) -> URL {
     repositoryRoot.appendingPathComponent("Fixtures").appendingPathComponent(name)
   }

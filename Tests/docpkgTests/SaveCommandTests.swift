@@ -123,7 +123,7 @@ struct SaveCommandTests {
   }
 
   func crashTest(_ arguments: [String]) throws -> Shell.Output {
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/crash-test.py").path
+    let script = Fixtures.script("crash-test.py")
     return try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath] + arguments, check: false)
   }
 }

@@ -42,7 +42,7 @@ struct VersionsCommandTests {
 
   @Test(.enabled(if: Shell.has("python3")))
   func twoWritersLoseNothing() throws {
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/two-writers.py").path
+    let script = Fixtures.script("two-writers.py")
     let result = try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--cycles", "8"], check: false)
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 lost"))
@@ -51,7 +51,7 @@ struct VersionsCommandTests {
   /// The reduced restore crash test (see Tests/Scripts/crash-test.py --restore).
   @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
   func killedAtEveryStepOfARestoreThePackageIsOldOrNew() throws {
-    let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Scripts/crash-test.py").path
+    let script = Fixtures.script("crash-test.py")
     let result = try Shell.run(
       "python3", [script, "--docpkg", Shell.docpkgPath, "--restore", "--quick"], check: false)
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
