@@ -26,6 +26,19 @@ extension Syscalls {
   /// The current time in whole seconds since 1970.
   package static var currentTime: Int { time(nil) }
 
+  /// Makes SIGINT, SIGTERM and SIGHUP end the process again, whatever the parent left blocked or
+  /// ignored (a process started from a thread that blocks signals inherits that mask): for
+  /// commands that run until interrupted.
+  package static func restoreTerminationSignals() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for number in [SIGINT, SIGTERM, SIGHUP] {
+      sigaddset(&set, number)
+      _ = signal(number, SIG_DFL)
+    }
+    _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
+  }
+
   /// The value of the environment variable `name`, if set.
   package static func environment(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }

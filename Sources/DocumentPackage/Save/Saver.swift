@@ -15,6 +15,9 @@ import SystemPackage
 /// temporary → `ready` (it is complete: synced before), fsync; package → `old`; `ready` → package;
 /// fsync; remove `old`.
 ///
+/// Before the swap, the new subtree's inode is told to ``OwnSaves``, so that a ``PackageMonitor``
+/// in this process can tell this save from other programs' changes.
+///
 /// A save that re-bases the model tells the tree's ``TreeRecorder`` (the undo layer, when one is
 /// installed) before it starts and after it succeeded, so undo keeps working across saves
 /// without the caller's help.
@@ -62,6 +65,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(node, parentFD: parentFD)
+    OwnSaves.shared.willPlace(names.path(names.temporary))
     let containerPath = node.parent!.origin!.absolutePath
     let containerFD: CInt
     do {
@@ -135,6 +139,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(root, parentFD: parentFD)
+    OwnSaves.shared.willPlace(names.path(names.temporary))
     let exists: Bool
     do { exists = try TreeRemoval.exists(names.package, in: parentFD) } catch {
       discardTemporary(parentFD)

@@ -1,0 +1,103 @@
+"""Rows for issue 12 (monitoring): latency of `docpkg watch`, and its set-up time and memory at 100,000 files."""
+
+import os
+import select
+import subprocess
+import time
+
+WRITES = 200
+
+
+def start_watch(docpkg, package):
+    """Start `docpkg watch PACKAGE --json`; return (process, set-up seconds) once it says it is watching."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([docpkg, "watch", package, "--json"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = proc.stderr.readline().decode()
+    if not line.startswith("docpkg: watching"):
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"docpkg watch did not start: {line.strip() or 'no output'}")
+    return proc, time.perf_counter() - start
+
+
+def peak_rss_mb(pid):
+    """The process's peak resident set (VmHWM) in MiB."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def stop(proc):
+    proc.terminate()
+    proc.wait()
+
+
+def latencies(proc, package, writes):
+    """Write a file `writes` times; return the seconds from each write to its line on watch's output."""
+    path = os.path.join(package, "Data", "watched.txt")
+    results = []
+    pending = b""
+    for index in range(writes):
+        start = time.perf_counter()
+        with open(path, "w") as out:
+            out.write(f"write {index}\n")
+        deadline = start + 5
+        seen = False
+        while not seen:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise RuntimeError(f"write {index} not reported within 5 s")
+            ready, _, _ = select.select([proc.stdout], [], [], left)
+            if ready:
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    raise RuntimeError("docpkg watch ended")
+                pending += chunk
+                lines = pending.split(b"\n")
+                pending = lines.pop()
+                seen = any(b'"Data/watched.txt"' in line for line in lines)
+        results.append(time.perf_counter() - start)
+    return results
+
+
+def rows(h):
+    """p99 latency of 200 outside writes (≤ 100 ms); set-up (< 1 s) and memory (< 64 MiB) at 100,000 files."""
+    small = os.path.join(h.scratch("monitor-latency"), "Doc.pkg")
+    os.makedirs(os.path.join(small, "Data"))
+    for index in range(100):
+        with open(os.path.join(small, "Data", f"f{index:03}.txt"), "w") as out:
+            out.write("x" * 1024)
+    try:
+        proc, _ = start_watch(h.docpkg, small)
+        try:
+            samples = sorted(latencies(proc, small, WRITES))
+        finally:
+            stop(proc)
+        p99 = samples[int(0.99 * (len(samples) - 1))]
+        h.row("monitor: outside write reported, p99 of 200", p99, limit_s=0.1,
+              note=f"`docpkg watch --json` (default 25 ms debounce) on a 100-file package; time from "
+                   f"writing Data/watched.txt to its line on stdout; median {samples[len(samples) // 2] * 1000:.1f} ms, "
+                   f"max {samples[-1] * 1000:.1f} ms.")
+    except RuntimeError as error:
+        h.row("monitor: outside write reported, p99 of 200", None, note=f"not measured: {error}")
+
+    many = h.corpus("many")
+    files = sum(len(names) for _, _, names in os.walk(many))
+    try:
+        setups, peaks = [], []
+        for _ in range(3):
+            proc, seconds = start_watch(h.docpkg, many)
+            peaks.append(peak_rss_mb(proc.pid))
+            stop(proc)
+            setups.append(seconds)
+        setups.sort()
+        h.row(f"monitor: set-up, many ({files:,} files)", setups[1], limit_s=1.0,
+              note="median of 3 `docpkg watch` starts until it says it is watching (one inotify watch and one "
+                   "listing per directory, process start included).")
+        h.row(f"monitor: memory, many ({files:,} files)", max(peaks), limit=64,
+              note="peak RSS (VmHWM, MiB) of `docpkg watch` right after set-up, the largest of 3.")
+    except RuntimeError as error:
+        h.row(f"monitor: set-up, many ({files:,} files)", None, note=f"not measured: {error}")

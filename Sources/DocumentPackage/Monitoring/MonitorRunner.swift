@@ -1,0 +1,199 @@
+import SystemPackage
+
+/// The monitor's thread: waits for inotify events, groups them into bursts and reports each
+/// burst's changes (see ``PackageMonitor`` for the mechanism).
+final class MonitorRunner: @unchecked Sendable {
+  private let lock = SystemLock()
+  private var stopped = false
+  private var watches = 0
+  #if os(Linux)
+  private let tree: WatchedTree
+  private let options: PackageMonitor.Options
+  private let continuation: AsyncThrowingStream<PackageMonitor.Event, any Error>.Continuation
+
+  init(
+    tree: WatchedTree, options: PackageMonitor.Options,
+    continuation: AsyncThrowingStream<PackageMonitor.Event, any Error>.Continuation
+  ) {
+    self.tree = tree
+    self.options = options
+    self.continuation = continuation
+    self.watches = tree.watchCount
+  }
+  #endif
+
+  var watchCount: Int { lock.withLock { watches } }
+
+  func stop() { lock.withLock { stopped = true } }
+  private var isStopped: Bool { lock.withLock { stopped } }
+
+  #if os(Linux)
+  /// The burst being collected.
+  private struct Burst {
+    var start: ContinuousClock.Instant?
+    var last: ContinuousClock.Instant?
+    var dirty: Set<DirtyName> = []
+    var movedFrom: [UInt32: String] = [:]
+    var movedTo: [UInt32: String] = [:]
+    var rootChanged = false
+    var overflowed = false
+  }
+
+  func run() {
+    var burst = Burst()
+    defer {
+      tree.close()
+      continuation.finish()
+    }
+    while !isStopped {
+      let now = ContinuousClock.now
+      var wait = Duration.milliseconds(100)
+      if let due = due(burst) { wait = max(.zero, min(wait, due - now)) }
+      let readable = Syscalls.waitReadable(tree.inotify, milliseconds: Int((wait / .milliseconds(1)).rounded(.up)))
+      if readable {
+        do {
+          for event in try Syscalls.readWatchEvents(tree.inotify) { take(event, into: &burst) }
+        } catch {
+          continuation.finish(throwing: PackageError.io(error, "cannot read changes of", path: tree.packagePath))
+          return
+        }
+      }
+      if let due = due(burst), ContinuousClock.now >= due {
+        do {
+          if try !report(burst) { return }
+        } catch {
+          continuation.finish(throwing: error)
+          return
+        }
+        burst = Burst()
+      }
+    }
+  }
+
+  /// When the burst should be reported: quiet for `delay` (plus `delay` more while a move is
+  /// unpaired), or `maximumDelay` after it began.
+  private func due(_ burst: Burst) -> ContinuousClock.Instant? {
+    guard let start = burst.start, let last = burst.last else { return nil }
+    let unpaired = burst.movedFrom.keys.contains { burst.movedTo[$0] == nil }
+    let quiet = last + (unpaired ? options.delay * 2 : options.delay)
+    return min(quiet, start + options.maximumDelay)
+  }
+
+  private func take(_ event: WatchEvent, into burst: inout Burst) {
+    let now = ContinuousClock.now
+    if burst.start == nil { burst.start = now }
+    burst.last = now
+    if event.has(WatchMask.overflow) {
+      burst.overflowed = true
+      return
+    }
+    if tree.isParent(event.watch) {
+      if event.name == tree.packageName { burst.rootChanged = true }
+      return
+    }
+    if event.has(WatchMask.ignored) {
+      if tree.rootWatch == event.watch { burst.rootChanged = true }
+      tree.dropped(event.watch)
+      return
+    }
+    guard let directory = tree.directory(of: event.watch) else { return }
+    if event.has(WatchMask.moveSelf | WatchMask.deleteSelf) {
+      if directory.isEmpty { burst.rootChanged = true }
+      return
+    }
+    guard !event.name.isEmpty else { return }
+    burst.dirty.insert(DirtyName(directory: directory, name: event.name))
+    let relative = directory.isEmpty ? event.name : directory + "/" + event.name
+    if event.has(WatchMask.movedFrom) { burst.movedFrom[event.cookie] = relative }
+    if event.has(WatchMask.movedTo) { burst.movedTo[event.cookie] = relative }
+  }
+
+  /// Compares and reports one burst. Returns false when the sequence is over (package deleted).
+  private func report(_ burst: Burst) throws -> Bool {
+    var changes: [PackageMonitor.Change] = []
+    var old: [String: WatchedTree.Signature] = [:]
+    var new: [String: WatchedTree.Signature] = [:]
+    var moves: [(String, String)] = []
+    var compared = false
+    var newInodes: [UInt64] = []
+    if burst.rootChanged {
+      switch tree.checkRoot() {
+      case .unchanged: break
+      case .replaced:
+        (old, new) = try tree.adoptReplacement()
+        newInodes.append(tree.rootInode)
+        changes.append(PackageMonitor.Change(.packageReplaced, tree.packagePath.string))
+        compared = true
+      case .moved(let path):
+        try tree.follow(to: path)
+        changes.append(PackageMonitor.Change(.packageMoved, path.string))
+      case .deleted:
+        continuation.yield(
+          PackageMonitor.Event(
+            changes: [PackageMonitor.Change(.packageDeleted, tree.packagePath.string)], isOwnSave: false,
+            packagePath: tree.packagePath.string))
+        return false
+      }
+    }
+    if !compared && burst.overflowed {
+      (old, new) = try tree.rescanAll()
+      changes.append(PackageMonitor.Change(.rescanned, tree.packagePath.string))
+    } else if !compared {
+      (old, new, newInodes) = try tree.update(burst.dirty)
+      for (cookie, from) in burst.movedFrom { if let to = burst.movedTo[cookie] { moves.append((from, to)) } }
+    }
+    lock.withLock { watches = tree.watchCount }
+    changes += Self.differences(old: old, new: new, moves: moves)
+    guard !changes.isEmpty else { return true }
+    let own = newInodes.contains { OwnSaves.shared.isOwn(device: tree.device, inode: $0) }
+    if own && !options.reportsOwnSaves { return true }
+    continuation.yield(PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string))
+    return true
+  }
+
+  /// The changes between what was (`old`) and what is (`new`) at the paths a burst touched;
+  /// `moves` are the paired halves of renames (from, to).
+  static func differences(
+    old: [String: WatchedTree.Signature], new: [String: WatchedTree.Signature], moves: [(String, String)]
+  ) -> [PackageMonitor.Change] {
+    var old = old
+    var new = new
+    var changes: [PackageMonitor.Change] = []
+    for (from, to) in moves {
+      guard let before = old[from], let after = new[to], before.inode == after.inode else { continue }
+      changes.append(PackageMonitor.Change(.renamed, to, oldPath: from))
+      old[from] = nil
+      new[to] = nil
+      guard before.kind == .directory else { continue }
+      let prefix = from + "/"
+      for (path, signature) in old where path.hasPrefix(prefix) {
+        let moved = to + "/" + path.dropFirst(prefix.count)
+        old[path] = nil
+        if let now = new.removeValue(forKey: moved) {
+          if now != signature && !(now.kind == .directory && signature.kind == .directory) {
+            changes.append(PackageMonitor.Change(.modified, moved))
+          }
+        } else {
+          changes.append(PackageMonitor.Change(.removed, moved))
+        }
+      }
+      let newPrefix = to + "/"
+      for path in new.keys where path.hasPrefix(newPrefix) {
+        new[path] = nil
+        changes.append(PackageMonitor.Change(.added, path))
+      }
+    }
+    for (path, before) in old {
+      if let after = new.removeValue(forKey: path) {
+        if after != before && !(after.kind == .directory && before.kind == .directory) {
+          changes.append(PackageMonitor.Change(.modified, path))
+        }
+      } else {
+        changes.append(PackageMonitor.Change(.removed, path))
+      }
+    }
+    for path in new.keys { changes.append(PackageMonitor.Change(.added, path)) }
+    return changes.sorted { ($0.path, $0.kind.rawValue) < ($1.path, $1.kind.rawValue) }
+  }
+  #endif
+}

@@ -1,0 +1,38 @@
+import SystemPackage
+
+/// The files and directories that saves by ``PackageFile``s in this process put in place lately,
+/// so that a ``PackageMonitor`` can tell its own process's saves from other programs' changes.
+///
+/// A save builds its new state (a subtree, or the whole package) under a temporary name and
+/// tells its inode here *before* swapping it in (``willPlace(_:)``); a monitor that sees an entry
+/// or the package take a new inode asks whether that inode is one of them (``isOwn(device:inode:)``).
+/// Unlike a time window, this is exact: another program's change made during our save is not
+/// taken for ours. The last 256 inodes are kept.
+package final class OwnSaves: @unchecked Sendable {
+  package static let shared = OwnSaves()
+
+  private struct Placed: Hashable {
+    var device: UInt64
+    var inode: UInt64
+  }
+  private let lock = SystemLock()
+  private var placed: [Placed] = []
+  private var lookup: Set<Placed> = []
+
+  /// Records the inode of the entry at `path` (the new state, still under its temporary name),
+  /// which a save is about to swap in. Does nothing if it cannot be read.
+  package func willPlace(_ path: FilePath) {
+    guard let status = try? Syscalls.statusNoFollow(path) else { return }
+    let entry = Placed(device: status.device, inode: status.inode)
+    lock.withLock {
+      guard lookup.insert(entry).inserted else { return }
+      placed.append(entry)
+      if placed.count > 256 { lookup.remove(placed.removeFirst()) }
+    }
+  }
+
+  /// Whether a save in this process put the entry with this inode in place.
+  package func isOwn(device: UInt64, inode: UInt64) -> Bool {
+    lock.withLock { lookup.contains(Placed(device: device, inode: inode)) }
+  }
+}

@@ -1,0 +1,249 @@
+#if os(Linux)
+import SystemPackage
+
+/// The monitor's picture of a package: one inotify watch per directory, the status of every
+/// entry, and the work of turning a burst of events into ``PackageChange``s. Used only by the
+/// monitor's thread.
+final class WatchedTree {
+  /// What the monitor remembers about an entry: enough to see that it changed (not `ctime`,
+  /// which a save's hard links change for files whose contents did not).
+  struct Signature: Equatable {
+    var kind: NodeKind
+    var inode: UInt64
+    var size: Int64
+    var modificationTime: FileTime
+    var permissions: FilePermissions
+
+    init?(_ status: FileStatus) {
+      guard let kind = status.kind else { return nil }
+      self.kind = kind
+      inode = status.inode
+      size = status.size
+      modificationTime = status.modificationTime
+      permissions = status.permissions
+    }
+  }
+
+  let inotify: CInt
+  private(set) var packagePath: FilePath
+  private(set) var rootInode: UInt64 = 0
+  private(set) var device: UInt64 = 0
+  private var rootDescriptor: CInt = -1
+  private var parentWatch: CInt = -1
+  /// Every entry under the root, by path inside the package.
+  private(set) var entries: [String: Signature] = [:]
+  private var watchOfDirectory: [String: CInt] = [:]
+  private var directoryOfWatch: [CInt: String] = [:]
+
+  init(packagePath: FilePath) throws(PackageError) {
+    self.packagePath = packagePath
+    inotify = try Syscalls.io("cannot start watching", path: packagePath.string) { () throws(Errno) in
+      try Syscalls.watchInit()
+    }
+    do {
+      try watchParent()
+      try openRoot()
+      entries = try scan("")
+    } catch {
+      close()
+      throw error
+    }
+  }
+
+  func close() {
+    Syscalls.closeFile(inotify)
+    if rootDescriptor >= 0 { Syscalls.closeFile(rootDescriptor) }
+    rootDescriptor = -1
+  }
+
+  var watchCount: Int { directoryOfWatch.count }
+
+  /// The directory (inside the package) a watch is on; nil for the parent's watch or a dropped one.
+  func directory(of watch: CInt) -> String? { directoryOfWatch[watch] }
+  func isParent(_ watch: CInt) -> Bool { watch == parentWatch }
+  var rootWatch: CInt? { watchOfDirectory[""] }
+  var packageName: String { packagePath.lastComponent?.string ?? "" }
+
+  func dropped(_ watch: CInt) {
+    if let directory = directoryOfWatch.removeValue(forKey: watch), watchOfDirectory[directory] == watch {
+      watchOfDirectory[directory] = nil
+    }
+  }
+
+  // MARK: Setting up
+
+  private func watchParent() throws(PackageError) {
+    let parent = packagePath.removingLastComponent()
+    if parentWatch >= 0 { Syscalls.removeWatch(inotify, parentWatch) }
+    parentWatch = try addWatch(parent, mask: WatchMask.entries)
+  }
+
+  private func openRoot() throws(PackageError) {
+    if rootDescriptor >= 0 { Syscalls.closeFile(rootDescriptor) }
+    rootDescriptor = -1
+    let path = packagePath
+    rootDescriptor = try Syscalls.io("cannot open package", path: path.string) { () throws(Errno) in
+      try Syscalls.openFile(path, [.readOnly, .directory])
+    }
+    let status = try Syscalls.io("cannot look at", path: path.string) { () throws(Errno) in
+      try Syscalls.status(of: rootDescriptor)
+    }
+    rootInode = status.inode
+    device = status.device
+  }
+
+  private func addWatch(_ path: FilePath, mask: UInt32) throws(PackageError) -> CInt {
+    do { return try Syscalls.addWatch(inotify, path, mask: mask) } catch {
+      if error == .noSpace {
+        throw PackageError(
+          .limitExceeded, "cannot watch directory, the system's limit of inotify watches is reached:",
+          path: path.string,
+          context: "(\(watchCount) watched by this monitor; raise fs.inotify.max_user_watches with sysctl)",
+          errno: error)
+      }
+      throw PackageError.io(error, "cannot watch directory", path: path)
+    }
+  }
+
+  func absolute(_ relative: String) -> FilePath {
+    relative.isEmpty ? packagePath : packagePath.appending(relative)
+  }
+
+  /// Watches the directory `relative` and everything under it, then lists them (watch first, so
+  /// that nothing created meanwhile slips through: it is either listed or reported by the watch).
+  /// - Returns: the entries under `relative` (not itself), by path inside the package.
+  func scan(_ relative: String) throws(PackageError) -> [String: Signature] {
+    var found: [String: Signature] = [:]
+    var pending = [relative]
+    while let directory = pending.popLast() {
+      let path = absolute(directory)
+      let watch: CInt
+      do { watch = try addWatch(path, mask: WatchMask.contents) } catch {
+        if error.code == .limitExceeded { throw error }
+        continue  // vanished or became a file meanwhile: its parent's events say so
+      }
+      watchOfDirectory[directory] = watch
+      directoryOfWatch[watch] = directory
+      let listing: [DirectoryEntry]
+      do { listing = try Syscalls.listDirectory(path).1 } catch { continue }
+      for entry in listing {
+        guard let signature = Signature(entry.status) else { continue }
+        let child = directory.isEmpty ? entry.name : directory + "/" + entry.name
+        found[child] = signature
+        if signature.kind == .directory { pending.append(child) }
+      }
+    }
+    return found
+  }
+
+  // MARK: Applying a burst
+
+  /// Brings the picture up to date for the names `dirty` (directory inside the package, name)
+  /// and returns the old and new signatures of what differs, and the inodes that the touched
+  /// names have now where they changed (to recognise this process's saves).
+  func update(
+    _ dirty: Set<DirtyName>
+  ) throws(PackageError) -> (old: [String: Signature], new: [String: Signature], newInodes: [UInt64]) {
+    var newInodes: [UInt64] = []
+    var old: [String: Signature] = [:]
+    var new: [String: Signature] = [:]
+    var releasedWatches: [CInt: String] = [:]
+    for name in dirty {
+      let relative = name.directory.isEmpty ? name.name : name.directory + "/" + name.name
+      guard !relative.isEmpty else { continue }
+      let before = entries[relative]
+      let after = (try? Syscalls.statusNoFollow(absolute(relative))).flatMap(Signature.init)
+      if before == nil && after == nil { continue }
+      let sameDirectory =
+        before?.kind == .directory && after?.kind == .directory && before?.inode == after?.inode
+      if sameDirectory { continue }  // its own watch reports what happens inside it
+      if let before {
+        old[relative] = before
+        entries[relative] = nil
+        if before.kind == .directory { release(relative, into: &old, watches: &releasedWatches) }
+      }
+      if let after {
+        if after.inode != before?.inode { newInodes.append(after.inode) }
+        new[relative] = after
+        entries[relative] = after
+        if after.kind == .directory {
+          let below = try scan(relative)
+          entries.merge(below) { $1 }
+          new.merge(below) { $1 }
+        }
+      }
+    }
+    for (watch, directory) in releasedWatches where directoryOfWatch[watch] == directory {
+      Syscalls.removeWatch(inotify, watch)
+      directoryOfWatch[watch] = nil
+    }
+    return (old, new, newInodes)
+  }
+
+  /// Takes the entries under the directory `relative` out of the picture (into `old`) and
+  /// forgets their watches, unless a new scan claims them again (same inode, same watch).
+  private func release(_ relative: String, into old: inout [String: Signature], watches: inout [CInt: String]) {
+    let prefix = relative + "/"
+    for (path, signature) in entries where path.hasPrefix(prefix) {
+      old[path] = signature
+      entries[path] = nil
+    }
+    for (directory, watch) in watchOfDirectory where directory == relative || directory.hasPrefix(prefix) {
+      watchOfDirectory[directory] = nil
+      watches[watch] = directory
+    }
+  }
+
+  /// Forgets everything and scans the package again (after an overflow or a replacement).
+  func rescanAll() throws(PackageError) -> (old: [String: Signature], new: [String: Signature]) {
+    let old = entries
+    for watch in directoryOfWatch.keys { Syscalls.removeWatch(inotify, watch) }
+    directoryOfWatch = [:]
+    watchOfDirectory = [:]
+    entries = try scan("")
+    return (old, entries)
+  }
+
+  // MARK: The package itself
+
+  enum RootState {
+    case unchanged
+    case replaced
+    case moved(FilePath)
+    case deleted
+  }
+
+  /// Where the package is now: still there, replaced by another directory, moved (found through
+  /// the descriptor kept open on it), or gone.
+  func checkRoot() -> RootState {
+    if let status = try? Syscalls.statusNoFollow(packagePath), status.kind == .directory {
+      return status.inode == rootInode ? .unchanged : .replaced
+    }
+    guard rootDescriptor >= 0,
+      let current = try? Syscalls.readLink(at: FilePath("/proc/self/fd/\(rootDescriptor)")),
+      !current.hasSuffix(" (deleted)"),
+      let status = try? Syscalls.statusNoFollow(FilePath(current)),
+      status.inode == rootInode
+    else { return .deleted }
+    return .moved(FilePath(current))
+  }
+
+  /// Follows the package to `path` after it moved: its subtree's watches stay (they follow inodes).
+  func follow(to path: FilePath) throws(PackageError) {
+    packagePath = path
+    try watchParent()
+  }
+
+  /// Starts over on the directory that now has the package's name.
+  func adoptReplacement() throws(PackageError) -> (old: [String: Signature], new: [String: Signature]) {
+    try openRoot()
+    return try rescanAll()
+  }
+}
+
+/// A name in a watched directory that an event was about.
+struct DirtyName: Hashable {
+  var directory: String
+  var name: String
+}
+#endif

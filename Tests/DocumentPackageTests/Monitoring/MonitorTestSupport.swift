@@ -1,0 +1,57 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// Collects a monitor's events on a task, so that a test can wait (with a deadline) until the
+/// events it expects have come.
+final class EventCollector: @unchecked Sendable {
+  private let lock = NSLock()
+  private var received: [PackageMonitor.Event] = []
+  private var failure: (any Error)?
+  private var ended = false
+  private var task: Task<Void, Never>?
+
+  init(_ monitor: PackageMonitor) {
+    task = Task { [self] in
+      do {
+        for try await event in monitor { lock.withLock { received.append(event) } }
+      } catch { lock.withLock { failure = error } }
+      lock.withLock { ended = true }
+    }
+  }
+
+  var events: [PackageMonitor.Event] { lock.withLock { received } }
+  var changes: [PackageMonitor.Change] { events.flatMap(\.changes) }
+  var hasEnded: Bool { lock.withLock { ended } }
+  var error: (any Error)? { lock.withLock { failure } }
+
+  /// Waits until `condition` holds, at most `seconds`. Returns whether it held.
+  @discardableResult
+  func wait(seconds: Double = 10, until condition: (EventCollector) -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+      if condition(self) { return true }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition(self)
+  }
+
+  /// Waits until a change of `kind` at `path` was reported.
+  @discardableResult
+  func wait(for kind: PackageMonitor.Change.Kind, _ path: String, seconds: Double = 10) async -> Bool {
+    await wait(seconds: seconds) { $0.changes.contains { $0.kind == kind && $0.path == path } }
+  }
+
+  func stop() { task?.cancel() }
+}
+
+/// A package `Doc.pkg` in `temp` with `a.txt`, `Data/b.txt` and `Data/Deep/c.txt`.
+func makeWatchedPackage(in temp: TemporaryDirectory) throws -> String {
+  try temp.write("Doc.pkg/a.txt", "a\n")
+  try temp.write("Doc.pkg/Data/b.txt", "b\n")
+  try temp.write("Doc.pkg/Data/Deep/c.txt", "c\n")
+  return temp.appending("Doc.pkg")
+}

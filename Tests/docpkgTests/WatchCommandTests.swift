@@ -1,0 +1,122 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A `docpkg watch` running in the background, its output collected as it comes.
+private final class WatchProcess: @unchecked Sendable {
+  let process = Process()
+  private let lock = NSLock()
+  private var out = Data()
+  private var err = Data()
+
+  init(_ arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: Shell.docpkgPath)
+    process.arguments = ["watch"] + arguments
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    stdout.fileHandleForReading.readabilityHandler = { [self] handle in
+      let data = handle.availableData
+      lock.withLock { out.append(data) }
+    }
+    stderr.fileHandleForReading.readabilityHandler = { [self] handle in
+      let data = handle.availableData
+      lock.withLock { err.append(data) }
+    }
+    try process.run()
+  }
+
+  var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+  var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+  var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+
+  /// Waits until `condition` holds, at most `seconds`.
+  @discardableResult
+  func wait(seconds: Double = 10, until condition: (WatchProcess) -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+      if condition(self) { return true }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition(self)
+  }
+
+  /// Waits until set-up is done (watch says so on standard error).
+  func started() async -> Bool { await wait { $0.standardError.contains("docpkg: watching") } }
+
+  func stop() {
+    // SIGTERM, not SIGINT: a test run started in the background ignores SIGINT, and so would its children.
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+  }
+}
+
+@Suite("docpkg watch")
+struct WatchCommandTests {
+  @Test func printsOneLinePerChangeUntilThePackageIsDeleted() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/a.txt", "a\n")
+    try temp.write("Doc.pkg/Data/b.txt", "b\n")
+    let package = temp.appending("Doc.pkg")
+    let watch = try WatchProcess([package])
+    defer { watch.stop() }
+    #expect(await watch.started())
+
+    try temp.write("Doc.pkg/Data/new.txt", "new\n")
+    #expect(await watch.wait { $0.lines.contains("added Data/new.txt") })
+    try FileManager.default.moveItem(atPath: package + "/a.txt", toPath: package + "/renamed.txt")
+    #expect(await watch.wait { $0.lines.contains("renamed a.txt -> renamed.txt") })
+
+    try FileManager.default.removeItem(atPath: package)
+    #expect(await watch.wait { !$0.process.isRunning })
+    #expect(watch.process.terminationStatus == 0)
+    #expect(watch.lines.last?.hasPrefix("packageDeleted ") == true)
+    #expect(watch.standardError.hasSuffix("docpkg: the package was deleted, stopped watching\n"))
+  }
+
+  @Test func reportsAnotherProcessSaveAsJSON() async throws {
+    struct Line: Decodable, Equatable {
+      var kind: String
+      var path: String
+      var oldPath: String?
+    }
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/a.txt", "a\n")
+    try temp.write("Doc.pkg/Data/b.txt", "b\n")
+    try temp.write("Doc.pkg/Data/c.txt", "c\n")
+    let package = temp.appending("Doc.pkg")
+    let watch = try WatchProcess([package, "--json"])
+    defer { watch.stop() }
+    #expect(await watch.started())
+    func decoded(_ watch: WatchProcess) -> [Line] {
+      watch.lines.compactMap { try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+    }
+
+    // A subdirectory's entry: `put` exchanges Data/ only.
+    var result = try Shell.docpkg(["put", package, "Data/b.txt", "--versions", "none"], input: Data("put\n".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(await watch.wait { decoded($0).contains(Line(kind: "modified", path: "Data/b.txt")) })
+    #expect(!decoded(watch).contains { $0.path == "Data/c.txt" || $0.path == "a.txt" })
+
+    // A file at the root: `put` exchanges just that file.
+    result = try Shell.docpkg(["put", package, "a.txt", "--versions", "none"], input: Data("put a\n".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(await watch.wait { decoded($0).contains(Line(kind: "modified", path: "a.txt")) })
+    // A new entry at the root: `put` exchanges the whole package, which is a replacement.
+    result = try Shell.docpkg(["put", package, "new.txt", "--versions", "none"], input: Data("new\n".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(await watch.wait { decoded($0).contains(Line(kind: "added", path: "new.txt")) })
+    #expect(decoded(watch).contains { $0.kind == "packageReplaced" })
+    #expect(!decoded(watch).contains { $0.path == "Data/c.txt" })
+    #expect(watch.lines.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") })
+  }
+
+  @Test func aMissingPackageIsAOneLineError() throws {
+    let temp = try TemporaryDirectory()
+    let result = try Shell.docpkg(["watch", temp.appending("Nothing.pkg")])
+    #expect(result.status == 1)
+    #expect(result.standardError.hasPrefix("docpkg: error: cannot open package '"))
+    #expect(result.standardError.split(separator: "\n").count == 1)
+  }
+}
