@@ -40,6 +40,12 @@ struct Pack: ParsableCommand {
     if format == nil, ArchiveFormat(fileName: output) == nil {
       throw ValidationError("cannot tell the format from '\(output)': use --format")
     }
+    if let level, let chosen = format.flatMap(ArchiveFormat.init(rawValue:)) ?? ArchiveFormat(fileName: output),
+      !PackOptions.levels(for: chosen).contains(level)
+    {
+      let range = PackOptions.levels(for: chosen)
+      throw ValidationError("--level \(level) is out of range for \(chosen) (\(range.lowerBound)-\(range.upperBound))")
+    }
   }
 
   func run() throws {
