@@ -51,10 +51,14 @@ public final class VersionStore {
   /// Opens the version store of the package at `packagePath`, renaming a moved package's store
   /// along (see the type's discussion). A package without versions has an empty store (the
   /// directory is made by the first version kept).
-  /// - Throws: ``PackageError`` with code `conflict` if the store beside the package belongs to
-  ///   another package (see ``adopt(packageAt:)``), `io` if it cannot be read.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` ("no such package") if there is no package at
+  ///   `packagePath` (nor the tree of an interrupted save), `notADirectory` if it is a file, `conflict`
+  ///   if the store beside the package belongs to another package (see ``adopt(packageAt:)``), `io` if
+  ///   it cannot be read.
   public convenience init(forPackageAt packagePath: FilePath) throws {
-    try self.init(packagePath: PackageFile.resolve(packagePath), lockHeld: false)
+    let resolved = PackageFile.resolve(packagePath)
+    try PackageFile.requirePackage(at: resolved, orAnyLeftover: true)
+    try self.init(packagePath: resolved, lockHeld: false)
   }
 
   init(packagePath: FilePath, lockHeld: Bool, checkingIdentity: Bool = true) throws {
