@@ -55,6 +55,9 @@ struct Pack: ParsableCommand {
       options.fixedModificationTime = epoch
     }
     let root = try openPackage(package)
+    guard root.kind == .directory else {
+      throw PackageError(.notADirectory, "not a package (a package is a directory):", path: package)
+    }
     let bar = ProgressBar("packing", quiet: quiet)
     defer { bar.finish() }
     try ArchivePacker.pack(root, to: FilePath(output), options: options) { bar.update($0) }
