@@ -21,7 +21,7 @@ struct Pack: ParsableCommand {
   @Option(name: [.short, .customLong("output")], help: "The archive to write (replaced if it exists).")
   var output: String
 
-  @Option(help: "zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst.")
+  @Option(help: "zip, tar, tar.gz (tgz), tar.bz2, tar.xz or tar.zst; must agree with OUT's extension.")
   var format: String?
 
   @Option(help: "Compression level (0-9; zstd 1-19).")
@@ -34,13 +34,18 @@ struct Pack: ParsableCommand {
   private var quiet: Bool { quietOption.quiet }
 
   func validate() throws {
-    if let format, ArchiveFormat(rawValue: format) == nil {
-      throw ValidationError("unknown format '\(format)' (zip, tar, tar.gz, tar.bz2, tar.xz, tar.zst)")
+    if let format, ArchiveFormat(name: format) == nil {
+      throw ValidationError("unknown format '\(format)' (zip, tar, tar.gz or tgz, tar.bz2, tar.xz, tar.zst)")
     }
     if format == nil, ArchiveFormat(fileName: output) == nil {
       throw ValidationError("cannot tell the format from '\(output)': use --format")
     }
-    if let level, let chosen = format.flatMap(ArchiveFormat.init(rawValue:)) ?? ArchiveFormat(fileName: output),
+    if let named = format.flatMap(ArchiveFormat.init(name:)), let implied = ArchiveFormat(fileName: output),
+      named != implied
+    {
+      throw ValidationError("--format \(format!) and the extension of '\(output)' (\(implied)) disagree")
+    }
+    if let level, let chosen = format.flatMap(ArchiveFormat.init(name:)) ?? ArchiveFormat(fileName: output),
       !PackOptions.levels(for: chosen).contains(level)
     {
       let range = PackOptions.levels(for: chosen)
@@ -49,7 +54,7 @@ struct Pack: ParsableCommand {
   }
 
   func run() throws {
-    let archiveFormat = format.flatMap(ArchiveFormat.init(rawValue:)) ?? ArchiveFormat(fileName: output)!
+    let archiveFormat = format.flatMap(ArchiveFormat.init(name:)) ?? ArchiveFormat(fileName: output)!
     var options = PackOptions(format: archiveFormat, level: level, reproducible: reproducible)
     if reproducible, let epoch = Syscalls.environment("SOURCE_DATE_EPOCH").flatMap({ Int64($0) }) {
       options.fixedModificationTime = epoch
