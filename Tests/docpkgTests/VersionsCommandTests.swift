@@ -42,6 +42,31 @@ struct VersionsCommandTests {
     #expect(try Shell.docpkg(["versions", "list", package]).standardOutput.split(separator: "\n").count == 3)
   }
 
+  @Test func anIdIsNeverGivenTwice() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("R.mydoc")
+    func put(_ text: String, _ extra: [String] = []) throws {
+      let result = try Shell.docpkg(["put", package, "a.txt"] + extra, input: Data(text.utf8))
+      #expect(result.status == 0, "\(result.standardError)")
+    }
+    func ids() throws -> [Substring] {
+      try Shell.docpkg(["versions", "list", package]).standardOutput.split(separator: "\n").dropFirst().map {
+        $0.split(separator: " ")[0]
+      }
+    }
+    try put("0", ["--create"])
+    try put("1")
+    try put("2")
+    #expect(try ids() == ["1", "2", "3"])
+    #expect(try Shell.docpkg(["versions", "remove", package, "3"]).status == 0)
+    try put("3")
+    #expect(try ids() == ["1", "2", "4"])
+    #expect(try Shell.docpkg(["cat", package + "@3", "a.txt"]).status == 1)
+    #expect(try Shell.docpkg(["versions", "remove", package, "1", "2", "4"]).status == 0)
+    try put("4")
+    #expect(try ids() == ["5"])
+  }
+
   @Test func listOfAMissingPackageFailsLikeEveryCommand() throws {
     let temp = try TemporaryDirectory()
     let missing = temp.appending("MISSING.mydoc")

@@ -17,6 +17,7 @@ import Foundation
 /// | `identity`         | `DEVICE INODE` of the package's root directory, and a pending one during a save |
 /// | `objects/ab/cd…`   | content-addressed blobs (files) and tree objects (directories), by SHA-256   |
 /// | `versions/ID`      | one record per version: date, origin, resolved, size, root tree              |
+/// | `last-id`          | the highest version id given; ids are never given twice, even after a removal |
 /// | `hashes`           | cache: `DEVICE INODE SIZE MTIME HASH` of files already hashed                 |
 /// | `dirs`             | cache: tree objects of directories by device, inode and time, to skip unchanged ones |
 /// | `tmp/`             | objects and records being written; emptied when the store is opened          |
