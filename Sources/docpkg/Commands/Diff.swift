@@ -44,10 +44,10 @@ struct Diff: ParsableCommand, FailureStatus {
       """
   )
 
-  @Argument(help: "The old version.")
+  @Argument(help: "The old version.", completion: .file())
   var old: String
 
-  @Argument(help: "The new version.")
+  @Argument(help: "The new version.", completion: .file())
   var new: String
 
   @Flag(help: "Show one line per changed file with counts of changed lines, then totals.")

@@ -15,13 +15,16 @@ struct Pack: ParsableCommand {
       """
   )
 
-  @Argument(help: "The package to pack.")
+  @Argument(help: "The package to pack.", completion: .file())
   var package: String
 
-  @Option(name: [.short, .customLong("output")], help: "The archive to write (replaced if it exists).")
+  @Option(
+    name: [.short, .customLong("output")], help: "The archive to write (replaced if it exists).", completion: .file())
   var output: String
 
-  @Option(help: "zip, tar, tar.gz (tgz), tar.bz2, tar.xz or tar.zst; must agree with OUT's extension.")
+  @Option(
+    help: "zip, tar, tar.gz (tgz), tar.bz2, tar.xz or tar.zst; must agree with OUT's extension.",
+    completion: .list(ArchiveFormat.allCases.map(\.rawValue)))
   var format: String?
 
   @Option(help: "Compression level (0-9; zstd 1-19).")

@@ -18,7 +18,7 @@ struct VersionsList: ParsableCommand {
       --json prints [{"id", "date" (seconds since 1970), "origin", "resolved", "size", "conflictPaths"}].
       """)
 
-  @Argument(help: "The package.")
+  @Argument(help: "The package.", completion: .file())
   var package: String
 
   @OptionGroup var jsonOption: JSONOption
