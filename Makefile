@@ -2,8 +2,13 @@
 SWIFT ?= swift
 DOCPKG := .build/release/docpkg
 DEMO_DIR := $(or $(TMPDIR),/tmp)/docpkg-demo
+PREFIX ?= /usr/local
+CONFIGURATION ?= release
+# Extra SwiftPM options for man and install (the install test passes --ignore-lock: it runs inside `swift test`).
+SWIFT_FLAGS ?=
+MAN_PAGE := .build/plugins/GenerateManual/outputs/docpkg/docpkg.1
 
-.PHONY: setup build release demo test interop format format-check crash-test bench clean
+.PHONY: setup build release demo test interop format format-check crash-test bench clean man install
 
 setup:
 	@Scripts/setup.sh
@@ -13,6 +18,24 @@ build: setup
 
 release: setup
 	$(SWIFT) build -c release --product docpkg
+
+## Generates the man page docpkg.1 from docpkg's argument definitions (ArgumentParser's generate-manual plugin).
+man: setup
+	$(SWIFT) package $(SWIFT_FLAGS) plugin generate-manual --configuration $(CONFIGURATION)
+
+## Installs docpkg, its man page and its bash, zsh and fish completions under $(DESTDIR)$(PREFIX).
+install: man
+	$(SWIFT) build $(SWIFT_FLAGS) -c $(CONFIGURATION) --product docpkg
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 .build/$(CONFIGURATION)/docpkg $(DESTDIR)$(PREFIX)/bin/docpkg
+	install -m 644 $(MAN_PAGE) $(DESTDIR)$(PREFIX)/share/man/man1/docpkg.1
+	.build/$(CONFIGURATION)/docpkg --generate-completion-script bash \
+	  > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docpkg
+	.build/$(CONFIGURATION)/docpkg --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docpkg
+	.build/$(CONFIGURATION)/docpkg --generate-completion-script fish \
+	  > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/docpkg.fish
 
 ## Runs docpkg on the shipped example package.
 demo: release

@@ -25,6 +25,7 @@ command -v python3 >/dev/null || need+=(python3)
 command -v xz >/dev/null || need+=(xz-utils)
 command -v zstd >/dev/null || need+=(zstd)
 command -v file >/dev/null || need+=(file)  # the ODF/EPUB test asks file(1) what our zips are
+command -v man >/dev/null || need+=(man-db)  # the install test reads the installed page with man -l
 [ -x /usr/bin/time ] || need+=(time)  # GNU time: the benchmarks' peak RSS (Benchmarks/bench.py)
 
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi

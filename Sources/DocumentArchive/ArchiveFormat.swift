@@ -27,6 +27,17 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     self = match.1
   }
 
+  /// The format a name such as `--format` takes names: the format's own name (`zip`, `tar.gz`) or the
+  /// short extension of one (`tgz`, `txz`, `tbz2`, `tbz`, `tzst`), in any case; `nil` for anything else.
+  public init?(name: String) {
+    let lower = name.lowercased()
+    let short: [String: ArchiveFormat] = [
+      "tgz": .tarGzip, "txz": .tarXz, "tbz2": .tarBzip2, "tbz": .tarBzip2, "tzst": .tarZstd,
+    ]
+    guard let format = ArchiveFormat(rawValue: lower) ?? short[lower] else { return nil }
+    self = format
+  }
+
   /// The format that the first bytes of a file show (zip and tar magic numbers, and the
   /// gzip, bzip2, xz and zstd signatures of a compressed tar), or `nil`.
   public init?(magic bytes: [UInt8]) {

@@ -15,17 +15,18 @@ struct DocPkg: ParsableCommand {
   )
 
   /// Parses the arguments and runs the command. A failure prints one line, `docpkg: error: ...`,
-  /// on standard error and exits with the command's failure status (1, or 2 for `diff`).
+  /// on standard error and exits with the command's failure status (1, or 2 for `diff`); a usage error
+  /// points to the command's `--help` and exits 64 (see ``ExitStatus``).
   static func main() {
     let command: ParsableCommand
+    let usage = CommandLineUsage(Array(CommandLine.arguments.dropFirst()), root: Self.self)
     do {
       command = try parseAsRoot()
     } catch {
       // --help and --version are requests, not failures: ArgumentParser prints them.
       if exitCode(for: error) == .success { exit(withError: error) }
-      let hint = "(see 'docpkg --help')"
-      StandardError.write("docpkg: error: \(message(for: error).escapingControlCharacters) \(hint)\n")
-      terminate(exitCode(for: error).rawValue)
+      StandardError.write(usage.line(for: message(for: error)))
+      terminate(ExitStatus.usage)
     }
     do {
       var command = command
@@ -39,6 +40,11 @@ struct DocPkg: ParsableCommand {
       if let cleanExit = error as? CleanExit { Self.exit(withError: cleanExit) }
       // `docpkg SUBCOMMAND --help` parses into a help command whose run() throws a help request.
       if exitCode(for: error) == .success { Self.exit(withError: error) }
+      // An option value only run() can check (such as --versions) is a usage error too.
+      if error is ValidationError {
+        StandardError.write(usage.line(for: message(for: error)))
+        terminate(ExitStatus.usage)
+      }
       reportFailure(error)
       terminate((command as? any FailureStatus).map { type(of: $0).failureStatus } ?? 1)
     }

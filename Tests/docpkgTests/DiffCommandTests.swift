@@ -199,13 +199,20 @@ struct DiffCommandTests {
 
   /// Colors only on a terminal: `script` gives the command a pseudo-terminal.
   @Test func colorsOnATerminal() throws {
-    guard Shell.has("script") else { Issue.record("script (util-linux) is not installed"); return }
+    guard Shell.has("script") else {
+      Issue.record("script (util-linux) is not installed")
+      return
+    }
     let temp = try TemporaryDirectory()
     try temp.write("a/x.txt", "1\n")
     try temp.write("b/x.txt", "22\n")
     try temp.write("b/new.txt", "n\n")
     let command = "'\(Shell.docpkgPath)' diff '\(temp.appending("a"))' '\(temp.appending("b"))'"
-    let onTerminal = try Shell.run("script", ["-qec", command, "/dev/null"], check: false).standardOutput
+    // A terminal that takes colours, whatever the environment the tests run in (TERM=dumb and NO_COLOR turn them off).
+    let colorTerminal = ["TERM": "xterm-256color", "NO_COLOR": ""]
+    let onTerminal = try Shell.run(
+      "script", ["-qec", command, "/dev/null"], environment: colorTerminal, check: false
+    ).standardOutput
     #expect(onTerminal.contains("\u{1B}[32mA"))
     #expect(onTerminal.contains("\u{1B}[33mM"))
     let piped = try Shell.docpkg(["diff", temp.appending("a"), temp.appending("b")]).standardOutput
@@ -225,7 +232,10 @@ struct DiffCommandTests {
 
   /// Unchanged hard-linked files and files of different sizes are never opened.
   @Test func readsOnlyFilesItMustCompare() throws {
-    guard Shell.has("strace") else { Issue.record("strace is not installed (Scripts/setup.sh installs it)"); return }
+    guard Shell.has("strace") else {
+      Issue.record("strace is not installed (Scripts/setup.sh installs it)")
+      return
+    }
     let temp = try TemporaryDirectory()
     try temp.write("a/linked.bin", Data(repeating: 7, count: 10_000))
     try temp.write("a/grown.txt", "short\n")
@@ -253,7 +263,8 @@ struct DiffCommandTests {
     try Shell.run("zip", ["-q", temp.appending("a/Index.zip"), "a.txt", "s.txt"], directory: temp.appending("x"))
     try temp.write("x/a.txt", "two\n")
     try temp.write("x/n.txt", "new\n")
-    try Shell.run("zip", ["-q", temp.appending("b/Index.zip"), "a.txt", "s.txt", "n.txt"], directory: temp.appending("x"))
+    try Shell.run(
+      "zip", ["-q", temp.appending("b/Index.zip"), "a.txt", "s.txt", "n.txt"], directory: temp.appending("x"))
     let result = try Shell.docpkg(["diff", "--recursive", temp.appending("a"), temp.appending("b")])
     #expect(result.status == 1, "\(result.standardError)")
     #expect(result.standardOutput.contains("Index.zip!/a.txt"))

@@ -16,7 +16,9 @@ struct VersionsCommandTests {
     try put("b.txt", "bee\n")
     var result = try Shell.docpkg(["versions", "list", package])
     // 1: the empty package --create made, 2: a.txt "one", 3: a.txt "two".
-    #expect(result.standardOutput.split(separator: "\n").map { $0.split(separator: " ")[0] } == ["1", "2", "3"])
+    // After the header line.
+    #expect(
+      result.standardOutput.split(separator: "\n").dropFirst().map { $0.split(separator: " ")[0] } == ["1", "2", "3"])
     result = try Shell.docpkg(["versions", "list", package, "--json"])
     #expect(result.standardOutput.hasPrefix("[{\"id\":1,"))
     #expect(try Shell.docpkg(["versions", "show", package, "2", "a.txt"]).standardOutput == "one\n")
@@ -32,12 +34,73 @@ struct VersionsCommandTests {
     #expect(try Shell.docpkg(["cat", package + "@4", "b.txt"]).standardOutput == "bee\n")  // kept by restore
 
     #expect(try Shell.docpkg(["versions", "prune", package, "--keep", "1"]).standardOutput == "removed 3 versions\n")
-    #expect(try Shell.docpkg(["versions", "list", package]).standardOutput.hasPrefix("4 "))
+    #expect(try Shell.docpkg(["versions", "list", package]).standardOutput.split(separator: "\n")[1].hasPrefix("4 "))
     #expect(try Shell.docpkg(["versions", "resolve", package, "--keep", "4"]).status == 0)
     #expect(try String(contentsOfFile: package + "/b.txt", encoding: .utf8) == "bee\n")
 
     try put("c.txt", "sea\n", ["--versions", "none"])
-    #expect(try Shell.docpkg(["versions", "list", package]).standardOutput.split(separator: "\n").count == 2)
+    #expect(try Shell.docpkg(["versions", "list", package]).standardOutput.split(separator: "\n").count == 3)
+  }
+
+  @Test func anIdIsNeverGivenTwice() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("R.mydoc")
+    func put(_ text: String, _ extra: [String] = []) throws {
+      let result = try Shell.docpkg(["put", package, "a.txt"] + extra, input: Data(text.utf8))
+      #expect(result.status == 0, "\(result.standardError)")
+    }
+    func ids() throws -> [Substring] {
+      try Shell.docpkg(["versions", "list", package]).standardOutput.split(separator: "\n").dropFirst().map {
+        $0.split(separator: " ")[0]
+      }
+    }
+    try put("0", ["--create"])
+    try put("1")
+    try put("2")
+    #expect(try ids() == ["1", "2", "3"])
+    #expect(try Shell.docpkg(["versions", "remove", package, "3"]).status == 0)
+    try put("3")
+    #expect(try ids() == ["1", "2", "4"])
+    #expect(try Shell.docpkg(["cat", package + "@3", "a.txt"]).status == 1)
+    #expect(try Shell.docpkg(["versions", "remove", package, "1", "2", "4"]).status == 0)
+    try put("4")
+    #expect(try ids() == ["5"])
+  }
+
+  @Test func listOfAMissingPackageFailsLikeEveryCommand() throws {
+    let temp = try TemporaryDirectory()
+    let missing = temp.appending("MISSING.mydoc")
+    for arguments in [["versions", "list", missing], ["versions", "list", "--json", missing]] {
+      let result = try Shell.docpkg(arguments)
+      #expect(result.status == 1)
+      #expect(result.stdout.isEmpty)
+      #expect(result.standardError == "docpkg: error: no such package '\(missing)'\n")
+    }
+    let file = try temp.write("plain.txt", "x")
+    let result = try Shell.docpkg(["versions", "list", file])
+    #expect(result.status == 1)
+    #expect(result.standardError.hasPrefix("docpkg: error: not a package"))
+  }
+
+  @Test func listShowsAHeaderAndLocalDates() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("Doc.pkg")
+    #expect(try Shell.docpkg(["put", package, "a.txt", "--create"], input: Data("1".utf8)).status == 0)
+    #expect(try Shell.docpkg(["put", package, "a.txt"], input: Data("2".utf8)).status == 0)
+    let json = try Shell.docpkg(["versions", "list", "--json", package]).stdout
+    let versions = try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+    let seconds = try #require(versions.first?["date"] as? Double)
+    for zone in ["Asia/Tokyo", "America/New_York"] {
+      let result = try Shell.docpkg(["versions", "list", package], environment: ["TZ": zone])
+      let lines = result.standardOutput.split(separator: "\n").map(String.init)
+      #expect(lines.first?.split(separator: " ") == ["ID", "DATE", "STATE", "BYTES", "CONFLICTS"])
+      let formatter = DateFormatter()
+      formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+      formatter.timeZone = TimeZone(identifier: zone)
+      let local = formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
+      #expect(lines.count == 3 && lines[1].hasPrefix("1   \(local)  saved"), "\(zone): \(lines)")
+      #expect(!result.standardOutput.contains(String(Int64(seconds))))
+    }
   }
 
   @Test(.enabled(if: Shell.has("python3")))

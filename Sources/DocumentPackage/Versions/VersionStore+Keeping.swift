@@ -23,9 +23,7 @@ extension VersionStore {
     var writer = ObjectWriter(store: self, cache: HashCache(path: hashesPath))
     let (tree, size) = try writer.store(directory: root)
     try writer.finish()
-    let id = (try records().last?.version.id ?? 0) + 1
-    let ids = (try? StoreFiles.names(in: versionsPath).compactMap { Int($0) }) ?? []
-    let next = max(id, (ids.max() ?? 0) + 1)
+    let next = try takeNextID()
     let version = PackageVersion(
       id: next, date: Date(), origin: origin, isResolved: origin == .saved, size: size,
       conflictPaths: conflictPaths)

@@ -17,6 +17,7 @@ import Foundation
 /// | `identity`         | `DEVICE INODE` of the package's root directory, and a pending one during a save |
 /// | `objects/ab/cd…`   | content-addressed blobs (files) and tree objects (directories), by SHA-256   |
 /// | `versions/ID`      | one record per version: date, origin, resolved, size, root tree              |
+/// | `last-id`          | the highest version id given; ids are never given twice, even after a removal |
 /// | `hashes`           | cache: `DEVICE INODE SIZE MTIME HASH` of files already hashed                 |
 /// | `dirs`             | cache: tree objects of directories by device, inode and time, to skip unchanged ones |
 /// | `tmp/`             | objects and records being written; emptied when the store is opened          |
@@ -51,10 +52,14 @@ public final class VersionStore {
   /// Opens the version store of the package at `packagePath`, renaming a moved package's store
   /// along (see the type's discussion). A package without versions has an empty store (the
   /// directory is made by the first version kept).
-  /// - Throws: ``PackageError`` with code `conflict` if the store beside the package belongs to
-  ///   another package (see ``adopt(packageAt:)``), `io` if it cannot be read.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` ("no such package") if there is no package at
+  ///   `packagePath` (nor the tree of an interrupted save), `notADirectory` if it is a file, `conflict`
+  ///   if the store beside the package belongs to another package (see ``adopt(packageAt:)``), `io` if
+  ///   it cannot be read.
   public convenience init(forPackageAt packagePath: FilePath) throws {
-    try self.init(packagePath: PackageFile.resolve(packagePath), lockHeld: false)
+    let resolved = PackageFile.resolve(packagePath)
+    try PackageFile.requirePackage(at: resolved, orAnyLeftover: true)
+    try self.init(packagePath: resolved, lockHeld: false)
   }
 
   init(packagePath: FilePath, lockHeld: Bool, checkingIdentity: Bool = true) throws {

@@ -13,7 +13,7 @@ struct Check: ParsableCommand {
       """
   )
 
-  @Argument(help: "The package.")
+  @Argument(help: "The package.", completion: .file())
   var package: String
 
   func run() throws {

@@ -27,7 +27,7 @@ struct Diff: ParsableCommand, FailureStatus {
       Directories are entries too and are shown with a trailing /; git does not list them. \
       Entries inside a container opened by --recursive are shown as CONTAINER!/PATH.
 
-      Output: by default one line per change with sizes (colored on a terminal); --name-status as \
+      Output: by default one line per change with sizes (colored on a terminal: see --color); --name-status as \
       `git diff --name-status -M`; --stat as `git diff --stat`; -p adds unified diffs of text files \
       (binary files: size and SHA-256, old → new); --json prints one object, schema version 1 \
       (keys may be added in later versions, never renamed or removed; "?" marks optional keys):
@@ -44,10 +44,10 @@ struct Diff: ParsableCommand, FailureStatus {
       """
   )
 
-  @Argument(help: "The old version.")
+  @Argument(help: "The old version.", completion: .file())
   var old: String
 
-  @Argument(help: "The new version.")
+  @Argument(help: "The new version.", completion: .file())
   var new: String
 
   @Flag(help: "Show one line per changed file with counts of changed lines, then totals.")
@@ -71,6 +71,8 @@ struct Diff: ParsableCommand, FailureStatus {
   @Flag(help: "Do not pair deleted and added files into renames.")
   var noRenames = false
 
+  @OptionGroup var colorOption: ColorOption
+
   func validate() throws {
     if [stat, nameStatus, json].filter({ $0 }).count > 1 {
       throw ValidationError("--stat, --name-status and --json cannot be combined")
@@ -87,7 +89,7 @@ struct Diff: ParsableCommand, FailureStatus {
     if recursive { options.expandingContainers = try ContainerExpander.hook(for: new) }
     let difference = try newTree.difference(from: oldTree, options: options)
     let out = StandardOutput.shared
-    let renderer = DiffRenderer(color: out.isTerminal && !json)
+    let renderer = DiffRenderer(color: colorOption.colors(out) && !json)
     if json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

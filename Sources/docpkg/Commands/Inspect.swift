@@ -17,7 +17,7 @@ struct Inspect: ParsableCommand {
       """
   )
 
-  @Argument(help: "The package to inspect.")
+  @Argument(help: "The package to inspect.", completion: .file())
   var path: String
 
   @OptionGroup var jsonOption: JSONOption

@@ -15,13 +15,16 @@ struct Pack: ParsableCommand {
       """
   )
 
-  @Argument(help: "The package to pack.")
+  @Argument(help: "The package to pack.", completion: .file())
   var package: String
 
-  @Option(name: [.short, .customLong("output")], help: "The archive to write (replaced if it exists).")
+  @Option(
+    name: [.short, .customLong("output")], help: "The archive to write (replaced if it exists).", completion: .file())
   var output: String
 
-  @Option(help: "zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst.")
+  @Option(
+    help: "zip, tar, tar.gz (tgz), tar.bz2, tar.xz or tar.zst; must agree with OUT's extension.",
+    completion: .list(ArchiveFormat.allCases.map(\.rawValue)))
   var format: String?
 
   @Option(help: "Compression level (0-9; zstd 1-19).")
@@ -34,21 +37,35 @@ struct Pack: ParsableCommand {
   private var quiet: Bool { quietOption.quiet }
 
   func validate() throws {
-    if let format, ArchiveFormat(rawValue: format) == nil {
-      throw ValidationError("unknown format '\(format)' (zip, tar, tar.gz, tar.bz2, tar.xz, tar.zst)")
+    if let format, ArchiveFormat(name: format) == nil {
+      throw ValidationError("unknown format '\(format)' (zip, tar, tar.gz or tgz, tar.bz2, tar.xz, tar.zst)")
     }
     if format == nil, ArchiveFormat(fileName: output) == nil {
       throw ValidationError("cannot tell the format from '\(output)': use --format")
     }
+    if let named = format.flatMap(ArchiveFormat.init(name:)), let implied = ArchiveFormat(fileName: output),
+      named != implied
+    {
+      throw ValidationError("--format \(format!) and the extension of '\(output)' (\(implied)) disagree")
+    }
+    if let level, let chosen = format.flatMap(ArchiveFormat.init(name:)) ?? ArchiveFormat(fileName: output),
+      !PackOptions.levels(for: chosen).contains(level)
+    {
+      let range = PackOptions.levels(for: chosen)
+      throw ValidationError("--level \(level) is out of range for \(chosen) (\(range.lowerBound)-\(range.upperBound))")
+    }
   }
 
   func run() throws {
-    let archiveFormat = format.flatMap(ArchiveFormat.init(rawValue:)) ?? ArchiveFormat(fileName: output)!
+    let archiveFormat = format.flatMap(ArchiveFormat.init(name:)) ?? ArchiveFormat(fileName: output)!
     var options = PackOptions(format: archiveFormat, level: level, reproducible: reproducible)
     if reproducible, let epoch = Syscalls.environment("SOURCE_DATE_EPOCH").flatMap({ Int64($0) }) {
       options.fixedModificationTime = epoch
     }
     let root = try openPackage(package)
+    guard root.kind == .directory else {
+      throw PackageError(.notADirectory, "not a package (a package is a directory):", path: package)
+    }
     let bar = ProgressBar("packing", quiet: quiet)
     defer { bar.finish() }
     try Interruption.cancellingOnSignals { cancellation in

@@ -24,7 +24,7 @@ struct Put: ParsableCommand {
   private var package: String { location.package }
   private var entry: String { location.entry }
 
-  @Argument(help: "The file to copy in, or - for standard input.")
+  @Argument(help: "The file to copy in, or - for standard input.", completion: .file())
   var source: String = "-"
 
   @Flag(help: "Create the package if it does not exist.")

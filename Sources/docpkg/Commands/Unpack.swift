@@ -15,10 +15,10 @@ struct Unpack: ParsableCommand {
       """
   )
 
-  @Argument(help: "The archive: zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst.")
+  @Argument(help: "The archive: zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst.", completion: .file())
   var archive: String
 
-  @Option(name: [.short, .customLong("output")], help: "The directory to extract into.")
+  @Option(name: [.short, .customLong("output")], help: "The directory to extract into.", completion: .directory)
   var output: String = "."
 
   @Flag(help: "Replace existing entries of the same name (atomically).")

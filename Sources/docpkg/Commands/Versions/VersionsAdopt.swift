@@ -8,7 +8,7 @@ struct VersionsAdopt: ParsableCommand {
     commandName: "adopt",
     abstract: "Attach the version store beside a package to it (after another program replaced the package).")
 
-  @Argument(help: "The package.")
+  @Argument(help: "The package.", completion: .file())
   var package: String
 
   func run() throws { try VersionStore.adopt(packageAt: FilePath(package)) }

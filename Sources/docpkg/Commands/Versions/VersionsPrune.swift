@@ -8,7 +8,7 @@ struct VersionsPrune: ParsableCommand {
     commandName: "prune",
     abstract: "Remove the oldest versions beyond the newest N (never an unresolved conflict version).")
 
-  @Argument(help: "The package.")
+  @Argument(help: "The package.", completion: .file())
   var package: String
 
   @Option(help: "How many versions to keep.")

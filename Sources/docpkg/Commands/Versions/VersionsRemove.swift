@@ -7,7 +7,7 @@ struct VersionsRemove: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "remove", abstract: "Remove versions, or every resolved conflict version.")
 
-  @Argument(help: "The package.")
+  @Argument(help: "The package.", completion: .file())
   var package: String
 
   @Argument(help: "The versions' ids.")

@@ -8,7 +8,7 @@ struct VersionsResolve: ParsableCommand {
     commandName: "resolve",
     abstract: "Settle a package's conflicts: keep the current state or restore a version; mark conflicts resolved.")
 
-  @Argument(help: "The package.")
+  @Argument(help: "The package.", completion: .file())
   var package: String
 
   @Option(help: "current, or a version id to restore.")

@@ -8,7 +8,7 @@ struct VersionsRestore: ParsableCommand {
     commandName: "restore",
     abstract: "Make a version the package's state again, atomically; the replaced state is kept as a version.")
 
-  @Argument(help: "The package.")
+  @Argument(help: "The package.", completion: .file())
   var package: String
 
   @Argument(help: "The version's id (see versions list).")

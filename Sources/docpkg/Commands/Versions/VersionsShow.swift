@@ -5,7 +5,7 @@ struct VersionsShow: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "show", abstract: "Print a version's tree, or the bytes of one of its files.")
 
-  @Argument(help: "The package.")
+  @Argument(help: "The package.", completion: .file())
   var package: String
 
   @Argument(help: "The version's id (see versions list).")
