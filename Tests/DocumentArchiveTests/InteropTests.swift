@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("archives shared with other tools")
 struct InteropTests {
@@ -32,8 +32,9 @@ struct InteropTests {
     #expect(try Listing.of(bsdtar + "/Attributes.pkg") == Listing.of(package))
   }
 
-  @Test("archives made by zip, Python and bsdtar unpack to the tree they were made from",
-        arguments: ["zip -ry", "python-zip", "bsdtar-zip", "bsdtar-tgz", "python-tar"])
+  @Test(
+    "archives made by zip, Python and bsdtar unpack to the tree they were made from",
+    arguments: ["zip -ry", "python-zip", "bsdtar-zip", "bsdtar-tgz", "python-tar"])
   func theirArchivesReadByUs(maker: String) throws {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Attributes.pkg", into: temp)
@@ -41,11 +42,13 @@ struct InteropTests {
     let archive = temp.appending(isZip ? "theirs.zip" : "theirs.tar.gz")
     switch maker {
     case "zip -ry": try Shell.run("zip", ["-qry", archive, "Attributes.pkg"], directory: temp.path)
-    case "bsdtar-zip": try Shell.run("bsdtar", ["--format", "zip", "-cf", archive, "Attributes.pkg"], directory: temp.path)
+    case "bsdtar-zip":
+      try Shell.run("bsdtar", ["--format", "zip", "-cf", archive, "Attributes.pkg"], directory: temp.path)
     case "bsdtar-tgz": try Shell.run("bsdtar", ["-czf", archive, "Attributes.pkg"], directory: temp.path)
     case "python-tar":
-      try Shell.run("python3", ["-c", "import tarfile; t=tarfile.open('\(archive)','w:gz'); t.add('Attributes.pkg'); t.close()"],
-                    directory: temp.path)
+      try Shell.run(
+        "python3", ["-c", "import tarfile; t=tarfile.open('\(archive)','w:gz'); t.add('Attributes.pkg'); t.close()"],
+        directory: temp.path)
     default:
       // zipfile keeps modes and links only when told: store each link as a link, each file with its mode.
       let script = """

@@ -162,8 +162,12 @@ struct ReadInPlaceTests {
     var reading: PackageError?
     do { _ = try ArchivePackage.open(archive) } catch let error as PackageError { reading = error }
     var unpacking: PackageError?
-    do { try ArchiveUnpacker.unpack(archive, into: FilePath(destination)) } catch let error as PackageError { unpacking = error }
+    do { try ArchiveUnpacker.unpack(archive, into: FilePath(destination)) } catch let error as PackageError {
+      unpacking = error
+    }
     // One walk judges the entries for both: same code, same entry, same reason.
-    #expect(reading != nil && reading == unpacking, "reading: \(String(describing: reading)); unpacking: \(String(describing: unpacking))")
+    #expect(
+      reading != nil && reading == unpacking,
+      "reading: \(String(describing: reading)); unpacking: \(String(describing: unpacking))")
   }
 }

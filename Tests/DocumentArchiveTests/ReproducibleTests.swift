@@ -1,11 +1,12 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("reproducible archives")
 struct ReproducibleTests {
-  @Test("--reproducible twice, with touched files and under two time zones, gives identical bytes",
-        arguments: ["zip", "tar", "tar.gz", "tar.xz", "tar.zst"])
+  @Test(
+    "--reproducible twice, with touched files and under two time zones, gives identical bytes",
+    arguments: ["zip", "tar", "tar.gz", "tar.xz", "tar.zst"])
   func identicalBytes(format: String) throws {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Attributes.pkg", into: temp)
@@ -28,24 +29,30 @@ struct ReproducibleTests {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)
     let archive = temp.appending("notes.tar.gz")
-    try Shell.docpkgChecked(["pack", package, "-o", archive, "--reproducible"], environment: ["SOURCE_DATE_EPOCH": "1234567890"])
+    try Shell.docpkgChecked(
+      ["pack", package, "-o", archive, "--reproducible"], environment: ["SOURCE_DATE_EPOCH": "1234567890"])
     let listing = try Listing.of(archive)
     let json = try JSONSerialization.jsonObject(with: Data(listing.utf8)) as! [String: [String: Any]]
     #expect(json.values.allSatisfy { $0["mtime"] as? Int == 1_234_567_890 })
     let zip = temp.appending("notes.zip")
-    try Shell.docpkgChecked(["pack", package, "-o", zip, "--reproducible"], environment: ["SOURCE_DATE_EPOCH": "1234567890"])
+    try Shell.docpkgChecked(
+      ["pack", package, "-o", zip, "--reproducible"], environment: ["SOURCE_DATE_EPOCH": "1234567890"])
     let out = try temp.makeDirectory("out")
     try Shell.run("unzip", ["-q", zip, "-d", out])
-    let date = try FileManager.default.attributesOfItem(atPath: out + "/Notes.mydoc/Text.txt")[.modificationDate] as! Date
+    let date =
+      try FileManager.default.attributesOfItem(atPath: out + "/Notes.mydoc/Text.txt")[.modificationDate] as! Date
     #expect(date.timeIntervalSince1970 == 1_234_567_890)
   }
 }
 
 @Suite("document zips (ODF, EPUB)")
 struct DocumentZipTests {
-  @Test("mimetype comes first, stored, with no extra field, so file(1) recognises the document",
-        arguments: [("Report.odt", "application/vnd.oasis.opendocument.text", "OpenDocument Text"),
-                    ("Book.epub", "application/epub+zip", "EPUB document")])
+  @Test(
+    "mimetype comes first, stored, with no extra field, so file(1) recognises the document",
+    arguments: [
+      ("Report.odt", "application/vnd.oasis.opendocument.text", "OpenDocument Text"),
+      ("Book.epub", "application/epub+zip", "EPUB document"),
+    ])
   func mimetypeFirst(name: String, mimetype: String, description: String) throws {
     let temp = try TemporaryDirectory()
     try temp.write("\(name)/mimetype", mimetype)

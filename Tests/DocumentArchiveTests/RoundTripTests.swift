@@ -2,15 +2,16 @@ import DocumentArchive
 import DocumentPackage
 import Foundation
 import SystemPackage
-import Testing
 import TestSupport
+import Testing
 
 @Suite("pack and unpack round trip")
 struct RoundTripTests {
   static let formats = ["zip", "tar", "tar.gz", "tar.bz2", "tar.xz", "tar.zst"]
 
-  @Test("directory → archive → directory keeps bytes, modes, links, empty directories, Unicode names, mtimes",
-        arguments: formats)
+  @Test(
+    "directory → archive → directory keeps bytes, modes, links, empty directories, Unicode names, mtimes",
+    arguments: formats)
   func roundTrip(format: String) throws {
     let temp = try TemporaryDirectory()
     for fixture in ["Attributes.pkg", "Notes.mydoc"] {
@@ -41,8 +42,11 @@ struct RoundTripTests {
     try Shell.run("unzip", ["-tq", archive.string])
     let names = try ArchiveUnpacker.unpack(archive, into: FilePath(temp.path))
     #expect(names == ["Made.mydoc"])
-    #expect(try Data(contentsOf: URL(fileURLWithPath: temp.appending("Made.mydoc/big.bin"))) == Data(repeating: 7, count: 3 << 20))
-    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: temp.appending("Made.mydoc/link")) == "Data/a.txt")
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: temp.appending("Made.mydoc/big.bin")))
+        == Data(repeating: 7, count: 3 << 20))
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: temp.appending("Made.mydoc/link")) == "Data/a.txt")
   }
 
   @Test("a file over the small-file limit is streamed, and incompressible data is stored")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 @Suite("Big files: streamed and mapped with bounded memory")

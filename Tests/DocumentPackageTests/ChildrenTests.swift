@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 @Suite("Children: add, remove, replace, rename, unique names")
@@ -90,9 +91,15 @@ struct ChildrenTests {
       seen.append("\(depth):\(path)")
       return true
     }
-    #expect(seen == ["0:", "1:Images", "2:Images/tram.png", "1:Index.json", "1:QuickLook", "2:QuickLook/Thumbnail.png", "1:Text.txt"])
+    #expect(
+      seen == [
+        "0:", "1:Images", "2:Images/tram.png", "1:Index.json", "1:QuickLook", "2:QuickLook/Thumbnail.png", "1:Text.txt",
+      ])
     var shallow: [String] = []
-    try root.walk(maxDepth: 1) { _, path, _ in shallow.append(path); return true }
+    try root.walk(maxDepth: 1) { _, path, _ in
+      shallow.append(path)
+      return true
+    }
     #expect(shallow == ["", "Images", "Index.json", "QuickLook", "Text.txt"])
   }
 }

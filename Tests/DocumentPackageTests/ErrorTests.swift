@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 @Suite("Errors name the path and the reason, at the access that failed")

@@ -1,7 +1,8 @@
 import Foundation
 import SystemPackage
-import Testing
 import TestSupport
+import Testing
+
 @testable import DocumentPackage
 
 @Suite("Node kinds and attributes")

@@ -26,7 +26,9 @@ public enum Shell {
 
   /// Runs `docpkg` with `arguments`, feeding `input` on standard input.
   @discardableResult
-  public static func docpkg(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Output {
+  public static func docpkg(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws
+    -> Output
+  {
     try run(docpkgPath, arguments, input: input, environment: environment, check: false)
   }
 
@@ -67,7 +69,8 @@ public enum Shell {
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
-    let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    let status =
+      process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     let result = Output(status: status, stdout: out, stderr: box.err)
     if check, status != 0 {
       throw ShellError(command: ([executable] + arguments).joined(separator: " "), output: result)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("docpkg inspect and cat")
 struct InspectCommandTests {
@@ -12,10 +12,11 @@ struct InspectCommandTests {
     let json = try JSONSerialization.jsonObject(with: result.stdout) as! [String: Any]
     let entries = json["entries"] as! [[String: Any]]
     let byPath = Dictionary(uniqueKeysWithValues: entries.map { ($0["path"] as! String, $0) })
-    #expect(entries.map { $0["path"] as! String } == [
-      "Café ☕.txt", "Empty", "Nested", "Nested/Empty", "README.txt", "bin", "bin/private.key", "bin/run.sh",
-      "bin-link", "dangling", "readme-link", "日本語", "日本語/ノート.txt",
-    ])
+    #expect(
+      entries.map { $0["path"] as! String } == [
+        "Café ☕.txt", "Empty", "Nested", "Nested/Empty", "README.txt", "bin", "bin/private.key", "bin/run.sh",
+        "bin-link", "dangling", "readme-link", "日本語", "日本語/ノート.txt",
+      ])
     #expect(byPath["bin/run.sh"]?["mode"] as? String == "0755")
     #expect(byPath["bin/run.sh"]?["kind"] as? String == "file")
     #expect(byPath["bin/run.sh"]?["size"] as? Int == 23)
@@ -33,18 +34,19 @@ struct InspectCommandTests {
     let package = try Fixtures.copy("Notes.mydoc", into: temp)
     let result = try Shell.docpkg(["inspect", package])
     #expect(result.status == 0)
-    #expect(result.standardOutput == """
-      directory 0755               -  Notes.mydoc/
-      directory 0755               -  ├── Images/
-      file      0644             306  │   └── tram.png
-      file      0644             181  ├── Index.json
-      directory 0755               -  ├── QuickLook/
-      file      0644             177  │   └── Thumbnail.png
-      file      0644             374  └── Text.txt
+    #expect(
+      result.standardOutput == """
+        directory 0755               -  Notes.mydoc/
+        directory 0755               -  ├── Images/
+        file      0644             306  │   └── tram.png
+        file      0644             181  ├── Index.json
+        directory 0755               -  ├── QuickLook/
+        file      0644             177  │   └── Thumbnail.png
+        file      0644             374  └── Text.txt
 
-      4 files, 2 directories, 0 symlinks, 1,038 bytes
+        4 files, 2 directories, 0 symlinks, 1,038 bytes
 
-      """)
+        """)
   }
 
   @Test func depthLimitsTheListingButNotTheTotals() throws {
@@ -52,7 +54,10 @@ struct InspectCommandTests {
     let package = try Fixtures.copy("Notes.mydoc", into: temp)
     let result = try Shell.docpkg(["inspect", package, "--json", "--depth", "1"])
     let json = try JSONSerialization.jsonObject(with: result.stdout) as! [String: Any]
-    #expect((json["entries"] as! [[String: Any]]).map { $0["path"] as! String } == ["Images", "Index.json", "QuickLook", "Text.txt"])
+    #expect(
+      (json["entries"] as! [[String: Any]]).map { $0["path"] as! String } == [
+        "Images", "Index.json", "QuickLook", "Text.txt",
+      ])
     #expect(json["files"] as? Int == 4)
   }
 
@@ -97,7 +102,9 @@ struct InspectCommandTests {
   @Test(arguments: [
     (["cat", "PKG", "Images"], "docpkg: error: not a regular file: 'Images' (it is a directory)\n"),
     (["cat", "PKG", "Nope/x.txt"], "docpkg: error: no such entry 'Nope' in 'PKG'\n"),
-    (["cat", "PKG", "Text.txt/x"], "docpkg: error: not a directory: 'Text.txt' (on the way to 'Text.txt/x') in 'PKG'\n"),
+    (
+      ["cat", "PKG", "Text.txt/x"], "docpkg: error: not a directory: 'Text.txt' (on the way to 'Text.txt/x') in 'PKG'\n"
+    ),
     (["inspect", "PKG/missing.mydoc"], "docpkg: error: no such package 'PKG/missing.mydoc'\n"),
   ])
   func badInputGivesOneLineErrorAndNonZeroExit(arguments: [String], message: String) throws {
@@ -110,14 +117,21 @@ struct InspectCommandTests {
   }
 
   @Test func catOpensOnlyTheDirectoriesOnThePath() throws {
-    guard Shell.has("strace") else { Issue.record("strace is not installed (Scripts/setup.sh installs it)"); return }
+    guard Shell.has("strace") else {
+      Issue.record("strace is not installed (Scripts/setup.sh installs it)")
+      return
+    }
     let temp = try TemporaryDirectory()
     for directory in 0..<30 {
       for file in 0..<10 { try temp.write("Many.pkg/d\(directory)/f\(file).txt", "\(directory)/\(file)") }
     }
     let trace = temp.appending("trace.txt")
     let result = try Shell.run(
-      "strace", ["-f", "-qq", "-e", "trace=openat,open", "-o", trace, Shell.docpkgPath, "cat", temp.appending("Many.pkg"), "d17/f4.txt"])
+      "strace",
+      [
+        "-f", "-qq", "-e", "trace=openat,open", "-o", trace, Shell.docpkgPath, "cat", temp.appending("Many.pkg"),
+        "d17/f4.txt",
+      ])
     #expect(result.standardOutput == "17/4")
     let opened = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
       .filter { $0.contains("Many.pkg") && !$0.contains("ENOENT") }

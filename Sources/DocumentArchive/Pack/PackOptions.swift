@@ -16,7 +16,8 @@ public struct PackOptions: Sendable, Hashable {
   public static let defaultReproducibleTime: Int64 = 315_532_800
 
   /// Creates options.
-  public init(format: ArchiveFormat, level: Int? = nil, reproducible: Bool = false, fixedModificationTime: Int64? = nil) {
+  public init(format: ArchiveFormat, level: Int? = nil, reproducible: Bool = false, fixedModificationTime: Int64? = nil)
+  {
     self.format = format
     self.level = level
     self.reproducible = reproducible

@@ -1,9 +1,10 @@
+import DocumentPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DocumentPackage
 
 /// One open archive shared by every node of a tree read in place, positioned at an entry.
 ///
@@ -71,7 +72,9 @@ final class ArchiveCursor {
     try stream(reader, size: size, chunkSize: chunkSize, body)
   }
 
-  private func stream(_ reader: ArchiveReader, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+  private func stream(
+    _ reader: ArchiveReader, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
     var written: Int64 = 0
     func zeros(_ count: Int64) throws {
       guard count > 0 else { return }
@@ -92,7 +95,9 @@ final class ArchiveCursor {
     try zeros(size - written)
   }
 
-  private static func chunked(_ bytes: UnsafeRawBufferPointer, _ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+  private static func chunked(
+    _ bytes: UnsafeRawBufferPointer, _ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
     var start = 0
     while start < bytes.count {
       let end = min(start + chunkSize, bytes.count)

@@ -48,7 +48,8 @@ final class StreamWriter: @unchecked Sendable {
       buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
       offset += count
       queue.async {
-        do { try Syscalls.writeAll(file.fd, UnsafeRawBufferPointer(rebasing: buffers.storage[index][..<count])) } catch {
+        do { try Syscalls.writeAll(file.fd, UnsafeRawBufferPointer(rebasing: buffers.storage[index][..<count])) } catch
+        {
           buffers.record(
             PackageError(.io, "cannot write", path: file.path, context: "in '\(archive)'", errno: error as? Errno))
         }

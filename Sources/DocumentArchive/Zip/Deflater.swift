@@ -42,7 +42,9 @@ final class Deflater {
   func reset() { deflateReset(stream) }
 
   /// Compresses one piece of a stream, handing the output to `emit` in chunks.
-  func compress(_ input: UnsafeRawBufferPointer, finish: Bool, into emit: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+  func compress(_ input: UnsafeRawBufferPointer, finish: Bool, into emit: (UnsafeRawBufferPointer) throws -> Void)
+    rethrows
+  {
     let chunk = 1 << 16
     try withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 16) { out in
       stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))

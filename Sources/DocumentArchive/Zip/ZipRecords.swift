@@ -165,7 +165,8 @@ enum ZipEnd {
   /// count or an offset does not fit the classic fields.
   static func records(entryCount: Int, centralOffset: UInt64, centralSize: UInt64) -> [UInt8] {
     var buffer = ByteBuffer()
-    let needs64 = entryCount >= 0xFFFF || centralOffset >= ZipRecords.zip64Threshold
+    let needs64 =
+      entryCount >= 0xFFFF || centralOffset >= ZipRecords.zip64Threshold
       || centralSize >= ZipRecords.zip64Threshold
     if needs64 {
       let zip64EndOffset = centralOffset + centralSize

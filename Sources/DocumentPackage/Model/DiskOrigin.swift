@@ -26,7 +26,9 @@ struct DiskOrigin {
   /// `lstat` of the file when it was listed (or last read).
   var status: FileStatus
 
-  init(location: PackageLocation, directory: FilePath = FilePath(""), name: FilePath.Component? = nil, status: FileStatus) {
+  init(
+    location: PackageLocation, directory: FilePath = FilePath(""), name: FilePath.Component? = nil, status: FileStatus
+  ) {
     self.location = location
     self.directory = directory
     self.name = name
@@ -35,7 +37,9 @@ struct DiskOrigin {
 
   /// An origin at `relativePath` below the package root (empty for the root).
   init(location: PackageLocation, relativePath: FilePath, status: FileStatus) {
-    self.init(location: location, directory: relativePath.removingLastComponent(), name: relativePath.lastComponent, status: status)
+    self.init(
+      location: location, directory: relativePath.removingLastComponent(), name: relativePath.lastComponent,
+      status: status)
   }
 
   /// The path relative to the package root; empty for the root itself.

@@ -8,7 +8,9 @@ extension PackageNode {
   ///     its depth (0 for this node). Return `false` to skip a directory's children.
   /// - Throws: The first error from listing a directory or from `visit`.
   /// - Complexity: O(*n* log *k*) for *n* nodes in directories of at most *k* children.
-  public func walk(maxDepth: Int? = nil, _ visit: (_ node: PackageNode, _ path: String, _ depth: Int) throws -> Bool) throws {
+  public func walk(maxDepth: Int? = nil, _ visit: (_ node: PackageNode, _ path: String, _ depth: Int) throws -> Bool)
+    throws
+  {
     try walk(path: "", depth: 0, maxDepth: maxDepth, visit)
   }
 

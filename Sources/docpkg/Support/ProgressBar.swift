@@ -1,5 +1,5 @@
-import DocumentPackage
 import DocumentArchive
+import DocumentPackage
 
 /// A one-line progress bar on standard error, drawn only on a terminal, at most ten times a
 /// second, and only once the work has taken longer than a moment.
@@ -23,11 +23,13 @@ final class ProgressBar {
     lastDraw = now
     drawn = true
     let fraction: Double =
-      progress.bytesTotal > 0 ? Double(progress.bytesDone) / Double(progress.bytesTotal)
+      progress.bytesTotal > 0
+      ? Double(progress.bytesDone) / Double(progress.bytesTotal)
       : progress.entriesTotal > 0 ? Double(progress.entriesDone) / Double(progress.entriesTotal) : 0
     let width = 30
     let filled = max(0, min(width, Int(fraction * Double(width))))
-    var line = "\r\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "]"
+    var line =
+      "\r\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "]"
     if progress.entriesTotal > 0 || progress.bytesTotal > 0 { line += " \(Int(fraction * 100))%" }
     line += " \(progress.entriesDone) entries, \(progress.bytesDone >> 20) MiB"
     StandardError.write(line + "\u{1B}[K")

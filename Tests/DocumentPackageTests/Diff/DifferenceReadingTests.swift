@@ -72,7 +72,8 @@ struct DifferenceReadingTests {
     try copy.setNode(PackageNode(regularFileWithSource: LoggingSource("{}", name: "new", log: log)), at: "Index.json")
     var text = try package.node(at: "Text.txt").contents()
     text[text.count - 2] ^= 1  // same size, one bit off near the end
-    try copy.setNode(PackageNode(regularFileWithSource: LoggingSource(data: text, name: "text", log: log)), at: "Text.txt")
+    try copy.setNode(
+      PackageNode(regularFileWithSource: LoggingSource(data: text, name: "text", log: log)), at: "Text.txt")
     #expect(DiffTrees.lines(try copy.difference(from: package)) == ["M Index.json", "M Text.txt"])
     #expect(DiffTrees.lines(try package.difference(from: copy)) == ["M Index.json", "M Text.txt"])
   }
