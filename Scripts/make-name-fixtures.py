@@ -13,7 +13,10 @@ Run once; the outputs are committed (each is a few hundred bytes, byte-identical
 - pax-several-headers.tar: two pax extended headers before one entry (`pkg/first.txt`, then
   `pkg/second.txt`): POSIX says the last wins, so the entry is `pkg/second.txt`.
 """
-import io, os, struct, tarfile, zipfile, zlib
+import io, os, struct, sys, tarfile, zipfile, zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Scripts"))
+from pax_blocks import block, pax_header, pax_record  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures")
 DATE = (2023, 11, 14, 22, 13, 20)
@@ -68,25 +71,6 @@ def main():
             else:
                 info.size, info.mode = len(data), 0o644
                 archive.addfile(info, io.BytesIO(data))
-
-
-def pax_record(key, value):
-    body = b" " + key + b"=" + value + b"\n"
-    length = len(body) + 1
-    while len(str(length).encode()) + len(body) != length:
-        length += 1
-    return str(length).encode() + body
-
-
-def block(member, data=b""):
-    return member.tobuf(format=tarfile.USTAR_FORMAT) + data + b"\0" * ((512 - len(data) % 512) % 512)
-
-
-def pax_header(records):
-    data = b"".join(records)
-    member = tarfile.TarInfo("pkg/PaxHeader")
-    member.type, member.size, member.mtime = tarfile.XHDTYPE, len(data), 1_700_000_000
-    return block(member, data)
 
 
 def several_pax_headers():

@@ -159,24 +159,7 @@ if not WANTED or "truncated" in WANTED:
 
 
 # Pax headers written byte by byte (tarfile writes one pax header per entry, with no NUL in a path).
-def pax_record(key, value):
-    """One `LENGTH KEY=VALUE\n` record, LENGTH counting the whole record."""
-    body = b" " + key + b"=" + value + b"\n"
-    length = len(body) + 1
-    while len(str(length).encode()) + len(body) != length:
-        length += 1
-    return str(length).encode() + body
-
-
-def block(member, data=b""):
-    return member.tobuf(format=tarfile.USTAR_FORMAT) + data + b"\0" * ((512 - len(data) % 512) % 512)
-
-
-def pax_header(records):
-    data = b"".join(records)
-    member = tarfile.TarInfo("pkg/PaxHeader")
-    member.type, member.size, member.mtime = tarfile.XHDTYPE, len(data), MTIME
-    return block(member, data)
+from pax_blocks import block, pax_header, pax_record
 
 
 def raw_tar(name, blocks):
