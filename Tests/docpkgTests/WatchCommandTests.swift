@@ -34,12 +34,7 @@ private final class WatchProcess: @unchecked Sendable {
   /// Waits until `condition` holds, at most `seconds`.
   @discardableResult
   func wait(seconds: Double = 10, until condition: (WatchProcess) -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-      if condition(self) { return true }
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition(self)
+    await eventually(seconds: seconds) { condition(self) }
   }
 
   /// Waits until set-up is done (watch says so on standard error).

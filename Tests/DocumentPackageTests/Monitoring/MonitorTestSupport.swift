@@ -31,12 +31,7 @@ final class EventCollector: @unchecked Sendable {
   /// Waits until `condition` holds, at most `seconds`. Returns whether it held.
   @discardableResult
   func wait(seconds: Double = 10, until condition: (EventCollector) -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-      if condition(self) { return true }
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition(self)
+    await eventually(seconds: seconds) { condition(self) }
   }
 
   /// Waits until a change of `kind` at `path` was reported.
