@@ -44,9 +44,7 @@ extension ArchivePolicyTests {
     arguments: ["fifo.tar", "device.tar"])
   func specialFilesSkippedOnRequest(archiveName: String) throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    let script = Fixtures.script("make-hostile-archives.py")
-    try Shell.run("python3", [script, archives, String(archiveName.split(separator: ".")[0])])
+    let archives = try makeHostileArchives(String(archiveName.split(separator: ".")[0]), in: temp)
     let out = try temp.makeDirectory("out")
     let refused = try Shell.docpkg(["unpack", archives + "/" + archiveName, "-o", out])
     #expect(refused.status == 1)
@@ -63,9 +61,7 @@ extension ArchivePolicyTests {
   @Test("inspect lists every entry of an archive unpack would refuse, marking the refused ones and why")
   func inspectMarksRefusedEntries() throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    let script = Fixtures.script("make-hostile-archives.py")
-    try Shell.run("python3", [script, archives, "fifo", "duplicate"])
+    let archives = try makeHostileArchives("fifo", "duplicate", in: temp)
     var result = try Shell.docpkgChecked(["inspect", archives + "/fifo.tar"])
     #expect(
       result.standardOutput == """
@@ -97,9 +93,7 @@ extension ArchivePolicyTests {
   @Test("inspect marks a pax path with a NUL byte, which unpack refuses")
   func paxPathWithNULIsMarked() throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    let script = Fixtures.script("make-hostile-archives.py")
-    try Shell.run("python3", [script, archives, "pax-nul-in-path"])
+    let archives = try makeHostileArchives("pax-nul-in-path", in: temp)
     let listing = try Shell.docpkgChecked(["inspect", archives + "/pax-nul-in-path.tar"]).standardOutput
     #expect(listing.contains("pkg/a.txt  [refused: its pax header's path has a NUL byte"), "\(listing)")
   }
@@ -131,9 +125,7 @@ extension ArchivePolicyTests {
   @Test("inspect marks a symbolic link that unpack would refuse")
   func inspectMarksEscapingLinks() throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    let script = Fixtures.script("make-hostile-archives.py")
-    try Shell.run("python3", [script, archives, "symlink-escape"])
+    let archives = try makeHostileArchives("symlink-escape", in: temp)
     let listing = try Shell.docpkgChecked(["inspect", archives + "/symlink-escape.zip"]).standardOutput
     #expect(listing.contains("pkg/escape -> ../../outside  [refused: it points outside the package]"), "\(listing)")
   }

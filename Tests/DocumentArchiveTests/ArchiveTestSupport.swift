@@ -33,3 +33,12 @@ struct DocpkgFailed: Error, CustomStringConvertible {
   var stderr: String
   var description: String { "docpkg \(arguments.joined(separator: " ")) failed: \(stderr)" }
 }
+
+/// Makes the hostile archives `names` (by stem: `bad-crc` makes `bad-crc.zip`) with
+/// `Tests/Scripts/make-hostile-archives.py` in a new folder `archives` of `temp`.
+/// - Returns: That folder's path.
+func makeHostileArchives(_ names: String..., in temp: TemporaryDirectory) throws -> String {
+  let archives = try temp.makeDirectory("archives")
+  try Shell.run("python3", [Fixtures.script("make-hostile-archives.py"), archives] + names)
+  return archives
+}

@@ -54,11 +54,7 @@ struct HostileArchiveTests {
   @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)
   func refused(_ test: Case) throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    let name = String(test.archive.split(separator: ".")[0])
-    try Shell.run(
-      "python3",
-      [Fixtures.script("make-hostile-archives.py"), archives, name])
+    let archives = try makeHostileArchives(String(test.archive.split(separator: ".")[0]), in: temp)
     // Deep enough that `../evil.txt` and `../../evil.txt` land inside the temp folder, where we look for them.
     let destination = try temp.makeDirectory("a/b/c/dest")
     let result = try Shell.docpkg(["unpack", archives + "/" + test.archive, "-o", destination] + test.flags)
@@ -75,13 +71,7 @@ struct HostileArchiveTests {
   @Test("set-user-ID, set-group-ID and sticky bits are stripped")
   func setIDBitsStripped() throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    try Shell.run(
-      "python3",
-      [
-        Fixtures.script("make-hostile-archives.py"), archives,
-        "setuid",
-      ])
+    let archives = try makeHostileArchives("setuid", in: temp)
     let destination = try temp.makeDirectory("dest")
     try Shell.docpkgChecked(["unpack", archives + "/setuid.tar", "-o", destination])
     let mode = try FileManager.default.attributesOfItem(atPath: destination + "/pkg/tool")[.posixPermissions] as! Int
@@ -91,13 +81,7 @@ struct HostileArchiveTests {
   @Test("raising a limit lets a large archive through")
   func raisedLimit() throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    try Shell.run(
-      "python3",
-      [
-        Fixtures.script("make-hostile-archives.py"), archives,
-        "bomb-count",
-      ])
+    let archives = try makeHostileArchives("bomb-count", in: temp)
     let destination = try temp.makeDirectory("dest")
     try Shell.docpkgChecked(["unpack", archives + "/bomb-count.tar", "-o", destination, "--max-entries", "100"])
     #expect(entries(below: destination + "/pkg").count == 50)

@@ -74,13 +74,7 @@ struct ReadInPlaceTests {
   @Test("a damaged archive read in place fails with an error naming the entry")
   func damagedEntry() throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    try Shell.run(
-      "python3",
-      [
-        Fixtures.script("make-hostile-archives.py"), archives,
-        "bad-crc",
-      ])
+    let archives = try makeHostileArchives("bad-crc", in: temp)
     let result = try Shell.docpkg(["cat", archives + "/bad-crc.zip", "a.txt"])
     #expect(result.status == 1)
     #expect(
@@ -90,13 +84,7 @@ struct ReadInPlaceTests {
   @Test("diff against a zip with a bad CRC fails with an error naming the entry, even when the bytes compare equal")
   func diffCatchesBadCRC() throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    try Shell.run(
-      "python3",
-      [
-        Fixtures.script("make-hostile-archives.py"), archives,
-        "bad-crc",
-      ])
+    let archives = try makeHostileArchives("bad-crc", in: temp)
     // The same bytes as the damaged entry: only the CRC check can tell.
     let package = try temp.makeDirectory("pkg")
     let text = String(repeating: "all work and no play makes jack a dull boy\n", count: 100)
@@ -154,9 +142,7 @@ struct ReadInPlaceTests {
     ])
   func readingAndUnpackingAgree(archiveName: String) throws {
     let temp = try TemporaryDirectory()
-    let archives = try temp.makeDirectory("archives")
-    let name = String(archiveName.split(separator: ".")[0])
-    try Shell.run("python3", [Fixtures.script("make-hostile-archives.py"), archives, name])
+    let archives = try makeHostileArchives(String(archiveName.split(separator: ".")[0]), in: temp)
     let archive = FilePath(archives + "/" + archiveName)
     let destination = try temp.makeDirectory("dest")
     var reading: PackageError?
