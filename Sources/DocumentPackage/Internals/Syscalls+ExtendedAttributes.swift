@@ -36,6 +36,19 @@ extension Syscalls {
     }
   }
 
+  /// ``readAttribute(_:_:)`` for a path given as raw bytes (``RawName/init(path:)``).
+  package static func readAttribute(_ path: RawName, _ name: String) throws(Errno) -> [UInt8]? {
+    try readAttribute { buffer, size in
+      path.withCString { p in
+        #if canImport(Darwin)
+        getxattr(p, name, buffer, size, 0, XATTR_NOFOLLOW)
+        #else
+        lgetxattr(p, name, buffer, size)
+        #endif
+      }
+    }
+  }
+
   /// The value of the attribute `name` of the open file `fd`, or nil if it has none.
   package static func readAttribute(_ fd: CInt, _ name: String) throws(Errno) -> [UInt8]? {
     try readAttribute { buffer, size in

@@ -57,6 +57,12 @@ struct PackageIdentity: Equatable, Sendable {
     return PackageIdentity(attributeValue: bytes)
   }
 
+  /// ``read(at:)`` for a path given as raw bytes.
+  static func read(at path: RawName) -> PackageIdentity? {
+    guard let bytes = try? Syscalls.readAttribute(path, attributeName) else { return nil }
+    return PackageIdentity(attributeValue: bytes)
+  }
+
   /// The identity recorded on the open directory `fd`.
   static func read(_ fd: CInt) throws(Errno) -> PackageIdentity? {
     guard let bytes = try Syscalls.readAttribute(fd, attributeName) else { return nil }

@@ -53,7 +53,9 @@ struct ReferenceSearch {
 
   /// Breadth-first through `top`'s subtree, leaving out `skipping` (a subtree searched already).
   private mutating func searchSubtree(of top: FilePath, skipping: FilePath?) -> FilePath? {
-    var queue = [top]
+    // Raw byte paths: building `FilePath`s would cost more than the system calls.
+    let skipped = skipping.map { RawName(path: $0) }
+    var queue = [RawName(path: top)]
     var next = 0
     while next < queue.count {
       if foldersListed >= maximumFolders {
@@ -63,18 +65,14 @@ struct ReferenceSearch {
       let folder = queue[next]
       next += 1
       foldersListed += 1
-      guard let fd = try? Syscalls.openFile(folder, [.readOnly, .directory, .noFollow]) else { continue }
-      defer { Syscalls.closeFile(fd) }
-      guard let entries = try? Syscalls.entries(ofDirectory: fd) else { continue }
-      for (name, type) in entries where type == .directory || type == .unknown {
-        if Self.isSiblingName(name) { continue }
-        guard let status = try? Syscalls.status(in: fd, name), status.kind == .directory,
-          status.device == reference.device
-        else { continue }
-        let path = folder.appending(name.component)
-        if path == skipping { continue }
+      guard let subdirectories = try? Syscalls.subdirectories(at: folder, onDevice: reference.device) else {
+        continue
+      }
+      for (name, status) in subdirectories where !Self.isSiblingName(name) {
+        let path = folder.appending(name)
+        if path == skipped { continue }
         let identity = PackageIdentity.read(at: path)
-        if reference.matches(identity, status, requireBound: true) { return path }
+        if reference.matches(identity, status, requireBound: true) { return path.filePath }
         if identity == nil { queue.append(path) }
       }
     }
@@ -83,15 +81,7 @@ struct ReferenceSearch {
 
   /// `.NAME.docpkg-versions`, `-lock`, `-tmp`, `-ready`, `-old` (see ``SiblingNames``).
   private static func isSiblingName(_ name: RawName) -> Bool {
-    let text = name.string
-    return text.hasPrefix(".") && text.contains(".docpkg-")
-  }
-}
-
-extension RawName {
-  /// The name as a path component (exact bytes).
-  var component: FilePath.Component {
-    bytes.withUnsafeBufferPointer { FilePath.Component(platformString: $0.baseAddress!)! }
+    name.bytes[0] == 0x2E && name.string.contains(".docpkg-")
   }
 }
 
