@@ -130,6 +130,26 @@ struct PackageReferenceTests {
     }
   }
 
+  @Test func savingACopyDoesNotMakeItTheOriginal() throws {
+    let temp = try TemporaryDirectory("reference")
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let reference = try PackageReference(package: FilePath(package))
+    let copy = temp.appending("Copy.mydoc")
+    try Shell.run("/bin/cp", ["-a", package, copy])
+    let copyRoot = try Syscalls.statusNoFollow(FilePath(copy)).inode
+    let file = try PackageFile(at: FilePath(copy))
+    try file.root.setFile(at: "Text.txt", contents: Data("copy\n".utf8))
+    try file.root.setFile(at: "New.txt", contents: Data("new".utf8))
+    try file.save()
+    #expect(try Syscalls.statusNoFollow(FilePath(copy)).inode != copyRoot)  // the save replaced the copy's root
+    let carried = try #require(PackageIdentity.read(at: FilePath(copy)))
+    #expect(carried.identifier == reference.identifier)
+    #expect(!carried.isBound(to: try Syscalls.statusNoFollow(FilePath(copy))))  // still a copy
+    try FileManager.default.createDirectory(atPath: temp.appending("Moved"), withIntermediateDirectories: true)
+    try Shell.run("/bin/mv", [package, temp.appending("Moved/Notes.mydoc")])
+    #expect(try reference.resolve().path == FilePath(temp.appending("Moved/Notes.mydoc")))
+  }
+
   @Test func aCopyTakesTheIdentityOverOnlyWhenAsked() throws {
     let temp = try TemporaryDirectory("reference")
     let package = try Fixtures.copy("Notes.mydoc", into: temp)
