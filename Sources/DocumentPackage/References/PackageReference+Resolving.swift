@@ -3,8 +3,8 @@ import SystemPackage
 extension PackageReference {
   /// How far ``resolve(options:)`` looks for a package that is no longer at its recorded path.
   public struct ResolutionOptions: Sendable, Hashable {
-    /// The most folders the search lists before giving up (10,000 by default: a fraction of a
-    /// second on a local disk).
+    /// The most folders the search lists before giving up (10,000 by default: 0.9 s measured on
+    /// a loaded 2-core Linux machine with a local ext4 disk, a debug build, when nothing was found).
     public var maximumFolders: Int
 
     /// Options with the default budget, or the given one.
