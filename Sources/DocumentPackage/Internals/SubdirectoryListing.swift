@@ -9,8 +9,9 @@ import Darwin
 #endif
 
 extension Syscalls {
-  /// The subdirectories of the directory at `path` that lie on `device` (mount points left out,
-  /// symbolic links not followed), with their status. Entries whose `d_type` says they are not
+  /// The subdirectories of the directory at `path` on `device`, with their status.
+  ///
+  /// Mount points are left out and symbolic links not followed. Entries whose `d_type` says they are not
   /// directories are passed over before anything is allocated for them, so that a folder of
   /// 100,000 files costs its `getdents` calls and little more (the search for a moved package
   /// lists thousands of folders).

@@ -7,8 +7,9 @@ import Foundation
 #endif
 
 extension PackageIdentity {
-  /// The identity of the package at `path` (absolute, a directory), written first if the package
-  /// has none of its own. Returns nil where no identity can be kept: the file system has no
+  /// The identity of the package at `path` (absolute, a directory), written first if it has none.
+  ///
+  /// Returns nil where no identity can be kept: the file system has no
   /// extended attributes, the package is read-only or another user's, or its lock cannot be
   /// taken (a read-only parent folder).
   ///

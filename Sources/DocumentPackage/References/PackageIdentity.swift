@@ -77,6 +77,7 @@ struct PackageIdentity: Equatable, Sendable {
   }
 
   /// For a save that builds a new root for the package at `target`: what the new root must carry.
+  ///
   /// A bound identity is rebound to the new root (the package stays itself); an unbound one (a
   /// copy's) is carried as it is, still unbound. Nil when the package has none.
   static func carried(from target: FilePath) -> ((FileStatus) -> PackageIdentity)? {
