@@ -10,7 +10,7 @@ struct DocPkg: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       Inspect.self, Cat.self, Put.self, Remove.self, Check.self, Diff.self, Pack.self, Unpack.self, Versions.self,
-      Watch.self,
+      Watch.self, Bookmark.self, Resolve.self,
     ]
   )
 

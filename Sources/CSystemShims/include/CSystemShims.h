@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+// getxattr(2) and friends (package identities): `import Glibc` does not include this header.
+#include <sys/xattr.h>
 
 // Swift does not define _GNU_SOURCE, so glibc hides these Linux calls from `import Glibc`.
 // Each wrapper returns what the call returns and leaves errno set on failure.

@@ -12,7 +12,7 @@ import Darwin
 /// A file name as the bytes the file system holds (not necessarily UTF-8), NUL-terminated.
 package struct RawName: Hashable {
   /// The bytes with a trailing NUL.
-  package private(set) var bytes: [CChar]
+  package internal(set) var bytes: [CChar]
 
   package init(_ string: String) { bytes = Array(string.utf8CString) }
 

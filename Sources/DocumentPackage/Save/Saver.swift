@@ -15,6 +15,9 @@ import SystemPackage
 /// temporary → `ready` (it is complete: synced before), fsync; package → `old`; `ready` → package;
 /// fsync; remove `old`.
 ///
+/// A new root carries the package's identity (``PackageIdentity``, an extended attribute), rebound
+/// to the new root's inode, so that ``PackageReference``s keep finding the package.
+///
 /// Before the swap, the new subtree's inode is told to ``OwnSaves``, so that a ``PackageMonitor``
 /// in this process can tell this save from other programs' changes.
 ///
@@ -236,6 +239,7 @@ struct Saver {
       throw PackageError.io(error, "cannot remove leftover", path: names.path(names.temporary).string)
     }
     let builder = TreeBuilder(packagePath: target)
+    if node === root { builder.rootIdentity = PackageIdentity.carried(from: target) }
     do {
       try builder.build(node, in: parentFD, as: names.temporary, path: node === root ? "" : node.path)
       try builder.step("sync file system of", "") { () throws(Errno) in try builder.sync.complete(through: parentFD) }

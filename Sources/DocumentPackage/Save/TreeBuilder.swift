@@ -22,6 +22,9 @@ final class TreeBuilder {
   /// The package being saved, for messages.
   let packagePath: FilePath
   var sync = SyncPlan()
+  /// For a save that builds a new package root: the identity (``PackageIdentity``) the new root
+  /// gets, given its status, so that ``PackageReference``s follow the package across saves.
+  var rootIdentity: ((FileStatus) -> PackageIdentity)?
 
   init(packagePath: FilePath) { self.packagePath = packagePath }
 
@@ -40,6 +43,11 @@ final class TreeBuilder {
     try step("create directory", path) { () throws(Errno) in try Syscalls.makeDirectory(in: dirfd, name) }
     let fd = try step("open directory", path) { () throws(Errno) in try Syscalls.openDirectory(in: dirfd, name) }
     defer { Syscalls.closeFile(fd) }
+    if path.isEmpty, let rootIdentity {
+      try step("keep the package's identity on", path) { () throws(Errno) in
+        try rootIdentity(try Syscalls.status(of: fd)).write(fd)
+      }
+    }
     var time = node.modificationTime
     if let children = node.loadedChildren {
       for child in children.values {

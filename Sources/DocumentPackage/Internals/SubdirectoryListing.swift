@@ -1,0 +1,67 @@
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Syscalls {
+  /// The subdirectories of the directory at `path` on `device`, with their status.
+  ///
+  /// Mount points are left out and symbolic links not followed. Entries whose `d_type` says they are not
+  /// directories are passed over before anything is allocated for them, so that a folder of
+  /// 100,000 files costs its `getdents` calls and little more (the search for a moved package
+  /// lists thousands of folders).
+  /// - Throws: `Errno` when the directory cannot be opened or read.
+  ///
+  /// Paths are raw bytes (``RawName/init(path:)``) rather than `FilePath`s, which cost more to
+  /// build than the system calls here.
+  package static func subdirectories(at path: RawName, onDevice device: UInt64) throws(Errno) -> [(
+    name: RawName, status: FileStatus
+  )] {
+    let fd = try retrying { path.withCString { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) } }
+    guard let stream = fdopendir(fd) else {
+      let error = currentErrno
+      closeFile(fd)
+      throw error
+    }
+    defer { closedir(stream) }
+    var result: [(name: RawName, status: FileStatus)] = []
+    while true {
+      errno = 0
+      guard let entry = readdir(stream) else {
+        if errno != 0 { throw currentErrno }
+        return result
+      }
+      let type = Int32(entry.pointee.d_type)
+      guard type == Int32(DT_DIR) || type == Int32(DT_UNKNOWN) else { continue }
+      withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+        tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
+          if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return }
+          var raw = CStat()
+          guard fstatat(fd, name, &raw, AT_SYMLINK_NOFOLLOW) == 0, raw.st_mode & S_IFMT == S_IFDIR,
+            UInt64(raw.st_dev) == device
+          else { return }
+          result.append((RawName(cString: name), FileStatus(raw)))
+        }
+      }
+    }
+  }
+}
+
+extension RawName {
+  /// The path `self/name` (for a whole path made with ``init(path:)``).
+  package func appending(_ name: RawName) -> RawName {
+    var joined = self
+    joined.bytes.removeLast()  // the NUL
+    if joined.bytes.last != 0x2F { joined.bytes.append(0x2F) }
+    joined.bytes += name.bytes
+    return joined
+  }
+
+  /// The path as a `FilePath`.
+  package var filePath: FilePath { withCString { FilePath(platformString: $0) } }
+}
