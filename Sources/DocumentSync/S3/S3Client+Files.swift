@@ -69,7 +69,9 @@ extension S3Client {
           .server, "completing the multipart upload failed for", key: key, status: completed.status, serverCode: code,
           serverMessage: XMLText.value("Message", in: text))
       }
-      return XMLText.value("ETag", in: text).map(bareETag) ?? ""
+      if let etag = XMLText.value("ETag", in: text).map(bareETag), !etag.isEmpty { return etag }
+      // Some servers (Ceph RGW) leave the ETag out of the answer: ask for it.
+      return try await head(key)?.etag ?? ""
     } catch {
       // Aborted in a task of its own, so that it is sent even when this one was cancelled.
       _ = await Task.detached { [self] in
