@@ -54,7 +54,7 @@ test: setup
 .PHONY: sync-test
 sync-test: setup
 	$(SWIFT) build --build-tests
-	@eval "$$(Scripts/objectstore.sh start)" && \
+	@env="$$(Scripts/objectstore.sh start)" && eval "$$env" && \
 	  { $(SWIFT) test --skip-build --filter DocumentSyncTests; status=$$?; Scripts/objectstore.sh stop; exit $$status; }
 
 ## Formats the Swift sources with swift-format and the committed .swift-format.

@@ -95,6 +95,8 @@ osd pool default min size = 1
 osd pool default pg num = 8
 osd pool default pgp num = 8
 osd crush chooseleaf type = 0
+osd crush update on start = false
+osd class update on start = false
 mon allow pool size one = true
 mon allow pool delete = true
 mon max pg per osd = 1000
@@ -137,11 +139,20 @@ start() {
   osd_uuid="$(cat /proc/sys/kernel/random/uuid)"
   "${CEPH[@]}" osd new "$osd_uuid" 0 >/dev/null
   ceph-osd -c "$CONF" -i 0 --mkfs --osd-uuid "$osd_uuid" 2>>"$DIR/log/osd-mkfs.log"
+  # Placed in the CRUSH map here rather than by the OSD at start (that update is refused now and then, and the OSD
+  # then exits).
+  "${CEPH[@]}" osd crush add osd.0 1.0 root=default >/dev/null 2>>"$DIR/log/osd-crush.log"
   ceph-osd -c "$CONF" -i 0 2>>"$DIR/log/osd-start.log"
 
   radosgw -c "$CONF" -n client.rgw.gw
   for _ in $(seq 1200); do
     if s3_answers; then break; fi
+    for daemon in mon.a osd.0 rgw; do
+      if ! kill -0 "$(cat "$DIR/run/$daemon.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
+        echo "objectstore: $daemon is not running; logs in $DIR/log" >&2
+        exit 1
+      fi
+    done
     sleep 0.1
   done
   if ! s3_answers; then
