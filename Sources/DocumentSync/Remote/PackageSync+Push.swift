@@ -78,13 +78,29 @@ extension PackageSync {
       etag = try await client.put(
         headKey, data: newHead.encoded(), condition: current.map { .matches($0.etag) } ?? .absent)
     } catch let error as SyncError where error.code == .preconditionFailed {
-      throw SyncError(
-        .preconditionFailed,
-        "another device pushed first (nothing was overwritten): pull, then push again; remote head",
-        key: headKey, status: error.status, serverCode: error.serverCode, serverMessage: error.serverMessage)
+      throw lostRace(error)
+    } catch let error as SyncError where error.code == .transport || (error.status ?? 0) >= 500 {
+      // The outcome is unknown (Ceph RGW answers 500 to the loser of two racing conditional PUTs): look.
+      guard let now = try? await head() else { throw error }
+      if now.head.tree == newHead.tree && now.head.parent == newHead.parent {
+        etag = now.etag
+      } else if now.etag != current?.etag {
+        throw lostRace(error)
+      } else {
+        throw error
+      }
     }
     try folder.setState(remote.name, tree: snapshot.root, etag: etag)
     return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: totalBytes)
+  }
+}
+
+extension PackageSync {
+  /// The error for a push whose head write lost to another device's.
+  func lostRace(_ error: SyncError) -> SyncError {
+    SyncError(
+      .preconditionFailed, "another device pushed first (nothing was overwritten): pull, then push again; remote head",
+      key: headKey, status: error.status, serverCode: error.serverCode, serverMessage: error.serverMessage)
   }
 }
 
