@@ -48,6 +48,15 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+## Sync against a real object store: starts a one-node Ceph cluster and its S3 gateway on loopback
+## (Scripts/objectstore.sh, installs Debian's ceph-mon/ceph-osd/radosgw once), runs the DocumentSync tests
+## with its endpoint and keys in the environment, and stops it (also when the tests fail).
+.PHONY: sync-test
+sync-test: setup
+	$(SWIFT) build --build-tests
+	@env="$$(Scripts/objectstore.sh start)" && eval "$$env" && \
+	  { $(SWIFT) test --skip-build --filter DocumentSyncTests; status=$$?; Scripts/objectstore.sh stop; exit $$status; }
+
 ## Formats the Swift sources with swift-format and the committed .swift-format.
 format:
 	@Scripts/format.sh

@@ -7,12 +7,15 @@ let package = Package(
   products: [
     .library(name: "DocumentPackage", targets: ["DocumentPackage"]),
     .library(name: "DocumentArchive", targets: ["DocumentArchive"]),
+    .library(name: "DocumentSync", targets: ["DocumentSync"]),
     .executable(name: "docpkg", targets: ["docpkg"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
     // C declarations that `import Glibc` hides (renameat2, FICLONE, flock, ...).
@@ -48,13 +51,29 @@ let package = Package(
       ]
     ),
 
-    // The command-line tool: a thin layer over the two libraries.
+    // Push, pull and clone through an S3-compatible object store: SigV4 signing, an S3 client, the remote layout.
+    // Its own target, so that apps which do not sync link no HTTP stack.
+    .target(
+      name: "DocumentSync",
+      dependencies: [
+        "DocumentPackage",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]
+    ),
+
+    // The command-line tool: a thin layer over the libraries.
     .executableTarget(
       name: "docpkg",
       dependencies: [
         "CFastCRC",
         "DocumentPackage",
         "DocumentArchive",
+        "DocumentSync",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -102,6 +121,14 @@ let package = Package(
     .testTarget(
       name: "docpkgTests",
       dependencies: ["DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg")]
+    ),
+    .testTarget(
+      name: "DocumentSyncTests",
+      dependencies: [
+        "DocumentSync", "DocumentPackage", "TestSupport", .target(name: "docpkg"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "ExamplesTests",

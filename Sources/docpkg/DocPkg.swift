@@ -11,6 +11,7 @@ struct DocPkg: ParsableCommand {
     subcommands: [
       Inspect.self, Cat.self, Put.self, Remove.self, Check.self, Diff.self, Pack.self, Unpack.self, Versions.self,
       Watch.self, Bookmark.self, Resolve.self,
+      RemoteCommand.self, PushCommand.self, PullCommand.self, CloneCommand.self,
     ]
   )
 

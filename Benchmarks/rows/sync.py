@@ -1,0 +1,91 @@
+"""Rows for issue 11: push and clone through an S3-compatible store, side by side with `aws s3 sync` to and from
+the same server, and a push after changing one file of the many corpus.
+
+Starts Scripts/objectstore.sh (a one-node Ceph cluster and its S3 gateway on loopback) and stops it at the end.
+Needs the AWS CLI (`pip install awscli`); without it the rows are skipped, saying so.
+"""
+
+import os
+import shutil
+import subprocess
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+STORE = os.path.join(REPO, "Scripts", "objectstore.sh")
+
+
+def start_store():
+    """Starts the store and puts its endpoint and keys into this process's environment (children inherit it)."""
+    out = subprocess.run([STORE, "start"], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("export ") and "=" in line:
+            key, value = line[len("export "):].split("=", 1)
+            os.environ[key] = value
+    return os.environ["DOCPKG_S3_ENDPOINT"]
+
+
+def rows(h):
+    """typical: first push and clone vs `aws s3 sync` up and down (target: no slower); many: push after one
+    changed file (target: under 1 s)."""
+    if shutil.which("aws") is None:
+        h.log("sync: skipped: no `aws` (pip install awscli)")
+        return
+    endpoint = start_store()
+    try:
+        aws = ["aws", "--endpoint-url", endpoint, "--region", "us-east-1"]
+        bucket = f"bench-{int(time.time())}"
+        subprocess.run(aws + ["s3api", "create-bucket", "--bucket", bucket], check=True, capture_output=True)
+        work = h.scratch("sync")
+        counter = os.path.join(work, "n")
+        typical = h.corpus("typical")
+        copy = os.path.join(work, "Typical.pkg")
+        subprocess.run(["cp", "-a", typical, copy], check=True)
+        turn = [0]
+
+        def next_turn():
+            turn[0] += 1
+            with open(counter, "w") as f:
+                f.write(str(turn[0]))
+            return turn[0]
+
+        def fresh_remote():  # each timed push goes to an empty prefix: a first push
+            n = next_turn()
+            subprocess.run(["rm", "-rf", os.path.join(work, ".Typical.pkg.docpkg-sync")], check=True)
+            subprocess.run([h.docpkg, "remote", "add", copy, "origin", f"s3://{bucket}/push-{n}", "--endpoint",
+                            endpoint], check=True)
+
+        push = h.run([h.docpkg, "push", copy, "--quiet"], setup=fresh_remote, repeat=3)
+        up = h.run(f"aws --endpoint-url {endpoint} --region us-east-1 --only-show-errors s3 sync {typical} "
+                   f"s3://{bucket}/aws-$(cat {counter})", setup=next_turn, repeat=3)
+        h.row("sync typical: first push", push, "aws s3 sync up", up, target=1.0,
+              note="each run to an empty prefix of the same bucket on Ceph RGW (loopback)")
+
+        def fresh_destination():
+            next_turn()
+            subprocess.run(f"rm -rf {work}/clone-* {work}/.clone-* {work}/down-*", shell=True, check=True)
+
+        clone = h.run(f"{h.docpkg} clone s3://{bucket}/push-1 {work}/clone-$(cat {counter}).pkg --endpoint {endpoint} "
+                      f"--quiet", setup=fresh_destination, repeat=3)
+        down = h.run(f"aws --endpoint-url {endpoint} --region us-east-1 --only-show-errors s3 sync "
+                     f"s3://{bucket}/aws-1 {work}/down-$(cat {counter})", setup=fresh_destination, repeat=3)
+        h.row("sync typical: clone", clone, "aws s3 sync down", down, target=1.0)
+
+        many = h.corpus("many")
+        many_copy = os.path.join(work, "Many.pkg")
+        subprocess.run(["cp", "-a", many, many_copy], check=True)
+        subprocess.run([h.docpkg, "remote", "add", many_copy, "origin", f"s3://{bucket}/many", "--endpoint",
+                        endpoint], check=True)
+        subprocess.run([h.docpkg, "push", many_copy, "--quiet"], check=True, capture_output=True)
+        folder = sorted(d for d in os.listdir(many) if os.path.isdir(os.path.join(many, d)))[0]
+        entry = os.path.join(many_copy, folder, sorted(os.listdir(os.path.join(many, folder)))[0])
+
+        def change_one():
+            with open(entry, "w") as f:
+                f.write(f"change {next_turn()}\n")
+
+        one = h.run([h.docpkg, "push", many_copy, "--quiet"], setup=change_one, repeat=3)
+        h.row("sync many: push after one changed file", one, limit_s=1.0,
+              note="uploads one blob and the changed trees, but reads and hashes every file and lists the "
+                   "remote's blobs and trees first (O(package), not yet O(changed))")
+    finally:
+        subprocess.run([STORE, "stop"], check=False)

@@ -1,0 +1,78 @@
+/// An error from talking to an object store or syncing with it: what failed, on which key (or file), and why —
+/// with the server's own code and message when it sent one.
+///
+///     PUT 'docs/trip/head' failed: 412 PreconditionFailed (the remote's head moved: pull, then push again)
+///     GET 'docs/trip/blobs/ab…' failed: 403 SignatureDoesNotMatch: The request signature we calculated does not match
+///
+/// Match on ``code``; new codes may be added later, so keep a `default` case in a `switch`.
+public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The kind of failure.
+  public var code: Code
+  /// What failed, in words.
+  public var message: String
+  /// The object key (or local path) the error is about.
+  public var key: String
+  /// The HTTP status, if a server answered.
+  public var status: Int?
+  /// The server's error code (`NoSuchKey`, `PreconditionFailed`, ...), if it sent one.
+  public var serverCode: String?
+  /// The server's error message, if it sent one.
+  public var serverMessage: String?
+
+  /// Creates an error.
+  public init(
+    _ code: Code, _ message: String, key: String, status: Int? = nil, serverCode: String? = nil,
+    serverMessage: String? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.key = key
+    self.status = status
+    self.serverCode = serverCode
+    self.serverMessage = serverMessage
+  }
+
+  /// One line: the message, the quoted key, and the server's status, code and message.
+  public var description: String {
+    var line = "\(message) '\(key)'"
+    var server: [String] = []
+    if let status { server.append(String(status)) }
+    if let serverCode, !serverCode.isEmpty { server.append(serverCode) }
+    if !server.isEmpty { line += ": " + server.joined(separator: " ") }
+    if let serverMessage, !serverMessage.isEmpty { line += ": \(serverMessage)" }
+    return line
+  }
+}
+
+extension SyncError {
+  /// A kind of ``SyncError``: a struct over a private enum, so that codes can be added without breaking `switch`es.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    private enum Value: String, Hashable, Sendable {
+      case noSuchKey, preconditionFailed, server, transport, credentials, corrupt, invalidArgument, remote, cancelled
+    }
+    private let value: Value
+    private init(_ value: Value) { self.value = value }
+
+    /// The object does not exist (404).
+    public static var noSuchKey: Code { Code(.noSuchKey) }
+    /// A conditional request's condition failed (412): another writer changed the object.
+    public static var preconditionFailed: Code { Code(.preconditionFailed) }
+    /// The server refused or failed the request (any other non-2xx status).
+    public static var server: Code { Code(.server) }
+    /// The connection failed or timed out.
+    public static var transport: Code { Code(.transport) }
+    /// No credentials were found.
+    public static var credentials: Code { Code(.credentials) }
+    /// Downloaded data is not what its key or record says.
+    public static var corrupt: Code { Code(.corrupt) }
+    /// An argument (a URL, a remote name) is malformed.
+    public static var invalidArgument: Code { Code(.invalidArgument) }
+    /// A remote is missing, already exists, or its head is not what this package can use.
+    public static var remote: Code { Code(.remote) }
+    /// The operation was cancelled.
+    public static var cancelled: Code { Code(.cancelled) }
+
+    /// The code's name.
+    public var description: String { value.rawValue }
+  }
+}

@@ -1,0 +1,80 @@
+import DocumentPackage
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension PackageSync {
+  /// Makes a new package at `destination` holding the remote's head state, with the remote added to it as
+  /// `remoteName` (and synced: a push from the copy continues from there).
+  /// - Parameters:
+  ///   - url: `s3://BUCKET/PREFIX`.
+  ///   - endpoint: The server, `http[s]://HOST[:PORT]`.
+  /// - Returns: The sync of the new package with its remote.
+  /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet; ``PackageError`` with code
+  ///   `nameTaken` if something is at `destination`.
+  @discardableResult
+  public static func clone(
+    from url: String, endpoint: String, to destination: FilePath, credentials: S3Credentials,
+    remoteName: String = "origin", region: String? = nil,
+    environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgressHandler? = nil
+  ) async throws -> PackageSync {
+    let folder = SyncFolder(packagePath: destination)
+    if FileManager.default.fileExists(atPath: folder.packagePath.string) {
+      throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
+    }
+    let probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region)
+    let client = try probeRemote.client(credentials: credentials, environment: environment)
+    let sync = try PackageSync(folder: folder, remote: probeRemote, client: client)
+    guard let (head, etag) = try await sync.head() else {
+      throw SyncError(.remote, "nothing to clone: no head at", key: sync.headKey)
+    }
+    progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
+    let trees = try await sync.fetchTrees(from: head.tree, known: [:])
+    let flat = try FlatTree(root: head.tree, trees: trees)
+    try await sync.fetchBlobs(
+      Set(flat.values.filter { $0.kind == .file }.map(\.reference)).sorted(), sizes: flat, progress: progress)
+    progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
+    try await BlockingIO.run {
+      let root = try PackageNode(directoryWithChildren: [:])
+      try TreeApplier(objects: folder.objects, localBlobs: [:], packagePath: folder.packagePath)
+        .apply(flat, over: [:], to: root)
+      try PackageFile.create(at: folder.packagePath, root: root).close()
+    }
+    // Whether the server wants bare ETags was learned while nothing depended on it; keep it for later pushes.
+    var added = probeRemote
+    added.etagForm = try await client.probeETagForm(key: probeKey(url: url))
+    try folder.add(added)
+    try folder.setState(remoteName, tree: head.tree, etag: etag)
+    folder.clearObjects()
+    return try PackageSync(
+      folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment))
+  }
+
+  /// A key for ``S3Client/probeETagForm(key:)`` under the remote's prefix, unique to this run.
+  static func probeKey(url: String) throws -> String {
+    try S3Location(url: url).key("probes/\(UUID().uuidString.lowercased())")
+  }
+
+  /// Adds the remote `remote` to the package at `packagePath`, after finding how its server wants `If-Match`
+  /// ETags (one probe object, written and deleted under the prefix) unless `remote.etagForm` is given.
+  /// - Throws: ``SyncError`` with code `remote` if a remote of that name exists; the client's errors.
+  public static func addRemote(
+    _ remote: Remote, toPackageAt packagePath: FilePath, credentials: S3Credentials,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) async throws {
+    let folder = SyncFolder(packagePath: packagePath)
+    if try folder.remotes().contains(where: { $0.name == remote.name }) {
+      throw SyncError(.remote, "remote '\(remote.name)' exists already for package", key: packagePath.string)
+    }
+    var remote = remote
+    if remote.etagForm == nil {
+      let client = try remote.client(credentials: credentials, environment: environment)
+      remote.etagForm = try await client.probeETagForm(key: probeKey(url: remote.url))
+    }
+    try folder.add(remote)
+  }
+}

@@ -1,0 +1,122 @@
+import Crypto
+import DocumentPackage
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a pull did.
+public enum PullResult: Sendable, Hashable {
+  /// The remote has no head yet (nothing was ever pushed).
+  case remoteEmpty
+  /// The package already has the remote's state (or the remote has nothing new).
+  case upToDate
+  /// The package had no changes since the last sync and now is the remote's state.
+  case fastForwarded
+  /// Both sides changed different paths: the package has both sides' changes (push it).
+  case merged(paths: [String])
+  /// Both sides changed `paths` differently: the package's state was kept as the unresolved conflict version
+  /// `version`, then those paths took the remote's side (other changes of both sides are in the package).
+  case conflict(version: Int, paths: [String])
+}
+
+extension PackageSync {
+  /// Brings the package to the remote's head with one atomic save: a fast-forward, a merge of disjoint changes,
+  /// or a conflict version for overlapping ones (see ``PullResult``). Downloaded blobs are checked against their
+  /// SHA-256 before use.
+  /// - Throws: ``SyncError`` (`corrupt` for an object that does not match its key), ``PackageError`` from the save.
+  @discardableResult
+  public func pull(progress: SyncProgressHandler? = nil) async throws -> PullResult {
+    guard let (head, etag) = try await head() else { return .remoteEmpty }
+    let packagePath = folder.packagePath
+    let synced = folder.state(remote.name)
+    if synced?.tree == head.tree { return .upToDate }
+    progress?(SyncProgress(phase: .scanning, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
+    let before = try await BlockingIO.run { try Snapshot(packageAt: packagePath) }
+    if before.root == head.tree {
+      try folder.setState(remote.name, tree: head.tree, etag: etag)
+      return .upToDate
+    }
+    progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
+    var trees = try await fetchTrees(from: head.tree, known: before.trees)
+    if let base = synced?.tree { trees = try await fetchTrees(from: base, known: trees) }
+    let theirs = try FlatTree(root: head.tree, trees: trees)
+    let needed = Set(theirs.values.filter { $0.kind == .file }.map(\.reference)).subtracting(before.blobs.keys)
+    try await fetchBlobs(needed.sorted(), sizes: theirs, progress: progress)
+
+    progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
+    let folder = self.folder
+    let result = try await BlockingIO.run { [trees] () throws -> PullResult in
+      let file = try PackageFile(at: packagePath, options: .holdLock)
+      defer { file.close() }
+      let now = try Snapshot(packageAt: packagePath)
+      var allTrees = trees
+      for (hash, tree) in now.trees { allTrees[hash] = tree }
+      let ours = try FlatTree(root: now.root, trees: allTrees)
+      let base = try synced.map { try FlatTree(root: $0.tree, trees: allTrees) } ?? [:]
+      let merge = ThreeWayMerge(base: base, ours: ours, theirs: theirs)
+      var version: Int?
+      if !merge.conflicts.isEmpty {
+        version = try VersionStore.keepConflictVersion(ofPackageAt: packagePath, conflictPaths: merge.conflicts).id
+      }
+      try TreeApplier(objects: folder.objects, localBlobs: now.blobs, packagePath: packagePath)
+        .apply(merge.result, over: ours, to: file.root)
+      try file.save()
+      if let version { return .conflict(version: version, paths: merge.conflicts) }
+      return synced != nil && now.root == synced?.tree ? .fastForwarded : .merged(paths: merge.merged)
+    }
+    try folder.setState(remote.name, tree: head.tree, etag: etag)
+    folder.clearObjects()
+    return result
+  }
+
+  /// Downloads the blobs `hashes` into the sync folder's `objects/` (skipping those already there from an
+  /// interrupted pull), each under a temporary name, checked against its SHA-256, then renamed into place.
+  func fetchBlobs(_ hashes: [String], sizes entries: FlatTree, progress: SyncProgressHandler?) async throws {
+    let objects = folder.objects
+    let temporary = folder.temporary
+    try await BlockingIO.run {
+      for directory in [objects, temporary] {
+        try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
+      }
+    }
+    let missing = hashes.filter { !FileManager.default.fileExists(atPath: objects.appending($0).string) }
+    var sizes: [String: Int64] = [:]
+    for entry in entries.values where entry.kind == .file { sizes[entry.reference] = entry.size }
+    let sizeOf = sizes
+    let totalBytes = missing.reduce(Int64(0)) { $0 + (sizeOf[$1] ?? 0) }
+    let counter = TransferCounter()
+    try await forEachConcurrently(missing) { [self] hash in
+      let partial = temporary.appending("\(hash).\(UUID().uuidString.prefix(8))")
+      let key = blobKey(hash)
+      do {
+        let result = try await client.download(key, toFile: partial)
+        guard result.sha256 == hash else {
+          throw SyncError(.corrupt, "downloaded blob does not hash to its key (got \(result.sha256))", key: key)
+        }
+        try await BlockingIO.run {
+          try FileManager.default.moveItem(atPath: partial.string, toPath: objects.appending(hash).string)
+        }
+      } catch {
+        try? FileManager.default.removeItem(atPath: partial.string)
+        throw error
+      }
+      let (done, bytes) = counter.add(objects: 1, bytes: sizeOf[hash] ?? 0)
+      progress?(
+        SyncProgress(
+          phase: .downloading, objectsDone: done, objectsTotal: missing.count, bytesDone: bytes, bytesTotal: totalBytes)
+      )
+    }
+  }
+}
+
+extension SyncFolder {
+  /// Removes the downloaded blobs once a save has taken them in.
+  func clearObjects() {
+    try? FileManager.default.removeItem(atPath: objects.string)
+    try? FileManager.default.removeItem(atPath: temporary.string)
+  }
+}

@@ -1,0 +1,145 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A named remote of a package: a bucket and prefix on an S3-compatible server. Holds no credentials.
+public struct Remote: Sendable, Hashable, Codable {
+  /// The remote's name (`origin`).
+  public var name: String
+  /// `s3://BUCKET/PREFIX`.
+  public var url: String
+  /// The server, `http[s]://HOST[:PORT]`.
+  public var endpoint: String
+  /// The region requests are signed for (nil: the environment's, else `us-east-1`).
+  public var region: String?
+  /// How the server wants `If-Match` ETags, found when the remote was added (nil: try both).
+  public var etagForm: ETagForm?
+
+  /// A remote.
+  public init(name: String, url: String, endpoint: String, region: String? = nil, etagForm: ETagForm? = nil) {
+    self.name = name
+    self.url = url
+    self.endpoint = endpoint
+    self.region = region
+    self.etagForm = etagForm
+  }
+
+  /// The bucket and prefix.
+  public func location() throws -> S3Location { try S3Location(url: url) }
+
+  /// A client of the remote's bucket signed with `credentials`.
+  public func client(credentials: S3Credentials, environment: [String: String]) throws -> S3Client {
+    S3Client(
+      endpoint: try S3Endpoint(url: endpoint), bucket: try location().bucket, credentials: credentials,
+      region: region ?? S3Credentials.region(environment), etagForm: etagForm ?? .automatic)
+  }
+}
+
+/// The sync folder of a package: `.NAME.docpkg-sync/` beside it (like its version store, never inside it, so a
+/// copy or archive of the package carries no remotes and no sync state):
+///
+/// | entry            | what it is                                                                  |
+/// |------------------|-----------------------------------------------------------------------------|
+/// | `remotes.json`   | the remotes: name, URL, endpoint, region, ETag form (no credentials)       |
+/// | `state/NAME`     | per remote: the root tree last pushed or pulled, and the head's ETag then   |
+/// | `objects/HASH`   | blobs downloaded and verified, kept until the pull that needed them saved   |
+/// | `tmp/`           | downloads in progress                                                      |
+public struct SyncFolder: Sendable {
+  /// The package.
+  public let packagePath: FilePath
+  /// `.NAME.docpkg-sync` beside it.
+  public let path: FilePath
+
+  /// The sync folder of the package at `packagePath` (not created).
+  public init(packagePath: FilePath) {
+    let normal = packagePath.lexicallyNormalized()
+    self.packagePath = normal
+    let name = normal.lastComponent?.string ?? "package"
+    path = normal.removingLastComponent().appending(".\(name).docpkg-sync")
+  }
+
+  var remotesFile: FilePath { path.appending("remotes.json") }
+  func stateFile(_ remote: String) -> FilePath { path.appending("state").appending(remote) }
+  var objects: FilePath { path.appending("objects") }
+  var temporary: FilePath { path.appending("tmp") }
+
+  /// The remotes, by name.
+  /// - Throws: ``SyncError`` with code `corrupt` if `remotes.json` cannot be read.
+  public func remotes() throws -> [Remote] {
+    guard let data = FileManager.default.contents(atPath: remotesFile.string) else { return [] }
+    do { return try JSONDecoder().decode([Remote].self, from: data) } catch {
+      throw SyncError(.corrupt, "cannot read the remotes in", key: remotesFile.string, serverMessage: "\(error)")
+    }
+  }
+
+  /// The remote `name`.
+  /// - Throws: ``SyncError`` with code `remote` if there is none.
+  public func remote(_ name: String) throws -> Remote {
+    guard let remote = try remotes().first(where: { $0.name == name }) else {
+      throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)
+    }
+    return remote
+  }
+
+  /// Adds `remote`.
+  /// - Throws: ``SyncError`` with code `remote` if one of that name exists, `invalidArgument` for a bad name or URL.
+  public func add(_ remote: Remote) throws {
+    guard !remote.name.isEmpty, !remote.name.contains("/"), !remote.name.hasPrefix(".") else {
+      throw SyncError(
+        .invalidArgument, "a remote name must be non-empty, without '/' or a leading '.':", key: remote.name)
+    }
+    _ = try remote.location()
+    _ = try S3Endpoint(url: remote.endpoint)
+    var all = try remotes()
+    if all.contains(where: { $0.name == remote.name }) {
+      throw SyncError(.remote, "remote '\(remote.name)' exists already for package", key: packagePath.string)
+    }
+    all.append(remote)
+    try write(all)
+  }
+
+  /// Removes the remote `name` and its sync state.
+  /// - Throws: ``SyncError`` with code `remote` if there is none.
+  public func remove(_ name: String) throws {
+    var all = try remotes()
+    guard all.contains(where: { $0.name == name }) else {
+      throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)
+    }
+    all.removeAll { $0.name == name }
+    try write(all)
+    try? FileManager.default.removeItem(atPath: stateFile(name).string)
+  }
+
+  private func write(_ remotes: [Remote]) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try writeAtomically(try encoder.encode(remotes), to: remotesFile)
+  }
+
+  /// The state of the last push or pull with `remote`: the root tree then and the head's ETag then.
+  func state(_ remote: String) -> (tree: String, etag: String)? {
+    guard let data = FileManager.default.contents(atPath: stateFile(remote).string) else { return nil }
+    let parts = String(decoding: data, as: UTF8.self).split(separator: "\n")
+    guard parts.count >= 2 else { return nil }
+    return (String(parts[0]), String(parts[1]))
+  }
+
+  func setState(_ remote: String, tree: String, etag: String) throws {
+    try writeAtomically(Data("\(tree)\n\(etag)\n".utf8), to: stateFile(remote))
+  }
+
+  /// Writes `data` to a temporary file in the folder and renames it over `file` (never a torn file).
+  func writeAtomically(_ data: Data, to file: FilePath) throws {
+    do {
+      try FileManager.default.createDirectory(
+        atPath: file.removingLastComponent().string, withIntermediateDirectories: true)
+      try data.write(to: URL(fileURLWithPath: file.string), options: .atomic)
+    } catch {
+      throw SyncError(.invalidArgument, "cannot write \(error):", key: file.string)
+    }
+  }
+}

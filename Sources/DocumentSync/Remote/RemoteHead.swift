@@ -1,0 +1,59 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The remote's head object (`PREFIX/head`): the root tree of the package's current state on the remote, the
+/// root tree it replaced, and when. It is the only object ever overwritten, and only by a conditional PUT on its
+/// ETag (`If-Match`, or `If-None-Match: *` for the first push), so two pushes can never both win.
+///
+///     docpkg-sync-head 1
+///     tree 3f7a…       (64 hex digits: trees/3f7a…)
+///     parent 9c01…     (the tree it replaced; `-` for the first push)
+///     date 1764000000  (seconds since 1970, the pusher's clock: informative only)
+public struct RemoteHead: Sendable, Hashable {
+  /// The root tree of the remote's state.
+  public var tree: String
+  /// The root tree this head replaced, if any.
+  public var parent: String?
+  /// When it was pushed (the pusher's clock).
+  public var date: Date
+
+  /// A head.
+  public init(tree: String, parent: String?, date: Date) {
+    self.tree = tree
+    self.parent = parent
+    self.date = date
+  }
+
+  /// The object's bytes.
+  public func encoded() -> Data {
+    Data(
+      "docpkg-sync-head 1\ntree \(tree)\nparent \(parent ?? "-")\ndate \(Int64(date.timeIntervalSince1970))\n".utf8)
+  }
+
+  /// Parses a head object.
+  /// - Throws: ``SyncError`` with code `corrupt` naming `key` if it is not one.
+  public init(decoding data: Data, key: String) throws {
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+    guard lines.first == "docpkg-sync-head 1" else {
+      throw SyncError(.corrupt, "not a docpkg-sync-head 1 object (another program's data, or a newer format)", key: key)
+    }
+    var tree: String?
+    var parent: String?
+    var date = Date(timeIntervalSince1970: 0)
+    for line in lines.dropFirst() {
+      let parts = line.split(separator: " ", maxSplits: 1)
+      guard parts.count == 2 else { continue }
+      switch parts[0] {
+      case "tree": tree = String(parts[1])
+      case "parent": parent = parts[1] == "-" ? nil : String(parts[1])
+      case "date": date = Date(timeIntervalSince1970: Double(parts[1]) ?? 0)
+      default: break  // later versions may add lines
+      }
+    }
+    guard let tree, tree.count == 64 else { throw SyncError(.corrupt, "head object names no tree", key: key) }
+    self.init(tree: tree, parent: parent, date: date)
+  }
+}

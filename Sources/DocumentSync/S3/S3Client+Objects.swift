@@ -1,0 +1,112 @@
+import AsyncHTTPClient
+import Crypto
+import NIOCore
+import NIOHTTP1
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a HEAD or a listing says about an object.
+public struct ObjectInfo: Sendable, Hashable {
+  /// The key.
+  public var key: String
+  /// The size in bytes.
+  public var size: Int64
+  /// The bare ETag (without quotes).
+  public var etag: String
+}
+
+extension S3Client {
+  /// Creates the bucket; succeeds when it exists and is already the caller's.
+  /// - Throws: ``SyncError`` with code `server` if the server refuses (another owner, a bad name).
+  public func createBucket() async throws {
+    do {
+      _ = try await send(.PUT, key: nil)
+    } catch let error as SyncError where error.serverCode == "BucketAlreadyOwnedByYou" {
+      return
+    }
+  }
+
+  /// Writes `data` as the object `key`, if `condition` holds.
+  /// - Returns: The new object's bare ETag.
+  /// - Throws: ``SyncError`` with code `preconditionFailed` if the condition failed (another writer was first).
+  @discardableResult
+  public func put(_ key: String, data: Data, condition: WriteCondition = .none) async throws -> String {
+    let hash = Data(SHA256.hash(data: data)).hexString
+    let form = etagForm
+    let response: Response
+    do {
+      response = try await putOnce(key, data: data, hash: hash, condition: condition, form: form)
+    } catch let error as SyncError where error.code == .preconditionFailed && form == .automatic {
+      guard case .matches = condition else { throw error }
+      response = try await putOnce(key, data: data, hash: hash, condition: condition, form: .unquoted)
+      learn(.unquoted)
+      return response.etag ?? ""
+    }
+    if case .matches = condition, form == .automatic { learn(.quoted) }
+    return response.etag ?? ""
+  }
+
+  private func putOnce(
+    _ key: String, data: Data, hash: String, condition: WriteCondition, form: ETagForm
+  ) async throws -> Response {
+    var headers: [(String, String)] = []
+    switch condition {
+    case .none: break
+    case .absent: headers.append(("if-none-match", "*"))
+    case .matches(let etag): headers.append(("if-match", form.header(etag)))
+    }
+    return try await send(.PUT, key: key, headers: headers, body: .bytes(ByteBuffer(bytes: data)), payloadHash: hash)
+  }
+
+  /// The object `key`'s bytes and bare ETag.
+  /// - Parameter limit: The most bytes to read; a bigger object fails (use ``download(_:to:)`` for big ones).
+  /// - Throws: ``SyncError`` with code `noSuchKey` if there is no such object.
+  public func get(_ key: String, limit: Int = 64 << 20) async throws -> (data: Data, etag: String) {
+    let response = try await send(.GET, key: key)
+    do {
+      return (try await response.data(limit: limit), response.etag ?? "")
+    } catch let error as SyncError {
+      throw error
+    } catch {
+      throw SyncError(.transport, "GET failed while reading the body of", key: key, serverMessage: "\(error)")
+    }
+  }
+
+  /// The object `key`'s size and ETag, or nil if there is none.
+  public func head(_ key: String) async throws -> ObjectInfo? {
+    let response = try await send(.HEAD, key: key, accepting: [404])
+    guard response.status != 404 else { return nil }
+    let size = response.headers.first(name: "content-length").flatMap { Int64($0) } ?? 0
+    return ObjectInfo(key: key, size: size, etag: response.etag ?? "")
+  }
+
+  /// Deletes the object `key` (succeeds if there is none).
+  public func delete(_ key: String) async throws {
+    _ = try await send(.DELETE, key: key, accepting: [404])
+  }
+
+  /// Every object whose key starts with `prefix`, in key order (ListObjectsV2, page by page).
+  public func list(prefix: String) async throws -> [ObjectInfo] {
+    var objects: [ObjectInfo] = []
+    var token: String?
+    repeat {
+      var query = [("list-type", "2"), ("prefix", prefix)]
+      if let token { query.append(("continuation-token", token)) }
+      let response = try await send(.GET, key: nil, query: query)
+      let text = String(decoding: try await response.data(), as: UTF8.self)[...]
+      for block in XMLText.blocks("Contents", in: text) {
+        guard let key = XMLText.value("Key", in: block) else { continue }
+        objects.append(
+          ObjectInfo(
+            key: key, size: XMLText.value("Size", in: block).flatMap { Int64($0) } ?? 0,
+            etag: XMLText.value("ETag", in: block).map(bareETag) ?? ""))
+      }
+      token = XMLText.value("IsTruncated", in: text) == "true" ? XMLText.value("NextContinuationToken", in: text) : nil
+    } while token != nil
+    return objects
+  }
+}

@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import Crypto
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A client of one bucket of an S3-compatible object store (AWS S3, MinIO, Ceph RGW): objects are read,
+/// written (conditionally too), listed and deleted with SigV4-signed requests over async-http-client.
+///
+/// Every method is `async`, honours task cancellation (the request is cancelled), and throws a ``SyncError``
+/// naming the key and carrying the server's status, error code and message.
+///
+/// Memory stays bounded: a file above ``multipartThreshold`` is uploaded in parts of ``partSize`` bytes, one part
+/// in memory at a time, and downloads to a file are written as they arrive.
+public final class S3Client: Sendable {
+  /// The server.
+  public let endpoint: S3Endpoint
+  /// The bucket every key is in.
+  public let bucket: String
+  /// Files larger than this are uploaded with a multipart upload (default 16 MiB).
+  public let multipartThreshold: Int
+  /// The size of each part of a multipart upload (default 8 MiB; S3 needs at least 5 MiB but for the last).
+  public let partSize: Int
+  /// How long one request may take before it fails.
+  public let timeout: TimeAmount
+
+  let signer: SigV4Signer
+  let http: HTTPClient
+  private let learnedForm: NIOLockedValueBox<ETagForm>
+
+  /// A client of `bucket` at `endpoint`.
+  /// - Parameters:
+  ///   - etagForm: How `If-Match` sends an ETag (see ``ETagForm``); `.automatic` learns it from the server.
+  public init(
+    endpoint: S3Endpoint, bucket: String, credentials: S3Credentials, region: String = "us-east-1",
+    etagForm: ETagForm = .automatic, multipartThreshold: Int = 16 << 20, partSize: Int = 8 << 20,
+    timeout: TimeAmount = .seconds(120)
+  ) {
+    self.endpoint = endpoint
+    self.bucket = bucket
+    self.signer = SigV4Signer(credentials: credentials, region: region)
+    self.learnedForm = NIOLockedValueBox(etagForm)
+    self.multipartThreshold = multipartThreshold
+    self.partSize = max(partSize, 5 << 20)
+    self.timeout = timeout
+    self.http = HTTPClient.shared
+  }
+
+  /// The ETag form `If-Match` uses now: the one given, or the one learned when it was `.automatic`.
+  public var etagForm: ETagForm { learnedForm.withLockedValue { $0 } }
+
+  func learn(_ form: ETagForm) { learnedForm.withLockedValue { $0 = form } }
+
+  // MARK: Requests
+
+  /// A response whose status was 2xx (or one of `accepting`).
+  struct Response {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: HTTPClientResponse.Body
+
+    /// The bare ETag the server sent.
+    var etag: String? { headers.first(name: "etag").map(bareETag) }
+
+    /// The whole body (up to `limit` bytes).
+    func data(limit: Int = 64 << 20) async throws -> Data {
+      var buffer = try await body.collect(upTo: limit)
+      return Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
+    }
+  }
+
+  /// Sends one signed request and returns a 2xx response (or one whose status is in `accepting`).
+  /// - Throws: ``SyncError``: `noSuchKey` (404), `preconditionFailed` (412), `server` (other statuses),
+  ///   `transport`, `cancelled`.
+  func send(
+    _ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
+    body: HTTPClientRequest.Body? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
+    accepting: Set<Int> = []
+  ) async throws -> Response {
+    let path = "/" + bucket + (key.map { "/" + $0 } ?? "")
+    var allHeaders = headers + [("host", endpoint.hostHeader), ("x-amz-content-sha256", payloadHash)]
+    allHeaders += signer.signedHeaders(
+      for: .init(method: method.rawValue, path: path, query: query, headers: allHeaders, payloadHash: payloadHash),
+      at: Date())
+    var url = endpoint.description + SigV4Signer.encode(path, keepingSlash: true)
+    if !query.isEmpty {
+      url +=
+        "?"
+        + query.map {
+          "\(SigV4Signer.encode($0.0, keepingSlash: false))=\(SigV4Signer.encode($0.1, keepingSlash: false))"
+        }
+        .joined(separator: "&")
+    }
+    var request = HTTPClientRequest(url: url)
+    request.method = method
+    for (name, value) in allHeaders { request.headers.add(name: name, value: value) }
+    request.body = body
+    let shownKey = key ?? bucket
+    let response: HTTPClientResponse
+    do {
+      try Task.checkCancellation()
+      response = try await http.execute(request, timeout: timeout)
+    } catch is CancellationError {
+      throw SyncError(.cancelled, "\(method.rawValue) cancelled", key: shownKey)
+    } catch let error as HTTPClientError where error == .cancelled {
+      throw SyncError(.cancelled, "\(method.rawValue) cancelled", key: shownKey)
+    } catch {
+      throw SyncError(.transport, "\(method.rawValue) to \(endpoint) failed", key: shownKey, serverMessage: "\(error)")
+    }
+    let status = Int(response.status.code)
+    if (200..<300).contains(status) || accepting.contains(status) {
+      return Response(status: status, headers: response.headers, body: response.body)
+    }
+    var text = ""
+    if method != .HEAD, let buffer = try? await response.body.collect(upTo: 64 << 10) {
+      text = String(buffer: buffer)
+    }
+    let code: SyncError.Code =
+      switch status {
+      case 404: .noSuchKey
+      case 412: .preconditionFailed
+      default: .server
+      }
+    throw SyncError(
+      code, "\(method.rawValue) failed", key: shownKey, status: status,
+      serverCode: XMLText.value("Code", in: Substring(text)) ?? response.status.reasonPhrase,
+      serverMessage: XMLText.value("Message", in: Substring(text)))
+  }
+}

@@ -1,0 +1,48 @@
+import DocumentArchive
+import DocumentSync
+import Foundation
+
+/// Runs async sync work from a synchronous command (the root command is synchronous): the work runs in a task,
+/// this thread (the main thread, not one of the cooperative pool's) waits for it. SIGINT cancels nothing yet:
+/// a killed push or pull leaves the package and the remote consistent, and the next run continues.
+func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+  let box = ResultBox<T>()
+  let done = DispatchSemaphore(value: 0)
+  Task.detached {
+    do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
+    done.signal()
+  }
+  done.wait()
+  return try box.result!.get()
+}
+
+/// The result handed from the task to the waiting thread (written before the semaphore is signalled).
+private final class ResultBox<T>: @unchecked Sendable {
+  var result: Result<T, any Error>?
+}
+
+/// The credentials of the environment (`AWS_ACCESS_KEY_ID` ..., or `~/.aws/credentials`). Never printed.
+func environmentCredentials() throws -> S3Credentials {
+  try S3Credentials.fromEnvironment(ProcessInfo.processInfo.environment)
+}
+
+/// `SyncProgress` drawn with the CLI's progress bar (only on a terminal, not with `--quiet`), from any task.
+final class SyncProgressBar: @unchecked Sendable {
+  private let lock = NSLock()
+  private let bar: ProgressBar
+
+  init(_ label: String, quiet: Bool) { bar = ProgressBar(label, quiet: quiet) }
+
+  var handler: SyncProgressHandler {
+    { [self] progress in
+      lock.withLock {
+        bar.update(
+          ArchiveProgress(
+            entriesDone: progress.objectsDone, entriesTotal: progress.objectsTotal, bytesDone: progress.bytesDone,
+            bytesTotal: progress.bytesTotal))
+      }
+    }
+  }
+
+  func finish() { lock.withLock { bar.finish() } }
+}
