@@ -15,6 +15,10 @@ import SystemPackage
 /// temporary → `ready` (it is complete: synced before), fsync; package → `old`; `ready` → package;
 /// fsync; remove `old`.
 ///
+/// The swap (exchange or renames, and the fsyncs that make it final) is done holding a
+/// ``ReaderExclusion``: it waits for coordinated readers (``PackageReadLock``) to leave, for at
+/// most ``PackageReadLock/writerWaitLimit``, and keeps new ones out until the swap is final.
+///
 /// Before the swap, the new subtree's inode is told to ``OwnSaves``, so that a ``PackageMonitor``
 /// in this process can tell this save from other programs' changes.
 ///
@@ -68,8 +72,10 @@ struct Saver {
     OwnSaves.shared.willPlace(names.path(names.temporary))
     let containerPath = node.parent!.origin!.absolutePath
     let containerFD: CInt
+    let readers: ReaderExclusion
     do {
       try keepPreviousState()
+      readers = try ReaderExclusion(names)
       do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
         throw PackageError.io(error, "cannot open directory", path: containerPath.string)
       }
@@ -78,6 +84,7 @@ struct Saver {
       throw error
     }
     defer { Syscalls.closeFile(containerFD) }
+    defer { readers.end() }
     let name = node.diskName
     let entry = containerPath.appending(name.string)
     do {
@@ -121,6 +128,7 @@ struct Saver {
       discardTemporary(parentFD)
       throw error
     }
+    readers.end()
     discardTemporary(parentFD)
     finish(node)
     return true
@@ -154,10 +162,15 @@ struct Saver {
       }
       try syncDirectory(parentFD, names.parent)
     } else {
-      do { try keepPreviousState() } catch {
+      let readers: ReaderExclusion
+      do {
+        try keepPreviousState()
+        readers = try ReaderExclusion(names)
+      } catch {
         discardTemporary(parentFD)
         throw error
       }
+      defer { readers.end() }
       var exchanged = false
       if !exchangeUnsupported {
         do {
@@ -180,6 +193,7 @@ struct Saver {
           discardTemporary(parentFD)
           throw error
         }
+        readers.end()
         discardTemporary(parentFD)
       } else {
         try renameInTwoSteps(parentFD)
