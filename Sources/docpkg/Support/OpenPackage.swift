@@ -10,7 +10,10 @@ import SystemPackage
 /// The tree is kept alive until the process exits too: freeing 100,000 nodes one by one just before
 /// exit costs more than `inspect`'s own work on them, and the kernel frees it all at once anyway.
 func openPackage(_ location: String) throws -> PackageNode {
-  OpenedPackages.readLocks.append(try PackageReadLock(forPackageAt: FilePath(location)))
+  // One lock per package: a second one (`diff PKG PKG`) would queue behind a save waiting for the first.
+  if !OpenedPackages.readLocks.contains(where: { $0.packagePath == FilePath(location) }) {
+    OpenedPackages.readLocks.append(try PackageReadLock(forPackageAt: FilePath(location)))
+  }
   let root = try PackageNode.open(location: location)
   OpenedPackages.keptUntilExit.append(root)
   return root
