@@ -104,6 +104,13 @@ let package = Package(
       path: "Benchmarks/Tools/UndoMemory"
     ),
 
+    // Benchmarks/rows/coordination.py and CoordinatedReadingTests: a writer and readers of one package.
+    .executableTarget(
+      name: "read-write-stress",
+      dependencies: ["DocumentPackage", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Benchmarks/Tools/ReadWriteStress"
+    ),
+
     // Temp folders, fixtures and a runner for the built `docpkg`, shared by the test targets.
     .target(
       name: "TestSupport",
@@ -120,7 +127,10 @@ let package = Package(
     ),
     .testTarget(
       name: "docpkgTests",
-      dependencies: ["DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg")]
+      dependencies: [
+        "DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg"),
+        .target(name: "read-write-stress"),
+      ]
     ),
     .testTarget(
       name: "DocumentSyncTests",

@@ -85,6 +85,26 @@ int docpkg_flock(int fd, int exclusive, int nonblocking) {
   return flock(fd, operation);
 }
 
+int docpkg_flock_shared(int fd, int nonblocking) { return flock(fd, nonblocking ? LOCK_SH | LOCK_NB : LOCK_SH); }
+
+int docpkg_ofd_lock(int fd, int type, long long offset) {
+#if defined(F_OFD_SETLK)
+  struct flock lock;
+  memset(&lock, 0, sizeof lock);
+  lock.l_type = type == 2 ? F_WRLCK : (type == 1 ? F_RDLCK : F_UNLCK);
+  lock.l_whence = SEEK_SET;
+  lock.l_start = (off_t)offset;
+  lock.l_len = 1;
+  return fcntl(fd, F_OFD_SETLK, &lock);
+#else
+  (void)fd;
+  (void)type;
+  (void)offset;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 #if defined(O_TMPFILE)
 const int DOCPKG_O_TMPFILE = O_TMPFILE;
 #else

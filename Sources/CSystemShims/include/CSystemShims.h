@@ -33,6 +33,15 @@ int docpkg_syncfs(int fd);
 /// EWOULDBLOCK instead of waiting.
 int docpkg_flock(int fd, int exclusive, int nonblocking);
 
+/// flock(fd, LOCK_SH): a shared lock (readers of a package); with `nonblocking`, fails with EWOULDBLOCK
+/// instead of waiting while an exclusive one is held.
+int docpkg_flock_shared(int fd, int nonblocking);
+
+/// Tries once to take (`type` 1: read, 2: write) or drop (`type` 0) an open-file-description lock
+/// (F_OFD_SETLK) on the one byte at `offset` of `fd`. Fails with EAGAIN or EACCES when another open
+/// file description holds a conflicting lock, and with ENOSYS where the platform has no such locks.
+int docpkg_ofd_lock(int fd, int type, long long offset);
+
 /// O_TMPFILE (an unnamed file in a directory), or 0 where the platform has none.
 extern const int DOCPKG_O_TMPFILE;
 

@@ -14,10 +14,11 @@ import SystemPackage
 /// it waited for removed it meanwhile) closes it and starts again with a new file. So two writers
 /// never hold locks on two different files at once.
 ///
-/// **Shared locks (issue 12).** Readers that coordinate with writers can take `LOCK_SH` on the same
-/// file with the same open–lock–recheck loop. A shared holder never unlinks on its own: when it
-/// is done it tries `LOCK_EX | LOCK_NB` and unlinks only if that succeeds (no one else holds the
-/// file), otherwise it just closes; the recheck makes the non-atomic upgrade safe.
+/// **Readers are coordinated elsewhere.** Readers never take this lock (it is held from load to
+/// save, which could be long, and a reader must create nothing): a ``PackageReadLock`` holds a
+/// shared `flock` on the package's root directory, which a save takes exclusively only around its
+/// swap. This file serves readers only as a turnstile: while it exists, a save about to swap holds
+/// a one-byte write lock on it that new readers wait behind (see ``PackageReadLock``).
 ///
 /// **No package inside a package.** Taking the lock refuses a path that lies inside another
 /// package, so a mistaken path (`docpkg put A.mydoc/Pages x y`) never creates anything inside

@@ -18,6 +18,10 @@ import SystemPackage
 /// A new root carries the package's identity (``PackageIdentity``, an extended attribute), rebound
 /// to the new root's inode, so that ``PackageReference``s keep finding the package.
 ///
+/// The swap (exchange or renames, and the fsyncs that make it final) is done holding a
+/// ``ReaderExclusion``: it waits for coordinated readers (``PackageReadLock``) to leave, for at
+/// most ``PackageReadLock/writerWaitLimit``, and keeps new ones out until the swap is final.
+///
 /// Before the swap, the new subtree's inode is told to ``OwnSaves``, so that a ``PackageMonitor``
 /// in this process can tell this save from other programs' changes.
 ///
@@ -71,8 +75,10 @@ struct Saver {
     OwnSaves.shared.willPlace(names.path(names.temporary))
     let containerPath = node.parent!.origin!.absolutePath
     let containerFD: CInt
+    let readers: ReaderExclusion
     do {
       try keepPreviousState()
+      readers = try ReaderExclusion(names)
       do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
         throw PackageError.io(error, "cannot open directory", path: containerPath.string)
       }
@@ -81,6 +87,7 @@ struct Saver {
       throw error
     }
     defer { Syscalls.closeFile(containerFD) }
+    defer { readers.end() }
     let name = node.diskName
     let entry = containerPath.appending(name.string)
     do {
@@ -124,6 +131,7 @@ struct Saver {
       discardTemporary(parentFD)
       throw error
     }
+    readers.end()
     discardTemporary(parentFD)
     finish(node)
     return true
@@ -157,10 +165,15 @@ struct Saver {
       }
       try syncDirectory(parentFD, names.parent)
     } else {
-      do { try keepPreviousState() } catch {
+      let readers: ReaderExclusion
+      do {
+        try keepPreviousState()
+        readers = try ReaderExclusion(names)
+      } catch {
         discardTemporary(parentFD)
         throw error
       }
+      defer { readers.end() }
       var exchanged = false
       if !exchangeUnsupported {
         do {
@@ -183,6 +196,7 @@ struct Saver {
           discardTemporary(parentFD)
           throw error
         }
+        readers.end()
         discardTemporary(parentFD)
       } else {
         try renameInTwoSteps(parentFD)

@@ -1,18 +1,26 @@
 import DocumentArchive
 import DocumentPackage
+import SystemPackage
 
 /// The package the user names by `location` (a directory, an archive or `PACKAGE@ID`), through the library's
 /// ``PackageNode/open(location:)``.
 ///
-/// The tree is kept alive until the process exits: freeing 100,000 nodes one by one just before
+/// A package directory is read under a ``PackageReadLock`` held until the process exits: the command's whole
+/// run (a listing, a diff, an archive) sees one saved state even while another process saves the package.
+/// The tree is kept alive until the process exits too: freeing 100,000 nodes one by one just before
 /// exit costs more than `inspect`'s own work on them, and the kernel frees it all at once anyway.
 func openPackage(_ location: String) throws -> PackageNode {
+  // One lock per package: a second one (`diff PKG PKG`) would queue behind a save waiting for the first.
+  if !OpenedPackages.readLocks.contains(where: { $0.packagePath == FilePath(location) }) {
+    OpenedPackages.readLocks.append(try PackageReadLock(forPackageAt: FilePath(location)))
+  }
   let root = try PackageNode.open(location: location)
   OpenedPackages.keptUntilExit.append(root)
   return root
 }
 
-/// The trees ``openPackage(_:)`` returned, never freed.
+/// The trees ``openPackage(_:)`` returned and the read locks it took, never freed.
 private enum OpenedPackages {
   nonisolated(unsafe) static var keptUntilExit: [PackageNode] = []
+  nonisolated(unsafe) static var readLocks: [PackageReadLock] = []
 }

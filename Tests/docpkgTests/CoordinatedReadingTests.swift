@@ -1,0 +1,156 @@
+import DocumentPackage
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+/// Readers of a package never combine entries of two saved states while another process saves it
+/// (issue 12, "Coordinated reading and writing"): a writer process saves 200 times, each save changing
+/// files in several directories to one new generation number (odd saves swap `Data/`, even ones the
+/// whole package), while a library reader process and the CLI (`pack`, `inspect --json`, `cat`) read
+/// in loops and check that every read shows one generation. Without the read lock, the same library
+/// reader mixed two generations in 35 of 466 reads and failed 10 (a file vanished under it).
+@Suite("Coordinated reading")
+struct CoordinatedReadingTests {
+  /// The `read-write-stress` tool built beside `docpkg` (Benchmarks/Tools/ReadWriteStress).
+  static let tool = URL(fileURLWithPath: Shell.docpkgPath).deletingLastPathComponent()
+    .appendingPathComponent("read-write-stress").path
+
+  @Test func readersInOtherProcessesSeeOneSavedStateWhileAWriterSaves() throws {
+    let temp = try TemporaryDirectory("coordination")
+    let package = temp.appending("Doc.pkg")
+    try Shell.run(Self.tool, ["init", package, "5"])
+    let stop = temp.appending("stop")
+    let reader = try Background(Self.tool, ["read", package, stop], logs: temp.appending("reader"))
+    let writer = try Background(Self.tool, ["write", package, "200"], logs: temp.appending("writer"))
+    // The CLI's readers take turns in one loop: on two cores, more loops mostly slow the writer.
+    var cliReads = 0
+    var problems: [String] = []
+    while writer.isRunning || cliReads == 0 {
+      for kind in ["pack", "inspect"] {
+        cliReads += 1
+        if let problem = Self.readWithCLI(kind, package, in: temp, round: cliReads) { problems.append(problem) }
+      }
+    }
+    let written = writer.wait()
+    _ = FileManager.default.createFile(atPath: stop, contents: nil)
+    let read = reader.wait()
+
+    #expect(written.status == 0, "\(written.standardError)")
+    #expect(written.standardOutput.contains("\"saves\":200,\"errors\":0"), "\(written.standardOutput)")
+    #expect(read.status == 0, "\(read.standardError)")
+    #expect(read.standardOutput.contains("\"torn\":0,\"errors\":0"), "\(read.standardOutput)")
+    #expect(problems.isEmpty, "\(problems.count) of \(cliReads) CLI reads: \(problems.prefix(5))")
+    #expect(cliReads >= 2)
+  }
+
+  @Test func aReaderHoldsUpAWriterOnlyUntilItsLimitAndTheWriterSavesAfterwards() throws {
+    let temp = try TemporaryDirectory("coordination")
+    let package = temp.appending("Doc.pkg")
+    try Shell.run(Self.tool, ["init", package, "3"])
+    let lock = try PackageReadLock(forPackageAt: FilePath(package))
+    #expect(lock.isHeld)
+    let start = Date()
+    let refused = try Shell.run(Self.tool, ["write", package, "1", "300"], check: false)
+    #expect(Date().timeIntervalSince(start) < 8)
+    #expect(refused.standardOutput.contains("\"saves\":0,\"errors\":1"), "\(refused.standardOutput)")
+    #expect(refused.standardError.contains("package is being read by another process (waited 0.3 s), not saved:"))
+    #expect(try String(contentsOfFile: package + "/Data/A/gen.txt", encoding: .utf8) == "0")
+    lock.unlock()
+    let saved = try Shell.run(Self.tool, ["write", package, "1", "300"])
+    #expect(saved.standardOutput.contains("\"saves\":1,\"errors\":0"), "\(saved.standardOutput)")
+    #expect(try String(contentsOfFile: package + "/Data/A/gen.txt", encoding: .utf8) == "1")
+  }
+
+  @Test func readingCreatesNothingBesideOrInsideThePackage() throws {
+    let temp = try TemporaryDirectory("coordination")
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    let before = try FileManager.default.subpathsOfDirectory(atPath: temp.path).sorted()
+    _ = try Shell.run("/bin/chmod", ["a-w", temp.path])
+    let count = try PackageNode.reading(contentsOf: FilePath(package)) { try $0.sortedChildren().count }
+    #expect(count > 0)
+    let inspected = try Shell.docpkg(["inspect", "--json", package])
+    #expect(inspected.status == 0, "\(inspected.standardError)")
+    _ = try Shell.run("/bin/chmod", ["u+w", temp.path])
+    #expect(try FileManager.default.subpathsOfDirectory(atPath: temp.path).sorted() == before)
+  }
+
+  /// One read through the CLI; a description of what was wrong, or nil.
+  static func readWithCLI(_ kind: String, _ package: String, in temp: TemporaryDirectory, round: Int) -> String? {
+    do {
+      if kind == "pack" {
+        let archive = temp.appending("pack-\(round).tar")
+        let unpacked = temp.appending("unpacked-\(round)")
+        defer {
+          try? FileManager.default.removeItem(atPath: archive)
+          try? FileManager.default.removeItem(atPath: unpacked)
+        }
+        let packed = try Shell.docpkg(["pack", package, "-o", archive, "--quiet"])
+        guard packed.status == 0 else { return "pack failed: \(packed.standardError)" }
+        try FileManager.default.createDirectory(atPath: unpacked, withIntermediateDirectories: true)
+        try Shell.run("tar", ["-xf", archive, "-C", unpacked])
+        return try checkUnpacked(unpacked + "/Doc.pkg")
+      }
+      let cat = try Shell.docpkg(["cat", package, "Data/C/x/gen.txt"])
+      guard cat.status == 0, Int(cat.standardOutput) != nil else { return "cat failed: \(cat.standardError)" }
+      let inspected = try Shell.docpkg(["inspect", "--json", package])
+      guard inspected.status == 0 else { return "inspect failed: \(inspected.standardError)" }
+      let json = try JSONSerialization.jsonObject(with: inspected.stdout) as? [String: Any]
+      let paths = (json?["entries"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+      let markers = Set(paths.filter { $0.contains("/gen-") }.map { $0.split(separator: "-").last! })
+      let count = paths.filter { $0.contains("/gen-") }.count
+      return markers.count == 1 && count == 2
+        ? nil : "inspect --json shows markers \(paths.filter { $0.contains("/gen-") })"
+    } catch {
+      return "\(kind) failed: \(error)"
+    }
+  }
+
+  /// Whether an unpacked archive of the package shows one generation.
+  static func checkUnpacked(_ root: String) throws -> String? {
+    func number(_ path: String) throws -> Int? { Int(try String(contentsOfFile: root + "/" + path, encoding: .utf8)) }
+    var seen: [Int?] = try ["Data/A/gen.txt", "Data/B/gen.txt", "Data/C/x/gen.txt"].map(number)
+    for directory in ["Data/A", "Data/B"] {
+      let markers = try FileManager.default.contentsOfDirectory(atPath: root + "/" + directory).filter {
+        $0.hasPrefix("gen-")
+      }
+      guard markers.count == 1 else { return "archive's \(directory) holds \(markers)" }
+      seen.append(Int(markers[0].dropFirst(4)))
+    }
+    let generations = Set(seen)
+    guard generations.count == 1, let generation = generations.first!, let index = try number("Index.txt"),
+      index == generation - generation % 2
+    else { return "archive mixes generations \(seen), Index.txt \(String(describing: try? number("Index.txt")))" }
+    return nil
+  }
+}
+
+/// A program running in the background, its output going to files.
+private final class Background: @unchecked Sendable {
+  private let process = Process()
+  private let output: String
+  private let errors: String
+
+  init(_ executable: String, _ arguments: [String], logs: String) throws {
+    output = logs + ".out"
+    errors = logs + ".err"
+    _ = FileManager.default.createFile(atPath: output, contents: nil)
+    _ = FileManager.default.createFile(atPath: errors, contents: nil)
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle(forWritingAtPath: output)
+    process.standardError = FileHandle(forWritingAtPath: errors)
+    try process.run()
+  }
+
+  var isRunning: Bool { process.isRunning }
+
+  /// Waits for the program to end: its exit status and what it printed.
+  func wait() -> (status: Int32, standardOutput: String, standardError: String) {
+    process.waitUntilExit()
+    func text(_ path: String) -> String {
+      String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    }
+    return (process.terminationStatus, text(output), text(errors))
+  }
+}
