@@ -13,6 +13,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    // `make docs`: DocC's generate-documentation plugin (used by no target).
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // C declarations that `import Glibc` hides (renameat2, FICLONE, flock, ...).

@@ -46,7 +46,7 @@ extension ArchivePacker {
   ///   - output: The archive to write.
   ///   - options: Format, level and reproducibility.
   ///   - progress: Called on the packing's thread, about ten times a second at most.
-  /// - Throws: ``PackageError`` as the synchronous form does; code `cancelled` when the task was cancelled.
+  /// - Throws: ``/DocumentPackage/PackageError`` as the synchronous form does; code `cancelled` when the task was cancelled.
   public static func pack(
     _ package: sending PackageNode, to output: FilePath, options: PackOptions,
     progress: (@Sendable (ArchiveProgress) -> Void)? = nil
@@ -64,7 +64,7 @@ extension ArchivePacker {
   ///   - output: The archive to write.
   ///   - options: Format, level and reproducibility.
   ///   - progress: Called on the packing's thread, about ten times a second at most.
-  /// - Throws: ``PackageError`` if the package cannot be read or the archive written; code
+  /// - Throws: ``/DocumentPackage/PackageError`` if the package cannot be read or the archive written; code
   ///   `cancelled` when the task was cancelled.
   public static func pack(
     contentsOf package: FilePath, to output: FilePath, options: PackOptions,
@@ -91,7 +91,7 @@ extension ArchiveUnpacker {
   ///   - options: Whether to replace existing entries, skip special files, and the limits.
   ///   - progress: Called on the unpacking's thread, about ten times a second at most.
   /// - Returns: The top-level entries created, and the entries skipped with the reason.
-  /// - Throws: ``PackageError`` as the synchronous form does; code `cancelled` when the task was cancelled.
+  /// - Throws: ``/DocumentPackage/PackageError`` as the synchronous form does; code `cancelled` when the task was cancelled.
   public static func unpack(
     _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
     progress: (@Sendable (ArchiveProgress) -> Void)? = nil

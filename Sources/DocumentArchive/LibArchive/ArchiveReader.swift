@@ -58,7 +58,7 @@ final class ArchiveReader {
 
   /// Opens `path`, in `format` or the one its contents (or else its name) say.
   /// - Parameter label: The name messages give the archive, when not `path` (`-` for standard input).
-  /// - Throws: ``PackageError`` naming `path` if it cannot be opened or is not a supported archive.
+  /// - Throws: ``/DocumentPackage/PackageError`` naming `path` if it cannot be opened or is not a supported archive.
   init(path source: String, format: ArchiveFormat? = nil, label: String? = nil) throws {
     LibArchive.prepare()
     let path = label ?? source
@@ -102,7 +102,7 @@ final class ArchiveReader {
   }
 
   /// The next entry's header, or `nil` at the end. Skips the current entry's unread data.
-  /// - Throws: ``PackageError`` with code `corrupt` if the archive is damaged.
+  /// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` if the archive is damaged.
   func next() throws -> EntryHeader? {
     var raw: OpaquePointer?
     let result = archive_read_next_header(handle, &raw)
@@ -166,7 +166,7 @@ final class ArchiveReader {
 
   /// Hands the current entry's data to `body` in blocks, with each block's offset in the file
   /// (a tar's sparse file has holes between blocks).
-  /// - Throws: ``PackageError`` with code `corrupt` on damaged data or a bad CRC, or what `body` throws.
+  /// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` on damaged data or a bad CRC, or what `body` throws.
   func readData(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
     while true {
       var buffer: UnsafeRawPointer?

@@ -23,7 +23,7 @@ public enum ArchivePacker {
   ///   - options: Format, level and reproducibility.
   ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are written.
-  /// - Throws: ``PackageError`` naming the file that could not be read, or `output` if it cannot
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the file that could not be read, or `output` if it cannot
   ///   be written.
   /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes; zip compression uses every core.
   public static func pack(
@@ -52,7 +52,7 @@ public enum ArchivePacker {
   ///   - options: Format, level and reproducibility.
   ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread, about ten times a second at most.
-  /// - Throws: ``PackageError`` naming the file that could not be read, or `label` if the stream
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the file that could not be read, or `label` if the stream
   ///   cannot be written.
   public static func pack(
     _ package: PackageNode, writingTo output: FileDescriptor, label: String = "-", options: PackOptions,

@@ -31,7 +31,7 @@ public enum ArchiveUnpacker {
   ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are extracted.
   /// - Returns: The names of the top-level entries created in `destination`.
-  /// - Throws: ``PackageError`` naming the archive and the entry at fault, or the existing entry
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the archive and the entry at fault, or the existing entry
   ///   (code `nameTaken`) when one is in the way and `replaceExisting` is not set.
   /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes.
   @discardableResult
@@ -52,7 +52,7 @@ public enum ArchiveUnpacker {
   ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are extracted.
   /// - Returns: The top-level entries created, and the entries skipped with the reason.
-  /// - Throws: ``PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does.
+  /// - Throws: ``/DocumentPackage/PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does.
   public static func unpackReporting(
     _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
@@ -81,7 +81,7 @@ public enum ArchiveUnpacker {
   ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are extracted.
   /// - Returns: The top-level entries created, and the entries skipped with the reason.
-  /// - Throws: ``PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does, or
+  /// - Throws: ``/DocumentPackage/PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does, or
   ///   naming `label` if the stream cannot be read.
   public static func unpackReporting(
     reading input: FileDescriptor, label: String = "-", into destination: FilePath,

@@ -58,7 +58,7 @@ final class Extractor {
 
   /// Extracts every entry, then sets directory modes and times and checks symbolic links.
   /// - Parameter wrapName: The folder a document zip's entries go in.
-  /// - Throws: ``PackageError``: the first refused entry's, a limit's, or a failed system call's.
+  /// - Throws: ``/DocumentPackage/PackageError``: the first refused entry's, a limit's, or a failed system call's.
   func run(wrapDocumentIn wrapName: String, progress: ((ArchiveProgress) -> Void)?) throws {
     var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: wrapName)
     self.progress = progress

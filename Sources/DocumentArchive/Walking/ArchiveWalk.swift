@@ -45,7 +45,7 @@ struct ArchiveWalk {
   private var archive: String { reader.path }
 
   /// The next entry and its verdict, or `nil` at the end.
-  /// - Throws: ``PackageError`` (code `corrupt` or `io`) if the archive cannot be read.
+  /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt` or `io`) if the archive cannot be read.
   mutating func next() throws -> WalkedEntry? {
     guard let header = try reader.next() else { return nil }
     index += 1
