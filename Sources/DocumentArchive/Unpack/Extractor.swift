@@ -28,6 +28,8 @@ final class Extractor {
   private(set) var topLevelSet: Set<String> = []
   var totalBytes: Int64 = 0
   private var entriesDone = 0
+  private var entriesTotal = 0
+  private var bytesTotal: Int64 = 0
   private var progress: ((ArchiveProgress) -> Void)?
   private var throttle = ProgressThrottle()
 
@@ -62,6 +64,11 @@ final class Extractor {
   func run(wrapDocumentIn wrapName: String, progress: ((ArchiveProgress) -> Void)?) throws {
     var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: wrapName)
     self.progress = progress
+    // A zip's central directory gives the totals up front (a tar's are known only at its end: its
+    // bar goes by the archive bytes read).
+    if progress != nil, reader.format == .zip, let totals = ZipCentralDirectory.totals(path: reader.source) {
+      (entriesTotal, bytesTotal) = totals
+    }
     var entryCount = 0
     while let entry = try walk.next() {
       try cancellation?.check(archive)
@@ -96,7 +103,7 @@ final class Extractor {
     guard let progress, throttle.isDue() else { return }
     progress(
       ArchiveProgress(
-        entriesDone: entriesDone, entriesTotal: 0, bytesDone: totalBytes, bytesTotal: 0,
+        entriesDone: entriesDone, entriesTotal: entriesTotal, bytesDone: totalBytes, bytesTotal: bytesTotal,
         archiveBytesDone: min(reader.compressedBytesRead, reader.archiveSize), archiveBytesTotal: reader.archiveSize))
   }
 
