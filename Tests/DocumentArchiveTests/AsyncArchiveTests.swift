@@ -70,7 +70,7 @@ struct AsyncArchiveTests {
         options: PackOptions(format: format)
       ) { reports.add($0) }
     }
-    #expect(await eventually(seconds: 60) { reports.all.contains { $0.bytesDone > 0 } })
+    #expect(await eventually(seconds: 600) { reports.all.contains { $0.bytesDone > 0 } })
     task.cancel()
     let error = await #expect(throws: PackageError.self) { try await task.value }
     #expect(error?.code == .cancelled)
@@ -90,7 +90,7 @@ struct AsyncArchiveTests {
     let task = Task {
       try await ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(out)) { reports.add($0) }
     }
-    #expect(await eventually(seconds: 60) { reports.all.contains { $0.bytesDone > 0 } })
+    #expect(await eventually(seconds: 600) { reports.all.contains { $0.bytesDone > 0 } })
     task.cancel()
     let error = await #expect(throws: PackageError.self) { try await task.value }
     #expect(error?.code == .cancelled)
