@@ -8,7 +8,7 @@ CONFIGURATION ?= release
 SWIFT_FLAGS ?=
 MAN_PAGE := .build/plugins/GenerateManual/outputs/docpkg/docpkg.1
 
-.PHONY: setup build release demo test interop format format-check crash-test bench clean man install
+.PHONY: setup build release demo test interop format format-check crash-test bench clean man install docs docs-test
 
 setup:
 	@Scripts/setup.sh
@@ -36,6 +36,21 @@ install: man
 	.build/$(CONFIGURATION)/docpkg --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docpkg
 	.build/$(CONFIGURATION)/docpkg --generate-completion-script fish \
 	  > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/docpkg.fish
+
+## Builds the DocC documentation of DocumentPackage, DocumentArchive and DocumentSync as one static site in $(DOCS_DIR)
+## (swift-docc-plugin); any DocC warning fails the build.
+DOCS_DIR := .build/docs
+docs: setup
+	$(SWIFT) package $(SWIFT_FLAGS) --allow-writing-to-directory $(DOCS_DIR) generate-documentation \
+	  --target DocumentPackage --target DocumentArchive --target DocumentSync --enable-experimental-combined-documentation \
+	  --output-path $(DOCS_DIR) --transform-for-static-hosting --warnings-as-errors
+
+## Builds the documentation, then opens it in headless Chromium (installed when missing) and checks that the
+## PackageNode page renders: the DocsTests suite, which `make test` skips.
+docs-test: docs
+	Scripts/setup.sh --docs
+	$(SWIFT) build --build-tests
+	DOCPKG_DOCS=$(DOCS_DIR) $(SWIFT) test --skip-build --filter DocsTests
 
 ## Runs docpkg on the shipped example package.
 demo: release

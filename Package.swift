@@ -16,6 +16,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    // `make docs`: DocC's generate-documentation plugin (used by no target).
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // C declarations that `import Glibc` hides (renameat2, FICLONE, flock, ...).

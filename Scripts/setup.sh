@@ -13,6 +13,10 @@ if [ "${1:-}" = "--interop" ]; then
   [ -f /usr/bin/epubcheck ] || need+=(epubcheck)
   command -v jar >/dev/null || need+=(default-jdk-headless)
 fi
+# With --docs, the headless browser `make docs-test` opens the built documentation in.
+if [ "${1:-}" = "--docs" ]; then
+  command -v chromium >/dev/null || need+=(chromium)
+fi
 pkg-config --exists libarchive 2>/dev/null || need+=(libarchive-dev pkg-config)
 [ -f /usr/include/libdeflate.h ] || need+=(libdeflate-dev)
 command -v bsdtar >/dev/null || need+=(libarchive-tools)

@@ -8,7 +8,7 @@ import DocumentPackage
 ///     cancellation.cancel()
 ///
 /// The operation notices between entries and between chunks of data, removes what it wrote (the
-/// unfinished archive, the temporary folder) and throws ``PackageError`` with code `cancelled`.
+/// unfinished archive, the temporary folder) and throws ``/DocumentPackage/PackageError`` with code `cancelled`.
 /// This is how the `docpkg` tool stops on SIGINT, SIGTERM and SIGHUP; the library itself never
 /// installs signal handlers.
 public final class ArchiveCancellation: Sendable {
@@ -25,7 +25,7 @@ public final class ArchiveCancellation: Sendable {
   public var isCancelled: Bool { lock.withLock { flag } }
 
   /// Throws if cancelled.
-  /// - Throws: ``PackageError`` (code `cancelled`) naming `path`.
+  /// - Throws: ``/DocumentPackage/PackageError`` (code `cancelled`) naming `path`.
   func check(_ path: String) throws {
     if isCancelled { throw PackageError(.cancelled, "cancelled:", path: path, context: "(nothing was left behind)") }
   }

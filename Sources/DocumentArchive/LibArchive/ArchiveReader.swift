@@ -38,6 +38,8 @@ struct EntryHeader {
 final class ArchiveReader {
   /// The archive's path, for messages.
   let path: String
+  /// The file actually read: `path`, or a spooled copy of standard input (see ``ArchiveSpool``).
+  let source: String
   let format: ArchiveFormat
   private let handle: OpaquePointer
   private let fd: CInt
@@ -55,17 +57,20 @@ final class ArchiveReader {
   private var entryIndex = -1
 
   /// Opens `path`, in `format` or the one its contents (or else its name) say.
-  /// - Throws: ``PackageError`` naming `path` if it cannot be opened or is not a supported archive.
-  init(path: String, format: ArchiveFormat? = nil) throws {
+  /// - Parameter label: The name messages give the archive, when not `path` (`-` for standard input).
+  /// - Throws: ``/DocumentPackage/PackageError`` naming `path` if it cannot be opened or is not a supported archive.
+  init(path source: String, format: ArchiveFormat? = nil, label: String? = nil) throws {
     LibArchive.prepare()
+    let path = label ?? source
     self.path = path
+    self.source = source
     let fd: CInt
-    do { fd = try Syscalls.openFile(FilePath(path), .readOnly) } catch {
+    do { fd = try Syscalls.openFile(FilePath(source), .readOnly) } catch {
       throw PackageError.opening(error, "cannot open archive", path: path)
     }
     self.fd = fd
     archiveSize = (try? Syscalls.status(of: fd).size) ?? 0
-    guard let detected = format ?? ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: path) else {
+    guard let detected = format ?? ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: source) else {
       Syscalls.closeFile(fd)
       throw PackageError(.unsupported, "not a zip or tar archive:", path: path)
     }
@@ -97,7 +102,7 @@ final class ArchiveReader {
   }
 
   /// The next entry's header, or `nil` at the end. Skips the current entry's unread data.
-  /// - Throws: ``PackageError`` with code `corrupt` if the archive is damaged.
+  /// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` if the archive is damaged.
   func next() throws -> EntryHeader? {
     var raw: OpaquePointer?
     let result = archive_read_next_header(handle, &raw)
@@ -111,7 +116,7 @@ final class ArchiveReader {
     entryIndex += 1
     if !paxScanned, format != .zip, archive_format(handle) & 0xFF == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE & 0xFF {
       paxScanned = true
-      paxScan = TarHeaderScan.scan(path: path)
+      paxScan = TarHeaderScan.scan(path: source)
     }
     let scanned = paxScan?.info(entryIndex)
     // Several well-formed pax headers for one entry: POSIX says the last wins, as libarchive does,
@@ -161,7 +166,7 @@ final class ArchiveReader {
 
   /// Hands the current entry's data to `body` in blocks, with each block's offset in the file
   /// (a tar's sparse file has holes between blocks).
-  /// - Throws: ``PackageError`` with code `corrupt` on damaged data or a bad CRC, or what `body` throws.
+  /// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` on damaged data or a bad CRC, or what `body` throws.
   func readData(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
     while true {
       var buffer: UnsafeRawPointer?

@@ -14,7 +14,7 @@ enum LibArchive {
 /// Turns a libarchive result into an error. Reading treats `ARCHIVE_WARN` as a failure: libarchive
 /// only warns about a bad CRC or a damaged entry, and a warning must not let damaged data through.
 ///
-/// - Throws: ``PackageError`` with code `corrupt` naming `path` (and `entry`, when known).
+/// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` naming `path` (and `entry`, when known).
 func check(_ code: CInt, _ handle: OpaquePointer, path: String, entry: String? = nil, action: String) throws {
   guard code != ARCHIVE_OK, code != ARCHIVE_EOF else { return }
   var reason = archive_error_string(handle).map { String(cString: $0) } ?? "libarchive error \(code)"

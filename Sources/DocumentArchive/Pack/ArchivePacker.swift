@@ -23,55 +23,106 @@ public enum ArchivePacker {
   ///   - options: Format, level and reproducibility.
   ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are written.
-  /// - Throws: ``PackageError`` naming the file that could not be read, or `output` if it cannot
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the file that could not be read, or `output` if it cannot
   ///   be written.
   /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes; zip compression uses every core.
   public static func pack(
     _ package: PackageNode, to output: FilePath, options: PackOptions,
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws {
+    try checkLevel(options)
+    let plan = try makePlan(package, options: options)
+    try OutputFile.write(to: output) { fd, path in
+      try write(
+        plan, to: fd, path: path, seekable: true, options: options, cancellation: cancellation, progress: progress)
+    }
+  }
+
+  /// Writes `package` as an archive to `output`, an open stream such as standard output or a
+  /// pipe, from its current position, without seeking: a zip's large files are followed by data
+  /// descriptors (their sizes and CRC come after their data), as `zip` does on a pipe.
+  ///
+  /// Unlike ``pack(_:to:options:cancellation:progress:)``, the output cannot be taken back on
+  /// failure: whoever reads the stream sees a truncated archive, which every reader refuses.
+  /// `output` is neither closed nor synced.
+  /// - Parameters:
+  ///   - package: The package's root node; its name is the archive's top-level entry.
+  ///   - output: The stream to write to (it stays open).
+  ///   - label: The name messages give the stream.
+  ///   - options: Format, level and reproducibility.
+  ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
+  ///   - progress: Called on the calling thread, about ten times a second at most.
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the file that could not be read, or `label` if the stream
+  ///   cannot be written.
+  public static func pack(
+    _ package: PackageNode, writingTo output: FileDescriptor, label: String = "-", options: PackOptions,
+    cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
+  ) throws {
+    try checkLevel(options)
+    let plan = try makePlan(package, options: options)
+    try write(
+      plan, to: output.rawValue, path: label, seekable: false, options: options, cancellation: cancellation,
+      progress: progress)
+  }
+
+  private static func checkLevel(_ options: PackOptions) throws {
     if let level = options.level, !PackOptions.levels(for: options.format).contains(level) {
       let range = PackOptions.levels(for: options.format)
       throw PackageError(
         .invalidArgument, "compression level \(level) is out of range for", path: options.format.rawValue,
         context: "(\(range.lowerBound)-\(range.upperBound))")
     }
+  }
+
+  private static func makePlan(_ package: PackageNode, options: PackOptions) throws -> PackPlan {
     let fixedTime = options.reproducible ? (options.fixedModificationTime ?? PackOptions.defaultReproducibleTime) : nil
-    let plan = try PackPlan(root: package, format: options.format, fixedTime: fixedTime)
+    return try PackPlan(root: package, format: options.format, fixedTime: fixedTime)
+  }
+
+  /// Writes the archive to `fd`; `seekable` says whether a zip's headers may be patched in place.
+  private static func write(
+    _ plan: PackPlan, to fd: CInt, path: String, seekable: Bool, options: PackOptions,
+    cancellation: ArchiveCancellation?, progress: ((ArchiveProgress) -> Void)?
+  ) throws {
     let documentLayout = plan.entries.first?.name == "mimetype"
-    try OutputFile.write(to: output) { fd, path in
-      switch options.format {
-      case .zip:
-        let writer = ZipWriter(fd: fd, path: path)
-        writer.cancellation = cancellation
-        try ZipPacking(
-          plan: plan, writer: writer, level: options.level ?? 6, automaticLevel: options.level == nil,
-          progress: progress
-        )
-        .run(documentLayout: documentLayout)
-        try writer.finish()
-      default:
-        let writer = try TarWriter(
-          fd: fd, path: path, format: options.format, level: options.level,
-          reproducible: options.reproducible)
-        var done = ArchiveProgress(
-          entriesDone: 0, entriesTotal: plan.entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
-        for entry in plan.entries {
-          try cancellation?.check(path)
-          try writer.write(entry, produce: contents(of: entry, plan: plan, cancellation: cancellation, output: path))
-          done.entriesDone += 1
-          done.bytesDone += entry.size
-          if done.entriesDone % 64 == 0 || entry.size > 1 << 20 { progress?(done) }
+    switch options.format {
+    case .zip:
+      let writer = ZipWriter(fd: fd, path: path, seekable: seekable)
+      writer.cancellation = cancellation
+      var throttle = ProgressThrottle()
+      let throttled = progress.map { callback in
+        { (done: ArchiveProgress) in
+          if throttle.isDue() || done.entriesDone == done.entriesTotal { callback(done) }
         }
-        try writer.finish()
-        progress?(done)
       }
+      try ZipPacking(
+        plan: plan, writer: writer, level: options.level ?? 6, automaticLevel: options.level == nil,
+        progress: throttled
+      )
+      .run(documentLayout: documentLayout)
+      try writer.finish()
+    default:
+      let writer = try TarWriter(
+        fd: fd, path: path, format: options.format, level: options.level,
+        reproducible: options.reproducible)
+      let reporter = ProgressReporter(
+        entriesTotal: plan.entries.count, bytesTotal: plan.totalBytes, callback: progress)
+      for entry in plan.entries {
+        try cancellation?.check(path)
+        try writer.write(
+          entry,
+          produce: contents(of: entry, plan: plan, cancellation: cancellation, output: path, reporter: reporter))
+        reporter.add(entries: 1)
+      }
+      try writer.finish()
+      reporter.finish()
     }
   }
 
   /// A function streaming a file entry's contents, or `nil` for other kinds.
   private static func contents(
-    of entry: PackEntry, plan: PackPlan, cancellation: ArchiveCancellation?, output: String
+    of entry: PackEntry, plan: PackPlan, cancellation: ArchiveCancellation?, output: String,
+    reporter: ProgressReporter
   ) -> (
     ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   )? {
@@ -83,6 +134,7 @@ public enum ArchivePacker {
         try node.readContents(chunkSize: 1 << 20) {
           try cancellation?.check(output)
           try emit($0)
+          reporter.add(bytes: Int64($0.count))
         }
       }
     case .disk(let path):
@@ -92,9 +144,10 @@ public enum ArchivePacker {
           throw PackageError.io(error, "cannot open", path: path)
         }
         defer { Syscalls.closeFile(fd) }
-        try Syscalls.readChunks(fd, path: FilePath(path)) {
+        try Syscalls.readChunks(fd, path: FilePath(path), chunkSize: 256 << 10) {
           try cancellation?.check(output)
           try emit($0)
+          reporter.add(bytes: Int64($0.count))
         }
       }
     }

@@ -34,23 +34,3 @@ public struct PackOptions: Sendable, Hashable {
     }
   }
 }
-
-/// How far a pack or unpack has got, for a progress bar.
-public struct ArchiveProgress: Sendable, Hashable {
-  /// Entries done so far.
-  public var entriesDone: Int
-  /// All entries, when known (0 while unknown).
-  public var entriesTotal: Int
-  /// File bytes done so far.
-  public var bytesDone: Int64
-  /// All file bytes, when known (0 while unknown).
-  public var bytesTotal: Int64
-
-  /// Creates a progress report.
-  public init(entriesDone: Int, entriesTotal: Int, bytesDone: Int64, bytesTotal: Int64) {
-    self.entriesDone = entriesDone
-    self.entriesTotal = entriesTotal
-    self.bytesDone = bytesDone
-    self.bytesTotal = bytesTotal
-  }
-}

@@ -37,7 +37,7 @@ final class ArchiveCursor {
   }
 
   /// Streams entry `index`'s contents (`size` bytes, holes filled with zeros) in chunks of at most `chunkSize`.
-  /// - Throws: ``PackageError`` if the archive is damaged or changed since it was read.
+  /// - Throws: ``/DocumentPackage/PackageError`` if the archive is damaged or changed since it was read.
   func read(entry index: Int, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
     if let cached = cache[index] {
       try cached.withUnsafeBytes { try Self.chunked($0, chunkSize, body) }

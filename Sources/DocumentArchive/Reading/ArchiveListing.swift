@@ -37,7 +37,7 @@ public struct ArchiveListingEntry: Sendable, Hashable {
 /// read: a bad CRC or truncated data shows only when the entry is extracted or read.
 public enum ArchiveListing {
   /// The entries in archive order.
-  /// - Throws: ``PackageError`` if the archive cannot be opened or a header cannot be read.
+  /// - Throws: ``/DocumentPackage/PackageError`` if the archive cannot be opened or a header cannot be read.
   /// - Complexity: O(*n*) for *n* entries (headers only).
   public static func entries(of archive: FilePath) throws -> [ArchiveListingEntry] {
     let reader = try ArchiveReader(path: archive.string)

@@ -8,7 +8,7 @@ import SystemPackage
 ///
 /// The tree is built from the archive's headers (for a compressed tar that is one pass of
 /// decompression). Files read their bytes from the archive when asked, through one archive
-/// handle shared by the tree: reading them in archive order (the order ``PackageNode/walk(maxDepth:_:)``
+/// handle shared by the tree: reading them in archive order (the order ``/DocumentPackage/PackageNode/walk(maxDepth:_:)``
 /// visits an archive `docpkg` packed) is a single pass over the archive.
 public enum ArchivePackage {
   /// Opens the archive at `path` as a tree of nodes.
@@ -18,10 +18,12 @@ public enum ArchivePackage {
   /// archive that holds them. Entries are judged by the same rules as ``ArchiveUnpacker`` judges
   /// them (unsafe names, duplicates, entries below links or files, devices and FIFOs, hard links
   /// not to an earlier file are refused, with the same error codes); a hard link reads its target's contents.
-  /// - Parameter unwrappingSingleDirectory: Return the single top-level directory as the root
-  ///   (the default: a packed package). `false` always returns a root named after the archive
-  ///   that holds the top-level entries (a zip nested in a package, such as iWork's `Index.zip`).
-  /// - Throws: ``PackageError`` naming the archive (and the entry) if it is not a supported archive,
+  /// - Parameters:
+  ///   - path: The archive: a zip or a (compressed) tar.
+  ///   - unwrappingSingleDirectory: Return the single top-level directory as the root
+  ///     (the default: a packed package). `false` always returns a root named after the archive
+  ///     that holds the top-level entries (a zip nested in a package, such as iWork's `Index.zip`).
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the archive (and the entry) if it is not a supported archive,
   ///   is damaged, or has an unsafe or duplicate entry.
   /// - Complexity: O(*n*) for *n* entries to open; reading all files in archive order is O(archive size).
   public static func open(_ path: FilePath, unwrappingSingleDirectory: Bool = true) throws -> PackageNode {
@@ -46,7 +48,7 @@ public enum ArchivePackage {
   }
 }
 
-/// Builds a ``PackageNode`` tree from the accepted entries of an ``ArchiveWalk``: the reading-in-place
+/// Builds a ``/DocumentPackage/PackageNode`` tree from the accepted entries of an ``ArchiveWalk``: the reading-in-place
 /// consumer of the walk (``Extractor`` is the one that writes to disk).
 private struct ArchiveTreeBuilder {
   private var directories: [String: PackageNode]

@@ -13,12 +13,12 @@ extension PackageNode {
   /// - A regular file holding an archive (recognised by its first bytes, else by its extension) is read in place
   ///   with ``ArchivePackage/open(_:unwrappingSingleDirectory:)``, without extracting it.
   /// - `PACKAGE@ID`, when nothing is at that path, is version `ID` of `PACKAGE` from its `VersionStore`.
-  /// - Anything else is ``PackageNode/init(contentsOf:options:)``: a top-level symbolic link is followed.
+  /// - Anything else is ``/DocumentPackage/PackageNode/init(contentsOf:options:)``: a top-level symbolic link is followed.
   ///
   /// This is how `docpkg inspect`, `cat`, `diff` and `pack` read their operands.
   /// - Parameter location: A path, or `PATH@ID`.
   /// - Returns: The root of the tree; nothing is read below it until asked.
-  /// - Throws: ``PackageError`` naming the path: `noSuchEntry` if nothing is there (and it is not a version),
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the path: `noSuchEntry` if nothing is there (and it is not a version),
   ///   the archive's or version store's error if it cannot be read.
   public static func open(location: String) throws -> PackageNode {
     let path = FilePath(location)

@@ -31,7 +31,7 @@ public enum ArchiveUnpacker {
   ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are extracted.
   /// - Returns: The names of the top-level entries created in `destination`.
-  /// - Throws: ``PackageError`` naming the archive and the entry at fault, or the existing entry
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the archive and the entry at fault, or the existing entry
   ///   (code `nameTaken`) when one is in the way and `replaceExisting` is not set.
   /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes.
   @discardableResult
@@ -52,18 +52,84 @@ public enum ArchiveUnpacker {
   ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are extracted.
   /// - Returns: The top-level entries created, and the entries skipped with the reason.
-  /// - Throws: ``PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does.
+  /// - Throws: ``/DocumentPackage/PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does.
   public static func unpackReporting(
     _ archive: FilePath, into destination: FilePath, options: UnpackOptions = UnpackOptions(),
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws -> UnpackReport {
     let reader = try ArchiveReader(path: archive.string)
+    return try withDestination(destination) { destfd in
+      try extract(
+        reader, documentName: documentFolderName(for: archive), into: destfd, destination: destination,
+        options: options, cancellation: cancellation, progress: progress)
+    }
+  }
+
+  /// Extracts the archive read from `input` (standard input, a pipe, a socket) into
+  /// `destination`, with the same checks and the same all-or-nothing result as
+  /// ``unpackReporting(_:into:options:cancellation:progress:)``.
+  ///
+  /// The stream is first copied into a hidden temporary file in `destination` (a zip's central
+  /// directory is at its end), which is removed when the unpack ends, and by the next unpack into
+  /// `destination` if this one is killed. A document zip read from a stream is extracted into a
+  /// folder named `Document`.
+  /// - Parameters:
+  ///   - input: The stream to read to its end (it stays open).
+  ///   - label: The name messages give the stream.
+  ///   - destination: The directory to extract into.
+  ///   - options: Whether to replace existing entries, skip special files, and the limits.
+  ///   - cancellation: Stops the unpacking (code `cancelled`) when cancelled from another thread.
+  ///   - progress: Called on the calling thread as entries are extracted.
+  /// - Returns: The top-level entries created, and the entries skipped with the reason.
+  /// - Throws: ``/DocumentPackage/PackageError`` as ``unpack(_:into:options:cancellation:progress:)`` does, or
+  ///   naming `label` if the stream cannot be read.
+  public static func unpackReporting(
+    reading input: FileDescriptor, label: String = "-", into destination: FilePath,
+    options: UnpackOptions = UnpackOptions(), cancellation: ArchiveCancellation? = nil,
+    progress: ((ArchiveProgress) -> Void)? = nil
+  ) throws -> UnpackReport {
+    try withDestination(destination) { destfd in
+      let spool = try UnpackFolder.make(in: destfd, destination: destination)
+      defer { spool.remove(from: destfd) }
+      let name = RawName("archive")
+      let spoolPath = destination.string + "/" + spool.name.string + "/archive"
+      let fd: CInt
+      do throws(Errno) { fd = try Syscalls.createFile(in: spool.fd, name) } catch {
+        throw PackageError.io(error, "cannot create a temporary file in", path: destination)
+      }
+      do {
+        defer { Syscalls.closeFile(fd) }
+        try Syscalls.readChunks(input.rawValue, path: FilePath(label)) { chunk in
+          try cancellation?.check(label)
+          do throws(Errno) { try Syscalls.writeAll(fd, chunk) } catch {
+            throw PackageError.io(error, "cannot write", path: spoolPath)
+          }
+        }
+      }
+      let reader = try ArchiveReader(path: spoolPath, label: label)
+      return try extract(
+        reader, documentName: "Document", into: destfd, destination: destination, options: options,
+        cancellation: cancellation, progress: progress)
+    }
+  }
+
+  /// Opens `destination`, removes what killed unpacks left there, and runs `body` on it.
+  private static func withDestination<T>(_ destination: FilePath, _ body: (CInt) throws -> T) throws -> T {
     let destfd: CInt
     do { destfd = try Syscalls.openDirectory(destination) } catch {
       throw PackageError.opening(error, "cannot open destination directory", path: destination.string)
     }
     defer { Syscalls.closeFile(destfd) }
     UnpackFolder.removeAbandoned(in: destfd)
+    return try body(destfd)
+  }
+
+  /// Extracts `reader`'s archive into a fresh temporary folder in `destfd`, then moves its
+  /// top-level entries into place.
+  private static func extract(
+    _ reader: ArchiveReader, documentName: String, into destfd: CInt, destination: FilePath, options: UnpackOptions,
+    cancellation: ArchiveCancellation?, progress: ((ArchiveProgress) -> Void)?
+  ) throws -> UnpackReport {
     let folder = try UnpackFolder.make(in: destfd, destination: destination)
     // Raw names throughout: with `replaceExisting`, what lands here may have names that are not UTF-8.
     defer { folder.remove(from: destfd) }
@@ -71,7 +137,15 @@ public enum ArchiveUnpacker {
 
     let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits, cancellation: cancellation)
     extractor.skipSpecialFiles = options.skipSpecialFiles
-    try extractor.run(wrapDocumentIn: documentFolderName(for: archive), progress: progress)
+    if !options.replaceExisting {
+      // Refused as soon as the name shows in the archive, before anything is extracted below it.
+      extractor.checkTopLevelName = { name in
+        guard try !exists(name, in: destfd, destination: destination.string) else {
+          throw alreadyExists(destination.string + "/" + name)
+        }
+      }
+    }
+    try extractor.run(wrapDocumentIn: documentName, progress: progress)
     let names = extractor.topLevel
     // The extracted tree reaches the disk before it is renamed in (with --force, the old entry
     // it replaces is deleted right after), and the renames reach it before we report success.
@@ -86,6 +160,18 @@ public enum ArchiveUnpacker {
     return UnpackReport(created: names, skipped: extractor.skipped)
   }
 
+  /// The error for an entry in the way (code `nameTaken`). It names no remedy: the library's is
+  /// ``UnpackOptions/replaceExisting``, the `docpkg` tool's is `--force`, which the tool adds.
+  static func alreadyExists(_ path: String) -> PackageError {
+    PackageError(.nameTaken, "already exists:", path: path)
+  }
+
+  private static func exists(_ name: String, in destfd: CInt, destination: String) throws -> Bool {
+    do { return try Syscalls.exists(in: destfd, RawName(entryName: name)) } catch {
+      throw PackageError.io(error, "cannot look at", path: destination + "/" + name)
+    }
+  }
+
   /// The folder a document zip is extracted into: the archive's name without a trailing `.zip`.
   static func documentFolderName(for archive: FilePath) -> String {
     var name = archive.lastComponent?.string ?? "Document"
@@ -97,17 +183,11 @@ public enum ArchiveUnpacker {
   private static func moveIntoPlace(
     _ names: [String], from tempfd: CInt, to destfd: CInt, destination: String, replace: Bool
   ) throws {
-    func exists(_ name: String) throws -> Bool {
-      do { return try Syscalls.exists(in: destfd, RawName(entryName: name)) } catch {
-        throw PackageError.io(error, "cannot look at", path: destination + "/" + name)
-      }
-    }
     if !replace {
+      // Checked again: something may have taken a name while the archive was extracted.
       for name in names {
-        guard try !exists(name) else {
-          throw PackageError(
-            .nameTaken, "already exists:", path: destination + "/" + name,
-            context: "(use --force to replace it)")
+        guard try !exists(name, in: destfd, destination: destination) else {
+          throw alreadyExists(destination + "/" + name)
         }
       }
     }
@@ -129,10 +209,7 @@ public enum ArchiveUnpacker {
           flags: item.exchanged ? Syscalls.renameExchange : Syscalls.renameNoReplace)
       }
       let name = names[moved.count]
-      if error == .fileExists {
-        throw PackageError(
-          .nameTaken, "already exists:", path: destination + "/" + name, context: "(use --force to replace it)")
-      }
+      if error == .fileExists { throw alreadyExists(destination + "/" + name) }
       throw PackageError.io(error, "cannot move into place", path: destination + "/" + name)
     }
   }

@@ -43,6 +43,7 @@ extension Extractor {
   func checkLimits(adding count: Int64, _ header: EntryHeader) throws {
     try cancellation?.check(archive)
     totalBytes += count
+    reportProgressIfDue()
     if totalBytes > limits.maxTotalSize {
       throw PackageError(
         .limitExceeded, "archive expands to more than \(limits.maxTotalSize) bytes:", path: archive,

@@ -27,6 +27,11 @@ final class Extractor {
   /// `topLevel` as a set, so that an archive with many entries at its root is not quadratic.
   private(set) var topLevelSet: Set<String> = []
   var totalBytes: Int64 = 0
+  private var entriesDone = 0
+  private var entriesTotal = 0
+  private var bytesTotal: Int64 = 0
+  private var progress: ((ArchiveProgress) -> Void)?
+  private var throttle = ProgressThrottle()
 
   /// Checked before each entry and each chunk of data.
   let cancellation: ArchiveCancellation?
@@ -34,6 +39,9 @@ final class Extractor {
   var skipSpecialFiles = false
   /// The special files skipped.
   private(set) var skipped: [UnpackReport.Skipped] = []
+  /// Called with each top-level name when it first shows, before anything below it is written:
+  /// the unpacker refuses there a name already taken in the destination.
+  var checkTopLevelName: ((String) throws -> Void)?
 
   init(reader: ArchiveReader, root: CInt, limits: UnpackLimits, cancellation: ArchiveCancellation? = nil) {
     self.cancellation = cancellation
@@ -52,10 +60,15 @@ final class Extractor {
 
   /// Extracts every entry, then sets directory modes and times and checks symbolic links.
   /// - Parameter wrapName: The folder a document zip's entries go in.
-  /// - Throws: ``PackageError``: the first refused entry's, a limit's, or a failed system call's.
+  /// - Throws: ``/DocumentPackage/PackageError``: the first refused entry's, a limit's, or a failed system call's.
   func run(wrapDocumentIn wrapName: String, progress: ((ArchiveProgress) -> Void)?) throws {
     var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: wrapName)
-    var done = ArchiveProgress(entriesDone: 0, entriesTotal: 0, bytesDone: 0, bytesTotal: 0)
+    self.progress = progress
+    // A zip's central directory gives the totals up front (a tar's are known only at its end: its
+    // bar goes by the archive bytes read).
+    if progress != nil, reader.format == .zip, let totals = ZipCentralDirectory.totals(path: reader.source) {
+      (entriesTotal, bytesTotal) = totals
+    }
     var entryCount = 0
     while let entry = try walk.next() {
       try cancellation?.check(archive)
@@ -70,16 +83,28 @@ final class Extractor {
         continue
       }
       try extract(entry, try entry.accepted())
-      done.entriesDone = entryCount
-      done.bytesDone = totalBytes
-      if entryCount % 256 == 0 || (entry.header.size ?? 0) > 1 << 20 { progress?(done) }
+      entriesDone = entryCount
+      reportProgressIfDue()
     }
     try pool.flush()
     try pool.wait()
     try streamWriter.wait()
     try symlinks.validate(archive: archive, topLevel: topLevelSet)
     try finishDirectories()
-    progress?(done)
+    progress?(
+      ArchiveProgress(
+        entriesDone: entryCount, entriesTotal: entryCount, bytesDone: totalBytes, bytesTotal: totalBytes,
+        archiveBytesDone: reader.archiveSize, archiveBytesTotal: reader.archiveSize))
+  }
+
+  /// Reports progress if the last report is old enough (``ProgressThrottle``): called between
+  /// entries and between blocks of data, so a big file moves the bar too.
+  func reportProgressIfDue() {
+    guard let progress, throttle.isDue() else { return }
+    progress(
+      ArchiveProgress(
+        entriesDone: entriesDone, entriesTotal: entriesTotal, bytesDone: totalBytes, bytesTotal: bytesTotal,
+        archiveBytesDone: min(reader.compressedBytesRead, reader.archiveSize), archiveBytesTotal: reader.archiveSize))
   }
 
   func refuse(_ code: PackageError.Code, _ header: EntryHeader, _ reason: String) -> PackageError {
@@ -91,7 +116,9 @@ final class Extractor {
     let components = entry.components
     let path = entry.path
     let header = entry.header
-    if let first = components.first, topLevel.last != first, topLevelSet.insert(first).inserted {
+    if let first = components.first, topLevel.last != first, !topLevelSet.contains(first) {
+      try checkTopLevelName?(first)
+      topLevelSet.insert(first)
       topLevel.append(first)
     }
     let name = components.last!

@@ -15,7 +15,7 @@ struct SymlinkCheck {
   static let maxExpansions = 40
 
   /// - Parameter topLevel: The archive's top-level entries (a top-level link may point to one).
-  /// - Throws: ``PackageError`` naming the first link that escapes, is absolute, or loops.
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the first link that escapes, is absolute, or loops.
   func validate(archive: String, topLevel: Set<String>) throws {
     for (path, destination) in links.sorted(by: { $0.key < $1.key }) {
       if let reason = problem(path: path, destination: destination, topLevel: topLevel) {

@@ -15,7 +15,7 @@ struct UnpackFolder {
   let fd: CInt
 
   /// Makes and locks a fresh folder in `destfd`.
-  /// - Throws: ``PackageError`` (code `io`) naming the destination.
+  /// - Throws: ``/DocumentPackage/PackageError`` (code `io`) naming the destination.
   static func make(in destfd: CInt, destination: FilePath) throws -> UnpackFolder {
     while true {
       let name: RawName

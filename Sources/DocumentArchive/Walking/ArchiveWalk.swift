@@ -45,7 +45,7 @@ struct ArchiveWalk {
   private var archive: String { reader.path }
 
   /// The next entry and its verdict, or `nil` at the end.
-  /// - Throws: ``PackageError`` (code `corrupt` or `io`) if the archive cannot be read.
+  /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt` or `io`) if the archive cannot be read.
   mutating func next() throws -> WalkedEntry? {
     guard let header = try reader.next() else { return nil }
     index += 1
@@ -152,7 +152,7 @@ struct ArchiveWalk {
       if Int(offset) > current.count { current += repeatElement(0, count: Int(offset) - current.count) }
       current += chunk
     }
-    let other = try ArchiveReader(path: reader.path, format: reader.format)
+    let other = try ArchiveReader(path: reader.source, format: reader.format, label: reader.path)
     for _ in 0..<earlier { guard try other.next() != nil else { return false } }
     guard try other.next() != nil else { return false }
     var previous: [UInt8] = []

@@ -8,7 +8,7 @@ enum EntryPolicy {
   static let maxComponentBytes = 255
 
   /// The components of a safe relative path.
-  /// - Throws: ``PackageError`` naming the entry if the name cannot be decoded, is absolute, goes up
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the entry if the name cannot be decoded, is absolute, goes up
   ///   with `..` (with `/` or `\` separators), has control characters or the scalars that stand for
   ///   raw bytes (``EntryName``), or is too long.
   /// - Complexity: One pass over the name's bytes.

@@ -10,6 +10,9 @@ enum ZipRecords {
 
   static let stored: UInt16 = 0
   static let deflated: UInt16 = 8
+  /// General purpose flag bit 3: CRC and sizes are in a data descriptor after the data.
+  static let dataDescriptorFlag: UInt16 = 1 << 3
+  static let dataDescriptorSignature: UInt32 = 0x0807_4B50
   /// General purpose flag bit 11: the name is UTF-8.
   static let utf8Flag: UInt16 = 1 << 11
   /// "Version made by": Unix (3) << 8, spec 6.3 (63), so readers honour the mode in the external attributes.
@@ -113,6 +116,22 @@ extension ZipEntryRecord {
     sizes.u64(size)
     sizes.u64(compressedSize)
     return (fixed.bytes, sizes.bytes)
+  }
+
+  /// The data descriptor written after a streamed entry's data on a stream that cannot be
+  /// patched: signature, CRC, then compressed and uncompressed sizes (8 bytes each for a zip64 entry).
+  func dataDescriptor() -> [UInt8] {
+    var descriptor = ByteBuffer(capacity: 24)
+    descriptor.u32(ZipRecords.dataDescriptorSignature)
+    descriptor.u32(crc)
+    if localZip64 {
+      descriptor.u64(compressedSize)
+      descriptor.u64(size)
+    } else {
+      descriptor.u32(UInt32(compressedSize))
+      descriptor.u32(UInt32(size))
+    }
+    return descriptor.bytes
   }
 
   /// Where the zip64 field's two sizes start, relative to the local header.

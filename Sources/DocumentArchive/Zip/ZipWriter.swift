@@ -1,7 +1,11 @@
 import DocumentPackage
 import SystemPackage
 
-/// Writes a zip archive to a seekable file, entry by entry, then the central directory.
+/// Writes a zip archive to a file or a stream, entry by entry, then the central directory.
+///
+/// A streamed (large) file's CRC and sizes are known only after its data: on a seekable file they
+/// are patched into its local header; on a pipe (`seekable` false) they follow the data in a data
+/// descriptor (flag bit 3), which every zip reader, streaming ones included, understands.
 ///
 /// Our own writer rather than libarchive's: libarchive's always adds extra fields (so an ODF or
 /// EPUB `mimetype` entry cannot be written bare), writes local DOS times (so the bytes depend on
@@ -17,10 +21,13 @@ final class ZipWriter {
   private let bufferLimit = 1 << 22
   /// Checked before each write to the file.
   var cancellation: ArchiveCancellation?
+  /// Whether local headers may be patched (`pwrite`); if not, streamed entries get data descriptors.
+  let seekable: Bool
 
-  init(fd: CInt, path: String) {
+  init(fd: CInt, path: String, seekable: Bool = true) {
     self.fd = fd
     self.path = path
+    self.seekable = seekable
     buffer.reserveCapacity(bufferLimit + (1 << 16))
   }
 
@@ -57,6 +64,7 @@ final class ZipWriter {
     var record = makeRecord(entry, bare: false)
     record.method = deflater == nil ? ZipRecords.stored : ZipRecords.deflated
     record.localZip64 = entry.size >= 0xFFFF_0000
+    if !seekable { record.flags |= ZipRecords.dataDescriptorFlag }
     let headerOffset = offset
     try emit(record.localHeader())
     var crc: UInt32 = 0
@@ -81,6 +89,11 @@ final class ZipWriter {
     record.compressedSize = offset - dataStart
     if !record.localZip64, size >= ZipRecords.zip64Threshold || record.compressedSize >= ZipRecords.zip64Threshold {
       throw PackageError(.changedOnDisk, "file grew past 4 GiB while it was packed:", path: entry.name)
+    }
+    if !seekable {
+      try emit(record.dataDescriptor())
+      finishEntry(record)
+      return
     }
     let patch = record.localSizesPatch()
     do {

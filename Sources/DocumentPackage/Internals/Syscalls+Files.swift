@@ -71,6 +71,21 @@ extension Syscalls {
     return n > 0 ? Array(bytes[..<n]) : []
   }
 
+  /// Up to `count` bytes of `fd` from `position`, without moving its offset (fewer at the end of the file).
+  package static func readBytes(_ fd: CInt, at position: Int64, count: Int) throws(Errno) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    var done = 0
+    while done < count {
+      let n = bytes.withUnsafeMutableBytes { buffer in
+        retryingRaw { pread(fd, buffer.baseAddress! + done, count - done, off_t(position) + off_t(done)) }
+      }
+      if n < 0 { throw currentErrno }
+      if n == 0 { break }
+      done += n
+    }
+    return Array(bytes[..<done])
+  }
+
   /// A second descriptor for the open file `fd`, close-on-exec.
   package static func duplicate(_ fd: CInt) throws(Errno) -> CInt {
     try retrying { fcntl(fd, F_DUPFD_CLOEXEC, 0) }

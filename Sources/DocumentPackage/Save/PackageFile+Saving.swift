@@ -75,9 +75,11 @@ extension PackageNode {
   /// Builds the new tree beside `path` and swaps it in (see ``PackageFile/save(options:)``);
   /// anything at `path` is replaced. Unchanged files loaded from disk are hard-linked from where
   /// they were loaded. The node then reads from `path` and counts as unchanged, like a saved document.
-  /// - Parameter originalContentsPath: Where the package this node was loaded from is now, if it
-  ///   was moved since it was loaded (`FileWrapper`'s `originalContentsURL`); unchanged files are
-  ///   carried over from there.
+  /// - Parameters:
+  ///   - path: Where to write the package.
+  ///   - originalContentsPath: Where the package this node was loaded from is now, if it
+  ///     was moved since it was loaded (`FileWrapper`'s `originalContentsURL`); unchanged files are
+  ///     carried over from there.
   /// - Throws: ``PackageError`` naming the entry and the failed call; `path` is then unchanged.
   public func write(to path: FilePath, originalContentsPath: FilePath? = nil) throws {
     if let originalContentsPath, let location = origin?.location { location.root = originalContentsPath }

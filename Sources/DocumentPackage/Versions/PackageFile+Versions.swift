@@ -40,7 +40,9 @@ extension PackageFile {
   /// version `keeping` (see ``restoreVersion(_:)``), then marks every unresolved conflict version
   /// resolved. To keep a merge of both, edit ``root``, save with
   /// ``SaveOptions/overwritingExternalChanges``, then call this with nil.
-  /// - Parameter removing: Also remove the resolved conflict versions.
+  /// - Parameters:
+  ///   - id: The version to restore, or nil to keep the current package.
+  ///   - removing: Also remove the resolved conflict versions.
   /// - Throws: As ``restoreVersion(_:)``.
   public func resolveConflicts(keeping id: Int? = nil, removing: Bool = false) throws {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)

@@ -9,6 +9,8 @@ struct Pack: ParsableCommand {
     abstract: "Pack a package into a zip or tar archive whose top-level entry is the package.",
     discussion: """
       The format comes from OUT's extension (.zip, .tar, .tar.gz, .tar.bz2, .tar.xz, .tar.zst) unless --format is given. \
+      With -o -, the archive goes to standard output (a zip unless --format says otherwise); docpkg refuses to write \
+      it to a terminal. \
       Bytes, permissions, symbolic links, empty directories, Unicode names and modification times are kept. \
       --reproducible writes byte-identical archives for identical packages: sorted entries, every time set to \
       SOURCE_DATE_EPOCH (or 1980-01-01), no owners, no gzip timestamp, whatever the time zone.
@@ -19,7 +21,9 @@ struct Pack: ParsableCommand {
   var package: String
 
   @Option(
-    name: [.short, .customLong("output")], help: "The archive to write (replaced if it exists).", completion: .file())
+    name: [.short, .customLong("output")],
+    help: "The archive to write (replaced if it exists), or - for standard output.",
+    completion: .file())
   var output: String
 
   @Option(
@@ -36,19 +40,29 @@ struct Pack: ParsableCommand {
   @OptionGroup var quietOption: QuietOption
   private var quiet: Bool { quietOption.quiet }
 
+  /// --format's, else OUT's extension's, else zip for standard output.
+  private var chosenFormat: ArchiveFormat? {
+    format.flatMap(ArchiveFormat.init(name:)) ?? (output == "-" ? .zip : ArchiveFormat(fileName: output))
+  }
+
   func validate() throws {
     if let format, ArchiveFormat(name: format) == nil {
       throw ValidationError("unknown format '\(format)' (zip, tar, tar.gz or tgz, tar.bz2, tar.xz, tar.zst)")
     }
-    if format == nil, ArchiveFormat(fileName: output) == nil {
+    if output == "-" {
+      if Syscalls.isTerminal(1) {
+        throw ValidationError("refusing to write an archive to a terminal: redirect standard output, or use -o FILE")
+      }
+    } else if format == nil, ArchiveFormat(fileName: output) == nil {
       throw ValidationError("cannot tell the format from '\(output)': use --format")
     }
-    if let named = format.flatMap(ArchiveFormat.init(name:)), let implied = ArchiveFormat(fileName: output),
+    if let named = format.flatMap(ArchiveFormat.init(name:)), output != "-",
+      let implied = ArchiveFormat(fileName: output),
       named != implied
     {
       throw ValidationError("--format \(format!) and the extension of '\(output)' (\(implied)) disagree")
     }
-    if let level, let chosen = format.flatMap(ArchiveFormat.init(name:)) ?? ArchiveFormat(fileName: output),
+    if let level, let chosen = chosenFormat,
       !PackOptions.levels(for: chosen).contains(level)
     {
       let range = PackOptions.levels(for: chosen)
@@ -57,7 +71,7 @@ struct Pack: ParsableCommand {
   }
 
   func run() throws {
-    let archiveFormat = format.flatMap(ArchiveFormat.init(name:)) ?? ArchiveFormat(fileName: output)!
+    let archiveFormat = chosenFormat!
     var options = PackOptions(format: archiveFormat, level: level, reproducible: reproducible)
     if reproducible, let epoch = Syscalls.environment("SOURCE_DATE_EPOCH").flatMap({ Int64($0) }) {
       options.fixedModificationTime = epoch
@@ -69,8 +83,14 @@ struct Pack: ParsableCommand {
     let bar = ProgressBar("packing", quiet: quiet)
     defer { bar.finish() }
     try Interruption.cancellingOnSignals { cancellation in
-      try ArchivePacker.pack(root, to: FilePath(output), options: options, cancellation: cancellation) {
-        bar.update($0)
+      if output == "-" {
+        try ArchivePacker.pack(
+          root, writingTo: .standardOutput, label: "standard output", options: options, cancellation: cancellation
+        ) { bar.update($0) }
+      } else {
+        try ArchivePacker.pack(root, to: FilePath(output), options: options, cancellation: cancellation) {
+          bar.update($0)
+        }
       }
     }
   }

@@ -11,11 +11,14 @@ struct Unpack: ParsableCommand {
       Extracts into a temporary folder inside DESTDIR and renames each top-level entry into place: on any error \
       nothing is left. Refuses unsafe entries (.., absolute paths, links out of the package, devices, duplicates, \
       damaged data) and archive bombs (see the limits); with --skip-special, devices, FIFOs and sockets are left \
-      out instead (each named on stderr). Prints the path of each entry created.
+      out instead (each named on stderr). Prints the path of each entry created. With ARCHIVE -, the archive is \
+      read from standard input (copied first into a hidden temporary file in DESTDIR). An entry already in \
+      DESTDIR stops the unpack before anything is extracted, unless --force is given.
       """
   )
 
-  @Argument(help: "The archive: zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst.", completion: .file())
+  @Argument(
+    help: "The archive: zip, tar, tar.gz, tar.bz2, tar.xz or tar.zst; - for standard input.", completion: .file())
   var archive: String
 
   @Option(name: [.short, .customLong("output")], help: "The directory to extract into.", completion: .directory)
@@ -39,6 +42,12 @@ struct Unpack: ParsableCommand {
   @OptionGroup var quietOption: QuietOption
   private var quiet: Bool { quietOption.quiet }
 
+  func validate() throws {
+    if archive == "-", Syscalls.isTerminal(0) {
+      throw ValidationError("refusing to read an archive from a terminal: redirect standard input, or name the archive")
+    }
+  }
+
   func run() throws {
     let limits = UnpackLimits(
       maxTotalSize: maxSize ?? UnpackLimits().maxTotalSize, maxEntryCount: maxEntries, maxCompressionRatio: maxRatio)
@@ -46,12 +55,22 @@ struct Unpack: ParsableCommand {
     let report: UnpackReport
     do {
       defer { bar.finish() }
-      report = try Interruption.cancellingOnSignals { cancellation in
-        try ArchiveUnpacker.unpackReporting(
-          FilePath(archive), into: FilePath(output),
-          options: UnpackOptions(replaceExisting: force, limits: limits, skipSpecialFiles: skipSpecial),
-          cancellation: cancellation
-        ) { bar.update($0) }
+      let options = UnpackOptions(replaceExisting: force, limits: limits, skipSpecialFiles: skipSpecial)
+      do {
+        report = try Interruption.cancellingOnSignals { cancellation in
+          if archive == "-" {
+            return try ArchiveUnpacker.unpackReporting(
+              reading: .standardInput, label: "standard input", into: FilePath(output), options: options,
+              cancellation: cancellation
+            ) { bar.update($0) }
+          }
+          return try ArchiveUnpacker.unpackReporting(
+            FilePath(archive), into: FilePath(output), options: options, cancellation: cancellation
+          ) { bar.update($0) }
+        }
+      } catch var error as PackageError where error.code == .nameTaken {
+        error.context += error.context.isEmpty ? "(use --force to replace it)" : " (use --force to replace it)"
+        throw error
       }
     }
     for skipped in report.skipped {

@@ -3,6 +3,11 @@ import DocumentPackage
 
 /// A one-line progress bar on standard error, drawn only on a terminal, at most ten times a
 /// second, and only once the work has taken longer than a moment.
+///
+/// Where the total is known (every pack; an unpack of an archive file, measured by the archive's
+/// bytes read) it shows the bar filling, the percent, the bytes and the time left:
+/// `unpacking [#########        ]  31%  2816 entries, 85 MiB  0:04 left`. Reading a stream it
+/// shows what it has done so far.
 final class ProgressBar {
   private let label: String
   private let enabled: Bool
@@ -22,17 +27,38 @@ final class ProgressBar {
     guard now - start > 0.5, now - lastDraw > 0.1 else { return }
     lastDraw = now
     drawn = true
-    let fraction: Double =
-      progress.bytesTotal > 0
-      ? Double(progress.bytesDone) / Double(progress.bytesTotal)
-      : progress.entriesTotal > 0 ? Double(progress.entriesDone) / Double(progress.entriesTotal) : 0
+    StandardError.write("\r" + Self.line(label, progress, elapsed: now - start) + "\u{1B}[K")
+  }
+
+  /// The bar's text for `progress` after `elapsed` seconds.
+  static func line(_ label: String, _ progress: ArchiveProgress, elapsed: Double) -> String {
     let width = 30
-    let filled = max(0, min(width, Int(fraction * Double(width))))
-    var line =
-      "\r\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "]"
-    if progress.entriesTotal > 0 || progress.bytesTotal > 0 { line += " \(Int(fraction * 100))%" }
-    line += " \(progress.entriesDone) entries, \(progress.bytesDone >> 20) MiB"
-    StandardError.write(line + "\u{1B}[K")
+    var line = label
+    let fraction = progress.fractionDone
+    if let fraction {
+      let filled = max(0, min(width, Int(fraction * Double(width))))
+      line +=
+        " [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
+        + String(Int(fraction * 100)).leftPadded(to: 3) + "%"
+    }
+    let entries =
+      progress.entriesTotal > 0 ? "\(progress.entriesDone)/\(progress.entriesTotal)" : "\(progress.entriesDone)"
+    line += "  \(entries) entries, \(mebibytes(progress.bytesDone))"
+    if progress.bytesTotal > 0 { line += " of \(mebibytes(progress.bytesTotal))" }
+    if let fraction, fraction > 0.01, fraction < 1 {
+      line += "  " + duration(elapsed * (1 - fraction) / fraction) + " left"
+    }
+    return line
+  }
+
+  private static func mebibytes(_ bytes: Int64) -> String { "\(bytes >> 20) MiB" }
+
+  /// `m:ss`, or `h:mm:ss` from an hour.
+  private static func duration(_ seconds: Double) -> String {
+    let total = Int(seconds.rounded(.up))
+    let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+    let two = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+    return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(minutes):\(two(secs))"
   }
 
   /// Clears the bar, if it was drawn.

@@ -1,0 +1,179 @@
+import DocumentPackage
+import SystemPackage
+
+/// A zip's central directory read straight from the file (APPNOTE.TXT 4.3.12–4.3.16): where it is,
+/// how many entries it lists, and each entry's name, sizes and local-header offset, without reading
+/// any entry's data or building a tree.
+///
+/// The end-of-central-directory record is found in the file's last 64 KiB + 22 bytes (the largest
+/// comment), and followed to the zip64 end record when a field is saturated. Entries are then
+/// read in order from the central directory in bounded chunks: memory is O(1) in the entry count.
+/// This is what gives an unpack of a zip its totals before the first entry is extracted.
+struct ZipCentralDirectory {
+  /// One central directory header, as far as the readers here need it.
+  struct Entry {
+    var name: [UInt8]
+    var flags: UInt16
+    var method: UInt16
+    var crc: UInt32
+    var compressedSize: UInt64
+    var size: UInt64
+    var localHeaderOffset: UInt64
+    /// `st_mode` in the high 16 bits when made on Unix.
+    var externalAttributes: UInt32
+    /// A directory: its name ends in `/`.
+    var isDirectory: Bool { name.last == UInt8(ascii: "/") }
+  }
+
+  let fd: CInt
+  /// The number of entries the end record declares.
+  let entryCount: Int
+  let offset: Int64
+  let size: Int64
+
+  /// Finds the central directory of the zip open as `fd` (`fileSize` bytes); `nil` if there is no
+  /// well-formed end record (not a zip, or a truncated one: the full reader then says why).
+  init?(fd: CInt, fileSize: Int64) {
+    self.fd = fd
+    let tailSize = Int(min(fileSize, 22 + 0xFFFF))
+    guard tailSize >= 22, let tail = try? Syscalls.readBytes(fd, at: fileSize - Int64(tailSize), count: tailSize),
+      tail.count == tailSize
+    else { return nil }
+    // The last end signature whose comment length reaches exactly to the end of the file.
+    var end: Int?
+    var position = tailSize - 22
+    while position >= 0 {
+      if Self.u32(tail, position) == ZipRecords.endSignature,
+        position + 22 + Int(Self.u16(tail, position + 20)) == tailSize
+      {
+        end = position
+        break
+      }
+      position -= 1
+    }
+    guard let end else { return nil }
+    var count = UInt64(Self.u16(tail, end + 10))
+    var directorySize = UInt64(Self.u32(tail, end + 12))
+    var directoryOffset = UInt64(Self.u32(tail, end + 16))
+    if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
+      // Zip64: the locator sits just before the end record and gives the zip64 end record's offset.
+      let locatorPosition = fileSize - Int64(tailSize) + Int64(end) - 20
+      guard locatorPosition >= 0, let locator = try? Syscalls.readBytes(fd, at: locatorPosition, count: 20),
+        locator.count == 20, Self.u32(locator, 0) == ZipRecords.zip64LocatorSignature
+      else { return nil }
+      let recordOffset = Int64(bitPattern: Self.u64(locator, 8))
+      guard let record = try? Syscalls.readBytes(fd, at: recordOffset, count: 56), record.count == 56,
+        Self.u32(record, 0) == ZipRecords.zip64EndSignature
+      else { return nil }
+      count = Self.u64(record, 32)
+      directorySize = Self.u64(record, 40)
+      directoryOffset = Self.u64(record, 48)
+    }
+    guard directoryOffset <= UInt64(fileSize), directorySize <= UInt64(fileSize) - directoryOffset,
+      count <= directorySize / 46
+    else { return nil }
+    entryCount = Int(count)
+    offset = Int64(directoryOffset)
+    size = Int64(directorySize)
+  }
+
+  /// Calls `body` with each entry in directory order until it returns `false`.
+  /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt`) naming `archive` if a header is malformed.
+  func forEach(archive: String, _ body: (Entry) throws -> Bool) throws {
+    let chunkSize = 1 << 20
+    var buffer: [UInt8] = []
+    var start = 0  // of the unread part of `buffer`
+    var fileOffset = offset  // of the byte after `buffer`
+    let endOffset = offset + size
+    func need(_ count: Int) throws -> Bool {
+      if buffer.count - start >= count { return true }
+      buffer.removeFirst(start)
+      start = 0
+      while buffer.count < count, fileOffset < endOffset {
+        let want = Int(min(Int64(max(chunkSize, count)), endOffset - fileOffset))
+        let more: [UInt8]
+        do { more = try Syscalls.readBytes(fd, at: fileOffset, count: want) } catch {
+          throw PackageError.io(error, "cannot read", path: archive)
+        }
+        if more.isEmpty { break }
+        buffer += more
+        fileOffset += Int64(more.count)
+      }
+      return buffer.count >= count
+    }
+    for _ in 0..<entryCount {
+      guard try need(46), Self.u32(buffer, start) == ZipRecords.centralHeaderSignature else {
+        throw PackageError(.corrupt, "cannot read zip archive", path: archive, context: "(damaged central directory)")
+      }
+      let nameLength = Int(Self.u16(buffer, start + 28))
+      let extraLength = Int(Self.u16(buffer, start + 30))
+      let commentLength = Int(Self.u16(buffer, start + 32))
+      let total = 46 + nameLength + extraLength + commentLength
+      guard try need(total) else {
+        throw PackageError(.corrupt, "cannot read zip archive", path: archive, context: "(damaged central directory)")
+      }
+      let h = start
+      var entry = Entry(
+        name: Array(buffer[(h + 46)..<(h + 46 + nameLength)]), flags: Self.u16(buffer, h + 8),
+        method: Self.u16(buffer, h + 10), crc: Self.u32(buffer, h + 16),
+        compressedSize: UInt64(Self.u32(buffer, h + 20)), size: UInt64(Self.u32(buffer, h + 24)),
+        localHeaderOffset: UInt64(Self.u32(buffer, h + 42)), externalAttributes: Self.u32(buffer, h + 38))
+      Self.applyZip64(&entry, extra: buffer[(h + 46 + nameLength)..<(h + 46 + nameLength + extraLength)])
+      start += total
+      guard try body(entry) else { return }
+    }
+  }
+
+  /// Replaces saturated sizes and offset with the zip64 extra field's values (in that order).
+  private static func applyZip64(_ entry: inout Entry, extra: ArraySlice<UInt8>) {
+    let bytes = Array(extra)
+    var position = 0
+    while position + 4 <= bytes.count {
+      let id = u16(bytes, position)
+      let length = Int(u16(bytes, position + 2))
+      let data = position + 4
+      guard data + length <= bytes.count else { return }
+      if id == 0x0001 {
+        var field = data
+        func next() -> UInt64? {
+          guard field + 8 <= data + length else { return nil }
+          defer { field += 8 }
+          return u64(bytes, field)
+        }
+        if entry.size == 0xFFFF_FFFF, let value = next() { entry.size = value }
+        if entry.compressedSize == 0xFFFF_FFFF, let value = next() { entry.compressedSize = value }
+        if entry.localHeaderOffset == 0xFFFF_FFFF, let value = next() { entry.localHeaderOffset = value }
+        return
+      }
+      position = data + length
+    }
+  }
+
+  static func u16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
+  static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    UInt32(u16(bytes, at)) | UInt32(u16(bytes, at + 2)) << 16
+  }
+  static func u64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
+    UInt64(u32(bytes, at)) | UInt64(u32(bytes, at + 4)) << 32
+  }
+}
+
+extension ZipCentralDirectory {
+  /// The entry count and the sum of the file entries' uncompressed sizes of the zip at `path`
+  /// (`nil` if its central directory cannot be read: the unpack then reports no totals, and the
+  /// full reader says what is wrong).
+  static func totals(path: String) -> (entries: Int, bytes: Int64)? {
+    guard let fd = try? Syscalls.openFile(FilePath(path), .readOnly) else { return nil }
+    defer { Syscalls.closeFile(fd) }
+    guard let size = try? Syscalls.status(of: fd).size, let directory = ZipCentralDirectory(fd: fd, fileSize: size)
+    else { return nil }
+    var bytes: Int64 = 0
+    do {
+      try directory.forEach(archive: path) { entry in
+        if !entry.isDirectory, entry.externalAttributes >> 28 != 0xA { bytes += Int64(clamping: entry.size) }
+        return true
+      }
+    } catch { return nil }
+    return (directory.entryCount, bytes)
+  }
+}
