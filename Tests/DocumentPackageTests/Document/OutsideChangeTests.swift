@@ -255,4 +255,34 @@ struct OutsideChangeTests {
     #expect(await !document.isWatching)
     try await document.close()
   }
+
+  @Test func anotherDocumentOfThisProcessSavingIsAnOutsideChange() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let reader = try await Document(contentsOf: FilePath(path))
+    let writer = try await Document(contentsOf: FilePath(path))
+    #expect(try await text(reader, "a.txt") == "a\n")
+    try await writer.edit { try $0.setFile(at: "a.txt", contents: Data("from the other window\n".utf8)) }
+    try await writer.save()
+    // The save is this process's (the monitor marks it so), but not this document's.
+    #expect(await eventually { await reader.lastOutsideChange != nil })
+    #expect(await reader.lastOutsideChange?.reaction == .reloaded)
+    #expect(try await text(reader, "a.txt") == "from the other window\n")
+    #expect(await writer.lastOutsideChange == nil)
+    try await reader.close()
+    try await writer.close()
+  }
+
+  @Test func aReadOnlyDocumentShowsOutsideChangesToo() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let viewer = try await Document(contentsOf: FilePath(path), options: .readOnly)
+    #expect(try await text(viewer, "a.txt") == "a\n")
+    let put = try Shell.docpkg(["put", path, "a.txt"], input: Data("new\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await viewer.lastOutsideChange?.reaction == .reloaded })
+    #expect(try await text(viewer, "a.txt") == "new\n")
+    #expect(await viewer.state == .editingDisabled)
+    try await viewer.close()
+  }
 }
