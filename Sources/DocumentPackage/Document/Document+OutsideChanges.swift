@@ -34,12 +34,30 @@ import Foundation
 //      the document's side winning) is kept as a conflict version, and the state gains `inConflict`.
 //      Either way nothing either side did is lost.
 // A change found only in parts the model never loaded needs no work: the lazy model reads the
-// new state when it gets there.
+// new state when it gets there. A change that comes while an undo group is open waits until the
+// group is closed (the model must not be replaced in the middle of a group).
 extension Document {
-  /// Reacts to one burst of outside changes (see the comment above).
+  /// Reacts to one burst of outside changes reported by `source` (see the comment above).
+  func react(to event: PackageMonitor.Event, from source: PackageMonitor) {
+    guard !state.contains(.closed), monitor === source else { return }  // not a stopped monitor's last event
+    react(to: event)
+  }
+
+  /// Reacts to one burst of outside changes, or keeps it for later while an undo group is open
+  /// (replacing the model then would cut the group in two).
   func react(to event: PackageMonitor.Event) {
-    guard !state.contains(.closed), monitor != nil else { return }
     executor.requireOnQueue()
+    if editor.undoStack.groupingLevel > 0, !event.changes.contains(where: { $0.kind == .packageDeleted }) {
+      if var pending = pendingOutsideEvent {
+        pending.changes += event.changes
+        pending.isOwnSave = pending.isOwnSave && event.isOwnSave
+        pending.packagePath = event.packagePath
+        pendingOutsideEvent = pending
+      } else {
+        pendingOutsideEvent = event
+      }
+      return
+    }
     let kinds = Set(event.changes.map(\.kind))
     if kinds.contains(.packageDeleted) {
       stopMonitor()
@@ -77,6 +95,15 @@ extension Document {
       }
     }
     finish(event, reaction)
+  }
+
+  /// Reacts to an outside change kept while an undo group was open, once it is closed.
+  func reactToPendingOutsideChange() {
+    guard let pending = pendingOutsideEvent, editor.undoStack.groupingLevel == 0, !state.contains(.closed) else {
+      return
+    }
+    pendingOutsideEvent = nil
+    react(to: pending)
   }
 
   /// Records and publishes the reaction to `event`.

@@ -96,7 +96,8 @@ extension Document {
   /// Drops every change and reloads the package from disk: `UIDocument.revert(toContentsOf:)`.
   ///
   /// The undo stack is emptied and the document is clean; a conflict is resolved in favour of
-  /// what is on disk. The model is a new tree: nodes read before are no longer part of it.
+  /// what is on disk; a ``DocumentState/deleted`` document whose package is back at ``path`` reads
+  /// it (and watches it again). The model is a new tree: nodes read before are no longer part of it.
   /// - Throws: ``PackageError`` if the package cannot be opened; the document is then unchanged.
   public func revert() async throws {
     try requireOpen()
@@ -105,7 +106,8 @@ extension Document {
     executor.requireOnQueue()
     replaceModel(with: try reopen())
     lastError = nil
-    state.remove([.inConflict, .savingError])
+    state.remove([.inConflict, .savingError, .deleted])
+    if watchingWanted && !isWatching { tryToStartWatching() }
   }
 
   /// Makes `root` the model, with an empty undo stack, clean (after a revert, restore or merge:

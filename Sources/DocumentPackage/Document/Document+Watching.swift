@@ -38,7 +38,7 @@ extension Document {
       do {
         for try await event in monitor {
           guard let self else { return }
-          await self.react(to: event)
+          await self.react(to: event, from: monitor)
         }
       } catch let error as PackageError {
         await self?.watchingStopped(monitor, error)

@@ -104,6 +104,8 @@ public actor Document {
   public internal(set) var lastOutsideChange: OutsideChange?
   /// How many outside changes the document reacted to.
   var outsideChangeCount = 0
+  /// An outside change that came while an undo group was open, applied when it closes.
+  var pendingOutsideEvent: PackageMonitor.Event?
   /// Whether the app wants the package watched (on unless ``Options/unwatched`` or ``stopWatching()``).
   var watchingWanted = false
 

@@ -285,4 +285,27 @@ struct OutsideChangeTests {
     #expect(await viewer.state == .editingDisabled)
     try await viewer.close()
   }
+
+  @Test func anOutsideChangeDuringAnOpenUndoGroupIsAppliedWhenTheGroupCloses() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let witness = try PackageMonitor(watching: FilePath(path))  // tells the test when the change was reported
+    let seen = EventCollector(witness)
+    defer { witness.stop() }
+    _ = try await text(document, "Notes/n.txt")
+    await document.withUndoStack { $0.beginGrouping() }
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("typing\n".utf8)) }
+    try writeFromAnotherProcess(path + "/Notes/n.txt", "theirs\n")
+    #expect(await seen.wait(for: .modified, "Notes/n.txt"))
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("typing more\n".utf8)) }
+    await document.withUndoStack { $0.endGrouping() }
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .merged(paths: []) })
+    #expect(try await text(document, "a.txt") == "typing more\n")
+    #expect(try await text(document, "Notes/n.txt") == "theirs\n")
+    try await document.undo()
+    #expect(try await text(document, "a.txt") == "a\n")
+    #expect(await !document.hasUnsavedChanges)
+    try await document.close()
+  }
 }
