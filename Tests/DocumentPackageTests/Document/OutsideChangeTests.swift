@@ -308,4 +308,17 @@ struct OutsideChangeTests {
     #expect(await !document.hasUnsavedChanges)
     try await document.close()
   }
+
+  @Test func aDocumentNoLongerReferencedGoesAwayWithItsMonitor() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    weak var released: Document?
+    do {
+      let document = try await Document(contentsOf: FilePath(path))
+      #expect(await document.isWatching)
+      released = document
+    }
+    // Watching holds no reference to the document: dropping it ends it (and its inotify instance).
+    #expect(await eventually { released == nil })
+  }
 }
