@@ -65,34 +65,39 @@ struct ExamplesTests {
     #expect(list.status == 0, "\(list.standardError)")
   }
 
+  // The example's own timeout is long and the waits generous: in a loaded full run, this test's steps
+  // can be minutes apart (the example exits after the changes it is told to expect, not on time).
   @Test func liveDocumentReloadsMergesAndFollowsOutsideChangesAsTheyHappen() async throws {
     let temp = try TemporaryDirectory()
     try temp.write("Live.mydoc/Text.txt", "first\n")
     try temp.write("Live.mydoc/Todo.txt", "- nothing yet\n")
     let package = temp.appending("Live.mydoc")
     let app = try RunningProcess(
-      example("LiveDocument"), [package, "--edit", "Mine.txt=mine", "--changes", "3", "--timeout", "60"])
+      example("LiveDocument"), [package, "--edit", "Mine.txt=mine", "--changes", "3", "--timeout", "900"])
     defer { app.stop() }
     #expect(
-      await app.wait { $0.standardOutput.contains("ready: watching") }, "\(app.standardOutput)\(app.standardError)")
+      await app.wait(seconds: 120) { $0.standardOutput.contains("ready: watching") },
+      "\(app.standardOutput)\(app.standardError)")
     // 1. Another process saves the package atomically: merged with the app's unsaved edit.
     let put = try Shell.docpkg(["put", package, "Text.txt"], input: Data("from docpkg\n".utf8))
     #expect(put.status == 0, "\(put.standardError)")
     #expect(
-      await app.wait { $0.standardOutput.contains("Text.txt now reads: \"from docpkg\\n\"") }, "\(app.standardOutput)")
+      await app.wait(seconds: 120) { $0.standardOutput.contains("Text.txt now reads: \"from docpkg\\n\"") },
+      "\(app.standardOutput)")
     #expect(app.standardOutput.contains("outside change 1: merged"), "\(app.standardOutput)")
     // 2. A script saves a file as editors do: a new file renamed over the old one.
     let script =
       "import os, sys; open(sys.argv[1] + '~', 'w').write('- from python\\n'); os.replace(sys.argv[1] + '~', sys.argv[1])"
     try Shell.run("python3", ["-c", script, package + "/Todo.txt"])
     #expect(
-      await app.wait { $0.standardOutput.contains("Todo.txt now reads: \"- from python\\n\"") }, "\(app.standardOutput)"
+      await app.wait(seconds: 120) { $0.standardOutput.contains("Todo.txt now reads: \"- from python\\n\"") },
+      "\(app.standardOutput)"
     )
     #expect(app.standardOutput.contains("outside change 2: merged"), "\(app.standardOutput)")
     // 3. The package is renamed: followed.
     let moved = temp.appending("Moved.mydoc")
     try Shell.run("mv", [package, moved])
-    #expect(await app.waitForExit(), "\(app.standardOutput)")
+    #expect(await app.waitForExit(seconds: 120), "\(app.standardOutput)")
     #expect(app.status == 0, "\(app.standardOutput)\(app.standardError)")
     let output = app.standardOutput
     #expect(output.contains("outside change 3: followed"), "\(output)")
@@ -109,12 +114,13 @@ struct ExamplesTests {
     try temp.write("Live.mydoc/Text.txt", "kept\n")
     let package = temp.appending("Live.mydoc")
     let app = try RunningProcess(
-      example("LiveDocument"), [package, "--edit", "Text.txt=unsaved", "--changes", "1", "--timeout", "60"])
+      example("LiveDocument"), [package, "--edit", "Text.txt=unsaved", "--changes", "1", "--timeout", "900"])
     defer { app.stop() }
     #expect(
-      await app.wait { $0.standardOutput.contains("ready: watching") }, "\(app.standardOutput)\(app.standardError)")
+      await app.wait(seconds: 120) { $0.standardOutput.contains("ready: watching") },
+      "\(app.standardOutput)\(app.standardError)")
     try Shell.run("rm", ["-rf", package])
-    #expect(await app.waitForExit(), "\(app.standardOutput)")
+    #expect(await app.waitForExit(seconds: 120), "\(app.standardOutput)")
     #expect(app.status == 0, "\(app.standardOutput)\(app.standardError)")
     #expect(app.standardOutput.contains("outside change 1: deleted"), "\(app.standardOutput)")
     #expect(app.standardOutput.contains("saved what the document held to"), "\(app.standardOutput)")
