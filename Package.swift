@@ -99,6 +99,12 @@ let package = Package(
       path: "Examples/ResolveConflict"
     ),
 
+    .executableTarget(
+      name: "LiveDocument",
+      dependencies: ["DocumentPackage", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Examples/LiveDocument"
+    ),
+
     // Benchmarks/rows/undo.py: peak RSS of 1,000 undoable edits to a package with a 100 MB file.
     .executableTarget(
       name: "undo-memory",
@@ -144,7 +150,10 @@ let package = Package(
     ),
     .testTarget(
       name: "ExamplesTests",
-      dependencies: ["TestSupport", .target(name: "NotesDocument"), .target(name: "ShareAsZip"), .target(name: "ResolveConflict")]
+      dependencies: [
+        "TestSupport", .target(name: "NotesDocument"), .target(name: "ShareAsZip"), .target(name: "ResolveConflict"),
+        .target(name: "LiveDocument"),
+      ]
     ),
   ]
 )

@@ -9,6 +9,9 @@ import SystemPackage
 // unresolved *conflict version*, beside the package, until someone chooses with `resolveConflicts`.
 //
 //     swift run ResolveConflict /tmp/conflict-demo
+//
+// The documents are opened `.unwatched`, to show what saving does; a watching document (the
+// default) merges the other's save as soon as it happens (see Examples/LiveDocument).
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -43,8 +46,8 @@ do {
   try await plans.close()
 
   // 1. Different entries: Ann edits the text, Ben the to-do list. Ben's save merges Ann's in.
-  let ann = try await Document(contentsOf: path)
-  let ben = try await Document(contentsOf: path)
+  let ann = try await Document(contentsOf: path, options: .unwatched)
+  let ben = try await Document(contentsOf: path, options: .unwatched)
   try await setText(ann, "Text.txt", "Lisbon in May.\nStay near Alfama, by the tram.\n")
   try await setText(ben, "Todo.txt", "- book flights\n- buy a Viva Viagem card\n")
   try await ann.save()
@@ -60,8 +63,8 @@ do {
 
   // 2. The same line: both rewrite the first line of the text. Ann saves first and stays current;
   //    Ben's side is kept as a conflict version, and Ben's document is in conflict.
-  let ann2 = try await Document(contentsOf: path)
-  let ben2 = try await Document(contentsOf: path)
+  let ann2 = try await Document(contentsOf: path, options: .unwatched)
+  let ben2 = try await Document(contentsOf: path, options: .unwatched)
   try await setText(ann2, "Text.txt", "Lisbon in June.\nStay near Alfama, by the tram.\n")
   try await setText(ben2, "Text.txt", "Porto in May.\nStay near Alfama, by the tram.\n")
   try await ann2.save()

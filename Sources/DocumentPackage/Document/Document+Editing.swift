@@ -98,5 +98,6 @@ extension Document {
   func didChange() {
     publish()
     restartAutosaveTimer()
+    if pendingOutsideEvent != nil { reactToPendingOutsideChange() }
   }
 }

@@ -16,6 +16,7 @@ extension Document {
   ///   throws if the document is closed or read-only.
   public func save(overwritingExternalChanges: Bool = false) async throws {
     try requireEditable()
+    try requireNotDeleted()
     guard let package else { return }
     defer { publish() }
     cancelAutosave()
@@ -25,6 +26,12 @@ extension Document {
   /// Saves the whole package to `newPath` ("save as") and makes the document edit that package
   /// from now on (``path`` becomes `newPath`); the package at the old path stays as it was last
   /// saved. Anything at `newPath` is replaced atomically. Undo keeps working; the document is clean.
+  ///
+  /// This is how a ``DocumentState/deleted`` document (its package deleted on disk by another
+  /// program) keeps its contents: everything it read or changed is written to `newPath`, and the
+  /// document edits that package, clean, with an empty undo stack (the steps referred to the
+  /// deleted files). A file it never read was deleted with the package: the save then fails, naming it.
+  /// A watching document watches `newPath` afterwards.
   /// - Throws: As ``save(overwritingExternalChanges:)``, except that changes on disk at the old
   ///   path are not checked.
   public func save(to newPath: FilePath) async throws {
@@ -32,8 +39,26 @@ extension Document {
     guard let package else { return }
     defer { publish() }
     cancelAutosave()
-    try saving { try package.save(to: newPath) }
-    path = package.path
+    if state.contains(.deleted) {
+      let copy = try PackageFile.detachedCopy(of: editor.root)
+      try saving { try copy.write(to: newPath) }
+      path = PackageFile.resolve(newPath)
+      replaceModel(with: try reopen())
+      state.remove(.deleted)
+    } else {
+      try saving { try package.save(to: newPath) }
+      path = package.path
+    }
+    restartWatching()
+  }
+
+  /// Saving in place is refused once the package was deleted on disk (see ``DocumentState/deleted``).
+  func requireNotDeleted() throws {
+    if state.contains(.deleted) {
+      throw PackageError(
+        .noSuchEntry, "the package was deleted on disk; save the document elsewhere with save(to:):",
+        path: path.string)
+    }
   }
 
   /// Writes the whole package, as the model has it now, to `copyPath` ("save to"); the document
@@ -71,26 +96,18 @@ extension Document {
   /// Drops every change and reloads the package from disk: `UIDocument.revert(toContentsOf:)`.
   ///
   /// The undo stack is emptied and the document is clean; a conflict is resolved in favour of
-  /// what is on disk. The model is a new tree: nodes read before are no longer part of it.
+  /// what is on disk; a ``DocumentState/deleted`` document whose package is back at ``path`` reads
+  /// it (and watches it again). The model is a new tree: nodes read before are no longer part of it.
   /// - Throws: ``PackageError`` if the package cannot be opened; the document is then unchanged.
   public func revert() async throws {
     try requireOpen()
     defer { publish() }
     cancelAutosave()
     executor.requireOnQueue()
-    let root: PackageNode
-    if package != nil {
-      let reopened = try PackageFile(at: path)
-      reopened.versionPolicy = policy
-      package?.close()
-      package = reopened
-      root = reopened.root
-    } else {
-      root = try PackageNode(contentsOf: path)
-    }
-    replaceModel(with: root)
+    replaceModel(with: try reopen())
     lastError = nil
-    state.remove([.inConflict, .savingError])
+    state.remove([.inConflict, .savingError, .deleted])
+    if watchingWanted && !isWatching { tryToStartWatching() }
   }
 
   /// Makes `root` the model, with an empty undo stack, clean (after a revert, restore or merge:
@@ -108,6 +125,7 @@ extension Document {
     guard !state.contains(.closed) else { return }
     if saving, hasUnsavedChanges, !state.contains(.editingDisabled) { try await save() }
     cancelAutosave()
+    stopMonitor()
     package?.close()
     package = nil
     editor.undoStack.removeAllActions()
@@ -137,7 +155,7 @@ extension Document {
   func restartAutosaveTimer() {
     cancelAutosave()
     guard let delay = autosaveDelay, hasUnsavedChanges,
-      state.isDisjoint(with: [.closed, .editingDisabled, .inConflict])
+      state.isDisjoint(with: [.closed, .editingDisabled, .inConflict, .deleted])
     else { return }
     let clock = clock
     autosaveTask = Task { [weak self] in
@@ -154,7 +172,7 @@ extension Document {
   /// Saves if there is something to save, unless an undo group is open (then tries again later).
   func autosave() async {
     autosaveTask = nil
-    guard hasUnsavedChanges, state.isDisjoint(with: [.closed, .editingDisabled, .inConflict]) else { return }
+    guard hasUnsavedChanges, state.isDisjoint(with: [.closed, .editingDisabled, .inConflict, .deleted]) else { return }
     if editor.undoStack.groupingLevel > 0 {
       restartAutosaveTimer()
       return

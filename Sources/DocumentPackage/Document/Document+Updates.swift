@@ -8,7 +8,8 @@ extension Document {
 
   /// A stream of ``DocumentUpdate``s, starting with the current one, then one after every edit,
   /// undo, redo, undo-stack change (``withUndoStack(_:)``), save, revert, merge, restore, conflict
-  /// found and close; it ends when the document closes. Keeps an app's menus ("Undo Rename") and
+  /// found, outside change (with ``DocumentUpdate/outsideChange`` set) and close; it ends when the
+  /// document closes. Keeps an app's menus ("Undo Rename") and
   /// title bar (edited mark, conflict badge) current without polling:
   ///
   ///     for await update in await document.updates() {
@@ -26,9 +27,12 @@ extension Document {
 
   func removeUpdateObserver(_ id: Int) { updateObservers.remove(id) }
 
-  /// Sends the current update to every observer that has not seen it yet.
-  func publish() {
+  /// Sends the current update to every observer that has not seen it yet, with `outsideChange`
+  /// when it follows the reaction to one.
+  func publish(outsideChange: OutsideChange? = nil) {
     guard !updateObservers.isEmpty else { return }
-    updateObservers.publish(currentUpdate)
+    var update = currentUpdate
+    update.outsideChange = outsideChange
+    updateObservers.publish(update)
   }
 }

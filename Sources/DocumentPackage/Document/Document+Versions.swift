@@ -58,6 +58,7 @@ extension Document {
   /// - Throws: As ``save(overwritingExternalChanges:)``, never `conflict`.
   public func saveMerging() async throws -> SaveOutcome {
     try requireEditable()
+    try requireNotDeleted()
     guard let package else { return .saved }
     defer { publish() }
     cancelAutosave()

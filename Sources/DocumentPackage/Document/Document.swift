@@ -36,6 +36,15 @@ import Foundation
 /// timed by the `clock` given at open. Observe ``updates()`` to keep menus and the title bar
 /// current, ``stateUpdates()`` for the state alone.
 ///
+/// **Outside changes.** A document watches its package (a ``PackageMonitor``) unless opened with
+/// ``Options/unwatched``, and reacts to what another program does to it, as `UIDocument` does
+/// with `NSFilePresenter`: with no unsaved changes it shows the new state (``OutsideChange/Reaction-swift.enum/reloaded``);
+/// with unsaved changes it merges them onto the new state (``OutsideChange/Reaction-swift.enum/merged(paths:)``),
+/// or, when both sides changed the same entries, keeps its side as a conflict version and becomes
+/// ``DocumentState/inConflict``; it follows the package when it is moved (``path`` updates) and
+/// becomes ``DocumentState/deleted`` when it is deleted. Each reaction is published in
+/// ``updates()`` (``DocumentUpdate/outsideChange``). See ``isWatching`` for the cost.
+///
 /// Actors cannot be subclassed: apps compose a `Document` into their own type (see
 /// `Examples/NotesDocument`).
 public actor Document {
@@ -65,6 +74,10 @@ public actor Document {
     public static let create = Options(rawValue: 1 << 1)
     /// Make a new package, failing if something is at the path (``Document/create(at:clock:)``).
     static let createNew = Options(rawValue: 1 << 8)
+    /// Do not watch the package for outside changes (see ``Document/isWatching``): another
+    /// program's change is then found only by a save (which refuses to overwrite it) or
+    /// ``Document/checkForExternalChanges()``. ``Document/startWatching()`` turns watching on later.
+    public static let unwatched = Options(rawValue: 1 << 2)
   }
 
   /// The package on disk; `nil` for a document opened read-only.
@@ -81,6 +94,20 @@ public actor Document {
   var policy: VersionPolicy = .default
   /// Runs the actor's jobs off the cooperative thread pool.
   nonisolated let executor: DocumentExecutor
+  /// Watches the package (see ``isWatching``); `nil` when not watching.
+  var monitor: PackageMonitor?
+  /// Reads ``monitor``'s events and hands them to the actor.
+  var monitorTask: Task<Void, Never>?
+  /// Why watching could not start or stopped; `nil` while watching or when turned off.
+  public internal(set) var watchingError: PackageError?
+  /// The last outside change the document reacted to (see ``OutsideChange``); `nil` if none yet.
+  public internal(set) var lastOutsideChange: OutsideChange?
+  /// How many outside changes the document reacted to.
+  var outsideChangeCount = 0
+  /// An outside change that came while an undo group was open, applied when it closes.
+  var pendingOutsideEvent: PackageMonitor.Event?
+  /// Whether the app wants the package watched (on unless ``Options/unwatched`` or ``stopWatching()``).
+  var watchingWanted = false
 
   /// The executor the actor runs on: a serial queue of its own (see the type's discussion).
   public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -107,6 +134,12 @@ public actor Document {
     executor = DocumentExecutor(label: "DocumentPackage.Document \(path.lastComponent?.string ?? "")")
     editor = PackageEditor(root: try PackageNode(directoryWithChildren: [:]))  // replaced by open()
     try open()  // isolated from here on: runs on `executor`
+    if !options.contains(.unwatched) { tryToStartWatching() }
+  }
+
+  deinit {
+    monitor?.stop()
+    monitorTask?.cancel()
   }
 
   /// Opens the package (see the initializer), on the document's queue.

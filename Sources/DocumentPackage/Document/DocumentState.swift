@@ -18,12 +18,16 @@ public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConverti
   public static let savingError = DocumentState(rawValue: 1 << 2)
   /// The document cannot be edited or saved: opened read-only, or its location is not writable.
   public static let editingDisabled = DocumentState(rawValue: 1 << 3)
+  /// The package was deleted on disk while the document was open (noticed by watching, see
+  /// ``Document/isWatching``). The document keeps what it holds in memory: ``Document/save(to:)``
+  /// saves it elsewhere (and clears this state); saving in place fails.
+  public static let deleted = DocumentState(rawValue: 1 << 4)
 
   /// `normal`, or the states joined by `+`: `inConflict+savingError`.
   public var description: String {
     let names: [(DocumentState, String)] = [
       (.closed, "closed"), (.inConflict, "inConflict"),
-      (.savingError, "savingError"), (.editingDisabled, "editingDisabled"),
+      (.savingError, "savingError"), (.editingDisabled, "editingDisabled"), (.deleted, "deleted"),
     ]
     let shown = names.filter { contains($0.0) }.map(\.1)
     return shown.isEmpty ? "normal" : shown.joined(separator: "+")

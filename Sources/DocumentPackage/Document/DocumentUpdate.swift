@@ -15,12 +15,17 @@ public struct DocumentUpdate: Sendable, Hashable {
   /// Whether the document differs from what was last saved (see ``Document/hasUnsavedChanges``):
   /// a title bar's "edited" mark.
   public var hasUnsavedChanges: Bool
+  /// Set on the update published right after the document reacted to an outside change (another
+  /// program's save, an editor, `mv`, `rm -rf`): what changed and what the document did, so an
+  /// app can refresh its views. `nil` on every other update.
+  public var outsideChange: OutsideChange?
 
   /// Creates an update from its parts.
   public init(
     state: DocumentState, canUndo: Bool, canRedo: Bool, undoMenuItemTitle: String, redoMenuItemTitle: String,
-    hasUnsavedChanges: Bool
+    hasUnsavedChanges: Bool, outsideChange: OutsideChange? = nil
   ) {
+    self.outsideChange = outsideChange
     self.state = state
     self.canUndo = canUndo
     self.canRedo = canRedo

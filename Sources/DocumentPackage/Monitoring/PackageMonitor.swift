@@ -54,6 +54,8 @@ import Foundation
 /// - `fs.inotify.max_user_watches` reached (`ENOSPC`): set-up throws ``PackageError`` with code
 ///   `limitExceeded` naming the directory and the limit to raise; if it happens later (a new
 ///   directory), the sequence ends with that error. There is no silent degraded mode.
+/// - `fs.inotify.max_user_instances` reached (`EMFILE` from `inotify_init`; 128 by default, shared by all
+///   of a user's programs): set-up throws ``PackageError`` with code `limitExceeded` naming that limit.
 /// - A directory that vanishes between its event and the look is skipped: its parent's event reports it.
 /// - Events that happen while a burst is compared are read in the next burst.
 /// - Changes inside a moved directory made during the same burst are compared by path under its new name.
@@ -99,7 +101,7 @@ public final class PackageMonitor: AsyncSequence, Sendable {
   private let runner: MonitorRunner
 
   /// Starts watching the package at `path`. Set-up is done when this returns: any change after it is reported.
-  /// - Throws: ``PackageError`` with code `limitExceeded` when the system's inotify watch limit is
+  /// - Throws: ``PackageError`` with code `limitExceeded` when the system's inotify watch or instance limit is
   ///   reached, `io` when the package cannot be opened or listed, `unsupported` on platforms
   ///   without a monitor yet.
   /// - Complexity: one watch and one listing per directory, one `lstat` per entry.

@@ -37,8 +37,18 @@ final class WatchedTree {
 
   init(packagePath: FilePath) throws(PackageError) {
     self.packagePath = packagePath
-    inotify = try Syscalls.io("cannot start watching", path: packagePath.string) { () throws(Errno) in
-      try Syscalls.watchInit()
+    do {
+      inotify = try Syscalls.watchInit()
+    } catch {
+      if error == .tooManyOpenFiles {
+        // EMFILE from inotify_init: the user's inotify instances (every program's) are all taken.
+        throw PackageError(
+          .limitExceeded, "cannot start watching, the system's limit of inotify instances is reached:",
+          path: packagePath.string,
+          context: "(each watching monitor or document uses one; raise fs.inotify.max_user_instances with sysctl)",
+          errno: error)
+      }
+      throw PackageError.io(error, "cannot start watching", path: packagePath)
     }
     do {
       try watchParent()

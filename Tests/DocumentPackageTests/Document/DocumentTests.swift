@@ -86,7 +86,9 @@ struct DocumentTests {
   @Test func aConflictIsReportedAndResolvedEitherWay() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
-    let document = try await Document(contentsOf: FilePath(path))
+    // Unwatched: this is about what a save (or a check) finds; a watching document reacts to the
+    // outside write by itself (OutsideChangeTests).
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     _ = try await document.read { try $0.node(at: "Text.txt").contents() }
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine".utf8)) }
     try temp.write("Notes.mydoc/Text.txt", "theirs")  // another program writes meanwhile
@@ -217,7 +219,9 @@ struct DocumentTests {
   @Test func stateUpdatesFollowAConflictAndItsResolution() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
-    let document = try await Document(contentsOf: FilePath(path))
+    // Unwatched: this is about what a save (or a check) finds; a watching document reacts to the
+    // outside write by itself (OutsideChangeTests).
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     let updates = await document.stateUpdates()
     try await document.read { _ = try $0.node(at: "Index.json").contents() }
     #expect(await document.checkForExternalChanges().isEmpty)

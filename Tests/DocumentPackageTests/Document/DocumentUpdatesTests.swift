@@ -45,7 +45,9 @@ struct DocumentUpdatesTests {
   @Test func aConflictFoundIsAnUpdate() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
-    let document = try await Document(contentsOf: FilePath(path))
+    // Unwatched: this is about what a save (or a check) finds; a watching document reacts to the
+    // outside write by itself (OutsideChangeTests).
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     try await document.read { _ = try $0.node(at: "Index.json").contents() }
     let updates = await document.updates()
     try temp.write("Notes.mydoc/Index.json", "{\"changed\": true}")

@@ -19,7 +19,9 @@ struct DocumentVersionTests {
   @Test func aSaveMergesWithAnotherWritersSave() async throws {
     let temp = try TemporaryDirectory()
     let path = try makePackage(in: temp)
-    let document = try await Document(contentsOf: FilePath(path))
+    // Unwatched: this is about what a save (or a check) finds; a watching document reacts to the
+    // outside write by itself (OutsideChangeTests).
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     let other = try PackageFile(at: FilePath(path))
     try await document.edit { try $0.setFile(at: "Pages/p1/text.txt", contents: Data("mine\n".utf8)) }
     _ = try await text(document, "Pages/p2/text.txt")  // the document looked at what the other writer changes
@@ -41,7 +43,9 @@ struct DocumentVersionTests {
   @Test func aConflictIsResolvedByKeepingThisDocumentsVersion() async throws {
     let temp = try TemporaryDirectory()
     let path = try makePackage(in: temp)
-    let document = try await Document(contentsOf: FilePath(path))
+    // Unwatched: this is about what a save (or a check) finds; a watching document reacts to the
+    // outside write by itself (OutsideChangeTests).
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     let other = try PackageFile(at: FilePath(path))
     try await document.edit { try $0.setFile(at: "Images/b.png", contents: Data("mine".utf8)) }
     try other.root.setFile(at: "Images/b.png", contents: Data("theirs".utf8))

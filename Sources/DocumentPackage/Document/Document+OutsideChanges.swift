@@ -1,0 +1,212 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// How a watching document reacts to an outside change (read this first).
+//
+// The document's `PackageMonitor` reports each burst of changes under the package (debounced,
+// 25 ms) to `react(to:)`, which runs on the document's own queue like every other job of the actor,
+// so reloading and merging never block the cooperative pool and never interleave with an edit or
+// a save. The reaction:
+//
+// 1. Deleted (the monitor's last event): the state gains `deleted`; the model stays in memory and
+//    `save(to:)` can write it elsewhere. Saving in place fails.
+// 2. Moved: `path`, the package file's path and the model's location follow the new path (files
+//    not read yet are read from there); the monitor follows by itself.
+// 3. Anything else: the model is compared with the disk (`externalChanges()`, one `lstat` per
+//    loaded node). Nothing that the model loaded changed, and the event is this process's save
+//    (or only moved the package): nothing to do. This is what tells the document's own saves from
+//    others' — another document in this process saving the same package is an outside change.
+//    Otherwise:
+//    - in conflict already: nothing is applied (`deferred`) until the app settles the conflict;
+//    - no unsaved changes: the package is opened again and becomes the model, the undo stack is
+//      emptied (its steps describe a state that no longer exists) — `reloaded`;
+//    - unsaved changes: they are listed (`OwnChanges`, each with the `lstat` it was loaded with)
+//      and replayed onto the new state, a text file both sides changed merged line-wise (`TextMerge`)
+//      when the base is in the version store. First on a scratch tree: if every change applies,
+//      the model becomes the new state with the document's changes on top as one undo step
+//      ("Undo Unsaved Changes", which goes back to the outside state, clean) — `merged`. If both
+//      sides changed an entry, the model stays as it is, the scratch tree (the outside state with
+//      the document's side winning) is kept as a conflict version, and the state gains `inConflict`.
+//      Either way nothing either side did is lost.
+// A change found only in parts the model never loaded needs no work: the lazy model reads the
+// new state when it gets there. A change that comes while an undo group is open waits until the
+// group is closed (the model must not be replaced in the middle of a group).
+extension Document {
+  /// Reacts to one burst of outside changes reported by `source` (see the comment above).
+  func react(to event: PackageMonitor.Event, from source: PackageMonitor) {
+    guard !state.contains(.closed), monitor === source else { return }  // not a stopped monitor's last event
+    react(to: event)
+  }
+
+  /// Reacts to one burst of outside changes, or keeps it for later while an undo group is open
+  /// (replacing the model then would cut the group in two).
+  func react(to event: PackageMonitor.Event) {
+    executor.requireOnQueue()
+    if editor.undoStack.groupingLevel > 0, !event.changes.contains(where: { $0.kind == .packageDeleted }) {
+      if var pending = pendingOutsideEvent {
+        pending.changes += event.changes
+        pending.isOwnSave = pending.isOwnSave && event.isOwnSave
+        pending.packagePath = event.packagePath
+        pendingOutsideEvent = pending
+      } else {
+        pendingOutsideEvent = event
+      }
+      return
+    }
+    let kinds = Set(event.changes.map(\.kind))
+    if kinds.contains(.packageDeleted) {
+      stopMonitor()
+      cancelAutosave()
+      state.insert(.deleted)
+      finish(event, .deleted)
+      return
+    }
+    var moved = false
+    if kinds.contains(.packageMoved), FilePath(event.packagePath) != path {
+      follow(to: FilePath(event.packagePath))
+      moved = true
+    }
+    let external = externalChangesOfModel()
+    let packageLevel: Set<PackageMonitor.Change.Kind> = [.packageMoved, .packageReplaced, .rescanned]
+    let touchesEntries = event.changes.contains { !packageLevel.contains($0.kind) }
+    if external.isEmpty && (event.isOwnSave || !touchesEntries) {
+      if moved { finish(event, .followed) }
+      return
+    }
+    let reaction: OutsideChange.Reaction
+    if state.contains(.inConflict) {
+      reaction = .deferred
+    } else if external.isEmpty {
+      reaction = hasUnsavedChanges ? .merged(paths: []) : .reloaded
+    } else {
+      do {
+        reaction = hasUnsavedChanges ? try mergeOutsideChanges() : try reloadFromDisk()
+      } catch {
+        let failure =
+          error as? PackageError
+          ?? PackageError(.io, "cannot apply an outside change to", path: path.string, context: "(\(error))")
+        lastError = failure
+        reaction = .failed(message: failure.description)
+      }
+    }
+    finish(event, reaction)
+  }
+
+  /// Reacts to an outside change kept while an undo group was open, once it is closed.
+  func reactToPendingOutsideChange() {
+    guard let pending = pendingOutsideEvent, editor.undoStack.groupingLevel == 0, !state.contains(.closed) else {
+      return
+    }
+    pendingOutsideEvent = nil
+    react(to: pending)
+  }
+
+  /// Records and publishes the reaction to `event`.
+  private func finish(_ event: PackageMonitor.Event, _ reaction: OutsideChange.Reaction) {
+    outsideChangeCount += 1
+    let change = OutsideChange(
+      number: outsideChangeCount, changes: event.changes, reaction: reaction, packagePath: path)
+    lastOutsideChange = change
+    publish(outsideChange: change)
+    restartAutosaveTimer()
+  }
+
+  /// Makes the document follow its package to `newPath` (moved or renamed by another program).
+  func follow(to newPath: FilePath) {
+    path = newPath
+    package?.path = newPath
+    editor.root.origin?.location.root = newPath
+  }
+
+  /// What changed on disk in the parts the model loaded.
+  func externalChangesOfModel() -> [ExternalChange] {
+    if let package { return package.externalChanges() }
+    guard let location = editor.root.origin?.location else { return [] }
+    return ExternalChangeDetector.changes(in: editor.root, location: location)
+  }
+
+  /// Opens the package again and makes it the model (undo stack emptied, clean): no unsaved changes.
+  private func reloadFromDisk() throws -> OutsideChange.Reaction {
+    replaceModel(with: try reopen())
+    lastError = nil
+    state.remove(.savingError)
+    return .reloaded
+  }
+
+  /// Opens the package at ``path`` again (a new ``PackageFile`` for an editable document) and
+  /// returns its root; the document's own package file is replaced.
+  func reopen() throws -> PackageNode {
+    guard package != nil else { return try PackageNode(contentsOf: path) }
+    let reopened = try PackageFile(at: path)
+    reopened.versionPolicy = policy
+    package?.close()
+    package = reopened
+    return reopened.root
+  }
+
+  /// Replays the unsaved changes onto the package as it is on disk now (see the comment above).
+  private func mergeOutsideChanges() throws -> OutsideChange.Reaction {
+    guard let package else { return try reloadFromDisk() }
+    let own = try OwnChanges(of: editor.root)
+    let store = try? package.versionStore()
+    let scratch = try PackageNode(contentsOf: path)
+    var plan: [(change: OwnChanges.Change, merged: Data?)] = []
+    var conflicts: [String] = []
+    var merged: [String] = []
+    for change in own.changes {
+      let now = try? Syscalls.statusNoFollow(change.path.isEmpty ? path : path.appending(change.path))
+      if !PackageFile.differs(change.base, now) || (change.node == nil && now == nil) {
+        plan.append((change, nil))
+        continue
+      }
+      if let node = change.node, node.kind == .file, let base = change.base, base.kind == .file, now?.kind == .file,
+        let baseData = store?.contents(matching: base),
+        let theirs = try? scratch.node(at: change.path).contents(), let ours = try? node.contents(),
+        let result = TextMerge.merge(base: baseData, ours: ours, theirs: theirs)
+      {
+        plan.append((change, result))
+        merged.append(change.path)
+        continue
+      }
+      conflicts.append(change.path)
+      plan.append((change, nil))
+    }
+    for step in plan { try Self.apply(step.change, merged: step.merged, to: scratch) }
+    if !conflicts.isEmpty {
+      let lock = try PackageLock(forPackageAt: path)
+      defer { withExtendedLifetime(lock) {} }
+      let version = try VersionStore(packagePath: path, lockHeld: true).keep(
+        scratch, origin: .conflict, conflictPaths: conflicts)
+      state.insert(.inConflict)
+      cancelAutosave()
+      return .conflict(version: version.id, paths: conflicts)
+    }
+    replaceModel(with: try reopen())
+    let stack = editor.undoStack
+    try stack.group(named: "Unsaved Changes") {
+      stack.endCoalescing()
+      for step in plan { try Self.apply(step.change, merged: step.merged, to: editor.root) }
+    }
+    stack.endCoalescing()
+    return .merged(paths: merged)
+  }
+
+  /// Puts the document's side of `change` (or the line-wise `merged` contents) into `tree`.
+  private static func apply(_ change: OwnChanges.Change, merged: Data?, to tree: PackageNode) throws {
+    guard let node = change.node else {
+      if try tree.nodeIfPresent(at: change.path) != nil { _ = try tree.removeNode(at: change.path) }
+      return
+    }
+    if let merged {
+      _ = try tree.setFile(at: change.path, contents: merged)
+      try tree.node(at: change.path).permissions = node.permissions
+      return
+    }
+    _ = try tree.setNode(try PackageFile.detachedCopy(of: node), at: change.path)
+  }
+}

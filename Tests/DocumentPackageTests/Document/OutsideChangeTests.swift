@@ -1,0 +1,324 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+private func file(_ path: String) throws -> String {
+  try String(contentsOfFile: path, encoding: .utf8)
+}
+
+private func text(_ document: Document, _ path: String) async throws -> String {
+  try await document.read { String(decoding: try $0.node(at: path).contents(), as: UTF8.self) }
+}
+
+/// Waits until `condition` holds, polling every few milliseconds for at most `seconds` (the async
+/// form of `eventually`, for conditions that read an actor).
+@discardableResult
+private func eventually(seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+  let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+  while ContinuousClock.now < deadline {
+    if await condition() { return true }
+    try? await Task.sleep(for: .milliseconds(5))
+  }
+  return await condition()
+}
+
+/// Writes `contents` to `path` from another process (Python), in place, as an editor would.
+private func writeFromAnotherProcess(_ path: String, _ contents: String) throws {
+  try Shell.run("python3", ["-c", "import sys; open(sys.argv[1], 'w').write(sys.argv[2])", path, contents])
+}
+
+/// Replaces `path` with a new file holding `contents` from another process (Python), atomically,
+/// as most programs save (a file rewritten in place would also rewrite the versions hard-linked to it).
+private func replaceFromAnotherProcess(_ path: String, _ contents: String) throws {
+  let script =
+    "import os, sys; open(sys.argv[1] + '.new', 'w').write(sys.argv[2]); os.replace(sys.argv[1] + '.new', sys.argv[1])"
+  try Shell.run("python3", ["-c", script, path, contents])
+}
+
+/// A package `Doc.pkg` with `a.txt`, `b.txt` and `Notes/n.txt`.
+private func makeLivePackage(in temp: TemporaryDirectory) throws -> String {
+  try temp.write("Doc.pkg/a.txt", "a\n")
+  try temp.write("Doc.pkg/b.txt", "one\ntwo\nthree\nfour\nfive\n")
+  try temp.write("Doc.pkg/Notes/n.txt", "n\n")
+  return temp.appending("Doc.pkg")
+}
+
+/// A watching ``Document`` reacting to other processes: reload, merge, conflict, move, delete.
+@Suite("Document outside changes")
+struct OutsideChangeTests {
+  @Test func aCleanDocumentReloadsAnotherProcessSaveAndSaysSo() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    #expect(await document.isWatching)
+    let updates = await document.updates()
+    #expect(try await text(document, "a.txt") == "a\n")
+    let put = try Shell.docpkg(["put", path, "a.txt"], input: Data("put by docpkg\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    let change = try #require(await document.lastOutsideChange)
+    #expect(change.reaction == .reloaded)
+    #expect(change.changes.contains(PackageMonitor.Change(.modified, "a.txt")))
+    #expect(try await text(document, "a.txt") == "put by docpkg\n")
+    #expect(await !document.hasUnsavedChanges)
+    #expect(await !document.canUndo)
+    #expect(await document.state == .normal)
+    // The reaction was published as an update an app can refresh its views from.
+    var published: OutsideChange?
+    for await update in updates {
+      if let outside = update.outsideChange {
+        published = outside
+        break
+      }
+    }
+    #expect(published == change)
+    // And the document keeps working: an edit saves on top of the other process's save.
+    try await document.edit { try $0.setFile(at: "b.txt", contents: Data("mine\n".utf8)) }
+    try await document.save()
+    #expect(try file(path + "/a.txt") == "put by docpkg\n")
+    #expect(try file(path + "/b.txt") == "mine\n")
+    try await document.close()
+  }
+
+  @Test func ownSavesAreNotOutsideChanges() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    for round in 0..<5 {
+      try await document.edit { try $0.setFile(at: "a.txt", contents: Data("round \(round)\n".utf8)) }
+      try await document.save()
+    }
+    // An outside write after the saves is the first outside change the document sees.
+    try writeFromAnotherProcess(path + "/Notes/n.txt", "outside\n")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    let change = try #require(await document.lastOutsideChange)
+    #expect(change.number == 1)
+    #expect(change.changes == [PackageMonitor.Change(.modified, "Notes/n.txt")])
+    #expect(await document.canUndo)  // the edits' undo steps were not touched by the saves
+    try await document.close()
+  }
+
+  @Test func unsavedChangesAreMergedWithADisjointOutsideChangeAndStayUndoable() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    #expect(try await text(document, "Notes/n.txt") == "n\n")
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8)) }
+    try await document.edit { try $0.removeNode(at: "b.txt") }
+    try writeFromAnotherProcess(path + "/Notes/n.txt", "theirs\n")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    #expect(await document.lastOutsideChange?.reaction == .merged(paths: []))
+    // Both sides are in the model; the document's side is still unsaved, as one undo step.
+    #expect(try await text(document, "Notes/n.txt") == "theirs\n")
+    #expect(try await text(document, "a.txt") == "mine\n")
+    #expect(try await document.read { try $0.nodeIfPresent(at: "b.txt") == nil })
+    #expect(await document.hasUnsavedChanges)
+    #expect(await document.undoMenuItemTitle == "Undo Unsaved Changes")
+    #expect(try file(path + "/a.txt") == "a\n")  // nothing was saved behind the app's back
+    // Undo goes back to the outside state, clean; redo and save keep both sides.
+    try await document.undo()
+    #expect(try await text(document, "a.txt") == "a\n")
+    #expect(try await text(document, "Notes/n.txt") == "theirs\n")
+    #expect(await !document.hasUnsavedChanges)
+    try await document.redo()
+    try await document.save()
+    #expect(try file(path + "/a.txt") == "mine\n")
+    #expect(try file(path + "/Notes/n.txt") == "theirs\n")
+    #expect(!FileManager.default.fileExists(atPath: path + "/b.txt"))
+    try await document.close()
+  }
+
+  @Test func bothSidesChangingOneTextAreMergedLineWiseWhenTheBaseIsAVersion() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit {
+      try $0.setFile(at: "b.txt", contents: Data("ONE\ntwo\nthree\nfour\nfive\n".utf8))
+    }
+    // `docpkg put` keeps the state it replaces as a version: the merge finds the base there.
+    let put = try Shell.docpkg(["put", path, "b.txt"], input: Data("one\ntwo\nthree\nfour\nFIVE\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    #expect(await document.lastOutsideChange?.reaction == .merged(paths: ["b.txt"]))
+    #expect(try await text(document, "b.txt") == "ONE\ntwo\nthree\nfour\nFIVE\n")
+    #expect(await document.hasUnsavedChanges)
+    try await document.save()
+    #expect(try file(path + "/b.txt") == "ONE\ntwo\nthree\nfour\nFIVE\n")
+    try await document.close()
+  }
+
+  @Test func bothSidesChangingOneFileIsAConflictThatKeepsBothSides() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8)) }
+    try writeFromAnotherProcess(path + "/a.txt", "theirs\n")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    guard case .conflict(let version, let paths) = await document.lastOutsideChange?.reaction else {
+      Issue.record("expected a conflict, got \(String(describing: await document.lastOutsideChange))")
+      return
+    }
+    #expect(paths == ["a.txt"])
+    #expect(await document.state == .inConflict)
+    // Nothing is lost: the package has theirs, the document and the conflict version have mine.
+    #expect(try file(path + "/a.txt") == "theirs\n")
+    #expect(try await text(document, "a.txt") == "mine\n")
+    #expect(await document.hasUnsavedChanges)
+    let shown = try Shell.docpkg(["versions", "show", path, "\(version)", "a.txt"])
+    #expect(shown.standardOutput == "mine\n", "\(shown.standardError)")
+    #expect(try await document.unresolvedConflicts().map(\.id) == [version])
+    // Further outside changes wait until the conflict is settled.
+    try replaceFromAnotherProcess(path + "/Notes/n.txt", "later\n")
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .deferred })
+    try await document.resolveConflicts(keeping: version, removing: true)
+    #expect(await document.state == .normal)
+    #expect(try file(path + "/a.txt") == "mine\n")
+    try await document.close()
+  }
+
+  @Test func aMovedPackageIsFollowedAcrossSaves() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let folder = try temp.makeDirectory("Elsewhere")
+    let moved = Syscalls.resolvingLinks(FilePath(folder))!.appending("Moved.pkg")
+    try Shell.run("mv", [path, moved.string])
+    #expect(await eventually { await document.path == moved })
+    #expect(await document.lastOutsideChange?.reaction == .followed)
+    #expect(try await text(document, "Notes/n.txt") == "n\n")  // unread files are read from the new place
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("saved after the move\n".utf8)) }
+    try await document.save()
+    #expect(try file(moved.string + "/a.txt") == "saved after the move\n")
+    #expect(!FileManager.default.fileExists(atPath: path))
+    // After the save, a rename is still followed, and outside changes still seen.
+    let renamed = moved.removingLastComponent().appending("Renamed.pkg")
+    try Shell.run("mv", [moved.string, renamed.string])
+    #expect(await eventually { await document.path == renamed })
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("saved after the rename\n".utf8)) }
+    try await document.save()
+    #expect(try file(renamed.string + "/a.txt") == "saved after the rename\n")
+    let count = await document.lastOutsideChange?.number ?? 0
+    try writeFromAnotherProcess(renamed.string + "/b.txt", "outside\n")
+    #expect(await eventually { (await document.lastOutsideChange?.number ?? 0) > count })
+    #expect(try await text(document, "b.txt") == "outside\n")
+    try await document.close()
+  }
+
+  @Test func aDeletedPackageKeepsTheDocumentSavableElsewhere() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    _ = try await document.read { root in
+      for file in ["a.txt", "b.txt", "Notes/n.txt"] { _ = try root.node(at: file).contents() }
+    }
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("rm", ["-rf", path])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    #expect(await document.lastOutsideChange?.reaction == .deleted)
+    #expect(await !document.isWatching)
+    await #expect { try await document.save() } throws: { error in
+      (error as? PackageError)?.description.contains("deleted on disk") == true
+    }
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    try await document.save(to: rescue)
+    #expect(await document.state == .normal)
+    #expect(await document.path == rescue)
+    #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
+    #expect(try file(rescue.string + "/b.txt") == "one\ntwo\nthree\nfour\nfive\n")
+    #expect(try file(rescue.string + "/Notes/n.txt") == "n\n")
+    #expect(await document.isWatching)  // the new package is watched
+    try writeFromAnotherProcess(rescue.string + "/a.txt", "outside\n")
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .reloaded })
+    #expect(try await text(document, "a.txt") == "outside\n")
+    try await document.close()
+  }
+
+  @Test func watchingCanBeTurnedOffAndOn() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    #expect(await !document.isWatching)
+    _ = try await text(document, "a.txt")
+    try writeFromAnotherProcess(path + "/a.txt", "unseen\n")
+    #expect(await document.checkForExternalChanges() == [ExternalChange(path: "a.txt", kind: .modified)])
+    #expect(await document.lastOutsideChange == nil)
+    try await document.revert()
+    try await document.startWatching()
+    #expect(await document.isWatching)
+    try writeFromAnotherProcess(path + "/a.txt", "seen\n")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    #expect(try await text(document, "a.txt") == "seen\n")
+    await document.stopWatching()
+    #expect(await !document.isWatching)
+    try await document.close()
+  }
+
+  @Test func anotherDocumentOfThisProcessSavingIsAnOutsideChange() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let reader = try await Document(contentsOf: FilePath(path))
+    let writer = try await Document(contentsOf: FilePath(path))
+    #expect(try await text(reader, "a.txt") == "a\n")
+    try await writer.edit { try $0.setFile(at: "a.txt", contents: Data("from the other window\n".utf8)) }
+    try await writer.save()
+    // The save is this process's (the monitor marks it so), but not this document's.
+    #expect(await eventually { await reader.lastOutsideChange != nil })
+    #expect(await reader.lastOutsideChange?.reaction == .reloaded)
+    #expect(try await text(reader, "a.txt") == "from the other window\n")
+    #expect(await writer.lastOutsideChange == nil)
+    try await reader.close()
+    try await writer.close()
+  }
+
+  @Test func aReadOnlyDocumentShowsOutsideChangesToo() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let viewer = try await Document(contentsOf: FilePath(path), options: .readOnly)
+    #expect(try await text(viewer, "a.txt") == "a\n")
+    let put = try Shell.docpkg(["put", path, "a.txt"], input: Data("new\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await viewer.lastOutsideChange?.reaction == .reloaded })
+    #expect(try await text(viewer, "a.txt") == "new\n")
+    #expect(await viewer.state == .editingDisabled)
+    try await viewer.close()
+  }
+
+  @Test func anOutsideChangeDuringAnOpenUndoGroupIsAppliedWhenTheGroupCloses() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let witness = try PackageMonitor(watching: FilePath(path))  // tells the test when the change was reported
+    let seen = EventCollector(witness)
+    defer { witness.stop() }
+    _ = try await text(document, "Notes/n.txt")
+    await document.withUndoStack { $0.beginGrouping() }
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("typing\n".utf8)) }
+    try writeFromAnotherProcess(path + "/Notes/n.txt", "theirs\n")
+    #expect(await seen.wait(for: .modified, "Notes/n.txt"))
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("typing more\n".utf8)) }
+    await document.withUndoStack { $0.endGrouping() }
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .merged(paths: []) })
+    #expect(try await text(document, "a.txt") == "typing more\n")
+    #expect(try await text(document, "Notes/n.txt") == "theirs\n")
+    try await document.undo()
+    #expect(try await text(document, "a.txt") == "a\n")
+    #expect(await !document.hasUnsavedChanges)
+    try await document.close()
+  }
+
+  @Test func aDocumentNoLongerReferencedGoesAwayWithItsMonitor() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    weak var released: Document?
+    do {
+      let document = try await Document(contentsOf: FilePath(path))
+      #expect(await document.isWatching)
+      released = document
+    }
+    // Watching holds no reference to the document: dropping it ends it (and its inotify instance).
+    #expect(await eventually { released == nil })
+  }
+}

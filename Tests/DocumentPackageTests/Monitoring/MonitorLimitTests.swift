@@ -1,0 +1,103 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// Whether `unshare -r` can make a user namespace here: inotify's per-user limits
+/// (`/proc/sys/user/max_inotify_*`) can then be lowered for one process tree, without root and
+/// without touching the rest of the machine.
+private let canMakeUserNamespace: Bool = {
+  guard Shell.has("unshare") else { return false }
+  return (try? Shell.run("unshare", ["-r", "true"], check: false).status) == 0
+}()
+
+/// Runs `docpkg ARGUMENTS` in a new user namespace whose inotify `limit` (`max_inotify_watches` or
+/// `max_inotify_instances`) is `value`.
+private func docpkgWithLimit(_ limit: String, _ value: Int, _ arguments: [String]) throws -> RunningProcess {
+  let script = "echo \(value) > /proc/sys/user/\(limit) && exec \"$0\" \"$@\""
+  return try RunningProcess("/usr/bin/unshare", ["-r", "/bin/sh", "-c", script, Shell.docpkgPath] + arguments)
+}
+
+@Suite("Package monitor limits")
+struct MonitorLimitTests {
+  /// The kernel's queue of events is set when a monitor starts (`fs.inotify.max_queued_events`,
+  /// 16,384 here): the test lowers it to 16 for the one monitor it starts, and restores it at once.
+  @Test(.enabled(if: getuid() == 0, "lowering fs.inotify.max_queued_events needs root"))
+  func aQueueOverflowIsARescanThatMissesNothing() async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let package = try makeWatchedPackage(in: temp)
+    let limit = "/proc/sys/fs/inotify/max_queued_events"
+    let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    try "16".write(toFile: limit, atomically: false, encoding: .utf8)
+    let started = Result { try PackageMonitor(watching: FilePath(package)) }
+    try saved.write(toFile: limit, atomically: false, encoding: .utf8)
+    let monitor = try started.get()
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    // Another process writes batches of 100 files until the 16-event queue overflowed.
+    let script = "import sys\nfor i in range(100): open(f'{sys.argv[1]}/f{sys.argv[2]}_{i}.txt', 'w').write('x')"
+    var written: Set<String> = []
+    var batch = 0
+    let overflowed = await events.wait(seconds: 30) { collector in
+      if collector.changes.contains(where: { $0.kind == .rescanned }) { return true }
+      if (try? Shell.run("python3", ["-c", script, package + "/Data", "\(batch)"])) != nil {
+        for index in 0..<100 { written.insert("Data/f\(batch)_\(index).txt") }
+      }
+      batch += 1
+      return false
+    }
+    #expect(overflowed, "no rescan reported after \(batch) batches")
+    // Every file written is reported as added, by the events before the overflow or by the rescan.
+    let all = await events.wait(seconds: 20) { collector in
+      written.isSubset(of: Set(collector.changes.filter { $0.kind == .added }.map(\.path)))
+    }
+    let added = Set(events.changes.filter { $0.kind == .added }.map(\.path))
+    #expect(all, "\(written.subtracting(added).count) of \(written.count) files never reported")
+    #expect(events.error == nil)
+    // The monitor goes on after the rescan.
+    try temp.write("Doc.pkg/a.txt", "after the overflow\n")
+    #expect(await events.wait(for: .modified, "a.txt"))
+  }
+
+  @Test(.enabled(if: canMakeUserNamespace, "needs unprivileged user namespaces (unshare -r)"))
+  func theWatchLimitAtSetUpIsAClearErrorNamingTheDirectory() async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let package = try makeWatchedPackage(in: temp)  // 3 directories, plus the parent: 4 watches
+    let watch = try docpkgWithLimit("max_inotify_watches", 3, ["watch", package])
+    defer { watch.stop() }
+    #expect(await watch.waitForExit())
+    #expect(watch.status == 1)
+    let error = watch.standardError
+    #expect(error.contains("limit of inotify watches is reached"), "\(error)")
+    #expect(error.contains("Doc.pkg/Data"), "\(error)")
+    #expect(error.contains("fs.inotify.max_user_watches"), "\(error)")
+  }
+
+  @Test(.enabled(if: canMakeUserNamespace, "needs unprivileged user namespaces (unshare -r)"))
+  func theWatchLimitReachedByANewDirectoryEndsTheSequenceWithTheError() async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let package = try makeWatchedPackage(in: temp)
+    let watch = try docpkgWithLimit("max_inotify_watches", 5, ["watch", package])
+    defer { watch.stop() }
+    #expect(await watch.wait { $0.standardError.contains("docpkg: watching") }, "\(watch.standardError)")
+    try temp.write("Doc.pkg/New/One/x.txt", "x\n")  // two more directories: one over the limit
+    #expect(await watch.waitForExit(), "watch went on after the limit was reached: \(watch.standardOutput)")
+    #expect(watch.status == 1)
+    #expect(watch.standardError.contains("limit of inotify watches is reached"), "\(watch.standardError)")
+    #expect(watch.standardError.contains("Doc.pkg/New"), "\(watch.standardError)")
+  }
+
+  @Test(.enabled(if: canMakeUserNamespace, "needs unprivileged user namespaces (unshare -r)"))
+  func theInstanceLimitIsAClearErrorNamingTheLimit() async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let package = try makeWatchedPackage(in: temp)
+    let watch = try docpkgWithLimit("max_inotify_instances", 0, ["watch", package])
+    defer { watch.stop() }
+    #expect(await watch.waitForExit())
+    #expect(watch.status == 1)
+    #expect(watch.standardError.contains("limit of inotify instances is reached"), "\(watch.standardError)")
+    #expect(watch.standardError.contains("fs.inotify.max_user_instances"), "\(watch.standardError)")
+  }
+}

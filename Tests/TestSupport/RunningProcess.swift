@@ -1,0 +1,60 @@
+import Foundation
+
+/// A program running in the background (an example app, `docpkg watch` in a user namespace), its
+/// output collected as it comes, so that a test can change files while it runs and wait for what
+/// it prints.
+public final class RunningProcess: @unchecked Sendable {
+  private let process = Process()
+  private let lock = NSLock()
+  private var out = Data()
+  private var err = Data()
+
+  /// Starts `executable` (a path) with `arguments`.
+  public init(_ executable: String, _ arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = FileHandle.nullDevice
+    stdout.fileHandleForReading.readabilityHandler = { [self] handle in
+      let data = handle.availableData
+      lock.withLock { out.append(data) }
+    }
+    stderr.fileHandleForReading.readabilityHandler = { [self] handle in
+      let data = handle.availableData
+      lock.withLock { err.append(data) }
+    }
+    try process.run()
+  }
+
+  /// What it printed on standard output so far.
+  public var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+  /// What it printed on standard error so far.
+  public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+  /// Whether it is still running.
+  public var isRunning: Bool { process.isRunning }
+  /// Its exit status once it ended (128 + the signal if a signal ended it).
+  public var status: Int32 {
+    process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+  }
+
+  /// Waits until `condition` holds, at most `seconds`; returns whether it held.
+  @discardableResult
+  public func wait(seconds: Double = 10, until condition: (RunningProcess) -> Bool) async -> Bool {
+    await eventually(seconds: seconds) { condition(self) }
+  }
+
+  /// Waits until the program ended, at most `seconds`; returns whether it did.
+  @discardableResult
+  public func waitForExit(seconds: Double = 30) async -> Bool {
+    await wait(seconds: seconds) { !$0.isRunning }
+  }
+
+  /// Ends the program (SIGTERM) if it still runs, and waits for it.
+  public func stop() {
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+  }
+}
