@@ -137,6 +137,16 @@ struct ObjectWriter {
   /// Makes the new objects durable, renames them in, and saves the caches.
   mutating func finish() throws {
     let touched = try staging.commit()
+    if touched.count > SyncPlan.perItemLimit {
+      // Hundreds of objects/ab directories got entries (a first version): one syncfs instead
+      // of one journal commit per directory (see SyncPlan).
+      do { try StoreFiles.syncFileSystem(of: store.objectsPath) } catch {
+        throw PackageError.io(error, "cannot sync file system of", path: store.objectsPath.string)
+      }
+      cache.save()
+      directories.save(temporary: store.temporaryPath)
+      return
+    }
     for name in touched.sorted() {
       let directory = store.objectsPath.appending(name)
       do { try StoreFiles.syncDirectory(directory) } catch {
