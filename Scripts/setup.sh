@@ -31,6 +31,7 @@ command -v zstd >/dev/null || need+=(zstd)
 command -v file >/dev/null || need+=(file)  # the ODF/EPUB test asks file(1) what our zips are
 command -v man >/dev/null || need+=(man-db)  # the install test reads the installed page with man -l
 [ -x /usr/bin/time ] || need+=(time)  # GNU time: the benchmarks' peak RSS (Benchmarks/bench.py)
+command -v mkfs.xfs >/dev/null || [ -x /usr/sbin/mkfs.xfs ] || need+=(xfsprogs)  # VersionSafetyTests loop-mount an xfs image (reflinks)
 
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 echo "setup: installing ${need[*]}" >&2

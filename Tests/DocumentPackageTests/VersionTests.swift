@@ -11,7 +11,7 @@ private func text(_ node: PackageNode, _ path: String) throws -> String {
 
 @Suite("Versions")
 struct VersionTests {
-  @Test func savesKeepPreviousStatesSharingInodesAndRestoreIsAVersionToo() throws {
+  @Test func savesKeepPreviousStatesSharingBlobsAndRestoreIsAVersionToo() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
     let document = try PackageFile(at: FilePath(package))
@@ -24,9 +24,11 @@ struct VersionTests {
     #expect(try text(store.tree(of: 1), "Text.txt") == "hello\n")
     #expect(try text(store.tree(of: 2), "Text.txt") == "v2\n")
     #expect(try text(store.tree(of: 1), "Pages/p1/text.txt") == "one\n")
-    // The blob of an unchanged file is the package's own inode.
+    // The blob of an unchanged file is one blob for both versions, the store's own copy (a write
+    // in place to the package file must not reach it), not the package's inode.
     let blob = store.objectPath(ContentHash.of(Data("one\n".utf8))).string
-    #expect(try info(blob).inode == info(package + "/Pages/p1/text.txt").inode)
+    #expect(try info(blob).inode != info(package + "/Pages/p1/text.txt").inode)
+    #expect(try FileManager.default.attributesOfItem(atPath: blob)[.referenceCount] as? Int == 1)
 
     try document.restoreVersion(1)
     #expect(try read(package + "/Text.txt") == "hello\n")
@@ -63,8 +65,11 @@ struct VersionTests {
     let document = try PackageFile(at: FilePath(package))
     try document.root.setFile(at: "Text.txt", contents: Data("v2\n".utf8))
     try document.save()
-    // A program writes into a package file in place: the blob shares the inode.
-    try Data("ONE\n".utf8).write(to: URL(fileURLWithPath: package + "/Pages/p1/text.txt"))
+    // A program writes into a blob in place (blobs no longer share inodes with package files,
+    // see VersionSafetyTests: damage the store itself).
+    let blob = try VersionSafetyTests.blobPath(of: "Pages/p1/text.txt", version: 1, in: document.versionStore())
+    try Shell.run("/bin/chmod", ["u+w", blob])
+    try Data("ONE\n".utf8).write(to: URL(fileURLWithPath: blob))
     let tree = try document.versionStore().tree(of: 1)
     #expect(throws: PackageError.self) { try tree.node(at: "Pages/p1/text.txt").contents() }
     #expect(throws: PackageError.self) { try document.restoreVersion(1) }

@@ -69,6 +69,13 @@ package enum Syscalls {
     try retrying { read(fd, buffer.baseAddress, buffer.count) }
   }
 
+  /// Reads up to `buffer.count` bytes at `offset` (`pread`), without moving the file's offset; 0 means end of file.
+  package static func readBytes(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno)
+    -> Int
+  {
+    try retrying { pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+  }
+
   /// The destination of the symbolic link `name` in directory `dirfd` (or at a path when `dirfd` is AT_FDCWD).
   package static func readLink(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> String {
     var capacity = 256

@@ -58,8 +58,9 @@ public final class PackageFile {
 
   /// Called during each in-place save once the new state is built and durable, just before it
   /// replaces the package, with the package's path: the package there is still exactly the
-  /// previous state (and the lock is held), so a version store can keep it (files are never
-  /// changed in place, so hard links to them stay valid). Throwing cancels the save; the package
+  /// previous state (and the lock is held), so a version store can keep it (our saves never
+  /// change a file in place, but other programs may: keep clones or copies, not hard links).
+  /// Throwing cancels the save; the package
   /// stays as it was.
   public var willReplacePreviousState: ((FilePath) throws -> Void)?
 

@@ -83,17 +83,18 @@ final class TreeBuilder {
       try carry(origin, of: node, to: dirfd, as: name, attributes: attributes, path: path)
       return
     }
-    if case .source(let blob as VersionBlob) = node.fileBody,
-      try linkVersionBlob(blob, of: node, time: time, in: dirfd, as: name, path: path)
-    {
-      return
-    }
     let fd = try step("create", path) { () throws(Errno) in try Syscalls.createFile(in: dirfd, name) }
     defer { Syscalls.closeFile(fd) }
     switch node.fileBody {
     case .data(let data):
       let result = data.withUnsafeBytes { bytes in Result { () throws(Errno) in try Syscalls.writeAll(fd, bytes) } }
       try step("write", path) { () throws(Errno) in try result.get() }
+    case .source(let blob as VersionBlob):
+      // Restoring a version: a clone or copy of the blob, checked first; never a link (a write
+      // in place to the restored file would change the version).
+      let input = try blob.openVerified()
+      defer { Syscalls.closeFile(input) }
+      try step("copy version blob to", path) { () throws(Errno) in try FileCarrier.copyContents(from: input, to: fd) }
     case .source(let source as DiskFileSource):
       let input = try source.open()
       defer { Syscalls.closeFile(input) }
@@ -110,24 +111,6 @@ final class TreeBuilder {
       try step("set modification time of", path) { () throws(Errno) in try Syscalls.setModificationTime(fd, time) }
     }
     try step("sync", path) { () throws(Errno) in try sync.finished(fd) }
-  }
-
-  /// Restoring a version: hard-links the blob (checked against its hash first) when its inode
-  /// already has the entry's permissions and time, as it has when it was linked from the package.
-  private func linkVersionBlob(
-    _ blob: VersionBlob, of node: PackageNode, time: FileTime?, in dirfd: CInt, as name: RawName, path: String
-  ) throws -> Bool {
-    guard let time, let status = try? Syscalls.statusNoFollow(blob.path), status.kind == .file,
-      status.permissions == node.permissions, status.modificationTime == time
-    else { return false }
-    try blob.verify()
-    do {
-      try Syscalls.link(from: currentDirectory, RawName(path: blob.path), to: dirfd, name)
-    } catch {
-      if error.refusesLink { return false }
-      throw failure("link version blob to", path, error)
-    }
-    return true
   }
 
   private func buildLink(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {

@@ -107,7 +107,7 @@ extension ObjectWriter {
     }
     let newData = Data(text.utf8)
     let hash = newData == data ? entry.tree : ContentHash.of(newData)
-    if hash != entry.tree, try !Syscalls.entryExists(store.objectPath(hash)) {
+    if hash != entry.tree {
       try writeObject(hash) { fd throws(Errno) in try StoreFiles.write(newData, to: fd) }
     }
     let subdirectories = entry.subdirectories.map { (name: $0.name, tree: changed[$0.name]!.0) }

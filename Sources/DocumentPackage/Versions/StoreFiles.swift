@@ -43,6 +43,13 @@ enum StoreFiles {
     try result.get()
   }
 
+  /// `syncfs(2)` of the file system `path` is on: everything written there is durable after it.
+  static func syncFileSystem(of path: FilePath) throws(Errno) {
+    let fd = try Syscalls.openFile(path, [.readOnly, .directory])
+    defer { Syscalls.closeFile(fd) }
+    try Syscalls.synchronizeFileSystem(fd)
+  }
+
   static func syncDirectory(_ path: FilePath) throws(Errno) {
     let fd = try Syscalls.openFile(path, [.readOnly, .directory])
     defer { Syscalls.closeFile(fd) }

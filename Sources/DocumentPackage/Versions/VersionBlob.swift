@@ -7,8 +7,9 @@ import Foundation
 #endif
 
 /// The contents of a file of a stored version: a blob of a ``VersionStore``. Every read checks
-/// the blob's SHA-256, so a blob changed in place (it shares its inode with a package file)
-/// fails with a `corrupt` error instead of handing back other bytes.
+/// the blob's SHA-256 *before* handing out its bytes, so a damaged blob (or one an older release
+/// hard-linked to a package file that was then written in place) fails with a `corrupt` error
+/// and no other bytes are ever returned as the version's.
 final class VersionBlob: FileContentSource {
   let store: VersionStore
   let hash: String
@@ -36,15 +37,57 @@ final class VersionBlob: FileContentSource {
     return data
   }
 
+  /// Hands `body` the blob's bytes only once they are known to be the version's: a blob of up to
+  /// ``checkedInMemory`` bytes is read whole and checked first; a bigger one is checked in a
+  /// first pass, then streamed and checked again (a blob is the store's own file, read-only,
+  /// so the second pass differs only if something wrote into the store itself).
   func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
     let fd = try open()
     defer { Syscalls.closeFile(fd) }
+    if size <= Self.checkedInMemory {
+      var data = Data()
+      var hasher = ContentHash.Hasher()
+      try Syscalls.readChunks(fd, path: path, chunkSize: min(chunkSize, 1 << 20)) { chunk in
+        hasher.update(chunk)
+        data.append(contentsOf: chunk)
+      }
+      try check(hasher.finalize())
+      try data.withUnsafeBytes { bytes in
+        var offset = 0
+        repeat {
+          let end = min(offset + max(chunkSize, 1), bytes.count)
+          try body(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+          offset = end
+        } while offset < bytes.count
+      }
+      return
+    }
+    try check(try ContentHash.of(fd: fd, path: path))
+    do { _ = try Syscalls.seek(fd, to: 0) } catch {
+      throw PackageError.io(error, "cannot read", path: path.string)
+    }
     var hasher = ContentHash.Hasher()
     try Syscalls.readChunks(fd, path: path, chunkSize: chunkSize) { chunk in
       hasher.update(chunk)
       try body(chunk)
     }
     try check(hasher.finalize())
+  }
+
+  /// Blobs up to this size are read into memory, checked, then handed out.
+  static let checkedInMemory: Int64 = 8 << 20
+
+  /// Opens the blob, checks its hash, and returns the descriptor at offset 0; the caller closes it.
+  func openVerified() throws -> CInt {
+    let fd = try open()
+    do {
+      try check(try ContentHash.of(fd: fd, path: path))
+      do { _ = try Syscalls.seek(fd, to: 0) } catch { throw PackageError.io(error, "cannot read", path: path.string) }
+    } catch {
+      Syscalls.closeFile(fd)
+      throw error
+    }
+    return fd
   }
 
   /// Reads the blob through to check its hash.
@@ -57,7 +100,7 @@ final class VersionBlob: FileContentSource {
   private func check(_ actual: String) throws {
     guard actual == hash else {
       throw PackageError(
-        .corrupt, "version blob was changed in place (a program rewrote a package file instead of replacing it):",
+        .corrupt, "version blob is damaged (its bytes no longer match its SHA-256):",
         path: path.string, context: "expected SHA-256 \(hash), found \(actual)")
     }
   }

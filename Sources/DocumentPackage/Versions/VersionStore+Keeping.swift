@@ -9,15 +9,17 @@ import Foundation
 extension VersionStore {
   /// Keeps the package as it is on disk now as a new version. Called by a save, under the
   /// package's lock, just before the swap (see ``PackageFile/versionPolicy``).
-  /// - Complexity: O(*n*) directory reads and `lstat`s for *n* entries; only files not hashed
-  ///   before (by device, inode, size and modification time) are read.
+  /// - Complexity: O(*n*) directory reads and `lstat`s for *n* entries (directories unchanged
+  ///   since the last version are skipped); only files whose contents the store does not hold
+  ///   yet (by device, inode, size and modification time) are read, each copied into the store
+  ///   once (see ``ObjectStaging``).
   @discardableResult
   func keepPackageState() throws -> PackageVersion {
     let tree = try PackageNode(contentsOf: packagePath)
     return try keep(tree, origin: .saved, conflictPaths: [])
   }
 
-  /// Keeps `root` (a model tree: files on disk are linked, contents in memory written) as a new version.
+  /// Keeps `root` (a model tree: files on disk are copied or cloned, contents in memory written) as a new version.
   func keep(_ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String]) throws -> PackageVersion {
     try prepare()
     var writer = ObjectWriter(store: self, cache: HashCache(path: hashesPath))
@@ -36,21 +38,19 @@ extension VersionStore {
   }
 }
 
-/// Writes a tree's blobs and tree objects into a store.
+/// Writes a tree's blobs and tree objects into a store (through ``ObjectStaging``: every blob is
+/// the store's own copy, never a link to a package file).
 struct ObjectWriter {
   let store: VersionStore
   var cache: HashCache
-  /// Object subdirectories that got new entries, synced before the record is written.
-  var touched: Set<String> = []
-  private var made: Set<String> = []
-  /// The objects directory, opened by the first link; closed by ``finish()``.
-  private var objectsFD: CInt = -1
+  let staging: ObjectStaging
 
   var directories: DirectoryCache
 
   init(store: VersionStore, cache: HashCache) {
     self.store = store
     self.cache = cache
+    staging = ObjectStaging(store: store)
     directories = DirectoryCache(path: store.path.appending("dirs"))
   }
 
@@ -95,9 +95,7 @@ struct ObjectWriter {
       let subdirectories = entries.filter { $0.kind == .directory }.map { (name: $0.name, tree: $0.reference) }
       directories.note(origin.status, DirectoryCache.Entry(tree: hash, size: total, subdirectories: subdirectories))
     }
-    if try !Syscalls.entryExists(store.objectPath(hash)) {
-      try writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
-    }
+    try writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
     return (hash, total)
   }
 
@@ -107,100 +105,47 @@ struct ObjectWriter {
       return blob.hash  // already in this store
     }
     if let location = node.diskLocation, let status = node.origin?.status {
-      // A file on disk: hash it once, then link it in.
+      // A file on disk: copied (or cloned) into the store once per contents; the hash is the copy's.
       let key = HashCache.Key(status)
-      let hash: String
-      if let known = cache.hash(for: key) {
-        hash = known
-      } else {
-        let fd: CInt
-        do { fd = try Syscalls.openFile(location, [.readOnly, .noFollow]) } catch {
-          throw PackageError.io(error, "cannot open", path: location.string, context: "while keeping a version")
-        }
-        defer { Syscalls.closeFile(fd) }
-        hash = try ContentHash.of(fd: fd, path: location)
-        cache.add(key, hash)
-      }
-      try link(location, as: hash)
+      if let known = cache.hash(for: key), try staging.owns(known) { return known }
+      let hash = try staging.copy(location)
+      if hash != cache.hash(for: key) { cache.add(key, hash) }
       return hash
     }
     // Contents in memory or from a source: write them out while hashing.
-    let blob = try AtomicFile(for: nil, stagingIn: store.temporaryPath, label: "blob", mode: 0o444)
-    var hasher = ContentHash.Hasher()
-    try node.readContents { chunk in
-      hasher.update(chunk)
-      do throws(Errno) { try Syscalls.writeAll(blob.fd, chunk) } catch {
-        throw PackageError.io(error, "cannot write", path: blob.temporaryPath)
+    return try staging.stage { fd, path in
+      var hasher = ContentHash.Hasher()
+      try node.readContents { chunk in
+        hasher.update(chunk)
+        do throws(Errno) { try Syscalls.writeAll(fd, chunk) } catch {
+          throw PackageError.io(error, "cannot write", path: path.string)
+        }
       }
-    }
-    let hash = hasher.finalize()
-    try makeSubdirectory(hash)
-    let object = store.objectPath(hash)
-    if try Syscalls.entryExists(object) {
-      blob.discard()
-    } else {
-      // The objects directories touched are synced once, at the end of the version.
-      try blob.commit(to: object, syncDirectory: false)
-      touched.insert(String(hash.prefix(2)))
-    }
-    return hash
-  }
-
-  /// Hard-links `file` as blob `hash` (an existing blob is kept); copies where links are refused.
-  /// The link goes through the objects directory's descriptor and a relative name: building a
-  /// `FilePath` per file costs more than the `linkat` itself.
-  mutating func link(_ file: FilePath, as hash: String) throws {
-    try makeSubdirectory(hash)
-    if objectsFD < 0 {
-      do { objectsFD = try Syscalls.openFile(store.objectsPath, [.readOnly, .directory]) } catch {
-        throw PackageError.io(error, "cannot open", path: store.objectsPath.string)
-      }
-    }
-    let relative = RawName(String(hash.prefix(2)) + "/" + String(hash.dropFirst(2)))
-    do {
-      try Syscalls.link(from: currentDirectory, RawName(path: file), to: objectsFD, relative)
-      touched.insert(String(hash.prefix(2)))
-    } catch .fileExists {
-    } catch  where error.refusesLink {
-      let input: CInt
-      do { input = try Syscalls.openFile(file, [.readOnly, .noFollow]) } catch {
-        throw PackageError.io(error, "cannot open", path: file.string)
-      }
-      defer { Syscalls.closeFile(input) }
-      try writeObject(hash) { fd throws(Errno) in try FileCarrier.copyContents(from: input, to: fd) }
-    } catch {
-      throw PackageError.io(error, "cannot link", path: file.string, context: "into \(store.objectPath(hash).string)")
+      return hasher.finalize()
     }
   }
 
-  /// Writes an object through `tmp/` (synced, then renamed in).
+  /// Writes object `hash` (a tree object: its bytes are known) unless the store has it.
   mutating func writeObject(_ hash: String, _ body: (CInt) throws(Errno) -> Void) throws {
-    try makeSubdirectory(hash)
-    let object = try AtomicFile(
-      for: store.objectPath(hash), stagingIn: store.temporaryPath, label: "object", mode: 0o444)
-    do throws(Errno) { try body(object.fd) } catch {
-      throw PackageError.io(error, "cannot write", path: store.objectPath(hash))
+    guard try !staging.has(hash) else { return }
+    _ = try staging.stage { fd, path in
+      do throws(Errno) { try body(fd) } catch { throw PackageError.io(error, "cannot write", path: path.string) }
+      return hash
     }
-    try object.commit(to: store.objectPath(hash), syncDirectory: false)
-    touched.insert(String(hash.prefix(2)))
   }
 
-  /// Makes `objects/ab` for `hash` once per writer.
-  mutating func makeSubdirectory(_ hash: String) throws {
-    let name = String(hash.prefix(2))
-    guard !made.contains(name) else { return }
-    let directory = store.objectsPath.appending(name)
-    do { try StoreFiles.makeDirectory(directory) } catch {
-      throw PackageError.io(error, "cannot create", path: directory.string)
-    }
-    made.insert(name)
-  }
-
-  /// Makes the new objects durable and saves the hash cache.
+  /// Makes the new objects durable, renames them in, and saves the caches.
   mutating func finish() throws {
-    if objectsFD >= 0 {
-      Syscalls.closeFile(objectsFD)
-      objectsFD = -1
+    let touched = try staging.commit()
+    if touched.count > SyncPlan.perItemLimit {
+      // Hundreds of objects/ab directories got entries (a first version): one syncfs instead
+      // of one journal commit per directory (see SyncPlan).
+      do { try StoreFiles.syncFileSystem(of: store.objectsPath) } catch {
+        throw PackageError.io(error, "cannot sync file system of", path: store.objectsPath.string)
+      }
+      cache.save()
+      directories.save(temporary: store.temporaryPath)
+      return
     }
     for name in touched.sorted() {
       let directory = store.objectsPath.appending(name)

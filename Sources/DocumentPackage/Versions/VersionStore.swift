@@ -19,16 +19,22 @@ import Foundation
 /// | `versions/ID`      | one record per version: date, origin, resolved, size, root tree              |
 /// | `last-id`          | the highest version id given; ids are never given twice, even after a removal |
 /// | `hashes`           | cache: `DEVICE INODE SIZE MTIME HASH` of files already hashed                 |
+/// | `verified`         | cache: the same for blobs `docpkg check` found whole                          |
 /// | `dirs`             | cache: tree objects of directories by device, inode and time, to skip unchanged ones |
 /// | `tmp/`             | objects and records being written; emptied when the store is opened          |
 ///
-/// Blobs are **hard links** to the package's own files (same inode, no copy; a copy only where
-/// links are refused), and a file unchanged between versions is one blob, so ten versions that
-/// differ by one file cost little more than the package alone. Because a blob shares its inode
-/// with the package's file, a program that rewrites a package file in place (rather than
-/// replacing it, as every ``PackageFile`` save does) changes that blob too: reading or
-/// restoring a version checks each blob's SHA-256 and fails with a `corrupt` error naming it
-/// rather than hand back different bytes.
+/// **No write to a package file changes a version.** Every blob is the store's own file, never
+/// a hard link of a package file: a `FICLONE` reflink where the file system has them (btrfs, xfs:
+/// instant, blocks shared copy-on-write), else a copy (ext4, tmpfs). A content is copied once:
+/// a file unchanged between versions is one blob, and a save copies only the contents the store
+/// does not hold yet (the hash cache knows them by device, inode, size and time), so ten versions
+/// that differ by one file cost one copy of the package plus the changed files. The copy is taken
+/// before the save's swap, from the package as it is then, and named by the SHA-256 of the copy's
+/// own bytes: there is no window in which a write in place to the package reaches a version. The
+/// price is the first save with versions on a file system without reflinks: it copies every file
+/// once. Reading a version checks each blob's SHA-256 before handing out a
+/// byte; ``damagedVersions(thorough:)`` (`docpkg check`) checks the whole store. Blobs that an
+/// older release hard-linked are replaced by copies as saves meet them.
 ///
 /// **Finding a package's versions.** The store is named after the package, and records the
 /// package root's device and inode (updated, crash-safely, by every save that replaces the

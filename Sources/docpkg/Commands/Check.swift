@@ -2,19 +2,26 @@ import ArgumentParser
 import DocumentPackage
 import SystemPackage
 
-/// `docpkg check PACKAGE`: settles an interrupted save and verifies the package can be read.
+/// `docpkg check PACKAGE [--full]`: settles an interrupted save, verifies the package can be read
+/// and that every version in its store can be read back whole.
 struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Recover an interrupted save and verify a package.",
     discussion: """
       Removes what an interrupted save left beside the package and, if the package itself is missing, \
       moves the complete new state (or the previous one) back in; then lists every directory of the package. \
-      Prints what it did. Exits 0 when the package is consistent.
+      Then checks the version store beside it: every tree object, and every blob against its SHA-256 (a blob \
+      that matched before and whose size, inode and time did not change since is not read again; --full \
+      reads them all). Prints what it did and each damaged version with its damaged entries. Exits 0 when \
+      the package and all its versions are consistent, 1 otherwise.
       """
   )
 
   @Argument(help: "The package.", completion: .file())
   var package: String
+
+  @Flag(help: "Read every blob of the version store, not only those not verified before.")
+  var full = false
 
   func run() throws {
     let out = StandardOutput.shared
@@ -38,5 +45,26 @@ struct Check: ParsableCommand {
     out.write(
       "ok: \(package.escapingControlCharacters): \(files.grouped) files, \(directories.grouped) directories, "
         + "\(links.grouped) symbolic links, \(bytes.grouped) bytes\n")
+    try checkVersions(out)
+  }
+
+  /// Checks the version store, if the package has one; throws after listing damaged versions.
+  private func checkVersions(_ out: StandardOutput) throws {
+    let store = try VersionStore(forPackageAt: FilePath(package))
+    let versions = try store.versions()
+    guard !versions.isEmpty else { return }
+    let damaged = try store.damagedVersions(thorough: full)
+    for damage in damaged {
+      for problem in damage.problems {
+        out.write("damaged: version \(damage.id): \(problem.escapingControlCharacters)\n")
+      }
+    }
+    guard damaged.isEmpty else {
+      throw PackageError(
+        .corrupt,
+        "\(damaged.count) of \(versions.count) versions damaged (\(damaged.map { String($0.id) }.joined(separator: ", "))) in",
+        path: store.path.string)
+    }
+    out.write("ok: \(versions.count) versions\n")
   }
 }

@@ -1,0 +1,73 @@
+import SystemPackage
+
+/// A version that cannot be read back whole: what ``VersionStore/damagedVersions(thorough:)``
+/// finds and `docpkg check` reports.
+public struct VersionDamage: Sendable, Equatable {
+  /// The version's id.
+  public let id: Int
+  /// What is wrong, one line per damaged tree object or file: the entry's path in the version
+  /// and the reason (a missing blob, a blob whose bytes no longer match its SHA-256).
+  public let problems: [String]
+}
+
+extension VersionStore {
+  /// Checks every version's tree objects and blobs, and returns the damaged versions (oldest
+  /// first; empty when all can be read back whole).
+  ///
+  /// A blob is checked once however many versions share it. Without `thorough`, a blob whose
+  /// device, inode, size and modification time are those it had when it last matched its
+  /// SHA-256 (the store's `verified` cache) is not read again, so a second check reads only new
+  /// blobs; `thorough` reads every blob.
+  /// - Parameter thorough: Hash every blob, ignoring the cache.
+  /// - Throws: ``PackageError`` with code `io` if the store cannot be listed.
+  /// - Complexity: O(*n*) small reads for the versions' *n* entries, plus reading each blob not
+  ///   verified before (every blob with `thorough`).
+  public func damagedVersions(thorough: Bool = false) throws -> [VersionDamage] {
+    var cache = HashCache(path: path.appending("verified"))
+    var results: [String: String?] = [:]
+    var damaged: [VersionDamage] = []
+    defer { cache.save() }
+    for record in try records() {
+      var problems: [String] = []
+      do {
+        let root = try tree(of: record.version.id)
+        try root.walk { node, entry, _ in
+          guard node.kind == .file, case .source(let blob as VersionBlob) = node.fileBody else { return true }
+          let problem: String?
+          if let known = results[blob.hash] {
+            problem = known
+          } else {
+            problem = Self.problem(with: blob, thorough: thorough, cache: &cache)
+            results[blob.hash] = problem
+          }
+          if let problem { problems.append("\(entry): \(problem)") }
+          return true
+        }
+      } catch let error as PackageError {
+        problems.append(error.description)
+      }
+      if !problems.isEmpty { damaged.append(VersionDamage(id: record.version.id, problems: problems)) }
+    }
+    return damaged
+  }
+
+  private static func problem(with blob: VersionBlob, thorough: Bool, cache: inout HashCache) -> String? {
+    guard let status = try? Syscalls.statusNoFollow(blob.path), status.kind == .file else {
+      return "blob \(blob.path.string) is missing"
+    }
+    guard status.size == blob.size else {
+      return "blob \(blob.path.string) has \(status.size) bytes, not \(blob.size)"
+    }
+    let key = HashCache.Key(status)
+    if !thorough, cache.hash(for: key) == blob.hash { return nil }
+    do {
+      try blob.verify()
+    } catch let error as PackageError {
+      return error.code == .corrupt ? "blob \(blob.path.string) was changed: its SHA-256 no longer matches" : "\(error)"
+    } catch {
+      return "\(error)"
+    }
+    cache.add(key, blob.hash)
+    return nil
+  }
+}
