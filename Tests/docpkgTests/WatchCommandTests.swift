@@ -2,49 +2,17 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A `docpkg watch` running in the background, its output collected as it comes.
-private final class WatchProcess: @unchecked Sendable {
-  let process = Process()
-  private let lock = NSLock()
-  private var out = Data()
-  private var err = Data()
-
-  init(_ arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: Shell.docpkgPath)
-    process.arguments = ["watch"] + arguments
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    stdout.fileHandleForReading.readabilityHandler = { [self] handle in
-      let data = handle.availableData
-      lock.withLock { out.append(data) }
-    }
-    stderr.fileHandleForReading.readabilityHandler = { [self] handle in
-      let data = handle.availableData
-      lock.withLock { err.append(data) }
-    }
-    try process.run()
+extension RunningProcess {
+  /// `docpkg watch ARGUMENTS` in the background.
+  fileprivate convenience init(watch arguments: [String]) throws {
+    try self.init(Shell.docpkgPath, ["watch"] + arguments)
   }
 
-  var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
-  var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
-  var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
-
-  /// Waits until `condition` holds, at most `seconds`.
-  @discardableResult
-  func wait(seconds: Double = 10, until condition: (WatchProcess) -> Bool) async -> Bool {
-    await eventually(seconds: seconds) { condition(self) }
-  }
+  /// What it printed, line by line.
+  fileprivate var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
 
   /// Waits until set-up is done (watch says so on standard error).
-  func started() async -> Bool { await wait { $0.standardError.contains("docpkg: watching") } }
-
-  func stop() {
-    // SIGTERM, not SIGINT: a test run started in the background ignores SIGINT, and so would its children.
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-  }
+  fileprivate func started() async -> Bool { await wait { $0.standardError.contains("docpkg: watching") } }
 }
 
 @Suite("docpkg watch")
@@ -54,7 +22,7 @@ struct WatchCommandTests {
     try temp.write("Doc.pkg/a.txt", "a\n")
     try temp.write("Doc.pkg/Data/b.txt", "b\n")
     let package = temp.appending("Doc.pkg")
-    let watch = try WatchProcess([package])
+    let watch = try RunningProcess(watch: [package])
     defer { watch.stop() }
     #expect(await watch.started())
 
@@ -64,8 +32,8 @@ struct WatchCommandTests {
     #expect(await watch.wait { $0.lines.contains("renamed a.txt -> renamed.txt") })
 
     try FileManager.default.removeItem(atPath: package)
-    #expect(await watch.wait { !$0.process.isRunning })
-    #expect(watch.process.terminationStatus == 0)
+    #expect(await watch.waitForExit(seconds: 10))
+    #expect(watch.status == 0)
     #expect(watch.lines.last?.hasPrefix("packageDeleted ") == true)
     #expect(watch.standardError.hasSuffix("docpkg: the package was deleted, stopped watching\n"))
   }
@@ -81,10 +49,10 @@ struct WatchCommandTests {
     try temp.write("Doc.pkg/Data/b.txt", "b\n")
     try temp.write("Doc.pkg/Data/c.txt", "c\n")
     let package = temp.appending("Doc.pkg")
-    let watch = try WatchProcess([package, "--json"])
+    let watch = try RunningProcess(watch: [package, "--json"])
     defer { watch.stop() }
     #expect(await watch.started())
-    func decoded(_ watch: WatchProcess) -> [Line] {
+    func decoded(_ watch: RunningProcess) -> [Line] {
       watch.lines.compactMap { try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
     }
 

@@ -8,8 +8,9 @@ import Foundation
 #endif
 
 /// SHA-256 of contents, as 64 lowercase hex digits: the name of a blob in a ``VersionStore``.
-enum ContentHash {
-  static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
+package enum ContentHash {
+  /// `digest` as lowercase hex digits (also DocumentSync's object keys and request signatures).
+  package static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
     let digits = Array("0123456789abcdef".utf8)
     var bytes: [UInt8] = []
     for byte in digest {

@@ -151,9 +151,10 @@ struct TreeEntry {
   }
 }
 
-/// Percent-escaping of the bytes a record's space-separated fields cannot hold.
-enum VersionEscaping {
-  static func escape(_ text: String) -> String {
+/// Percent-escaping of the bytes a record's space-separated fields cannot hold (also the remote tree
+/// objects of DocumentSync: one escaping for every line format).
+package enum VersionEscaping {
+  package static func escape(_ text: String) -> String {
     if text.isEmpty { return "%" }  // an empty field would shift the columns
     var out: [UInt8] = []
     let digits = Array("0123456789ABCDEF".utf8)
@@ -167,7 +168,7 @@ enum VersionEscaping {
     return String(decoding: out, as: UTF8.self)
   }
 
-  static func unescape(_ text: Substring) -> String {
+  package static func unescape(_ text: Substring) -> String {
     if text == "%" { return "" }
     var out: [UInt8] = []
     var bytes = Array(text.utf8)[...]

@@ -1,4 +1,5 @@
 import Crypto
+import DocumentPackage
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -45,8 +46,9 @@ public struct SyncTree: Sendable, Hashable {
     var text = ""
     for name in entries.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
       let entry = entries[name]!
-      let reference = entry.kind == .symlink ? Self.escape(entry.reference) : entry.reference
-      text += "\(entry.kind.rawValue) \(String(entry.mode, radix: 8)) \(entry.size) \(reference) \(Self.escape(name))\n"
+      let reference = entry.kind == .symlink ? VersionEscaping.escape(entry.reference) : entry.reference
+      text +=
+        "\(entry.kind.rawValue) \(String(entry.mode, radix: 8)) \(entry.size) \(reference) \(VersionEscaping.escape(name))\n"
     }
     return Data(text.utf8)
   }
@@ -66,39 +68,9 @@ public struct SyncTree: Sendable, Hashable {
       guard parts.count == 5, let kind = SyncEntry.Kind(rawValue: String(parts[0])),
         let mode = UInt16(parts[1], radix: 8), let size = Int64(parts[2])
       else { throw SyncError(.corrupt, "malformed line '\(line)' in tree object", key: key) }
-      let reference = kind == .symlink ? Self.unescape(parts[3]) : String(parts[3])
-      entries[Self.unescape(parts[4])] = SyncEntry(kind: kind, mode: mode, size: size, reference: reference)
+      let reference = kind == .symlink ? VersionEscaping.unescape(parts[3]) : String(parts[3])
+      entries[VersionEscaping.unescape(parts[4])] = SyncEntry(kind: kind, mode: mode, size: size, reference: reference)
     }
     self.entries = entries
-  }
-
-  static func escape(_ text: String) -> String {
-    if text.isEmpty { return "%" }
-    var out: [UInt8] = []
-    let digits = Array("0123456789ABCDEF".utf8)
-    for byte in text.utf8 {
-      if byte <= 0x20 || byte == 0x25 || byte == 0x7f {
-        out += [0x25, digits[Int(byte >> 4)], digits[Int(byte & 15)]]
-      } else {
-        out.append(byte)
-      }
-    }
-    return String(decoding: out, as: UTF8.self)
-  }
-
-  static func unescape(_ text: Substring) -> String {
-    if text == "%" { return "" }
-    var out: [UInt8] = []
-    var bytes = Array(text.utf8)[...]
-    while let byte = bytes.popFirst() {
-      if byte == 0x25, bytes.count >= 2, let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16)
-      {
-        out.append(value)
-        bytes = bytes.dropFirst(2)
-      } else {
-        out.append(byte)
-      }
-    }
-    return String(decoding: out, as: UTF8.self)
   }
 }

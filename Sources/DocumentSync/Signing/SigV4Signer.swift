@@ -1,4 +1,5 @@
 import Crypto
+import DocumentPackage
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -175,13 +176,5 @@ public struct SigV4Signer: Sendable {
 
 extension Sequence where Element == UInt8 {
   /// Lower-case hex.
-  var hexString: String {
-    let hex = Array("0123456789abcdef".utf8)
-    var bytes: [UInt8] = []
-    for byte in self {
-      bytes.append(hex[Int(byte >> 4)])
-      bytes.append(hex[Int(byte & 0xF)])
-    }
-    return String(decoding: bytes, as: UTF8.self)
-  }
+  var hexString: String { ContentHash.hex(self) }
 }
