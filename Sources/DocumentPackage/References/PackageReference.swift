@@ -22,13 +22,13 @@ import Foundation
 /// ## What identifies a package, and why
 ///
 /// - **Not the root's device and inode alone.** A save replaces the root directory with a new
-///   inode whenever it exchanges the whole tree (`renameat2(RENAME_EXCHANGE)`; see ``Saver``).
+///   inode whenever it exchanges the whole tree (`renameat2(RENAME_EXCHANGE)`; see `Saver`).
 /// - **Not the version store's identity.** `.NAME.docpkg-versions` records the root's inode beside
 ///   the package, but stays behind when the package moves to another folder.
 /// - **Not the inodes of unchanged files** (hard-linked across saves): a package whose files are
 ///   all rewritten by a save loses them, and a hard-linked copy (`cp -al`) shares them.
 /// - **An identity on the root directory itself**: a random identifier in the extended attribute
-///   `user.docpkg.identity` (``PackageIdentity``), together with the device and inode of the
+///   `user.docpkg.identity` (`PackageIdentity`), together with the device and inode of the
 ///   directory it was written on. Making a reference writes it once (nothing is added *inside*
 ///   the package, no privilege is needed: `user.*` attributes belong to the file's owner). Saves
 ///   that replace the root write it on the new root with the new inode, so it survives saves; a
@@ -82,7 +82,7 @@ public struct PackageReference: Sendable, Hashable {
   public private(set) var device: UInt64
   /// The root directory's inode when the reference was made (a save may change it).
   public private(set) var inode: UInt64
-  /// The identity kept on the package's root (``PackageIdentity``), or nil where the file system
+  /// The identity kept on the package's root (`PackageIdentity`), or nil where the file system
   /// keeps no extended attributes (the reference then follows the root's inode only).
   public private(set) var identifier: UUID?
 

@@ -13,8 +13,14 @@ extension PackageSync {
   /// - Parameters:
   ///   - url: `s3://BUCKET/PREFIX`.
   ///   - endpoint: The server, `http[s]://HOST[:PORT]`.
+  ///   - destination: Where the new package goes; nothing may be there yet.
+  ///   - credentials: The keys requests are signed with.
+  ///   - remoteName: The name the remote gets in the new package.
+  ///   - region: The region requests are signed for (else `AWS_REGION` from `environment`, else `us-east-1`).
+  ///   - environment: Where `AWS_REGION` is looked up.
+  ///   - progress: Called as objects arrive.
   /// - Returns: The sync of the new package with its remote.
-  /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet; ``PackageError`` with code
+  /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet; `PackageError` with code
   ///   `nameTaken` if something is at `destination`.
   @discardableResult
   public static func clone(

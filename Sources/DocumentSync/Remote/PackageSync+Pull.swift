@@ -27,7 +27,8 @@ extension PackageSync {
   /// Brings the package to the remote's head with one atomic save: a fast-forward, a merge of disjoint changes,
   /// or a conflict version for overlapping ones (see ``PullResult``). Downloaded blobs are checked against their
   /// SHA-256 before use.
-  /// - Throws: ``SyncError`` (`corrupt` for an object that does not match its key), ``PackageError`` from the save.
+  /// - Parameter progress: Called as objects arrive.
+  /// - Throws: ``SyncError`` (`corrupt` for an object that does not match its key), `PackageError` from the save.
   @discardableResult
   public func pull(progress: SyncProgressHandler? = nil) async throws -> PullResult {
     guard let (head, etag) = try await head() else { return .remoteEmpty }

@@ -14,6 +14,8 @@ extension S3Client {
   /// Uploads the file at `path` as the object `key`: one PUT up to ``multipartThreshold`` bytes, a multipart upload
   /// above it (one part of ``partSize`` bytes in memory at a time; the upload is aborted if a part fails).
   /// - Parameters:
+  ///   - key: The object's key below the bucket.
+  ///   - path: The file to send.
   ///   - progress: Called with the bytes sent so far, after each request body.
   /// - Returns: The object's bare ETag.
   /// - Throws: ``SyncError`` naming the key, or the path when the file cannot be read.
@@ -83,6 +85,10 @@ extension S3Client {
 
   /// Downloads the object `key` into a new file at `path` as its bytes arrive (bounded memory), hashing them.
   /// The file is created with `O_EXCL`: the caller picks a fresh temporary name and renames it after checking.
+  /// - Parameters:
+  ///   - key: The object's key below the bucket.
+  ///   - path: The new file.
+  ///   - progress: Called with the bytes received so far.
   /// - Returns: The object's bare ETag, its SHA-256 (hex) and its size.
   /// - Throws: ``SyncError`` naming the key, or the path when the file cannot be written.
   public func download(

@@ -63,7 +63,10 @@ extension S3Client {
   }
 
   /// The object `key`'s bytes and bare ETag.
-  /// - Parameter limit: The most bytes to read; a bigger object fails (use ``download(_:to:)`` for big ones).
+  /// - Parameters:
+  ///   - key: The object's key below the bucket.
+  ///   - limit: The most bytes to read; a bigger object fails (use ``download(_:toFile:progress:)`` for big
+  ///     ones).
   /// - Throws: ``SyncError`` with code `noSuchKey` if there is no such object.
   public func get(_ key: String, limit: Int = 64 << 20) async throws -> (data: Data, etag: String) {
     let response = try await send(.GET, key: key)

@@ -36,7 +36,14 @@ public final class S3Client: Sendable {
 
   /// A client of `bucket` at `endpoint`.
   /// - Parameters:
+  ///   - endpoint: The server.
+  ///   - bucket: The bucket every key is in.
+  ///   - credentials: The keys requests are signed with.
+  ///   - region: The region requests are signed for.
   ///   - etagForm: How `If-Match` sends an ETag (see ``ETagForm``); `.automatic` learns it from the server.
+  ///   - multipartThreshold: Files bigger than this many bytes go up as multipart uploads.
+  ///   - partSize: The size of one part of a multipart upload (at least 5 MiB, S3's minimum).
+  ///   - timeout: How long one request may take before it fails.
   public init(
     endpoint: S3Endpoint, bucket: String, credentials: S3Credentials, region: String = "us-east-1",
     etagForm: ETagForm = .automatic, multipartThreshold: Int = 16 << 20, partSize: Int = 8 << 20,
