@@ -101,9 +101,9 @@ struct ZipCatTests {
     try bytes.write(to: URL(fileURLWithPath: archive))
     let result = try Shell.docpkg(["cat", archive, "a.txt"])
     #expect(result.status == 1)
-    #expect(
-      result.standardError
-        == "docpkg: error: cannot read zip entry '\(archive)/a.txt' (its CRC-32 does not match)\n")
+    #expect(result.standardError.split(separator: "\n").count == 1)
+    #expect(result.standardError.contains("'Pkg/a.txt' in '\(archive)'"), "\(result.standardError)")
+    #expect(result.standardError.contains("its CRC-32 does not match"), "\(result.standardError)")
     #expect(try Shell.docpkg(["cat", archive, "b.txt"]).stdout == Data("b".utf8))
   }
 }

@@ -40,8 +40,7 @@ extension ArchivePackage {
     }
     guard let summary, let found = summary.singleTopDirectory != nil ? belowTop : atTop, !found.isDirectory
     else { return nil }
-    let label = archive.string + "/" + wanted.joined(separator: "/")
-    guard let source = ZipEntrySource(fd: fd, entry: found, label: label) else { return nil }
+    guard let source = ZipEntrySource(fd: fd, entry: found, archive: archive.string) else { return nil }
     handedOver = true
     return source
   }

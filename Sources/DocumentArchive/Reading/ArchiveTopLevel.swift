@@ -88,8 +88,7 @@ private struct TopLevelChildren {
       let mode: UInt32?
       switch child {
       case .file(let entry):
-        let label = archive.string + "/" + name
-        node = PackageNode(regularFileWithSource: ZipListedEntrySource(archive: archive, entry: entry, label: label))
+        node = PackageNode(regularFileWithSource: ZipListedEntrySource(archive: archive, entry: entry))
         mode = entry.externalAttributes >> 16
       case .directory(let described):
         node = try PackageNode(directoryWithChildren: [:])

@@ -37,6 +37,7 @@ struct ZipDirectoryScan {
   ) -> Summary? {
     guard let directory = ZipCentralDirectory(fd: fd, fileSize: fileSize), directory.entryCount > 0 else { return nil }
     var seen: [String: Seen] = [:]
+    seen.reserveCapacity(directory.entryCount + directory.entryCount / 8)  // no rehashing on the way
     var lastParent: [String]?
     var unusual = false
     var summary = Summary()

@@ -16,8 +16,8 @@ final class ZipEntrySource: FileContentSource {
   /// The open archive, closed when the source goes.
   private let fd: CInt
   private let entry: ZipCentralDirectory.Entry
-  /// `ARCHIVE/ENTRY`, for messages.
-  private let label: String
+  /// The archive's path, for messages.
+  private let archive: String
   let size: Int64
 
   /// Where the entry's data starts, after its local header.
@@ -26,7 +26,7 @@ final class ZipEntrySource: FileContentSource {
   /// Reads the entry's local header; `nil` (without taking `fd`) if it is not there or names
   /// another entry (a zip with data before it, or a damaged one: the full reader decides).
   /// Otherwise takes ownership of `fd`.
-  init?(fd: CInt, entry: ZipCentralDirectory.Entry, label: String) {
+  init?(fd: CInt, entry: ZipCentralDirectory.Entry, archive: String) {
     let offset = Int64(clamping: entry.localHeaderOffset)
     guard let header = try? Syscalls.readBytes(fd, at: offset, count: 30 + entry.name.count),
       header.count == 30 + entry.name.count,
@@ -35,7 +35,7 @@ final class ZipEntrySource: FileContentSource {
     else { return nil }
     self.fd = fd
     self.entry = entry
-    self.label = label
+    self.archive = archive
     size = Int64(clamping: entry.size)
     dataStart = offset + 30 + Int64(entry.name.count) + Int64(ZipCentralDirectory.u16(header, 28))
   }
@@ -67,7 +67,7 @@ final class ZipEntrySource: FileContentSource {
       guard want > 0 else { return [] }
       let bytes: [UInt8]
       do { bytes = try Syscalls.readBytes(fd, at: position, count: want) } catch {
-        throw PackageError.io(error, "cannot read", path: label)
+        throw PackageError.io(error, "cannot read", path: archive)
       }
       guard bytes.count == want else { throw damaged("the archive ends inside its data") }
       position += Int64(want)
@@ -123,6 +123,8 @@ final class ZipEntrySource: FileContentSource {
   }
 
   private func damaged(_ reason: String) -> PackageError {
-    PackageError(.corrupt, "cannot read zip entry", path: label, context: "(\(reason))")
+    PackageError(
+      .corrupt, "cannot read data of entry", path: EntryName.decodeZip(entry.name),
+      context: "in '\(archive)': \(reason)")
   }
 }

@@ -12,14 +12,11 @@ import Foundation
 final class ZipListedEntrySource: FileContentSource {
   private let archive: FilePath
   private let entry: ZipCentralDirectory.Entry
-  /// `ARCHIVE/ENTRY`, for messages.
-  private let label: String
   let size: Int64
 
-  init(archive: FilePath, entry: ZipCentralDirectory.Entry, label: String) {
+  init(archive: FilePath, entry: ZipCentralDirectory.Entry) {
     self.archive = archive
     self.entry = entry
-    self.label = label
     size = Int64(clamping: entry.size)
   }
 
@@ -31,9 +28,11 @@ final class ZipListedEntrySource: FileContentSource {
     do { fd = try Syscalls.openFile(archive, .readOnly) } catch {
       throw PackageError.io(error, "cannot open", path: archive.string)
     }
-    guard let source = ZipEntrySource(fd: fd, entry: entry, label: label) else {
+    guard let source = ZipEntrySource(fd: fd, entry: entry, archive: archive.string) else {
       Syscalls.closeFile(fd)
-      throw PackageError(.corrupt, "cannot read zip entry", path: label, context: "(its local header is missing)")
+      throw PackageError(
+        .corrupt, "cannot read data of entry", path: EntryName.decodeZip(entry.name),
+        context: "in '\(archive.string)': its local header is missing")
     }
     return source
   }
