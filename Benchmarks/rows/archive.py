@@ -2,6 +2,7 @@
 
 Targets (issue 6): pack to zip <= 0.5x the best peer on typical and many, at a size within 5% of
 `zip -6`; unpack zip <= 0.8x bsdtar on typical and many; big corpus pack and unpack at peak RSS <= 64 MB.
+Issue 14 row 4: `docpkg cat` of one entry of the many zip <= 2x `unzip -p`, at peak RSS <= 32 MiB.
 Every archive is written to a scratch dir; outputs are removed before each repetition (untimed).
 """
 
@@ -86,12 +87,28 @@ def _unpack_rows(h, name, archive, repeat):
           note=f"the zip docpkg packed; Info-ZIP unzip {info.wall:.2f} s" if info.ok else "the zip docpkg packed")
 
 
+def _cat_row(h, name, archive, repeat):
+    """Issue 14 row 4: one entry of a zip of the many corpus, through the central directory, vs `unzip -p`."""
+    import zipfile
+    with zipfile.ZipFile(archive) as z:
+        names = [n for n in z.namelist() if not n.endswith("/")]
+    member = names[len(names) // 2]
+    tops = {n.split("/", 1)[0] for n in names}
+    entry = member.split("/", 1)[1] if len(tops) == 1 and "/" in member else member  # docpkg unwraps one top dir
+    ours = h.run([h.docpkg, "cat", archive, entry], repeat=repeat)
+    peer = h.run(["unzip", "-p", archive, member], repeat=repeat)
+    h.row(f"cat one entry of {name} zip", ours, "unzip -p", peer, target=2, rss_limit_mb=32,
+          note=f"{len(names):,} entries; the entry found through the central directory, no tree built")
+
+
 def rows(h):
     """Pack typical/many to zip vs peers (with the size check), unpack them vs bsdtar, big at bounded RSS."""
     for name, repeat in (("typical", 3), ("many", 3)):
         archive = _pack_rows(h, name, repeat)
         if os.path.exists(archive):
             _unpack_rows(h, name, archive, repeat)
+            if name == "many":
+                _cat_row(h, name, archive, 5)
 
     big = h.corpus("big")
     work = h.scratch("archive-big")

@@ -25,4 +25,9 @@ static inline int docpkg_deflate_init_raw(z_streamp stream, int level) {
   return deflateInit2(stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
 }
 
+// inflateInit2 likewise: raw inflate, for reading one zip entry's deflated data without libarchive.
+static inline int docpkg_inflate_init_raw(z_streamp stream) {
+  return inflateInit2(stream, -MAX_WBITS);
+}
+
 #endif

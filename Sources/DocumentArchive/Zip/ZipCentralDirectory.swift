@@ -21,6 +21,10 @@ struct ZipCentralDirectory {
     var localHeaderOffset: UInt64
     /// `st_mode` in the high 16 bits when made on Unix.
     var externalAttributes: UInt32
+    /// The "version made by" field: the system that made the entry in its high byte (3 is Unix).
+    var versionMadeBy: UInt16 = 0
+    /// Whether the extra field holds an Info-ZIP Unicode Path (0x7075), which libarchive prefers to the name.
+    var hasUnicodePath = false
     /// A directory: its name ends in `/`.
     var isDirectory: Bool { name.last == UInt8(ascii: "/") }
   }
@@ -117,7 +121,8 @@ struct ZipCentralDirectory {
         name: Array(buffer[(h + 46)..<(h + 46 + nameLength)]), flags: Self.u16(buffer, h + 8),
         method: Self.u16(buffer, h + 10), crc: Self.u32(buffer, h + 16),
         compressedSize: UInt64(Self.u32(buffer, h + 20)), size: UInt64(Self.u32(buffer, h + 24)),
-        localHeaderOffset: UInt64(Self.u32(buffer, h + 42)), externalAttributes: Self.u32(buffer, h + 38))
+        localHeaderOffset: UInt64(Self.u32(buffer, h + 42)), externalAttributes: Self.u32(buffer, h + 38),
+        versionMadeBy: Self.u16(buffer, h + 4))
       Self.applyZip64(&entry, extra: buffer[(h + 46 + nameLength)..<(h + 46 + nameLength + extraLength)])
       start += total
       guard try body(entry) else { return }
@@ -133,6 +138,7 @@ struct ZipCentralDirectory {
       let length = Int(u16(bytes, position + 2))
       let data = position + 4
       guard data + length <= bytes.count else { return }
+      if id == 0x7075 { entry.hasUnicodePath = true }
       if id == 0x0001 {
         var field = data
         func next() -> UInt64? {
@@ -143,7 +149,6 @@ struct ZipCentralDirectory {
         if entry.size == 0xFFFF_FFFF, let value = next() { entry.size = value }
         if entry.compressedSize == 0xFFFF_FFFF, let value = next() { entry.compressedSize = value }
         if entry.localHeaderOffset == 0xFFFF_FFFF, let value = next() { entry.localHeaderOffset = value }
-        return
       }
       position = data + length
     }

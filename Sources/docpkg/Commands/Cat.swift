@@ -1,5 +1,7 @@
 import ArgumentParser
+import DocumentArchive
 import DocumentPackage
+import SystemPackage
 
 /// `docpkg cat PACKAGE ENTRY`: one file's bytes to standard output.
 struct Cat: ParsableCommand {
@@ -13,9 +15,14 @@ struct Cat: ParsableCommand {
   private var entry: String { location.entry }
 
   func run() throws {
+    let out = StandardOutput.shared
+    // A file in a zip: found through the central directory, without building the archive's tree.
+    if let source = ArchivePackage.zipFileContents(at: entry, in: FilePath(package)) {
+      try source.read(chunkSize: 1 << 20) { out.write(bytes: $0) }
+      return
+    }
     let root = try openPackage(package)
     let node = try root.node(at: entry)
-    let out = StandardOutput.shared
     try node.readContents { out.write(bytes: $0) }
   }
 }

@@ -37,6 +37,11 @@ struct Inspect: ParsableCommand {
   }
 
   func run() throws {
+    // The top level of a zip: from its central directory, without building the archive's tree.
+    if let depth, depth <= 1, let top = ArchivePackage.zipTopLevel(of: FilePath(path)) {
+      try list(top.root, totals: Totals(files: top.files, directories: top.directories, bytes: top.bytes))
+      return
+    }
     let root: PackageNode
     do { root = try openPackage(path) } catch {
       // An archive with entries unpack would refuse: list every entry, marking those.
@@ -54,11 +59,16 @@ struct Inspect: ParsableCommand {
       ArchiveListingPrinter(json: json, depth: depth).print(listed)
       return
     }
+    try list(root)
+  }
+
+  /// Prints `root`'s tree within `--depth`, then the totals: those counted on the way, or `totals`.
+  private func list(_ root: PackageNode, totals known: Totals? = nil) throws {
     _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
     var listing = Listing(json: json, depth: depth)
     if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
     try visitChildren(of: root, path: "", level: 1, prefix: "", into: &listing)
-    let totals = listing.totals
+    let totals = known ?? listing.totals
     if json {
       listing.out.write("\n],\"files\":\(totals.files),\"directories\":\(totals.directories),")
       listing.out.write("\"symlinks\":\(totals.symlinks),\"bytes\":\(totals.bytes)}\n")

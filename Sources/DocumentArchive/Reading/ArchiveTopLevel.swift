@@ -1,0 +1,101 @@
+import DocumentPackage
+import SystemPackage
+
+/// The top level of a zip read from its central directory alone, with the whole archive's totals:
+/// what `docpkg inspect ARCHIVE.zip --depth 1` shows. See ``ArchivePackage/zipTopLevel(of:)``.
+public struct ArchiveTopLevel {
+  /// The root ``ArchivePackage/open(_:unwrappingSingleDirectory:)`` would return, with the same name
+  /// and permissions, holding only its children: the directories among them are empty here, and
+  /// modification times are not set. Its files read their contents from the archive when asked.
+  public let root: PackageNode
+  /// The files in the whole archive.
+  public let files: Int
+  /// The directories in the whole archive below the root, described or implied by entries below them.
+  public let directories: Int
+  /// The files' bytes, uncompressed.
+  public let bytes: Int64
+}
+
+extension ArchivePackage {
+  /// The top level of the zip at `archive` and the whole archive's totals, from one pass over its
+  /// central directory, without building the archive's tree.
+  ///
+  /// Returns `nil` whenever the answer needs the full reader (not a readable zip, or anything unusual,
+  /// as for ``zipFileContents(at:in:)``; also an entry not made on Unix, whose permissions libarchive
+  /// derives otherwise): the caller then opens the archive with ``open(_:unwrappingSingleDirectory:)``.
+  /// - Complexity: One pass over the central directory; memory for the distinct paths.
+  public static func zipTopLevel(of archive: FilePath) -> ArchiveTopLevel? {
+    guard ArchiveFormat(contentsOf: archive) == .zip, let fd = try? Syscalls.openFile(archive, .readOnly) else {
+      return nil
+    }
+    defer { Syscalls.closeFile(fd) }
+    guard let status = try? Syscalls.status(of: fd), status.kind == .file else { return nil }
+    // The children of both possible roots: the archive's top level, and its single top directory.
+    var atTop = TopLevelChildren()
+    var belowTop = TopLevelChildren()
+    var topMode: UInt32?
+    let summary = ZipDirectoryScan.run(fd: fd, fileSize: status.size, archive: archive.string) { entry, components in
+      atTop.add(entry, components[...])
+      if components.count >= 2 { belowTop.add(entry, components.dropFirst()) }
+      if components.count == 1, entry.isDirectory { topMode = entry.externalAttributes >> 16 }
+    }
+    guard let summary, summary.allUnixModes else { return nil }
+    do {
+      let holder = try PackageNode(
+        directoryWithChildren: [:], preferredName: ArchiveUnpacker.documentFolderName(for: archive))
+      guard let top = summary.singleTopDirectory else {
+        try atTop.build(into: holder, archive: archive)
+        return ArchiveTopLevel(
+          root: holder, files: summary.files, directories: summary.directories, bytes: summary.bytes)
+      }
+      // As the tree builder does: the directory made inside the holder, then taken out as the root.
+      let root = try PackageNode(directoryWithChildren: [:])
+      try holder.replaceChild(named: top, with: root)
+      if let topMode { root.permissions = FilePermissions(rawValue: CInterop.Mode(topMode & 0o7777)) }
+      try belowTop.build(into: root, archive: archive)
+      try holder.removeChild(root)
+      return ArchiveTopLevel(
+        root: root, files: summary.files, directories: summary.directories - 1, bytes: summary.bytes)
+    } catch { return nil }
+  }
+}
+
+/// The children of one directory collected from a scan: each file's entry, each directory's mode as
+/// last described (`nil` while only implied).
+private struct TopLevelChildren {
+  enum Child {
+    case file(ZipCentralDirectory.Entry)
+    case directory(mode: UInt32?)
+  }
+  var children: [String: Child] = [:]
+
+  /// Records the entry whose path below this directory is `components`.
+  mutating func add(_ entry: ZipCentralDirectory.Entry, _ components: ArraySlice<String>) {
+    let name = components.first!
+    if components.count > 1 {
+      if children[name] == nil { children[name] = .directory(mode: nil) }
+    } else if entry.isDirectory {
+      children[name] = .directory(mode: entry.externalAttributes >> 16)
+    } else {
+      children[name] = .file(entry)
+    }
+  }
+
+  /// Adds the children to `directory` as the archive's tree builder would, with their permissions.
+  func build(into directory: PackageNode, archive: FilePath) throws {
+    for (name, child) in children {
+      let node: PackageNode
+      let mode: UInt32?
+      switch child {
+      case .file(let entry):
+        node = PackageNode(regularFileWithSource: ZipListedEntrySource(archive: archive, entry: entry))
+        mode = entry.externalAttributes >> 16
+      case .directory(let described):
+        node = try PackageNode(directoryWithChildren: [:])
+        mode = described
+      }
+      try directory.replaceChild(named: name, with: node)
+      if let mode { node.permissions = FilePermissions(rawValue: CInterop.Mode(mode & 0o7777)) }
+    }
+  }
+}
