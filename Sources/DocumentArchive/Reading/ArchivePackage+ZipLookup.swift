@@ -11,9 +11,9 @@ extension ArchivePackage {
   ///
   /// Returns `nil` whenever the answer needs the full reader: `archive` is not a readable zip, the
   /// path is not a plain file there (missing, a directory, below a file), or anything in the archive
-  /// is unusual (see ``ZipDirectoryScan``: encrypted entries, other methods, names the archive walk
+  /// is unusual (see `ZipDirectoryScan`: encrypted entries, other methods, names the archive walk
   /// would refuse or decode differently, links, possible duplicates, a damaged central directory).
-  /// The caller then opens the archive with ``/DocumentPackage/PackageNode/open(location:)``, which
+  /// The caller then opens the archive with `PackageNode.open(location:)`, which
   /// gives the same bytes or the same error as before.
   /// - Complexity: One pass over the central directory; O(distinct paths) hashes of memory.
   public static func zipFileContents(at entryPath: String, in archive: FilePath) -> (any FileContentSource)? {
