@@ -227,21 +227,8 @@ struct DOSDateTime {
     let clamped = min(max(seconds, 315_532_800), 4_354_819_198)
     let days = clamped / 86_400
     let secondsOfDay = clamped % 86_400
-    let (year, month, day) = Self.civil(fromDays: days)
+    let (year, month, day) = CivilDate.of(daysSince1970: days)
     time = UInt16(secondsOfDay / 3600) << 11 | UInt16(secondsOfDay % 3600 / 60) << 5 | UInt16(secondsOfDay % 60 / 2)
     date = UInt16(year - 1980) << 9 | UInt16(month) << 5 | UInt16(day)
-  }
-
-  /// Howard Hinnant's days-to-civil algorithm.
-  static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let day = doy - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 }

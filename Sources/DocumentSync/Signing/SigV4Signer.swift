@@ -128,22 +128,9 @@ public struct SigV4Signer: Sendable {
     let seconds = Int(date.timeIntervalSince1970.rounded(.down))
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let rest = seconds - days * 86_400
-    let (year, month, day) = civilDate(daysSince1970: days)
+    let (year, month, day) = CivilDate.of(daysSince1970: Int64(days))
     func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return "\(year)\(two(month))\(two(day))T\(two(rest / 3600))\(two(rest / 60 % 60))\(two(rest % 60))Z"
-  }
-
-  /// The proleptic Gregorian date of a day count (Howard Hinnant's days-to-civil algorithm).
-  static func civilDate(daysSince1970 days: Int) -> (Int, Int, Int) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    return "\(year)\(two(Int(month)))\(two(Int(day)))T\(two(rest / 3600))\(two(rest / 60 % 60))\(two(rest % 60))Z"
   }
 
   /// Trims a header value and folds runs of spaces into one, as the canonical form requires.
