@@ -10,7 +10,9 @@ import Testing
 /// whole package), while a library reader process and the CLI (`pack`, `inspect --json`, `cat`) read
 /// in loops and check that every read shows one generation. Without the read lock, the same library
 /// reader mixed two generations in 35 of 466 reads and failed 10 (a file vanished under it).
-@Suite("Coordinated reading")
+/// Serialized: each stress test blocks a thread of the cooperative pool (two on this machine) for a
+/// minute, and two at once would stall every other suite's waits.
+@Suite("Coordinated reading", .serialized)
 struct CoordinatedReadingTests {
   /// The `read-write-stress` tool built beside `docpkg` (Benchmarks/Tools/ReadWriteStress).
   static let tool = URL(fileURLWithPath: Shell.docpkgPath).deletingLastPathComponent()
