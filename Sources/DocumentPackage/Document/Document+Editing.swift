@@ -10,11 +10,20 @@ extension Document {
   /// closure that captures non-`Sendable` values it owns. It runs on the document's actor, not the
   /// caller's: copy main-actor state into a local first (`let text = self.text`); the compiler
   /// refuses a closure that reads `self.text` of a `@MainActor` object.
+  ///
+  /// What `body` reads is one saved state of the package, even while other programs save it: a
+  /// part `body` reads from disk for the first time is checked to belong to the state the model
+  /// was loaded from, and when another program saved since, the document first reacts as to any
+  /// outside change (reloads, or merges its unsaved changes; see ``OutsideChange``) and then runs
+  /// `body` again on the new state, at most three times in all. So `body` may run more than once:
+  /// keep it free of side effects other than its result.
   /// - Throws: What `body` throws, or ``PackageError`` with code `invalidArgument` if the document is
-  ///   closed or `body` attempted a change (the message names the path).
+  ///   closed or `body` attempted a change (the message names the path), or `changedOnDisk` when
+  ///   saves by other programs kept meeting `body` (or the document is ``DocumentState/inConflict``
+  ///   and cannot take the new state in).
   public func read<Result: Sendable>(_ body: sending (PackageNode) throws -> Result) throws -> Result {
     try requireOpen()
-    return try editor.readingOnly(body)
+    return try meetingOutsideSaves { try editor.readingOnly(body) }
   }
 
   /// Changes the package through `body`, undoably: `body` gets the root node, and every change made
@@ -37,8 +46,13 @@ extension Document {
   ///   - registeringUndo: `false` to make changes that cannot be undone (such as setting up a new
   ///     document); they still count as unsaved changes.
   ///   - body: The changes. `sending`: callable from the main actor (see ``read(_:)``).
+  /// Like ``read(_:)``, `body` never combines two saved states: when a part it reads from disk for
+  /// the first time belongs to a newer saved state, the document reacts as to an outside change
+  /// and, if `body` had changed nothing yet, runs it again on the new state (at most three times
+  /// in all); otherwise its changes so far are merged like any unsaved change and `edit` throws.
   /// - Throws: What `body` throws, or ``PackageError`` with code `invalidArgument` if the document
-  ///   is closed or read-only. A mutator that throws changes nothing.
+  ///   is closed or read-only, or `changedOnDisk` when another program's save met `body` (see above).
+  ///   A mutator that throws changes nothing.
   public func edit(
     named actionName: String? = nil, registeringUndo: Bool = true, _ body: sending (PackageNode) throws -> Void
   ) throws {
@@ -47,12 +61,14 @@ extension Document {
     let stack = editor.undoStack
     if !registeringUndo { stack.disableUndoRegistration() }
     defer { if !registeringUndo { stack.enableUndoRegistration() } }
-    guard let actionName else { return try body(editor.root) }
-    try stack.group(named: actionName) {
+    try meetingOutsideSaves {
+      guard let actionName else { return try body(editor.root) }
+      try stack.group(named: actionName) {
+        stack.endCoalescing()
+        try body(editor.root)
+      }
       stack.endCoalescing()
-      try body(editor.root)
     }
-    stack.endCoalescing()
   }
 
   /// Runs `body` with the undo stack: to name actions, group across calls, set levels or coalescing.

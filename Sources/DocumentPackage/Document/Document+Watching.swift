@@ -4,11 +4,11 @@ extension Document {
   /// Whether the document watches its package for outside changes (see ``OutsideChange``).
   ///
   /// On by default, as `UIDocument`'s file presenter is; off with ``Options/unwatched`` or
-  /// ``stopWatching()``. The cost of watching, on Linux: one inotify instance and one thread
-  /// waiting in `poll` per document, plus one inotify watch per directory of the package.
-  /// `fs.inotify.max_user_instances` (128 on most systems) limits the instances of *all* a user's
-  /// programs, so an app that keeps more than a few dozen documents open should open most of
-  /// them ``Options/unwatched``. When a limit is reached, the document opens anyway, unwatched:
+  /// ``stopWatching()``. The cost of watching, on Linux: one inotify watch per directory of the
+  /// package and a thread per document that collects its bursts; the inotify instance and the
+  /// thread reading it are shared by all the monitors of the process (``PackageMonitor``), so
+  /// `fs.inotify.max_user_instances` (128 on most systems, for *all* a user's programs) is not a
+  /// limit on how many documents an app watches. When a limit is reached, the document opens anyway, unwatched:
   /// ``watchingError`` says which limit (``PackageError/Code-swift.struct/limitExceeded`` for
   /// watches) and how to raise it — never silently.
   public var isWatching: Bool { monitor != nil }

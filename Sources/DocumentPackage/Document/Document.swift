@@ -157,10 +157,10 @@ public actor Document {
     if writable {
       let package = try PackageFile(at: path, options: options.contains(.create) ? [.create] : [])
       self.package = package
-      editor = PackageEditor(root: package.root)
+      editor = PackageEditor(root: Self.verifyingLoads(package.root))
     } else {
       package = nil
-      editor = PackageEditor(root: try PackageNode(contentsOf: path))
+      editor = PackageEditor(root: Self.verifyingLoads(try PackageNode(contentsOf: path)))
       state = .editingDisabled
     }
   }

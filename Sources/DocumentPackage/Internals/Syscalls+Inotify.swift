@@ -36,6 +36,8 @@ package enum WatchMask {
   package static let onlyDirectory = UInt32(IN_ONLYDIR)
   package static let dontFollow = UInt32(IN_DONT_FOLLOW)
   package static let excludeUnlinked = UInt32(IN_EXCL_UNLINK)
+  /// Adds to the mask of an existing watch instead of replacing it (watches shared by monitors).
+  package static let addToMask = UInt32(IN_MASK_ADD)
   /// Everything that changes a directory's entries or a file's contents or attributes.
   package static let contents =
     modify | attributes | closeWrite | movedFrom | movedTo | create | delete | deleteSelf | moveSelf

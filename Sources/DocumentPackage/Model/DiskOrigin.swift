@@ -8,7 +8,15 @@ final class PackageLocation {
   /// the next save so that it can notice if their files changed on disk meanwhile (a save that
   /// deletes them would otherwise lose that change silently).
   var detachedNodes: [PackageNode] = []
-  init(root: FilePath) { self.root = root }
+  /// Whether each lazy load from disk checks that it reads what the model recorded (see
+  /// ``PackageNode/verifyLoad(of:path:)``): set by ``Document`` for its model.
+  var verifiesLoads = false
+  /// Set when a verified load met a newer saved state than the model was loaded from.
+  var metNewerState = false
+  init(root: FilePath, verifiesLoads: Bool = false) {
+    self.root = root
+    self.verifiesLoads = verifiesLoads
+  }
 }
 
 /// Where a node was loaded from, and what the file looked like then.

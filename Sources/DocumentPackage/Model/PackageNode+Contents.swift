@@ -113,6 +113,10 @@ extension PackageNode {
         Syscalls.closeFile(fd)
         throw PackageError(.changedOnDisk, "file changed kind on disk since it was loaded:", path: path.string)
       }
+      do { try verifyLoad(of: status, path: path) } catch {
+        Syscalls.closeFile(fd)
+        throw error
+      }
       origin!.status = status
     } catch let error as Errno {
       Syscalls.closeFile(fd)

@@ -120,6 +120,8 @@ extension PackageNode {
     do { listing = try Syscalls.listDirectory(path) } catch {
       throw onDiskError(error, path: path, action: "list directory")
     }
+    try verifyLoad(of: listing.0, path: path)
+    try verifyStillNamed(listing.0, path: path)
     self.origin?.status = listing.0
     let directoryPath = origin.relativePath
     var children: [String: PackageNode] = [:]

@@ -24,7 +24,12 @@ final class MonitorRunner: @unchecked Sendable {
 
   var watchCount: Int { lock.withLock { watches } }
 
-  func stop() { lock.withLock { stopped = true } }
+  func stop() {
+    lock.withLock { stopped = true }
+    #if os(Linux)
+    tree.inbox.wake()
+    #endif
+  }
   private var isStopped: Bool { lock.withLock { stopped } }
 
   #if os(Linux)
@@ -49,14 +54,11 @@ final class MonitorRunner: @unchecked Sendable {
       let now = ContinuousClock.now
       var wait = Duration.milliseconds(100)
       if let due = due(burst) { wait = max(.zero, min(wait, due - now)) }
-      let readable = Syscalls.waitReadable(tree.inotify, milliseconds: Int((wait / .milliseconds(1)).rounded(.up)))
-      if readable {
-        do {
-          for event in try Syscalls.readWatchEvents(tree.inotify) { take(event, into: &burst) }
-        } catch {
-          continuation.finish(throwing: PackageError.io(error, "cannot read changes of", path: tree.packagePath))
-          return
-        }
+      do {
+        for event in try tree.inbox.take(waiting: wait) { take(event, into: &burst) }
+      } catch {
+        continuation.finish(throwing: PackageError.io(error, "cannot read changes of", path: tree.packagePath))
+        return
       }
       if let due = due(burst), ContinuousClock.now >= due {
         do {

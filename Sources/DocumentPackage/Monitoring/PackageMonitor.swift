@@ -15,8 +15,10 @@ import Foundation
 /// ```
 ///
 /// ## How it works (Linux)
-/// One inotify descriptor per monitor, read by a dedicated thread (never a thread of the
-/// cooperative pool: the thread waits in `poll`). Set-up adds one watch per directory of the
+/// One inotify instance for all the monitors of a process, read by one thread that hands each event
+/// to the monitor of its watch (``WatchInstance``); each monitor has a thread of its own that
+/// collects its events into bursts and compares (never a thread of the cooperative pool: both wait
+/// in `poll` or on a condition). Set-up adds one watch per directory of the
 /// package and then lists it (watch first, so that an entry created meanwhile is either listed or
 /// reported), keeping the status of every entry (kind, inode, size, modification time, permissions).
 /// The package's parent directory is watched too, for entries named like the package, and a
@@ -49,13 +51,13 @@ import Foundation
 ///
 /// **Failure cases.**
 /// - `IN_Q_OVERFLOW` (more than `fs.inotify.max_queued_events` events, 16,384 by default, before the
-///   thread read them): events were lost, so the whole package is listed again and compared; the
-///   event carries ``PackageMonitor/Change/Kind-swift.enum/rescanned`` before the differences.
+///   thread read them): events were lost, so every monitor of the instance lists its whole package
+///   again and compares; the event carries ``PackageMonitor/Change/Kind-swift.enum/rescanned`` before the differences.
 /// - `fs.inotify.max_user_watches` reached (`ENOSPC`): set-up throws ``PackageError`` with code
 ///   `limitExceeded` naming the directory and the limit to raise; if it happens later (a new
 ///   directory), the sequence ends with that error. There is no silent degraded mode.
 /// - `fs.inotify.max_user_instances` reached (`EMFILE` from `inotify_init`; 128 by default, shared by all
-///   of a user's programs): set-up throws ``PackageError`` with code `limitExceeded` naming that limit.
+///   of a user's programs; a process uses one, made by its first monitor): set-up throws ``PackageError`` with code `limitExceeded` naming that limit.
 /// - A directory that vanishes between its event and the look is skipped: its parent's event reports it.
 /// - Events that happen while a burst is compared are read in the next burst.
 /// - Changes inside a moved directory made during the same burst are compared by path under its new name.
@@ -90,6 +92,11 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     /// Whether changes made by this process's own saves are reported (marked
     /// ``PackageMonitor/Event/isOwnSave``) or left out.
     public var reportsOwnSaves = true
+    #if os(Linux)
+    /// The inotify instance to use; nil (the default) for the process's shared one. Tests give a
+    /// monitor one of its own to set the kernel's event queue size for it alone.
+    var instance: WatchInstance?
+    #endif
 
     /// The defaults: 25 ms quiet, at most 500 ms, own saves reported.
     public init() {}
@@ -109,7 +116,7 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     let resolved = Syscalls.resolvingLinks(path) ?? path
     self.path = resolved
     #if os(Linux)
-    let tree = try WatchedTree(packagePath: resolved)
+    let tree = try WatchedTree(packagePath: resolved, instance: options.instance)
     let (stream, continuation) = AsyncThrowingStream<PackageMonitor.Event, any Error>.makeStream()
     self.stream = stream
     runner = MonitorRunner(tree: tree, options: options, continuation: continuation)

@@ -24,7 +24,9 @@ final class WatchedTree {
     }
   }
 
-  let inotify: CInt
+  /// The inotify instance (shared by the process's monitors) and this tree's queue of its events.
+  let instance: WatchInstance
+  let inbox = WatchInbox()
   private(set) var packagePath: FilePath
   private(set) var rootInode: UInt64 = 0
   private(set) var device: UInt64 = 0
@@ -35,21 +37,23 @@ final class WatchedTree {
   private var watchOfDirectory: [String: CInt] = [:]
   private var directoryOfWatch: [CInt: String] = [:]
 
-  init(packagePath: FilePath) throws(PackageError) {
+  /// Watches the package at `packagePath` through `instance`, or the process's shared instance.
+  init(packagePath: FilePath, instance: WatchInstance? = nil) throws(PackageError) {
     self.packagePath = packagePath
-    do {
-      inotify = try Syscalls.watchInit()
+    do throws(Errno) {
+      if let instance { self.instance = instance } else { self.instance = try WatchInstance.shared() }
     } catch {
       if error == .tooManyOpenFiles {
         // EMFILE from inotify_init: the user's inotify instances (every program's) are all taken.
         throw PackageError(
           .limitExceeded, "cannot start watching, the system's limit of inotify instances is reached:",
           path: packagePath.string,
-          context: "(each watching monitor or document uses one; raise fs.inotify.max_user_instances with sysctl)",
+          context: "(a process's monitors and documents share one; raise fs.inotify.max_user_instances with sysctl)",
           errno: error)
       }
       throw PackageError.io(error, "cannot start watching", path: packagePath)
     }
+    self.instance.register(inbox)
     do {
       try watchParent()
       try openRoot()
@@ -61,7 +65,7 @@ final class WatchedTree {
   }
 
   func close() {
-    Syscalls.closeFile(inotify)
+    instance.unregister(inbox)
     if rootDescriptor >= 0 { Syscalls.closeFile(rootDescriptor) }
     rootDescriptor = -1
   }
@@ -84,7 +88,7 @@ final class WatchedTree {
 
   private func watchParent() throws(PackageError) {
     let parent = packagePath.removingLastComponent()
-    if parentWatch >= 0 { Syscalls.removeWatch(inotify, parentWatch) }
+    if parentWatch >= 0 { instance.removeWatch(parentWatch, for: inbox) }
     parentWatch = try addWatch(parent, mask: WatchMask.entries)
   }
 
@@ -103,7 +107,7 @@ final class WatchedTree {
   }
 
   private func addWatch(_ path: FilePath, mask: UInt32) throws(PackageError) -> CInt {
-    do { return try Syscalls.addWatch(inotify, path, mask: mask) } catch {
+    do { return try instance.addWatch(path, mask: mask, for: inbox) } catch {
       if error == .noSpace {
         throw PackageError(
           .limitExceeded, "cannot watch directory, the system's limit of inotify watches is reached:",
@@ -184,7 +188,7 @@ final class WatchedTree {
       }
     }
     for (watch, directory) in releasedWatches where directoryOfWatch[watch] == directory {
-      Syscalls.removeWatch(inotify, watch)
+      instance.removeWatch(watch, for: inbox)
       directoryOfWatch[watch] = nil
     }
     return (old, new, newInodes)
@@ -207,7 +211,7 @@ final class WatchedTree {
   /// Forgets everything and scans the package again (after an overflow or a replacement).
   func rescanAll() throws(PackageError) -> (old: [String: Signature], new: [String: Signature]) {
     let old = entries
-    for watch in directoryOfWatch.keys { Syscalls.removeWatch(inotify, watch) }
+    for watch in directoryOfWatch.keys { instance.removeWatch(watch, for: inbox) }
     directoryOfWatch = [:]
     watchOfDirectory = [:]
     entries = try scan("")

@@ -203,7 +203,9 @@ struct Saver {
       }
     }
     if rebasing {
-      let location = root.origin?.location.root == target ? root.origin!.location : PackageLocation(root: target)
+      let old = root.origin?.location
+      let location =
+        old?.root == target ? old! : PackageLocation(root: target, verifiesLoads: old?.verifiesLoads ?? false)
       root.rebase(location: location, relativePath: FilePath(""))
       location.detachedNodes.removeAll()
     }

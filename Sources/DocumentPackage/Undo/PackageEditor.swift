@@ -48,6 +48,8 @@ public final class PackageEditor {
   /// While set, changes are refused with this error (see ``readingOnly(_:)``).
   var readOnlyViolation: PackageError?
   var isReadOnly = false
+  /// How many changes the tree reported (a ``Document`` tells from it whether an edit changed anything).
+  var changesRecorded = 0
 
   /// Creates an editor for the tree under `root` and installs it there: from now on every change
   /// made to the tree through ``PackageNode``'s mutators registers its undo on `undoStack`.
@@ -116,6 +118,7 @@ extension PackageEditor: TreeRecorder {
   }
 
   func didChange(_ change: PackageChange, actionName: String, coalescingKey: AnyHashable?) {
+    changesRecorded &+= 1
     Self.registerInverse(
       of: change, on: undoStack, history: history, target: root, actionName: actionName, coalescingKey: coalescingKey)
   }

@@ -14,17 +14,24 @@ final class VersionBlob: FileContentSource {
   let store: VersionStore
   let hash: String
   let size: Int64
+  /// The version the blob is read for, if any: a blob that vanished because that version was
+  /// removed meanwhile says so (see ``VersionStore/removedWhileReading(_:)``).
+  let version: Int?
 
-  init(store: VersionStore, hash: String, size: Int64) {
+  init(store: VersionStore, hash: String, size: Int64, version: Int? = nil) {
     self.store = store
     self.hash = hash
     self.size = size
+    self.version = version
   }
 
   var path: FilePath { store.objectPath(hash) }
 
   func open() throws -> CInt {
     do { return try Syscalls.openFile(path, [.readOnly, .noFollow]) } catch {
+      if error == .noSuchFileOrDirectory, let version, let removed = store.removedWhileReading(version) {
+        throw removed
+      }
       throw PackageError(
         error == .noSuchFileOrDirectory ? .corrupt : .io, "cannot open version blob", path: path.string,
         errno: error)
@@ -110,30 +117,36 @@ extension VersionStore {
   /// The version `id` as a tree of nodes made in memory, its files read from the store (lazily,
   /// each checked against its SHA-256). Changing the tree changes nothing in the store; it can be
   /// saved elsewhere (``PackageNode/write(to:originalContentsPath:)``) or restored.
-  /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `corrupt` for a
-  ///   damaged or missing tree object.
+  ///
+  /// Reading a version takes no lock: a save that prunes it, or `versions remove`, can remove it
+  /// while it is read. What was read stays valid; a later read fails with `noSuchEntry`,
+  /// "version 3 of 'Trip.mydoc' was removed while it was being read" (never a `corrupt` error).
+  /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version or one removed
+  ///   meanwhile, `corrupt` for a damaged or missing tree object.
   /// - Complexity: O(*n*) for the version's *n* entries (one small read per directory).
   public func tree(of id: Int) throws -> PackageNode {
     let record = try record(id)
-    let root = try directory(record.rootTree)
+    let root = try directory(record.rootTree, version: id)
     root.permissions = record.rootPermissions
     root.modificationTime = record.rootTime
     return root
   }
 
-  private func directory(_ hash: String) throws -> PackageNode {
+  private func directory(_ hash: String, version: Int) throws -> PackageNode {
     let object = objectPath(hash)
     guard let data = try? StoreFiles.read(object), ContentHash.of(data) == hash, let entries = TreeEntry.parse(data)
     else {
+      if let removed = removedWhileReading(version) { throw removed }
       throw PackageError(.corrupt, "version tree object is missing or damaged", path: object.string)
     }
     let node = try PackageNode(directoryWithChildren: [:])
     for entry in entries {
       let child: PackageNode
       switch entry.kind {
-      case .directory: child = try directory(entry.reference)
+      case .directory: child = try directory(entry.reference, version: version)
       case .file:
-        child = PackageNode(regularFileWithSource: VersionBlob(store: self, hash: entry.reference, size: entry.size))
+        child = PackageNode(
+          regularFileWithSource: VersionBlob(store: self, hash: entry.reference, size: entry.size, version: version))
       case .symlink: child = PackageNode(symbolicLinkWithDestination: entry.reference)
       }
       try node.adopt(child, as: entry.name)
@@ -141,5 +154,16 @@ extension VersionStore {
       child.modificationTime = entry.time
     }
     return node
+  }
+}
+
+extension VersionStore {
+  /// When version `id` is no longer in the store (a missing object was read for it): the error
+  /// that says it was removed while it was being read; nil while it is still there.
+  func removedWhileReading(_ id: Int) -> PackageError? {
+    guard (try? record(id)) == nil else { return nil }
+    return PackageError(
+      .noSuchEntry, "version \(id) of", path: packagePath.lastComponent?.string ?? packagePath.string,
+      context: "was removed while it was being read (pruned by a save, or versions remove)")
   }
 }

@@ -7,12 +7,16 @@ import SystemPackage
 ///
 /// A package directory is read under a ``PackageReadLock`` held until the process exits: the command's whole
 /// run (a listing, a diff, an archive) sees one saved state even while another process saves the package.
+/// A folder inside a package (`Trip.mydoc/Pages`) is read under the read lock of the package it lies in
+/// (``PackageReadLock/enclosingPackage(of:)``), since saves lock only a package's root.
 /// The tree is kept alive until the process exits too: freeing 100,000 nodes one by one just before
 /// exit costs more than `inspect`'s own work on them, and the kernel frees it all at once anyway.
 func openPackage(_ location: String) throws -> PackageNode {
+  let path = FilePath(location)
+  let locked = PackageReadLock.enclosingPackage(of: path) ?? path
   // One lock per package: a second one (`diff PKG PKG`) would queue behind a save waiting for the first.
-  if !OpenedPackages.readLocks.contains(where: { $0.packagePath == FilePath(location) }) {
-    OpenedPackages.readLocks.append(try PackageReadLock(forPackageAt: FilePath(location)))
+  if !OpenedPackages.readLocks.contains(where: { $0.packagePath == locked }) {
+    OpenedPackages.readLocks.append(try PackageReadLock(forPackageAt: locked))
   }
   let root = try PackageNode.open(location: location)
   OpenedPackages.keptUntilExit.append(root)

@@ -318,7 +318,7 @@ struct OutsideChangeTests {
       #expect(await document.isWatching)
       released = document
     }
-    // Watching holds no reference to the document: dropping it ends it (and its inotify instance).
+    // Watching holds no reference to the document: dropping it ends it (and its monitor and watches).
     #expect(await eventually { released == nil })
   }
 }

@@ -31,7 +31,12 @@ struct MonitorLimitTests {
     let limit = "/proc/sys/fs/inotify/max_queued_events"
     let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     try "16".write(toFile: limit, atomically: false, encoding: .utf8)
-    let started = Result { try PackageMonitor(watching: FilePath(package)) }
+    // The queue's size is the instance's: this monitor gets an instance of its own, not the process's shared one.
+    let started = Result { () throws -> PackageMonitor in
+      var options = PackageMonitor.Options()
+      options.instance = try WatchInstance()
+      return try PackageMonitor(watching: FilePath(package), options: options)
+    }
     try saved.write(toFile: limit, atomically: false, encoding: .utf8)
     let monitor = try started.get()
     let events = EventCollector(monitor)
@@ -59,6 +64,45 @@ struct MonitorLimitTests {
     // The monitor goes on after the rescan.
     try temp.write("Doc.pkg/a.txt", "after the overflow\n")
     #expect(await events.wait(for: .modified, "a.txt"))
+  }
+
+  /// Monitors sharing an instance share its queue: when it overflows (here, by writes into one
+  /// package), every monitor of the instance rescans, and each still reports what changed in its package.
+  @Test(.enabled(if: getuid() == 0, "lowering fs.inotify.max_queued_events needs root"))
+  func anOverflowOfASharedInstanceRescansEveryMonitorOfIt() async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let busy = try makeWatchedPackage(in: temp)
+    try temp.write("Quiet.pkg/q.txt", "q\n")
+    let quiet = temp.appending("Quiet.pkg")
+    let limit = "/proc/sys/fs/inotify/max_queued_events"
+    let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    try "16".write(toFile: limit, atomically: false, encoding: .utf8)
+    let instance = Result { try WatchInstance() }
+    try saved.write(toFile: limit, atomically: false, encoding: .utf8)
+    var options = PackageMonitor.Options()
+    options.instance = try instance.get()
+    let busyMonitor = try PackageMonitor(watching: FilePath(busy), options: options)
+    let quietMonitor = try PackageMonitor(watching: FilePath(quiet), options: options)
+    defer {
+      busyMonitor.stop()
+      quietMonitor.stop()
+    }
+    let busyEvents = EventCollector(busyMonitor)
+    let quietEvents = EventCollector(quietMonitor)
+    try temp.write("Quiet.pkg/q.txt", "changed before the overflow\n")
+    let script = "import sys\nfor i in range(100): open(f'{sys.argv[1]}/f{sys.argv[2]}_{i}.txt', 'w').write('x')"
+    var batch = 0
+    let overflowed = await busyEvents.wait(seconds: 30) { collector in
+      if collector.changes.contains(where: { $0.kind == .rescanned }) { return true }
+      _ = try? Shell.run("python3", ["-c", script, busy + "/Data", "\(batch)"])
+      batch += 1
+      return false
+    }
+    #expect(overflowed, "no rescan reported after \(batch) batches")
+    #expect(await quietEvents.wait { $0.changes.contains { $0.kind == .rescanned } }, "\(quietEvents.changes)")
+    #expect(await quietEvents.wait { $0.changes.contains { $0.path == "q.txt" && $0.kind == .modified } })
+    try temp.write("Quiet.pkg/r.txt", "after the overflow\n")
+    #expect(await quietEvents.wait(for: .added, "r.txt"))
   }
 
   @Test(.enabled(if: canMakeUserNamespace, "needs unprivileged user namespaces (unshare -r)"))

@@ -1,0 +1,47 @@
+import SystemPackage
+
+extension Document {
+  /// Runs `attempt` (a read or an edit of the model). When a lazy load in it met a newer saved
+  /// state than the one the model was loaded from (see ``PackageNode/verifyLoad(of:path:)``), reacts
+  /// as to an outside change at once, rather than when the monitor reports it, and runs `attempt`
+  /// again if the model was replaced and `attempt` had changed nothing: at most three runs in all.
+  /// - Throws: What `attempt` throws (the load's `changedOnDisk` when it is not run again).
+  func meetingOutsideSaves<Result>(_ attempt: () throws -> Result) throws -> Result {
+    var runs = 1
+    while true {
+      let location = editor.root.origin?.location
+      location?.metNewerState = false
+      let changesBefore = editor.changesRecorded
+      do { return try attempt() } catch {
+        guard let location, location.metNewerState, !state.contains(.closed) else { throw error }
+        location.metNewerState = false
+        let changed = editor.changesRecorded != changesBefore
+        reactToNewerStateMetByLoad()
+        let replaced = editor.root.origin?.location !== location
+        guard replaced, !changed, runs < 3 else { throw error }
+        runs += 1
+      }
+    }
+  }
+
+  /// Takes the outside-change path (``react(to:)``) for the differences between the model and
+  /// the disk now, as if the monitor had reported them.
+  private func reactToNewerStateMetByLoad() {
+    let changes = externalChangesOfModel().map { change in
+      change.path.isEmpty
+        ? PackageMonitor.Change(.packageReplaced, path.string)
+        : PackageMonitor.Change(change.kind == .removed ? .removed : .modified, change.path)
+    }
+    let event = PackageMonitor.Event(
+      changes: changes.isEmpty ? [PackageMonitor.Change(.packageReplaced, path.string)] : changes,
+      isOwnSave: false, packagePath: path.string)
+    react(to: event)
+  }
+
+  /// Makes `root`'s model check each lazy load against what it recorded (see
+  /// ``PackageNode/verifyLoad(of:path:)``), so that the document never mixes two saved states.
+  static func verifyingLoads(_ root: PackageNode) -> PackageNode {
+    root.origin?.location.verifiesLoads = true
+    return root
+  }
+}
