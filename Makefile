@@ -18,6 +18,7 @@ build: setup
 
 release: setup
 	$(SWIFT) build -c release --product docpkg
+	$(SWIFT) build -c release --product docpkg-sync
 
 ## Generates the man page docpkg.1 from docpkg's argument definitions (ArgumentParser's generate-manual plugin).
 man: setup
@@ -26,10 +27,12 @@ man: setup
 ## Installs docpkg, its man page and its bash, zsh and fish completions under $(DESTDIR)$(PREFIX).
 install: man
 	$(SWIFT) build $(SWIFT_FLAGS) -c $(CONFIGURATION) --product docpkg
+	$(SWIFT) build $(SWIFT_FLAGS) -c $(CONFIGURATION) --product docpkg-sync
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 .build/$(CONFIGURATION)/docpkg $(DESTDIR)$(PREFIX)/bin/docpkg
+	install -m 755 .build/$(CONFIGURATION)/docpkg-sync $(DESTDIR)$(PREFIX)/bin/docpkg-sync
 	install -m 644 $(MAN_PAGE) $(DESTDIR)$(PREFIX)/share/man/man1/docpkg.1
 	.build/$(CONFIGURATION)/docpkg --generate-completion-script bash \
 	  > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docpkg

@@ -9,11 +9,13 @@ let package = Package(
     .library(name: "DocumentArchive", targets: ["DocumentArchive"]),
     .library(name: "DocumentSync", targets: ["DocumentSync"]),
     .executable(name: "docpkg", targets: ["docpkg"]),
+    // `docpkg push|pull|clone|remote`: run by `docpkg`, found beside it (installed together).
+    .executable(name: "docpkg-sync", targets: ["docpkg-sync"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     // `make docs`: DocC's generate-documentation plugin (used by no target).
@@ -68,15 +70,39 @@ let package = Package(
       ]
     ),
 
-    // The command-line tool: a thin layer over the libraries.
+    // What both executables of the CLI share: output, progress bar, usage errors, the main loop,
+    // and the sync commands' arguments and help (declared once, run by either executable).
+    .target(
+      name: "DocPkgCommandLine",
+      dependencies: [
+        "DocumentPackage",
+        "DocumentArchive",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+
+    // The command-line tool: a thin layer over the libraries. It links no HTTP stack (nor Foundation):
+    // its sync commands hand the command line to `docpkg-sync`.
     .executableTarget(
       name: "docpkg",
       dependencies: [
         "CFastCRC",
         "DocumentPackage",
         "DocumentArchive",
-        "DocumentSync",
+        "DocPkgCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+
+    // `docpkg remote|push|pull|clone`, on DocumentSync (async-http-client, SwiftNIO).
+    .executableTarget(
+      name: "docpkg-sync",
+      dependencies: [
+        "DocumentSync",
+        "DocumentArchive",
+        "DocPkgCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
 
@@ -137,14 +163,14 @@ let package = Package(
       name: "docpkgTests",
       dependencies: [
         "DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg"),
-        .target(name: "read-write-stress"),
+        .target(name: "docpkg-sync"), .target(name: "read-write-stress"),
       ]
     ),
     .testTarget(
       name: "DocumentSyncTests",
       dependencies: [
         "DocumentSync", "DocumentPackage", "TestSupport", .target(name: "docpkg"),
-        .product(name: "Crypto", package: "swift-crypto"),
+        .target(name: "docpkg-sync"), .product(name: "Crypto", package: "swift-crypto"),
       ],
       exclude: ["Fixtures"]
     ),

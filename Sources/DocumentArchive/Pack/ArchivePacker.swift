@@ -84,7 +84,7 @@ public enum ArchivePacker {
     _ plan: PackPlan, to fd: CInt, path: String, seekable: Bool, options: PackOptions,
     cancellation: ArchiveCancellation?, progress: ((ArchiveProgress) -> Void)?
   ) throws {
-    let documentLayout = plan.entries.first?.name == "mimetype"
+    let documentLayout = plan.firstEntryIsMimetype
     switch options.format {
     case .zip:
       let writer = ZipWriter(fd: fd, path: path, seekable: seekable)
@@ -106,8 +106,8 @@ public enum ArchivePacker {
         fd: fd, path: path, format: options.format, level: options.level,
         reproducible: options.reproducible)
       let reporter = ProgressReporter(
-        entriesTotal: plan.entries.count, bytesTotal: plan.totalBytes, callback: progress)
-      for entry in plan.entries {
+        entriesTotal: plan.entryCount, bytesTotal: plan.totalBytes, callback: progress)
+      try plan.forEach { entry in
         try cancellation?.check(path)
         try writer.write(
           entry,

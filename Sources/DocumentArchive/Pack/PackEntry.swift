@@ -24,32 +24,91 @@ struct PackEntry: Sendable {
   var source: Source
 }
 
-/// The entries of a package in archive order, and the nodes whose contents only the model has.
-struct PackPlan {
-  var entries: [PackEntry] = []
-  var nodes: [PackageNode] = []
-  var totalBytes: Int64 = 0
+/// The entries of a package in archive order, made one at a time as they are written, so that
+/// packing 100,000 files holds neither a list of 100,000 entries nor the package's whole tree.
+///
+/// A directory the model has not listed yet (every directory of a package opened from disk and not
+/// walked) is listed from disk by a node of its own, made for the walk and dropped after it: the
+/// entries are exactly those the model would list (the same listing code, names and errors), but
+/// the model does not keep them. Directories the model has listed are walked in the model, so
+/// changes made in memory are packed. Two walks: the first counts the entries and bytes (the
+/// progress totals), the second, ``forEach(_:)``, makes the entries.
+/// - Complexity: Memory is the listings of the directories on the path being walked.
+final class PackPlan {
+  /// The number of entries ``forEach(_:)`` makes.
+  private(set) var entryCount = 0
+  /// The files' bytes.
+  private(set) var totalBytes: Int64 = 0
+  /// The nodes of files whose contents only the model has, indexed by ``PackEntry/Source/node(_:)``;
+  /// filled as ``forEach(_:)`` meets them.
+  private(set) var nodes: [PackageNode] = []
+  /// A document zip: the root's children are the top-level entries, `mimetype` first.
+  let documentLayout: Bool
 
-  /// Walks `root` in sorted order. The root is the archive's top-level entry, except for a
-  /// document zip (a `mimetype` file at the root, as in ODF and EPUB): then the root's children
-  /// are the top-level entries and `mimetype` comes first.
+  private let root: PackageNode
+  private let prefix: String
+  private let now: FileTime
+  private let fixedTime: Int64?
+
+  /// Plans `root`'s entries in sorted order. The root is the archive's top-level entry, except for a
+  /// document zip (a `mimetype` file at the root, as in ODF and EPUB): then the root's children are
+  /// the top-level entries and `mimetype` comes first.
+  /// - Throws: ``/DocumentPackage/PackageError`` if a directory cannot be listed.
   init(root: PackageNode, format: ArchiveFormat, fixedTime: Int64?) throws {
-    let now = FileTime(seconds: Int64(Self.currentTime()))
+    self.root = root
+    self.fixedTime = fixedTime
+    now = FileTime(seconds: Int64(Syscalls.currentTime))
     let mimetype = root.kind == .directory ? try root.child(named: "mimetype") : nil
-    let documentLayout = format == .zip && mimetype?.kind == .file
-    let prefix = documentLayout ? "" : root.name
-    if documentLayout, let mimetype {
-      add(mimetype, name: "mimetype", now: now, fixedTime: fixedTime)
-    }
-    try root.walk { node, path, depth in
-      if documentLayout && (depth == 0 || (depth == 1 && path == "mimetype")) { return true }
-      let name = path.isEmpty ? prefix : prefix.isEmpty ? path : prefix + "/" + path
-      add(node, name: name, now: now, fixedTime: fixedTime)
-      return true
+    documentLayout = format == .zip && mimetype?.kind == .file
+    prefix = documentLayout ? "" : root.name
+    try walk { node, _ in
+      entryCount += 1
+      if node.kind == .file { totalBytes += node.size }
     }
   }
 
-  private mutating func add(_ node: PackageNode, name: String, now: FileTime, fixedTime: Int64?) {
+  /// Whether the first entry is named `mimetype` (then a zip stores it first, bare).
+  var firstEntryIsMimetype: Bool { documentLayout || prefix == "mimetype" }
+
+  /// Calls `body` with each entry, in archive order.
+  /// - Throws: ``/DocumentPackage/PackageError`` if a directory cannot be listed; what `body` throws.
+  func forEach(_ body: (PackEntry) throws -> Void) throws {
+    nodes = []
+    try walk { node, name in try body(entry(for: node, name: name)) }
+  }
+
+  /// Visits every node in archive order with its name in the archive.
+  private func walk(_ visit: (PackageNode, String) throws -> Void) throws {
+    if documentLayout, let mimetype = try root.child(named: "mimetype") {
+      try visit(mimetype, "mimetype")
+    }
+    try walk(root, path: "", depth: 0, visit)
+  }
+
+  private func walk(_ node: PackageNode, path: String, depth: Int, _ visit: (PackageNode, String) throws -> Void)
+    throws
+  {
+    let skipped = documentLayout && (depth == 0 || (depth == 1 && path == "mimetype"))
+    if !skipped { try visit(node, path.isEmpty ? prefix : prefix.isEmpty ? path : prefix + "/" + path) }
+    guard node.kind == .directory else { return }
+    let base = path.isEmpty ? "" : path + "/"
+    for child in try Self.children(of: node) {
+      try walk(child, path: base + child.name, depth: depth + 1, visit)
+    }
+  }
+
+  /// A directory's children in sorted order: the model's if it has listed them, else those of a node
+  /// made for this walk from the directory on disk (which the model does not keep).
+  private static func children(of directory: PackageNode) throws -> [PackageNode] {
+    guard !directory.isLoaded, let location = directory.diskLocation else { return try directory.sortedChildren() }
+    let listed = try PackageNode(contentsOf: location)
+    guard listed.kind == .directory else {
+      throw PackageError(.changedOnDisk, "directory changed kind on disk since it was loaded:", path: location.string)
+    }
+    return try listed.sortedChildren()
+  }
+
+  private func entry(for node: PackageNode, name: String) -> PackEntry {
     var source = PackEntry.Source.none
     if node.kind == .file {
       if let location = node.diskLocation {
@@ -58,15 +117,11 @@ struct PackPlan {
         source = .node(nodes.count)
         nodes.append(node)
       }
-      totalBytes += node.size
     }
     let time = fixedTime.map { FileTime(seconds: $0) } ?? node.modificationTime ?? now
-    entries.append(
-      PackEntry(
-        name: name, kind: node.kind, mode: UInt32(node.permissions.rawValue) & 0o7777, modificationTime: time,
-        size: node.kind == .file ? node.size : 0,
-        linkDestination: node.kind == .symlink ? node.symbolicLinkDestination : "", source: source))
+    return PackEntry(
+      name: name, kind: node.kind, mode: UInt32(node.permissions.rawValue) & 0o7777, modificationTime: time,
+      size: node.kind == .file ? node.size : 0,
+      linkDestination: node.kind == .symlink ? node.symbolicLinkDestination : "", source: source)
   }
-
-  private static func currentTime() -> Int { Syscalls.currentTime }
 }

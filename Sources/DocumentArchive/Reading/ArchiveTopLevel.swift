@@ -34,10 +34,15 @@ extension ArchivePackage {
     var atTop = TopLevelChildren()
     var belowTop = TopLevelChildren()
     var topMode: UInt32?
-    let summary = ZipDirectoryScan.run(fd: fd, fileSize: status.size, archive: archive.string) { entry, components in
-      atTop.add(entry, components[...])
-      if components.count >= 2 { belowTop.add(entry, components.dropFirst()) }
-      if components.count == 1, entry.isDirectory { topMode = entry.externalAttributes >> 16 }
+    var scan = ZipDirectoryScan()
+    let slash = UInt8(ascii: "/")
+    let summary = scan.run(fd: fd, fileSize: status.size, archive: archive.string) { header, path in
+      atTop.add(header, path)
+      if let first = path.firstIndex(of: slash) {
+        belowTop.add(header, UnsafeRawBufferPointer(rebasing: path[(first + 1)...]))
+      } else if header.isDirectory {
+        topMode = header.externalAttributes >> 16
+      }
     }
     guard let summary, summary.allUnixModes else { return nil }
     do {
@@ -61,23 +66,34 @@ extension ArchivePackage {
 }
 
 /// The children of one directory collected from a scan: each file's entry, each directory's mode as
-/// last described (`nil` while only implied).
+/// last described (`nil` while only implied). A `String` is made once per distinct child name: an
+/// entry below the child named just before is recognized on bytes.
 private struct TopLevelChildren {
   enum Child {
     case file(ZipCentralDirectory.Entry)
     case directory(mode: UInt32?)
   }
   var children: [String: Child] = [:]
+  /// The name of the directory child that the last entry below a child was below.
+  private var lastImplied: [UInt8] = []
 
-  /// Records the entry whose path below this directory is `components`.
-  mutating func add(_ entry: ZipCentralDirectory.Entry, _ components: ArraySlice<String>) {
-    let name = components.first!
-    if components.count > 1 {
+  /// Records the entry whose normalized path below this directory is `path`.
+  mutating func add(_ header: ZipCentralDirectory.Header, _ path: UnsafeRawBufferPointer) {
+    let slash = path.firstIndex(of: UInt8(ascii: "/"))
+    let nameBytes = UnsafeRawBufferPointer(rebasing: path[..<(slash ?? path.count)])
+    if slash != nil {
+      // Below a child: that child is a directory, recorded already if it was the last one.
+      if lastImplied.withUnsafeBytes({ Syscalls.bytesEqual($0, nameBytes) }) { return }
+      lastImplied = Array(nameBytes)
+      let name = String(decoding: nameBytes, as: UTF8.self)
       if children[name] == nil { children[name] = .directory(mode: nil) }
-    } else if entry.isDirectory {
-      children[name] = .directory(mode: entry.externalAttributes >> 16)
+      return
+    }
+    let name = String(decoding: nameBytes, as: UTF8.self)
+    if header.isDirectory {
+      children[name] = .directory(mode: header.externalAttributes >> 16)
     } else {
-      children[name] = .file(entry)
+      children[name] = .file(header.entry())
     }
   }
 

@@ -35,6 +35,21 @@ enum EntryPolicy {
   private static func split(_ bytes: UnsafeRawBufferPointer, refuse: (PackageError.Code, String) -> PackageError) throws
     -> [String]
   {
+    var components: [String] = []
+    try forEachComponent(of: bytes, refuse: refuse) { range in
+      components.append(EntryName.decodeBytes(Array(UnsafeRawBufferPointer(rebasing: bytes[range]))))
+    }
+    return components
+  }
+
+  /// The checks of ``components(of:archive:)`` on a path's bytes, without making a `String`: calls
+  /// `body` with the byte range of each name (empty ones and `.` left out), in order. The zip
+  /// central-directory scan judges every entry with this, building strings only for the names it needs.
+  /// - Throws: what `refuse` makes, for the first check the path fails; whatever `body` throws.
+  static func forEachComponent(
+    of bytes: UnsafeRawBufferPointer, refuse: (PackageError.Code, String) -> PackageError,
+    _ body: (Range<Int>) throws -> Void
+  ) throws {
     let slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\"), dot = UInt8(ascii: ".")
     if let first = bytes.first, first == slash || first == backslash {
       throw refuse(.invalidName, "its path is absolute")
@@ -45,7 +60,6 @@ enum EntryPolicy {
       throw refuse(.invalidName, "its path starts with a drive letter")
     }
     if bytes.count > maxPathBytes { throw refuse(.invalidName, "its path is longer than \(maxPathBytes) bytes") }
-    var components: [String] = []
     var start = 0  // of the current `/`-separated name
     var segmentStart = 0  // of the current name separated by `/` or `\`
     var previous: UInt8 = 0
@@ -68,11 +82,8 @@ enum EntryPolicy {
       if length > maxComponentBytes {
         throw refuse(.invalidName, "a name in its path is longer than \(maxComponentBytes) bytes")
       }
-      if length > 0, !(length == 1 && bytes[start] == dot) {
-        components.append(EntryName.decodeBytes(Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))))
-      }
+      if length > 0, !(length == 1 && bytes[start] == dot) { try body(start..<index) }
       start = index + 1
     }
-    return components
   }
 }

@@ -84,73 +84,58 @@ struct ZipCentralDirectory {
   /// Calls `body` with each entry in directory order until it returns `false`.
   /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt`) naming `archive` if a header is malformed.
   func forEach(archive: String, _ body: (Entry) throws -> Bool) throws {
-    let chunkSize = 1 << 20
-    var buffer: [UInt8] = []
-    var start = 0  // of the unread part of `buffer`
-    var fileOffset = offset  // of the byte after `buffer`
-    let endOffset = offset + size
-    func need(_ count: Int) throws -> Bool {
-      if buffer.count - start >= count { return true }
-      buffer.removeFirst(start)
-      start = 0
-      while buffer.count < count, fileOffset < endOffset {
-        let want = Int(min(Int64(max(chunkSize, count)), endOffset - fileOffset))
-        let more: [UInt8]
-        do { more = try Syscalls.readBytes(fd, at: fileOffset, count: want) } catch {
-          throw PackageError.io(error, "cannot read", path: archive)
-        }
-        if more.isEmpty { break }
-        buffer += more
-        fileOffset += Int64(more.count)
-      }
-      return buffer.count >= count
-    }
-    for _ in 0..<entryCount {
-      guard try need(46), Self.u32(buffer, start) == ZipRecords.centralHeaderSignature else {
-        throw PackageError(.corrupt, "cannot read zip archive", path: archive, context: "(damaged central directory)")
-      }
-      let nameLength = Int(Self.u16(buffer, start + 28))
-      let extraLength = Int(Self.u16(buffer, start + 30))
-      let commentLength = Int(Self.u16(buffer, start + 32))
-      let total = 46 + nameLength + extraLength + commentLength
-      guard try need(total) else {
-        throw PackageError(.corrupt, "cannot read zip archive", path: archive, context: "(damaged central directory)")
-      }
-      let h = start
-      var entry = Entry(
-        name: Array(buffer[(h + 46)..<(h + 46 + nameLength)]), flags: Self.u16(buffer, h + 8),
-        method: Self.u16(buffer, h + 10), crc: Self.u32(buffer, h + 16),
-        compressedSize: UInt64(Self.u32(buffer, h + 20)), size: UInt64(Self.u32(buffer, h + 24)),
-        localHeaderOffset: UInt64(Self.u32(buffer, h + 42)), externalAttributes: Self.u32(buffer, h + 38),
-        versionMadeBy: Self.u16(buffer, h + 4))
-      Self.applyZip64(&entry, extra: buffer[(h + 46 + nameLength)..<(h + 46 + nameLength + extraLength)])
-      start += total
-      guard try body(entry) else { return }
-    }
+    try forEachHeader(archive: archive) { try body($0.entry()) }
   }
 
-  /// Replaces saturated sizes and offset with the zip64 extra field's values (in that order).
-  private static func applyZip64(_ entry: inout Entry, extra: ArraySlice<UInt8>) {
-    let bytes = Array(extra)
-    var position = 0
-    while position + 4 <= bytes.count {
-      let id = u16(bytes, position)
-      let length = Int(u16(bytes, position + 2))
-      let data = position + 4
-      guard data + length <= bytes.count else { return }
-      if id == 0x7075 { entry.hasUnicodePath = true }
-      if id == 0x0001 {
-        var field = data
-        func next() -> UInt64? {
-          guard field + 8 <= data + length else { return nil }
-          defer { field += 8 }
-          return u64(bytes, field)
-        }
-        if entry.size == 0xFFFF_FFFF, let value = next() { entry.size = value }
-        if entry.compressedSize == 0xFFFF_FFFF, let value = next() { entry.compressedSize = value }
-        if entry.localHeaderOffset == 0xFFFF_FFFF, let value = next() { entry.localHeaderOffset = value }
+  /// Calls `body` with each central directory header in directory order, as bytes in a reused buffer
+  /// (valid only during the call, nothing copied), until it returns `false`.
+  /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt`) naming `archive` if a header is malformed.
+  /// - Complexity: One pass; memory is one chunk of 1 MiB (or one header, if larger).
+  func forEachHeader(archive: String, _ body: (Header) throws -> Bool) throws {
+    var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 8)
+    defer { buffer.deallocate() }
+    var start = 0  // of the unread part of `buffer`
+    var filled = 0  // bytes of `buffer` holding data
+    var fileOffset = offset  // of the byte after the data in `buffer`
+    let endOffset = offset + size
+    /// Whether `count` unread bytes are in `buffer`, reading more (and moving the unread part down) if needed.
+    func need(_ count: Int) throws -> Bool {
+      if filled - start >= count { return true }
+      if count > buffer.count {
+        let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 8)
+        larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[start..<filled]))
+        buffer.deallocate()
+        buffer = larger
+      } else {
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[start..<filled]))
       }
-      position = data + length
+      filled -= start
+      start = 0
+      while filled < count, fileOffset < endOffset {
+        let room = UnsafeMutableRawBufferPointer(
+          rebasing: buffer[filled..<(filled + Int(min(Int64(buffer.count - filled), endOffset - fileOffset)))])
+        let read: Int
+        do { read = try Syscalls.readBytes(fd, into: room, at: fileOffset) } catch {
+          throw PackageError.io(error, "cannot read", path: archive)
+        }
+        if read == 0 { break }
+        filled += read
+        fileOffset += Int64(read)
+      }
+      return filled >= count
+    }
+    func damaged() -> PackageError {
+      PackageError(.corrupt, "cannot read zip archive", path: archive, context: "(damaged central directory)")
+    }
+    for _ in 0..<entryCount {
+      guard try need(46) else { throw damaged() }
+      let fixed = Header(bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + 46)]))
+      guard fixed.u32(0) == ZipRecords.centralHeaderSignature else { throw damaged() }
+      let total = 46 + fixed.nameLength + fixed.extraLength + Int(fixed.u16(32))
+      guard try need(total) else { throw damaged() }
+      let header = Header(bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + total)]))
+      start += total
+      guard try body(header) else { return }
     }
   }
 

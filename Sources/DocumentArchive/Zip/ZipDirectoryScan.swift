@@ -4,14 +4,16 @@ import DocumentPackage
 /// reading any data or building a tree: what a lookup of one entry needs to answer exactly as
 /// ``ArchivePackage/open(_:unwrappingSingleDirectory:)`` followed by a path lookup would.
 ///
-/// It is deliberately conservative: names go through ``EntryName`` and ``EntryPolicy`` (the walk's
-/// own code), and whatever it cannot be sure of — a name the policy refuses, a name needing CP437 or
-/// the Unicode Path field, an encrypted entry or an unknown method, a symbolic link or special file,
-/// two entries that share a path (other than a directory described again) or one below a file, a
-/// damaged directory — makes ``run(fd:fileSize:archive:_:)`` return `nil`, and the
-/// caller takes the full libarchive path, which says exactly what is wrong.
+/// It is deliberately conservative: names go through ``EntryPolicy`` (the walk's own checks), and
+/// whatever it cannot be sure of — a name the policy refuses, a name needing CP437 or the Unicode Path
+/// field, an encrypted entry or an unknown method, a symbolic link or special file, two entries that
+/// share a path (other than a directory described again) or one below a file, a damaged directory —
+/// makes ``run(fd:fileSize:archive:_:)`` return `nil`, and the caller takes the full libarchive
+/// path, which says exactly what is wrong.
 ///
-/// Memory: one dictionary slot per distinct path (paths of up to 15 bytes are held inline).
+/// It works on the names' bytes: each entry's normalized path (its names joined by `/`, without empty
+/// names and `.`) goes into a ``ZipPathTable``; no `String` is made unless the caller makes one for
+/// the entries it wants. Memory: the distinct paths' bytes plus a few dozen bytes per path.
 struct ZipDirectoryScan {
   /// What the scan learnt about the archive's top level.
   struct Summary {
@@ -28,96 +30,163 @@ struct ZipDirectoryScan {
     var bytes: Int64 = 0
   }
 
-  private enum Seen { case file, directory }
+  /// Every path met, with its kind (directories implied by entries below them included).
+  private(set) var paths = ZipPathTable(expected: 0)
 
-  /// Calls `body` with each entry and its path components (in directory order), then returns the
-  /// summary; `nil` when the archive needs the full reader (see the type's description).
-  static func run(
-    fd: CInt, fileSize: Int64, archive: String, _ body: (ZipCentralDirectory.Entry, [String]) -> Void
+  /// Calls `body` with each entry's header and normalized path (both valid only during the call), in
+  /// directory order, then returns the summary; `nil` when the archive needs the full reader (see the
+  /// type's description). Afterwards ``paths`` answers what any path is.
+  mutating func run(
+    fd: CInt, fileSize: Int64, archive: String,
+    _ body: (ZipCentralDirectory.Header, UnsafeRawBufferPointer) -> Void
   ) -> Summary? {
     guard let directory = ZipCentralDirectory(fd: fd, fileSize: fileSize), directory.entryCount > 0 else { return nil }
-    var seen: [String: Seen] = [:]
-    seen.reserveCapacity(directory.entryCount + directory.entryCount / 8)  // no rehashing on the way
-    var lastParent: [String]?
-    var unusual = false
+    paths = ZipPathTable(expected: directory.entryCount + directory.entryCount / 8)
     var summary = Summary()
-    var top: String?
+    var top: Range<Int>?  // the first entry's first name, in the arena
     var severalTops = false
     var topIsFile = false
+    var lastParent: Range<Int>?  // the previous entry's parent path, in the arena
+    var unusual = false
     var index = 0
+    let slash = UInt8(ascii: "/")
     do {
-      try directory.forEach(archive: archive) { entry in
-        guard let components = judge(entry, archive: archive) else {
+      try directory.forEachHeader(archive: archive) { header in
+        let isDirectory = header.isDirectory
+        guard let size = Self.judge(header, isDirectory: isDirectory), let path = normalize(header.name) else {
           unusual = true
           return false
         }
-        let isDirectory = entry.isDirectory
-        if index == 0, components == ["mimetype"], !isDirectory { summary.isDocument = true }
+        // The first name, and where the parent path ends (the last `/`), from the arena's bytes.
+        var firstEnd = path.upperBound
+        var parentEnd: Int?
+        paths.arena.withUnsafeBytes { arena in
+          var position = path.lowerBound
+          while position < path.upperBound {
+            if arena[position] == slash {
+              if firstEnd == path.upperBound { firstEnd = position }
+              parentEnd = position
+            }
+            position += 1
+          }
+        }
+        let first = path.lowerBound..<firstEnd
+        if index == 0, !isDirectory, bytesEqual(path, Self.mimetype) { summary.isDocument = true }
         index += 1
-        if top == nil { top = components[0] } else if top != components[0] { severalTops = true }
-        if components.count == 1, !isDirectory { topIsFile = true }
+        if let top {
+          if !severalTops, !rangesEqual(top, first) { severalTops = true }
+        } else {
+          top = first
+        }
+        if parentEnd == nil, !isDirectory { topIsFile = true }
         // Ancestors: none may be a file; those not seen become implied directories.
-        let parent = Array(components.dropLast())
-        if parent != lastParent {
-          var path = ""
-          for component in parent {
-            path = path.isEmpty ? component : path + "/" + component
-            let key = path
-            switch seen[key] {
-            case .file?:
+        if let parentEnd {
+          let parent = path.lowerBound..<parentEnd
+          if lastParent == nil || !rangesEqual(parent, lastParent!) {
+            for end in parent.indices where paths.arena[end] == slash {
+              if paths.insert(path.lowerBound..<end, as: .directory) == .file {
+                unusual = true
+                return false
+              }
+            }
+            if paths.insert(parent, as: .directory) == .file {
               unusual = true
               return false
-            case .directory?: break
-            case nil: seen[key] = .directory
             }
+            lastParent = parent
           }
-          lastParent = parent
         }
-        let key = components.joined(separator: "/")
-        if let previous = seen[key] {
+        if let previous = paths.insert(path, as: isDirectory ? .directory : .file) {
           // Only a directory described again is certainly harmless; anything else the walk judges.
           guard previous == .directory, isDirectory else {
             unusual = true
             return false
           }
-        } else {
-          seen[key] = isDirectory ? .directory : .file
-          if !isDirectory {
-            summary.files += 1
-            summary.bytes += Int64(clamping: entry.size)
-          }
+        } else if !isDirectory {
+          summary.files += 1
+          summary.bytes += Int64(clamping: size)
         }
-        if entry.versionMadeBy >> 8 != 3 || entry.externalAttributes >> 28 == 0 { summary.allUnixModes = false }
-        body(entry, components)
+        if header.versionMadeBy >> 8 != 3 || header.externalAttributes >> 28 == 0 { summary.allUnixModes = false }
+        paths.arena.withUnsafeBytes { body(header, UnsafeRawBufferPointer(rebasing: $0[path])) }
         return true
       }
     } catch { return nil }
     guard !unusual else { return nil }
-    summary.directories = seen.count - summary.files
-    if !severalTops, !topIsFile, !summary.isDocument { summary.singleTopDirectory = top }
+    summary.directories = paths.count - summary.files
+    if !severalTops, !topIsFile, !summary.isDocument, let top {
+      summary.singleTopDirectory = String(decoding: paths.arena[top], as: UTF8.self)
+    }
     return summary
   }
 
-  /// The entry's path components as the walk would make them, or `nil` if the walk might judge it
-  /// differently from a plain file or directory (or refuse it).
-  private static func judge(_ entry: ZipCentralDirectory.Entry, archive: String) -> [String]? {
-    if entry.flags & 1 != 0 || entry.hasUnicodePath { return nil }  // encrypted; a name libarchive replaces
-    guard entry.method == ZipRecords.stored || entry.method == ZipRecords.deflated else { return nil }
+  /// The kind of the path `components` joined by `/` (after `prefix` and a `/`, if given), if the scan met it.
+  mutating func kind(of components: [String], below prefix: String?) -> ZipPathTable.Kind? {
+    var key = prefix.map { $0 + "/" } ?? ""
+    key += components.joined(separator: "/")
+    return key.withUTF8 { paths.kind(of: UnsafeRawBufferPointer($0)) }
+  }
+
+  private static let mimetype = Array("mimetype".utf8)
+
+  /// Appends the normalized path of `name` to the arena (the policy's names joined by `/`) and returns
+  /// its range; `nil` if the policy refuses the name or it has no names.
+  private mutating func normalize(_ name: UnsafeRawBufferPointer) -> Range<Int>? {
+    let start = paths.arena.count
+    var names = 0
+    do {
+      try EntryPolicy.forEachComponent(of: name, refuse: { code, _ in PackageError(code, "", path: "") }) { range in
+        if names > 0 { paths.append(byte: UInt8(ascii: "/")) }
+        names += 1
+        guard paths.append(UnsafeRawBufferPointer(rebasing: name[range])) != nil else {
+          throw PackageError(.invalidName, "", path: "")
+        }
+      }
+    } catch { return nil }
+    guard names > 0 else { return nil }
+    return start..<paths.arena.count
+  }
+
+  private func rangesEqual(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+    paths.arena.withUnsafeBytes {
+      Self.namesEqual(UnsafeRawBufferPointer(rebasing: $0[a]), UnsafeRawBufferPointer(rebasing: $0[b]))
+    }
+  }
+
+  private func bytesEqual(_ a: Range<Int>, _ b: [UInt8]) -> Bool {
+    paths.arena.withUnsafeBytes { arena in
+      b.withUnsafeBytes { Self.namesEqual(UnsafeRawBufferPointer(rebasing: arena[a]), $0) }
+    }
+  }
+
+  /// Whether two UTF-8 names are equal as the archive's tree compares them (as `String`s): by their
+  /// bytes when both are ASCII, else as strings (see ``ZipPathTable``).
+  static func namesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    if Syscalls.bytesEqual(a, b) { return true }
+    if ZipPathTable.isASCII(a), ZipPathTable.isASCII(b) { return false }
+    return String(decoding: a, as: UTF8.self) == String(decoding: b, as: UTF8.self)
+  }
+
+  /// The entry's uncompressed size if the walk would take it as a plain file or directory with a UTF-8
+  /// name the policy then judges; `nil` if the walk might judge it differently (or refuse it).
+  private static func judge(_ header: ZipCentralDirectory.Header, isDirectory: Bool) -> UInt64? {
+    if header.flags & 1 != 0 { return nil }  // encrypted
+    let method = header.method
+    guard method == ZipRecords.stored || method == ZipRecords.deflated else { return nil }
+    let values = header.resolved()
+    if values.hasUnicodePath { return nil }  // a name libarchive replaces
     // The kind: a name ending in `/` is a directory; the Unix mode (if made on Unix) and the MS-DOS
     // directory attribute must agree, and nothing but files and directories is taken here.
-    let unixType = entry.versionMadeBy >> 8 == 3 ? entry.externalAttributes >> 28 : 0
+    let attributes = header.externalAttributes
+    let unixType = header.versionMadeBy >> 8 == 3 ? attributes >> 28 : 0
     guard unixType == 0 || unixType == 0x4 || unixType == 0x8 else { return nil }
-    let isDirectory = entry.isDirectory
     if (unixType == 0x4) != isDirectory && unixType != 0 { return nil }
-    if entry.externalAttributes & 0x10 != 0, !isDirectory { return nil }
-    if isDirectory, entry.size != 0 { return nil }
+    if attributes & 0x10 != 0, !isDirectory { return nil }
+    if isDirectory, values.size != 0 { return nil }
     // The name: only UTF-8 (or ASCII) names decode here exactly as libarchive's path does.
-    guard String(validating: entry.name, as: UTF8.self) != nil else { return nil }
-    let name = EntryName.decodeZip(entry.name)
-    let header = EntryHeader(
-      name: name, rawName: Array(name.utf8), kind: isDirectory ? .directory : .file, mode: 0o644,
-      size: Int64(clamping: entry.size), modificationTime: nil, linkTarget: nil, nameProblem: nil)
-    guard let components = try? EntryPolicy.components(of: header, archive: archive) else { return nil }
-    return components
+    let name = header.name
+    if name.contains(where: { $0 >= 0x80 }) {
+      guard String(validating: name, as: UTF8.self) != nil else { return nil }
+    }
+    return values.size
   }
 }

@@ -22,23 +22,23 @@ struct ZipPacking {
   static let storeRatio = 0.97
 
   func run(documentLayout: Bool) throws {
-    let entries = plan.entries
     let workers = Syscalls.processorCount
     let deflaters = DeflaterPool(count: workers + 1, level: level, automatic: automaticLevel)
-    var index = 0
-    var done = ArchiveProgress(entriesDone: 0, entriesTotal: entries.count, bytesDone: 0, bytesTotal: plan.totalBytes)
-    var pending: (range: Range<Int>, results: BatchResults, group: DispatchGroup)?
+    var done = ArchiveProgress(
+      entriesDone: 0, entriesTotal: plan.entryCount, bytesDone: 0, bytesTotal: plan.totalBytes)
+    /// A batch being prepared by the workers: its entries, their index in the archive, the results.
+    typealias Batch = (entries: [PackEntry], first: Int, results: BatchResults, group: DispatchGroup)
+    var pending: Batch?
     // On failure, let workers still running finish before their deflaters go.
     defer { pending?.group.wait() }
 
-    /// Writes the pending batch, whose preparation must be complete.
-    func write(_ batch: (range: Range<Int>, results: BatchResults, group: DispatchGroup)) throws {
-      for position in batch.range {
-        let entry = entries[position]
-        switch batch.results.items[position - batch.range.lowerBound] {
+    /// Writes a batch whose preparation is complete.
+    func write(_ batch: Batch) throws {
+      for (offset, entry) in batch.entries.enumerated() {
+        switch batch.results.items[offset] {
         case .failure(let error): throw error
         case .success(let prepared):
-          try writer.write(entry, prepared: prepared, bare: documentLayout && position == 0)
+          try writer.write(entry, prepared: prepared, bare: documentLayout && batch.first + offset == 0)
           done.bytesDone += entry.size
         }
         done.entriesDone += 1
@@ -53,62 +53,69 @@ struct ZipPacking {
       try write(batch)
     }
 
-    while index < entries.count {
-      let entry = entries[index]
-      if case .disk = entry.source, entry.size > Self.smallFileLimit {
-        try drain()
-        try writeLarge(entry, deflaters.main)
-        done.entriesDone += 1
-        done.bytesDone += entry.size
-        progress?(done)
-        index += 1
-        continue
-      }
-      if case .node(let nodeIndex) = entry.source {
-        try drain()
-        try writeFromModel(entry, node: plan.nodes[nodeIndex], deflaters: deflaters, bare: documentLayout && index == 0)
-        done.entriesDone += 1
-        done.bytesDone += entry.size
-        progress?(done)
-        index += 1
-        continue
-      }
-      // A batch of small disk files, directories and links.
-      var end = index
-      var bytes: Int64 = 0
-      while end < entries.count, end - index < Self.batchEntries, bytes < Self.batchBytes {
-        let next = entries[end]
-        if case .node = next.source { break }
-        if case .disk = next.source, next.size > Self.smallFileLimit { break }
-        bytes += next.size
-        end += 1
-      }
-      let range = index..<end
+    /// Starts the workers on `entries` (small disk files, directories and links), then writes the
+    /// previous batch while they work.
+    func submit(_ entries: [PackEntry], first: Int) throws {
+      guard !entries.isEmpty else { return }
       // The workers' deflaters are free once the previous batch is prepared.
       let previous = pending
       pending = nil
       previous?.group.wait()
-      let results = BatchResults(count: range.count)
+      let results = BatchResults(count: entries.count)
       let group = DispatchGroup()
-      let storeFirst = documentLayout && index == 0
+      let storeFirst = documentLayout && first == 0
       for worker in 0..<workers {
         DispatchQueue.global().async(group: group) {
           let compressor = deflaters.workers[worker]
-          var position = range.lowerBound + worker
-          while position < range.upperBound {
-            let offset = position - range.lowerBound
-            results.items[offset] = Result {
+          var position = worker
+          while position < entries.count {
+            results.items[position] = Result {
               try Self.prepare(entries[position], compressor: storeFirst && position == 0 ? nil : compressor)
             }
             position += workers
           }
         }
       }
-      // Write the previous batch while this one is prepared.
-      pending = (range, results, group)
+      pending = (entries, first, results, group)
       if let previous { try write(previous) }
-      index = end
     }
+
+    var batch: [PackEntry] = []
+    var batchFirst = 0
+    var batchBytes: Int64 = 0
+    var index = 0
+    try plan.forEach { entry in
+      defer { index += 1 }
+      if case .disk = entry.source, entry.size > Self.smallFileLimit {
+        try submit(batch, first: batchFirst)
+        batch = []
+        try drain()
+        try writeLarge(entry, deflaters.main)
+      } else if case .node(let nodeIndex) = entry.source {
+        try submit(batch, first: batchFirst)
+        batch = []
+        try drain()
+        try writeFromModel(
+          entry, node: plan.nodes[nodeIndex], deflaters: deflaters, bare: documentLayout && index == 0)
+      } else {
+        // A batch of small disk files, directories and links.
+        if batch.isEmpty {
+          batchFirst = index
+          batchBytes = 0
+        }
+        batch.append(entry)
+        batchBytes += entry.size
+        if batch.count == Self.batchEntries || batchBytes >= Self.batchBytes {
+          try submit(batch, first: batchFirst)
+          batch = []
+        }
+        return
+      }
+      done.entriesDone += 1
+      done.bytesDone += entry.size
+      progress?(done)
+    }
+    try submit(batch, first: batchFirst)
     try drain()
   }
 

@@ -1,6 +1,9 @@
+import Dispatch
 import SystemPackage
 
-#if canImport(Foundation)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
 import Foundation
 #endif
 
@@ -122,9 +125,8 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     runner = MonitorRunner(tree: tree, options: options, continuation: continuation)
     let runner = self.runner
     continuation.onTermination = { _ in runner.stop() }
-    let thread = Thread { runner.run() }
-    thread.name = "PackageMonitor"
-    thread.start()
+    // A serial queue of its own: an overcommitting Dispatch thread, never one of the cooperative pool's.
+    DispatchQueue(label: "PackageMonitor").async { runner.run() }
     #else
     throw PackageError(
       .unsupported, "monitoring packages is not available on this platform yet:", path: resolved.string)

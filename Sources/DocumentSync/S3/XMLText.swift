@@ -1,3 +1,6 @@
+// `range(of:)`, which swift-crypto 3 brought in through its Foundation import (FoundationEssentials has none).
+import Foundation
+
 /// The little XML reading that S3's answers need: the text of `<Tag>…</Tag>` elements, with the five predefined
 /// entities and numeric character references decoded. (S3's XML has no attributes, CDATA or namespaces that matter
 /// here; a full parser would pull in libxml2.)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocPkgCommandLine
 import DocumentArchive
 import DocumentPackage
 import SystemPackage
@@ -17,7 +18,7 @@ struct Cat: ParsableCommand {
   func run() throws {
     let out = StandardOutput.shared
     // A file in a zip: found through the central directory, without building the archive's tree.
-    if let source = ArchivePackage.zipFileContents(at: entry, in: FilePath(package)) {
+    if let source = try ArchivePackage.zipFileContents(at: entry, in: FilePath(package)) {
       try source.read(chunkSize: 1 << 20) { out.write(bytes: $0) }
       return
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocPkgCommandLine
 import DocumentPackage
 
 #if canImport(FoundationEssentials)

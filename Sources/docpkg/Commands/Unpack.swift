@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocPkgCommandLine
 import DocumentArchive
 import DocumentPackage
 import SystemPackage

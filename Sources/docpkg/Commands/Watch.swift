@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import DocPkgCommandLine
 import DocumentPackage
 import SystemPackage
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocPkgCommandLine
 import DocumentPackage
 
 /// `--color auto|always|never`: whether output is coloured, as git decides it (`diff`).

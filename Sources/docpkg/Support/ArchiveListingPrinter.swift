@@ -1,3 +1,4 @@
+import DocPkgCommandLine
 import DocumentArchive
 import DocumentPackage
 import SystemPackage

@@ -1,3 +1,4 @@
+import DocPkgCommandLine
 import DocumentPackage
 import SystemPackage
 

@@ -2,14 +2,16 @@ import DocumentPackage
 
 /// Buffered standard output: the CLI writes a line per entry of a 100,000-file package, so
 /// writes are gathered into 64 KiB blocks instead of one `write` each, and copied with `memcpy`.
-final class StandardOutput {
-  nonisolated(unsafe) static let shared = StandardOutput(fd: 1)
+package final class StandardOutput {
+  /// Standard output of the process.
+  nonisolated(unsafe) package static let shared = StandardOutput(fd: 1)
 
   private let fd: CInt
   private let buffer: UnsafeMutableRawBufferPointer
   private var filled = 0
 
-  init(fd: CInt) {
+  /// Output buffered in front of `fd`.
+  package init(fd: CInt) {
     self.fd = fd
     buffer = .allocate(byteCount: 1 << 16, alignment: 16)
   }
@@ -17,18 +19,21 @@ final class StandardOutput {
   deinit { buffer.deallocate() }
 
   /// Whether the output is a terminal (colors, progress bars).
-  var isTerminal: Bool { Syscalls.isTerminal(fd) }
+  package var isTerminal: Bool { Syscalls.isTerminal(fd) }
 
-  func write(_ text: StaticString) {
+  /// Writes `text`.
+  package func write(_ text: StaticString) {
     write(bytes: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
 
-  func write(_ text: String) {
+  /// Writes `text`.
+  package func write(_ text: String) {
     var text = text
     text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
   }
 
-  func write(bytes: UnsafeRawBufferPointer) {
+  /// Writes `bytes`.
+  package func write(bytes: UnsafeRawBufferPointer) {
     if filled + bytes.count > buffer.count { flush() }
     if bytes.count >= buffer.count {
       writeAll(bytes)
@@ -38,7 +43,8 @@ final class StandardOutput {
     }
   }
 
-  func flush() {
+  /// Writes what is buffered.
+  package func flush() {
     guard filled > 0 else { return }
     writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<filled]))
     filled = 0
@@ -59,8 +65,10 @@ final class StandardOutput {
   }
 }
 
-enum StandardError {
-  static func write(_ text: String) {
+/// Standard error, unbuffered: each message is one `write`.
+package enum StandardError {
+  /// Writes `text` at once.
+  package static func write(_ text: String) {
     var text = text
     text.withUTF8 { bytes in _ = Syscalls.writeOnce(2, UnsafeRawBufferPointer(bytes)) }
   }

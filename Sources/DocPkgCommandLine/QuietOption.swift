@@ -1,7 +1,9 @@
 import ArgumentParser
 
 /// `--quiet`: no progress bar on standard error (`pack`, `unpack`).
-struct QuietOption: ParsableArguments {
+package struct QuietOption: ParsableArguments {
   @Flag(help: "No progress bar.")
-  var quiet = false
+  package var quiet = false
+
+  package init() {}
 }

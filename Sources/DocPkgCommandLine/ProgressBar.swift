@@ -8,7 +8,7 @@ import DocumentPackage
 /// bytes read) it shows the bar filling, the percent, the bytes and the time left:
 /// `unpacking [#########        ]  31%  2816 entries, 85 MiB  0:04 left`. Reading a stream it
 /// shows what it has done so far.
-final class ProgressBar {
+package final class ProgressBar {
   private let label: String
   private let enabled: Bool
   private let start = ProgressBar.now()
@@ -16,12 +16,13 @@ final class ProgressBar {
   private var drawn = false
 
   /// - Parameter quiet: `--quiet`: never draw.
-  init(_ label: String, quiet: Bool) {
+  package init(_ label: String, quiet: Bool) {
     self.label = label
     enabled = !quiet && Syscalls.isTerminal(2)
   }
 
-  func update(_ progress: ArchiveProgress) {
+  /// Redraws the bar for `progress`, if it is time to.
+  package func update(_ progress: ArchiveProgress) {
     guard enabled else { return }
     let now = Self.now()
     guard now - start > 0.5, now - lastDraw > 0.1 else { return }
@@ -31,7 +32,7 @@ final class ProgressBar {
   }
 
   /// The bar's text for `progress` after `elapsed` seconds.
-  static func line(_ label: String, _ progress: ArchiveProgress, elapsed: Double) -> String {
+  package static func line(_ label: String, _ progress: ArchiveProgress, elapsed: Double) -> String {
     let width = 30
     var line = label
     let fraction = progress.fractionDone
@@ -39,7 +40,7 @@ final class ProgressBar {
       let filled = max(0, min(width, Int(fraction * Double(width))))
       line +=
         " [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
-        + String(Int(fraction * 100)).leftPadded(to: 3) + "%"
+        + leftPadded(String(Int(fraction * 100)), to: 3) + "%"
     }
     let entries =
       progress.entriesTotal > 0 ? "\(progress.entriesDone)/\(progress.entriesTotal)" : "\(progress.entriesDone)"
@@ -49,6 +50,10 @@ final class ProgressBar {
       line += "  " + duration(elapsed * (1 - fraction) / fraction) + " left"
     }
     return line
+  }
+
+  private static func leftPadded(_ text: String, to width: Int) -> String {
+    text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
   }
 
   private static func mebibytes(_ bytes: Int64) -> String { "\(bytes >> 20) MiB" }
@@ -62,7 +67,7 @@ final class ProgressBar {
   }
 
   /// Clears the bar, if it was drawn.
-  func finish() {
+  package func finish() {
     if drawn { StandardError.write("\r\u{1B}[K") }
   }
 

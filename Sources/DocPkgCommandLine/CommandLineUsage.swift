@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocumentPackage
 
 /// The exit statuses of `docpkg`, one rule for every command.
 ///
@@ -7,20 +8,20 @@ import ArgumentParser
 /// - 2: `diff`'s failures, as `diff(1)` documents;
 /// - 64 (`EX_USAGE`, ArgumentParser's validation status): a usage error — an unknown command or option,
 ///   a value an option does not take; the message points to the command's `--help`.
-enum ExitStatus {
+package enum ExitStatus {
   /// A command line `docpkg` cannot run.
-  static let usage: Int32 = ExitCode.validationFailure.rawValue
+  package static let usage: Int32 = ExitCode.validationFailure.rawValue
 }
 
 /// Where a command line points in the command tree, for usage errors.
-struct CommandLineUsage {
+package struct CommandLineUsage {
   /// The subcommands named, such as `["versions", "list"]`.
-  var commandNames: [String] = []
+  package var commandNames: [String] = []
   /// A word given where a subcommand was expected that names none, such as `bogus` in `docpkg bogus`.
-  var unknownCommand: String?
+  package var unknownCommand: String?
 
   /// Walks `arguments` (without the program name) down from `root` while they name subcommands.
-  init(_ arguments: [String], root: any ParsableCommand.Type) {
+  package init(_ arguments: [String], root: any ParsableCommand.Type) {
     var command = root
     for argument in arguments where !argument.hasPrefix("-") {
       let subcommands = command.configuration.subcommands
@@ -35,12 +36,12 @@ struct CommandLineUsage {
   }
 
   /// `(see 'docpkg pack --help')`.
-  var hint: String {
+  package var hint: String {
     "(see '\((["docpkg"] + commandNames + ["--help"]).joined(separator: " "))')"
   }
 
   /// The one line a usage error prints: `docpkg: error: MESSAGE (see 'docpkg pack --help')`.
-  func line(for message: String) -> String {
+  package func line(for message: String) -> String {
     if let unknownCommand {
       let prefix = (["docpkg"] + commandNames).joined(separator: " ")
       return "docpkg: error: unknown command '\(unknownCommand.escapingControlCharacters)' for '\(prefix)' \(hint)\n"

@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// `docpkg clone s3://BUCKET/PREFIX DEST --endpoint URL`.
+package struct CloneCommand<Runner: SyncCommandRunner>: ParsableCommand {
+  package static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "clone",
+      abstract: "Make a new package from a remote's state; the remote becomes its 'origin'.")
+  }
+
+  @Argument(help: "s3://BUCKET/PREFIX") package var url: String
+  @Argument(help: "The new package's path.", completion: .file()) package var destination: String
+  @Option(help: "The server: http[s]://HOST[:PORT].") package var endpoint: String
+  @Option(help: "The region requests are signed for (default: AWS_REGION, else us-east-1).") package var region: String?
+  @OptionGroup package var quietOption: QuietOption
+
+  package init() {}
+
+  package func run() throws { try Runner.clone(self) }
+}

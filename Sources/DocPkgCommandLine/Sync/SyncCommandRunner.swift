@@ -1,0 +1,17 @@
+/// What the sync commands do once parsed. The commands' arguments and help are declared once, in
+/// this target; `docpkg` runs them with a runner that hands the command line to `docpkg-sync` (so
+/// that `docpkg` loads no HTTP stack), and `docpkg-sync` with the runner that syncs.
+package protocol SyncCommandRunner {
+  /// `docpkg clone URL DESTINATION --endpoint URL [--region R] [--quiet]`.
+  static func clone(_ command: CloneCommand<Self>) throws
+  /// `docpkg push PACKAGE [NAME] [--quiet]`.
+  static func push(_ command: PushCommand<Self>) throws
+  /// `docpkg pull PACKAGE [NAME] [--quiet]`.
+  static func pull(_ command: PullCommand<Self>) throws
+  /// `docpkg remote add PACKAGE NAME URL --endpoint URL [--region R]`.
+  static func addRemote(_ command: RemoteAdd<Self>) throws
+  /// `docpkg remote list PACKAGE`.
+  static func listRemotes(_ command: RemoteList<Self>) throws
+  /// `docpkg remote remove PACKAGE NAME`.
+  static func removeRemote(_ command: RemoteRemove<Self>) throws
+}

@@ -1,0 +1,63 @@
+extension ZipCentralDirectory {
+  /// One central directory header (APPNOTE.TXT 4.3.12) read in place: its fields decoded on demand,
+  /// nothing copied. Valid only while the buffer that ``ZipCentralDirectory/forEachHeader(archive:_:)``
+  /// lends it is; ``entry()`` copies out what outlives it.
+  struct Header {
+    /// The whole header: 46 fixed bytes, then the name, the extra field and the comment.
+    let bytes: UnsafeRawBufferPointer
+
+    func u16(_ at: Int) -> UInt16 { bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self).littleEndian }
+    func u32(_ at: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }
+
+    var versionMadeBy: UInt16 { u16(4) }
+    var flags: UInt16 { u16(8) }
+    var method: UInt16 { u16(10) }
+    var externalAttributes: UInt32 { u32(38) }
+    var nameLength: Int { Int(u16(28)) }
+    var extraLength: Int { Int(u16(30)) }
+    /// The name's bytes, as stored.
+    var name: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[46..<(46 + nameLength)]) }
+    /// A directory: its name ends in `/`.
+    var isDirectory: Bool { nameLength > 0 && bytes[46 + nameLength - 1] == UInt8(ascii: "/") }
+
+    /// The sizes and offset, with saturated ones replaced by the zip64 extra field's values (in that
+    /// order), and whether the extra field holds an Info-ZIP Unicode Path (0x7075).
+    func resolved() -> (size: UInt64, compressedSize: UInt64, localHeaderOffset: UInt64, hasUnicodePath: Bool) {
+      var size = UInt64(u32(24))
+      var compressedSize = UInt64(u32(20))
+      var localHeaderOffset = UInt64(u32(42))
+      var hasUnicodePath = false
+      let end = 46 + nameLength + extraLength
+      var position = 46 + nameLength
+      while position + 4 <= end {
+        let id = u16(position)
+        let length = Int(u16(position + 2))
+        let data = position + 4
+        guard data + length <= end else { break }
+        if id == 0x7075 { hasUnicodePath = true }
+        if id == 0x0001 {
+          var field = data
+          func next() -> UInt64? {
+            guard field + 8 <= data + length else { return nil }
+            defer { field += 8 }
+            return UInt64(u32(field)) | UInt64(u32(field + 4)) << 32
+          }
+          if size == 0xFFFF_FFFF, let value = next() { size = value }
+          if compressedSize == 0xFFFF_FFFF, let value = next() { compressedSize = value }
+          if localHeaderOffset == 0xFFFF_FFFF, let value = next() { localHeaderOffset = value }
+        }
+        position = data + length
+      }
+      return (size, compressedSize, localHeaderOffset, hasUnicodePath)
+    }
+
+    /// The entry, copied out of the buffer.
+    func entry() -> Entry {
+      let values = resolved()
+      return Entry(
+        name: Array(name), flags: flags, method: method, crc: u32(16), compressedSize: values.compressedSize,
+        size: values.size, localHeaderOffset: values.localHeaderOffset, externalAttributes: externalAttributes,
+        versionMadeBy: versionMadeBy, hasUnicodePath: values.hasUnicodePath)
+    }
+  }
+}

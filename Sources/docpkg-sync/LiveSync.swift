@@ -1,0 +1,68 @@
+import DocPkgCommandLine
+import DocumentSync
+import SystemPackage
+
+/// The sync commands' work, on ``DocumentSync``: what `docpkg push|pull|clone|remote` run (through
+/// `docpkg-sync`, the executable that links the HTTP stack).
+enum LiveSync: SyncCommandRunner {
+  static func clone(_ command: CloneCommand<Self>) throws {
+    let credentials = try environmentCredentials()
+    let bar = SyncProgressBar("cloning", quiet: command.quietOption.quiet)
+    let handler = bar.handler
+    let (url, endpoint, region, destination) =
+      (command.url, command.endpoint, command.region, FilePath(command.destination))
+    try runBlocking {
+      _ = try await PackageSync.clone(
+        from: url, endpoint: endpoint, to: destination, credentials: credentials, region: region, progress: handler)
+    }
+    bar.finish()
+  }
+
+  static func push(_ command: PushCommand<Self>) throws {
+    let sync = try PackageSync(
+      packageAt: FilePath(command.package), remote: command.name, credentials: environmentCredentials())
+    let bar = SyncProgressBar("pushing", quiet: command.quietOption.quiet)
+    let handler = bar.handler
+    let result = try runBlocking { try await sync.push(progress: handler) }
+    bar.finish()
+    switch result {
+    case .upToDate: StandardOutput.shared.write("up to date\n")
+    case .pushed(_, let blobs, let trees, let bytes):
+      StandardOutput.shared.write("pushed \(blobs) blobs, \(trees) trees (\(bytes) bytes)\n")
+    }
+  }
+
+  static func pull(_ command: PullCommand<Self>) throws {
+    let sync = try PackageSync(
+      packageAt: FilePath(command.package), remote: command.name, credentials: environmentCredentials())
+    let bar = SyncProgressBar("pulling", quiet: command.quietOption.quiet)
+    let handler = bar.handler
+    let result = try runBlocking { try await sync.pull(progress: handler) }
+    bar.finish()
+    let out = StandardOutput.shared
+    switch result {
+    case .remoteEmpty: out.write("remote is empty\n")
+    case .upToDate: out.write("up to date\n")
+    case .fastForwarded: out.write("fast-forward\n")
+    case .merged: out.write("merged\n")
+    case .conflict(let version, let paths): out.write("conflict \(version) \(paths.joined(separator: " "))\n")
+    }
+  }
+
+  static func addRemote(_ command: RemoteAdd<Self>) throws {
+    let remote = Remote(name: command.name, url: command.url, endpoint: command.endpoint, region: command.region)
+    let packagePath = FilePath(command.package)
+    let credentials = try environmentCredentials()
+    try runBlocking { try await PackageSync.addRemote(remote, toPackageAt: packagePath, credentials: credentials) }
+  }
+
+  static func listRemotes(_ command: RemoteList<Self>) throws {
+    for remote in try SyncFolder(packagePath: FilePath(command.package)).remotes() {
+      StandardOutput.shared.write("\(remote.name)\t\(remote.url)\t\(remote.endpoint)\n")
+    }
+  }
+
+  static func removeRemote(_ command: RemoteRemove<Self>) throws {
+    try SyncFolder(packagePath: FilePath(command.package)).remove(command.name)
+  }
+}

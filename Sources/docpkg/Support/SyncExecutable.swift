@@ -1,0 +1,32 @@
+import DocPkgCommandLine
+import DocumentPackage
+import SystemPackage
+
+/// The sync commands' runner in `docpkg`: it hands the whole command line to `docpkg-sync`, the
+/// executable beside `docpkg` that links the HTTP stack, so that no other command loads it (as git
+/// hands `git push` to `git-remote-https`). The arguments were parsed here first, so a usage error is
+/// reported the same way whichever executable is installed.
+enum SyncExecutable: SyncCommandRunner {
+  /// The helper's file name, looked for in the folder of the running `docpkg`.
+  static let name = "docpkg-sync"
+
+  /// Runs `docpkg-sync` in this process's place with this process's arguments; returns only by throwing.
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the helper's path if it is missing or cannot run.
+  private static func handOver() throws {
+    guard let executable = Syscalls.executablePath() else {
+      throw PackageError(.noSuchEntry, "cannot find the folder of docpkg to run", path: name)
+    }
+    let helper = executable.removingLastComponent().appending(name)
+    StandardOutput.shared.flush()
+    let errno = Syscalls.replaceProcess(with: helper, arguments: [name] + CommandLine.arguments.dropFirst())
+    throw PackageError.io(
+      errno, "cannot run the sync helper", path: helper.string, context: "(install it beside docpkg)")
+  }
+
+  static func clone(_ command: CloneCommand<Self>) throws { try handOver() }
+  static func push(_ command: PushCommand<Self>) throws { try handOver() }
+  static func pull(_ command: PullCommand<Self>) throws { try handOver() }
+  static func addRemote(_ command: RemoteAdd<Self>) throws { try handOver() }
+  static func listRemotes(_ command: RemoteList<Self>) throws { try handOver() }
+  static func removeRemote(_ command: RemoteRemove<Self>) throws { try handOver() }
+}
