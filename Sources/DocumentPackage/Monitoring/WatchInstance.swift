@@ -1,9 +1,6 @@
 #if os(Linux)
+import Dispatch
 import SystemPackage
-
-#if canImport(Foundation)
-import Foundation
-#endif
 
 /// One inotify instance and the thread that reads it, shared by every ``PackageMonitor`` of the
 /// process (so a process watching 500 documents uses one of the user's
@@ -35,9 +32,8 @@ final class WatchInstance: @unchecked Sendable {
   init(shared: Bool = false) throws(Errno) {
     descriptor = try Syscalls.watchInit()
     isShared = shared
-    let thread = Thread { [self] in readUntilClosed() }
-    thread.name = "PackageMonitor inotify"
-    thread.start()
+    // A serial queue of its own: an overcommitting Dispatch thread, never one of the cooperative pool's.
+    DispatchQueue(label: "PackageMonitor inotify").async { [self] in readUntilClosed() }
   }
 
   private static let sharedLock = SystemLock()
