@@ -21,63 +21,68 @@ struct FileJob: @unchecked Sendable {
   var time: FileTime?
 }
 
-/// Creates small files on worker threads while the extractor reads and inflates the next ones,
-/// so the file system's work overlaps libarchive's. Jobs go in batches; a batch is waited for
-/// before the next one is handed out, which bounds memory to two batches.
+/// Creates small files on a worker thread while the extractor reads and inflates the next ones,
+/// so the file system's work overlaps libarchive's.
+///
+/// Built to keep its speed on a busy machine, where the first design (a barrier after every
+/// batch of 256 files, striped over one worker per core) collapsed: the extractor waited at each
+/// barrier for whichever worker the scheduler had preempted, and two workers creating files in
+/// one directory contended for its lock in the kernel. Now:
+/// - Jobs go in groups of consecutive files (at most ``groupFiles`` files or ``groupBytes``
+///   bytes), claimed one at a time from a ``FileWriterQueue`` by whoever is free: no barrier, no
+///   striping, and a group whose directory another thread is writing in waits for another.
+/// - One worker fewer than the cores: the extractor's thread is the other one. When more than
+///   ``queuedLimit`` groups are waiting (the workers are behind, or preempted), the extractor
+///   creates a group itself instead of waiting, so its progress never depends on a thread the
+///   scheduler is not running. With one core there is no worker: the extractor does it all.
+/// Memory is bounded by ``queuedLimit`` + 1 groups.
 final class FileWriterPool {
-  private let workers: Int
   private let archive: String
-  private var batch: [FileJob] = []
-  private var batchBytes = 0
-  private var running: (group: DispatchGroup, errors: ErrorSlot)?
+  private let queue: FileWriterQueue
+  private var open = FileWriterQueue.Group()
+  private var nextIndex = 0
 
-  static let batchFiles = 256
-  static let batchLimit = 8 << 20
+  static let groupFiles = 64
+  static let groupBytes = 1 << 20
+  static let queuedLimit = 8
 
-  init(archive: String) {
+  /// - Parameter workers: Threads besides the caller's; by default one fewer than the processors.
+  init(archive: String, workers: Int = Syscalls.processorCount - 1) {
     self.archive = archive
-    workers = max(1, Syscalls.processorCount)
+    queue = FileWriterQueue(workers: max(0, workers), archive: archive)
     _ = Self.umaskBits  // read on this thread, before any worker creates files (reading it sets it briefly)
   }
 
-  deinit { running?.group.wait() }
+  deinit { queue.finish() }
 
-  /// Queues a file; may hand out a full batch (and report a failure from the previous one).
+  /// Queues a file; creates a group on this thread when the workers are behind.
+  /// - Throws: The first failure so far (in job order), if any.
   func add(_ job: FileJob) throws {
-    batchBytes += job.data.count
-    batch.append(job)
-    if batch.count >= Self.batchFiles || batchBytes >= Self.batchLimit { try flush() }
+    open.add(job, index: nextIndex)
+    nextIndex += 1
+    if open.jobs.count >= Self.groupFiles || open.bytes >= Self.groupBytes { try flush() }
   }
 
-  /// Hands out what is queued, after the previous batch is done.
+  /// Hands out the group being filled, and helps while too many groups are waiting.
+  /// - Throws: The first failure so far (in job order), if any.
   func flush() throws {
-    try wait()
-    guard !batch.isEmpty else { return }
-    let jobs = batch
-    batch = []
-    batchBytes = 0
-    let group = DispatchGroup()
-    let errors = ErrorSlot()
-    let workers = min(self.workers, jobs.count)
-    let archive = self.archive
-    for worker in 0..<workers {
-      DispatchQueue.global().async(group: group) {
-        var index = worker
-        while index < jobs.count {
-          do { try Self.create(jobs[index], archive: archive) } catch { errors.record(error, at: index) }
-          index += workers
-        }
-      }
+    if !open.jobs.isEmpty {
+      queue.enqueue(open)
+      open = FileWriterQueue.Group()
     }
-    running = (group, errors)
+    queue.help(whileMoreThan: Self.queuedLimit)
+    try queue.check()
   }
 
-  /// Waits for every file handed out; throws the first failure.
+  /// Creates what is left on this thread too, and waits for every file handed out.
+  /// - Throws: The first failure (in job order), if any.
   func wait() throws {
-    guard let running else { return }
-    self.running = nil
-    running.group.wait()
-    if let error = running.errors.first { throw error }
+    if !open.jobs.isEmpty {
+      queue.enqueue(open)
+      open = FileWriterQueue.Group()
+    }
+    queue.help(whileMoreThan: 0)
+    try queue.check()
   }
 
   /// The process's umask, read once.
@@ -105,18 +110,4 @@ final class FileWriterPool {
       throw PackageError(.io, "cannot write", path: job.path, context: "in '\(archive)'", errno: error as? Errno)
     }
   }
-}
-
-/// The first error of a batch (by job order), recorded from any worker.
-private final class ErrorSlot: @unchecked Sendable {
-  private let lock = SystemLock()
-  private var error: (index: Int, error: any Error)?
-
-  func record(_ error: any Error, at index: Int) {
-    lock.withLock {
-      if self.error == nil || index < self.error!.index { self.error = (index, error) }
-    }
-  }
-
-  var first: (any Error)? { lock.withLock { error?.error } }
 }
