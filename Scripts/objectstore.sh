@@ -8,6 +8,7 @@
 #   Scripts/objectstore.sh env     prints the env assignments of the running store (for `eval`)
 #   Scripts/objectstore.sh stop    stops every daemon it started and removes the folder; nothing is left running
 #
+# OBJECTSTORE_BYTES sets the memory-backed disk's size (default 4 GiB; a by-hand 4 GiB push needs more).
 # The env assignments: DOCPKG_S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. The sync tests run
 # against the server only when DOCPKG_S3_ENDPOINT is set (`make sync-test` does all of this).
 set -euo pipefail
@@ -89,7 +90,7 @@ log file = $DIR/log/\$name.log
 mon data = $DIR/mon/\$cluster-\$id
 osd data = $DIR/osd/\$cluster-\$id
 osd objectstore = memstore
-memstore device bytes = 4294967296
+memstore device bytes = ${OBJECTSTORE_BYTES:-4294967296}
 osd pool default size = 1
 osd pool default min size = 1
 osd pool default pg num = 8

@@ -85,7 +85,8 @@ def rows(h):
 
         one = h.run([h.docpkg, "push", many_copy, "--quiet"], setup=change_one, repeat=3)
         h.row("sync many: push after one changed file", one, limit_s=1.0,
-              note="uploads one blob and the changed trees, but reads and hashes every file and lists the "
-                   "remote's blobs and trees first (O(package), not yet O(changed))")
+              note="one file rewritten in place; the push stats every entry, reads the changed file only (the sync "
+                   "folder's index), compares trees with the synced head's and sends one blob and the trees on its "
+                   "path (no listing of the remote)")
     finally:
         subprocess.run([STORE, "stop"], check=False)

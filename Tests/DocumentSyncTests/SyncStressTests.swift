@@ -46,7 +46,8 @@ struct SyncStressTests {
     let b = dir.appending("B.mydoc")
     try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
 
-    let rounds = 10
+    // 10 rounds in the suite; DOCPKG_SYNC_ROUNDS=50 (in the environment of `make sync-test`) is the figure.
+    let rounds = ObjectStore.environment["DOCPKG_SYNC_ROUNDS"].flatMap { Int($0) } ?? 10
     let credentials = credentials
     async let retriesA = Self.editAndPush(a, label: "a", rounds: rounds, credentials: credentials)
     async let retriesB = Self.editAndPush(b, label: "b", rounds: rounds, credentials: credentials)

@@ -36,8 +36,10 @@ extension PackageSync {
     let synced = folder.state(remote.name)
     if synced?.tree == head.tree { return .upToDate }
     progress?(SyncProgress(phase: .scanning, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    let before = try await BlockingIO.run { try Snapshot(packageAt: packagePath) }
+    let index = folder.indexFile
+    let before = try await BlockingIO.run { try Snapshot(packageAt: packagePath, index: index) }
     if before.root == head.tree {
+      _ = try await fetchTrees(from: head.tree, known: before.trees)
       try folder.setState(remote.name, tree: head.tree, etag: etag)
       return .upToDate
     }
@@ -45,29 +47,55 @@ extension PackageSync {
     var trees = try await fetchTrees(from: head.tree, known: before.trees)
     if let base = synced?.tree { trees = try await fetchTrees(from: base, known: trees) }
     let theirs = try FlatTree(root: head.tree, trees: trees)
-    let needed = Set(theirs.values.filter { $0.kind == .file }.map(\.reference)).subtracting(before.blobs.keys)
-    try await fetchBlobs(needed.sorted(), sizes: theirs, progress: progress)
+    var needed = Set(theirs.values.filter { $0.kind == .file }.map(\.reference))
+    // Text files both sides changed are merged line-wise: their base's bytes are needed too.
+    let baseBefore = try synced.map { try FlatTree(root: $0.tree, trees: trees) } ?? [:]
+    let oursBefore = try FlatTree(root: before.root, trees: trees.merging(before.trees) { a, _ in a })
+    var sizes = theirs
+    for path in ThreeWayMerge(base: baseBefore, ours: oursBefore, theirs: theirs).conflicts {
+      guard let base = TextConflict.mergeable(base: baseBefore[path], oursBefore[path], theirs[path]) else { continue }
+      needed.insert(base.reference)
+      sizes["\u{0}base/\(path)"] = base
+    }
+    needed.subtract(before.blobs.keys)
+    try await fetchBlobs(needed.sorted(), sizes: sizes, progress: progress)
 
     progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
     let folder = self.folder
     let result = try await BlockingIO.run { [trees] () throws -> PullResult in
       let file = try PackageFile(at: packagePath, options: .holdLock)
       defer { file.close() }
-      let now = try Snapshot(packageAt: packagePath)
+      let now = try Snapshot(packageAt: packagePath, index: index)
       var allTrees = trees
       for (hash, tree) in now.trees { allTrees[hash] = tree }
       let ours = try FlatTree(root: now.root, trees: allTrees)
       let base = try synced.map { try FlatTree(root: $0.tree, trees: allTrees) } ?? [:]
-      let merge = ThreeWayMerge(base: base, ours: ours, theirs: theirs)
+      var merge = ThreeWayMerge(base: base, ours: ours, theirs: theirs)
+      let applier = TreeApplier(objects: folder.objects, localBlobs: now.blobs, packagePath: packagePath)
+      // Text files both sides changed in different lines: the line-wise merge a local merging save makes.
+      var texts: [String: Data] = [:]
+      for path in merge.conflicts {
+        guard let baseEntry = TextConflict.mergeable(base: base[path], ours[path], theirs[path]),
+          let merged = TextConflict.merge(
+            base: baseEntry, ours: packagePath.appending(path), theirs: theirs[path]!, blobs: applier)
+        else { continue }
+        texts[path] = merged
+      }
+      merge.conflicts.removeAll { texts[$0] != nil }
+      merge.merged += texts.keys.sorted()
       var version: Int?
       if !merge.conflicts.isEmpty {
         version = try VersionStore.keepConflictVersion(ofPackageAt: packagePath, conflictPaths: merge.conflicts).id
       }
-      try TreeApplier(objects: folder.objects, localBlobs: now.blobs, packagePath: packagePath)
-        .apply(merge.result, over: ours, to: file.root)
+      try applier.apply(merge.result, over: ours, to: file.root)
+      for (path, data) in texts {
+        _ = try file.root.setFile(at: path, contents: data)
+        try file.root.setPermissions(FilePermissions(rawValue: .init(theirs[path]!.mode)), at: path)
+      }
       try file.save()
       if let version { return .conflict(version: version, paths: merge.conflicts) }
-      return synced != nil && now.root == synced?.tree ? .fastForwarded : .merged(paths: merge.merged)
+      let fastForward = synced != nil && now.root == synced?.tree
+      return fastForward ? .fastForwarded : .merged(paths: merge.merged.sorted())
     }
     try folder.setState(remote.name, tree: head.tree, etag: etag)
     folder.clearObjects()

@@ -24,15 +24,20 @@ extension PackageSync {
   @discardableResult
   public func push(progress: SyncProgressHandler? = nil) async throws -> PushResult {
     let packagePath = folder.packagePath
+    let folder = self.folder
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
     defer { lock.value.unlock() }
     progress?(SyncProgress(phase: .scanning, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    let snapshot = try await BlockingIO.run { try Snapshot(packageAt: packagePath) }
+    let snapshot = try await BlockingIO.run { try Snapshot(packageAt: packagePath, index: folder.indexFile) }
     let current = try await head()
     let synced = folder.state(remote.name)
+    let local = LocalTrees(path: folder.treeStore)
     if let current {
       if current.head.tree == snapshot.root {
-        try folder.setState(remote.name, tree: snapshot.root, etag: current.etag)
+        try await BlockingIO.run {
+          local.add([snapshot.root], from: snapshot.trees)
+          try folder.setState(self.remote.name, tree: snapshot.root, etag: current.etag)
+        }
         return .upToDate
       }
       guard let synced, synced.tree == current.head.tree else {
@@ -43,18 +48,40 @@ extension PackageSync {
     }
 
     progress?(SyncProgress(phase: .comparing, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    async let listedBlobs = client.list(prefix: location.key("blobs/"))
-    async let listedTrees = client.list(prefix: location.key("trees/"))
-    let haveBlobs = Set(try await listedBlobs.map { String($0.key.split(separator: "/").last ?? "") })
-    let haveTrees = Set(try await listedTrees.map { String($0.key.split(separator: "/").last ?? "") })
-    let blobs = snapshot.blobs.filter { !haveBlobs.contains($0.key) }.map { ($0.key, $0.value.path, $0.value.size) }
-    let trees = snapshot.trees.filter { !haveTrees.contains($0.key) }.map { ($0.key, $0.value) }
+    let journal = try await BlockingIO.run { PushJournal(path: folder.pushJournal(self.remote.name)) }
+    var plan = try await BlockingIO.run {
+      PushPlan(snapshot: snapshot, base: current == nil ? nil : synced?.tree, local: local, sent: journal.sent)
+    }
+    if plan.blobs.count + plan.trees.count > Self.listingThreshold {
+      // Many objects of unknown presence (a first push, or one after an interrupted push): one listing of the
+      // remote is cheaper than asking for each.
+      async let listedBlobs = client.list(prefix: location.key("blobs/"))
+      async let listedTrees = client.list(prefix: location.key("trees/"))
+      let haveBlobs = Set(try await listedBlobs.map { String($0.key.split(separator: "/").last ?? "") })
+      let haveTrees = Set(try await listedTrees.map { String($0.key.split(separator: "/").last ?? "") })
+      plan.blobs.removeAll { haveBlobs.contains($0) }
+      plan.trees.removeAll { haveTrees.contains($0) }
+    } else {
+      // A few: small blobs are sent (a PUT costs what a HEAD does), big ones only if the remote lacks them.
+      let big = plan.blobs.filter { (snapshot.blobs[$0]?.size ?? 0) > Self.headCheckSize }
+      let present = NIOLockedValueBox(Set<String>())
+      try await forEachConcurrently(big) { [self] hash in
+        if try await client.head(blobKey(hash)) != nil { present.withLockedValue { _ = $0.insert(hash) } }
+      }
+      let skip = present.withLockedValue { $0 }
+      plan.blobs.removeAll { skip.contains($0) }
+    }
+    let blobs = plan.blobs.map { ($0, snapshot.blobs[$0]!.path, snapshot.blobs[$0]!.size) }
+    let trees = plan.trees.map { ($0, snapshot.trees[$0]!) }
     let totalBytes = blobs.reduce(Int64(0)) { $0 + $1.2 }
     let objectsTotal = blobs.count + trees.count
     let counter = TransferCounter()
 
     try await forEachConcurrently(blobs) { [self] (hash, path, size) in
-      try await client.upload(blobKey(hash), fromFile: packagePath.appending(path))
+      try await client.upload(
+        blobKey(hash), fromFile: packagePath.appending(path), expectedSHA256: hash,
+        record: folder.uploads.appending(hash))
+      await journal.note(hash)
       let (objects, bytes) = counter.add(objects: 1, bytes: size)
       progress?(
         SyncProgress(
@@ -64,12 +91,14 @@ extension PackageSync {
     // Trees after blobs, the head last: the head never names an object that is not there.
     try await forEachConcurrently(trees) { [self] (hash, tree) in
       try await client.put(treeKey(hash), data: tree.encoded())
+      await journal.note(hash)
       let (objects, bytes) = counter.add(objects: 1, bytes: 0)
       progress?(
         SyncProgress(
           phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes, bytesTotal: totalBytes)
       )
     }
+    try await BlockingIO.run { local.add([snapshot.root], from: snapshot.trees) }
 
     progress?(SyncProgress(phase: .updatingHead, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
     let newHead = RemoteHead(tree: snapshot.root, parent: current?.head.tree, date: Date())
@@ -91,7 +120,53 @@ extension PackageSync {
       }
     }
     try folder.setState(remote.name, tree: snapshot.root, etag: etag)
+    journal.finish()
     return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: totalBytes)
+  }
+
+  /// Above this many objects of unknown presence, a push lists the remote instead of asking for each.
+  static let listingThreshold = 64
+  /// Blobs bigger than this are sent only after a HEAD says the remote lacks them.
+  static let headCheckSize: Int64 = 1 << 20
+}
+
+/// What a push may have to send: the package's trees that differ from the synced head's tree at the same path,
+/// and the blobs of files that differ from the synced head's file at the same path — found by walking both
+/// states from the root and stopping at every equal subtree, so a push after changing one file of 100,000 looks
+/// at the trees on that file's path only. Objects an interrupted push sent (its journal) are left out.
+struct PushPlan {
+  /// Trees to send, subtrees first.
+  var trees: [String] = []
+  /// Blobs that may be missing.
+  var blobs: [String] = []
+  private var seenTrees: Set<String> = []
+  private var seenBlobs: Set<String> = []
+
+  init(snapshot: Snapshot, base: String?, local: LocalTrees, sent: Set<String>) {
+    walk(snapshot.root, base, snapshot: snapshot, local: local, sent: sent)
+  }
+
+  private mutating func walk(_ hash: String, _ old: String?, snapshot: Snapshot, local: LocalTrees, sent: Set<String>) {
+    guard hash != old, !seenTrees.contains(hash), let tree = snapshot.trees[hash] else { return }
+    seenTrees.insert(hash)
+    let oldTree = old.flatMap { local.tree($0) }
+    for (name, entry) in tree.entries {
+      let before = oldTree?.entries[name]
+      switch entry.kind {
+      case .directory:
+        walk(
+          entry.reference, before?.kind == .directory ? before?.reference : nil, snapshot: snapshot, local: local,
+          sent: sent)
+      case .file:
+        if before?.kind == .file, before?.reference == entry.reference { continue }
+        if !sent.contains(entry.reference), seenBlobs.insert(entry.reference).inserted {
+          blobs.append(entry.reference)
+        }
+      case .symlink:
+        break
+      }
+    }
+    if !sent.contains(hash) { trees.append(hash) }
   }
 }
 

@@ -1,4 +1,5 @@
 import DocumentPackage
+import NIOConcurrencyHelpers
 import SystemPackage
 
 #if canImport(FoundationEssentials)
@@ -14,19 +15,27 @@ import Foundation
 //   trees/SHA256   a directory (SyncTree's text), keyed by its SHA-256
 //   head           the current root tree (RemoteHead's text); the only object ever overwritten
 //
-// push:  lock the package (no local save runs meanwhile) → read it, hashing every file → GET head; if the head
-//        is neither absent nor the tree this package last synced, the remote has changes: refuse (pull first) →
-//        list blobs/ and trees/, upload what is missing (blobs first, then trees, bounded parallelism) → PUT head
-//        conditionally (If-None-Match: * for the first push, else If-Match: the ETag read) → record the state.
+// scan:  list every directory (one fstatat per entry) and hash only the files the sync folder's `index` does
+//        not know at their device, inode, size and time (Snapshot, SyncIndex): O(entries) stats, O(changed) reads.
+// push:  lock the package (no local save runs meanwhile) → scan → GET head; if the head is neither absent nor the
+//        tree this package last synced, the remote has changes: refuse (pull first) → walk the package's trees
+//        against the synced head's (kept in the sync folder's `trees/`, LocalTrees) path by path, stopping at
+//        every equal subtree: what differs is what may be missing (PushPlan), minus what an interrupted push's
+//        journal (`pushing/NAME`) says arrived; many unknowns (a first push): one listing of the remote decides;
+//        a few: small blobs are sent, big ones after a HEAD → upload blobs (a big one as a parallel multipart
+//        upload whose ID and finished parts are kept in `uploads/HASH`, so a killed push resumes it), then trees,
+//        bounded parallelism, each noted in the journal → PUT head conditionally (If-None-Match: * for the
+//        first push, else If-Match: the ETag read) → record the state, drop the journal.
 //        Killed at any step: the head still names a complete tree (objects go up before the head moves), and
-//        the next push lists what arrived and sends only the rest. A 412 on the head: another device pushed
-//        between our GET and PUT — nothing was overwritten; the error says to pull.
-// pull:  GET head → fetch the trees it names that are missing → lock and read the package → three-way on
-//        paths: base = the tree last synced, ours = the package, theirs = the head. Only theirs changed: a
-//        fast-forward; both changed different paths: merged; both changed one path differently: the package's
-//        state is first kept as an unresolved conflict version, then the path takes the remote's side. Blobs
-//        needed are downloaded into the sync folder's objects/ under temporary names, their SHA-256 checked, and
-//        renamed into place (so a killed pull resumes without downloading them again); then one atomic save.
+//        the next push skips what the journal and the multipart records name. A 412 on the head: another device
+//        pushed between our GET and PUT — nothing was overwritten; the error says to pull.
+// pull:  GET head → fetch the trees it names that neither the scan nor `trees/` has → lock and scan the package
+//        → three-way on paths: base = the tree last synced, ours = the package, theirs = the head. Only theirs
+//        changed: a fast-forward; both changed different paths: merged; both changed one text file in different
+//        lines: merged line-wise (diff3, as a local merging save); otherwise the package's state is first kept
+//        as an unresolved conflict version, then the path takes the remote's side. Blobs needed are downloaded
+//        into the sync folder's objects/ under temporary names, their SHA-256 checked, and renamed into place
+//        (so a killed pull resumes without downloading them again); then one atomic save.
 // clone: as a pull into a new package, which gets the remote as `origin`.
 
 /// Push, pull and clone a package through an S3-compatible object store.
@@ -96,28 +105,33 @@ public final class PackageSync: Sendable {
     }
   }
 
-  /// The trees reachable from `root` that `known` lacks, fetched and checked against their keys.
+  /// Every tree reachable from `root`: taken from `known` (the package's own scan), else from the sync folder's
+  /// ``LocalTrees``, else fetched (at most ``parallelism`` at once), checked against its key and kept in
+  /// ``LocalTrees`` for later pulls and pushes.
   func fetchTrees(from root: String, known: [String: SyncTree]) async throws -> [String: SyncTree] {
     var trees = known
-    var wanted = trees[root] == nil ? [root] : []
-    if let tree = trees[root] { wanted = Self.subtrees(of: tree).filter { trees[$0] == nil } }
+    let local = LocalTrees(path: folder.treeStore)
+    var wanted = [root]
     while !wanted.isEmpty {
       try Task.checkCancellation()
-      let fetched = try await withThrowingTaskGroup(of: (String, SyncTree).self) { group in
-        for hash in Set(wanted) {
-          group.addTask { [self] in
-            let key = treeKey(hash)
-            let (data, _) = try await client.get(key)
-            return (hash, try SyncTree(decoding: data, key: key, expectedHash: hash))
-          }
-        }
-        return try await group.reduce(into: [(String, SyncTree)]()) { $0.append($1) }
+      let candidates = Array(Set(wanted.filter { trees[$0] == nil }))
+      let found = try await BlockingIO.run { candidates.compactMap { hash in local.tree(hash).map { (hash, $0) } } }
+      for (hash, tree) in found { trees[hash] = tree }
+      let missing = candidates.filter { trees[$0] == nil }
+      let fetched = NIOLockedValueBox([(String, SyncTree)]())
+      try await forEachConcurrently(missing) { [self] hash in
+        let key = treeKey(hash)
+        let (data, _) = try await client.get(key)
+        let tree = try SyncTree(decoding: data, key: key, expectedHash: hash)
+        fetched.withLockedValue { $0.append((hash, tree)) }
       }
-      wanted = []
-      for (hash, tree) in fetched { trees[hash] = tree }
-      for (_, tree) in fetched { wanted += Self.subtrees(of: tree).filter { trees[$0] == nil } }
+      for (hash, tree) in fetched.withLockedValue({ $0 }) { trees[hash] = tree }
+      var next: [String] = []
+      for hash in wanted { if let tree = trees[hash] { next += Self.subtrees(of: tree).filter { trees[$0] == nil } } }
+      wanted = next
     }
-    // Subtrees of known trees that are themselves missing (a cache from an older sync) are fetched too.
+    let all = trees
+    try await BlockingIO.run { local.add([root], from: all) }
     return trees
   }
 

@@ -48,6 +48,10 @@ public struct Remote: Sendable, Hashable, Codable {
 /// | `state/NAME`     | per remote: the root tree last pushed or pulled, and the head's ETag then   |
 /// | `objects/HASH`   | blobs downloaded and verified, kept until the pull that needed them saved   |
 /// | `tmp/`           | downloads in progress                                                      |
+/// | `index`          | cache: the last scan of the package (``SyncIndex``), so a scan hashes only changed files |
+/// | `trees/ab/cd…`   | tree objects known to be on a remote (pushed or fetched), by hash           |
+/// | `pushing/NAME`   | objects a push to remote NAME sent, until its head moved (an interrupted push resumes) |
+/// | `uploads/HASH`   | a multipart upload in progress: its upload ID and the parts that arrived    |
 public struct SyncFolder: Sendable {
   /// The package.
   public let packagePath: FilePath
@@ -65,6 +69,10 @@ public struct SyncFolder: Sendable {
   var remotesFile: FilePath { path.appending("remotes.json") }
   func stateFile(_ remote: String) -> FilePath { path.appending("state").appending(remote) }
   var objects: FilePath { path.appending("objects") }
+  var indexFile: FilePath { path.appending("index") }
+  var treeStore: FilePath { path.appending("trees") }
+  func pushJournal(_ remote: String) -> FilePath { path.appending("pushing").appending(remote) }
+  var uploads: FilePath { path.appending("uploads") }
   var temporary: FilePath { path.appending("tmp") }
 
   /// The remotes, by name.
@@ -133,7 +141,10 @@ public struct SyncFolder: Sendable {
   }
 
   /// Writes `data` to a temporary file in the folder and renames it over `file` (never a torn file).
-  func writeAtomically(_ data: Data, to file: FilePath) throws {
+  func writeAtomically(_ data: Data, to file: FilePath) throws { try Self.writeAtomically(data, to: file) }
+
+  /// Writes `data` to a temporary file beside `file` and renames it over `file` (never a torn file).
+  static func writeAtomically(_ data: Data, to file: FilePath) throws {
     do {
       try FileManager.default.createDirectory(
         atPath: file.removingLastComponent().string, withIntermediateDirectories: true)

@@ -8,52 +8,130 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The package as it is on disk, as remote objects: every tree object by hash, and every blob's hash with the
-/// package path it can be read from. Made by reading every file once (SHA-256).
+/// The package as it is on disk, as remote objects: every tree object by hash and by directory path, and every
+/// blob's hash with the package path it can be read from.
+///
+/// Made by listing every directory (one `getdents` and one `fstatat` per entry) and hashing only the files the
+/// sync folder's ``SyncIndex`` does not know at their device, inode, size and modification time: after a change
+/// to one file of 100,000, one file is read. A directory whose entries are all as indexed keeps its tree hash
+/// without encoding its tree again.
 struct Snapshot {
   /// The root tree's hash.
   var root: String
   /// Tree objects by hash.
   var trees: [String: SyncTree] = [:]
+  /// Tree hashes by directory path ("" for the root).
+  var treePaths: [String: String] = [:]
   /// Blobs by hash: a package path holding the bytes, and the size.
   var blobs: [String: (path: String, size: Int64)] = [:]
+  /// How many files were read and hashed (the others were known to the index).
+  var hashedFiles = 0
 
-  /// Reads the package at `packagePath` (blocking: call on ``BlockingIO``).
-  /// - Throws: ``PackageError`` as the package's reads do.
-  init(packageAt packagePath: FilePath) throws {
-    let root = try PackageNode(contentsOf: packagePath)
-    var trees: [String: SyncTree] = [:]
-    var blobs: [String: (path: String, size: Int64)] = [:]
-    func visit(_ directory: PackageNode, path: String) throws -> String {
-      var tree = SyncTree()
-      for (name, child) in try directory.children() {
-        let childPath = path.isEmpty ? name : "\(path)/\(name)"
-        let mode = UInt16(truncatingIfNeeded: child.permissions.rawValue)
-        switch child.kind {
-        case .directory:
-          tree.entries[name] = SyncEntry(
-            kind: .directory, mode: mode, size: 0, reference: try visit(child, path: childPath))
-        case .symlink:
-          tree.entries[name] = SyncEntry(kind: .symlink, mode: mode, size: 0, reference: child.symbolicLinkDestination)
-        default:
-          var hasher = SHA256()
-          var size: Int64 = 0
-          try child.readContents(chunkSize: 1 << 20) { chunk in
-            hasher.update(bufferPointer: chunk)
-            size += Int64(chunk.count)
-          }
-          let hash = Data(hasher.finalize()).hexString
-          blobs[hash] = (childPath, size)
-          tree.entries[name] = SyncEntry(kind: .file, mode: mode, size: size, reference: hash)
-        }
-      }
-      let hash = tree.hash
-      trees[hash] = tree
-      return hash
+  /// Scans the package at `packagePath`, using and then updating the index at `indexPath` (blocking: call on
+  /// ``BlockingIO``).
+  /// - Throws: ``PackageError`` naming the directory or file that cannot be read.
+  init(packageAt packagePath: FilePath, index indexPath: FilePath) throws {
+    var scanner = Scanner(old: SyncIndex(path: indexPath))
+    defer { scanner.buffer.deallocate() }
+    root = try scanner.scan(packagePath, path: "")
+    trees = scanner.trees
+    treePaths = scanner.treePaths
+    blobs = scanner.blobs
+    hashedFiles = scanner.hashed
+    if scanner.changed {
+      // A cache: if it cannot be written, the next scan hashes again.
+      try? SyncFolder.writeAtomically(scanner.new.encoded(), to: indexPath)
     }
-    self.root = try visit(root, path: "")
-    self.trees = trees
-    self.blobs = blobs
+  }
+}
+
+/// One scan of a package (see ``Snapshot``).
+private struct Scanner {
+  let old: SyncIndex
+  var new = SyncIndex()
+  var trees: [String: SyncTree] = [:]
+  var treePaths: [String: String] = [:]
+  var blobs: [String: (path: String, size: Int64)] = [:]
+  var hashed = 0
+  var changed = false
+  let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+
+  init(old: SyncIndex) { self.old = old }
+
+  mutating func scan(_ absolute: FilePath, path: String) throws -> String {
+    let listing: (FileStatus, [DirectoryEntry])
+    do { listing = try Syscalls.listDirectory(absolute) } catch {
+      throw PackageError.io(error, "cannot list directory", path: absolute.string, context: "while syncing")
+    }
+    let known = old.directories[path]
+    var same = known != nil && known?.entries.count == listing.1.count
+    var tree = SyncTree()
+    var indexed: [String: SyncIndex.Entry] = [:]
+    indexed.reserveCapacity(listing.1.count)
+    for child in listing.1 {
+      guard let kind = child.status.kind else { continue }
+      let status = child.status
+      let mode = UInt16(truncatingIfNeeded: status.permissions.rawValue)
+      let childPath = path.isEmpty ? child.name : "\(path)/\(child.name)"
+      var item: SyncIndex.Entry
+      switch kind {
+      case .directory:
+        let hash = try scan(absolute.appending(child.rawName), path: childPath)
+        item = SyncIndex.Entry(
+          entry: SyncEntry(kind: .directory, mode: mode, size: 0, reference: hash), device: 0, inode: 0,
+          time: FileTime(seconds: 0))
+      case .symlink:
+        item = SyncIndex.Entry(
+          entry: SyncEntry(kind: .symlink, mode: mode, size: 0, reference: child.destination ?? ""), device: 0,
+          inode: 0, time: FileTime(seconds: 0))
+      case .file:
+        item = SyncIndex.Entry(
+          entry: SyncEntry(kind: .file, mode: mode, size: status.size, reference: ""), device: status.device,
+          inode: status.inode, time: status.modificationTime)
+        if let before = known?.entries[child.name], before.entry.kind == .file, before.device == item.device,
+          before.inode == item.inode, before.time == item.time, before.entry.size == item.entry.size
+        {
+          item.entry.reference = before.entry.reference
+        } else {
+          item.entry.reference = try hash(absolute.appending(child.rawName))
+          hashed += 1
+        }
+        blobs[item.entry.reference] = (childPath, status.size)
+      }
+      if same, known?.entries[child.name] != item { same = false }
+      tree.entries[child.name] = item.entry
+      indexed[child.name] = item
+    }
+    let hash: String
+    if same, let known {
+      hash = known.tree
+    } else {
+      hash = tree.hash
+      changed = true
+    }
+    trees[hash] = tree
+    treePaths[path] = hash
+    new.directories[path] = SyncIndex.Directory(tree: hash, entries: indexed)
+    return hash
+  }
+
+  /// The SHA-256 of the file at `path`, read in 1 MiB chunks.
+  func hash(_ path: FilePath) throws -> String {
+    let file: FileDescriptor
+    do { file = try FileDescriptor.open(path, .readOnly, options: [.noFollow]) } catch {
+      throw PackageError(.io, "cannot open \(error) to hash it:", path: path.string)
+    }
+    defer { try? file.close() }
+    var hasher = SHA256()
+    while true {
+      let count: Int
+      do { count = try file.read(into: buffer) } catch {
+        throw PackageError(.io, "cannot read \(error) to hash it:", path: path.string)
+      }
+      if count == 0 { break }
+      hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    }
+    return ContentHash.hex(hasher.finalize())
   }
 }
 

@@ -1,6 +1,12 @@
 import DocumentPackage
 import SystemPackage
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Changes a package's model tree from one flattened state to another: removals first (each at its topmost
 /// path), then additions and changes in path order (parents before children). Files take their bytes from the
 /// sync folder's downloaded blobs, or from the package's own file with the same hash.
@@ -48,5 +54,19 @@ struct TreeApplier {
         try root.setPermissions(permissions, at: path)
       }
     }
+  }
+}
+
+extension TreeApplier {
+  /// The bytes of blob `hash` (downloaded, or a package file with that hash).
+  func contents(_ hash: String) throws -> Data {
+    let downloaded = objects.appending(hash)
+    if let data = FileManager.default.contents(atPath: downloaded.string) { return data }
+    if let local = localBlobs[hash],
+      let data = FileManager.default.contents(atPath: packagePath.appending(local.path).string)
+    {
+      return data
+    }
+    throw SyncError(.corrupt, "the package changed while it was pulled (pull again); no blob", key: hash)
   }
 }

@@ -12,16 +12,22 @@ import Foundation
 
 extension S3Client {
   /// Uploads the file at `path` as the object `key`: one PUT up to ``multipartThreshold`` bytes, a multipart upload
-  /// above it (one part of ``partSize`` bytes in memory at a time; the upload is aborted if a part fails).
+  /// above it (parts of ``partSize`` bytes, at most ``partParallelism`` in flight and in memory).
   /// - Parameters:
   ///   - key: The object's key below the bucket.
   ///   - path: The file to send.
+  ///   - expectedSHA256: The SHA-256 (hex) the bytes must have; when the file no longer has it (it changed
+  ///     since it was hashed), nothing is written at `key`.
+  ///   - record: Where a multipart upload keeps its upload ID and the parts that arrived, so that an upload
+  ///     interrupted at any moment resumes without sending them again (nil: a failed upload is aborted).
   ///   - progress: Called with the bytes sent so far, after each request body.
   /// - Returns: The object's bare ETag.
-  /// - Throws: ``SyncError`` naming the key, or the path when the file cannot be read.
+  /// - Throws: ``SyncError`` naming the key, or the path when the file cannot be read (`corrupt` when it does not
+  ///   hash to `expectedSHA256`).
   @discardableResult
   public func upload(
-    _ key: String, fromFile path: FilePath, progress: (@Sendable (Int64) -> Void)? = nil
+    _ key: String, fromFile path: FilePath, expectedSHA256: String? = nil, record: FilePath? = nil,
+    progress: (@Sendable (Int64) -> Void)? = nil
   ) async throws -> String {
     let file = try await BlockingIO.run { () throws -> SystemPackage.FileDescriptor in
       do { return try SystemPackage.FileDescriptor.open(path, .readOnly) } catch {
@@ -32,55 +38,17 @@ extension S3Client {
     let size = try await BlockingIO.run { try Int(file.seek(offset: 0, from: .end)) }
     if size <= multipartThreshold {
       let data = try await read(file, at: 0, count: size, path: path)
+      if let expectedSHA256, Data(SHA256.hash(data: data)).hexString != expectedSHA256 {
+        throw SyncError(
+          .corrupt, "the file changed while it was uploaded (its bytes no longer hash to \(expectedSHA256)):",
+          key: path.string)
+      }
       let etag = try await put(key, data: data)
       progress?(Int64(size))
       return etag
     }
-    let created = try await send(.POST, key: key, query: [("uploads", "")])
-    let createdText = String(decoding: try await created.data(), as: UTF8.self)[...]
-    guard let uploadID = XMLText.value("UploadId", in: createdText) else {
-      throw SyncError(.server, "no UploadId in the answer to starting a multipart upload of", key: key)
-    }
-    do {
-      var parts: [(Int, String)] = []
-      var offset = 0
-      while offset < size {
-        let count = min(partSize, size - offset)
-        let data = try await read(file, at: offset, count: count, path: path)
-        let number = parts.count + 1
-        let response = try await send(
-          .PUT, key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
-          body: .bytes(ByteBuffer(bytes: data)),
-          payloadHash: Data(SHA256.hash(data: data)).hexString)
-        parts.append((number, response.etag ?? ""))
-        offset += count
-        progress?(Int64(offset))
-      }
-      let body =
-        "<CompleteMultipartUpload>"
-        + parts.map { "<Part><PartNumber>\($0.0)</PartNumber><ETag>\"\(XMLText.escape($0.1))\"</ETag></Part>" }
-        .joined() + "</CompleteMultipartUpload>"
-      let bodyData = Data(body.utf8)
-      let completed = try await send(
-        .POST, key: key, query: [("uploadId", uploadID)], body: .bytes(ByteBuffer(bytes: bodyData)),
-        payloadHash: Data(SHA256.hash(data: bodyData)).hexString)
-      // S3 may answer 200 with an <Error> body when completing fails late.
-      let text = String(decoding: try await completed.data(), as: UTF8.self)[...]
-      if let code = XMLText.value("Code", in: XMLText.blocks("Error", in: text).first ?? "") {
-        throw SyncError(
-          .server, "completing the multipart upload failed for", key: key, status: completed.status, serverCode: code,
-          serverMessage: XMLText.value("Message", in: text))
-      }
-      if let etag = XMLText.value("ETag", in: text).map(bareETag), !etag.isEmpty { return etag }
-      // Some servers (Ceph RGW) leave the ETag out of the answer: ask for it.
-      return try await head(key)?.etag ?? ""
-    } catch {
-      // Aborted in a task of its own, so that it is sent even when this one was cancelled.
-      _ = await Task.detached { [self] in
-        _ = try? await send(.DELETE, key: key, query: [("uploadId", uploadID)])
-      }.result
-      throw error
-    }
+    return try await multipartUpload(
+      key, file: file, size: size, path: path, expectedSHA256: expectedSHA256, record: record, progress: progress)
   }
 
   /// Downloads the object `key` into a new file at `path` as its bytes arrive (bounded memory), hashing them.
@@ -127,7 +95,7 @@ extension S3Client {
     return (response.etag ?? "", Data(hasher.finalize()).hexString, size)
   }
 
-  private func read(_ file: SystemPackage.FileDescriptor, at offset: Int, count: Int, path: FilePath) async throws
+  func read(_ file: SystemPackage.FileDescriptor, at offset: Int, count: Int, path: FilePath) async throws
     -> Data
   {
     try await BlockingIO.run {

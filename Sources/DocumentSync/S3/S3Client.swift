@@ -16,8 +16,9 @@ import Foundation
 /// Every method is `async`, honours task cancellation (the request is cancelled), and throws a ``SyncError``
 /// naming the key and carrying the server's status, error code and message.
 ///
-/// Memory stays bounded: a file above ``multipartThreshold`` is uploaded in parts of ``partSize`` bytes, one part
-/// in memory at a time, and downloads to a file are written as they arrive.
+/// Memory stays bounded: a file above ``multipartThreshold`` is uploaded in parts of ``partSize`` bytes, at most
+/// ``partParallelism`` of them in memory (and in flight) at a time, and downloads to a file are written as they
+/// arrive.
 public final class S3Client: Sendable {
   /// The server.
   public let endpoint: S3Endpoint
@@ -29,6 +30,8 @@ public final class S3Client: Sendable {
   public let partSize: Int
   /// How long one request may take before it fails.
   public let timeout: TimeAmount
+  /// How many parts of one multipart upload are sent at once (and held in memory; default 4).
+  public let partParallelism: Int
 
   let signer: SigV4Signer
   let http: HTTPClient
@@ -44,11 +47,13 @@ public final class S3Client: Sendable {
   ///   - multipartThreshold: Files bigger than this many bytes go up as multipart uploads.
   ///   - partSize: The size of one part of a multipart upload (at least 5 MiB, S3's minimum).
   ///   - timeout: How long one request may take before it fails.
+  ///   - partParallelism: How many parts of one multipart upload are in flight (and in memory) at once.
   public init(
     endpoint: S3Endpoint, bucket: String, credentials: S3Credentials, region: String = "us-east-1",
     etagForm: ETagForm = .automatic, multipartThreshold: Int = 16 << 20, partSize: Int = 8 << 20,
-    timeout: TimeAmount = .seconds(120)
+    timeout: TimeAmount = .seconds(120), partParallelism: Int = 4
   ) {
+    self.partParallelism = max(1, partParallelism)
     self.endpoint = endpoint
     self.bucket = bucket
     self.signer = SigV4Signer(credentials: credentials, region: region)

@@ -1,0 +1,45 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The sync folder's `trees/`: tree objects known to be on a remote — the trees of every head this package pushed
+/// or pulled — by hash (`trees/ab/cdef…`, the object's own bytes). A push compares the package's trees with the
+/// synced head's, path by path, and stops at the first equal subtree: what is under it is on the remote already
+/// (a head is moved only after every object it names arrived). A pull fetches only the trees it does not hold.
+///
+/// Objects are written under a temporary name and renamed in, a tree after its subtrees, so a tree present here
+/// has its subtrees present too. Reading checks the hash; a damaged or missing object reads as absent.
+struct LocalTrees: Sendable {
+  let path: FilePath
+
+  func file(_ hash: String) -> FilePath {
+    path.appending(String(hash.prefix(2))).appending(String(hash.dropFirst(2)))
+  }
+
+  /// The tree `hash`, or nil if it is not here (or does not hash to its name).
+  func tree(_ hash: String) -> SyncTree? {
+    guard hash.count == 64, let data = FileManager.default.contents(atPath: file(hash).string) else { return nil }
+    return try? SyncTree(decoding: data, key: hash, expectedHash: hash)
+  }
+
+  /// Whether the tree `hash` is here.
+  func contains(_ hash: String) -> Bool { FileManager.default.fileExists(atPath: file(hash).string) }
+
+  /// Writes the trees `hashes` (taken from `trees`) that are not here yet, subtrees before the trees naming them.
+  /// Best effort: a tree that cannot be written is fetched or compared again later.
+  func add(_ hashes: [String], from trees: [String: SyncTree]) {
+    var written = Set<String>()
+    func write(_ hash: String) {
+      guard !written.contains(hash), let tree = trees[hash] else { return }
+      written.insert(hash)
+      guard !contains(hash) else { return }
+      for entry in tree.entries.values where entry.kind == .directory { write(entry.reference) }
+      try? SyncFolder.writeAtomically(tree.encoded(), to: file(hash))
+    }
+    for hash in hashes { write(hash) }
+  }
+}
