@@ -97,32 +97,32 @@ struct SaveCommandTests {
 
   /// The reduced crash test: a small package, a subset of system calls, every N (see Tests/Scripts/crash-test.py).
   @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
-  func killedAtEveryStepThePackageIsOldOrNew() throws {
-    let result = try crashTest(["--quick"])
+  func killedAtEveryStepThePackageIsOldOrNew() async throws {
+    let result = try await offThePool { try Self.crashTest(["--quick"]) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"))
   }
 
   @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
-  func killedAtEveryStepWithoutExchangeThePackageIsOldOrNew() throws {
-    let result = try crashTest(["--quick", "--fallback"])
+  func killedAtEveryStepWithoutExchangeThePackageIsOldOrNew() async throws {
+    let result = try await offThePool { try Self.crashTest(["--quick", "--fallback"]) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
   }
 
   @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
-  func injectedErrorsLeaveThePackageIntact() throws {
-    let result = try crashTest(["--quick", "--no-crash", "--errors"])
+  func injectedErrorsLeaveThePackageIntact() async throws {
+    let result = try await offThePool { try Self.crashTest(["--quick", "--no-crash", "--errors"]) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
   }
 
   @Test(.enabled(if: Shell.has("python3")))
-  func concurrentPutsAreAllKept() throws {
-    let result = try crashTest(["--no-crash", "--concurrency", "30"])
+  func concurrentPutsAreAllKept() async throws {
+    let result = try await offThePool { try Self.crashTest(["--no-crash", "--concurrency", "30"]) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains("-> 60 entries present (ok)"))
   }
 
-  func crashTest(_ arguments: [String]) throws -> Shell.Output {
+  static func crashTest(_ arguments: [String]) throws -> Shell.Output {
     let script = Fixtures.script("crash-test.py")
     return try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath] + arguments, check: false)
   }

@@ -104,19 +104,22 @@ struct VersionsCommandTests {
   }
 
   @Test(.enabled(if: Shell.has("python3")))
-  func twoWritersLoseNothing() throws {
+  func twoWritersLoseNothing() async throws {
     let script = Fixtures.script("two-writers.py")
-    let result = try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--cycles", "8"], check: false)
+    let result = try await offThePool {
+      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--cycles", "8"], check: false)
+    }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 lost"))
   }
 
   /// The reduced restore crash test (see Tests/Scripts/crash-test.py --restore).
   @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
-  func killedAtEveryStepOfARestoreThePackageIsOldOrNew() throws {
+  func killedAtEveryStepOfARestoreThePackageIsOldOrNew() async throws {
     let script = Fixtures.script("crash-test.py")
-    let result = try Shell.run(
-      "python3", [script, "--docpkg", Shell.docpkgPath, "--restore", "--quick"], check: false)
+    let result = try await offThePool {
+      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--restore", "--quick"], check: false)
+    }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"))
   }
