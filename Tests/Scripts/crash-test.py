@@ -53,9 +53,11 @@ def make_package(path):
     write("Pages/p1/text.txt", b"page one\n")
     write("Pages/p2/text.txt", b"page two\n", 0o640)
     write("Pages/p2/deep/er/note.txt", b"deep\n", 0o755)
+    write("Data/a.bin", bytes(range(200)), 0o640)
+    write("Data/b.bin", b"b" * 300)
     os.symlink("../Index.json", os.path.join(path, "Pages/index-link"))
     os.chmod(os.path.join(path, "Pages/p1"), 0o750)
-    for d in ("Pages/p2/deep/er", "Pages/p2/deep", "Pages/p2", "Pages/p1", "Pages", "Images"):
+    for d in ("Pages/p2/deep/er", "Pages/p2/deep", "Pages/p2", "Pages/p1", "Pages", "Images", "Data"):
         os.utime(os.path.join(path, d), ns=(1_500_000_000 * 10**9, 1_500_000_000 * 10**9))
 
 
@@ -107,8 +109,11 @@ def scenarios(source_file, quick):
         Scenario("add file to directory", ["put", "PKG", "Pages/p1/new.txt"], b"new page text\n"),
         Scenario("add file, new directories", ["put", "PKG", "Notes/2026/n.txt"], b"note\n"),
         Scenario("remove directory", ["rm", "PKG", "Pages", "-r"]),
+        # One new root entry beside three subdirectories: renamed into the live root, the
+        # subdirectories left in place (issue 14 row 3).
+        Scenario("add root entry beside subdirectories", ["put", "PKG", "New.txt"], b"new root entry\n"),
     ]
-    return [all_[0], all_[3]] if quick else all_
+    return [all_[0], all_[3], all_[5]] if quick else all_
 
 
 RESTORE = Scenario("restore version 1", ["versions", "restore", "PKG", "1"])
