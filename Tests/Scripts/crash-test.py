@@ -297,6 +297,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=0, metavar="K", help="also run 2 x K concurrent puts")
     parser.add_argument("--restore", action="store_true",
                         help="crash-test `docpkg versions restore` instead of put/rm")
+    parser.add_argument("--scenario", metavar="TEXT", help="only the put/rm scenarios whose name contains TEXT")
     parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
     args = parser.parse_args()
     docpkg = os.path.abspath(args.docpkg)
@@ -312,7 +313,8 @@ def main():
                                 args.restore)
                 syscalls = QUICK_SYSCALLS if args.quick else SYSCALLS
                 total = 0
-                for scenario in ([RESTORE] if args.restore else scenarios(source, args.quick)):
+                chosen = [s for s in scenarios(source, args.quick) if args.scenario is None or args.scenario in s.name]
+                for scenario in ([RESTORE] if args.restore else chosen):
                     points = runner.crash(scenario, syscalls)
                     total += points
                     print(f"crash{' (fallback)' if fallback else ''}: {scenario.name}: {points} crash points", flush=True)
