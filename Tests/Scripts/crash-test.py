@@ -53,9 +53,11 @@ def make_package(path):
     write("Pages/p1/text.txt", b"page one\n")
     write("Pages/p2/text.txt", b"page two\n", 0o640)
     write("Pages/p2/deep/er/note.txt", b"deep\n", 0o755)
+    write("Data/a.bin", bytes(range(200)), 0o640)
+    write("Data/b.bin", b"b" * 300)
     os.symlink("../Index.json", os.path.join(path, "Pages/index-link"))
     os.chmod(os.path.join(path, "Pages/p1"), 0o750)
-    for d in ("Pages/p2/deep/er", "Pages/p2/deep", "Pages/p2", "Pages/p1", "Pages", "Images"):
+    for d in ("Pages/p2/deep/er", "Pages/p2/deep", "Pages/p2", "Pages/p1", "Pages", "Images", "Data"):
         os.utime(os.path.join(path, d), ns=(1_500_000_000 * 10**9, 1_500_000_000 * 10**9))
 
 
@@ -107,8 +109,11 @@ def scenarios(source_file, quick):
         Scenario("add file to directory", ["put", "PKG", "Pages/p1/new.txt"], b"new page text\n"),
         Scenario("add file, new directories", ["put", "PKG", "Notes/2026/n.txt"], b"note\n"),
         Scenario("remove directory", ["rm", "PKG", "Pages", "-r"]),
+        # One new root entry beside three subdirectories: renamed into the live root, the
+        # subdirectories left in place (issue 14 row 3).
+        Scenario("add root entry beside subdirectories", ["put", "PKG", "New.txt"], b"new root entry\n"),
     ]
-    return [all_[0], all_[3]] if quick else all_
+    return [all_[0], all_[3], all_[5]] if quick else all_
 
 
 RESTORE = Scenario("restore version 1", ["versions", "restore", "PKG", "1"])
@@ -292,6 +297,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=0, metavar="K", help="also run 2 x K concurrent puts")
     parser.add_argument("--restore", action="store_true",
                         help="crash-test `docpkg versions restore` instead of put/rm")
+    parser.add_argument("--scenario", metavar="TEXT", help="only the put/rm scenarios whose name contains TEXT")
     parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
     args = parser.parse_args()
     docpkg = os.path.abspath(args.docpkg)
@@ -307,7 +313,8 @@ def main():
                                 args.restore)
                 syscalls = QUICK_SYSCALLS if args.quick else SYSCALLS
                 total = 0
-                for scenario in ([RESTORE] if args.restore else scenarios(source, args.quick)):
+                chosen = [s for s in scenarios(source, args.quick) if args.scenario is None or args.scenario in s.name]
+                for scenario in ([RESTORE] if args.restore else chosen):
                     points = runner.crash(scenario, syscalls)
                     total += points
                     print(f"crash{' (fallback)' if fallback else ''}: {scenario.name}: {points} crash points", flush=True)

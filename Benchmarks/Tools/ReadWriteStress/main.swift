@@ -1,6 +1,4 @@
 import DocumentPackage
-import SystemPackage
-
 // One writer and any number of readers of one package, in separate processes, for the
 // coordinated-reading test (Tests/docpkgTests/CoordinatedReadingTests.swift) and benchmark
 // (Benchmarks/rows/coordination.py).
@@ -14,10 +12,12 @@ import SystemPackage
 //
 // Generation files: Data/A/gen.txt, Data/B/gen.txt, Data/C/x/gen.txt hold g; markers Data/A/gen-g
 // and Data/B/gen-g are renamed along; Index.txt holds g rounded down to even (even saves change the
-// root's own entries, so they exchange the whole package; odd ones only Data/). Each of A, B, C
-// holds FILES other files. `write` and `read` print one JSON line of counts; `read` exits 1 if
+// root's own entries, so they exchange the whole package; odd ones only Data/, and every fourth
+// save, 3, 7, ..., replaces Data/ by a new directory, which is renamed into the live root as one
+// root entry replaced). Each of A, B, C holds FILES other files. `write` and `read` print one JSON line of counts; `read` exits 1 if
 // any read mixed two generations or failed.
 import Foundation
+import SystemPackage
 
 let generationFiles = ["Data/A/gen.txt", "Data/B/gen.txt", "Data/C/x/gen.txt"]
 let markerDirectories = ["Data/A", "Data/B"]
@@ -30,14 +30,19 @@ func fail(_ message: String) -> Never {
 func makePackage(_ path: String, files: Int) throws {
   let root = try PackageNode(directoryWithChildren: [:])
   try root.setFile(at: "Index.txt", contents: Data("0".utf8))
-  for file in generationFiles { try root.setFile(at: file, contents: Data("0".utf8)) }
-  for directory in markerDirectories { try root.setFile(at: "\(directory)/gen-0", contents: Data()) }
+  try addData(to: root, generation: 0, files: files)
+  _ = try PackageFile.create(at: FilePath(path), root: root)
+}
+
+/// Data/ of generation `generation` in `root`, which has none.
+func addData(to root: PackageNode, generation: Int, files: Int) throws {
+  for file in generationFiles { try root.setFile(at: file, contents: Data("\(generation)".utf8)) }
+  for directory in markerDirectories { try root.setFile(at: "\(directory)/gen-\(generation)", contents: Data()) }
   for directory in ["Data/A", "Data/B", "Data/C"] {
     for index in 0..<files {
       try root.setFile(at: "\(directory)/f\(index).txt", contents: Data(String(repeating: "x", count: 100).utf8))
     }
   }
-  _ = try PackageFile.create(at: FilePath(path), root: root)
 }
 
 func write(_ path: String, saves: Int) throws {
@@ -56,6 +61,11 @@ func write(_ path: String, saves: Int) throws {
       try package.root.renameNode(at: "\(directory)/gen-\(generation)", to: "gen-\(next)")
     }
     if next % 2 == 0 { try package.root.setContents(Data("\(next)".utf8), at: "Index.txt") }
+    if next % 4 == 3 {
+      let files = try package.root.node(at: "Data/C").children().count - 1  // all but x/
+      _ = try package.root.removeNode(at: "Data")
+      try addData(to: package.root, generation: next, files: files)
+    }
     do {
       try package.save()
       generation = next
@@ -65,7 +75,8 @@ func write(_ path: String, saves: Int) throws {
       try package.root.read()  // back to what is on disk
     }
   }
-  let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+  let seconds =
+    Double((ContinuousClock.now - start).components.attoseconds) / 1e18
     + Double((ContinuousClock.now - start).components.seconds)
   let rate = Double(saves - errors) / seconds
   print("{\"saves\":\(saves - errors),\"errors\":\(errors),\"seconds\":\(seconds),\"savesPerSecond\":\(rate)}")
@@ -74,7 +85,9 @@ func write(_ path: String, saves: Int) throws {
 /// One read of the whole package: the generations it saw, or a description of the mix.
 func readOnce(_ root: PackageNode) throws -> String? {
   var seen: [String: Int] = [:]
-  for file in generationFiles { seen[file] = Int(String(decoding: try root.node(at: file).contents(), as: UTF8.self)) ?? -1 }
+  for file in generationFiles {
+    seen[file] = Int(String(decoding: try root.node(at: file).contents(), as: UTF8.self)) ?? -1
+  }
   for directory in markerDirectories {
     let markers = try root.node(at: directory).sortedChildren().map(\.name).filter { $0.hasPrefix("gen-") }
     guard markers.count == 1 else { return "\(directory) holds markers \(markers)" }
@@ -89,7 +102,9 @@ func readOnce(_ root: PackageNode) throws -> String? {
   try walk(root)
   let index = Int(String(decoding: try root.node(at: "Index.txt").contents(), as: UTF8.self))
   let generations = Set(seen.values)
-  guard generations.count == 1, let generation = generations.first else { return "mixed \(seen.sorted { $0.key < $1.key })" }
+  guard generations.count == 1, let generation = generations.first else {
+    return "mixed \(seen.sorted { $0.key < $1.key })"
+  }
   guard index == generation - generation % 2 else { return "generation \(generation) with Index.txt \(index ?? -1)" }
   return nil
 }

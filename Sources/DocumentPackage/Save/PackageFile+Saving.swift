@@ -19,7 +19,9 @@ extension PackageFile {
   ///   loaded (see ``externalChanges()``; pass ``SaveOptions/overwritingExternalChanges`` to save
   ///   anyway), or `io` naming the entry and the failed call. After a failure the package is unchanged.
   /// - Complexity: O(*k*) file-system calls for the *k* entries of the smallest changed subtree
-  ///   (the whole package when the root's own entries changed), plus O(*n*) `lstat`s for *n* loaded nodes.
+  ///   (one root entry added or replaced is such a subtree: it is renamed into the package's root;
+  ///   the whole package when several root entries, a root entry's removal or the root itself
+  ///   changed), plus O(*n*) `lstat`s for *n* loaded nodes.
   public func save(options: SaveOptions = []) throws {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }

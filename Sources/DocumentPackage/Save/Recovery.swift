@@ -11,8 +11,9 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 /// Settles whatever an interrupted save left beside a package, so that the package is exactly
 /// the old one or exactly the new one (see ``SiblingNames`` for the names):
 ///
-/// - the package is there: every leftover is garbage — a temporary tree is a new tree that was
-///   never swapped in, or the old tree after the swap; a `ready` tree was never moved in; a
+/// - the package is there: every leftover is garbage — a temporary tree is a new tree (or a new
+///   root entry, see ``RootEntryChange``) that was never swapped or renamed in, or the old tree
+///   (or replaced root entry) after the swap; a `ready` tree was never moved in; a
 ///   sideline is the old package after the new one was moved in. All are removed.
 /// - the package is missing (the fallback protocol was cut between its two renames): a `ready`
 ///   tree is complete and synced, so it is moved in (the save is completed); otherwise the

@@ -10,6 +10,11 @@ import SystemPackage
 /// system refuses the exchange, a file or link D is replaced with a plain `rename` (atomic for
 /// non-directories) and a directory D falls back to saving the whole package.
 ///
+/// **One root entry** added or replaced, nothing else at the root (``RootEntryChange``): D would
+/// be the root, whose rebuild relinks every file of the package; instead the entry alone is built
+/// at the temporary name and renamed into the live root (`RENAME_NOREPLACE` for a new name, the
+/// exchange above for a replaced one), one atomic step like the exchange of any other D.
+///
 /// **Whole package** (``saveWhole(rebasing:)``, also save-as and save-to): the same with D = the
 /// package root. Without exchange, two renames that ``Recovery`` can always finish or undo:
 /// temporary → `ready` (it is complete: synced before), fsync; package → `old`; `ready` → package;
@@ -58,17 +63,33 @@ struct Saver {
     let recorder = root.treeRecorder
     recorder?.willSave()
     if let changed = root.changeRoot {
-      let partSavable =
-        changed !== root && !exchangeUnsupported && changed.origin?.relativePath == FilePath(changed.path)
-      let partSaved = partSavable ? try savePart(changed) : false
+      var partSaved = false
+      if changed === root {
+        // One root entry added or replaced: renamed into the live root (see ``RootEntryChange``).
+        if let entry = RootEntryChange(root: root, target: target), entry.isNew || !exchangeUnsupported {
+          partSaved = try savePart(entry.node, adding: entry.isNew, rebasingRoot: true)
+        }
+      } else if !exchangeUnsupported && changed.origin?.relativePath == FilePath(changed.path) {
+        partSaved = try savePart(changed)
+      }
       if !partSaved { try saveWholeTree(rebasing: true) }
     }
     recorder?.didSave()
   }
 
-  /// Replaces just `node` (not the root) by exchange. Returns false when a directory cannot be
-  /// exchanged here, having changed nothing.
-  private mutating func savePart(_ node: PackageNode) throws -> Bool {
+  /// Puts the new state of just `node` (not the root) in place.
+  ///
+  /// By exchange with the entry there; with `adding`, where its container has no entry of its
+  /// name, by `RENAME_NOREPLACE` (a plain rename where that is refused: the name was checked free
+  /// under the lock).
+  /// - Parameters:
+  ///   - node: The changed entry, built at the temporary name first.
+  ///   - adding: Whether `node` is new in its container.
+  ///   - rebasingRoot: Re-base the whole model afterwards (`node` is a root entry whose origin, if
+  ///     any, may be elsewhere), rather than just `node`.
+  /// - Returns: False when a directory cannot be exchanged here, having changed nothing.
+  /// - Throws: ``PackageError`` naming the entry and the failed call; the package is then unchanged.
+  private mutating func savePart(_ node: PackageNode, adding: Bool = false, rebasingRoot: Bool = false) throws -> Bool {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(node, parentFD: parentFD)
@@ -91,8 +112,20 @@ struct Saver {
     let name = node.diskName
     let entry = containerPath.appending(name.string)
     do {
-      try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameExchange)
+      if adding {
+        do {
+          try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameNoReplace)
+        } catch  where error.refusesExchange {
+          try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name)
+        }
+      } else {
+        try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameExchange)
+      }
     } catch {
+      if adding {
+        discardTemporary(parentFD)
+        throw PackageError.io(error, "cannot rename new entry into place:", path: entry.string, context: "while saving")
+      }
       if error.refusesExchange && node.kind != .directory {
         // A plain rename replaces a file or link atomically. The old one is kept as a hard link at
         // the sideline name until the rename is durable, to put it back if the fsync fails
@@ -112,7 +145,7 @@ struct Saver {
           throw error
         }
         if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
-        finish(node)
+        if rebasingRoot { rebaseRoot() } else { finish(node) }
         return true
       }
       discardTemporary(parentFD)
@@ -127,13 +160,14 @@ struct Saver {
       try syncDirectory(parentFD, names.parent)
     } catch {
       // Not durable: put the old state back rather than report a save that may not survive.
-      try? Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameExchange)
+      try? Syscalls.rename(
+        from: containerFD, name, to: parentFD, names.temporary, flags: adding ? 0 : Syscalls.renameExchange)
       discardTemporary(parentFD)
       throw error
     }
     readers.end()
     discardTemporary(parentFD)
-    finish(node)
+    if rebasingRoot { rebaseRoot() } else { finish(node) }
     return true
   }
 
@@ -279,6 +313,13 @@ struct Saver {
     do { try Syscalls.synchronize(fd) } catch {
       throw PackageError.io(error, "cannot sync directory", path: path.string, context: "while saving")
     }
+  }
+
+  /// Re-bases the whole model on the saved package.
+  private func rebaseRoot() {
+    guard let location = root.origin?.location else { return }
+    root.rebase(location: location, relativePath: FilePath(""))
+    location.detachedNodes.removeAll()
   }
 
   /// Re-bases the saved subtree and re-reads the status of its directory, whose times the
