@@ -1,3 +1,5 @@
+import DocumentPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,14 +9,12 @@ import Foundation
 extension Date {
   /// The date in the local time zone (`TZ`), to the second: `2026-11-24 03:23:08`.
   var localTimestamp: String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = .current
-    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: self)
-    func two(_ value: Int?) -> String {
-      let digits = String(value ?? 0)
-      return digits.count < 2 ? "0" + digits : digits
-    }
-    return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
-      + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
+    let utc = Int64(timeIntervalSince1970.rounded(.down))
+    let local = utc + LocalTime.offset(atSecondsSince1970: utc)
+    let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+    let second = local - days * 86_400
+    let (year, month, day) = CivilDate.of(daysSince1970: days)
+    func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
+    return "\(year)-\(two(month))-\(two(day)) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
   }
 }
