@@ -60,7 +60,7 @@ struct SyncIncrementalTests {
     let original = bytes(seed: 1)
     let source = try dir.write("big.bin", original)
     let record = FilePath(dir.appending("record"))
-    let holder = UploadHolder()
+    let holder = TaskHolder<String>()
     let task = Task {
       try await client.upload("big", fromFile: FilePath(source), record: record) { sent in
         if sent >= Int64(2 * partSize) { holder.cancel() }
@@ -207,25 +207,4 @@ func eventuallyAsync(seconds: Double = 20, _ condition: () async -> Bool) async 
     try? await Task.sleep(for: .milliseconds(5))
   }
   return await condition()
-}
-
-/// The upload task, for its progress callback to cancel.
-final class UploadHolder: @unchecked Sendable {
-  private let lock = NSLock()
-  private var task: Task<String, any Error>?
-  private var cancelled = false
-
-  func set(_ task: Task<String, any Error>) {
-    lock.withLock {
-      self.task = task
-      if cancelled { task.cancel() }
-    }
-  }
-
-  func cancel() {
-    lock.withLock {
-      cancelled = true
-      task?.cancel()
-    }
-  }
 }

@@ -27,7 +27,7 @@ struct SyncRecoveryTests {
     let dir = try TemporaryDirectory("sync-cancel")
     let (client, _, package) = try await makePackage(in: dir, files: 200)
     let sync = try PackageSync(packageAt: FilePath(package), remote: "origin", credentials: credentials, parallelism: 2)
-    let holder = TaskHolder()
+    let holder = TaskHolder<PushResult>()
     let task = Task {
       try await sync.push { progress in
         if progress.phase == .uploading, progress.objectsDone >= 20 { holder.cancel() }
@@ -73,13 +73,13 @@ struct SyncRecoveryTests {
   }
 }
 
-/// The push task, for its progress callback to cancel.
-final class TaskHolder: @unchecked Sendable {
+/// A transfer's task, for its own progress callback to cancel (a push, an upload).
+final class TaskHolder<Success: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
-  private var task: Task<PushResult, any Error>?
+  private var task: Task<Success, any Error>?
   private var cancelled = false
 
-  func set(_ task: Task<PushResult, any Error>) {
+  func set(_ task: Task<Success, any Error>) {
     lock.withLock {
       self.task = task
       if cancelled { task.cancel() }
