@@ -29,7 +29,7 @@ struct FileJob: @unchecked Sendable {
 /// barrier for whichever worker the scheduler had preempted, and two workers creating files in
 /// one directory contended for its lock in the kernel. Now:
 /// - Jobs go in groups of consecutive files (at most ``groupFiles`` files or ``groupBytes``
-///   bytes), claimed one at a time from a ``FileWriterQueue`` by whoever is free: no barrier, no
+///   bytes), claimed one at a time from a `FileWriterQueue` by whoever is free: no barrier, no
 ///   striping, and a group whose directory another thread is writing in waits for another.
 /// - One worker fewer than the cores: the extractor's thread is the other one. When more than
 ///   ``queuedLimit`` groups are waiting (the workers are behind, or preempted), the extractor

@@ -12,7 +12,7 @@ import DocumentPackage
 /// path, which says exactly what is wrong.
 ///
 /// It works on the names' bytes: each entry's normalized path (its names joined by `/`, without empty
-/// names and `.`) goes into a ``ZipPathTable``; no `String` is made unless the caller makes one for
+/// names and `.`) goes into a `ZipPathTable`; no `String` is made unless the caller makes one for
 /// the entries it wants. Memory: the distinct paths' bytes plus a few dozen bytes per path.
 struct ZipDirectoryScan {
   /// What the scan learnt about the archive's top level.
@@ -159,7 +159,7 @@ struct ZipDirectoryScan {
   }
 
   /// Whether two UTF-8 names are equal as the archive's tree compares them (as `String`s): by their
-  /// bytes when both are ASCII, else as strings (see ``ZipPathTable``).
+  /// bytes when both are ASCII, else as strings (see `ZipPathTable`).
   static func namesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     if Syscalls.bytesEqual(a, b) { return true }
     if ZipPathTable.isASCII(a), ZipPathTable.isASCII(b) { return false }

@@ -19,9 +19,9 @@ import Foundation
 ///
 /// ## How it works (Linux)
 /// One inotify instance for all the monitors of a process, read by one thread that hands each event
-/// to the monitor of its watch (``WatchInstance``); each monitor has a thread of its own that
+/// to the monitor of its watch (`WatchInstance`); each monitor has a thread of its own that
 /// collects its events into bursts and compares (never a thread of the cooperative pool: both wait
-/// in `poll` or on a condition). Set-up adds one watch per directory of the
+/// in `poll` or on a semaphore). Set-up adds one watch per directory of the
 /// package and then lists it (watch first, so that an entry created meanwhile is either listed or
 /// reported), keeping the status of every entry (kind, inode, size, modification time, permissions).
 /// The package's parent directory is watched too, for entries named like the package, and a

@@ -2,7 +2,7 @@
 import Dispatch
 import SystemPackage
 
-/// A monitor's queue of inotify events, filled by its ``WatchInstance``'s reader thread and
+/// A monitor's queue of inotify events, filled by its `WatchInstance`'s reader thread and
 /// emptied by the monitor's own thread, which waits on it (with a timeout, for its debounce).
 final class WatchInbox: @unchecked Sendable {
   private let lock = SystemLock()

@@ -7,7 +7,7 @@ import SystemPackage
 /// `fs.inotify.max_user_instances`, 128 by default, not 500).
 ///
 /// The reader thread waits in `poll` on the instance, reads its events and hands each to the
-/// ``WatchInbox`` of every monitor using the event's watch; `IN_Q_OVERFLOW` (events of the whole
+/// `WatchInbox` of every monitor using the event's watch; `IN_Q_OVERFLOW` (events of the whole
 /// instance were lost) goes to every monitor of the instance, and each rescans its package.
 /// The kernel gives the same watch to the same directory, so two monitors of one folder share a
 /// watch: it is added with `IN_MASK_ADD` (masks add up) and removed from the kernel only when no

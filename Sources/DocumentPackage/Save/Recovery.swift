@@ -12,7 +12,7 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 /// the old one or exactly the new one (see ``SiblingNames`` for the names):
 ///
 /// - the package is there: every leftover is garbage — a temporary tree is a new tree (or a new
-///   root entry, see ``RootEntryChange``) that was never swapped or renamed in, or the old tree
+///   root entry, see `RootEntryChange`) that was never swapped or renamed in, or the old tree
 ///   (or replaced root entry) after the swap; a `ready` tree was never moved in; a
 ///   sideline is the old package after the new one was moved in. All are removed.
 /// - the package is missing (the fallback protocol was cut between its two renames): a `ready`

@@ -10,7 +10,7 @@ import SystemPackage
 /// system refuses the exchange, a file or link D is replaced with a plain `rename` (atomic for
 /// non-directories) and a directory D falls back to saving the whole package.
 ///
-/// **One root entry** added or replaced, nothing else at the root (``RootEntryChange``): D would
+/// **One root entry** added or replaced, nothing else at the root (`RootEntryChange`): D would
 /// be the root, whose rebuild relinks every file of the package; instead the entry alone is built
 /// at the temporary name and renamed into the live root (`RENAME_NOREPLACE` for a new name, the
 /// exchange above for a replaced one), one atomic step like the exchange of any other D.
@@ -65,7 +65,7 @@ struct Saver {
     if let changed = root.changeRoot {
       var partSaved = false
       if changed === root {
-        // One root entry added or replaced: renamed into the live root (see ``RootEntryChange``).
+        // One root entry added or replaced: renamed into the live root (see `RootEntryChange`).
         if let entry = RootEntryChange(root: root, target: target), entry.isNew || !exchangeUnsupported {
           partSaved = try savePart(entry.node, adding: entry.isNew, rebasingRoot: true)
         }

@@ -106,8 +106,8 @@ public final class PackageSync: Sendable {
   }
 
   /// Every tree reachable from `root`: taken from `known` (the package's own scan), else from the sync folder's
-  /// ``LocalTrees``, else fetched (at most ``parallelism`` at once), checked against its key and kept in
-  /// ``LocalTrees`` for later pulls and pushes.
+  /// `LocalTrees`, else fetched (at most ``parallelism`` at once), checked against its key and kept in
+  /// `LocalTrees` for later pulls and pushes.
   func fetchTrees(from root: String, known: [String: SyncTree]) async throws -> [String: SyncTree] {
     var trees = known
     let local = LocalTrees(path: folder.treeStore)

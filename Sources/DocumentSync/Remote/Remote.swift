@@ -48,7 +48,7 @@ public struct Remote: Sendable, Hashable, Codable {
 /// | `state/NAME`     | per remote: the root tree last pushed or pulled, and the head's ETag then   |
 /// | `objects/HASH`   | blobs downloaded and verified, kept until the pull that needed them saved   |
 /// | `tmp/`           | downloads in progress                                                      |
-/// | `index`          | cache: the last scan of the package (``SyncIndex``), so a scan hashes only changed files |
+/// | `index`          | cache: the last scan of the package (`SyncIndex`), so a scan hashes only changed files |
 /// | `trees/ab/cd…`   | tree objects known to be on a remote (pushed or fetched), by hash           |
 /// | `pushing/NAME`   | objects a push to remote NAME sent, until its head moved (an interrupted push resumes) |
 /// | `uploads/HASH`   | a multipart upload in progress: its upload ID and the parts that arrived    |

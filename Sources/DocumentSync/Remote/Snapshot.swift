@@ -12,7 +12,7 @@ import Foundation
 /// blob's hash with the package path it can be read from.
 ///
 /// Made by listing every directory (one `getdents` and one `fstatat` per entry) and hashing only the files the
-/// sync folder's ``SyncIndex`` does not know at their device, inode, size and modification time: after a change
+/// sync folder's `SyncIndex` does not know at their device, inode, size and modification time: after a change
 /// to one file of 100,000, one file is read. A directory whose entries are all as indexed keeps its tree hash
 /// without encoding its tree again.
 struct Snapshot {
@@ -45,7 +45,7 @@ struct Snapshot {
   }
 }
 
-/// One scan of a package (see ``Snapshot``).
+/// One scan of a package (see `Snapshot`).
 private struct Scanner {
   let old: SyncIndex
   var new = SyncIndex()
