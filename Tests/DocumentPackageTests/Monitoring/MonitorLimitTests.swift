@@ -90,7 +90,9 @@ struct MonitorLimitTests {
     let busyEvents = EventCollector(busyMonitor)
     let quietEvents = EventCollector(quietMonitor)
     try temp.write("Quiet.pkg/q.txt", "changed before the overflow\n")
-    let script = "import sys\nfor i in range(100): open(f'{sys.argv[1]}/f{sys.argv[2]}_{i}.txt', 'w').write('x')"
+    // Batches of 1,000 files (3,000 events): the shared reader thread drains the queue of 16 between
+    // small bursts when it gets a core, so only a burst much larger than the queue overflows it for sure.
+    let script = "import sys\nfor i in range(1000): open(f'{sys.argv[1]}/f{sys.argv[2]}_{i}.txt', 'w').write('x')"
     var batch = 0
     let overflowed = await busyEvents.wait(seconds: 30) { collector in
       if collector.changes.contains(where: { $0.kind == .rescanned }) { return true }
