@@ -106,7 +106,7 @@ struct SyncIncrementalTests {
     process.standardError = FileHandle.nullDevice
     try process.run()
     // Killed once the first part of the big file arrived (its record has a part line).
-    let partArrived = await eventuallyAsync(seconds: 120) {
+    let partArrived = await eventually(seconds: 120) {
       guard let name = try? FileManager.default.contentsOfDirectory(atPath: uploads).first,
         let text = try? String(contentsOfFile: uploads + "/" + name, encoding: .utf8)
       else { return false }
@@ -176,7 +176,7 @@ struct SyncIncrementalTests {
     // Known gap (not yet understood): the first pull after the document opened is not always noticed; the second,
     // below, is.
     await withKnownIssue("the first outside change after opening is missed here", isIntermittent: true) {
-      #expect(await eventuallyAsync { await document.lastOutsideChange != nil })
+      #expect(await eventually(seconds: 20) { await document.lastOutsideChange != nil })
       #expect(await document.lastOutsideChange?.reaction == .reloaded)
       #expect((try? await text("d1/f1.txt")) == "from B\n")
     }
@@ -187,7 +187,7 @@ struct SyncIncrementalTests {
     try await sync(b).push()
     let seen = await document.lastOutsideChange
     #expect(try Shell.docpkg(["pull", a]).standardOutput == "fast-forward\n")
-    #expect(await eventuallyAsync { await document.lastOutsideChange != seen })
+    #expect(await eventually(seconds: 20) { await document.lastOutsideChange != seen })
     guard case .merged = await document.lastOutsideChange?.reaction else {
       Issue.record("not merged: \(String(describing: await document.lastOutsideChange))")
       return
@@ -197,14 +197,4 @@ struct SyncIncrementalTests {
     #expect(await document.hasUnsavedChanges)
     try await document.close(saving: false)
   }
-}
-
-/// Waits until `condition` holds, polling for at most `seconds`.
-func eventuallyAsync(seconds: Double = 20, _ condition: () async -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-  while ContinuousClock.now < deadline {
-    if await condition() { return true }
-    try? await Task.sleep(for: .milliseconds(5))
-  }
-  return await condition()
 }

@@ -10,3 +10,14 @@ public func eventually(seconds: Double = 10, _ condition: () -> Bool) async -> B
   }
   return condition()
 }
+
+/// The async form of ``eventually(seconds:_:)``, for conditions that read an actor.
+@discardableResult
+public func eventually(seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+  let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+  while ContinuousClock.now < deadline {
+    if await condition() { return true }
+    try? await Task.sleep(for: .milliseconds(5))
+  }
+  return await condition()
+}

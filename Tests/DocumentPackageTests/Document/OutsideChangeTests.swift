@@ -13,18 +13,6 @@ private func text(_ document: Document, _ path: String) async throws -> String {
   try await document.read { String(decoding: try $0.node(at: path).contents(), as: UTF8.self) }
 }
 
-/// Waits until `condition` holds, polling every few milliseconds for at most `seconds` (the async
-/// form of `eventually`, for conditions that read an actor).
-@discardableResult
-private func eventually(seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-  while ContinuousClock.now < deadline {
-    if await condition() { return true }
-    try? await Task.sleep(for: .milliseconds(5))
-  }
-  return await condition()
-}
-
 /// Writes `contents` to `path` from another process (Python), in place, as an editor would.
 private func writeFromAnotherProcess(_ path: String, _ contents: String) throws {
   try Shell.run("python3", ["-c", "import sys; open(sys.argv[1], 'w').write(sys.argv[2])", path, contents])

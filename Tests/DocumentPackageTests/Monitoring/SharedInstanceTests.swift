@@ -40,13 +40,3 @@ struct SharedInstanceTests {
     for document in documents { try await document.close() }
   }
 }
-
-/// Polls an async `condition` until it holds, at most `seconds`.
-private func eventually(seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-  while ContinuousClock.now < deadline {
-    if await condition() { return true }
-    try? await Task.sleep(for: .milliseconds(5))
-  }
-  return await condition()
-}
