@@ -14,7 +14,12 @@ import Foundation
 // a save. The reaction:
 //
 // 1. Deleted (the monitor's last event): the state gains `deleted`; the model stays in memory and
-//    `save(to:)` can write it elsewhere. Saving in place fails.
+//    `save(to:)` can write it elsewhere. Saving in place fails. `rm -rf` is often seen in bursts,
+//    files first, then the package: a reaction that finds the package gone from its path publishes
+//    nothing and waits for the monitor's next event (deleted or moved), which then lists both; and
+//    when the reaction just before the deletion only applied removals, and nothing changed since,
+//    the model from before it comes back, so that a deleted document holds all it held before
+//    the deletion began.
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself.
 // 3. Anything else: the model is compared with the disk (`externalChanges()`, one `lstat` per
@@ -34,7 +39,9 @@ import Foundation
 //      the document's side winning) is kept as a conflict version, and the state gains `inConflict`.
 //      Either way nothing either side did is lost.
 // A change found only in parts the model never loaded needs no work: the lazy model reads the
-// new state when it gets there. A change that comes while an undo group is open waits until the
+// new state when it gets there. It is still reported (`reloaded` or `merged` with what the monitor
+// saw), so that an app can refresh what it shows; after a lazy load met a save and the document
+// reacted at once, the monitor's own report of that save comes too, listing what it saw. A change that comes while an undo group is open waits until the
 // group is closed (the model must not be replaced in the middle of a group).
 extension Document {
   /// Reacts to one burst of outside changes reported by `source` (see the comment above).
@@ -45,21 +52,22 @@ extension Document {
 
   /// Reacts to one burst of outside changes, or keeps it for later while an undo group is open
   /// (replacing the model then would cut the group in two).
-  func react(to event: PackageMonitor.Event) {
+  func react(to latest: PackageMonitor.Event) {
     executor.requireOnQueue()
+    var event = latest
+    if let earlier = eventBeforeVanishing {
+      eventBeforeVanishing = nil
+      event = earlier.followed(by: latest)
+    }
     if editor.undoStack.groupingLevel > 0, !event.changes.contains(where: { $0.kind == .packageDeleted }) {
-      if var pending = pendingOutsideEvent {
-        pending.changes += event.changes
-        pending.isOwnSave = pending.isOwnSave && event.isOwnSave
-        pending.packagePath = event.packagePath
-        pendingOutsideEvent = pending
-      } else {
-        pendingOutsideEvent = event
-      }
+      pendingOutsideEvent = pendingOutsideEvent.map { $0.followed(by: event) } ?? event
       return
     }
+    let beforeRemovals = modelBeforeRemovals
+    modelBeforeRemovals = nil
     let kinds = Set(event.changes.map(\.kind))
     if kinds.contains(.packageDeleted) {
+      if let beforeRemovals, beforeRemovals.isCurrent(editor) { editor = beforeRemovals.editor }
       stopMonitor()
       cancelAutosave()
       state.insert(.deleted)
@@ -84,9 +92,17 @@ extension Document {
     } else if external.isEmpty {
       reaction = hasUnsavedChanges ? .merged(paths: []) : .reloaded
     } else {
+      let previous = editor
       do {
         reaction = hasUnsavedChanges ? try mergeOutsideChanges() : try reloadFromDisk()
+        if editor !== previous, event.changes.allSatisfy({ packageLevel.contains($0.kind) || $0.kind == .removed }) {
+          modelBeforeRemovals = ModelBeforeRemovals(editor: previous, replacement: editor)
+        }
       } catch {
+        if packageVanished {
+          if !state.contains(.deleted) { eventBeforeVanishing = event }  // else: already reported
+          return
+        }
         let failure =
           error as? PackageError
           ?? PackageError(.io, "cannot apply an outside change to", path: path.string, context: "(\(error))")
@@ -95,6 +111,12 @@ extension Document {
       }
     }
     finish(event, reaction)
+  }
+
+  /// Whether the package is no longer a directory at ``path``: deleted or moved away while the
+  /// document reacted to a change in it. The monitor reports which next (its root watch saw it go).
+  private var packageVanished: Bool {
+    (try? Syscalls.statusNoFollow(path))?.kind != .directory
   }
 
   /// Reacts to an outside change kept while an undo group was open, once it is closed.
@@ -208,5 +230,25 @@ extension Document {
       return
     }
     _ = try tree.setNode(try PackageFile.detachedCopy(of: node), at: change.path)
+  }
+}
+
+/// The model a reaction to outside removals replaced (see ``Document/react(to:)``, point 1).
+struct ModelBeforeRemovals {
+  /// The editor (and with it the model) before the reaction.
+  let editor: PackageEditor
+  /// The editor the reaction made, and how many changes it had recorded then.
+  let replacement: PackageEditor
+  let changesThen: Int
+
+  init(editor: PackageEditor, replacement: PackageEditor) {
+    self.editor = editor
+    self.replacement = replacement
+    changesThen = replacement.changesRecorded
+  }
+
+  /// Whether `current` is still the reaction's model, unchanged since.
+  func isCurrent(_ current: PackageEditor) -> Bool {
+    current === replacement && current.changesRecorded == changesThen
   }
 }

@@ -106,6 +106,12 @@ public actor Document {
   var outsideChangeCount = 0
   /// An outside change that came while an undo group was open, applied when it closes.
   var pendingOutsideEvent: PackageMonitor.Event?
+  /// An outside change met while the package was disappearing from ``path`` (deleted or moved
+  /// away during the reaction): it is reported with the monitor's next event, which says which.
+  var eventBeforeVanishing: PackageMonitor.Event?
+  /// The model before the last reaction to outside removals, while nothing has changed since:
+  /// brought back if the package is deleted next (see ``react(to:)``).
+  var modelBeforeRemovals: ModelBeforeRemovals?
   /// Whether the app wants the package watched (on unless ``Options/unwatched`` or ``stopWatching()``).
   var watchingWanted = false
 

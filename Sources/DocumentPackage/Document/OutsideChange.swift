@@ -27,7 +27,9 @@ public struct OutsideChange: Sendable, Hashable, CustomStringConvertible {
     /// The package moved (``Document/path`` is its new path) and nothing in it changed.
     case followed
     /// The package was deleted: the document is ``DocumentState/deleted``; what it holds in memory
-    /// can still be saved elsewhere with ``Document/save(to:)``.
+    /// can still be saved elsewhere with ``Document/save(to:)``. A deletion seen in bursts (files
+    /// first, then the package, as `rm -rf` goes) is one `deleted`, and the document holds what it
+    /// held before the deletion began.
     case deleted
     /// The document was already ``DocumentState/inConflict``: nothing was applied until the conflict is settled.
     case deferred

@@ -17,3 +17,11 @@ extension PackageMonitor {
     }
   }
 }
+
+extension PackageMonitor.Event {
+  /// This event followed by `later`, as one: both bursts' changes, an own save only if both
+  /// were, and the package's path after `later`.
+  func followed(by later: Self) -> Self {
+    Self(changes: changes + later.changes, isOwnSave: isOwnSave && later.isOwnSave, packagePath: later.packagePath)
+  }
+}

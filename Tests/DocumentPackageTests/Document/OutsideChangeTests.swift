@@ -224,6 +224,83 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func aPackageDeletedWhileTheDocumentReactsToAChangeInItEndsDeletedNotFailed() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let updates = await document.updates()
+    _ = try await document.read { root in
+      for file in ["a.txt", "b.txt", "Notes/n.txt"] { _ = try root.node(at: file).contents() }
+    }
+    try await document.edit { try $0.setFile(at: "b.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("rm", ["-rf", path])
+    // `rm -rf` is often seen in two bursts: files gone, then the package. The reaction to the
+    // first finds no package to merge with; it must wait for the monitor's verdict, not fail.
+    let firstBurst = PackageMonitor.Event(
+      changes: [PackageMonitor.Change(.removed, "a.txt")], isOwnSave: false, packagePath: path)
+    await document.react(to: firstBurst)
+    #expect(await eventually { await document.state.contains(.deleted) })
+    #expect(await document.lastOutsideChange?.reaction == .deleted)
+    #expect(await document.lastOutsideChange?.changes.contains { $0.kind == .packageDeleted } == true)
+    var reactions: [OutsideChange.Reaction] = []
+    for await update in updates {
+      guard let change = update.outsideChange else { continue }
+      reactions.append(change.reaction)
+      if change.reaction == .deleted { break }
+    }
+    #expect(reactions == [.deleted], "\(reactions)")
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    try await document.save(to: rescue)
+    #expect(try file(rescue.string + "/a.txt") == "a\n")
+    #expect(try file(rescue.string + "/b.txt") == "unsaved\n")
+    #expect(try file(rescue.string + "/Notes/n.txt") == "n\n")
+    try await document.close()
+  }
+
+  @Test func aDeletionThatBeganWithRemovalsRescuesWhatTheDocumentHeldBeforeIt() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    _ = try await document.read { root in
+      for file in ["a.txt", "b.txt", "Notes/n.txt"] { _ = try root.node(at: file).contents() }
+    }
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    // The first burst of a deletion: one file gone, merged as any outside removal.
+    try Shell.run("rm", [path + "/b.txt"])
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .merged(paths: []) })
+    #expect(try await document.read { try $0.nodeIfPresent(at: "b.txt") != nil } == false)
+    // Then the package: the document holds again what it held before the deletion began.
+    try Shell.run("rm", ["-rf", path])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    try await document.save(to: rescue)
+    #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
+    #expect(try file(rescue.string + "/b.txt") == "one\ntwo\nthree\nfour\nfive\n")
+    #expect(try file(rescue.string + "/Notes/n.txt") == "n\n")
+    try await document.close()
+  }
+
+  @Test func aRemovalTheDocumentBuiltOnStaysRemovedWhenThePackageIsDeletedLater() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try Shell.run("rm", [path + "/b.txt"])
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .reloaded })
+    // The app edits on top of the outside removal: that state is what a deletion then keeps.
+    try await document.edit { try $0.setFile(at: "c.txt", contents: Data("c\n".utf8)) }
+    _ = try await document.read { root in
+      for file in ["a.txt", "Notes/n.txt"] { _ = try root.node(at: file).contents() }
+    }
+    try Shell.run("rm", ["-rf", path])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    try await document.save(to: rescue)
+    #expect(try file(rescue.string + "/c.txt") == "c\n")
+    #expect(try file(rescue.string + "/a.txt") == "a\n")
+    #expect(!FileManager.default.fileExists(atPath: rescue.string + "/b.txt"))
+    try await document.close()
+  }
+
   @Test func watchingCanBeTurnedOffAndOn() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
