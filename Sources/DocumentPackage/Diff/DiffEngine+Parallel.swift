@@ -1,13 +1,20 @@
 import Dispatch
 
 /// Two workers for the parts of a comparison that are mostly system calls: listing the two trees,
-/// and comparing same-size files. Used only when both trees are on disk and are different trees,
-/// so each worker touches nodes no other worker touches (nodes are not thread-safe). Archive-backed
-/// trees are always read on one thread, in walk order.
+/// and comparing same-size files. Listing is parallel only when both trees are on disk; comparing,
+/// for pairs whose files are each on disk or from a source that allows concurrent reads (a zip read
+/// through its central directory). Always two different trees, so each worker touches nodes no other
+/// worker touches (nodes are not thread-safe). Other archive-backed trees are read on one thread, in walk order.
 extension DiffEngine {
-  /// Whether `old` and `new` can be read on two threads.
+  /// Whether `old` and `new` can be listed on two threads.
   static func canReadInParallel(_ old: PackageNode, _ new: PackageNode) -> Bool {
     old.root !== new.root && old.isBackedByDisk && new.isBackedByDisk
+  }
+
+  /// Whether same-size pairs of `old` and `new` can be compared on several threads (pair by pair,
+  /// see ``PackageNode/isReadableOnAnyThread``).
+  static func canCompareInParallel(_ old: PackageNode, _ new: PackageNode) -> Bool {
+    old.root !== new.root
   }
 
   /// Lists every directory of both trees, one tree per worker.
@@ -31,7 +38,7 @@ extension DiffEngine {
     }
   }
 
-  /// Whether each pair of same-size disk files has equal contents. Pairs go in batches of 256 to
+  /// Whether each pair of same-size files (on disk, or readable on any thread) has equal contents. Pairs go in batches of 256 to
   /// Dispatch's workers (one per core), which claim the next batch when done with one: a worker
   /// that the system runs less (a busy machine) simply does fewer batches.
   /// - Throws: The first read error in pair order.
@@ -61,6 +68,16 @@ extension DiffEngine {
     }
     if let error = errors.buffer.lazy.compactMap({ $0 }).first { throw error }
     return Array(results.buffer)
+  }
+}
+
+extension PackageNode {
+  /// Whether this file's contents can be read on a worker thread while other files of its tree are
+  /// read on others: a file on disk, or one whose source allows concurrent reads.
+  var isReadableOnAnyThread: Bool {
+    if isBackedByDisk { return true }
+    guard kind == .file, !edits.contains(.contents), case .source(let source) = fileBody else { return false }
+    return source.allowsConcurrentReads
   }
 }
 
