@@ -66,6 +66,8 @@ struct Inspect: ParsableCommand {
   /// Prints `root`'s tree within `--depth`, then the totals: those counted on the way, or `totals`.
   private func list(_ root: PackageNode, totals known: Totals? = nil) throws {
     _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
+    // Totals count every entry: list the whole tree first, on every core (`lstat`s dominate).
+    if known == nil { root.listDirectoriesInParallel() }
     var listing = Listing(json: json, depth: depth)
     if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
     try visitChildren(of: root, path: "", level: 1, prefix: "", into: &listing)
