@@ -168,6 +168,9 @@ def rows(h):
             if name == "many":
                 _cat_row(h, name, archive, 5)
 
+    if os.environ.get("DOCPKG_BENCH_SKIP_BIG"):  # a quick check of the typical and many rows only
+        h.row("pack/unpack big zip (RSS)", None, note="skipped: DOCPKG_BENCH_SKIP_BIG is set")
+        return
     big = h.corpus("big")
     work = h.scratch("archive-big")
     big_zip = os.path.join(work, "big.zip")
