@@ -161,13 +161,22 @@ def _cat_row(h, name, archive, repeat):
 
 def rows(h):
     """Pack typical/many to zip vs peers (with the size check), unpack them vs bsdtar, big at bounded RSS."""
+    unpack_only = bool(os.environ.get("DOCPKG_BENCH_UNPACK_ONLY"))  # a quick check of issue 14 row 5
     for name, repeat in (("typical", 3), ("many", 3)):
+        if unpack_only:
+            archive = os.path.join(h.scratch(f"archive-pack-{name}"), "ours.zip")
+            subprocess.run([h.docpkg, "pack", h.corpus(name), "-o", archive, "--quiet"], check=True)
+            _unpack_rows(h, name, archive, repeat)
+            continue
         archive = _pack_rows(h, name, repeat)
         if os.path.exists(archive):
             _unpack_rows(h, name, archive, repeat)
             if name == "many":
                 _cat_row(h, name, archive, 5)
 
+    if unpack_only or os.environ.get("DOCPKG_BENCH_SKIP_BIG"):  # a quick check of the typical and many rows only
+        h.row("pack/unpack big zip (RSS)", None, note="skipped: DOCPKG_BENCH_SKIP_BIG or DOCPKG_BENCH_UNPACK_ONLY is set")
+        return
     big = h.corpus("big")
     work = h.scratch("archive-big")
     big_zip = os.path.join(work, "big.zip")

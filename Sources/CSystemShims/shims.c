@@ -70,6 +70,15 @@ int docpkg_full_fsync(int fd) {
   return fsync(fd);
 }
 
+int docpkg_start_writeback(int fd) {
+#if defined(__linux__)
+  return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)fd;
+  return 0;
+#endif
+}
+
 int docpkg_syncfs(int fd) {
 #if defined(__linux__)
   return syncfs(fd);

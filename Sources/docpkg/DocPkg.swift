@@ -17,6 +17,10 @@ struct DocPkg: ParsableCommand {
     ]
   )
 
-  /// Parses the arguments and runs the command (see `runCommandLine(_:)`).
-  static func main() { runCommandLine(Self.self) }
+  /// Parses the arguments and runs the command (see `runCommandLine(_:)`). First, the process-wide
+  /// settings only a program may make: `TZ` names the zone file when unset (see `LocalTime`).
+  static func main() {
+    LocalTime.readZoneFileOnce()
+    runCommandLine(Self.self)
+  }
 }

@@ -25,6 +25,10 @@ ssize_t docpkg_copy_file_range(int fd_in, int fd_out, size_t length);
 /// fsync that reaches the disk: F_FULLFSYNC on Darwin, fsync elsewhere.
 int docpkg_full_fsync(int fd);
 
+/// sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): start writing the file's dirty pages out, without
+/// waiting and without making anything durable (a later fsync or syncfs does). 0 where unsupported.
+int docpkg_start_writeback(int fd);
+
 /// syncfs(2): write out everything the file system holding `fd` has cached, and wait.
 /// Where there is no syncfs, falls back to sync() then fsync(fd).
 int docpkg_syncfs(int fd);

@@ -72,9 +72,8 @@ extension ArchivePackage {
       try throwLookupError(for: entryPath, wanted, scan: &scan, below: summary.singleTopDirectory)
       return nil
     }
-    guard let source = ZipEntrySource(fd: fd, entry: found, archive: archive.string) else { return nil }
     handedOver = true
-    return source
+    return ZipEntrySource(file: ZipArchiveFile(fd: fd, path: archive.string), entry: found)
   }
 
   /// Throws what looking `entryPath` up in the archive's tree, then reading it, would throw: the

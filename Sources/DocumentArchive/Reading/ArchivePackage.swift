@@ -27,6 +27,8 @@ public enum ArchivePackage {
   ///   is damaged, or has an unsafe or duplicate entry.
   /// - Complexity: O(*n*) for *n* entries to open; reading all files in archive order is O(archive size).
   public static func open(_ path: FilePath, unwrappingSingleDirectory: Bool = true) throws -> PackageNode {
+    // A zip whose central directory settles everything: no libarchive pass over the local headers.
+    if let tree = zipTree(of: path, unwrappingSingleDirectory: unwrappingSingleDirectory) { return tree }
     let reader = try ArchiveReader(path: path.string)
     var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: nil)
     let cursor = ArchiveCursor(path: path.string, format: reader.format)

@@ -28,7 +28,7 @@ extension ArchivePackage {
     guard ArchiveFormat(contentsOf: archive) == .zip, let fd = try? Syscalls.openFile(archive, .readOnly) else {
       return nil
     }
-    defer { Syscalls.closeFile(fd) }
+    let file = ZipArchiveFile(fd: fd, path: archive.string)  // closes `fd`; shared by the files' sources
     guard let status = try? Syscalls.status(of: fd), status.kind == .file else { return nil }
     // The children of both possible roots: the archive's top level, and its single top directory.
     var atTop = TopLevelChildren()
@@ -49,7 +49,7 @@ extension ArchivePackage {
       let holder = try PackageNode(
         directoryWithChildren: [:], preferredName: ArchiveUnpacker.documentFolderName(for: archive))
       guard let top = summary.singleTopDirectory else {
-        try atTop.build(into: holder, archive: archive)
+        try atTop.build(into: holder, file: file)
         return ArchiveTopLevel(
           root: holder, files: summary.files, directories: summary.directories, bytes: summary.bytes)
       }
@@ -57,7 +57,7 @@ extension ArchivePackage {
       let root = try PackageNode(directoryWithChildren: [:])
       try holder.replaceChild(named: top, with: root)
       if let topMode { root.permissions = FilePermissions(rawValue: CInterop.Mode(topMode & 0o7777)) }
-      try belowTop.build(into: root, archive: archive)
+      try belowTop.build(into: root, file: file)
       try holder.removeChild(root)
       return ArchiveTopLevel(
         root: root, files: summary.files, directories: summary.directories - 1, bytes: summary.bytes)
@@ -98,13 +98,13 @@ private struct TopLevelChildren {
   }
 
   /// Adds the children to `directory` as the archive's tree builder would, with their permissions.
-  func build(into directory: PackageNode, archive: FilePath) throws {
+  func build(into directory: PackageNode, file: ZipArchiveFile) throws {
     for (name, child) in children {
       let node: PackageNode
       let mode: UInt32?
       switch child {
       case .file(let entry):
-        node = PackageNode(regularFileWithSource: ZipListedEntrySource(archive: archive, entry: entry))
+        node = PackageNode(regularFileWithSource: ZipListedEntrySource(file: file, entry: entry))
         mode = entry.externalAttributes >> 16
       case .directory(let described):
         node = try PackageNode(directoryWithChildren: [:])

@@ -13,34 +13,33 @@ import Foundation
 /// Memory is bounded by the chunk size whatever the entry's size. Only entries ``ZipEntryLookup``
 /// accepted come here: not encrypted, stored (0) or deflated (8).
 final class ZipEntrySource: FileContentSource {
-  /// The open archive, closed when the source goes.
-  private let fd: CInt
+  /// The open archive, shared with the other entries' sources.
+  private let file: ZipArchiveFile
   private let entry: ZipCentralDirectory.Entry
   /// The archive's path, for messages.
-  private let archive: String
+  private var archive: String { file.path }
   let size: Int64
 
   /// Where the entry's data starts, after its local header.
   private let dataStart: Int64
 
-  /// Reads the entry's local header; `nil` (without taking `fd`) if it is not there or names
-  /// another entry (a zip with data before it, or a damaged one: the full reader decides).
-  /// Otherwise takes ownership of `fd`.
-  init?(fd: CInt, entry: ZipCentralDirectory.Entry, archive: String) {
+  /// Reads the entry's local header; `nil` if it is not there or names another entry (a zip with
+  /// data before it, or a damaged one: the full reader decides).
+  init?(file: ZipArchiveFile, entry: ZipCentralDirectory.Entry) {
     let offset = Int64(clamping: entry.localHeaderOffset)
-    guard let header = try? Syscalls.readBytes(fd, at: offset, count: 30 + entry.name.count),
+    guard let header = try? Syscalls.readBytes(file.fd, at: offset, count: 30 + entry.name.count),
       header.count == 30 + entry.name.count,
       ZipCentralDirectory.u32(header, 0) == ZipRecords.localHeaderSignature,
       Int(ZipCentralDirectory.u16(header, 26)) == entry.name.count, header[30...].elementsEqual(entry.name)
     else { return nil }
-    self.fd = fd
+    self.file = file
     self.entry = entry
-    self.archive = archive
     size = Int64(clamping: entry.size)
     dataStart = offset + 30 + Int64(entry.name.count) + Int64(ZipCentralDirectory.u16(header, 28))
   }
 
-  deinit { Syscalls.closeFile(fd) }
+  /// Reads are `pread`s of the shared descriptor with state local to the call.
+  var allowsConcurrentReads: Bool { true }
 
   func readAll() throws -> Data {
     var data = Data()
@@ -62,20 +61,26 @@ final class ZipEntrySource: FileContentSource {
       crc = crc32(crc, bytes)
       try body(bytes)
     }
-    func input(_ count: Int) throws -> [UInt8] {
-      let want = Int(min(Int64(count), remaining))
-      guard want > 0 else { return [] }
-      let bytes: [UInt8]
-      do { bytes = try Syscalls.readBytes(fd, at: position, count: want) } catch {
+    // One buffer for the compressed input, read with `pread` from the shared descriptor.
+    let inputSize = entry.method == 0 ? chunk : 256 << 10
+    let inputBuffer = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: Int(max(1, min(Int64(inputSize), remaining))), alignment: 16)
+    defer { inputBuffer.deallocate() }
+    func input() throws -> UnsafeMutableRawBufferPointer {
+      let want = Int(min(Int64(inputBuffer.count), remaining))
+      guard want > 0 else { return UnsafeMutableRawBufferPointer(rebasing: inputBuffer[..<0]) }
+      let room = UnsafeMutableRawBufferPointer(rebasing: inputBuffer[..<want])
+      let count: Int
+      do { count = try file.read(into: room, at: position) } catch {
         throw PackageError.io(error, "cannot read", path: archive)
       }
-      guard bytes.count == want else { throw damaged("the archive ends inside its data") }
+      guard count == want else { throw damaged("the archive ends inside its data") }
       position += Int64(want)
       remaining -= Int64(want)
-      return bytes
+      return room
     }
     if entry.method == 0 {
-      while remaining > 0 { try input(chunk).withUnsafeBytes { try emit($0) } }
+      while remaining > 0 { try emit(UnsafeRawBufferPointer(try input())) }
     } else {
       try inflate(chunk: chunk, input: input, emit: emit)
     }
@@ -85,7 +90,7 @@ final class ZipEntrySource: FileContentSource {
 
   /// Raw-inflates the data through zlib, `chunk` bytes of output at a time.
   private func inflate(
-    chunk: Int, input: (Int) throws -> [UInt8], emit: (UnsafeRawBufferPointer) throws -> Void
+    chunk: Int, input: () throws -> UnsafeMutableRawBufferPointer, emit: (UnsafeRawBufferPointer) throws -> Void
   ) throws {
     let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     stream.initialize(to: z_stream())
@@ -94,31 +99,30 @@ final class ZipEntrySource: FileContentSource {
     defer { inflateEnd(stream) }
     let output = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
     defer { output.deallocate() }
-    var pending: [UInt8] = []
     var finished = false
     while !finished {
-      if pending.isEmpty || stream.pointee.avail_in == 0 {
-        pending = try input(256 << 10)
-        if pending.isEmpty { throw damaged("its deflated data ends early") }
-      }
-      try pending.withUnsafeMutableBytes { bytes in
+      if stream.pointee.avail_in == 0 {
+        let bytes = try input()
+        if bytes.isEmpty { throw damaged("its deflated data ends early") }
         stream.pointee.next_in = bytes.baseAddress!.assumingMemoryBound(to: Bytef.self)
         stream.pointee.avail_in = uInt(bytes.count)
-        repeat {
-          stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
-          stream.pointee.avail_out = uInt(chunk)
-          let result = CArchive.inflate(stream, Z_NO_FLUSH)
-          guard result == Z_OK || result == Z_STREAM_END || result == Z_BUF_ERROR else {
-            throw damaged("its deflated data is damaged")
-          }
-          try emit(UnsafeRawBufferPointer(rebasing: output[..<(chunk - Int(stream.pointee.avail_out))]))
-          if result == Z_STREAM_END {
-            finished = true
-            break
-          }
-        } while stream.pointee.avail_out == 0 || stream.pointee.avail_in > 0
       }
-      pending = []
+      repeat {
+        stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = uInt(chunk)
+        let result = CArchive.inflate(stream, Z_NO_FLUSH)
+        guard result == Z_OK || result == Z_STREAM_END || result == Z_BUF_ERROR else {
+          throw damaged("its deflated data is damaged")
+        }
+        try emit(UnsafeRawBufferPointer(rebasing: output[..<(chunk - Int(stream.pointee.avail_out))]))
+        if result == Z_STREAM_END {
+          finished = true
+          break
+        }
+        if result == Z_BUF_ERROR, stream.pointee.avail_in > 0, stream.pointee.avail_out > 0 {
+          throw damaged("its deflated data is damaged")
+        }
+      } while stream.pointee.avail_out == 0 || stream.pointee.avail_in > 0
     }
   }
 

@@ -1,13 +1,20 @@
 import Dispatch
 
 /// Two workers for the parts of a comparison that are mostly system calls: listing the two trees,
-/// and comparing same-size files. Used only when both trees are on disk and are different trees,
-/// so each worker touches nodes no other worker touches (nodes are not thread-safe). Archive-backed
-/// trees are always read on one thread, in walk order.
+/// and comparing same-size files. Listing is parallel only when both trees are on disk; comparing,
+/// for pairs whose files are each on disk or from a source that allows concurrent reads (a zip read
+/// through its central directory). Always two different trees, so each worker touches nodes no other
+/// worker touches (nodes are not thread-safe). Other archive-backed trees are read on one thread, in walk order.
 extension DiffEngine {
-  /// Whether `old` and `new` can be read on two threads.
+  /// Whether `old` and `new` can be listed on two threads.
   static func canReadInParallel(_ old: PackageNode, _ new: PackageNode) -> Bool {
     old.root !== new.root && old.isBackedByDisk && new.isBackedByDisk
+  }
+
+  /// Whether same-size pairs of `old` and `new` can be compared on several threads (pair by pair,
+  /// see ``PackageNode/isReadableOnAnyThread``).
+  static func canCompareInParallel(_ old: PackageNode, _ new: PackageNode) -> Bool {
+    old.root !== new.root
   }
 
   /// Lists every directory of both trees, one tree per worker.
@@ -31,25 +38,40 @@ extension DiffEngine {
     }
   }
 
-  /// Whether each pair of same-size disk files has equal contents. Pairs go in batches of 256 to
-  /// Dispatch's workers (one per core), which claim the next batch when done with one: a worker
-  /// that the system runs less (a busy machine) simply does fewer batches.
+  /// Whether each pair of same-size files (on disk, or readable on any thread) has equal contents.
+  /// Pairs go in batches of at most 256 pairs or ``batchBytes`` bytes to Dispatch's workers (one per
+  /// core), which claim the next batch when done with one: a worker that the system runs less (a busy
+  /// machine) simply does fewer batches, and a few large files do not all land in one batch.
   /// - Throws: The first read error in pair order.
   static func equalContentsInParallel(_ pairs: [(PackageNode, PackageNode)]) throws -> [Bool] {
-    let batch = 256
     let count = pairs.count
-    let batches = (count + batch - 1) / batch
+    var starts: [Int] = []
+    var inBatch = 0
+    var bytes: Int64 = 0
+    for (index, pair) in pairs.enumerated() {
+      if starts.isEmpty || inBatch == 256 || bytes >= batchBytes {
+        starts.append(index)
+        inBatch = 0
+        bytes = 0
+      }
+      inBatch += 1
+      bytes += pair.0.size
+    }
+    starts.append(count)
+    let batches = starts.count - 1
+    let bounds = SharedSlots(starts)
     let input = SharedSlots(pairs)
     let results = SharedSlots([Bool](repeating: false, count: count))
     let errors = SharedSlots<(any Error)?>([(any Error)?](repeating: nil, count: batches))
     defer {
+      bounds.free()
       input.free()
       results.free()
       errors.free()
     }
     DispatchQueue.concurrentPerform(iterations: batches) { batchIndex in
       var reader = ContentReader()
-      for index in batchIndex * batch..<min((batchIndex + 1) * batch, count) {
+      for index in bounds[batchIndex]..<bounds[batchIndex + 1] {
         let (old, new) = input[index]
         do {
           results[index] = try reader.equalContents(old, new)
@@ -61,6 +83,19 @@ extension DiffEngine {
     }
     if let error = errors.buffer.lazy.compactMap({ $0 }).first { throw error }
     return Array(results.buffer)
+  }
+
+  /// The bytes after which a batch of pairs is closed: small enough that large files spread over the workers.
+  static let batchBytes: Int64 = 4 << 20
+}
+
+extension PackageNode {
+  /// Whether this file's contents can be read on a worker thread while other files of its tree are
+  /// read on others: a file on disk, or one whose source allows concurrent reads.
+  var isReadableOnAnyThread: Bool {
+    if isBackedByDisk { return true }
+    guard kind == .file, !edits.contains(.contents), case .source(let source) = fileBody else { return false }
+    return source.allowsConcurrentReads
   }
 }
 

@@ -16,10 +16,13 @@ extension DiffEngine {
   /// Reads what phase 1 left pending, in walk order, so each tree's files are read in its order.
   mutating func readPending(parallel: Bool) throws {
     if parallel, pairs.count > 1 {
-      // Equality of same-size files on disk: no order to keep, so compare on two workers. Pairs
-      // that differ stay pending when patches or containers need their contents.
+      // Equality of same-size files on disk (or from sources that allow concurrent reads): no order
+      // to keep, so compare on two workers. Pairs that differ stay pending when patches or
+      // containers need their contents.
       let keepsDifferent = options.includesTextPatches || options.expandingContainers != nil
-      let onDisk = pairs.filter { $0.old.size == $0.new.size && $0.old.isBackedByDisk && $0.new.isBackedByDisk }
+      let onDisk = pairs.filter {
+        $0.old.size == $0.new.size && $0.old.isReadableOnAnyThread && $0.new.isReadableOnAnyThread
+      }
       let equal = try Self.equalContentsInParallel(onDisk.map { ($0.old, $0.new) })
       var decided = Set<Int>()
       for (index, pair) in onDisk.enumerated() where equal[index] || !keepsDifferent {

@@ -44,14 +44,13 @@ struct DiffEngine {
   }
 
   mutating func run(old: PackageNode, new: PackageNode) throws -> PackageDifference {
-    let parallel = Self.canReadInParallel(old, new)
     if old.kind == .directory, new.kind == .directory {
-      if parallel { try Self.listInParallel(old, new) }
+      if Self.canReadInParallel(old, new) { try Self.listInParallel(old, new) }
       try visitChildren(old, new, prefix: "")
     } else {
       try visit(old, new, path: "")
     }
-    try readPending(parallel: parallel)
+    try readPending(parallel: Self.canCompareInParallel(old, new))
     try pairRenames()
     for candidate in added where !candidate.paired {
       let patch = candidate.text.map { TextPatch(from: [], to: $0, context: options.patchContext) }

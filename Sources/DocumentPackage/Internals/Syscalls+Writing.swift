@@ -101,6 +101,13 @@ extension Syscalls {
     _ = try retrying { docpkg_full_fsync(fd) }
   }
 
+  /// Starts writing `fd`'s dirty pages to the disk and returns at once: a later `synchronize` or
+  /// `synchronizeFileSystem` then finds less to wait for. Advisory: failures are ignored (the later
+  /// sync reports them).
+  package static func startWriteback(_ fd: CInt) {
+    _ = docpkg_start_writeback(fd)
+  }
+
   package static func synchronizeFileSystem(_ fd: CInt) throws(Errno) {
     _ = try retrying { docpkg_syncfs(fd) }
   }

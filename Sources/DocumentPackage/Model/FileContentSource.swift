@@ -16,4 +16,13 @@ public protocol FileContentSource: AnyObject {
   func readAll() throws -> Data
   /// Reads the contents in order, handing `body` chunks of at most `chunkSize` bytes.
   func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+  /// Whether ``read(chunkSize:_:)`` may run on several threads at once, for this source and the
+  /// other sources of its tree (for example `pread`s of one shared descriptor, with no other state).
+  /// A comparison then reads such files on several workers, as it does files on disk. `false` by default.
+  var allowsConcurrentReads: Bool { get }
+}
+
+extension FileContentSource {
+  /// `false`: a source reads on one thread at a time unless it says otherwise.
+  public var allowsConcurrentReads: Bool { false }
 }

@@ -66,8 +66,14 @@ struct Inspect: ParsableCommand {
   /// Prints `root`'s tree within `--depth`, then the totals: those counted on the way, or `totals`.
   private func list(_ root: PackageNode, totals known: Totals? = nil) throws {
     _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
+    // Totals count every entry: list the whole tree first, on every core (`lstat`s dominate).
+    if known == nil { root.listDirectoriesInParallel() }
     var listing = Listing(json: json, depth: depth)
-    if json { listing.out.write("{\"entries\":[") } else { listing.out.write(line(for: root, prefix: "")) }
+    if json {
+      listing.out.write("{\"entries\":[")
+    } else {
+      writeLine(for: root, prefix: "", connector: "", to: listing.out)
+    }
     try visitChildren(of: root, path: "", level: 1, prefix: "", into: &listing)
     let totals = known ?? listing.totals
     if json {
@@ -110,7 +116,7 @@ struct Inspect: ParsableCommand {
           listing.first = false
           writeJSONEntry(child, path: childPath, to: listing.out)
         } else {
-          listing.out.write(line(for: child, prefix: prefix + (isLast ? "└── " : "├── ")))
+          writeLine(for: child, prefix: prefix, connector: isLast ? "└── " : "├── ", to: listing.out)
         }
       }
       if child.kind == .directory {
@@ -120,16 +126,62 @@ struct Inspect: ParsableCommand {
     }
   }
 
-  private func line(for node: PackageNode, prefix: String) -> String {
-    let size = node.kind == .directory ? "-" : node.size.grouped
-    var shown = node.name.escapingControlCharacters
+  /// Writes one entry's line piece by piece (kind, mode, size, the tree's prefix and connector, the name):
+  /// building a string per entry costs more than the `lstat` behind it. The padded fields are ASCII.
+  private func writeLine(for node: PackageNode, prefix: String, connector: StaticString, to out: StandardOutput) {
+    let kind = node.kind.rawValue
+    out.write(kind)
+    out.writeSpaces(max(0, 9 - kind.utf8.count) + 1)
+    writeOctalMode(node.permissions.rawValue, to: out)
+    out.write(" ")
+    if node.kind == .directory {
+      out.writeSpaces(14)
+      out.write("-")
+    } else {
+      writeGrouped(node.size, paddedTo: 15, to: out)
+    }
+    out.write("  ")
+    out.write(prefix)
+    out.write(connector)
+    out.write(node.name.escapingControlCharacters)
     switch node.kind {
-    case .directory: shown += "/"
-    case .symlink: shown += " -> " + node.symbolicLinkDestination.escapingControlCharacters
+    case .directory: out.write("/")
+    case .symlink:
+      out.write(" -> ")
+      out.write(node.symbolicLinkDestination.escapingControlCharacters)
     case .file: break
     }
-    return node.kind.rawValue.rightPadded(to: 9) + " " + node.permissions.octal + " "
-      + size.leftPadded(to: 15) + "  " + prefix + shown + "\n"
+    out.write("\n")
+  }
+
+  /// Writes `mode` as `FilePermissions.octal` does: at least four octal digits.
+  private func writeOctalMode(_ mode: CInterop.Mode, to out: StandardOutput) {
+    var digits: [UInt8] = []
+    var value = UInt32(mode)
+    repeat {
+      digits.append(UInt8(ascii: "0") + UInt8(value & 7))
+      value >>= 3
+    } while value > 0
+    while digits.count < 4 { digits.append(UInt8(ascii: "0")) }
+    digits.reverse()
+    digits.withUnsafeBytes { out.write(bytes: $0) }
+  }
+
+  /// Writes `value` as `Int64.grouped` does (`1,234,567`), padded on the left with spaces to `width`.
+  private func writeGrouped(_ value: Int64, paddedTo width: Int, to out: StandardOutput) {
+    var digits: [UInt8] = []
+    var magnitude = value.magnitude
+    var count = 0
+    repeat {
+      if count > 0, count % 3 == 0 { digits.append(UInt8(ascii: ",")) }
+      digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+      magnitude /= 10
+      count += 1
+    } while magnitude > 0
+    if value < 0 { digits.append(UInt8(ascii: "-")) }
+    out.writeSpaces(max(0, width - digits.count))
+    digits.reverse()
+    digits.withUnsafeBytes { out.write(bytes: $0) }
   }
 
   /// Writes one entry piece by piece: building a string per entry costs more than the `lstat` behind it.

@@ -63,6 +63,17 @@ extension String {
 }
 
 extension StandardOutput {
+  /// Writes `count` spaces.
+  func writeSpaces(_ count: Int) {
+    let spaces: StaticString = "                                "  // 32
+    var left = count
+    while left > 0 {
+      let now = min(left, 32)
+      write(bytes: UnsafeRawBufferPointer(start: spaces.utf8Start, count: now))
+      left -= now
+    }
+  }
+
   /// Writes `text` as a JSON string literal, without building the quoted string when nothing needs escaping
   /// (`inspect --json` writes one per entry, and building strings costs more than the `lstat` behind it).
   func writeJSONString(_ text: String) {

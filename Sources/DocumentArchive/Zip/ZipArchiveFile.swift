@@ -1,0 +1,42 @@
+import DocumentPackage
+import SystemPackage
+
+/// A zip archive open for reading, shared by the entry sources of one tree: one descriptor, read
+/// only with `pread` (no file position), so several threads may read different entries at once.
+/// Closed when the last source that holds it goes.
+final class ZipArchiveFile: @unchecked Sendable {
+  /// The descriptor, owned: closed in `deinit`.
+  let fd: CInt
+  /// The archive's path, for messages.
+  let path: String
+
+  /// Takes ownership of `fd`.
+  init(fd: CInt, path: String) {
+    self.fd = fd
+    self.path = path
+  }
+
+  /// Opens the archive at `path`.
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the archive if it cannot be opened.
+  convenience init(opening path: FilePath) throws {
+    let fd: CInt
+    do { fd = try Syscalls.openFile(path, .readOnly) } catch {
+      throw PackageError.io(error, "cannot open", path: path.string)
+    }
+    self.init(fd: fd, path: path.string)
+  }
+
+  deinit { Syscalls.closeFile(fd) }
+
+  /// Fills `buffer` from `offset`; returns how many bytes were read (fewer only at the end of the file).
+  func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
+    var filled = 0
+    while filled < buffer.count {
+      let count = try Syscalls.readBytes(
+        fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), at: offset + Int64(filled))
+      if count == 0 { break }
+      filled += count
+    }
+    return filled
+  }
+}
