@@ -47,6 +47,25 @@ struct SyncIncrementalTests {
     #expect(try await sync(package).push() == .upToDate)
   }
 
+  @Test func aCloneFillsTheIndexSoThatItsFirstScanReadsNoFile() async throws {
+    let dir = try TemporaryDirectory("sync-clone-index")
+    let (_, url, package) = try await makePackage(dir)
+    guard case .pushed(let tree, _, _, _) = try await sync(package).push() else {
+      Issue.record("first push")
+      return
+    }
+    let copy = dir.appending("Copy.mydoc")
+    let cloned = try await PackageSync.clone(
+      from: url, endpoint: ObjectStore.endpointURL, to: FilePath(copy), credentials: credentials)
+    let scan = try Snapshot(packageAt: FilePath(copy), index: cloned.folder.indexFile)
+    #expect(scan.hashedFiles == 0)
+    #expect(scan.root == tree)
+    #expect(try await sync(copy).push() == .upToDate)
+    // The index is a cache of what is on disk: a file changed after the clone is read again.
+    try dir.write("Copy.mydoc/d0/f0.txt", "changed after the clone\n")
+    #expect(try Snapshot(packageAt: FilePath(copy), index: cloned.folder.indexFile).hashedFiles == 1)
+  }
+
   @Test func anInterruptedMultipartUploadResumesWithoutSendingThePartsThatArrived() async throws {
     let client = try await ObjectStore.freshBucket(multipartThreshold: 6 << 20)
     let dir = try TemporaryDirectory("sync-resume")
