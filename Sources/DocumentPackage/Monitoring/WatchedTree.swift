@@ -172,7 +172,9 @@ final class WatchedTree {
         before?.kind == .directory && after?.kind == .directory && before?.inode == after?.inode
       if sameDirectory { continue }  // its own watch reports what happens inside it
       if let before {
-        old[relative] = before
+        // A name met earlier in this burst (under a directory replaced and rescanned) keeps the
+        // state recorded then: `entries` holds the new state by now.
+        if old[relative] == nil { old[relative] = before }
         entries[relative] = nil
         if before.kind == .directory { release(relative, into: &old, watches: &releasedWatches) }
       }
@@ -199,7 +201,7 @@ final class WatchedTree {
   private func release(_ relative: String, into old: inout [String: Signature], watches: inout [CInt: String]) {
     let prefix = relative + "/"
     for (path, signature) in entries where path.hasPrefix(prefix) {
-      old[path] = signature
+      if old[path] == nil { old[path] = signature }  // as in `update`: the first state met is the old one
       entries[path] = nil
     }
     for (directory, watch) in watchOfDirectory where directory == relative || directory.hasPrefix(prefix) {

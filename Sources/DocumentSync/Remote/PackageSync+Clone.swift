@@ -49,6 +49,8 @@ extension PackageSync {
       try TreeApplier(objects: folder.objects, localBlobs: [:], packagePath: folder.packagePath)
         .apply(flat, over: [:], to: root)
       try PackageFile.create(at: folder.packagePath, root: root).close()
+      // The index, from what was just written (one listing, no file read): the first push does not hash again.
+      _ = try Snapshot(packageAt: folder.packagePath, index: folder.indexFile, written: flat)
     }
     // Whether the server wants bare ETags was learned while nothing depended on it; keep it for later pushes.
     var added = probeRemote

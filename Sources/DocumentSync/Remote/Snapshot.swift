@@ -30,8 +30,10 @@ struct Snapshot {
   /// Scans the package at `packagePath`, using and then updating the index at `indexPath` (blocking: call on
   /// ``BlockingIO``).
   /// - Throws: ``PackageError`` naming the directory or file that cannot be read.
-  init(packageAt packagePath: FilePath, index indexPath: FilePath) throws {
-    var scanner = Scanner(old: SyncIndex(path: indexPath))
+  /// - Parameter written: Files this process just wrote with known contents (a clone's), by package path: one whose
+  ///   size is as listed takes its hash from here instead of being read.
+  init(packageAt packagePath: FilePath, index indexPath: FilePath, written: FlatTree = [:]) throws {
+    var scanner = Scanner(old: SyncIndex(path: indexPath), written: written)
     defer { scanner.buffer.deallocate() }
     root = try scanner.scan(packagePath, path: "")
     trees = scanner.trees
@@ -56,7 +58,12 @@ private struct Scanner {
   var changed = false
   let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
-  init(old: SyncIndex) { self.old = old }
+  let written: FlatTree
+
+  init(old: SyncIndex, written: FlatTree) {
+    self.old = old
+    self.written = written
+  }
 
   mutating func scan(_ absolute: FilePath, path: String) throws -> String {
     let listing: (FileStatus, [DirectoryEntry])
@@ -92,6 +99,8 @@ private struct Scanner {
           before.inode == item.inode, before.time == item.time, before.entry.size == item.entry.size
         {
           item.entry.reference = before.entry.reference
+        } else if let known = written[childPath], known.kind == .file, known.size == status.size {
+          item.entry.reference = known.reference
         } else {
           item.entry.reference = try hash(absolute.appending(child.rawName))
           hashed += 1
