@@ -118,7 +118,7 @@ final class MonitorRunner: @unchecked Sendable {
     var moves: [(String, String)] = []
     var compared = false
     var newInodes: [UInt64] = []
-    if burst.rootChanged {
+    if burst.rootChanged || burst.overflowed {  // lost events may have been the root's own
       switch tree.checkRoot() {
       case .unchanged: break
       case .replaced:

@@ -66,6 +66,35 @@ struct MonitorLimitTests {
     #expect(await events.wait(for: .modified, "a.txt"))
   }
 
+  /// The events lost in an overflow may include the package's own deletion: the rescan after an
+  /// overflow checks the package itself first, so its deletion is still reported and the sequence ends.
+  @Test(.enabled(if: getuid() == 0, "lowering fs.inotify.max_queued_events needs root"))
+  func aDeletionLostInAnOverflowIsStillReported() async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let package = try makeWatchedPackage(in: temp)
+    let limit = "/proc/sys/fs/inotify/max_queued_events"
+    let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    try "16".write(toFile: limit, atomically: false, encoding: .utf8)
+    let instance = Result { try WatchInstance() }
+    try saved.write(toFile: limit, atomically: false, encoding: .utf8)
+    var options = PackageMonitor.Options()
+    options.instance = try instance.get()
+    let monitor = try PackageMonitor(watching: FilePath(package), options: options)
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    // One process writes 1,000 files and then deletes the package: far more events than the
+    // queue of 16 holds, so the package's own deletion is usually among the lost ones.
+    let script = """
+      import shutil, sys
+      for i in range(1000): open(f'{sys.argv[1]}/Data/f{i}.txt', 'w').write('x')
+      shutil.rmtree(sys.argv[1])
+      """
+    try Shell.run("python3", ["-c", script, package])
+    #expect(
+      await events.wait { $0.changes.contains { $0.kind == .packageDeleted } }, "\(events.changes.suffix(5))")
+    #expect(await events.wait { $0.hasEnded })
+  }
+
   /// Monitors sharing an instance share its queue: when it overflows (here, by writes into one
   /// package), every monitor of the instance rescans, and each still reports what changed in its package.
   @Test(.enabled(if: getuid() == 0, "lowering fs.inotify.max_queued_events needs root"))
