@@ -32,6 +32,7 @@ struct DocPkg: ParsableCommand {
     do {
       var command = command
       try command.run()
+      VersionsSettle.startForSavedPackages()
       StandardOutput.shared.flush()
     } catch let exit as ExitCode {
       StandardOutput.shared.flush()

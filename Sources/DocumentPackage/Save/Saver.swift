@@ -37,6 +37,9 @@ struct Saver {
   let names: SiblingNames
   let root: PackageNode
   var willReplace: ((FilePath) throws -> Void)?
+  /// Takes the replaced subtree into the version store after the swap (set with `willReplace`
+  /// when versions are kept with deferred copies); without it the replaced subtree is removed.
+  var deferredKeeping: DeferredKeeping?
   var exchangeUnsupported = false
   /// Whether `willReplace` was called already (a part save that fell back to a whole save calls it once).
   private var previousStateKept = false
@@ -111,7 +114,11 @@ struct Saver {
           if backup { try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name) }
           throw error
         }
-        if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
+        if backup {
+          disposeOfReplaced(names.sideline, in: parentFD, changedPath: node.path)
+        } else {
+          deferredKeeping?.lose(changedPath: node.path)
+        }
         finish(node)
         return true
       }
@@ -132,7 +139,7 @@ struct Saver {
       throw error
     }
     readers.end()
-    discardTemporary(parentFD)
+    disposeOfReplaced(names.temporary, in: parentFD, changedPath: node.path)
     finish(node)
     return true
   }
@@ -197,7 +204,7 @@ struct Saver {
           throw error
         }
         readers.end()
-        discardTemporary(parentFD)
+        disposeOfReplaced(names.temporary, in: parentFD, changedPath: "")
       } else {
         try renameInTwoSteps(parentFD)
       }
@@ -242,7 +249,7 @@ struct Saver {
       try? TreeRemoval.remove(names.ready, in: parentFD)
       throw error
     }
-    try? TreeRemoval.remove(names.sideline, in: parentFD)
+    disposeOfReplaced(names.sideline, in: parentFD, changedPath: "")
   }
 
   /// Builds `node` at the temporary name and makes it durable; removes it again on failure.
@@ -267,6 +274,13 @@ struct Saver {
     guard !previousStateKept else { return }
     try willReplace?(target)
     previousStateKept = true
+  }
+
+  /// After a swap is final: the replaced subtree (`name` in `parentFD`) goes to the version store
+  /// as a pending version's (``DeferredKeeping``), or is removed.
+  private func disposeOfReplaced(_ name: RawName, in parentFD: CInt, changedPath: String) {
+    if let deferredKeeping, deferredKeeping.keep(replacedIn: parentFD, name, changedPath: changedPath) { return }
+    try? TreeRemoval.remove(name, in: parentFD)
   }
 
   private func discardTemporary(_ parentFD: CInt) {
