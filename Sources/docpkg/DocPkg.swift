@@ -17,6 +17,7 @@ struct DocPkg: ParsableCommand {
     ]
   )
 
-  /// Parses the arguments and runs the command (see `runCommandLine(_:)`).
-  static func main() { runCommandLine(Self.self) }
+  /// Parses the arguments and runs the command (see `runCommandLine(_:afterSuccess:)`); after a
+  /// command that saved with deferred version copies, starts `docpkg versions settle` detached.
+  static func main() { runCommandLine(Self.self, afterSuccess: VersionsSettle.startForSavedPackages) }
 }

@@ -68,6 +68,14 @@ public final class PackageFile {
   /// ``VersionPolicy/default``: the last 10). Set it before saving.
   public var versionPolicy: VersionPolicy = .default
 
+  /// Whether saves keep the previous state as a *pending* version, copying its contents into the
+  /// ``VersionStore`` later (``VersionStore/settlePendingVersions()``), so that a save costs
+  /// O(changed) however big the package (default `false`: each save copies before its swap).
+  /// Until the pending version is settled, a file written in place is not kept by it: the version
+  /// names it in ``PackageVersion/unkeptPaths`` (never other bytes). `docpkg` sets it and settles
+  /// in a detached process right after the save.
+  public var defersVersionCopies = false
+
   let options: Options
   var lock: PackageLock?
   /// Set once `RENAME_EXCHANGE` was refused here: later saves use the two-rename protocol at once.

@@ -42,6 +42,9 @@ struct Saver {
   let names: SiblingNames
   let root: PackageNode
   var willReplace: ((FilePath) throws -> Void)?
+  /// Takes the replaced subtree into the version store after the swap (set with `willReplace`
+  /// when versions are kept with deferred copies); without it the replaced subtree is removed.
+  var deferredKeeping: DeferredKeeping?
   var exchangeUnsupported = false
   /// Whether `willReplace` was called already (a part save that fell back to a whole save calls it once).
   private var previousStateKept = false
@@ -144,7 +147,11 @@ struct Saver {
           if backup { try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name) }
           throw error
         }
-        if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
+        if backup {
+          disposeOfReplaced(names.sideline, in: parentFD, changedPath: node.path)
+        } else {
+          deferredKeeping?.lose(changedPath: node.path)
+        }
         if rebasingRoot { rebaseRoot() } else { finish(node) }
         return true
       }
@@ -166,7 +173,7 @@ struct Saver {
       throw error
     }
     readers.end()
-    discardTemporary(parentFD)
+    disposeOfReplaced(names.temporary, in: parentFD, changedPath: node.path)
     if rebasingRoot { rebaseRoot() } else { finish(node) }
     return true
   }
@@ -231,7 +238,7 @@ struct Saver {
           throw error
         }
         readers.end()
-        discardTemporary(parentFD)
+        disposeOfReplaced(names.temporary, in: parentFD, changedPath: "")
       } else {
         try renameInTwoSteps(parentFD)
       }
@@ -278,7 +285,7 @@ struct Saver {
       try? TreeRemoval.remove(names.ready, in: parentFD)
       throw error
     }
-    try? TreeRemoval.remove(names.sideline, in: parentFD)
+    disposeOfReplaced(names.sideline, in: parentFD, changedPath: "")
   }
 
   /// Builds `node` at the temporary name and makes it durable; removes it again on failure.
@@ -303,6 +310,13 @@ struct Saver {
     guard !previousStateKept else { return }
     try willReplace?(target)
     previousStateKept = true
+  }
+
+  /// After a swap is final: the replaced subtree (`name` in `parentFD`) goes to the version store
+  /// as a pending version's (``DeferredKeeping``), or is removed.
+  private func disposeOfReplaced(_ name: RawName, in parentFD: CInt, changedPath: String) {
+    if let deferredKeeping, deferredKeeping.keep(replacedIn: parentFD, name, changedPath: node.path) { return }
+    try? TreeRemoval.remove(name, in: parentFD)
   }
 
   private func discardTemporary(_ parentFD: CInt) {

@@ -101,7 +101,7 @@ final class ObjectStaging {
   func stage(replacingShared: Bool = false, _ body: (CInt, FilePath) throws -> String) throws -> String {
     try openDirectories()
     counter += 1
-    let name = RawName("object-\(counter)")
+    let name = RawName("\(Self.namePrefix)\(counter)")
     let path = store.temporaryPath.appending(name.string)
     let fd: CInt
     do {
@@ -158,6 +158,9 @@ final class ObjectStaging {
       }
     }
   }
+
+  /// How staged objects' names in `tmp/` start.
+  static let namePrefix = "object-"
 
   /// `ab/cdef…`: an object's name relative to `objects/` (building a `FilePath` per file costs
   /// more than the call).

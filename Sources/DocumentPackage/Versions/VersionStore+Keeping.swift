@@ -21,6 +21,13 @@ extension VersionStore {
 
   /// Keeps `root` (a model tree: files on disk are copied or cloned, contents in memory written) as a new version.
   func keep(_ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String]) throws -> PackageVersion {
+    try prepareDirectories()
+    return try withStoreLock { try keepLocked(root, origin: origin, conflictPaths: conflictPaths) }
+  }
+
+  private func keepLocked(_ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String]) throws
+    -> PackageVersion
+  {
     try prepare()
     var writer = ObjectWriter(store: self, cache: HashCache(path: hashesPath))
     let (tree, size) = try writer.store(directory: root)
@@ -105,12 +112,7 @@ struct ObjectWriter {
       return blob.hash  // already in this store
     }
     if let location = node.diskLocation, let status = node.origin?.status {
-      // A file on disk: copied (or cloned) into the store once per contents; the hash is the copy's.
-      let key = HashCache.Key(status)
-      if let known = cache.hash(for: key), try staging.owns(known) { return known }
-      let hash = try staging.copy(location)
-      if hash != cache.hash(for: key) { cache.add(key, hash) }
-      return hash
+      return try storeFile(at: location, status: status)
     }
     // Contents in memory or from a source: write them out while hashing.
     return try staging.stage { fd, path in
@@ -123,6 +125,16 @@ struct ObjectWriter {
       }
       return hasher.finalize()
     }
+  }
+
+  /// Stores the file at `location` (whose status is `status`): copied (or cloned) into the store
+  /// once per contents; the hash is the copy's.
+  mutating func storeFile(at location: FilePath, status: FileStatus) throws -> String {
+    let key = HashCache.Key(status)
+    if let known = cache.hash(for: key), try staging.owns(known) { return known }
+    let hash = try staging.copy(location)
+    if hash != cache.hash(for: key) { cache.add(key, hash) }
+    return hash
   }
 
   /// Writes object `hash` (a tree object: its bytes are known) unless the store has it.
