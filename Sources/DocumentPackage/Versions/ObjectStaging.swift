@@ -50,6 +50,9 @@ final class ObjectStaging {
     buffer.deallocate()
   }
 
+  /// How many objects are staged and not committed yet.
+  var stagedCount: Int { staged.count }
+
   /// Whether the store has object `hash` as a file of its own (staged now, or in `objects/` with
   /// one link): `false` for a blob an older release hard-linked to a package file.
   func owns(_ hash: String) throws -> Bool {

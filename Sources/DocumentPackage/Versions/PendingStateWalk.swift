@@ -107,6 +107,7 @@ struct PendingStateWalk {
           continue
         }
         let hash = try writer.storeFile(at: childPhysical, status: status)
+        try writer.commitIfMany()
         guard let after = try? Syscalls.statusNoFollow(childPhysical), after.inode == status.inode,
           after.size == status.size, after.modificationTime == status.modificationTime,
           after.changeTime == status.changeTime

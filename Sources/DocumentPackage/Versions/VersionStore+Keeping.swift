@@ -146,8 +146,25 @@ struct ObjectWriter {
     }
   }
 
+  /// How many staged objects a long walk commits at a time (``commitIfMany()``), so that what it
+  /// holds in memory does not grow with the package.
+  static let batchSize = 8192
+
+  /// Commits the staged objects once there are ``batchSize`` of them (a version's objects need not
+  /// be committed together: an object no record names is removed by the next prune).
+  mutating func commitIfMany() throws {
+    guard staging.stagedCount >= Self.batchSize else { return }
+    try commitObjects()
+  }
+
   /// Makes the new objects durable, renames them in, and saves the caches.
   mutating func finish() throws {
+    try commitObjects()
+    directories.save(temporary: store.temporaryPath)
+  }
+
+  /// Makes the staged objects durable, renames them in, and appends the new hash cache entries.
+  private mutating func commitObjects() throws {
     let touched = try staging.commit()
     if touched.count > SyncPlan.perItemLimit {
       // Hundreds of objects/ab directories got entries (a first version): one syncfs instead
@@ -156,7 +173,6 @@ struct ObjectWriter {
         throw PackageError.io(error, "cannot sync file system of", path: store.objectsPath.string)
       }
       cache.save()
-      directories.save(temporary: store.temporaryPath)
       return
     }
     for name in touched.sorted() {
@@ -171,6 +187,5 @@ struct ObjectWriter {
       }
     }
     cache.save()
-    directories.save(temporary: store.temporaryPath)
   }
 }
