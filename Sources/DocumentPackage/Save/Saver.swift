@@ -114,6 +114,16 @@ struct Saver {
     defer { readers.end() }
     let name = node.diskName
     let entry = containerPath.appending(name.string)
+    // The path of the replaced (or, when adding, absent) entry in the previous state: a root
+    // entry's model path may still be where it was loaded from.
+    let changedPath = rebasingRoot ? name.string : node.path
+    // The container's times around the rename tell the settle that only this save changed its
+    // entries (see `PendingStateWalk`).
+    let containerBefore = deferredKeeping != nil ? try? Syscalls.status(of: containerFD) : nil
+    func noteContainer() {
+      guard let deferredKeeping, let containerBefore, let after = try? Syscalls.status(of: containerFD) else { return }
+      deferredKeeping.containerTimes = PendingVersion.ContainerTimes(before: containerBefore, after: after)
+    }
     do {
       if adding {
         do {
@@ -147,10 +157,11 @@ struct Saver {
           if backup { try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name) }
           throw error
         }
+        noteContainer()
         if backup {
-          disposeOfReplaced(names.sideline, in: parentFD, changedPath: node.path)
+          disposeOfReplaced(names.sideline, in: parentFD, changedPath: changedPath)
         } else {
-          deferredKeeping?.lose(changedPath: node.path)
+          deferredKeeping?.lose(changedPath: changedPath)
         }
         if rebasingRoot { rebaseRoot() } else { finish(node) }
         return true
@@ -173,7 +184,14 @@ struct Saver {
       throw error
     }
     readers.end()
-    disposeOfReplaced(names.temporary, in: parentFD, changedPath: node.path)
+    noteContainer()
+    if adding {
+      // Nothing was replaced: the previous state had no entry at this path.
+      deferredKeeping?.recordAbsent(changedPath: changedPath)
+      discardTemporary(parentFD)
+    } else {
+      disposeOfReplaced(names.temporary, in: parentFD, changedPath: changedPath)
+    }
     if rebasingRoot { rebaseRoot() } else { finish(node) }
     return true
   }
@@ -315,7 +333,7 @@ struct Saver {
   /// After a swap is final: the replaced subtree (`name` in `parentFD`) goes to the version store
   /// as a pending version's (``DeferredKeeping``), or is removed.
   private func disposeOfReplaced(_ name: RawName, in parentFD: CInt, changedPath: String) {
-    if let deferredKeeping, deferredKeeping.keep(replacedIn: parentFD, name, changedPath: node.path) { return }
+    if let deferredKeeping, deferredKeeping.keep(replacedIn: parentFD, name, changedPath: changedPath) { return }
     try? TreeRemoval.remove(name, in: parentFD)
   }
 

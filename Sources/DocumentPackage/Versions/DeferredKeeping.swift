@@ -9,15 +9,18 @@ import SystemPackage
 /// files' times. After the swap, the subtree the save replaced (which holds the previous bytes
 /// of everything that changed) is renamed into the store as `pending/ID.old` instead of being
 /// removed, and `pending/ID` records "the package as it was at *T*, with the replaced subtree
-/// in `ID.old`" (``PendingVersion``). The save then waits until the file system's clock has
+/// in `ID.old`" (``PendingVersion``); a save that added an entry (a root entry renamed in without
+/// replacing anything) records it as absent from the previous state instead. The times of the
+/// directory the save renamed in, just before and after the rename, go into the record too. The save then waits until the file system's clock has
 /// passed *T* (a millisecond at most), so that every write after the save returns gives a file
 /// a time after *T*. No package file is read, hashed or listed.
 ///
 /// **Later** (``VersionStore/settlePendingVersions()``: `docpkg` starts it as a detached
 /// process after a save, and any reading of the store runs it first), the version is written
-/// from `ID.old` and the package: a file is copied into the store only if its modification time
-/// (and, outside the subtrees saves replaced since, its change time) is not after *T*; any other
-/// is a file written in place (or replaced) during the window, and the version names it in
+/// from `ID.old` and the package: a file is kept only if its modification time is not after *T*
+/// and its name cannot lead to another inode than at *T* (``PendingStateWalk`` says how a change
+/// time after *T*, such as a new hard link's, is told apart); any other is a file written in
+/// place (or replaced) during the window, and the version names it in
 /// ``PackageVersion/unkeptPaths`` instead of keeping bytes that are not the version's.
 ///
 /// **Crash cases.** A kill before the rename leaves the replaced tree beside the package, which
@@ -26,6 +29,9 @@ import SystemPackage
 /// save's ``begin(packagePath:)`` (which holds the package lock, so no capture is in progress).
 final class DeferredKeeping {
   private let keepLast: Int?
+  /// The times of the directory the save renamed its entry in, around the rename (set by the
+  /// save before it records; see ``PendingVersion/ContainerTimes``).
+  var containerTimes: PendingVersion.ContainerTimes?
   private var begun: (store: VersionStore, id: Int, start: FileTime, root: FileStatus)?
 
   init(policy: VersionPolicy) {
@@ -69,22 +75,28 @@ final class DeferredKeeping {
       Syscalls.closeFile(pendingFD)
     }
     if !kept { try? TreeRemoval.remove(name, in: parentFD) }
-    record(changedPath: changedPath, replacedKept: kept)
+    record(changedPath: changedPath, replaced: kept ? .kept : .lost)
     return true
   }
 
   /// After a swap that left no copy of the replaced entry: the pending version says it is lost.
   func lose(changedPath: String) {
-    record(changedPath: changedPath, replacedKept: false)
+    record(changedPath: changedPath, replaced: .lost)
   }
 
-  private func record(changedPath: String, replacedKept: Bool) {
+  /// After a save that added `changedPath` (renamed in without replacing anything): the pending
+  /// version records that the previous state had no entry there.
+  func recordAbsent(changedPath: String) {
+    record(changedPath: changedPath, replaced: .absent)
+  }
+
+  private func record(changedPath: String, replaced: PendingVersion.Replaced) {
     guard let begun else { return }
     let (store, id, start, root) = begun
     self.begun = nil
     let pending = PendingVersion(
       id: id, start: start, rootPermissions: root.permissions, rootTime: root.modificationTime,
-      changed: changedPath, replacedKept: replacedKept, keepLast: keepLast)
+      changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes)
     let path = store.pendingPath.appending(String(id))
     if (try? StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath)) == nil {
       if let fd = try? Syscalls.openFile(store.pendingPath, [.readOnly, .directory]) {

@@ -10,12 +10,38 @@ import Foundation
 /// ``DeferredKeeping``): each path is read from the replaced subtree of the earliest save at or
 /// after the version's capture that replaced it (`pending/ID.old`), else from the package.
 ///
-/// A file is kept only if it cannot have changed since the capture time *T*: its modification
-/// time is not after *T* (an in-place write, `mmap` included, sets it), and, where no save since
-/// relinked it, neither is its change time (a rename onto it, `chmod`, or a write whose time was
-/// set back). Files are re-checked after their copy is made, so a write racing with the copy is
-/// caught too. A directory outside the replaced subtrees whose entries changed after *T* (not by
-/// our own saves' renames) is named as well: entries removed from it since are missing.
+/// A file is kept only if its modification time is not after the capture time *T* (an in-place
+/// write sets it: `write`, `>>`, `dd conv=notrunc`, and a write through `mmap`, which the kernel
+/// stamps at the first write fault), and if its name still leads to the inode it led to at *T*
+/// with the contents it had then. That second part is where the change time comes in: a rename
+/// onto the name, a `chmod`, a write whose modification time was set back, but also a new hard
+/// link (a `cp -al` backup of the package, a sync client) all set it. So a file whose change time
+/// is after *T* is still kept when one of these vouches for it:
+/// - a save since relinked it (it is in a subtree a save replaced, where our own links set it);
+/// - its directory is *stable*, so no name in it leads to another inode than at *T*: neither of the
+///   directory's times is after *T*, or, where saves since renamed an entry in it, its times
+///   before the first such rename are not after *T*, each save's "before" times are the previous
+///   one's "after" times, and its times now are the last one's "after" times
+///   (``PendingVersion/ContainerTimes``). The file is then the same inode, unwritten (its
+///   modification time says so), and is copied;
+/// - the store already holds a copy of this very content identity (the ``HashCache`` knows its
+///   device, inode, size and modification time, and the store owns that blob): the version gets
+///   that blob, and the package file is not read at all.
+///
+/// Otherwise the file is named in ``PackageVersion/unkeptPaths``. **The residual window**: a
+/// program that writes a file in place during the window and then sets its modification time
+/// back to before *T* (`touch -d`, `utimensat`; a backup tool that restores times after writing)
+/// in a stable directory, or without a new inode, is not detected: the version keeps the new
+/// bytes, or the bytes the store copied under that identity earlier. Editors and `>>`, `dd`,
+/// `mmap` writers do not do that. A `chmod` in the window is likewise not seen (the version
+/// records the new permissions, with the right bytes). And file times have the granularity of
+/// the kernel's clock tick (a few milliseconds): a rename by another program into a directory in
+/// the same tick as a save's own rename there leaves the directory's times as that save recorded
+/// them.
+///
+/// Files are re-checked after their copy is made, so a write racing with the copy is caught too.
+/// A directory outside the replaced subtrees whose entries changed after *T* (not by our own
+/// saves' renames) is named as well: entries removed from it since are missing.
 struct PendingStateWalk {
   let store: VersionStore
   /// The version to settle first, then the later pending versions, oldest first.
@@ -41,7 +67,10 @@ struct PendingStateWalk {
     var root = store.packagePath
     var source = pending.count
     if let index = pending.firstIndex(where: { $0.changed.isEmpty }) {
-      guard pending[index].replacedKept else {
+      switch pending[index].replaced {
+      case .kept: break
+      case .absent: return nil  // no package before that save (not a path of a kept save)
+      case .lost:
         unkept.append(".")
         return nil
       }
@@ -52,7 +81,10 @@ struct PendingStateWalk {
     {
       unkept.append("./")
     }
-    let result = try directory(relative: "", physical: root, source: source, underChanged: source < pending.count)
+    let underChanged = source < pending.count
+    let rootStable = !underChanged && (try? Syscalls.statusNoFollow(root)).map { isStable("", $0) } == true
+    let result = try directory(
+      relative: "", physical: root, source: source, underChanged: underChanged, stable: rootStable)
     try writer.finish()
     return result
   }
@@ -61,9 +93,13 @@ struct PendingStateWalk {
     store.pendingPath.appending("\(pending[index].id).old")
   }
 
-  private mutating func directory(relative: String, physical: FilePath, source: Int, underChanged: Bool) throws
-    -> (String, Int64)
-  {
+  /// Writes the tree of the directory at `physical` (`relative` in the version).
+  /// - Parameters:
+  ///   - underChanged: It is in a subtree a save since *T* replaced (its files were relinked).
+  ///   - stable: No entry of it can lead to another inode than at *T* (see the type's discussion).
+  private mutating func directory(
+    relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool
+  ) throws -> (String, Int64) {
     let fd: CInt
     do { fd = try Syscalls.openFile(physical, [.readOnly, .directory, .noFollow]) } catch {
       throw PackageError.io(error, "cannot open directory", path: physical.string, context: "while keeping a version")
@@ -80,7 +116,14 @@ struct PendingStateWalk {
       var childPhysical = physical.appending(name)
       var childSource = source
       if let index = pending.indices.first(where: { $0 < source && pending[$0].changed == path }) {
-        guard pending[index].replacedKept else {
+        switch pending[index].replaced {
+        case .kept: break
+        case .absent:
+          // Added by that save: not in this state, unless another program removed it between *T*
+          // and that save, which only the directory's times can rule out.
+          if !stable && !underChanged { unkept.append(path) }
+          continue
+        case .lost:
           unkept.append(path)
           continue
         }
@@ -95,15 +138,31 @@ struct PendingStateWalk {
         if childSource != 0, status.modificationTime > start, !containers.contains(path), !changedPaths.contains(path) {
           unkept.append(path + "/")
         }
+        let childStable = !relinked && isStable(path, status)
         let (tree, size) = try directory(
-          relative: path, physical: childPhysical, source: childSource, underChanged: relinked)
+          relative: path, physical: childPhysical, source: childSource, underChanged: relinked, stable: childStable)
         total += size
         entry = TreeEntry(
           kind: .directory, permissions: status.permissions, time: status.modificationTime, size: 0, reference: tree,
           name: name)
       case .file:
-        guard unchanged(status, relinked: relinked) else {
-          unkept.append(path)
+        guard status.modificationTime <= start else {
+          unkept.append(path)  // written in place (or replaced by a newer file) after T
+          continue
+        }
+        if !(relinked || stable || status.changeTime <= start) {
+          // Linked, renamed onto or chmod'ed since T, in a directory that changed too: keep it
+          // only if the store already has its own copy of this content identity.
+          guard let known = try writer.ownedBlob(for: status) else {
+            unkept.append(path)
+            continue
+          }
+          total += status.size
+          text +=
+            TreeEntry(
+              kind: .file, permissions: status.permissions, time: status.modificationTime, size: status.size,
+              reference: known, name: name
+            ).line
           continue
         }
         let hash = try writer.storeFile(at: childPhysical, status: status)
@@ -120,7 +179,9 @@ struct PendingStateWalk {
           kind: .file, permissions: status.permissions, time: status.modificationTime, size: status.size,
           reference: hash, name: name)
       case .symlink:
-        guard unchanged(status, relinked: relinked), let target = try? Syscalls.readLink(at: childPhysical) else {
+        // A link's target cannot be written in place; a new link at the name changes the directory.
+        guard unchanged(status, relinked: relinked || stable), let target = try? Syscalls.readLink(at: childPhysical)
+        else {
           unkept.append(path)
           continue
         }
@@ -139,5 +200,26 @@ struct PendingStateWalk {
   /// Whether an entry's times say it is as it was at the capture (see the type's discussion).
   private func unchanged(_ status: FileStatus, relinked: Bool) -> Bool {
     status.modificationTime <= start && (relinked || status.changeTime <= start)
+  }
+
+  /// Whether the entries of the package's directory at `path` (whose status is `status`) cannot
+  /// lead to other inodes than at *T*, apart from those our saves renamed in it (see the type's
+  /// discussion).
+  private func isStable(_ path: String, _ status: FileStatus) -> Bool {
+    guard containers.contains(path) else {
+      return status.modificationTime <= start && status.changeTime <= start
+    }
+    var last: PendingVersion.ContainerTimes?
+    for version in pending where version.container == path {
+      guard let times = version.containerTimes else { return false }
+      if let last {
+        guard times.before == last.after else { return false }
+      } else {
+        guard times.before.modification <= start, times.before.change <= start else { return false }
+      }
+      last = times
+    }
+    guard let last else { return false }
+    return status.modificationTime == last.after.modification && status.changeTime == last.after.change
   }
 }

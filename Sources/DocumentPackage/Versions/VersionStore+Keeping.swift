@@ -137,6 +137,13 @@ struct ObjectWriter {
     return hash
   }
 
+  /// The blob the store holds as its own copy of the file whose status is `status` (by device,
+  /// inode, size and modification time, from the ``HashCache``), or nil; reads no file.
+  func ownedBlob(for status: FileStatus) throws -> String? {
+    guard let known = cache.hash(for: HashCache.Key(status)), try staging.owns(known) else { return nil }
+    return known
+  }
+
   /// Writes object `hash` (a tree object: its bytes are known) unless the store has it.
   mutating func writeObject(_ hash: String, _ body: (CInt) throws(Errno) -> Void) throws {
     guard try !staging.has(hash) else { return }
