@@ -89,6 +89,8 @@ struct HashCache {
     self.path = path
     guard let fd = try? Syscalls.openFile(path, [.readOnly, .noFollow]) else { return }
     defer { Syscalls.closeFile(fd) }
+    // About 110 bytes a line: sized once, the table is not rehashed (twice its size) while it fills.
+    if let size = try? Syscalls.status(of: fd).size { known.reserveCapacity(Int(size / 100)) }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     defer { buffer.deallocate() }
     var carried = 0  // bytes of an unfinished line moved to the buffer's start

@@ -146,6 +146,7 @@ final class ObjectStaging {
       }
     }
     staged.removeAll()
+    stagedHashes.removeAll()  // committed: `owns` and `has` find them in objects/
     return touched
   }
 
