@@ -23,7 +23,8 @@ import Foundation
 ///   before the first such rename are not after *T*, each save's "before" times are the previous
 ///   one's "after" times, and its times now are the last one's "after" times
 ///   (``PendingVersion/ContainerTimes``). The file is then the same inode, unwritten (its
-///   modification time says so), and is copied;
+///   modification time says so), and is copied; the directory (as opened, not as found at its
+///   path) is checked again after the copy, so a rename into it meanwhile is caught;
 /// - the store already holds a copy of this very content identity (the ``HashCache`` knows its
 ///   device, inode, size and modification time, and the store owns that blob): the version gets
 ///   that blob, and the package file is not read at all.
@@ -105,6 +106,14 @@ struct PendingStateWalk {
       throw PackageError.io(error, "cannot open directory", path: physical.string, context: "while keeping a version")
     }
     defer { Syscalls.closeFile(fd) }
+    // Judged on the directory opened (not the one at the path a moment ago), and re-checked after
+    // each copy that relies on it: a rename into it while it is walked makes it unstable.
+    let opened = stable ? try? Syscalls.status(of: fd) : nil
+    let stable = opened.map { isStable(relative, $0) } ?? false
+    func stillStable() -> Bool {
+      guard let opened, let now = try? Syscalls.status(of: fd) else { return false }
+      return now.modificationTime == opened.modificationTime && now.changeTime == opened.changeTime
+    }
     let names: [String]
     do { names = try Syscalls.entries(ofDirectory: fd).map(\.name.string) } catch {
       throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
@@ -150,7 +159,8 @@ struct PendingStateWalk {
           unkept.append(path)  // written in place (or replaced by a newer file) after T
           continue
         }
-        if !(relinked || stable || status.changeTime <= start) {
+        let reliesOnDirectory = !relinked && status.changeTime > start
+        if reliesOnDirectory && !stable {
           // Linked, renamed onto or chmod'ed since T, in a directory that changed too: keep it
           // only if the store already has its own copy of this content identity.
           guard let known = try writer.ownedBlob(for: status) else {
@@ -169,7 +179,7 @@ struct PendingStateWalk {
         try writer.commitIfMany()
         guard let after = try? Syscalls.statusNoFollow(childPhysical), after.inode == status.inode,
           after.size == status.size, after.modificationTime == status.modificationTime,
-          after.changeTime == status.changeTime
+          after.changeTime == status.changeTime, !reliesOnDirectory || stillStable()
         else {
           unkept.append(path)  // written while it was being copied
           continue
