@@ -4,8 +4,9 @@ import DocumentPackage
 /// Parses the arguments as `Root`'s command line and runs the command: what `docpkg` and
 /// `docpkg-sync` do in `main`. A failure prints one line, `docpkg: error: ...`, on standard error and
 /// exits with the command's failure status (1, or 2 for `diff`); a usage error points to the
-/// command's `--help` and exits 64 (see ``ExitStatus``).
-package func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) {
+/// command's `--help` and exits 64 (see ``ExitStatus``). `afterSuccess` runs after a command that
+/// succeeded, before the output is flushed.
+package func runCommandLine<Root: ParsableCommand>(_ root: Root.Type, afterSuccess: () -> Void = {}) {
   let command: ParsableCommand
   let usage = CommandLineUsage(Array(CommandLine.arguments.dropFirst()), root: Root.self)
   do {
@@ -19,6 +20,7 @@ package func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) {
   do {
     var command = command
     try command.run()
+    afterSuccess()
     StandardOutput.shared.flush()
   } catch let exit as ExitCode {
     StandardOutput.shared.flush()

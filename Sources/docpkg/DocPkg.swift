@@ -17,10 +17,12 @@ struct DocPkg: ParsableCommand {
     ]
   )
 
-  /// Parses the arguments and runs the command (see `runCommandLine(_:)`). First, the process-wide
-  /// settings only a program may make: `TZ` names the zone file when unset (see `LocalTime`).
+  /// Parses the arguments and runs the command (see `runCommandLine(_:afterSuccess:)`). First, the
+  /// process-wide settings only a program may make: `TZ` names the zone file when unset (see
+  /// `LocalTime`). After a command that saved with deferred version copies, starts
+  /// `docpkg versions settle` detached.
   static func main() {
     LocalTime.readZoneFileOnce()
-    runCommandLine(Self.self)
+    runCommandLine(Self.self, afterSuccess: VersionsSettle.startForSavedPackages)
   }
 }

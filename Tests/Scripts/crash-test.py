@@ -11,6 +11,10 @@ After each kill:
   * the same command run again succeeds and gives the new state.
 --fallback adds ``-e inject=renameat2:error=EINVAL`` to every run, so the two-rename protocol is used.
 
+Settling (--settle): the same, killing `docpkg versions settle` at every step while it copies a pending version
+(left by a put run with DOCPKG_NO_BACKGROUND_SETTLE=1); after each kill, `check` settles again and every version
+must read back whole with the previous state's bytes.
+
 Errors (--errors): EIO and ENOSPC at each write, fsync, link and rename call → non-zero exit, one
 line ``docpkg: error: ...`` naming a path, the original package intact, no temporary tree left.
 
@@ -117,11 +121,14 @@ def scenarios(source_file, quick):
 
 
 RESTORE = Scenario("restore version 1", ["versions", "restore", "PKG", "1"])
+SETTLE = Scenario("settle a pending version", ["versions", "settle", "PKG"])
+NO_SETTLER = dict(os.environ, DOCPKG_NO_BACKGROUND_SETTLE="1")
 
 
 class Runner:
-    def __init__(self, docpkg, work, fallback, restore=False):
+    def __init__(self, docpkg, work, fallback, restore=False, settle=False):
         self.docpkg, self.work, self.fallback, self.restore = docpkg, work, fallback, restore
+        self.settle = settle
         self.base = os.path.join(work, "base", "Doc.pkg")
         os.makedirs(os.path.dirname(self.base))
         make_package(self.base)
@@ -137,10 +144,15 @@ class Runner:
         shutil.rmtree(self.parent, ignore_errors=True)
         os.makedirs(self.parent)
         subprocess.run(["cp", "-a", self.base, self.package], check=True)
+        if self.settle:
+            # A pending version made here and now (its capture time must follow the copy's change times).
+            subprocess.run([self.docpkg, "put", self.package, "Pages/p1/text.txt"], input=b"changed page\n",
+                           check=True, env=NO_SETTLER)
         if self.restore:
             store = os.path.join(os.path.dirname(self.base), ".Doc.pkg.docpkg-versions")
             subprocess.run(["cp", "-a", store, self.parent], check=True)
-            subprocess.run([self.docpkg, "versions", "adopt", self.package], check=True)  # cp made a new inode
+            subprocess.run([self.docpkg, "versions", "adopt", self.package], check=True,
+                           env=NO_SETTLER)  # cp made a new inode
 
     def command(self, scenario):
         return [self.docpkg] + [self.package if a == "PKG" else a for a in scenario.args]
@@ -156,7 +168,9 @@ class Runner:
                (["-e", "inject=" + inject] if inject else [])
 
     def run(self, argv, stdin):
-        return subprocess.run(argv, input=stdin, capture_output=True)
+        # No detached settler: it would outlive the run and race with the next reset (the settle
+        # itself is crash-tested with --settle; `check` settles after each kill).
+        return subprocess.run(argv, input=stdin, capture_output=True, env=NO_SETTLER)
 
     def leftovers(self):
         return sorted(n for n in os.listdir(self.parent)
@@ -171,6 +185,12 @@ class Runner:
             shown = self.run([self.docpkg, "versions", "show", self.package, str(version["id"]), "Text.txt"], b"")
             if shown.returncode != 0:
                 self.fail(scenario, syscall, n, f"version {version['id']} unreadable: {shown.stderr.decode().strip()}")
+            if self.settle:
+                page = self.run([self.docpkg, "versions", "show", self.package, "1", "Pages/p1/text.txt"], b"")
+                if page.stdout != b"page one\n" or version.get("unkeptPaths"):
+                    self.fail(scenario, syscall, n, f"version 1 is not the previous state: {page.stdout!r}")
+        if self.settle and not json.loads(listing.stdout):
+            self.fail(scenario, syscall, n, "the pending version was not settled")
 
     def references(self, scenario):
         self.reset()
@@ -180,6 +200,8 @@ class Runner:
             raise SystemExit(f"{scenario.name}: reference run failed: {result.stderr.decode()}")
         new = snapshot(self.package)
         stable = {rel for rel, v in old.items() if v[0] == "file" and rel in new and new[rel] == v}
+        if self.settle:
+            stable.discard("Pages/p1/text.txt")  # written anew by each reset's put
         return old, new, stable
 
     def first_calls(self, scenario, syscalls):
@@ -190,9 +212,10 @@ class Runner:
         argv = ["strace", "-f", "-qq", "-o", trace, "-e", "trace=" + ",".join(set(syscalls) | {"openat"})]
         self.run(argv + self.command(scenario), scenario.stdin)
         counts = {}
+        marker = "docpkg-versions/lock" if self.settle else "docpkg-lock"
         with open(trace) as f:
             for line in f:
-                if "docpkg-lock" in line:
+                if marker in line:
                     break
                 name = line.split("(", 1)[0].split()[-1] if "(" in line else ""
                 counts[name] = counts.get(name, 0) + 1
@@ -234,7 +257,7 @@ class Runner:
             self.fail(scenario, syscall, n, "after check the package is neither old nor new")
         if self.leftovers():
             self.fail(scenario, syscall, n, f"check left {self.leftovers()}")
-        if self.restore:
+        if self.restore or self.settle:
             self.check_store(scenario, syscall, n)
         again = self.run(self.strace(None, ["write"]) + self.command(scenario), scenario.stdin)
         was_new = same(state, new, stable)
@@ -298,6 +321,8 @@ def main():
     parser.add_argument("--restore", action="store_true",
                         help="crash-test `docpkg versions restore` instead of put/rm")
     parser.add_argument("--scenario", metavar="TEXT", help="only the put/rm scenarios whose name contains TEXT")
+    parser.add_argument("--settle", action="store_true",
+                        help="crash-test `docpkg versions settle` of a pending version instead of put/rm")
     parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
     args = parser.parse_args()
     docpkg = os.path.abspath(args.docpkg)
@@ -310,11 +335,12 @@ def main():
         if args.crash:
             for fallback in ([True] if args.fallback else [False]):
                 runner = Runner(docpkg, os.path.join(work, "crash-fallback" if fallback else "crash"), fallback,
-                                args.restore)
+                                args.restore, args.settle)
                 syscalls = QUICK_SYSCALLS if args.quick else SYSCALLS
                 total = 0
-                chosen = [s for s in scenarios(source, args.quick) if args.scenario is None or args.scenario in s.name]
-                for scenario in ([RESTORE] if args.restore else chosen):
+                chosen = [RESTORE] if args.restore else [SETTLE] if args.settle else [
+                    s for s in scenarios(source, args.quick) if args.scenario is None or args.scenario in s.name]
+                for scenario in chosen:
                     points = runner.crash(scenario, syscalls)
                     total += points
                     print(f"crash{' (fallback)' if fallback else ''}: {scenario.name}: {points} crash points", flush=True)

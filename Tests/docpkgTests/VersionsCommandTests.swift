@@ -113,6 +113,17 @@ struct VersionsCommandTests {
     #expect(result.standardOutput.contains(" 0 lost"))
   }
 
+  /// The reduced settle crash test: `docpkg versions settle` killed at every step of copying a
+  /// pending version (see Tests/Scripts/crash-test.py --settle).
+  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  func killedAtEveryStepOfASettleTheVersionIsKeptWholeLater() throws {
+    let script = Fixtures.script("crash-test.py")
+    let result = try Shell.run(
+      "python3", [script, "--docpkg", Shell.docpkgPath, "--settle", "--quick"], check: false)
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    #expect(result.standardOutput.contains(" 0 failures"))
+  }
+
   /// The reduced restore crash test (see Tests/Scripts/crash-test.py --restore).
   @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
   func killedAtEveryStepOfARestoreThePackageIsOldOrNew() async throws {

@@ -69,6 +69,32 @@ extension Syscalls {
   /// Ends the process at once with `status` (libc's `exit`).
   package static func exitProcess(_ status: Int32) -> Never { exit(status) }
 
+  /// Starts `executable` with `arguments` in a session of its own (`setsid`), its standard
+  /// streams on `/dev/null`, and returns without waiting: the process outlives this one (init
+  /// reaps it), and no reader of this one's output waits for it.
+  package static func spawnDetached(_ executable: FilePath, _ arguments: [String]) throws(Errno) {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    #if os(Linux)
+    let setsid: Int16 = 0x80  // POSIX_SPAWN_SETSID, a GNU extension Swift does not import
+    #else
+    let setsid: Int16 = 0x400
+    #endif
+    posix_spawnattr_setflags(&attributes, setsid)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for fd: CInt in 0...2 {
+      _ = posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+    }
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable.string] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = executable.withPlatformString { posix_spawn(&pid, $0, &actions, &attributes, argv, environ) }
+    if result != 0 { throw Errno(rawValue: result) }
+  }
+
   /// `path` with every symbolic link and `.`/`..` resolved (`realpath`), or nil if that fails.
   package static func resolvingLinks(_ path: FilePath) -> FilePath? {
     guard let resolved = path.withPlatformString({ realpath($0, nil) }) else { return nil }

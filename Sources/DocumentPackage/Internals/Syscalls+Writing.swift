@@ -125,6 +125,11 @@ extension Syscalls {
     _ = try retrying { futimens(fd, &times) }
   }
 
+  /// Sets the access and modification times of an open file to the file system's current time.
+  package static func setModificationTimeToNow(_ fd: CInt) throws(Errno) {
+    _ = try retrying { futimens(fd, nil) }
+  }
+
   /// Sets the modification time of `name` in `dirfd` without following a symbolic link.
   package static func setModificationTime(in dirfd: CInt, _ name: RawName, _ time: FileTime) throws(Errno) {
     var times = [

@@ -68,6 +68,24 @@ public final class PackageFile {
   /// ``VersionPolicy/default``: the last 10). Set it before saving.
   public var versionPolicy: VersionPolicy = .default
 
+  /// Whether saves keep the previous state as a *pending* version, copying its contents into the
+  /// ``VersionStore`` later (``VersionStore/settlePendingVersions()``), so that a save costs
+  /// O(changed) however big the package (default `false`: each save copies before its swap, and
+  /// there is no window; a ``Document`` saves that way).
+  ///
+  /// Until the pending version is settled, a file written in place (and then not given its old
+  /// modification time back) is not kept by it: the version names it in
+  /// ``PackageVersion/unkeptPaths``, never keeps other bytes, and `docpkg check` reports it. A
+  /// hard link made meanwhile (a `cp -al` backup) does not count as a change. So the window should
+  /// be short: `docpkg` sets this and starts `docpkg versions settle PACKAGE` as a detached
+  /// process right after the command. **An app that sets it must settle too**: after each save
+  /// (or a burst of saves), call `try versionStore().settlePendingVersions()` on a thread that may
+  /// block — its own thread or a dispatch queue, not a task on Swift's cooperative pool, since it
+  /// copies every file the store does not hold yet. It takes only the store's lock, so saves go
+  /// on meanwhile; a pending version left unsettled (the app quit) is settled by the next reading
+  /// of the store, by any process.
+  public var defersVersionCopies = false
+
   let options: Options
   var lock: PackageLock?
   /// Set once `RENAME_EXCHANGE` was refused here: later saves use the two-rename protocol at once.

@@ -42,6 +42,9 @@ struct Saver {
   let names: SiblingNames
   let root: PackageNode
   var willReplace: ((FilePath) throws -> Void)?
+  /// Takes the replaced subtree into the version store after the swap (set with `willReplace`
+  /// when versions are kept with deferred copies); without it the replaced subtree is removed.
+  var deferredKeeping: DeferredKeeping?
   var exchangeUnsupported = false
   /// Whether `willReplace` was called already (a part save that fell back to a whole save calls it once).
   private var previousStateKept = false
@@ -111,6 +114,16 @@ struct Saver {
     defer { readers.end() }
     let name = node.diskName
     let entry = containerPath.appending(name.string)
+    // The path of the replaced (or, when adding, absent) entry in the previous state: a root
+    // entry's model path may still be where it was loaded from.
+    let changedPath = rebasingRoot ? name.string : node.path
+    // The container's times around the rename tell the settle that only this save changed its
+    // entries (see `PendingStateWalk`).
+    let containerBefore = deferredKeeping != nil ? try? Syscalls.status(of: containerFD) : nil
+    func noteContainer() {
+      guard let deferredKeeping, let containerBefore, let after = try? Syscalls.status(of: containerFD) else { return }
+      deferredKeeping.containerTimes = PendingVersion.ContainerTimes(before: containerBefore, after: after)
+    }
     do {
       if adding {
         do {
@@ -144,7 +157,12 @@ struct Saver {
           if backup { try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name) }
           throw error
         }
-        if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
+        noteContainer()
+        if backup {
+          disposeOfReplaced(names.sideline, in: parentFD, changedPath: changedPath)
+        } else {
+          deferredKeeping?.lose(changedPath: changedPath)
+        }
         if rebasingRoot { rebaseRoot() } else { finish(node) }
         return true
       }
@@ -166,7 +184,14 @@ struct Saver {
       throw error
     }
     readers.end()
-    discardTemporary(parentFD)
+    noteContainer()
+    if adding {
+      // Nothing was replaced: the previous state had no entry at this path.
+      deferredKeeping?.recordAbsent(changedPath: changedPath)
+      discardTemporary(parentFD)
+    } else {
+      disposeOfReplaced(names.temporary, in: parentFD, changedPath: changedPath)
+    }
     if rebasingRoot { rebaseRoot() } else { finish(node) }
     return true
   }
@@ -231,7 +256,7 @@ struct Saver {
           throw error
         }
         readers.end()
-        discardTemporary(parentFD)
+        disposeOfReplaced(names.temporary, in: parentFD, changedPath: "")
       } else {
         try renameInTwoSteps(parentFD)
       }
@@ -278,7 +303,7 @@ struct Saver {
       try? TreeRemoval.remove(names.ready, in: parentFD)
       throw error
     }
-    try? TreeRemoval.remove(names.sideline, in: parentFD)
+    disposeOfReplaced(names.sideline, in: parentFD, changedPath: "")
   }
 
   /// Builds `node` at the temporary name and makes it durable; removes it again on failure.
@@ -303,6 +328,13 @@ struct Saver {
     guard !previousStateKept else { return }
     try willReplace?(target)
     previousStateKept = true
+  }
+
+  /// After a swap is final: the replaced subtree (`name` in `parentFD`) goes to the version store
+  /// as a pending version's (``DeferredKeeping``), or is removed.
+  private func disposeOfReplaced(_ name: RawName, in parentFD: CInt, changedPath: String) {
+    if let deferredKeeping, deferredKeeping.keep(replacedIn: parentFD, name, changedPath: changedPath) { return }
+    try? TreeRemoval.remove(name, in: parentFD)
   }
 
   private func discardTemporary(_ parentFD: CInt) {

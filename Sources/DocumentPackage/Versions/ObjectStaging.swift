@@ -50,6 +50,9 @@ final class ObjectStaging {
     buffer.deallocate()
   }
 
+  /// How many objects are staged and not committed yet.
+  var stagedCount: Int { staged.count }
+
   /// Whether the store has object `hash` as a file of its own (staged now, or in `objects/` with
   /// one link): `false` for a blob an older release hard-linked to a package file.
   func owns(_ hash: String) throws -> Bool {
@@ -101,7 +104,7 @@ final class ObjectStaging {
   func stage(replacingShared: Bool = false, _ body: (CInt, FilePath) throws -> String) throws -> String {
     try openDirectories()
     counter += 1
-    let name = RawName("object-\(counter)")
+    let name = RawName("\(Self.namePrefix)\(counter)")
     let path = store.temporaryPath.appending(name.string)
     let fd: CInt
     do {
@@ -143,6 +146,7 @@ final class ObjectStaging {
       }
     }
     staged.removeAll()
+    stagedHashes.removeAll()  // committed: `owns` and `has` find them in objects/
     return touched
   }
 
@@ -158,6 +162,9 @@ final class ObjectStaging {
       }
     }
   }
+
+  /// How staged objects' names in `tmp/` start.
+  static let namePrefix = "object-"
 
   /// `ab/cdef…`: an object's name relative to `objects/` (building a `FilePath` per file costs
   /// more than the call).

@@ -28,7 +28,8 @@ extension PackageFile {
     _ = try Self.recover(path, locked: heldLock)
     let tree = try VersionStore(packagePath: path, lockHeld: true).tree(of: id)
     var saver = try Saver(target: path, root: tree)
-    saver.willReplace = previousStateHook()
+    saver.deferredKeeping = deferredKeeping()
+    saver.willReplace = previousStateHook(saver.deferredKeeping)
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try saver.saveWhole(rebasing: true)
@@ -63,7 +64,8 @@ extension PackageFile {
   /// Saves `tree` in place of the package (the lock is held, recovery done).
   func saveLocked(_ tree: PackageNode) throws {
     var saver = try Saver(target: path, root: tree)
-    saver.willReplace = previousStateHook()
+    saver.deferredKeeping = deferredKeeping()
+    saver.willReplace = previousStateHook(saver.deferredKeeping)
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try saver.saveInPlace()
@@ -73,7 +75,7 @@ extension PackageFile {
   /// The hook a save calls before its swap: the user's ``willReplacePreviousState``, then
   /// keeping the previous state per ``versionPolicy`` (and recording the new root's identity as
   /// pending, so a kill right after the swap still finds the store the package's).
-  func previousStateHook() -> ((FilePath) throws -> Void)? {
+  func previousStateHook(_ deferred: DeferredKeeping?) -> ((FilePath) throws -> Void)? {
     let user = willReplacePreviousState
     let policy = versionPolicy
     return { packagePath in
@@ -88,10 +90,22 @@ extension PackageFile {
         return
       }
       let store = try VersionStore(packagePath: packagePath, lockHeld: true)
+      if let deferred {
+        // O(changed): the copies are made when the pending version is settled, which also prunes.
+        try deferred.begin(packagePath: packagePath)
+        try store.recordPendingIdentity(newRoot)
+        return
+      }
       try store.keepPackageState()
       try store.recordPendingIdentity(newRoot)
       if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
     }
+  }
+
+  /// The save's deferred keeping of the previous state, if ``defersVersionCopies`` and the policy
+  /// keeps versions.
+  func deferredKeeping() -> DeferredKeeping? {
+    defersVersionCopies && versionPolicy != .none ? DeferredKeeping(policy: versionPolicy) : nil
   }
 
   /// After a save: the store's identity is the package's root now (best effort: the pending

@@ -28,4 +28,10 @@ public struct PackageVersion: Hashable, Sendable {
   public var size: Int64
   /// For a conflict version: the entries both writers changed.
   public var conflictPaths: [String]
+  /// The entries this version could not keep, empty for a whole version: files written in place
+  /// (or replaced) after the save that kept this version and before the store had its own copy
+  /// (see ``PackageFile/defersVersionCopies``), and directories whose entries changed then (a
+  /// trailing `/`: entries removed from it are missing). The version has none of these entries;
+  /// `docpkg check` reports them.
+  public var unkeptPaths: [String] = []
 }

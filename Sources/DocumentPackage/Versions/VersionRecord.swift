@@ -11,8 +11,8 @@ import Foundation
 /// shared between versions).
 ///
 /// Record: `docpkg-version 1`, then `date SECONDS.NANOS`, `origin saved|conflict`,
-/// `resolved yes|no`, `size BYTES`, `root TREEHASH MODE MTIME`, and one `conflict PATH` per
-/// conflicting entry. Tree line: `KIND MODE MTIME SIZE HASH-OR-TARGET NAME`, KIND `f`/`d`/`l`,
+/// `resolved yes|no`, `size BYTES`, `root TREEHASH MODE MTIME`, one `conflict PATH` per
+/// conflicting entry, and one `unkept PATH` per entry a deferred copy could not keep. Tree line: `KIND MODE MTIME SIZE HASH-OR-TARGET NAME`, KIND `f`/`d`/`l`,
 /// MODE octal, MTIME `SECONDS.NANOS`, names and targets percent-escaped (space, `%`, controls).
 struct VersionRecord {
   var version: PackageVersion
@@ -28,6 +28,7 @@ struct VersionRecord {
     text += "size \(version.size)\n"
     text += "root \(rootTree) \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)\n"
     for path in version.conflictPaths { text += "conflict \(VersionEscaping.escape(path))\n" }
+    for path in version.unkeptPaths { text += "unkept \(VersionEscaping.escape(path))\n" }
     return Data(text.utf8)
   }
 
@@ -45,6 +46,7 @@ struct VersionRecord {
     var date: FileTime?, origin: PackageVersion.Origin?, resolved: Bool?, size: Int64?
     var root: (String, FilePermissions, FileTime)?
     var conflicts: [String] = []
+    var unkept: [String] = []
     for line in lines.dropFirst() {
       let parts = line.split(separator: " ", omittingEmptySubsequences: false)
       guard parts.count >= 2 else { return nil }
@@ -59,12 +61,14 @@ struct VersionRecord {
         else { return nil }
         root = (String(parts[1]), FilePermissions(rawValue: mode), time)
       case "conflict": conflicts.append(VersionEscaping.unescape(parts[1]))
+      case "unkept": unkept.append(VersionEscaping.unescape(parts[1]))
       default: break
       }
     }
     guard let date, let origin, let resolved, let size, let root else { return nil }
     version = PackageVersion(
-      id: id, date: date.date, origin: origin, isResolved: resolved, size: size, conflictPaths: conflicts)
+      id: id, date: date.date, origin: origin, isResolved: resolved, size: size, conflictPaths: conflicts,
+      unkeptPaths: unkept)
     (rootTree, rootPermissions, rootTime) = root
   }
 }

@@ -6,13 +6,15 @@ public struct VersionDamage: Sendable, Equatable {
   /// The version's id.
   public let id: Int
   /// What is wrong, one line per damaged tree object or file: the entry's path in the version
-  /// and the reason (a missing blob, a blob whose bytes no longer match its SHA-256).
+  /// and the reason (a missing blob, a blob whose bytes no longer match its SHA-256, an entry
+  /// the version could not keep).
   public let problems: [String]
 }
 
 extension VersionStore {
   /// Checks every version's tree objects and blobs, and returns the damaged versions (oldest
-  /// first; empty when all can be read back whole).
+  /// first; empty when all can be read back whole). Pending versions are settled first; a version
+  /// that could not keep some entries (``PackageVersion/unkeptPaths``) is damaged too.
   ///
   /// A blob is checked once however many versions share it. Without `thorough`, a blob whose
   /// device, inode, size and modification time are those it had when it last matched its
@@ -28,7 +30,9 @@ extension VersionStore {
     var damaged: [VersionDamage] = []
     defer { cache.save() }
     for record in try records() {
-      var problems: [String] = []
+      var problems = record.version.unkeptPaths.map {
+        "\($0): not kept (changed in place or replaced after the save, before the store had its own copy)"
+      }
       do {
         let root = try tree(of: record.version.id)
         try root.walk { node, entry, _ in

@@ -12,14 +12,13 @@ extension VersionStore {
   var lastIDPath: FilePath { path.appending("last-id") }
 
   /// The highest id given so far: the largest of `last-id` (absent in stores written before it
-  /// existed) and the records present.
+  /// existed) and the records present, pending ones included (names only: no record is read).
   func lastGivenID() throws -> Int {
     let recorded = (try? StoreFiles.read(lastIDPath)).flatMap {
       String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
     }
-    let newestRecord = try records().last?.version.id ?? 0
     let names = (try? StoreFiles.names(in: versionsPath).compactMap { Int($0) }) ?? []
-    return max(recorded ?? 0, newestRecord, names.max() ?? 0)
+    return max(recorded ?? 0, names.max() ?? 0, pendingIDs.max() ?? 0)
   }
 
   /// Gives the next id: records it in `last-id` (written atomically, like the records) before the

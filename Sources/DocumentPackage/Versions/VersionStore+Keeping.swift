@@ -21,6 +21,13 @@ extension VersionStore {
 
   /// Keeps `root` (a model tree: files on disk are copied or cloned, contents in memory written) as a new version.
   func keep(_ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String]) throws -> PackageVersion {
+    try prepareDirectories()
+    return try withStoreLock { try keepLocked(root, origin: origin, conflictPaths: conflictPaths) }
+  }
+
+  private func keepLocked(_ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String]) throws
+    -> PackageVersion
+  {
     try prepare()
     var writer = ObjectWriter(store: self, cache: HashCache(path: hashesPath))
     let (tree, size) = try writer.store(directory: root)
@@ -105,12 +112,7 @@ struct ObjectWriter {
       return blob.hash  // already in this store
     }
     if let location = node.diskLocation, let status = node.origin?.status {
-      // A file on disk: copied (or cloned) into the store once per contents; the hash is the copy's.
-      let key = HashCache.Key(status)
-      if let known = cache.hash(for: key), try staging.owns(known) { return known }
-      let hash = try staging.copy(location)
-      if hash != cache.hash(for: key) { cache.add(key, hash) }
-      return hash
+      return try storeFile(at: location, status: status)
     }
     // Contents in memory or from a source: write them out while hashing.
     return try staging.stage { fd, path in
@@ -125,6 +127,23 @@ struct ObjectWriter {
     }
   }
 
+  /// Stores the file at `location` (whose status is `status`): copied (or cloned) into the store
+  /// once per contents; the hash is the copy's.
+  mutating func storeFile(at location: FilePath, status: FileStatus) throws -> String {
+    let key = HashCache.Key(status)
+    if let known = cache.hash(for: key), try staging.owns(known) { return known }
+    let hash = try staging.copy(location)
+    if hash != cache.hash(for: key) { cache.add(key, hash) }
+    return hash
+  }
+
+  /// The blob the store holds as its own copy of the file whose status is `status` (by device,
+  /// inode, size and modification time, from the ``HashCache``), or nil; reads no file.
+  func ownedBlob(for status: FileStatus) throws -> String? {
+    guard let known = cache.hash(for: HashCache.Key(status)), try staging.owns(known) else { return nil }
+    return known
+  }
+
   /// Writes object `hash` (a tree object: its bytes are known) unless the store has it.
   mutating func writeObject(_ hash: String, _ body: (CInt) throws(Errno) -> Void) throws {
     guard try !staging.has(hash) else { return }
@@ -134,8 +153,25 @@ struct ObjectWriter {
     }
   }
 
+  /// How many staged objects a long walk commits at a time (``commitIfMany()``), so that what it
+  /// holds in memory does not grow with the package.
+  static let batchSize = 8192
+
+  /// Commits the staged objects once there are ``batchSize`` of them (a version's objects need not
+  /// be committed together: an object no record names is removed by the next prune).
+  mutating func commitIfMany() throws {
+    guard staging.stagedCount >= Self.batchSize else { return }
+    try commitObjects()
+  }
+
   /// Makes the new objects durable, renames them in, and saves the caches.
   mutating func finish() throws {
+    try commitObjects()
+    directories.save(temporary: store.temporaryPath)
+  }
+
+  /// Makes the staged objects durable, renames them in, and appends the new hash cache entries.
+  private mutating func commitObjects() throws {
     let touched = try staging.commit()
     if touched.count > SyncPlan.perItemLimit {
       // Hundreds of objects/ab directories got entries (a first version): one syncfs instead
@@ -144,7 +180,6 @@ struct ObjectWriter {
         throw PackageError.io(error, "cannot sync file system of", path: store.objectsPath.string)
       }
       cache.save()
-      directories.save(temporary: store.temporaryPath)
       return
     }
     for name in touched.sorted() {
@@ -159,6 +194,5 @@ struct ObjectWriter {
       }
     }
     cache.save()
-    directories.save(temporary: store.temporaryPath)
   }
 }

@@ -55,10 +55,14 @@ extension VersionStore {
   }
 
   /// Removes records first (a version is gone once its record is), then the objects that no
-  /// remaining version reaches. A kill in between leaves unreferenced objects, which the next
+  /// remaining version reaches (holding the store's lock: a settling process writes objects). A kill in between leaves unreferenced objects, which the next
   /// removal collects.
   func removeLocked(_ ids: [Int]) throws {
     guard !ids.isEmpty, exists else { return }
+    try withStoreLock { try removeHoldingStoreLock(ids) }
+  }
+
+  private func removeHoldingStoreLock(_ ids: [Int]) throws {
     // The directory cache describes the newest version (the package's state when it was kept);
     // if that one goes, its blobs may go too, and directories must be walked again.
     if let newest = try records().last?.version.id, ids.contains(newest) {

@@ -21,7 +21,9 @@ import Foundation
 /// | `hashes`           | cache: `DEVICE INODE SIZE MTIME HASH` of files already hashed                 |
 /// | `verified`         | cache: the same for blobs `docpkg check` found whole                          |
 /// | `dirs`             | cache: tree objects of directories by device, inode and time, to skip unchanged ones |
-/// | `tmp/`             | objects and records being written; emptied when the store is opened          |
+/// | `pending/ID`, `pending/ID.old` | a version a save recorded without copying it yet, and the subtree it replaced (see `DeferredKeeping`) |
+/// | `lock`             | `flock`ed by whatever writes objects or records (settling, keeping, removing)  |
+/// | `tmp/`             | objects and records being written; objects a kill left are removed under `lock` |
 ///
 /// **No write to a package file changes a version.** Every blob is the store's own file, never
 /// a hard link of a package file: a `FICLONE` reflink where the file system has them (btrfs, xfs:
@@ -32,7 +34,10 @@ import Foundation
 /// before the save's swap, from the package as it is then, and named by the SHA-256 of the copy's
 /// own bytes: there is no window in which a write in place to the package reaches a version. The
 /// price is the first save with versions on a file system without reflinks: it copies every file
-/// once. Reading a version checks each blob's SHA-256 before handing out a
+/// once — unless the save defers its copies (``PackageFile/defersVersionCopies``, what `docpkg`
+/// does): then it records a pending version in O(changed), copied by ``settlePendingVersions()``,
+/// and a file written in place before its copy exists is named by the version as not kept
+/// (``PackageVersion/unkeptPaths``), never kept with other bytes. Reading a version checks each blob's SHA-256 before handing out a
 /// byte; ``damagedVersions(thorough:)`` (`docpkg check`) checks the whole store. Blobs that an
 /// older release hard-linked are replaced by copies as saves meet them.
 ///
@@ -54,6 +59,8 @@ public final class VersionStore {
   public let packagePath: FilePath
   /// The store directory, `.NAME.docpkg-versions` beside the package.
   public let path: FilePath
+  /// Whether this instance holds the store's own lock (see ``withStoreLock(_:)``).
+  var holdsStoreLock = false
 
   /// Opens the version store of the package at `packagePath`, renaming a moved package's store
   /// along (see the type's discussion). A package without versions has an empty store (the
@@ -109,15 +116,22 @@ public final class VersionStore {
     objectsPath.appending(String(hash.prefix(2))).appending(String(hash.dropFirst(2)))
   }
 
-  /// Makes the store's directories and clears `tmp/` (a kill's leftovers). Under the lock.
+  /// Makes the store's directories and, holding the store's lock, removes the objects a killed
+  /// writer left in `tmp/` (only objects: a save may be writing `last-id` there meanwhile).
   func prepare() throws {
-    for directory in [path, objectsPath, versionsPath, temporaryPath] {
+    try prepareDirectories()
+    guard holdsStoreLock else { return }
+    for name in (try? StoreFiles.names(in: temporaryPath)) ?? [] where name.hasPrefix(ObjectStaging.namePrefix) {
+      try? Syscalls.unlink(temporaryPath.appending(name))
+    }
+  }
+
+  /// Makes the store's directories.
+  func prepareDirectories() throws {
+    for directory in [path, objectsPath, versionsPath, temporaryPath, pendingPath] {
       do { try StoreFiles.makeDirectory(directory) } catch {
         throw PackageError.io(error, "cannot create version store directory", path: directory.string)
       }
-    }
-    for name in (try? StoreFiles.names(in: temporaryPath)) ?? [] {
-      try? Syscalls.unlink(temporaryPath.appending(name))
     }
   }
 
@@ -141,6 +155,7 @@ public final class VersionStore {
   public func version(_ id: Int) throws -> PackageVersion { try record(id).version }
 
   func records() throws -> [VersionRecord] {
+    settleIfPending()
     guard exists, try Syscalls.entryExists(versionsPath) else { return [] }
     let names: [String]
     do { names = try StoreFiles.names(in: versionsPath) } catch {
@@ -151,6 +166,7 @@ public final class VersionStore {
 
   func record(_ id: Int) throws -> VersionRecord {
     let file = versionsPath.appending(String(id))
+    if try !Syscalls.entryExists(file), pendingIDs.contains(id) { settleIfPending() }
     guard let data = try? StoreFiles.read(file) else {
       throw PackageError(.noSuchEntry, "no version \(id) in", path: path.string)
     }

@@ -16,7 +16,8 @@ struct VersionsList: ParsableCommand {
     discussion: """
       Prints a header, then one line per version: id, date (local time), saved or conflict (resolved or not), \
       size in bytes, and the entries a conflict version disagrees on. Nothing for a package without versions. \
-      --json prints [{"id", "date" (seconds since 1970), "origin", "resolved", "size", "conflictPaths"}].
+      --json prints [{"id", "date" (seconds since 1970), "origin", "resolved", "size", "conflictPaths"}], and \
+      "unkeptPaths" for a version that could not keep entries written in place before its copy was made.
       """)
 
   @Argument(help: "The package.", completion: .file())
@@ -33,7 +34,7 @@ struct VersionsList: ParsableCommand {
         let paths = version.conflictPaths.map(\.jsonQuoted).joined(separator: ",")
         return "{\"id\":\(version.id),\"date\":\(version.date.timeIntervalSince1970),"
           + "\"origin\":\"\(version.origin.rawValue)\",\"resolved\":\(version.isResolved),"
-          + "\"size\":\(version.size),\"conflictPaths\":[\(paths)]}"
+          + "\"size\":\(version.size),\"conflictPaths\":[\(paths)]" + unkept(version) + "}"
       }
       out.write("[" + items.joined(separator: ",") + "]\n")
       return
@@ -41,7 +42,9 @@ struct VersionsList: ParsableCommand {
     guard !versions.isEmpty else { return }
     let rows = versions.map { version in
       let state =
-        version.origin == .conflict ? (version.isResolved ? "conflict (resolved)" : "conflict (unresolved)") : "saved"
+        version.origin == .conflict
+        ? (version.isResolved ? "conflict (resolved)" : "conflict (unresolved)")
+        : version.unkeptPaths.isEmpty ? "saved" : "saved (\(version.unkeptPaths.count) not kept)"
       return [
         "\(version.id)", version.date.localTimestamp, state, Int64(version.size).grouped,
         version.conflictPaths.joined(separator: ", "),
@@ -59,5 +62,11 @@ struct VersionsList: ParsableCommand {
       while line.hasSuffix(" ") { line.removeLast() }
       out.write(line.escapingControlCharacters + "\n")
     }
+  }
+
+  /// `,"unkeptPaths":[...]` for a version with entries it could not keep, else nothing.
+  private func unkept(_ version: PackageVersion) -> String {
+    guard !version.unkeptPaths.isEmpty else { return "" }
+    return ",\"unkeptPaths\":[" + version.unkeptPaths.map(\.jsonQuoted).joined(separator: ",") + "]"
   }
 }

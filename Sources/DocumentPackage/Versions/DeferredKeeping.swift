@@ -1,0 +1,126 @@
+import SystemPackage
+
+/// Keeping the previous state in O(changed) on the save's critical path, and copying the rest
+/// later (``PackageFile/defersVersionCopies``).
+///
+/// **On the save's path** (under the package lock): before the swap, ``begin(packagePath:)``
+/// takes the version's id and the capture time *T*: the modification time of a file it creates
+/// in the store (`pending/ID.start`), so that *T* comes from the same clock as the package
+/// files' times. After the swap, the subtree the save replaced (which holds the previous bytes
+/// of everything that changed) is renamed into the store as `pending/ID.old` instead of being
+/// removed, and `pending/ID` records "the package as it was at *T*, with the replaced subtree
+/// in `ID.old`" (``PendingVersion``); a save that added an entry (a root entry renamed in without
+/// replacing anything) records it as absent from the previous state instead. The times of the
+/// directory the save renamed in, just before and after the rename, go into the record too. The save then waits until the file system's clock has
+/// passed *T* (a millisecond at most), so that every write after the save returns gives a file
+/// a time after *T*. No package file is read, hashed or listed.
+///
+/// **Later** (``VersionStore/settlePendingVersions()``: `docpkg` starts it as a detached
+/// process after a save, and any reading of the store runs it first), the version is written
+/// from `ID.old` and the package: a file is kept only if its modification time is not after *T*
+/// and its name cannot lead to another inode than at *T* (``PendingStateWalk`` says how a change
+/// time after *T*, such as a new hard link's, is told apart); any other is a file written in
+/// place (or replaced) during the window, and the version names it in
+/// ``PackageVersion/unkeptPaths`` instead of keeping bytes that are not the version's.
+///
+/// **Crash cases.** A kill before the rename leaves the replaced tree beside the package, which
+/// recovery removes: the version is not kept (no version rather than a wrong one). A kill
+/// between the rename and the record leaves `ID.old` without a record, removed by the next
+/// save's ``begin(packagePath:)`` (which holds the package lock, so no capture is in progress).
+final class DeferredKeeping {
+  private let keepLast: Int?
+  /// The times of the directory the save renamed its entry in, around the rename (set by the
+  /// save before it records; see ``PendingVersion/ContainerTimes``).
+  var containerTimes: PendingVersion.ContainerTimes?
+  private var begun: (store: VersionStore, id: Int, start: FileTime, root: FileStatus)?
+
+  init(policy: VersionPolicy) {
+    if case .keepLast(let count) = policy { keepLast = count } else { keepLast = nil }
+  }
+
+  /// Takes the id and the capture time; called before the swap, under the package lock.
+  func begin(packagePath: FilePath) throws {
+    guard begun == nil else { return }
+    let store = try VersionStore(packagePath: packagePath, lockHeld: true)
+    try store.prepareDirectories()
+    store.removeAbandonedPending()
+    let id = try store.takeNextID()
+    let marker = store.pendingPath.appending("\(id).start")
+    let start: FileTime
+    do {
+      let fd = try Syscalls.openFile(marker, [.writeOnly, .create, .truncate, .noFollow], mode: 0o644)
+      defer { Syscalls.closeFile(fd) }
+      try Syscalls.setModificationTimeToNow(fd)
+      start = try Syscalls.status(of: fd).modificationTime
+    } catch {
+      throw PackageError.io(error, "cannot create", path: marker.string, context: "while keeping a version")
+    }
+    let root: FileStatus
+    do { root = try Syscalls.statusNoFollow(packagePath) } catch {
+      throw PackageError.io(error, "cannot read status of", path: packagePath.string)
+    }
+    begun = (store, id, start, root)
+  }
+
+  /// After the swap: moves the replaced subtree (`name` in `parentFD`) into the store and records
+  /// the pending version. Returns false if no capture was begun (the caller removes the tree).
+  /// Never throws: the save succeeded; if the subtree cannot be moved, the pending version says
+  /// its previous state is lost, and the tree is removed.
+  func keep(replacedIn parentFD: CInt, _ name: RawName, changedPath: String) -> Bool {
+    guard let begun else { return false }
+    let (store, id) = (begun.store, begun.id)
+    var kept = false
+    if let pendingFD = try? Syscalls.openFile(store.pendingPath, [.readOnly, .directory]) {
+      kept = (try? Syscalls.rename(from: parentFD, name, to: pendingFD, RawName("\(id).old"))) != nil
+      Syscalls.closeFile(pendingFD)
+    }
+    if !kept { try? TreeRemoval.remove(name, in: parentFD) }
+    record(changedPath: changedPath, replaced: kept ? .kept : .lost)
+    return true
+  }
+
+  /// After a swap that left no copy of the replaced entry: the pending version says it is lost.
+  func lose(changedPath: String) {
+    record(changedPath: changedPath, replaced: .lost)
+  }
+
+  /// After a save that added `changedPath` (renamed in without replacing anything): the pending
+  /// version records that the previous state had no entry there.
+  func recordAbsent(changedPath: String) {
+    record(changedPath: changedPath, replaced: .absent)
+  }
+
+  private func record(changedPath: String, replaced: PendingVersion.Replaced) {
+    guard let begun else { return }
+    let (store, id, start, root) = begun
+    self.begun = nil
+    let pending = PendingVersion(
+      id: id, start: start, rootPermissions: root.permissions, rootTime: root.modificationTime,
+      changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes)
+    let path = store.pendingPath.appending(String(id))
+    if (try? StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath)) == nil {
+      if let fd = try? Syscalls.openFile(store.pendingPath, [.readOnly, .directory]) {
+        try? TreeRemoval.remove(RawName("\(id).old"), in: fd)
+        Syscalls.closeFile(fd)
+      }
+    }
+    try? Syscalls.unlink(store.pendingPath.appending("\(id).start"))
+    Self.waitForClock(after: start, in: store.pendingPath)
+  }
+
+  /// Returns once a file made now in `directory` gets a modification time after `start`.
+  static func waitForClock(after start: FileTime, in directory: FilePath) {
+    let probe = directory.appending("clock-\(Syscalls.processID)")
+    for _ in 0..<1000 {
+      guard let fd = try? Syscalls.openFile(probe, [.writeOnly, .create, .truncate, .noFollow], mode: 0o644) else {
+        return
+      }
+      try? Syscalls.setModificationTimeToNow(fd)
+      let now = try? Syscalls.status(of: fd).modificationTime
+      Syscalls.closeFile(fd)
+      if let now, now > start { break }
+      Syscalls.pause(microseconds: 500)
+    }
+    try? Syscalls.unlink(probe)
+  }
+}

@@ -1,0 +1,235 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Writes the tree of the oldest pending version from what is on disk now (see
+/// ``DeferredKeeping``): each path is read from the replaced subtree of the earliest save at or
+/// after the version's capture that replaced it (`pending/ID.old`), else from the package.
+///
+/// A file is kept only if its modification time is not after the capture time *T* (an in-place
+/// write sets it: `write`, `>>`, `dd conv=notrunc`, and a write through `mmap`, which the kernel
+/// stamps at the first write fault), and if its name still leads to the inode it led to at *T*
+/// with the contents it had then. That second part is where the change time comes in: a rename
+/// onto the name, a `chmod`, a write whose modification time was set back, but also a new hard
+/// link (a `cp -al` backup of the package, a sync client) all set it. So a file whose change time
+/// is after *T* is still kept when one of these vouches for it:
+/// - a save since relinked it (it is in a subtree a save replaced, where our own links set it);
+/// - its directory is *stable*, so no name in it leads to another inode than at *T*: neither of the
+///   directory's times is after *T*, or, where saves since renamed an entry in it, its times
+///   before the first such rename are not after *T*, each save's "before" times are the previous
+///   one's "after" times, and its times now are the last one's "after" times
+///   (``PendingVersion/ContainerTimes``). The file is then the same inode, unwritten (its
+///   modification time says so), and is copied; the directory (as opened, not as found at its
+///   path) is checked again after the copy, so a rename into it meanwhile is caught;
+/// - the store already holds a copy of this very content identity (the ``HashCache`` knows its
+///   device, inode, size and modification time, and the store owns that blob): the version gets
+///   that blob, and the package file is not read at all.
+///
+/// Otherwise the file is named in ``PackageVersion/unkeptPaths``. **The residual window**: a
+/// program that writes a file in place during the window and then sets its modification time
+/// back to before *T* (`touch -d`, `utimensat`; a backup tool that restores times after writing)
+/// in a stable directory, or without a new inode, is not detected: the version keeps the new
+/// bytes, or the bytes the store copied under that identity earlier. Editors and `>>`, `dd`,
+/// `mmap` writers do not do that. A `chmod` in the window is likewise not seen (the version
+/// records the new permissions, with the right bytes). And file times have the granularity of
+/// the kernel's clock tick (a few milliseconds): a rename by another program into a directory in
+/// the same tick as a save's own rename there leaves the directory's times as that save recorded
+/// them.
+///
+/// Files are re-checked after their copy is made, so a write racing with the copy is caught too.
+/// A directory outside the replaced subtrees whose entries changed after *T* (not by our own
+/// saves' renames) is named as well: entries removed from it since are missing.
+struct PendingStateWalk {
+  let store: VersionStore
+  /// The version to settle first, then the later pending versions, oldest first.
+  let pending: [PendingVersion]
+  var writer: ObjectWriter
+  private(set) var unkept: [String] = []
+  private let start: FileTime
+  private let changedPaths: Set<String>
+  private let containers: Set<String>
+
+  init(store: VersionStore, pending: [PendingVersion]) {
+    self.store = store
+    self.pending = pending
+    writer = ObjectWriter(store: store, cache: HashCache(path: store.hashesPath))
+    start = pending[0].start
+    changedPaths = Set(pending.map(\.changed))
+    containers = Set(pending.compactMap(\.container))
+  }
+
+  /// Writes the version's objects; returns its root tree and size, or nil if its whole previous
+  /// state was lost.
+  mutating func run() throws -> (tree: String, size: Int64)? {
+    var root = store.packagePath
+    var source = pending.count
+    if let index = pending.firstIndex(where: { $0.changed.isEmpty }) {
+      switch pending[index].replaced {
+      case .kept: break
+      case .absent: return nil  // no package before that save (not a path of a kept save)
+      case .lost:
+        unkept.append(".")
+        return nil
+      }
+      root = oldPath(index)
+      source = index
+    } else if let status = try? Syscalls.statusNoFollow(root), status.modificationTime > start,
+      !containers.contains("")
+    {
+      unkept.append("./")
+    }
+    let underChanged = source < pending.count
+    let rootStable = !underChanged && (try? Syscalls.statusNoFollow(root)).map { isStable("", $0) } == true
+    let result = try directory(
+      relative: "", physical: root, source: source, underChanged: underChanged, stable: rootStable)
+    try writer.finish()
+    return result
+  }
+
+  private func oldPath(_ index: Int) -> FilePath {
+    store.pendingPath.appending("\(pending[index].id).old")
+  }
+
+  /// Writes the tree of the directory at `physical` (`relative` in the version).
+  /// - Parameters:
+  ///   - underChanged: It is in a subtree a save since *T* replaced (its files were relinked).
+  ///   - stable: No entry of it can lead to another inode than at *T* (see the type's discussion).
+  private mutating func directory(
+    relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool
+  ) throws -> (String, Int64) {
+    let fd: CInt
+    do { fd = try Syscalls.openFile(physical, [.readOnly, .directory, .noFollow]) } catch {
+      throw PackageError.io(error, "cannot open directory", path: physical.string, context: "while keeping a version")
+    }
+    defer { Syscalls.closeFile(fd) }
+    // Judged on the directory opened (not the one at the path a moment ago), and re-checked after
+    // each copy that relies on it: a rename into it while it is walked makes it unstable.
+    let opened = stable ? try? Syscalls.status(of: fd) : nil
+    let stable = opened.map { isStable(relative, $0) } ?? false
+    func stillStable() -> Bool {
+      guard let opened, let now = try? Syscalls.status(of: fd) else { return false }
+      return now.modificationTime == opened.modificationTime && now.changeTime == opened.changeTime
+    }
+    let names: [String]
+    do { names = try Syscalls.entries(ofDirectory: fd).map(\.name.string) } catch {
+      throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
+    }
+    var text = ""
+    var total: Int64 = 0
+    for name in names.sorted(by: { $0.utf8Precedes($1) }) {
+      let path = relative.isEmpty ? name : relative + "/" + name
+      var childPhysical = physical.appending(name)
+      var childSource = source
+      if let index = pending.indices.first(where: { $0 < source && pending[$0].changed == path }) {
+        switch pending[index].replaced {
+        case .kept: break
+        case .absent:
+          // Added by that save: not in this state, unless another program removed it between *T*
+          // and that save, which only the directory's times can rule out.
+          if !stable && !underChanged { unkept.append(path) }
+          continue
+        case .lost:
+          unkept.append(path)
+          continue
+        }
+        childPhysical = oldPath(index)
+        childSource = index
+      }
+      let relinked = underChanged || changedPaths.contains(path)
+      guard let status = try? Syscalls.statusNoFollow(childPhysical), let kind = status.kind else { continue }
+      let entry: TreeEntry
+      switch kind {
+      case .directory:
+        if childSource != 0, status.modificationTime > start, !containers.contains(path), !changedPaths.contains(path) {
+          unkept.append(path + "/")
+        }
+        let childStable = !relinked && isStable(path, status)
+        let (tree, size) = try directory(
+          relative: path, physical: childPhysical, source: childSource, underChanged: relinked, stable: childStable)
+        total += size
+        entry = TreeEntry(
+          kind: .directory, permissions: status.permissions, time: status.modificationTime, size: 0, reference: tree,
+          name: name)
+      case .file:
+        guard status.modificationTime <= start else {
+          unkept.append(path)  // written in place (or replaced by a newer file) after T
+          continue
+        }
+        let reliesOnDirectory = !relinked && status.changeTime > start
+        if reliesOnDirectory && !stable {
+          // Linked, renamed onto or chmod'ed since T, in a directory that changed too: keep it
+          // only if the store already has its own copy of this content identity.
+          guard let known = try writer.ownedBlob(for: status) else {
+            unkept.append(path)
+            continue
+          }
+          total += status.size
+          text +=
+            TreeEntry(
+              kind: .file, permissions: status.permissions, time: status.modificationTime, size: status.size,
+              reference: known, name: name
+            ).line
+          continue
+        }
+        let hash = try writer.storeFile(at: childPhysical, status: status)
+        try writer.commitIfMany()
+        guard let after = try? Syscalls.statusNoFollow(childPhysical), after.inode == status.inode,
+          after.size == status.size, after.modificationTime == status.modificationTime,
+          after.changeTime == status.changeTime, !reliesOnDirectory || stillStable()
+        else {
+          unkept.append(path)  // written while it was being copied
+          continue
+        }
+        total += status.size
+        entry = TreeEntry(
+          kind: .file, permissions: status.permissions, time: status.modificationTime, size: status.size,
+          reference: hash, name: name)
+      case .symlink:
+        // A link's target cannot be written in place; a new link at the name changes the directory.
+        guard unchanged(status, relinked: relinked || stable), let target = try? Syscalls.readLink(at: childPhysical)
+        else {
+          unkept.append(path)
+          continue
+        }
+        entry = TreeEntry(
+          kind: .symlink, permissions: status.permissions, time: status.modificationTime, size: status.size,
+          reference: target, name: name)
+      }
+      text += entry.line
+    }
+    let data = Data(text.utf8)
+    let hash = ContentHash.of(data)
+    try writer.writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
+    return (hash, total)
+  }
+
+  /// Whether an entry's times say it is as it was at the capture (see the type's discussion).
+  private func unchanged(_ status: FileStatus, relinked: Bool) -> Bool {
+    status.modificationTime <= start && (relinked || status.changeTime <= start)
+  }
+
+  /// Whether the entries of the package's directory at `path` (whose status is `status`) cannot
+  /// lead to other inodes than at *T*, apart from those our saves renamed in it (see the type's
+  /// discussion).
+  private func isStable(_ path: String, _ status: FileStatus) -> Bool {
+    guard containers.contains(path) else {
+      return status.modificationTime <= start && status.changeTime <= start
+    }
+    var last: PendingVersion.ContainerTimes?
+    for version in pending where version.container == path {
+      guard let times = version.containerTimes else { return false }
+      if let last {
+        guard times.before == last.after else { return false }
+      } else {
+        guard times.before.modification <= start, times.before.change <= start else { return false }
+      }
+      last = times
+    }
+    guard let last else { return false }
+    return status.modificationTime == last.after.modification && status.changeTime == last.after.change
+  }
+}

@@ -1,0 +1,136 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A version a save recorded without copying it yet (`pending/ID` in the store): the previous
+/// state is "the subtree `changed` as it was, now moved to `pending/ID.old`, and everything else
+/// as the package was at `start`". ``VersionStore/settlePendingVersions()`` turns it into a
+/// version (see ``DeferredKeeping``).
+///
+/// Text: `docpkg-pending 1`, `start SECONDS.NANOS`, `root MODE MTIME`, `changed PATH` (the
+/// replaced subtree relative to the package, `%` for the whole package), `replaced
+/// kept|lost|absent` (see ``Replaced``), `container MTIME CTIME MTIME CTIME` (the times of
+/// `changed`'s parent directory just before and just after the save's rename in it; see
+/// ``ContainerTimes``), and `keep N` when the save's policy keeps the last N versions.
+struct PendingVersion {
+  /// The modification and change times of the directory a save renamed its entry in, just before
+  /// and just after that rename: what lets the settle tell that no other program changed the
+  /// directory's entries since (see ``PendingStateWalk``).
+  struct ContainerTimes: Equatable {
+    /// Modification and change time before the rename.
+    var before: (modification: FileTime, change: FileTime)
+    /// Modification and change time after the rename (and the directory's fsync).
+    var after: (modification: FileTime, change: FileTime)
+
+    init(before: FileStatus, after: FileStatus) {
+      self.before = (before.modificationTime, before.changeTime)
+      self.after = (after.modificationTime, after.changeTime)
+    }
+
+    init?(_ parts: [Substring]) {
+      let times = parts.compactMap { FileTime(encoded: $0) }
+      guard times.count == 4 else { return nil }
+      before = (times[0], times[1])
+      after = (times[2], times[3])
+    }
+
+    var encoded: String {
+      "\(before.modification.encoded) \(before.change.encoded) \(after.modification.encoded) \(after.change.encoded)"
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+      lhs.before == rhs.before && lhs.after == rhs.after
+    }
+  }
+
+  /// What the save left of the previous state at `changed`.
+  enum Replaced: String {
+    /// The replaced subtree is in `pending/ID.old`.
+    case kept
+    /// The replaced subtree could not be moved into the store: the version names it as not kept.
+    case lost
+    /// The save added `changed` (a root entry renamed in with `RENAME_NOREPLACE`): the previous
+    /// state had nothing there, so the version simply has no entry at that path. (An older
+    /// release reads the word as `lost`: it names the path as not kept, never keeps wrong bytes.)
+    case absent
+  }
+
+  var id: Int
+  /// The time of the capture, from the file system's own clock (a file made in the store).
+  var start: FileTime
+  var rootPermissions: FilePermissions
+  var rootTime: FileTime
+  /// The replaced subtree, relative to the package ("" for the whole package).
+  var changed: String
+  /// What the save left of the previous state at `changed`.
+  var replaced: Replaced
+  /// The number of versions the save's policy keeps (nil: all).
+  var keepLast: Int?
+  /// The times of `changed`'s parent directory around the save's rename (nil: not known, as for
+  /// a whole-package save).
+  var containerTimes: ContainerTimes?
+
+  init(
+    id: Int, start: FileTime, rootPermissions: FilePermissions, rootTime: FileTime, changed: String,
+    replaced: Replaced, keepLast: Int?, containerTimes: ContainerTimes? = nil
+  ) {
+    self.containerTimes = containerTimes
+    self.id = id
+    self.start = start
+    self.rootPermissions = rootPermissions
+    self.rootTime = rootTime
+    self.changed = changed
+    self.replaced = replaced
+    self.keepLast = keepLast
+  }
+
+  func encoded() -> Data {
+    var text = "docpkg-pending 1\nstart \(start.encoded)\n"
+    text += "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)\n"
+    text += "changed \(VersionEscaping.escape(changed))\n"
+    text += "replaced \(replaced.rawValue)\n"
+    if let containerTimes { text += "container \(containerTimes.encoded)\n" }
+    if let keepLast { text += "keep \(keepLast)\n" }
+    return Data(text.utf8)
+  }
+
+  /// Parses a pending record; `nil` for a torn or foreign file.
+  init?(id: Int, data: Data) {
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+    guard lines.first == "docpkg-pending 1" else { return nil }
+    var start: FileTime?, root: (FilePermissions, FileTime)?, changed: String?, replaced: Replaced?
+    var keepLast: Int?
+    var containerTimes: ContainerTimes?
+    for line in lines.dropFirst() {
+      let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+      guard parts.count >= 2 else { return nil }
+      switch parts[0] {
+      case "start": start = FileTime(encoded: parts[1])
+      case "root":
+        guard parts.count == 3, let mode = CModeT(parts[1], radix: 8), let time = FileTime(encoded: parts[2])
+        else { return nil }
+        root = (FilePermissions(rawValue: mode), time)
+      case "changed": changed = VersionEscaping.unescape(parts[1])
+      case "replaced": replaced = Replaced(rawValue: String(parts[1])) ?? .lost
+      case "keep": keepLast = Int(parts[1])
+      case "container": containerTimes = ContainerTimes(Array(parts.dropFirst()))
+      default: break
+      }
+    }
+    guard let start, let root, let changed, let replaced else { return nil }
+    self.init(
+      id: id, start: start, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
+      keepLast: keepLast, containerTimes: containerTimes)
+  }
+
+  /// The parent directory of `changed` ("" for a top-level entry; nil for the whole package).
+  var container: String? {
+    guard !changed.isEmpty else { return nil }
+    guard let slash = changed.lastIndex(of: "/") else { return "" }
+    return String(changed[..<slash])
+  }
+}

@@ -1,0 +1,154 @@
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension VersionStore {
+  /// `pending/`: versions saves recorded without copying them yet (see ``DeferredKeeping``).
+  var pendingPath: FilePath { path.appending("pending") }
+
+  /// The ids of the pending versions, oldest first.
+  var pendingIDs: [Int] {
+    ((try? StoreFiles.names(in: pendingPath)) ?? []).compactMap { Int($0) }.sorted()
+  }
+
+  /// Whether saves left versions whose contents are not copied into the store yet (see
+  /// ``PackageFile/defersVersionCopies``). Until ``settlePendingVersions()`` runs, a write in
+  /// place to a package file makes the pending version name that file as not kept.
+  public var hasPendingVersions: Bool { !pendingIDs.isEmpty }
+
+  /// Copies the pending versions' contents into the store and makes them versions, oldest first
+  /// (what `docpkg` runs as a detached process after a save, and what every reading of the store
+  /// runs first). Takes the store's own lock, never the package's: saves go on meanwhile. Only one
+  /// process settles at a time; a second waits for the first, then finds nothing left to do.
+  /// After a kill, the next call starts the interrupted version again.
+  /// - Returns: The versions made.
+  /// - Throws: ``PackageError`` with code `io` if the store or the package cannot be read or written.
+  /// - Complexity: O(*n*) directory reads and `lstat`s for the package's *n* entries per pending
+  ///   version, plus one copy (or clone) of each content the store does not hold yet.
+  @discardableResult
+  public func settlePendingVersions() throws -> [PackageVersion] {
+    guard exists, hasPendingVersions else { return [] }
+    return try withStoreLock { try settleLocked() }
+  }
+
+  /// Settles the pending versions, if any, unless this instance is settling already (best
+  /// effort: readers list what is settled).
+  func settleIfPending() {
+    guard !holdsStoreLock, exists, hasPendingVersions else { return }
+    _ = try? settlePendingVersions()
+  }
+
+  /// Runs `body` holding the store's lock (`lock` in the store, `flock`): held by whatever writes
+  /// objects or records without the package's lock held throughout (settling, keeping, removing).
+  /// Taken after the package's lock when both are held, never before.
+  func withStoreLock<T>(_ body: () throws -> T) throws -> T {
+    if holdsStoreLock { return try body() }
+    try prepareDirectories()
+    let lockPath = path.appending("lock")
+    let fd: CInt
+    do { fd = try Syscalls.openLockFile(lockPath) } catch {
+      throw PackageError.io(error, "cannot open", path: lockPath.string)
+    }
+    do { try Syscalls.lock(fd, exclusive: true) } catch {
+      Syscalls.closeFile(fd)
+      throw PackageError.io(error, "cannot lock", path: lockPath.string)
+    }
+    holdsStoreLock = true
+    defer {
+      holdsStoreLock = false
+      Syscalls.closeFile(fd)
+    }
+    return try body()
+  }
+
+  /// Under the package lock (so no capture is under way): removes what an interrupted capture left
+  /// in `pending/` (a replaced tree or a time marker without a record, a temporary).
+  func removeAbandonedPending() {
+    guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
+    defer { Syscalls.closeFile(fd) }
+    guard let names = try? Syscalls.entries(ofDirectory: fd).map(\.name.string) else { return }
+    let recorded = Set(names.filter { Int($0) != nil })
+    for name in names where Int(name) == nil {
+      if let dot = name.firstIndex(of: "."), name.hasSuffix(".old"), recorded.contains(String(name[..<dot])) {
+        continue
+      }
+      try? TreeRemoval.remove(RawName(name), in: fd)
+    }
+  }
+
+  private func settleLocked() throws -> [PackageVersion] {
+    try prepare()
+    var settled: [PackageVersion] = []
+    while let first = pendingIDs.first {
+      guard let oldest = pendingRecord(first) else {
+        removePending(first)  // not a record of ours
+        continue
+      }
+      settled.append(try settle(oldest))
+    }
+    return settled
+  }
+
+  private func pendingRecord(_ id: Int) -> PendingVersion? {
+    (try? StoreFiles.read(pendingPath.appending(String(id)))).flatMap { PendingVersion(id: id, data: $0) }
+  }
+
+  /// Makes the oldest pending version a version (see ``PendingStateWalk``).
+  private func settle(_ oldest: PendingVersion) throws -> PackageVersion {
+    if let existing = try? record(oldest.id) {  // made before a kill; only the cleanup was left
+      removePending(oldest.id)
+      return existing.version
+    }
+    var ids = pendingIDs
+    var attempt = 0
+    while true {
+      // A save that starts meanwhile moves paths this walk reads into a new pending version:
+      // paths found changed are then looked up again with it.
+      attempt += 1
+      let pending = ids.compactMap { $0 == oldest.id ? oldest : pendingRecord($0) }
+      var walk = PendingStateWalk(store: self, pending: pending)
+      let result = try walk.run()
+      let now = pendingIDs
+      if walk.unkept.isEmpty || now == ids || attempt == 3 {
+        return try finish(oldest, result, unkept: walk.unkept)
+      }
+      ids = now
+    }
+  }
+
+  private func finish(_ oldest: PendingVersion, _ result: (tree: String, size: Int64)?, unkept: [String]) throws
+    -> PackageVersion
+  {
+    let rootTree = try result?.tree ?? writeEmptyTree(Data())
+    let version = PackageVersion(
+      id: oldest.id, date: oldest.start.date, origin: .saved, isResolved: true, size: result?.size ?? 0,
+      conflictPaths: [], unkeptPaths: unkept)
+    let record = VersionRecord(
+      version: version, rootTree: rootTree, rootPermissions: oldest.rootPermissions, rootTime: oldest.rootTime)
+    try StoreFiles.writeAtomically(
+      record.encoded(), to: versionsPath.appending(String(oldest.id)), temporary: temporaryPath)
+    removePending(oldest.id)
+    if let count = oldest.keepLast { _ = try pruneLocked(keepingLast: count) }
+    return version
+  }
+
+  private func writeEmptyTree(_ data: Data) throws -> String {
+    let hash = ContentHash.of(data)
+    var writer = ObjectWriter(store: self, cache: HashCache(path: hashesPath))
+    try writer.writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
+    try writer.finish()
+    return hash
+  }
+
+  /// Removes a settled pending version: its record first, then its replaced tree.
+  private func removePending(_ id: Int) {
+    guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
+    defer { Syscalls.closeFile(fd) }
+    try? Syscalls.unlink(in: fd, RawName(String(id)), directory: false)
+    try? TreeRemoval.remove(RawName("\(id).old"), in: fd)
+  }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// A pending version (``PackageFile/defersVersionCopies``) across the window between the save and
+/// its settle: a root entry the save added or replaced, a hard-link backup of the package, and
+/// writes in place. A restored version is always exactly the previous state, or lacks a file the
+/// version names as not kept: never other bytes.
+@Suite("Pending versions across the window")
+struct PendingWindowTests {
+  /// Every entry below `path` by relative path: kind, permissions and bytes (or link target).
+  func snapshot(_ path: String) throws -> [String: String] {
+    var result: [String: String] = [:]
+    let manager = FileManager.default
+    for relative in try manager.subpathsOfDirectory(atPath: path) {
+      let full = path + "/" + relative
+      let status = try Syscalls.statusNoFollow(FilePath(full))
+      let mode = String(status.permissions.rawValue, radix: 8)
+      switch status.kind {
+      case .file: result[relative] = "file \(mode) " + (try read(full))
+      case .directory: result[relative] = "directory \(mode)"
+      case .symlink: result[relative] = "link " + (try manager.destinationOfSymbolicLink(atPath: full))
+      case nil: result[relative] = "other"
+      }
+    }
+    return result
+  }
+
+  private func deferredDocument(_ package: String) throws -> PackageFile {
+    let document = try PackageFile(at: FilePath(package))
+    document.defersVersionCopies = true
+    return document
+  }
+
+  @Test func anAddedRootEntryIsNotInThePreviousVersion() throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = try makePackage(in: temp)
+    let before = try snapshot(package)
+    let root = try info(package).inode
+    let document = try deferredDocument(package)
+    try document.root.setFile(at: "New.txt", contents: Data("new\n".utf8))
+    try document.save()
+    #expect(try info(package).inode == root)  // renamed into the live root (RENAME_NOREPLACE)
+    let store = try document.versionStore()
+    #expect(try store.settlePendingVersions().map(\.unkeptPaths) == [[]])
+    #expect(try store.tree(of: 1).nodeIfPresent(at: "New.txt") == nil)
+    #expect(try store.damagedVersions(thorough: true).isEmpty)
+    try document.restoreVersion(1)
+    #expect(try snapshot(package) == before)
+  }
+
+  @Test func aReplacedRootEntryIsThePreviousOneInTheVersion() throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = try makePackage(in: temp)
+    let before = try snapshot(package)
+    let root = try info(package).inode
+    let document = try deferredDocument(package)
+    _ = try document.root.removeNode(at: "Images")
+    try document.root.setFile(at: "Images/c.png", contents: Data("C".utf8))
+    try document.save()
+    #expect(try info(package).inode == root)  // exchanged alone
+    let store = try document.versionStore()
+    #expect(try store.settlePendingVersions().map(\.unkeptPaths) == [[]])
+    #expect(try store.damagedVersions(thorough: true).isEmpty)
+    try document.restoreVersion(1)
+    #expect(try snapshot(package) == before)
+  }
+
+  /// `cp -al` only adds a link to each file (its change time moves, nothing else): the pending
+  /// versions of the first save (no store yet) and of a later one keep every file.
+  @Test(arguments: ["Text.txt", "Pages/p1/text.txt", "Notes/new.txt"])
+  func aHardLinkBackupInTheWindowLeavesNothingUnkept(_ changed: String) throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = try makePackage(in: temp)
+    let document = try deferredDocument(package)
+    let store = try document.versionStore()
+    var states: [[String: String]] = []
+    for turn in 1...2 {
+      states.append(try snapshot(package))
+      try document.root.setFile(at: changed, contents: Data("turn \(turn)\n".utf8))
+      try document.save()
+      try Shell.run("/bin/cp", ["-al", package, temp.appending("backup-\(turn)")])
+      #expect(try store.settlePendingVersions().map(\.unkeptPaths) == [[]], "save \(turn) of \(changed)")
+    }
+    #expect(try store.damagedVersions(thorough: true).isEmpty)
+    for (index, state) in states.enumerated() {
+      try document.restoreVersion(index + 1)
+      #expect(try snapshot(package) == state, "version \(index + 1) after a save of \(changed)")
+    }
+  }
+
+  @Test(arguments: [FileSystemKind.temporaryFolder, .xfs], VersionSafetyTests.writes.map(\.command))
+  func aWriteInPlaceAfterABackupIsStillNamed(_ kind: FileSystemKind, _ command: String) throws {
+    guard kind == .temporaryFolder || getuid() == 0 else { return }  // mounting an xfs image needs root
+    let place = try TestFileSystem(kind)
+    guard let root = place.root else { return }
+    let package = root + "/W.mydoc"
+    for (path, text) in [("Notes.txt", "first notes\n"), ("Other.txt", "other\n"), ("Pages/p.txt", "page\n")] {
+      try FileManager.default.createDirectory(
+        atPath: (package + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/" + path))
+    }
+    let before = try snapshot(package)
+    let document = try deferredDocument(package)
+    try document.root.setFile(at: "Pages/p.txt", contents: Data("page 2\n".utf8))
+    try document.save()
+    try Shell.run("/bin/cp", ["-al", package, root + "/backup"])
+    try Shell.run("/bin/sh", ["-c", command, "sh", package + "/Notes.txt"])
+    let store = try document.versionStore()
+    #expect(try store.settlePendingVersions().map(\.unkeptPaths) == [["Notes.txt"]], "\(kind)")
+    #expect(try store.tree(of: 1).nodeIfPresent(at: "Notes.txt") == nil)  // never the new bytes
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1)
+    #expect(check.standardOutput.contains("damaged: version 1: Notes.txt: not kept"), "\(check.standardOutput)")
+    // The restore gives every kept file its exact previous bytes, and no Notes.txt.
+    let restore = try Shell.docpkg(["versions", "restore", package, "1"])
+    #expect(restore.status == 0, "\(restore.standardError)")
+    var expected = before
+    expected["Notes.txt"] = nil
+    #expect(try snapshot(package) == expected, "\(kind)")
+  }
+}
