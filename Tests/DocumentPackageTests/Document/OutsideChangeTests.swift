@@ -34,6 +34,27 @@ private func makeLivePackage(in temp: TemporaryDirectory) throws -> String {
   return temp.appending("Doc.pkg")
 }
 
+/// Opens `path` as a watching document that has read every file of ``makeLivePackage(in:)``
+/// (so that all of it can be rescued if the package is deleted) and changed `a.txt`, unsaved.
+private func openHavingReadEverything(_ path: String) async throws -> Document {
+  let document = try await Document(contentsOf: FilePath(path))
+  _ = try await document.read { root in
+    for file in ["a.txt", "b.txt", "Notes/n.txt"] { _ = try root.node(at: file).contents() }
+  }
+  try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+  return document
+}
+
+/// Saves a deleted `document` to `Rescued.pkg` in `temp` and expects there everything
+/// ``openHavingReadEverything(_:)`` left in it.
+private func expectRescue(of document: Document, in temp: TemporaryDirectory) async throws {
+  let rescue = FilePath(temp.appending("Rescued.pkg"))
+  try await document.save(to: rescue)
+  #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
+  #expect(try file(rescue.string + "/b.txt") == "one\ntwo\nthree\nfour\nfive\n")
+  #expect(try file(rescue.string + "/Notes/n.txt") == "n\n")
+}
+
 /// A watching ``Document`` reacting to other processes: reload, merge, conflict, move, delete.
 @Suite("Document outside changes")
 struct OutsideChangeTests {
@@ -198,11 +219,7 @@ struct OutsideChangeTests {
   @Test func aDeletedPackageKeepsTheDocumentSavableElsewhere() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
-    let document = try await Document(contentsOf: FilePath(path))
-    _ = try await document.read { root in
-      for file in ["a.txt", "b.txt", "Notes/n.txt"] { _ = try root.node(at: file).contents() }
-    }
-    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    let document = try await openHavingReadEverything(path)
     try Shell.run("rm", ["-rf", path])
     #expect(await eventually { await document.state.contains(.deleted) })
     #expect(await document.lastOutsideChange?.reaction == .deleted)
@@ -227,12 +244,8 @@ struct OutsideChangeTests {
   @Test func aPackageDeletedWhileTheDocumentReactsToAChangeInItEndsDeletedNotFailed() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
-    let document = try await Document(contentsOf: FilePath(path))
+    let document = try await openHavingReadEverything(path)
     let updates = await document.updates()
-    _ = try await document.read { root in
-      for file in ["a.txt", "b.txt", "Notes/n.txt"] { _ = try root.node(at: file).contents() }
-    }
-    try await document.edit { try $0.setFile(at: "b.txt", contents: Data("unsaved\n".utf8)) }
     try Shell.run("rm", ["-rf", path])
     // `rm -rf` is often seen in two bursts: files gone, then the package. The reaction to the
     // first finds no package to merge with; it must wait for the monitor's verdict, not fail.
@@ -249,22 +262,14 @@ struct OutsideChangeTests {
       if change.reaction == .deleted { break }
     }
     #expect(reactions == [.deleted], "\(reactions)")
-    let rescue = FilePath(temp.appending("Rescued.pkg"))
-    try await document.save(to: rescue)
-    #expect(try file(rescue.string + "/a.txt") == "a\n")
-    #expect(try file(rescue.string + "/b.txt") == "unsaved\n")
-    #expect(try file(rescue.string + "/Notes/n.txt") == "n\n")
+    try await expectRescue(of: document, in: temp)
     try await document.close()
   }
 
   @Test func aDeletionThatBeganWithRemovalsRescuesWhatTheDocumentHeldBeforeIt() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
-    let document = try await Document(contentsOf: FilePath(path))
-    _ = try await document.read { root in
-      for file in ["a.txt", "b.txt", "Notes/n.txt"] { _ = try root.node(at: file).contents() }
-    }
-    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    let document = try await openHavingReadEverything(path)
     // The first burst of a deletion: one file gone, merged as any outside removal.
     try Shell.run("rm", [path + "/b.txt"])
     #expect(await eventually { await document.lastOutsideChange?.reaction == .merged(paths: []) })
@@ -272,11 +277,7 @@ struct OutsideChangeTests {
     // Then the package: the document holds again what it held before the deletion began.
     try Shell.run("rm", ["-rf", path])
     #expect(await eventually { await document.state.contains(.deleted) })
-    let rescue = FilePath(temp.appending("Rescued.pkg"))
-    try await document.save(to: rescue)
-    #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
-    #expect(try file(rescue.string + "/b.txt") == "one\ntwo\nthree\nfour\nfive\n")
-    #expect(try file(rescue.string + "/Notes/n.txt") == "n\n")
+    try await expectRescue(of: document, in: temp)
     try await document.close()
   }
 

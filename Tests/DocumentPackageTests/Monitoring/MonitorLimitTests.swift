@@ -20,6 +20,20 @@ private func docpkgWithLimit(_ limit: String, _ value: Int, _ arguments: [String
   return try RunningProcess("/usr/bin/unshare", ["-r", "/bin/sh", "-c", script, Shell.docpkgPath] + arguments)
 }
 
+/// Monitor options with an inotify instance of their own whose queue holds 16 events: the
+/// kernel's limit (`fs.inotify.max_queued_events`, 16,384 here) is lowered for the instance's
+/// creation only, and restored at once. Needs root.
+private func optionsWithAQueueOf16() throws -> PackageMonitor.Options {
+  let limit = "/proc/sys/fs/inotify/max_queued_events"
+  let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+  try "16".write(toFile: limit, atomically: false, encoding: .utf8)
+  let instance = Result { try WatchInstance() }
+  try saved.write(toFile: limit, atomically: false, encoding: .utf8)
+  var options = PackageMonitor.Options()
+  options.instance = try instance.get()
+  return options
+}
+
 @Suite("Package monitor limits")
 struct MonitorLimitTests {
   /// The kernel's queue of events is set when a monitor starts (`fs.inotify.max_queued_events`,
@@ -28,17 +42,8 @@ struct MonitorLimitTests {
   func aQueueOverflowIsARescanThatMissesNothing() async throws {
     let temp = try TemporaryDirectory("monitor")
     let package = try makeWatchedPackage(in: temp)
-    let limit = "/proc/sys/fs/inotify/max_queued_events"
-    let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-    try "16".write(toFile: limit, atomically: false, encoding: .utf8)
     // The queue's size is the instance's: this monitor gets an instance of its own, not the process's shared one.
-    let started = Result { () throws -> PackageMonitor in
-      var options = PackageMonitor.Options()
-      options.instance = try WatchInstance()
-      return try PackageMonitor(watching: FilePath(package), options: options)
-    }
-    try saved.write(toFile: limit, atomically: false, encoding: .utf8)
-    let monitor = try started.get()
+    let monitor = try PackageMonitor(watching: FilePath(package), options: try optionsWithAQueueOf16())
     let events = EventCollector(monitor)
     defer { monitor.stop() }
     // Another process writes batches of 100 files until the 16-event queue overflowed.
@@ -72,13 +77,7 @@ struct MonitorLimitTests {
   func aDeletionLostInAnOverflowIsStillReported() async throws {
     let temp = try TemporaryDirectory("monitor")
     let package = try makeWatchedPackage(in: temp)
-    let limit = "/proc/sys/fs/inotify/max_queued_events"
-    let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-    try "16".write(toFile: limit, atomically: false, encoding: .utf8)
-    let instance = Result { try WatchInstance() }
-    try saved.write(toFile: limit, atomically: false, encoding: .utf8)
-    var options = PackageMonitor.Options()
-    options.instance = try instance.get()
+    let options = try optionsWithAQueueOf16()
     let monitor = try PackageMonitor(watching: FilePath(package), options: options)
     let events = EventCollector(monitor)
     defer { monitor.stop() }
@@ -103,13 +102,7 @@ struct MonitorLimitTests {
     let busy = try makeWatchedPackage(in: temp)
     try temp.write("Quiet.pkg/q.txt", "q\n")
     let quiet = temp.appending("Quiet.pkg")
-    let limit = "/proc/sys/fs/inotify/max_queued_events"
-    let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-    try "16".write(toFile: limit, atomically: false, encoding: .utf8)
-    let instance = Result { try WatchInstance() }
-    try saved.write(toFile: limit, atomically: false, encoding: .utf8)
-    var options = PackageMonitor.Options()
-    options.instance = try instance.get()
+    let options = try optionsWithAQueueOf16()
     let busyMonitor = try PackageMonitor(watching: FilePath(busy), options: options)
     let quietMonitor = try PackageMonitor(watching: FilePath(quiet), options: options)
     defer {
