@@ -17,9 +17,9 @@ import Foundation
 //    `save(to:)` can write it elsewhere. Saving in place fails. `rm -rf` is often seen in bursts,
 //    files first, then the package: a reaction that finds the package gone from its path publishes
 //    nothing and waits for the monitor's next event (deleted or moved), which then lists both; and
-//    when the reaction just before the deletion only applied removals, and nothing changed since,
-//    the model from before it comes back, so that a deleted document holds all it held before
-//    the deletion began.
+//    when the reactions just before the deletion only applied removals (one burst or several), and
+//    nothing changed in the document since, the model from before the first comes back, so that a
+//    deleted document holds all it held before the deletion began.
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself.
 // 3. Anything else: the model is compared with the disk (`externalChanges()`, one `lstat` per
@@ -63,11 +63,11 @@ extension Document {
       pendingOutsideEvent = pendingOutsideEvent.map { $0.followed(by: event) } ?? event
       return
     }
-    let beforeRemovals = modelBeforeRemovals
-    modelBeforeRemovals = nil
+    let beforeRemovals = modelBeforeRemovals.flatMap { $0.isCurrent(editor) ? $0.editor : nil }
     let kinds = Set(event.changes.map(\.kind))
     if kinds.contains(.packageDeleted) {
-      if let beforeRemovals, beforeRemovals.isCurrent(editor) { editor = beforeRemovals.editor }
+      if let beforeRemovals { editor = beforeRemovals }
+      modelBeforeRemovals = nil
       stopMonitor()
       cancelAutosave()
       state.insert(.deleted)
@@ -96,11 +96,15 @@ extension Document {
       do {
         reaction = hasUnsavedChanges ? try mergeOutsideChanges() : try reloadFromDisk()
         if editor !== previous, event.changes.allSatisfy({ packageLevel.contains($0.kind) || $0.kind == .removed }) {
-          modelBeforeRemovals = ModelBeforeRemovals(editor: previous, replacement: editor)
+          // Several bursts of one deletion: the model from before the first comes back.
+          modelBeforeRemovals = ModelBeforeRemovals(editor: beforeRemovals ?? previous, replacement: editor)
         }
       } catch {
         if packageVanished {
           if !state.contains(.deleted) { eventBeforeVanishing = event }  // else: already reported
+          if editor !== previous {  // replaced before the package went: bring back the one before
+            modelBeforeRemovals = ModelBeforeRemovals(editor: beforeRemovals ?? previous, replacement: editor)
+          }
           return
         }
         let failure =

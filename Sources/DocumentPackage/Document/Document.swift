@@ -109,8 +109,9 @@ public actor Document {
   /// An outside change met while the package was disappearing from ``path`` (deleted or moved
   /// away during the reaction): it is reported with the monitor's next event, which says which.
   var eventBeforeVanishing: PackageMonitor.Event?
-  /// The model before the last reaction to outside removals, while nothing has changed since:
-  /// brought back if the package is deleted next (see ``react(to:)``).
+  /// The model before the last reactions in a row that only applied outside removals, while
+  /// nothing has changed in the document since: brought back if the package is deleted next (see
+  /// ``react(to:)``).
   var modelBeforeRemovals: ModelBeforeRemovals?
   /// Whether the app wants the package watched (on unless ``Options/unwatched`` or ``stopWatching()``).
   var watchingWanted = false

@@ -270,10 +270,15 @@ struct OutsideChangeTests {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
     let document = try await openHavingReadEverything(path)
-    // The first burst of a deletion: one file gone, merged as any outside removal.
+    // The first bursts of a deletion: one file gone, then another, each merged as any outside removal.
     try Shell.run("rm", [path + "/b.txt"])
     #expect(await eventually { await document.lastOutsideChange?.reaction == .merged(paths: []) })
     #expect(try await document.read { try $0.nodeIfPresent(at: "b.txt") != nil } == false)
+    #expect(
+      try await document.read { String(decoding: try $0.node(at: "Notes/n.txt").contents(), as: UTF8.self) } == "n\n")
+    try Shell.run("rm", [path + "/Notes/n.txt"])
+    #expect(await eventually { await document.lastOutsideChange?.number == 2 })
+    #expect(await document.lastOutsideChange?.reaction == .merged(paths: []))
     // Then the package: the document holds again what it held before the deletion began.
     try Shell.run("rm", ["-rf", path])
     #expect(await eventually { await document.state.contains(.deleted) })
