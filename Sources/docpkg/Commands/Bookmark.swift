@@ -6,6 +6,7 @@ import SystemPackage
 /// `docpkg bookmark PACKAGE`: a reference to the package, as one line of text.
 struct Bookmark: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "bookmark",
     abstract: "Print a reference to a package that finds it again after renames, moves and saves.",
     discussion: """
       Prints one line, docpkg-ref1:..., with no spaces (safe in a configuration file); \

@@ -7,6 +7,7 @@ import SystemPackage
 /// `docpkg cat PACKAGE ENTRY`: one file's bytes to standard output.
 struct Cat: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "cat",
     abstract: "Write the bytes of one file in a package to standard output.",
     discussion: "ENTRY is a path inside the package, such as Data/notes.txt. Files are streamed, whatever their size."
   )

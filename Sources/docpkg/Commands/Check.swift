@@ -7,6 +7,7 @@ import SystemPackage
 /// and that every version in its store can be read back whole.
 struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "check",
     abstract: "Recover an interrupted save and verify a package.",
     discussion: """
       Removes what an interrupted save left beside the package and, if the package itself is missing, \

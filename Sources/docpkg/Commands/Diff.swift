@@ -18,6 +18,7 @@ struct Diff: ParsableCommand, FailureStatus {
   static let failureStatus: Int32 = 2
 
   static let configuration = CommandConfiguration(
+    commandName: "diff",
     abstract: "Show what changed between two versions of a package.",
     discussion: """
       OLD and NEW are packages (directories) or single files. Exit status: 0 same, 1 different, 2 error.

@@ -7,6 +7,7 @@ import SystemPackage
 /// `docpkg inspect PATH`: the package as a tree, then totals.
 struct Inspect: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "inspect",
     abstract: "Show a package's tree with kind, size and mode of each entry, then totals.",
     discussion: """
       Totals count the whole package, even when --depth limits what is listed. \

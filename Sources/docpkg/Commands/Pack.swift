@@ -7,6 +7,7 @@ import SystemPackage
 /// `docpkg pack PACKAGE -o OUT`: the package as a zip or tar archive.
 struct Pack: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "pack",
     abstract: "Pack a package into a zip or tar archive whose top-level entry is the package.",
     discussion: """
       The format comes from OUT's extension (.zip, .tar, .tar.gz, .tar.bz2, .tar.xz, .tar.zst) unless --format is given. \

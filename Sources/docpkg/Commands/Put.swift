@@ -12,6 +12,7 @@ import Foundation
 /// `docpkg put PACKAGE ENTRY [SOURCE|-]`: writes one file into a package with one atomic save.
 struct Put: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "put",
     abstract: "Write a file into a package, atomically.",
     discussion: """
       ENTRY is a path inside the package, such as Data/notes.txt; missing directories on the way are created. \

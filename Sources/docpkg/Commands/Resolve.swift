@@ -6,6 +6,7 @@ import SystemPackage
 /// `docpkg resolve REFERENCE`: where the package a reference names is now.
 struct Resolve: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "resolve",
     abstract: "Print the current path of the package a reference (from 'docpkg bookmark') names.",
     discussion: """
       Looks at the recorded path first; if the package is not there, searches its file system near it: the \

@@ -7,6 +7,7 @@ import SystemPackage
 /// `docpkg unpack ARCHIVE -o DESTDIR`: safe, atomic extraction.
 struct Unpack: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "unpack",
     abstract: "Extract an archive's top-level entries into a directory, safely and atomically.",
     discussion: """
       Extracts into a temporary folder inside DESTDIR and renames each top-level entry into place: on any error \

@@ -13,6 +13,7 @@ import Foundation
 /// `docpkg watch PACKAGE [--json]`: one line per change under a package, as it happens.
 struct Watch: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "watch",
     abstract: "Print the changes made to a package on disk as they happen, until interrupted.",
     discussion: """
       Prints one line per change: added, removed or modified PATH, renamed OLD -> NEW (paths inside the \

@@ -3,6 +3,7 @@ import ArgumentParser
 /// `docpkg versions ...`: a package's previous states and conflict versions.
 struct Versions: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "versions",
     abstract: "List, show, restore, resolve and prune a package's versions.",
     discussion: """
       Saves (put, rm, restore) keep the state they replace in .NAME.docpkg-versions beside the package \
