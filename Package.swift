@@ -29,12 +29,9 @@ let package = Package(
     // Linked only into the `docpkg` executable: a library must not replace an app's global symbols.
     .target(name: "CFastCRC", linkerSettings: [.linkedLibrary("deflate")]),
 
-    // libarchive, found through pkg-config. Only DocumentArchive imports it.
-    .systemLibrary(
-      name: "CArchive",
-      pkgConfig: "libarchive",
-      providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
-    ),
+    // libarchive's headers (libarchive-dev), zlib and libdeflate. libarchive itself is opened on first use
+    // (LibArchiveLoader.c), not linked. Only DocumentArchive imports it.
+    .target(name: "CArchive", linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
 
     // The package model, save, versions, undo and diff. Does not link libarchive.
     .target(

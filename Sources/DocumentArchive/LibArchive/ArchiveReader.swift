@@ -60,8 +60,8 @@ final class ArchiveReader {
   /// - Parameter label: The name messages give the archive, when not `path` (`-` for standard input).
   /// - Throws: ``/DocumentPackage/PackageError`` naming `path` if it cannot be opened or is not a supported archive.
   init(path source: String, format: ArchiveFormat? = nil, label: String? = nil) throws {
-    LibArchive.prepare()
     let path = label ?? source
+    try LibArchive.prepare(for: path)
     self.path = path
     self.source = source
     let fd: CInt
@@ -75,18 +75,18 @@ final class ArchiveReader {
       throw PackageError(.unsupported, "not a zip or tar archive:", path: path)
     }
     self.format = detected
-    handle = archive_read_new()
+    handle = docpkg_archive_read_new()
     if detected == .zip {
-      archive_read_support_format_zip_seekable(handle)
+      docpkg_archive_read_support_format_zip_seekable(handle)
     } else {
-      archive_read_support_format_tar(handle)
-      archive_read_support_filter_gzip(handle)
-      archive_read_support_filter_bzip2(handle)
-      archive_read_support_filter_xz(handle)
-      archive_read_support_filter_zstd(handle)
+      docpkg_archive_read_support_format_tar(handle)
+      docpkg_archive_read_support_filter_gzip(handle)
+      docpkg_archive_read_support_filter_bzip2(handle)
+      docpkg_archive_read_support_filter_xz(handle)
+      docpkg_archive_read_support_filter_zstd(handle)
     }
     // Read through a 1 MiB buffer: mapping the archive was no faster, and counts against RSS.
-    let result = archive_read_open_fd(handle, fd, 1 << 20)
+    let result = docpkg_archive_read_open_fd(handle, fd, 1 << 20)
     do {
       try check(result, handle, path: path, action: "read archive")
     } catch let error as PackageError where detected == .zip && error.code == .corrupt {
@@ -97,7 +97,7 @@ final class ArchiveReader {
   }
 
   deinit {
-    archive_read_free(handle)
+    docpkg_archive_read_free(handle)
     Syscalls.closeFile(fd)
   }
 
@@ -105,23 +105,23 @@ final class ArchiveReader {
   /// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` if the archive is damaged.
   func next() throws -> EntryHeader? {
     var raw: OpaquePointer?
-    let result = archive_read_next_header(handle, &raw)
+    let result = docpkg_archive_read_next_header(handle, &raw)
     if result == ARCHIVE_EOF { return nil }
-    let name = raw.flatMap { archive_entry_pathname($0) }
+    let name = raw.flatMap { docpkg_archive_entry_pathname($0) }
     let storedName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
     let decodedName = format == .zip ? EntryName.decodeZip(storedName) : EntryName.decodeBytes(storedName)
     // A zip's name is split after decoding (CP437 has no '/' above 0x7F); a tar's as the bytes it is.
     let rawName = format == .zip ? Array(decodedName.utf8) : storedName
     currentName = decodedName
     entryIndex += 1
-    if !paxScanned, format != .zip, archive_format(handle) & 0xFF == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE & 0xFF {
+    if !paxScanned, format != .zip, docpkg_archive_format(handle) & 0xFF == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE & 0xFF {
       paxScanned = true
       paxScan = TarHeaderScan.scan(path: source)
     }
     let scanned = paxScan?.info(entryIndex)
     // Several well-formed pax headers for one entry: POSIX says the last wins, as libarchive does,
     // though it warns. Any other warning stays an error.
-    let warning = result == ARCHIVE_WARN ? archive_error_string(handle).map { String(cString: $0) } : nil
+    let warning = result == ARCHIVE_WARN ? docpkg_archive_error_string(handle).map { String(cString: $0) } : nil
     let severalPaxHeaders =
       warning == "Ignoring malformed pax extended attribute"
       && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
@@ -130,8 +130,8 @@ final class ArchiveReader {
     }
     guard let raw else { throw PackageError(.corrupt, "cannot read header in", path: path) }
     entry = raw
-    let type = UInt32(archive_entry_filetype(raw))
-    let hardlink = archive_entry_hardlink(raw).map {
+    let type = UInt32(docpkg_archive_entry_filetype(raw))
+    let hardlink = docpkg_archive_entry_hardlink(raw).map {
       EntryName.decodeBytes(RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) })
     }
     let kind: EntryHeader.Kind
@@ -149,15 +149,17 @@ final class ArchiveReader {
       default: kind = .special("entry of unknown type")
       }
     }
-    let symlink = archive_entry_symlink(raw).map { String(cString: $0) }
+    let symlink = docpkg_archive_entry_symlink(raw).map { String(cString: $0) }
     return EntryHeader(
       name: decodedName,
       rawName: rawName,
       kind: kind,
-      mode: UInt32(archive_entry_perm(raw)) & 0o7777,
-      size: archive_entry_size_is_set(raw) != 0 ? archive_entry_size(raw) : nil,
-      modificationTime: archive_entry_mtime_is_set(raw) != 0
-        ? FileTime(seconds: Int64(archive_entry_mtime(raw)), nanoseconds: Int32(archive_entry_mtime_nsec(raw))) : nil,
+      mode: UInt32(docpkg_archive_entry_perm(raw)) & 0o7777,
+      size: docpkg_archive_entry_size_is_set(raw) != 0 ? docpkg_archive_entry_size(raw) : nil,
+      modificationTime: docpkg_archive_entry_mtime_is_set(raw) != 0
+        ? FileTime(
+          seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
+        : nil,
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
         ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil
@@ -172,7 +174,7 @@ final class ArchiveReader {
       var buffer: UnsafeRawPointer?
       var size = 0
       var offset: Int64 = 0
-      let result = archive_read_data_block(handle, &buffer, &size, &offset)
+      let result = docpkg_archive_read_data_block(handle, &buffer, &size, &offset)
       if result == ARCHIVE_EOF { return }
       try check(result, handle, path: path, entry: currentName, action: "read data of")
       if size > 0, let buffer { try body(UnsafeRawBufferPointer(start: buffer, count: size), offset) }
@@ -180,5 +182,5 @@ final class ArchiveReader {
   }
 
   /// Compressed bytes read from the archive so far.
-  var compressedBytesRead: Int64 { archive_filter_bytes(handle, -1) }
+  var compressedBytesRead: Int64 { docpkg_archive_filter_bytes(handle, -1) }
 }

@@ -8,7 +8,21 @@ enum LibArchive {
   /// non-ASCII name comes back nil. A UTF-8 `LC_CTYPE` (only that category) makes them round-trip.
   static let localeReady: Bool = Syscalls.useUTF8CharacterType()
 
-  static func prepare() { _ = localeReady }
+  /// Why libarchive could not be opened, or `nil` once it is ready. It is opened on first use, not
+  /// linked, so that commands and apps that never read a tar do not load it and its dependencies.
+  static let loadFailure: String? = docpkg_libarchive_load().map { String(cString: $0) }
+
+  /// Opens libarchive (once per process) and sets the locale it needs. Call before any
+  /// `docpkg_archive_*` function.
+  /// - Throws: ``/DocumentPackage/PackageError`` with code `unsupported` naming `path` (the archive
+  ///   about to be read or written) if libarchive cannot be opened.
+  static func prepare(for path: String) throws {
+    if let loadFailure {
+      throw PackageError(
+        .unsupported, "cannot read or write archive", path: path, context: "(libarchive is needed: \(loadFailure))")
+    }
+    _ = localeReady
+  }
 }
 
 /// Turns a libarchive result into an error. Reading treats `ARCHIVE_WARN` as a failure: libarchive
@@ -17,9 +31,9 @@ enum LibArchive {
 /// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` naming `path` (and `entry`, when known).
 func check(_ code: CInt, _ handle: OpaquePointer, path: String, entry: String? = nil, action: String) throws {
   guard code != ARCHIVE_OK, code != ARCHIVE_EOF else { return }
-  var reason = archive_error_string(handle).map { String(cString: $0) } ?? "libarchive error \(code)"
+  var reason = docpkg_archive_error_string(handle).map { String(cString: $0) } ?? "libarchive error \(code)"
   while let last = reason.last, last.isWhitespace { reason.removeLast() }
-  let errno = Errno(rawValue: archive_errno(handle))
+  let errno = Errno(rawValue: docpkg_archive_errno(handle))
   let systemError: Bool = [
     .ioError, .noSpace, .permissionDenied, .notPermitted, .noSuchFileOrDirectory, .readOnlyFileSystem,
     .diskQuotaExceeded, .isDirectory,

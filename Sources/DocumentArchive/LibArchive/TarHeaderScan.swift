@@ -28,26 +28,27 @@ struct TarHeaderScan {
   /// Scans the tar (or compressed tar) at `path`. Returns `nil` if it cannot be read to the end of
   /// its headers (libarchive will then report the damage).
   static func scan(path: String) -> TarHeaderScan? {
+    guard (try? LibArchive.prepare(for: path)) != nil else { return nil }
     let fd: CInt
     do { fd = try Syscalls.openFile(FilePath(path), .readOnly) } catch { return nil }
     defer { Syscalls.closeFile(fd) }
-    let handle = archive_read_new()
-    defer { archive_read_free(handle) }
-    archive_read_support_format_raw(handle)
-    archive_read_support_filter_gzip(handle)
-    archive_read_support_filter_bzip2(handle)
-    archive_read_support_filter_xz(handle)
-    archive_read_support_filter_zstd(handle)
+    let handle = docpkg_archive_read_new()
+    defer { docpkg_archive_read_free(handle) }
+    docpkg_archive_read_support_format_raw(handle)
+    docpkg_archive_read_support_filter_gzip(handle)
+    docpkg_archive_read_support_filter_bzip2(handle)
+    docpkg_archive_read_support_filter_xz(handle)
+    docpkg_archive_read_support_filter_zstd(handle)
     var entry: OpaquePointer?
-    guard archive_read_open_fd(handle, fd, 1 << 20) == ARCHIVE_OK,
-      archive_read_next_header(handle, &entry) == ARCHIVE_OK
+    guard docpkg_archive_read_open_fd(handle, fd, 1 << 20) == ARCHIVE_OK,
+      docpkg_archive_read_next_header(handle, &entry) == ARCHIVE_OK
     else { return nil }
     var parser = Parser()
     while true {
       var buffer: UnsafeRawPointer?
       var size = 0
       var offset: Int64 = 0
-      let result = archive_read_data_block(handle, &buffer, &size, &offset)
+      let result = docpkg_archive_read_data_block(handle, &buffer, &size, &offset)
       if result == ARCHIVE_EOF { break }
       guard result == ARCHIVE_OK else { return nil }
       if size > 0, let buffer { parser.feed(UnsafeRawBufferPointer(start: buffer, count: size)) }

@@ -14,73 +14,74 @@ final class TarWriter {
   private var closed = false
 
   init(fd: CInt, path: String, format: ArchiveFormat, level: Int?, reproducible: Bool) throws {
-    LibArchive.prepare()
+    try LibArchive.prepare(for: path)
     self.path = path
-    handle = archive_write_new()
-    entry = archive_entry_new()
-    try check(archive_write_set_format_pax_restricted(handle), handle, path: path, action: "write tar")
+    handle = docpkg_archive_write_new()
+    entry = docpkg_archive_entry_new()
+    try check(docpkg_archive_write_set_format_pax_restricted(handle), handle, path: path, action: "write tar")
     var filter = ""
     switch format {
     case .tarGzip:
       filter = "gzip"
-      try check(archive_write_add_filter_gzip(handle), handle, path: path, action: "write gzip")
+      try check(docpkg_archive_write_add_filter_gzip(handle), handle, path: path, action: "write gzip")
       if reproducible { try option(filter, "timestamp", nil) }
     case .tarBzip2:
       filter = "bzip2"
-      try check(archive_write_add_filter_bzip2(handle), handle, path: path, action: "write bzip2")
+      try check(docpkg_archive_write_add_filter_bzip2(handle), handle, path: path, action: "write bzip2")
     case .tarXz:
       filter = "xz"
-      try check(archive_write_add_filter_xz(handle), handle, path: path, action: "write xz")
+      try check(docpkg_archive_write_add_filter_xz(handle), handle, path: path, action: "write xz")
     case .tarZstd:
       filter = "zstd"
-      try check(archive_write_add_filter_zstd(handle), handle, path: path, action: "write zstd")
+      try check(docpkg_archive_write_add_filter_zstd(handle), handle, path: path, action: "write zstd")
     case .tar, .zip: break
     }
     if let level, !filter.isEmpty { try option(filter, "compression-level", String(level)) }
-    archive_write_set_bytes_in_last_block(handle, 1)
-    try check(archive_write_open_fd(handle, fd), handle, path: path, action: "write")
+    docpkg_archive_write_set_bytes_in_last_block(handle, 1)
+    try check(docpkg_archive_write_open_fd(handle, fd), handle, path: path, action: "write")
   }
 
   deinit {
-    if !closed { archive_write_close(handle) }
-    archive_entry_free(entry)
-    archive_write_free(handle)
+    if !closed { docpkg_archive_write_close(handle) }
+    docpkg_archive_entry_free(entry)
+    docpkg_archive_write_free(handle)
   }
 
   private func option(_ module: String, _ name: String, _ value: String?) throws {
     try check(
-      archive_write_set_filter_option(handle, module, name, value), handle, path: path,
+      docpkg_archive_write_set_filter_option(handle, module, name, value), handle, path: path,
       action: "set \(module) \(name) for")
   }
 
   /// Writes one entry's header, then its contents (for a file) from `produce`.
   func write(_ item: PackEntry, produce: (((UnsafeRawBufferPointer) throws -> Void) throws -> Void)?) throws {
-    archive_entry_clear(entry)
-    archive_entry_set_pathname_utf8(entry, item.name)
-    archive_entry_set_mtime(entry, time_t(item.modificationTime.seconds), Int(item.modificationTime.nanoseconds))
-    archive_entry_set_uid(entry, 0)
-    archive_entry_set_gid(entry, 0)
+    docpkg_archive_entry_clear(entry)
+    docpkg_archive_entry_set_pathname_utf8(entry, item.name)
+    docpkg_archive_entry_set_mtime(entry, time_t(item.modificationTime.seconds), Int(item.modificationTime.nanoseconds))
+    docpkg_archive_entry_set_uid(entry, 0)
+    docpkg_archive_entry_set_gid(entry, 0)
     switch item.kind {
     case .directory:
-      archive_entry_set_filetype(entry, docpkg_AE_IFDIR)
-      archive_entry_set_perm(entry, CInterop.Mode(item.mode))
+      docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFDIR)
+      docpkg_archive_entry_set_perm(entry, CInterop.Mode(item.mode))
     case .symlink:
-      archive_entry_set_filetype(entry, docpkg_AE_IFLNK)
-      archive_entry_set_perm(entry, 0o777)
-      archive_entry_set_symlink_utf8(entry, item.linkDestination)
+      docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFLNK)
+      docpkg_archive_entry_set_perm(entry, 0o777)
+      docpkg_archive_entry_set_symlink_utf8(entry, item.linkDestination)
     case .file:
-      archive_entry_set_filetype(entry, docpkg_AE_IFREG)
-      archive_entry_set_perm(entry, CInterop.Mode(item.mode))
-      archive_entry_set_size(entry, item.size)
+      docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFREG)
+      docpkg_archive_entry_set_perm(entry, CInterop.Mode(item.mode))
+      docpkg_archive_entry_set_size(entry, item.size)
     }
-    try check(archive_write_header(handle, entry), handle, path: path, entry: item.name, action: "write header of")
+    try check(
+      docpkg_archive_write_header(handle, entry), handle, path: path, entry: item.name, action: "write header of")
     guard item.kind == .file, let produce else { return }
     var written: Int64 = 0
     try produce { chunk in
       guard written + Int64(chunk.count) <= item.size else {
         throw PackageError(.changedOnDisk, "file grew while it was packed:", path: item.name)
       }
-      let result = archive_write_data(self.handle, chunk.baseAddress, chunk.count)
+      let result = docpkg_archive_write_data(self.handle, chunk.baseAddress, chunk.count)
       if result < 0 { try check(CInt(result), self.handle, path: self.path, entry: item.name, action: "write data of") }
       written += Int64(chunk.count)
     }
@@ -92,6 +93,6 @@ final class TarWriter {
   /// Finishes the archive (end blocks, compressor trailer).
   func finish() throws {
     closed = true
-    try check(archive_write_close(handle), handle, path: path, action: "finish")
+    try check(docpkg_archive_write_close(handle), handle, path: path, action: "finish")
   }
 }
