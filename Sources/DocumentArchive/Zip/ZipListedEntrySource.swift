@@ -8,8 +8,8 @@ import Foundation
 #endif
 
 /// The contents of a zip entry known from the central directory only: the entry's local header is
-/// read when the contents are first asked for (a listing never asks), from the archive shared by
-/// the tree's sources.
+/// read with the data each time the contents are asked for (a listing never asks), from the archive
+/// shared by the tree's sources.
 final class ZipListedEntrySource: FileContentSource {
   let file: ZipArchiveFile
   private let entry: ZipCentralDirectory.Entry
@@ -21,24 +21,20 @@ final class ZipListedEntrySource: FileContentSource {
     size = Int64(clamping: entry.size)
   }
 
-  /// A reader of the entry's data.
-  /// - Throws: ``/DocumentPackage/PackageError`` naming the entry if its local header is not where
-  ///   the central directory says.
-  private func open() throws -> ZipEntrySource {
-    guard let source = ZipEntrySource(file: file, entry: entry) else {
-      throw PackageError(
-        .corrupt, "cannot read data of entry", path: EntryName.decodeZip(entry.name),
-        context: "in '\(file.path)': its local header is missing")
-    }
-    return source
-  }
-
   /// Reads are `pread`s of the shared descriptor (see ``ZipEntrySource``).
   var allowsConcurrentReads: Bool { true }
 
-  func readAll() throws -> Data { try open().readAll() }
+  func readAll() throws -> Data {
+    var data = Data()
+    data.reserveCapacity(Int(min(size, 1 << 24)))  // the size comes from the archive: do not trust it for memory
+    try read(chunkSize: 1 << 20) { data.append(contentsOf: $0) }
+    return data
+  }
 
+  /// Reads the local header and the start of the data with one `pread` (``ZipEntryReading``).
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the entry if its local header is not where
+  ///   the central directory says, or its data is damaged.
   func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-    try open().read(chunkSize: chunkSize, body)
+    try ZipEntryReading.read(entry, of: file, dataStart: nil, chunkSize: chunkSize, body)
   }
 }

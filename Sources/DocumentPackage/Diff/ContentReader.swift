@@ -19,6 +19,13 @@ struct ContentReader {
   /// The chunk size for reading a file of `size` bytes in one go when it is small.
   private static func chunk(for size: Int64) -> Int { Int(min(max(size, 1), Int64(chunkSize))) }
 
+  /// Makes room to read files on disk of up to `size` bytes whole (at most ``wholeFileLimit``): one
+  /// buffer for a series of files instead of a larger one each time a file is larger than the last.
+  func reserve(_ size: Int64) {
+    let size = min(size, Self.wholeFileLimit)
+    oldDisk.reserve(size)
+  }
+
   /// Whether two files of the same size have the same bytes.
   mutating func equalContents(_ old: PackageNode, _ new: PackageNode) throws -> Bool {
     let size = old.size
@@ -95,9 +102,9 @@ struct ContentReader {
     defer { try? a.close() }
     let b = try new.openForReading()
     defer { try? b.close() }
-    let bufferA = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+    let bufferA = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: DiskFileReader.alignment)
     defer { bufferA.deallocate() }
-    let bufferB = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+    let bufferB = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: DiskFileReader.alignment)
     defer { bufferB.deallocate() }
     let pathA = old.diskLocation?.string ?? old.path, pathB = new.diskLocation?.string ?? new.path
     while true {

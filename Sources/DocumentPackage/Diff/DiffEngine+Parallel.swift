@@ -39,9 +39,10 @@ extension DiffEngine {
   }
 
   /// Whether each pair of same-size files (on disk, or readable on any thread) has equal contents.
-  /// Pairs go in batches of at most 256 pairs or ``batchBytes`` bytes to Dispatch's workers (one per
-  /// core), which claim the next batch when done with one: a worker that the system runs less (a busy
-  /// machine) simply does fewer batches, and a few large files do not all land in one batch.
+  /// Pairs go in batches of at most 256 pairs or ``batchBytes`` bytes; one worker per core (Dispatch's)
+  /// claims the next batch when done with one: a worker that the system runs less (a busy machine)
+  /// simply does fewer batches, and a few large files do not all land in one batch. Each worker
+  /// keeps one ``ContentReader`` (its buffers and open directories) for all the batches it claims.
   /// - Throws: The first read error in pair order.
   static func equalContentsInParallel(_ pairs: [(PackageNode, PackageNode)]) throws -> [Bool] {
     let count = pairs.count
@@ -63,21 +64,29 @@ extension DiffEngine {
     let input = SharedSlots(pairs)
     let results = SharedSlots([Bool](repeating: false, count: count))
     let errors = SharedSlots<(any Error)?>([(any Error)?](repeating: nil, count: batches))
+    let claims = BatchClaims(count: batches)
     defer {
       bounds.free()
       input.free()
       results.free()
       errors.free()
     }
-    DispatchQueue.concurrentPerform(iterations: batches) { batchIndex in
+    // The largest file the workers read whole from disk: each worker's buffer is made that size once.
+    let largest =
+      pairs.lazy.filter { $0.0.isBackedByDisk && $0.0.size <= ContentReader.wholeFileLimit }
+      .map(\.0.size).max() ?? 0
+    DispatchQueue.concurrentPerform(iterations: min(batches, Syscalls.processorCount)) { _ in
       var reader = ContentReader()
-      for index in bounds[batchIndex]..<bounds[batchIndex + 1] {
-        let (old, new) = input[index]
-        do {
-          results[index] = try reader.equalContents(old, new)
-        } catch {
-          errors[batchIndex] = error
-          return
+      reader.reserve(largest)
+      while let batchIndex = claims.next() {
+        for index in bounds[batchIndex]..<bounds[batchIndex + 1] {
+          let (old, new) = input[index]
+          do {
+            results[index] = try reader.equalContents(old, new)
+          } catch {
+            errors[batchIndex] = error
+            break
+          }
         }
       }
     }
@@ -96,6 +105,25 @@ extension PackageNode {
     if isBackedByDisk { return true }
     guard kind == .file, !edits.contains(.contents), case .source(let source) = fileBody else { return false }
     return source.allowsConcurrentReads
+  }
+}
+
+/// The batches of a comparison, handed out in order to the workers that ask.
+private final class BatchClaims: @unchecked Sendable {
+  private let lock = SystemLock()
+  private let count: Int
+  /// The next batch to hand out; guarded by `lock`.
+  private var nextIndex = 0
+
+  init(count: Int) { self.count = count }
+
+  /// The next batch no worker has claimed yet; `nil` when all are claimed.
+  func next() -> Int? {
+    lock.withLock {
+      guard nextIndex < count else { return nil }
+      defer { nextIndex += 1 }
+      return nextIndex
+    }
   }
 }
 
