@@ -44,7 +44,9 @@ struct SyncHelperTests {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)
     let alone = temp.appending("docpkg")
-    try FileManager.default.copyItem(atPath: Shell.docpkgPath, toPath: alone)
+    // Copied by another process: a descriptor this process held open for writing could be inherited by a
+    // child another test forks meanwhile, and exec would then fail with "Text file busy".
+    try Shell.run("/bin/cp", [Shell.docpkgPath, alone])
     let result = try Shell.run(alone, ["remote", "list", package], check: false)
     #expect(result.status == 1)
     #expect(
