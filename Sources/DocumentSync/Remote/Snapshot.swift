@@ -41,8 +41,8 @@ struct Snapshot {
     blobs = scanner.blobs
     hashedFiles = scanner.hashed
     if scanner.changed {
-      // A cache: if it cannot be written, the next scan hashes again.
-      try? SyncFolder.writeAtomically(scanner.new.encoded(), to: indexPath)
+      // A cache: if it cannot be written (or a crash loses it), the next scan hashes again.
+      try? SyncFolder.writeUnsynced(scanner.new.encoded(), to: indexPath)
     }
   }
 }
