@@ -162,6 +162,20 @@ public struct SyncFolder: Sendable {
     }
   }
 
+  /// Appends `data` to the existing `file`, with no `fsync` (for the index, a cache: see ``writeUnsynced(_:to:)``),
+  /// first ending a line a crash left unfinished so that `data` starts a line of its own.
+  static func appendUnsynced(_ data: Data, to file: FilePath) throws {
+    let descriptor = try FileDescriptor.open(file, .readWrite, options: [.append, .noFollow])
+    try descriptor.closeAfter {
+      var last: UInt8 = 10
+      if try descriptor.seek(offset: 0, from: .end) > 0 {
+        _ = try descriptor.seek(offset: -1, from: .end)
+        _ = try withUnsafeMutableBytes(of: &last) { try descriptor.read(into: $0) }
+      }
+      _ = try descriptor.writeAll(last == 10 ? data : Data([10]) + data)
+    }
+  }
+
   /// Writes `data` to a temporary file beside `file` and renames it over `file` (never a torn file).
   static func writeAtomically(_ data: Data, to file: FilePath) throws {
     do {
