@@ -15,8 +15,10 @@ import Foundation
 ///     D TREEHASH PATH                                  (a directory; the root's PATH is `%`, the empty string)
 ///     E KIND MODE SIZE REFERENCE DEVICE INODE MTIME NAME   (its entries, as in a tree object, plus their status)
 ///
-/// It is a cache: an entry is used only when the file's status is the same again, and a lost or torn index only
-/// costs hashing again. Two processes writing it at once each rename a whole file in (the last one wins).
+/// A path may have several blocks: a scan appends those of the directories that changed, and the last one read
+/// wins (see `Scanner.writeIndex(to:)`). It is a cache: an entry is used only when the file's status is the same
+/// again, and a lost or torn index only costs hashing again. Two processes writing it at once each append blocks
+/// or rename a whole file in (the last one wins).
 struct SyncIndex {
   /// One entry of a directory, with the status it was hashed at (files; zero for others).
   struct Entry: Equatable {
