@@ -153,7 +153,11 @@ public struct SyncFolder: Sendable {
     try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
     let temporary = directory.appending(".\(file.lastComponent?.string ?? "tree").\(UUID().uuidString.prefix(8))")
     do {
-      try data.write(to: URL(fileURLWithPath: temporary.string))
+      // Not `Data.write`: it `fsync`s every file, even without `.atomic`.
+      let descriptor = try FileDescriptor.open(
+        temporary, .writeOnly, options: [.create, .exclusiveCreate],
+        permissions: [.ownerReadWrite, .groupRead, .otherRead])
+      try descriptor.closeAfter { _ = try descriptor.writeAll(data) }
       try Syscalls.rename(
         from: currentDirectory, RawName(path: temporary), to: currentDirectory, RawName(path: file))
     } catch {
