@@ -60,8 +60,11 @@ def rows(h):
                 f.write(str(turn[0]))
             return turn[0]
 
+        last_push = [0]
+
         def fresh_remote():  # each timed push goes to an empty prefix: a first push
             n = next_turn()
+            last_push[0] = n
             subprocess.run(["rm", "-rf", os.path.join(work, ".Typical.pkg.docpkg-sync")], check=True)
             subprocess.run([h.docpkg, "remote", "add", copy, "origin", f"s3://{bucket}/push-{n}", "--endpoint",
                             endpoint], check=True)
@@ -76,10 +79,14 @@ def rows(h):
             next_turn()
             subprocess.run(f"rm -rf {work}/clone-* {work}/.clone-* {work}/down-*", shell=True, check=True)
 
-        clone = h.run(f"{h.docpkg} clone s3://{bucket}/push-1 {work}/clone-$(cat {counter}).pkg --endpoint {endpoint} "
-                      f"--quiet", setup=fresh_destination, repeat=3)
+        # Both sides download a prefix that holds the corpus: the last push's, and one `aws s3 sync` filled (the
+        # timed uploads' prefixes are numbered by turn; an empty prefix would make the peer download nothing).
+        subprocess.run(aws + ["--only-show-errors", "s3", "sync", typical, f"s3://{bucket}/aws-down"], check=True,
+                       capture_output=True)
+        clone = h.run(f"{h.docpkg} clone s3://{bucket}/push-{last_push[0]} {work}/clone-$(cat {counter}).pkg "
+                      f"--endpoint {endpoint} --quiet", setup=fresh_destination, repeat=3)
         down = h.run(f"aws --endpoint-url {endpoint} --region us-east-1 --only-show-errors s3 sync "
-                     f"s3://{bucket}/aws-1 {work}/down-$(cat {counter})", setup=fresh_destination, repeat=3)
+                     f"s3://{bucket}/aws-down {work}/down-$(cat {counter})", setup=fresh_destination, repeat=3)
         h.row("sync typical: clone", clone, "aws s3 sync down", down, target=1.0)
 
         many = h.corpus("many")

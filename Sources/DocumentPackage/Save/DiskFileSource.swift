@@ -19,10 +19,18 @@ public final class DiskFileSource: FileContentSource {
   public let path: FilePath
   /// Its size when the source was made.
   public let size: Int64
+  /// Whether a save may hard-link the file into the package instead of copying it (see
+  /// ``init(path:handingOver:)``).
+  public let handedOver: Bool
 
   /// A source for the regular file at `path` (symbolic links are followed).
+  /// - Parameter handingOver: `true` when the file is the caller's own private copy, used by this one
+  ///   node and never written again (a downloaded file the caller removes after the save): the save
+  ///   may then hard-link it into the package instead of copying its bytes, setting the node's
+  ///   permissions and time on it. It is made durable as a written file would be. A file on another
+  ///   file system, or one the link is refused for, is copied as usual.
   /// - Throws: ``PackageError`` with code `noSuchEntry` or `notARegularFile`, or `io`.
-  public init(path: FilePath) throws {
+  public init(path: FilePath, handingOver: Bool = false) throws {
     let status: FileStatus
     do { status = try Syscalls.statusFollowing(path) } catch {
       throw PackageError.opening(error, "cannot open", path: path.string)
@@ -32,6 +40,7 @@ public final class DiskFileSource: FileContentSource {
     }
     self.path = path
     self.size = status.size
+    self.handedOver = handingOver
   }
 
   /// Opens the file for reading; the caller closes the descriptor.

@@ -83,6 +83,15 @@ final class TreeBuilder {
       try carry(origin, of: node, to: dirfd, as: name, attributes: attributes, path: path)
       return
     }
+    if case .source(let source as DiskFileSource) = node.fileBody, source.handedOver,
+      (try? Syscalls.link(from: currentDirectory, RawName(path: source.path), to: dirfd, name)) != nil
+    {
+      // A handed-over file becomes the package's own: no bytes copied; durable like a written one.
+      let fd = try step("open", path) { () throws(Errno) in try Syscalls.openForReading(in: dirfd, name) }
+      defer { Syscalls.closeFile(fd) }
+      try finishFile(fd, node, time: time, path: path)
+      return
+    }
     let fd = try step("create", path) { () throws(Errno) in try Syscalls.createFile(in: dirfd, name) }
     defer { Syscalls.closeFile(fd) }
     switch node.fileBody {
@@ -106,6 +115,11 @@ final class TreeBuilder {
     case .onDisk:
       throw PackageError(.invalidArgument, "file has no contents to save:", path: path)
     }
+    try finishFile(fd, node, time: time, path: path)
+  }
+
+  /// Sets a written file's permissions and time, and makes it durable.
+  private func finishFile(_ fd: CInt, _ node: PackageNode, time: FileTime?, path: String) throws {
     try step("set permissions of", path) { () throws(Errno) in try Syscalls.setPermissions(fd, node.permissions) }
     if let time {
       try step("set modification time of", path) { () throws(Errno) in try Syscalls.setModificationTime(fd, time) }

@@ -12,7 +12,9 @@ import Foundation
 /// (a head is moved only after every object it names arrived). A pull fetches only the trees it does not hold.
 ///
 /// Objects are written under a temporary name and renamed in, a tree after its subtrees, so a tree present here
-/// has its subtrees present too. Reading checks the hash; a damaged or missing object reads as absent.
+/// has its subtrees present too while nothing crashes. Reading checks the hash; a damaged or missing object reads as
+/// absent (after a crash, a tree may read as absent while a tree naming it is present: its subtrees are then
+/// fetched or compared again), so objects are written without `fsync`.
 struct LocalTrees: Sendable {
   let path: FilePath
 
@@ -38,7 +40,7 @@ struct LocalTrees: Sendable {
       written.insert(hash)
       guard !contains(hash) else { return }
       for entry in tree.entries.values where entry.kind == .directory { write(entry.reference) }
-      try? SyncFolder.writeAtomically(tree.encoded(), to: file(hash))
+      try? SyncFolder.writeUnsynced(tree.encoded(), to: file(hash))
     }
     for hash in hashes { write(hash) }
   }

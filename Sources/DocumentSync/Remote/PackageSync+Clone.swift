@@ -46,9 +46,12 @@ extension PackageSync {
     progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
     try await BlockingIO.run {
       let root = try PackageNode(directoryWithChildren: [:])
-      try TreeApplier(objects: folder.objects, localBlobs: [:], packagePath: folder.packagePath)
+      // The downloaded blobs are handed over (linked into the new package, not copied): they were checked
+      // against their hashes, nothing else writes them, and they are removed right after.
+      try TreeApplier(objects: folder.objects, localBlobs: [:], packagePath: folder.packagePath, handOver: true)
         .apply(flat, over: [:], to: root)
       try PackageFile.create(at: folder.packagePath, root: root).close()
+      folder.clearObjects()
       // The index, from what was just written (one listing, no file read): the first push does not hash again.
       _ = try Snapshot(packageAt: folder.packagePath, index: folder.indexFile, written: flat)
     }
@@ -57,7 +60,6 @@ extension PackageSync {
     added.etagForm = try await client.probeETagForm(key: probeKey(url: url))
     try folder.add(added)
     try folder.setState(remoteName, tree: head.tree, etag: etag)
-    folder.clearObjects()
     return try PackageSync(
       folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment))
   }

@@ -112,13 +112,17 @@ extension PackageSync {
         try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
       }
     }
-    let missing = hashes.filter { !FileManager.default.fileExists(atPath: objects.appending($0).string) }
+    let left = hashes.filter { FileManager.default.fileExists(atPath: objects.appending($0).string) }
+    // Blobs an interrupted pull left are used only if they still hash to their names: their renames were not
+    // synced, so a crash of the machine may have left one empty or torn (it is then downloaded again).
+    let kept = try await BlockingIO.run { Set(left.filter { Self.keepIfIntact(objects.appending($0), hash: $0) }) }
+    let missing = hashes.filter { !kept.contains($0) }
     var sizes: [String: Int64] = [:]
     for entry in entries.values where entry.kind == .file { sizes[entry.reference] = entry.size }
     let sizeOf = sizes
     let totalBytes = missing.reduce(Int64(0)) { $0 + (sizeOf[$1] ?? 0) }
     let counter = TransferCounter()
-    try await forEachConcurrently(missing) { [self] hash in
+    try await forEachConcurrently(missing, width: downloadParallelism) { [self] hash in
       let partial = temporary.appending("\(hash).\(UUID().uuidString.prefix(8))")
       let key = blobKey(hash)
       do {
@@ -139,6 +143,28 @@ extension PackageSync {
           phase: .downloading, objectsDone: done, objectsTotal: missing.count, bytesDone: bytes, bytesTotal: totalBytes)
       )
     }
+  }
+}
+
+extension PackageSync {
+  /// Whether the file at `path` hashes to `hash`; removes it if it does not (or cannot be read).
+  static func keepIfIntact(_ path: FilePath, hash: String) -> Bool {
+    var intact = false
+    if let file = try? FileDescriptor.open(path, .readOnly, options: [.noFollow]) {
+      defer { try? file.close() }
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+      defer { buffer.deallocate() }
+      var hasher = SHA256()
+      while let count = try? file.read(into: buffer) {
+        if count == 0 {
+          intact = Data(hasher.finalize()).hexString == hash
+          break
+        }
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      }
+    }
+    if !intact { try? FileManager.default.removeItem(atPath: path.string) }
+    return intact
   }
 }
 

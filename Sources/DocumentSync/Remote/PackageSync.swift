@@ -88,13 +88,18 @@ public final class PackageSync: Sendable {
     }
   }
 
-  /// Runs `work` on every element, at most ``parallelism`` at once.
-  func forEachConcurrently<T: Sendable>(_ items: [T], _ work: @escaping @Sendable (T) async throws -> Void)
-    async throws
-  {
+  /// How many downloads run at once: twice ``parallelism``. A download streams to disk (one chunk in memory), and
+  /// its time is mostly the server's answer: measured against Ceph RGW on loopback, `aws s3 sync` down of the
+  /// typical corpus took 15.7 s at 16 requests in flight and 22 s at 8.
+  var downloadParallelism: Int { 2 * parallelism }
+
+  /// Runs `work` on every element, at most `width` (default ``parallelism``) at once.
+  func forEachConcurrently<T: Sendable>(
+    _ items: [T], width: Int? = nil, _ work: @escaping @Sendable (T) async throws -> Void
+  ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
       var iterator = items.makeIterator()
-      for _ in 0..<parallelism {
+      for _ in 0..<(width ?? parallelism) {
         guard let item = iterator.next() else { break }
         group.addTask { try await work(item) }
       }
@@ -106,29 +111,49 @@ public final class PackageSync: Sendable {
   }
 
   /// Every tree reachable from `root`: taken from `known` (the package's own scan), else from the sync folder's
-  /// `LocalTrees`, else fetched (at most ``parallelism`` at once), checked against its key and kept in
-  /// `LocalTrees` for later pulls and pushes.
+  /// `LocalTrees`, else fetched, checked against its key and kept in `LocalTrees` for later pulls and pushes.
+  ///
+  /// Pipelined: a tree's subtrees are asked for as soon as it arrives (at most ``downloadParallelism`` requests in
+  /// flight), not level by level, so a deep or uneven tree does not wait for the slowest request of each level.
   func fetchTrees(from root: String, known: [String: SyncTree]) async throws -> [String: SyncTree] {
     var trees = known
     let local = LocalTrees(path: folder.treeStore)
-    var wanted = [root]
-    while !wanted.isEmpty {
-      try Task.checkCancellation()
-      let candidates = Array(Set(wanted.filter { trees[$0] == nil }))
-      let found = try await BlockingIO.run { candidates.compactMap { hash in local.tree(hash).map { (hash, $0) } } }
-      for (hash, tree) in found { trees[hash] = tree }
-      let missing = candidates.filter { trees[$0] == nil }
-      let fetched = NIOLockedValueBox([(String, SyncTree)]())
-      try await forEachConcurrently(missing) { [self] hash in
-        let key = treeKey(hash)
-        let (data, _) = try await client.get(key)
-        let tree = try SyncTree(decoding: data, key: key, expectedHash: hash)
-        fetched.withLockedValue { $0.append((hash, tree)) }
+    try await withThrowingTaskGroup(of: (String, SyncTree).self) { group in
+      var pending: [String] = []
+      var asked = Set<String>()
+      // Walks down from `hash` through the trees already at hand, queueing the first unknown one on each path.
+      func reach(_ hash: String) {
+        var stack = [hash]
+        while let next = stack.popLast() {
+          guard asked.insert(next).inserted else { continue }
+          if let tree = trees[next] { stack += Self.subtrees(of: tree) } else { pending.append(next) }
+        }
       }
-      for (hash, tree) in fetched.withLockedValue({ $0 }) { trees[hash] = tree }
-      var next: [String] = []
-      for hash in wanted { if let tree = trees[hash] { next += Self.subtrees(of: tree).filter { trees[$0] == nil } } }
-      wanted = next
+      func launch() {
+        guard let hash = pending.popLast() else { return }
+        group.addTask { [self] in
+          if let tree = try await BlockingIO.run({ local.tree(hash) }) { return (hash, tree) }
+          let key = treeKey(hash)
+          let (data, _) = try await client.get(key)
+          return (hash, try SyncTree(decoding: data, key: key, expectedHash: hash))
+        }
+      }
+      reach(root)
+      var running = 0
+      while running < downloadParallelism, !pending.isEmpty {
+        launch()
+        running += 1
+      }
+      while let (hash, tree) = try await group.next() {
+        running -= 1
+        try Task.checkCancellation()
+        trees[hash] = tree
+        for subtree in Self.subtrees(of: tree) { reach(subtree) }
+        while running < downloadParallelism, !pending.isEmpty {
+          launch()
+          running += 1
+        }
+      }
     }
     let all = trees
     try await BlockingIO.run { local.add([root], from: all) }

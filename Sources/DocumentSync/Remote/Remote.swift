@@ -1,3 +1,4 @@
+import DocumentPackage
 import SystemPackage
 
 #if canImport(FoundationEssentials)
@@ -142,6 +143,42 @@ public struct SyncFolder: Sendable {
 
   /// Writes `data` to a temporary file in the folder and renames it over `file` (never a torn file).
   func writeAtomically(_ data: Data, to file: FilePath) throws { try Self.writeAtomically(data, to: file) }
+
+  /// Writes `data` under a temporary name beside `file` and renames it in (never a torn file while running), with
+  /// no `fsync`: for caches whose contents are checked when read (tree objects against their names, index entries
+  /// against the file's device, inode, size and time), so that one a machine crash left empty or torn only costs
+  /// fetching or hashing again. (An `fsync` per tree cost about 9 ms on a busy disk: 4.8 s of a 500-tree clone.)
+  static func writeUnsynced(_ data: Data, to file: FilePath) throws {
+    let directory = file.removingLastComponent()
+    try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
+    let temporary = directory.appending(".\(file.lastComponent?.string ?? "tree").\(UUID().uuidString.prefix(8))")
+    do {
+      // Not `Data.write`: it `fsync`s every file, even without `.atomic`.
+      let descriptor = try FileDescriptor.open(
+        temporary, .writeOnly, options: [.create, .exclusiveCreate],
+        permissions: [.ownerReadWrite, .groupRead, .otherRead])
+      try descriptor.closeAfter { _ = try descriptor.writeAll(data) }
+      try Syscalls.rename(
+        from: currentDirectory, RawName(path: temporary), to: currentDirectory, RawName(path: file))
+    } catch {
+      try? FileManager.default.removeItem(atPath: temporary.string)
+      throw error
+    }
+  }
+
+  /// Appends `data` to the existing `file`, with no `fsync` (for the index, a cache: see ``writeUnsynced(_:to:)``),
+  /// first ending a line a crash left unfinished so that `data` starts a line of its own.
+  static func appendUnsynced(_ data: Data, to file: FilePath) throws {
+    let descriptor = try FileDescriptor.open(file, .readWrite, options: [.append, .noFollow])
+    try descriptor.closeAfter {
+      var last: UInt8 = 10
+      if try descriptor.seek(offset: 0, from: .end) > 0 {
+        _ = try descriptor.seek(offset: -1, from: .end)
+        _ = try withUnsafeMutableBytes(of: &last) { try descriptor.read(into: $0) }
+      }
+      _ = try descriptor.writeAll(last == 10 ? data : Data([10]) + data)
+    }
+  }
 
   /// Writes `data` to a temporary file beside `file` and renames it over `file` (never a torn file).
   static func writeAtomically(_ data: Data, to file: FilePath) throws {

@@ -41,8 +41,8 @@ struct Snapshot {
     blobs = scanner.blobs
     hashedFiles = scanner.hashed
     if scanner.changed {
-      // A cache: if it cannot be written, the next scan hashes again.
-      try? SyncFolder.writeAtomically(scanner.new.encoded(), to: indexPath)
+      // A cache: if it cannot be written (or a crash loses it), the next scan hashes again.
+      try? scanner.writeIndex(to: indexPath)
     }
   }
 }
@@ -56,6 +56,8 @@ private struct Scanner {
   var blobs: [String: (path: String, size: Int64)] = [:]
   var hashed = 0
   var changed = false
+  /// The directories whose index block changed, deepest first.
+  var changedPaths: [String] = []
   let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
   let written: FlatTree
@@ -117,11 +119,34 @@ private struct Scanner {
     } else {
       hash = tree.hash
       changed = true
+      changedPaths.append(path)
     }
     trees[hash] = tree
     treePaths[path] = hash
     new.directories[path] = SyncIndex.Directory(tree: hash, entries: indexed)
     return hash
+  }
+
+  /// Writes the new index in O(changed): appends the blocks of the directories that changed (a later block of a
+  /// path replaces the earlier one when read), unless that would leave more than half of the file replaced blocks
+  /// or a directory vanished; then it rewrites the file whole (amortised: a rewrite of N bytes follows at least
+  /// N/2 bytes of appends). After changing one file of 100,000 in 1,000 directories, a push appends two blocks
+  /// (about 110 KB) instead of rewriting 12 MB.
+  func writeIndex(to indexPath: FilePath) throws {
+    var text = ""
+    var replaced = old.supersededBytes
+    for path in changedPaths {
+      guard let directory = new.directories[path] else { continue }
+      SyncIndex.encode(path, directory, into: &text)
+      replaced += old.blockBytes[path] ?? 0
+    }
+    let appended = text.utf8.count
+    let vanished = old.directories.keys.contains { new.directories[$0] == nil }
+    guard old.fileBytes > 0, !vanished, 2 * replaced <= old.fileBytes + appended else {
+      try SyncFolder.writeUnsynced(new.encoded(), to: indexPath)
+      return
+    }
+    try SyncFolder.appendUnsynced(Data(text.utf8), to: indexPath)
   }
 
   /// The SHA-256 of the file at `path`, read in 1 MiB chunks.

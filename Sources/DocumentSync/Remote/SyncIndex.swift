@@ -15,8 +15,10 @@ import Foundation
 ///     D TREEHASH PATH                                  (a directory; the root's PATH is `%`, the empty string)
 ///     E KIND MODE SIZE REFERENCE DEVICE INODE MTIME NAME   (its entries, as in a tree object, plus their status)
 ///
-/// It is a cache: an entry is used only when the file's status is the same again, and a lost or torn index only
-/// costs hashing again. Two processes writing it at once each rename a whole file in (the last one wins).
+/// A path may have several blocks: a scan appends those of the directories that changed, and the last one read
+/// wins (see `Scanner.writeIndex(to:)`). It is a cache: an entry is used only when the file's status is the same
+/// again, and a lost or torn index only costs hashing again. Two processes writing it at once each append blocks
+/// or rename a whole file in (the last one wins).
 struct SyncIndex {
   /// One entry of a directory, with the status it was hashed at (files; zero for others).
   struct Entry: Equatable {
@@ -34,18 +36,35 @@ struct SyncIndex {
 
   /// The directories by path relative to the package ("" for the root).
   var directories: [String: Directory] = [:]
+  /// The size of the file read (0 if it was missing or not an index).
+  private(set) var fileBytes = 0
+  /// Each directory's block (its `D` line and `E` lines) in the file read: its length in bytes.
+  private(set) var blockBytes: [String: Int] = [:]
+  /// The bytes of blocks that a later block of the same path replaced (see ``Scanner/writeIndex(to:)``).
+  private(set) var supersededBytes = 0
 
   init() {}
 
   /// Reads the index at `path`; an empty index if it is missing or not one.
   init(path: FilePath) {
     guard let data = FileManager.default.contents(atPath: path.string) else { return }
-    directories = Self.parse([UInt8](data))
+    let bytes = [UInt8](data)
+    directories = Self.parse(bytes, blocks: &blockBytes, superseded: &supersededBytes)
+    if !directories.isEmpty { fileBytes = bytes.count }
   }
 
   /// Parses the index byte by byte (splitting 100,000 lines as `String`s costs far more); lines that do not
-  /// parse are skipped, and so is a directory whose header does not.
+  /// parse are skipped, and so is a directory whose header does not. A later block of a path replaces an earlier
+  /// one (a push appends the blocks of the directories that changed).
   static func parse(_ bytes: [UInt8]) -> [String: Directory] {
+    var blocks: [String: Int] = [:]
+    var superseded = 0
+    return parse(bytes, blocks: &blocks, superseded: &superseded)
+  }
+
+  /// Parses the index, noting each path's block length in `blocks` and the bytes of replaced blocks in
+  /// `superseded`.
+  static func parse(_ bytes: [UInt8], blocks: inout [String: Int], superseded: inout Int) -> [String: Directory] {
     var result: [String: Directory] = [:]
     var index = 0
     let count = bytes.count
@@ -70,19 +89,24 @@ struct SyncIndex {
     }
     var currentPath: String?
     var current: Directory?
-    func flush() {
-      if let currentPath, let current { result[currentPath] = current }
+    var blockStart = 0
+    func flush(at end: Int) {
+      guard let currentPath, let current else { return }
+      result[currentPath] = current
+      if let earlier = blocks.updateValue(end - blockStart, forKey: currentPath) { superseded += earlier }
     }
     // The header line.
     while index < count, bytes[index] != 10 { index += 1 }
     guard String(decoding: bytes[0..<index], as: UTF8.self) == "docpkg-sync-index 1" else { return [:] }
     index += 1
     while index < count {
+      let lineStart = index
       let kind = bytes[index]
       index += 1
       if index < count, bytes[index] == 32 { index += 1 }
       if kind == UInt8(ascii: "D") {
-        flush()
+        flush(at: lineStart)
+        blockStart = lineStart
         if let tree = field(), let path = field() {
           currentPath = VersionEscaping.unescape(path)
           current = Directory(tree: String(tree), entries: [:])
@@ -108,23 +132,26 @@ struct SyncIndex {
       while index < count, bytes[index] != 10 { index += 1 }
       index += 1
     }
-    flush()
+    flush(at: count)
     return result
   }
 
   /// The index's bytes.
   func encoded() -> Data {
     var text = "docpkg-sync-index 1\n"
-    for (path, directory) in directories {
-      text += "D \(directory.tree) \(VersionEscaping.escape(path))\n"
-      for (name, item) in directory.entries {
-        let entry = item.entry
-        let reference = entry.kind == .symlink ? VersionEscaping.escape(entry.reference) : entry.reference
-        text += "E \(entry.kind.rawValue) \(String(entry.mode, radix: 8)) \(entry.size) \(reference) "
-        text += "\(item.device) \(item.inode) \(item.time.seconds).\(item.time.nanoseconds) "
-        text += VersionEscaping.escape(name) + "\n"
-      }
-    }
+    for (path, directory) in directories { Self.encode(path, directory, into: &text) }
     return Data(text.utf8)
+  }
+
+  /// Appends the block of directory `path` to `text`.
+  static func encode(_ path: String, _ directory: Directory, into text: inout String) {
+    text += "D \(directory.tree) \(VersionEscaping.escape(path))\n"
+    for (name, item) in directory.entries {
+      let entry = item.entry
+      let reference = entry.kind == .symlink ? VersionEscaping.escape(entry.reference) : entry.reference
+      text += "E \(entry.kind.rawValue) \(String(entry.mode, radix: 8)) \(entry.size) \(reference) "
+      text += "\(item.device) \(item.inode) \(item.time.seconds).\(item.time.nanoseconds) "
+      text += VersionEscaping.escape(name) + "\n"
+    }
   }
 }

@@ -10,14 +10,19 @@ import Foundation
 /// Changes a package's model tree from one flattened state to another: removals first (each at its topmost
 /// path), then additions and changes in path order (parents before children). Files take their bytes from the
 /// sync folder's downloaded blobs, or from the package's own file with the same hash.
+///
+/// With `handOver` (a clone: the downloaded blobs are removed after the save), a downloaded blob that only one file
+/// uses is handed over to the save, which links it into the package instead of copying its bytes; a blob several
+/// files use is copied for each, so that no two files of the package share an inode.
 struct TreeApplier {
   let objects: FilePath
   let localBlobs: [String: (path: String, size: Int64)]
   let packagePath: FilePath
+  var handOver = false
 
-  func source(_ hash: String) throws -> DiskFileSource {
+  func source(_ hash: String, handOver: Bool = false) throws -> DiskFileSource {
     let downloaded = objects.appending(hash)
-    if let source = try? DiskFileSource(path: downloaded) { return source }
+    if let source = try? DiskFileSource(path: downloaded, handingOver: handOver) { return source }
     if let local = localBlobs[hash] { return try DiskFileSource(path: packagePath.appending(local.path)) }
     throw SyncError(.corrupt, "the package changed while it was pulled (pull again); no blob", key: hash)
   }
@@ -34,6 +39,8 @@ struct TreeApplier {
       }
     }
     let removedSet = Set(removed)
+    var uses: [String: Int] = [:]
+    if handOver { for entry in target.values where entry.kind == .file { uses[entry.reference, default: 0] += 1 } }
     for path in target.keys.sorted() {
       let entry = target[path]!
       let existing = removedSet.contains(path) ? nil : current[path]
@@ -44,7 +51,8 @@ struct TreeApplier {
         if existing == nil { _ = try root.makeDirectory(at: path) }
       case .file:
         if existing?.reference != entry.reference || existing?.kind != .file {
-          let node = PackageNode(regularFileWithSource: try source(entry.reference))
+          let node = PackageNode(
+            regularFileWithSource: try source(entry.reference, handOver: uses[entry.reference] == 1))
           _ = try root.setNode(node, at: path)
         }
       case .symlink:

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Crypto
+import DocumentPackage
 import NIOCore
 import NIOHTTP1
 import SystemPackage
@@ -91,7 +92,12 @@ extension S3Client {
         .transport, "GET failed while writing to \(path) the body of", key: key, serverMessage: "\(error)")
     }
     closed = true
-    try await BlockingIO.run { try file.close() }
+    try await BlockingIO.run {
+      // Start writing the bytes to the disk now (not waiting): a later sync of the package they go into (a clone's
+      // `syncfs`) then finds them written instead of flushing the whole download at the end.
+      Syscalls.startWriteback(file.rawValue)
+      try file.close()
+    }
     return (response.etag ?? "", Data(hasher.finalize()).hexString, size)
   }
 

@@ -61,8 +61,17 @@ public final class S3Client: Sendable {
     self.multipartThreshold = multipartThreshold
     self.partSize = max(partSize, 5 << 20)
     self.timeout = timeout
-    self.http = HTTPClient.shared
+    self.http = Self.sharedHTTP
   }
+
+  /// The HTTP client every `S3Client` of the process shares (never shut down, like `HTTPClient.shared`, whose
+  /// configuration it takes) with up to 32 connections per host: downloads run 16 at once, and the default pool
+  /// (8 per host) would queue half of them.
+  static let sharedHTTP: HTTPClient = {
+    var configuration = HTTPClient.Configuration.singletonConfiguration
+    configuration.connectionPool = .init(idleTimeout: .seconds(600), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
+    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+  }()
 
   /// The ETag form `If-Match` uses now: the one given, or the one learned when it was `.automatic`.
   public var etagForm: ETagForm { learnedForm.withLockedValue { $0 } }

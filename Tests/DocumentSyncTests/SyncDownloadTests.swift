@@ -1,0 +1,90 @@
+import DocumentPackage
+import DocumentSync
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+/// How downloaded blobs become package files: a clone hands each blob one file uses over to the save (linked in,
+/// no bytes copied) and copies a blob several files use; a blob an interrupted pull left behind is checked again
+/// before a later pull uses it.
+@Suite(.enabled(if: ObjectStore.isConfigured, ObjectStore.skipReason))
+struct SyncDownloadTests {
+  let credentials = try! S3Credentials.fromEnvironment(ObjectStore.environment)
+
+  func inode(_ path: String) throws -> (inode: UInt64, links: Int) {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return (
+      (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0,
+      (attributes[.referenceCount] as? NSNumber)?.intValue ?? 0
+    )
+  }
+
+  /// A package `A.mydoc` pushed to a fresh bucket; returns its folder, the remote URL and the package path.
+  func pushed(_ label: String, files: [String: String]) async throws -> (TemporaryDirectory, String, String) {
+    let client = try await ObjectStore.freshBucket()
+    let dir = try TemporaryDirectory(label)
+    for (path, text) in files { try dir.write("A.mydoc/" + path, text) }
+    let url = "s3://\(client.bucket)/d"
+    let a = dir.appending("A.mydoc")
+    try await PackageSync.addRemote(
+      Remote(name: "origin", url: url, endpoint: ObjectStore.endpointURL), toPackageAt: FilePath(a),
+      credentials: credentials)
+    try await PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials).push()
+    return (dir, url, a)
+  }
+
+  @Test func aHandedOverFileIsLinkedIntoThePackageNotCopied() throws {
+    let dir = try TemporaryDirectory("handover")
+    try dir.write("given.bin", "handed over\n")
+    try dir.write("copied.bin", "copied\n")
+    let root = try PackageNode(directoryWithChildren: [:])
+    let given = try DiskFileSource(path: FilePath(dir.appending("given.bin")), handingOver: true)
+    let copied = try DiskFileSource(path: FilePath(dir.appending("copied.bin")))
+    _ = try root.setNode(PackageNode(regularFileWithSource: given), at: "given.bin")
+    _ = try root.setNode(PackageNode(regularFileWithSource: copied), at: "copied.bin")
+    try root.setPermissions(FilePermissions(rawValue: 0o640), at: "given.bin")
+    let package = dir.appending("P.mydoc")
+    try PackageFile.create(at: FilePath(package), root: root).close()
+
+    #expect(try inode(package + "/given.bin").inode == inode(dir.appending("given.bin")).inode)
+    #expect(try inode(package + "/copied.bin").inode != inode(dir.appending("copied.bin")).inode)
+    #expect(try String(contentsOfFile: package + "/given.bin", encoding: .utf8) == "handed over\n")
+    let mode = try FileManager.default.attributesOfItem(atPath: package + "/given.bin")[.posixPermissions] as? Int
+    #expect(mode == 0o640)
+  }
+
+  @Test func aCloneSharesNoInodeBetweenFilesAndKeepsNoDownloads() async throws {
+    let (dir, url, _) = try await pushed(
+      "clone-inodes",
+      files: ["one.txt": "only once\n", "Twins/a.txt": "twice\n", "Twins/b.txt": "twice\n", "big.txt": "big\n"])
+    let b = dir.appending("B.mydoc")
+    try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
+
+    for path in ["one.txt", "Twins/a.txt", "Twins/b.txt", "big.txt"] {
+      #expect(try inode(b + "/" + path).links == 1, "\(path) shares its inode")
+    }
+    #expect(try inode(b + "/Twins/a.txt").inode != inode(b + "/Twins/b.txt").inode)
+    #expect(try String(contentsOfFile: b + "/Twins/b.txt", encoding: .utf8) == "twice\n")
+    #expect(try String(contentsOfFile: b + "/one.txt", encoding: .utf8) == "only once\n")
+    #expect(!FileManager.default.fileExists(atPath: dir.appending(".B.mydoc.docpkg-sync/objects")))
+    // The package is whole and pushes nothing back.
+    #expect(
+      try await PackageSync(packageAt: FilePath(b), remote: "origin", credentials: credentials).push() == .upToDate)
+  }
+
+  @Test func aDamagedBlobLeftByAnInterruptedPullIsDownloadedAgain() async throws {
+    let (dir, url, a) = try await pushed("pull-leftover", files: ["f.txt": "first\n", "g.txt": "other\n"])
+    let b = dir.appending("B.mydoc")
+    try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
+    try dir.write("A.mydoc/f.txt", "second\n")
+    try await PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials).push()
+    // What a machine crash after an unsynced rename may leave: the blob's name, not its bytes.
+    let hash = SHA256Hex.of(Data("second\n".utf8))
+    try dir.write(".B.mydoc.docpkg-sync/objects/\(hash)", "")
+
+    let result = try await PackageSync(packageAt: FilePath(b), remote: "origin", credentials: credentials).pull()
+    #expect(result == .fastForwarded)
+    #expect(try String(contentsOfFile: b + "/f.txt", encoding: .utf8) == "second\n")
+  }
+}
