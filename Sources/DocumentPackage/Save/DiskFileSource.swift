@@ -24,11 +24,13 @@ public final class DiskFileSource: FileContentSource {
   public let handedOver: Bool
 
   /// A source for the regular file at `path` (symbolic links are followed).
-  /// - Parameter handingOver: `true` when the file is the caller's own private copy, used by this one
-  ///   node and never written again (a downloaded file the caller removes after the save): the save
-  ///   may then hard-link it into the package instead of copying its bytes, setting the node's
-  ///   permissions and time on it. It is made durable as a written file would be. A file on another
-  ///   file system, or one the link is refused for, is copied as usual.
+  /// - Parameters:
+  ///   - path: The file whose bytes the node holds.
+  ///   - handingOver: `true` when the file is the caller's own private copy, used by this one
+  ///     node and never written again (a downloaded file the caller removes after the save): the save
+  ///     may then hard-link it into the package instead of copying its bytes, setting the node's
+  ///     permissions and time on it. It is made durable as a written file would be. A file on another
+  ///     file system, or one the link is refused for, is copied as usual.
   /// - Throws: ``PackageError`` with code `noSuchEntry` or `notARegularFile`, or `io`.
   public init(path: FilePath, handingOver: Bool = false) throws {
     let status: FileStatus
