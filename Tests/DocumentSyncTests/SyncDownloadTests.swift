@@ -87,4 +87,60 @@ struct SyncDownloadTests {
     #expect(result == .fastForwarded)
     #expect(try String(contentsOfFile: b + "/f.txt", encoding: .utf8) == "second\n")
   }
+
+  @Test func aPullKilledMidDownloadLeavesThePackageAndTheNextPullKeepsWhatArrived() async throws {
+    let client = try await ObjectStore.freshBucket()
+    let dir = try TemporaryDirectory("pull-kill")
+    try dir.write("A.mydoc/f.txt", "first\n")
+    let url = "s3://\(client.bucket)/d"
+    let a = dir.appending("A.mydoc")
+    try await PackageSync.addRemote(
+      Remote(name: "origin", url: url, endpoint: ObjectStore.endpointURL), toPackageAt: FilePath(a),
+      credentials: credentials)
+    try await PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials).push()
+    let b = dir.appending("B.mydoc")
+    try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
+    // A's next state: 96 files of 1 MiB of random bytes, so that B's pull takes a while.
+    var generator = SplitMix64(seed: 23)
+    for index in 0..<96 {
+      var words = [UInt64](repeating: 0, count: (1 << 20) / 8)
+      for word in words.indices { words[word] = generator.next() }
+      try dir.write("A.mydoc/Big/\(index).raw", words.withUnsafeBytes { Data($0) })
+    }
+    try dir.write("A.mydoc/f.txt", "second\n")
+    try await PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials).push()
+
+    let objects = dir.appending(".B.mydoc.docpkg-sync/objects")
+    func arrived() -> [String] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? []).filter {
+        $0.count == 64 && $0.allSatisfy(\.isHexDigit)
+      }
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Shell.docpkgPath)
+    process.arguments = ["pull", b, "--quiet"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let someArrived = await eventually(seconds: 120) { arrived().count >= 8 }
+    try Shell.run("kill", ["-KILL", String(process.processIdentifier)], check: false)
+    process.waitUntilExit()
+    #expect(someArrived, "no blob arrived before the pull ended")
+    #expect(process.terminationReason == .uncaughtSignal)
+    // Killed mid-download, the package is as it was.
+    #expect(try String(contentsOfFile: b + "/f.txt", encoding: .utf8) == "first\n")
+    #expect(!FileManager.default.fileExists(atPath: b + "/Big"))
+
+    // What arrived is not asked for again: with those blobs gone from the server, the next pull still completes.
+    let kept = arrived()
+    for hash in kept { try await client.delete("d/blobs/\(hash)") }
+    let result = try await PackageSync(packageAt: FilePath(b), remote: "origin", credentials: credentials).pull()
+    #expect(result == .fastForwarded)
+    #expect(try String(contentsOfFile: b + "/f.txt", encoding: .utf8) == "second\n")
+    for index in [0, 47, 95] {
+      #expect(
+        try Data(contentsOf: URL(fileURLWithPath: b + "/Big/\(index).raw"))
+          == Data(contentsOf: URL(fileURLWithPath: a + "/Big/\(index).raw")))
+    }
+  }
 }
