@@ -21,7 +21,7 @@ struct SyncDownloadTests {
   }
 
   /// A package `A.mydoc` pushed to a fresh bucket; returns its folder, the remote URL and the package path.
-  func pushed(_ label: String, files: [String: String]) async throws -> (TemporaryDirectory, String, String) {
+  func pushed(_ label: String, files: [String: String]) async throws -> (TemporaryDirectory, String, String, S3Client) {
     let client = try await ObjectStore.freshBucket()
     let dir = try TemporaryDirectory(label)
     for (path, text) in files { try dir.write("A.mydoc/" + path, text) }
@@ -31,7 +31,7 @@ struct SyncDownloadTests {
       Remote(name: "origin", url: url, endpoint: ObjectStore.endpointURL), toPackageAt: FilePath(a),
       credentials: credentials)
     try await PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials).push()
-    return (dir, url, a)
+    return (dir, url, a, client)
   }
 
   @Test func aHandedOverFileIsLinkedIntoThePackageNotCopied() throws {
@@ -55,7 +55,7 @@ struct SyncDownloadTests {
   }
 
   @Test func aCloneSharesNoInodeBetweenFilesAndKeepsNoDownloads() async throws {
-    let (dir, url, _) = try await pushed(
+    let (dir, url, _, _) = try await pushed(
       "clone-inodes",
       files: ["one.txt": "only once\n", "Twins/a.txt": "twice\n", "Twins/b.txt": "twice\n", "big.txt": "big\n"])
     let b = dir.appending("B.mydoc")
@@ -74,7 +74,7 @@ struct SyncDownloadTests {
   }
 
   @Test func aDamagedBlobLeftByAnInterruptedPullIsDownloadedAgain() async throws {
-    let (dir, url, a) = try await pushed("pull-leftover", files: ["f.txt": "first\n", "g.txt": "other\n"])
+    let (dir, url, a, _) = try await pushed("pull-leftover", files: ["f.txt": "first\n", "g.txt": "other\n"])
     let b = dir.appending("B.mydoc")
     try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
     try dir.write("A.mydoc/f.txt", "second\n")
@@ -89,15 +89,7 @@ struct SyncDownloadTests {
   }
 
   @Test func aPullKilledMidDownloadLeavesThePackageAndTheNextPullKeepsWhatArrived() async throws {
-    let client = try await ObjectStore.freshBucket()
-    let dir = try TemporaryDirectory("pull-kill")
-    try dir.write("A.mydoc/f.txt", "first\n")
-    let url = "s3://\(client.bucket)/d"
-    let a = dir.appending("A.mydoc")
-    try await PackageSync.addRemote(
-      Remote(name: "origin", url: url, endpoint: ObjectStore.endpointURL), toPackageAt: FilePath(a),
-      credentials: credentials)
-    try await PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials).push()
+    let (dir, url, a, client) = try await pushed("pull-kill", files: ["f.txt": "first\n"])
     let b = dir.appending("B.mydoc")
     try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
     // A's next state: 96 files of 1 MiB of random bytes, so that B's pull takes a while.
@@ -116,17 +108,9 @@ struct SyncDownloadTests {
         $0.count == 64 && $0.allSatisfy(\.isHexDigit)
       }
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Shell.docpkgPath)
-    process.arguments = ["pull", b, "--quiet"]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let someArrived = await eventually(seconds: 120) { arrived().count >= 8 }
-    try Shell.run("kill", ["-KILL", String(process.processIdentifier)], check: false)
-    process.waitUntilExit()
-    #expect(someArrived, "no blob arrived before the pull ended")
-    #expect(process.terminationReason == .uncaughtSignal)
+    let pull = try await docpkgKilled(["pull", b, "--quiet"]) { arrived().count >= 8 }
+    #expect(pull.conditionHeld, "no blob arrived before the pull ended")
+    #expect(pull.killed)
     // Killed mid-download, the package is as it was.
     #expect(try String(contentsOfFile: b + "/f.txt", encoding: .utf8) == "first\n")
     #expect(!FileManager.default.fileExists(atPath: b + "/Big"))

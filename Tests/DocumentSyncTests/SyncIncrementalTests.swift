@@ -118,23 +118,15 @@ struct SyncIncrementalTests {
     try dir.write("P.mydoc/big.raw", big)
     let uploads = dir.appending(".P.mydoc.docpkg-sync/uploads")
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Shell.docpkgPath)
-    process.arguments = ["push", package, "--quiet"]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
     // Killed once the first part of the big file arrived (its record has a part line).
-    let partArrived = await eventually(seconds: 120) {
+    let push = try await docpkgKilled(["push", package, "--quiet"]) {
       guard let name = try? FileManager.default.contentsOfDirectory(atPath: uploads).first,
         let text = try? String(contentsOfFile: uploads + "/" + name, encoding: .utf8)
       else { return false }
       return text.split(separator: "\n").count > 2
     }
-    try Shell.run("kill", ["-KILL", String(process.processIdentifier)], check: false)
-    process.waitUntilExit()
-    #expect(partArrived, "no part arrived before the push ended")
-    #expect(process.terminationReason == .uncaughtSignal)
+    #expect(push.conditionHeld, "no part arrived before the push ended")
+    #expect(push.killed)
     #expect(try await client.head("p/head") == nil)  // the head never moved
     #expect(try Data(contentsOf: URL(fileURLWithPath: package + "/big.raw")) == big)
 
