@@ -133,9 +133,13 @@ class Runner:
         os.makedirs(os.path.dirname(self.base))
         make_package(self.base)
         if restore:
-            # Version 1 is the package as made; the package then differs in two files.
-            subprocess.run([docpkg, "put", self.base, "Text.txt"], input=b"changed\n", check=True)
-            subprocess.run([docpkg, "put", self.base, "Pages/p1/new.txt"], input=b"new\n", check=True)
+            # Version 1 is the package as made; the package then differs in two files. The versions
+            # are settled here, in the foreground: each reset copies this store, and a detached settler
+            # still copying a pending version would make some copies torn (a pending version also
+            # names its files by their times, which a copy changes).
+            for rel, data in (("Text.txt", b"changed\n"), ("Pages/p1/new.txt", b"new\n")):
+                subprocess.run([docpkg, "put", self.base, rel], input=data, check=True, env=NO_SETTLER)
+            subprocess.run([docpkg, "versions", "settle", self.base], check=True, env=NO_SETTLER)
         self.parent = os.path.join(work, "run")
         self.package = os.path.join(self.parent, "Doc.pkg")
         self.failures = []
