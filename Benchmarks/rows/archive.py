@@ -129,14 +129,19 @@ def _unpack_rows(h, name, archive, repeat):
             ours = h.run([h.docpkg, "unpack", archive, "-o", ours_out, "--quiet"], setup=_fresh_dir(ours_out),
                          repeat=repeat)
             bsd = h.run(["bsdtar", "-xf", archive, "-C", bsd_out], setup=_fresh_dir(bsd_out), repeat=repeat)
-            info = None
+            info = durable = None
             if spins == 0:
                 unzip_out = os.path.join(work, "unzip")
                 info = h.run(["unzip", "-q", archive, "-d", unzip_out], setup=_fresh_dir(unzip_out), repeat=repeat)
+                durable = h.run([h.docpkg, "unpack", archive, "-o", ours_out, "--quiet", "--sync"],
+                                setup=_fresh_dir(ours_out), repeat=repeat)
         note = f"the zip docpkg packed; {spins} spin loop(s) while both ran; load average {load} before"
         if info is not None and info.ok:
             note += f"; Info-ZIP unzip {info.wall:.2f} s"
         h.row(f"unpack {name} zip ({label})", ours, "bsdtar -xf", bsd, target=target, note=note)
+        if durable is not None:
+            h.row(f"unpack {name} zip --sync ({label})", durable, "bsdtar -xf", bsd,
+                  note="the tree made durable (syncfs) before its rename, as --force always does; bsdtar syncs nothing")
 
 
 def _cat_row(h, name, archive, repeat):

@@ -147,15 +147,20 @@ public enum ArchiveUnpacker {
     }
     try extractor.run(wrapDocumentIn: documentName, progress: progress)
     let names = extractor.topLevel
-    // The extracted tree reaches the disk before it is renamed in (with --force, the old entry
-    // it replaces is deleted right after), and the renames reach it before we report success.
-    do { try Syscalls.synchronizeFileSystem(tempfd) } catch {
-      throw PackageError.io(error, "cannot write the extracted files to disk in", path: destination)
+    // Durable: the extracted tree reaches the disk before it is renamed in (a replaced entry is
+    // deleted right after), and the renames reach it before we report success.
+    let durable = options.durable || options.replaceExisting
+    if durable {
+      do { try Syscalls.synchronizeFileSystem(tempfd) } catch {
+        throw PackageError.io(error, "cannot write the extracted files to disk in", path: destination)
+      }
     }
     try moveIntoPlace(
       names, from: tempfd, to: destfd, destination: destination.string, replace: options.replaceExisting)
-    do { try Syscalls.synchronize(destfd) } catch {
-      throw PackageError.io(error, "cannot write directory", path: destination)
+    if durable {
+      do { try Syscalls.synchronize(destfd) } catch {
+        throw PackageError.io(error, "cannot write directory", path: destination)
+      }
     }
     return UnpackReport(created: names, skipped: extractor.skipped)
   }

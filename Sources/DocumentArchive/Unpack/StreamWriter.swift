@@ -63,7 +63,7 @@ final class StreamWriter: @unchecked Sendable {
     let buffers = buffers
     let archive = archive
     queue.async {
-      // The unpack's `syncfs` before the rename waits for this data: start writing it now, so the
+      // A durable unpack's `syncfs` before the rename waits for this data: start writing it now, so the
       // disk works while the next entries are extracted. Large files only: small ones (the writer
       // pool's) are left to `syncfs`, which writes many of them in few requests.
       Syscalls.startWriteback(file.fd)

@@ -7,12 +7,27 @@ public struct UnpackOptions: Sendable, Hashable {
   /// Skip devices, FIFOs and sockets (nothing is written for them; each is listed in
   /// ``UnpackReport/skipped``) instead of refusing the archive. Off by default.
   public var skipSpecialFiles: Bool
+  /// Write the extracted tree to disk (`syncfs`) before renaming it into place, and the renames
+  /// before returning, so that after a power loss each entry is absent or whole. Always done
+  /// with ``replaceExisting``, whose old entry is deleted right after the rename.
+  ///
+  /// Off by default, because an unpack without replacing puts nothing at risk: the archive is
+  /// untouched, and a killed process never leaves a partial entry (the renames come after the
+  /// last write). Only a power loss within the kernel's writeback delay (about 30 s) can leave
+  /// an entry with short or empty files, as after `bsdtar -x` or `unzip`. Waiting for the disk
+  /// is most of an unpack's time on a quiet machine: turn this on when the archive is deleted
+  /// right after.
+  public var durable: Bool
 
   /// Creates options.
-  public init(replaceExisting: Bool = false, limits: UnpackLimits = UnpackLimits(), skipSpecialFiles: Bool = false) {
+  public init(
+    replaceExisting: Bool = false, limits: UnpackLimits = UnpackLimits(), skipSpecialFiles: Bool = false,
+    durable: Bool = false
+  ) {
     self.replaceExisting = replaceExisting
     self.limits = limits
     self.skipSpecialFiles = skipSpecialFiles
+    self.durable = durable
   }
 }
 

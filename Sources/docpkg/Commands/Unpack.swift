@@ -15,7 +15,8 @@ struct Unpack: ParsableCommand {
       damaged data) and archive bombs (see the limits); with --skip-special, devices, FIFOs and sockets are left \
       out instead (each named on stderr). Prints the path of each entry created. With ARCHIVE -, the archive is \
       read from standard input (copied first into a hidden temporary file in DESTDIR). An entry already in \
-      DESTDIR stops the unpack before anything is extracted, unless --force is given.
+      DESTDIR stops the unpack before anything is extracted, unless --force is given. A killed unpack never \
+      leaves a partial entry; with --sync (or --force) not even a power loss does.
       """
   )
 
@@ -41,6 +42,11 @@ struct Unpack: ParsableCommand {
   @Flag(help: "Skip devices, FIFOs and sockets (each reported on stderr) instead of refusing the archive.")
   var skipSpecial = false
 
+  @Flag(
+    name: .customLong("sync"),
+    help: "Write the extracted files to disk before renaming them into place (always done with --force).")
+  var durable = false
+
   @OptionGroup var quietOption: QuietOption
   private var quiet: Bool { quietOption.quiet }
 
@@ -57,7 +63,8 @@ struct Unpack: ParsableCommand {
     let report: UnpackReport
     do {
       defer { bar.finish() }
-      let options = UnpackOptions(replaceExisting: force, limits: limits, skipSpecialFiles: skipSpecial)
+      let options = UnpackOptions(
+        replaceExisting: force, limits: limits, skipSpecialFiles: skipSpecial, durable: durable)
       do {
         report = try Interruption.cancellingOnSignals { cancellation in
           if archive == "-" {
