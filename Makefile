@@ -6,6 +6,10 @@ PREFIX ?= /usr/local
 CONFIGURATION ?= release
 # Extra SwiftPM options for man and install (the install test passes --ignore-lock: it runs inside `swift test`).
 SWIFT_FLAGS ?=
+# Release builds of the tools link the Swift runtime and Foundation statically: a start then loads and relocates
+# no Swift shared libraries (issue 14 row 7: `docpkg --version` 3.8 ms instead of 5.4 ms, fastest runs at load 6).
+RELEASE_FLAGS ?= --static-swift-stdlib
+INSTALL_FLAGS := $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS))
 MAN_PAGE := .build/plugins/GenerateManual/outputs/docpkg/docpkg.1
 
 .PHONY: setup build release demo test interop format format-check crash-test bench clean man install docs docs-test
@@ -17,8 +21,8 @@ build: setup
 	$(SWIFT) build
 
 release: setup
-	$(SWIFT) build -c release --product docpkg
-	$(SWIFT) build -c release --product docpkg-sync
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --product docpkg
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --product docpkg-sync
 
 ## Generates the man page docpkg.1 from docpkg's argument definitions (ArgumentParser's generate-manual plugin).
 man: setup
@@ -26,8 +30,8 @@ man: setup
 
 ## Installs docpkg, its man page and its bash, zsh and fish completions under $(DESTDIR)$(PREFIX).
 install: man
-	$(SWIFT) build $(SWIFT_FLAGS) -c $(CONFIGURATION) --product docpkg
-	$(SWIFT) build $(SWIFT_FLAGS) -c $(CONFIGURATION) --product docpkg-sync
+	$(SWIFT) build $(SWIFT_FLAGS) -c $(CONFIGURATION) $(INSTALL_FLAGS) --product docpkg
+	$(SWIFT) build $(SWIFT_FLAGS) -c $(CONFIGURATION) $(INSTALL_FLAGS) --product docpkg-sync
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
