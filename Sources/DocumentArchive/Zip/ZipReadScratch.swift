@@ -1,4 +1,5 @@
 import CArchive
+import DocumentPackage
 
 /// Memory for reading zip entries, kept by the archive (``ZipArchiveFile``) and lent to one read at a
 /// time, so that reading thousands of entries allocates (and the kernel zero-fills) nothing per entry.
@@ -11,9 +12,9 @@ final class ZipReadScratch {
   static let wholeEntryLimit = 1 << 20
   /// Room before the data for a local header: 30 bytes, a name and an extra field of at most 65,535 each.
   static let headerRoom = 30 + 2 * 0xFFFF
-  /// The alignment of the buffers: a page. Reads land at their file offset's place within a page
-  /// (``ZipEntryReading/placed(_:)``), which needs up to one page more room.
-  static let alignment = 4096
+  /// The alignment of the buffers: a page (`Syscalls.readBufferAlignment`). Reads land at their file
+  /// offset's place within a page (``ZipEntryReading/placed(_:)``), which needs up to one page more room.
+  static let alignment = Syscalls.readBufferAlignment
 
   /// A local header and its data, or a block of data, at their place within a page.
   let input: UnsafeMutableRawBufferPointer

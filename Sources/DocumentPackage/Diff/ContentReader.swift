@@ -102,9 +102,9 @@ struct ContentReader {
     defer { try? a.close() }
     let b = try new.openForReading()
     defer { try? b.close() }
-    let bufferA = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: DiskFileReader.alignment)
+    let bufferA = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: Syscalls.readBufferAlignment)
     defer { bufferA.deallocate() }
-    let bufferB = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: DiskFileReader.alignment)
+    let bufferB = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: Syscalls.readBufferAlignment)
     defer { bufferB.deallocate() }
     let pathA = old.diskLocation?.string ?? old.path, pathB = new.diskLocation?.string ?? new.path
     while true {

@@ -12,12 +12,8 @@ final class DiskFileReader {
   /// The directory whose descriptor is open, compared by identity (it is kept alive by its tree).
   private unowned(unsafe) var lastParent: PackageNode?
   private var directoryFD: CInt = -1
-  private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: DiskFileReader.alignment)
-
-  /// The alignment of read buffers: a page. The kernel copies a file's start from the page cache up
-  /// to four times slower into a buffer that sits a little after a page boundary (malloc's 16 bytes:
-  /// 4 KiB aliasing of its loads and stores), measured on 2–5 MiB files.
-  static let alignment = 4096
+  private var buffer = UnsafeMutableRawBufferPointer.allocate(
+    byteCount: 1 << 16, alignment: Syscalls.readBufferAlignment)
 
   deinit {
     if directoryFD >= 0 { Syscalls.closeFile(directoryFD) }
@@ -30,7 +26,7 @@ final class DiskFileReader {
     let needed = Int(size) + 1
     guard buffer.count < needed else { return }
     buffer.deallocate()
-    buffer = .allocate(byteCount: needed, alignment: Self.alignment)
+    buffer = .allocate(byteCount: needed, alignment: Syscalls.readBufferAlignment)
   }
 
   /// Reads all of `node`'s bytes if it is a file on disk holding at most its listed size.
@@ -41,7 +37,7 @@ final class DiskFileReader {
     let expected = Int(node.size)
     if buffer.count < expected + 1 {
       buffer.deallocate()
-      buffer = .allocate(byteCount: max(expected + 1, 2 * buffer.count), alignment: Self.alignment)
+      buffer = .allocate(byteCount: max(expected + 1, 2 * buffer.count), alignment: Syscalls.readBufferAlignment)
     }
     // The node's name is its name on disk: its directory has no renames or moves in memory (see
     // `directory(of:)`). A name that is not valid UTF-8 was repaired and is not found: fall back.

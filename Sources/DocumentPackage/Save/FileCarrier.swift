@@ -57,7 +57,7 @@ enum FileCarrier {
         }
       }
     }
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
     defer { buffer.deallocate() }
     while true {
       let count = try Syscalls.readBytes(input, into: buffer)

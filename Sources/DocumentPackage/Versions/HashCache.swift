@@ -91,7 +91,7 @@ struct HashCache {
     defer { Syscalls.closeFile(fd) }
     // About 110 bytes a line: sized once, the table is not rehashed (twice its size) while it fills.
     if let size = try? Syscalls.status(of: fd).size { known.reserveCapacity(Int(size / 100)) }
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
     defer { buffer.deallocate() }
     var carried = 0  // bytes of an unfinished line moved to the buffer's start
     while true {

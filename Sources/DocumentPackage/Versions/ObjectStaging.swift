@@ -36,7 +36,8 @@ final class ObjectStaging {
   private var staged: [(name: RawName, hash: String)] = []
   private var stagedHashes: Set<String> = []
   private var counter = 0
-  private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+  private let buffer = UnsafeMutableRawBufferPointer.allocate(
+    byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
 
   init(store: VersionStore) { self.store = store }
 

@@ -152,7 +152,7 @@ extension PackageSync {
     var intact = false
     if let file = try? FileDescriptor.open(path, .readOnly, options: [.noFollow]) {
       defer { try? file.close() }
-      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
       defer { buffer.deallocate() }
       var hasher = SHA256()
       while let count = try? file.read(into: buffer) {

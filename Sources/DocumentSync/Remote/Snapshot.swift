@@ -58,7 +58,7 @@ private struct Scanner {
   var changed = false
   /// The directories whose index block changed, deepest first.
   var changedPaths: [String] = []
-  let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+  let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
 
   let written: FlatTree
 
