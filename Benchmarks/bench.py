@@ -457,14 +457,15 @@ def available_areas():
 
 
 def build_docpkg():
-    """Build the release docpkg in the repo root and return its path.
+    """Build the release docpkg and docpkg-sync in the repo root as `make release` does (the Swift
+    runtime linked statically) and return docpkg's path.
 
     - Throws: ``SystemExit`` when the build fails.
     """
-    print("building: swift build -c release --product docpkg", flush=True)
-    done = subprocess.run(["swift", "build", "-c", "release", "--product", "docpkg"], cwd=REPO)
+    print("building: make release", flush=True)
+    done = subprocess.run(["make", "release"], cwd=REPO)
     if done.returncode != 0:
-        raise SystemExit(f"bench: error: swift build failed with status {done.returncode}")
+        raise SystemExit(f"bench: error: make release failed with status {done.returncode}")
     return os.path.join(REPO, ".build", "release", "docpkg")
 
 
