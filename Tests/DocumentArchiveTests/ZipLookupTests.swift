@@ -12,7 +12,7 @@ import Testing
 @Suite("zip lookup through the central directory", .enabled(if: Shell.has("python3")))
 struct ZipLookupTests {
   /// Writes a zip with Python's `zipfile`: `entries` are (name, contents) pairs, stored, with names as
-  /// given (UTF-8) and the Unix mode `-rw-r--r--`.
+  /// given (UTF-8) and the Unix mode `-rw-r--r--` (`drwxr-xr-x` for a name ending in `/`).
   private func pythonZip(_ archive: String, _ entries: [(String, String)]) throws {
     let script = """
       import sys, zipfile
@@ -20,7 +20,7 @@ struct ZipLookupTests {
           for i in range(2, len(sys.argv), 2):
               info = zipfile.ZipInfo(sys.argv[i], (2024, 1, 1, 0, 0, 0))
               info.create_system = 3
-              info.external_attr = 0o100644 << 16
+              info.external_attr = (0o40755 << 16) | 0x10 if sys.argv[i].endswith('/') else 0o100644 << 16
               z.writestr(info, sys.argv[i + 1])
       """
     try Shell.run("python3", ["-c", script, archive] + entries.flatMap { [$0.0, $0.1] })
@@ -84,5 +84,73 @@ struct ZipLookupTests {
     let top = try #require(ArchivePackage.zipTopLevel(of: FilePath(archive)))
     #expect(top.files == 300 && top.directories == 7)
     #expect(try top.root.sortedChildren().map(\.name) == (0..<7).map { "D\($0)" })
+  }
+
+  /// The files and directories of the tree below `node`.
+  private func counts(_ node: PackageNode) throws -> (files: Int, directories: Int) {
+    var total = (files: 0, directories: 0)
+    for child in try node.sortedChildren() {
+      if child.kind == .directory {
+        let below = try counts(child)
+        total = (total.files + below.files, total.directories + below.directories + 1)
+      } else {
+        total.files += 1
+      }
+    }
+    return total
+  }
+
+  /// Entries in path order (the scan's sorted case: no hashing) and out of it (the hash table), with
+  /// explicit and implied directories at several depths and a `-` that sorts before `/` as a byte.
+  static let layouts: [[String]] = [
+    ["T/", "T/a/", "T/a/b/c.txt", "T/a/b-c.txt", "T/a/d.txt", "T/b/e.txt", "T/b/f/g/h.txt", "T/z.txt"],
+    ["T/z.txt", "T/b/f/g/h.txt", "T/a/b/c.txt", "T/", "T/a/d.txt", "T/a/b-c.txt", "T/b/e.txt", "T/a/"],
+    ["T/a/b/c.txt", "T/a/b/", "T/a/", "T/a/d.txt"],  // a directory described after entries below it
+    ["a.txt", "b/c.txt", "b/d/", "b/d/e.txt", "c/", "c/f.txt"],  // several top-level names
+  ]
+
+  @Test("in path order or not, the lookup and the top level agree with the tree", arguments: layouts)
+  func ordersAgreeWithTheTree(names: [String]) throws {
+    let temp = try TemporaryDirectory()
+    let archive = temp.appending("Order.zip")
+    try pythonZip(archive, names.map { ($0, $0.hasSuffix("/") ? "" : "<\($0)>") })
+    let tree = try ArchivePackage.open(FilePath(archive))
+    let top = try #require(ArchivePackage.zipTopLevel(of: FilePath(archive)))
+    let expected = try counts(tree)
+    #expect(top.files == expected.files && top.directories == expected.directories)
+    #expect(try top.root.sortedChildren().map(\.name) == tree.sortedChildren().map(\.name))
+    for name in names where !name.hasSuffix("/") {
+      let path = tree.name == "T" ? String(name.dropFirst(2)) : name
+      let source = try #require(try ArchivePackage.zipFileContents(at: path, in: FilePath(archive)))
+      #expect(try source.readAll() == Data("<\(name)>".utf8))
+    }
+    for missing in ["a/b", "a/none.txt", "b/f/g", "nothing", "a/b/c.txt/x"] {
+      // As `docpkg cat` reads a node of the tree (its error names the whole path).
+      var expectedError: String?
+      do { try tree.node(at: missing).readContents(chunkSize: 1) { _ in } } catch {
+        expectedError = String(describing: error)
+      }
+      do {
+        let source = try ArchivePackage.zipFileContents(at: missing, in: FilePath(archive))
+        #expect(expectedError == nil && source != nil, "\(missing): found in the zip, not in the tree")
+      } catch {
+        #expect(String(describing: error) == expectedError)
+      }
+    }
+  }
+
+  @Test(
+    "an entry below a file, or a path met twice, is left to the walk, in path order or not",
+    arguments: [
+      ["a.txt", "a.txt/b.txt"], ["a.txt/b.txt", "a.txt"], ["a/b.txt", "a/b.txt"], ["a/", "a/b.txt", "a/b.txt"],
+      ["a/b.txt", "c.txt", "a/b.txt"], ["d/", "d", "e.txt"],
+    ])
+  func conflictsAreLeftToTheWalk(names: [String]) throws {
+    let temp = try TemporaryDirectory()
+    let archive = temp.appending("Conflict.zip")
+    try pythonZip(archive, names.map { ($0, "x") })
+    #expect(treeError(archive, "e.txt") != nil)
+    #expect(try ArchivePackage.zipFileContents(at: "e.txt", in: FilePath(archive)) == nil)
+    #expect(ArchivePackage.zipTopLevel(of: FilePath(archive)) == nil)
   }
 }

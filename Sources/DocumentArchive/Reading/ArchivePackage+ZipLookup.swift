@@ -52,7 +52,7 @@ extension ArchivePackage {
             if Syscalls.bytesEqual(path, target) { atTop = header.entry() }
           } else if path.count > target.count + 1, path[path.count - target.count - 1] == slash,
             Syscalls.bytesEqual(UnsafeRawBufferPointer(rebasing: path[(path.count - target.count)...]), target),
-            path.firstIndex(of: slash) == path.count - target.count - 1
+            ZipPathTable.firstSlash(in: path) == path.count - target.count - 1
           {
             belowTop = header.entry()
           }
@@ -60,7 +60,7 @@ extension ArchivePackage {
         }
         // Names compared as the tree compares them (canonical equivalence).
         if ZipDirectoryScan.namesEqual(path, target) { atTop = header.entry() }
-        if let first = path.firstIndex(of: slash),
+        if let first = ZipPathTable.firstSlash(in: path),
           ZipDirectoryScan.namesEqual(UnsafeRawBufferPointer(rebasing: path[(first + 1)...]), target)
         {
           belowTop = header.entry()

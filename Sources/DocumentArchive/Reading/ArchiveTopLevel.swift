@@ -35,10 +35,9 @@ extension ArchivePackage {
     var belowTop = TopLevelChildren()
     var topMode: UInt32?
     var scan = ZipDirectoryScan()
-    let slash = UInt8(ascii: "/")
     let summary = scan.run(fd: fd, fileSize: status.size, archive: archive.string) { header, path in
       atTop.add(header, path)
-      if let first = path.firstIndex(of: slash) {
+      if let first = ZipPathTable.firstSlash(in: path) {
         belowTop.add(header, UnsafeRawBufferPointer(rebasing: path[(first + 1)...]))
       } else if header.isDirectory {
         topMode = header.externalAttributes >> 16
@@ -79,7 +78,7 @@ private struct TopLevelChildren {
 
   /// Records the entry whose normalized path below this directory is `path`.
   mutating func add(_ header: ZipCentralDirectory.Header, _ path: UnsafeRawBufferPointer) {
-    let slash = path.firstIndex(of: UInt8(ascii: "/"))
+    let slash = ZipPathTable.firstSlash(in: path)
     let nameBytes = UnsafeRawBufferPointer(rebasing: path[..<(slash ?? path.count)])
     if slash != nil {
       // Below a child: that child is a directory, recorded already if it was the last one.

@@ -65,6 +65,10 @@ enum EntryPolicy {
     var previous: UInt8 = 0
     for index in 0...bytes.count {
       let byte = index < bytes.count ? bytes[index] : slash
+      if byte > 0x20, byte < 0x7F, byte != slash, byte != backslash {  // most bytes: nothing to check
+        previous = byte
+        continue
+      }
       if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) {
         throw refuse(.invalidName, "its name has control characters")
       }

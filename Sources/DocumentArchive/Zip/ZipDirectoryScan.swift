@@ -31,7 +31,7 @@ struct ZipDirectoryScan {
   }
 
   /// Every path met, with its kind (directories implied by entries below them included).
-  private(set) var paths = ZipPathTable(expected: 0)
+  private(set) var paths = ZipPathTable(expected: 0, bytes: 0)
 
   /// Calls `body` with each entry's header and normalized path (both valid only during the call), in
   /// directory order, then returns the summary; `nil` when the archive needs the full reader (see the
@@ -41,34 +41,23 @@ struct ZipDirectoryScan {
     _ body: (ZipCentralDirectory.Header, UnsafeRawBufferPointer) -> Void
   ) -> Summary? {
     guard let directory = ZipCentralDirectory(fd: fd, fileSize: fileSize), directory.entryCount > 0 else { return nil }
-    paths = ZipPathTable(expected: directory.entryCount + directory.entryCount / 8)
+    // The names take what the fixed 46 bytes of each header leave of the directory (at most).
+    let nameBytes = min(Int(directory.size) - 46 * directory.entryCount, 64 << 20)
+    paths = ZipPathTable(expected: directory.entryCount + directory.entryCount / 8, bytes: max(0, nameBytes))
     var summary = Summary()
     var top: Range<Int>?  // the first entry's first name, in the arena
     var severalTops = false
     var topIsFile = false
-    var lastParent: Range<Int>?  // the previous entry's parent path, in the arena
     var unusual = false
     var index = 0
-    let slash = UInt8(ascii: "/")
     do {
       try directory.forEachHeader(archive: archive) { header in
         let isDirectory = header.isDirectory
-        guard let size = Self.judge(header, isDirectory: isDirectory), let path = normalize(header.name) else {
+        guard let size = Self.judge(header, isDirectory: isDirectory),
+          let (path, firstEnd, parentEnd) = Self.normalize(header.name, into: &paths)
+        else {
           unusual = true
           return false
-        }
-        // The first name, and where the parent path ends (the last `/`), from the arena's bytes.
-        var firstEnd = path.upperBound
-        var parentEnd: Int?
-        paths.arena.withUnsafeBytes { arena in
-          var position = path.lowerBound
-          while position < path.upperBound {
-            if arena[position] == slash {
-              if firstEnd == path.upperBound { firstEnd = position }
-              parentEnd = position
-            }
-            position += 1
-          }
         }
         let first = path.lowerBound..<firstEnd
         if index == 0, !isDirectory, bytesEqual(path, Self.mimetype) { summary.isDocument = true }
@@ -79,35 +68,21 @@ struct ZipDirectoryScan {
           top = first
         }
         if parentEnd == nil, !isDirectory { topIsFile = true }
-        // Ancestors: none may be a file; those not seen become implied directories.
-        if let parentEnd {
-          let parent = path.lowerBound..<parentEnd
-          if lastParent == nil || !rangesEqual(parent, lastParent!) {
-            for end in parent.indices where paths.arena[end] == slash {
-              if paths.insert(path.lowerBound..<end, as: .directory) == .file {
-                unusual = true
-                return false
-              }
-            }
-            if paths.insert(parent, as: .directory) == .file {
-              unusual = true
-              return false
-            }
-            lastParent = parent
+        // Its ancestors become implied directories; none may be a file, and only a directory may be
+        // described again (certainly harmless; anything else the walk judges).
+        switch paths.insertEntry(path, as: isDirectory ? .directory : .file, parentEnd: parentEnd) {
+        case .conflict:
+          unusual = true
+          return false
+        case .new:
+          if !isDirectory {
+            summary.files += 1
+            summary.bytes += Int64(clamping: size)
           }
-        }
-        if let previous = paths.insert(path, as: isDirectory ? .directory : .file) {
-          // Only a directory described again is certainly harmless; anything else the walk judges.
-          guard previous == .directory, isDirectory else {
-            unusual = true
-            return false
-          }
-        } else if !isDirectory {
-          summary.files += 1
-          summary.bytes += Int64(clamping: size)
+        case .directoryAgain: break
         }
         if header.versionMadeBy >> 8 != 3 || header.externalAttributes >> 28 == 0 { summary.allUnixModes = false }
-        paths.arena.withUnsafeBytes { body(header, UnsafeRawBufferPointer(rebasing: $0[path])) }
+        body(header, UnsafeRawBufferPointer(rebasing: paths.arena[path]))
         return true
       }
     } catch { return nil }
@@ -129,33 +104,50 @@ struct ZipDirectoryScan {
   private static let mimetype = Array("mimetype".utf8)
 
   /// Appends the normalized path of `name` to the arena (the policy's names joined by `/`) and returns
-  /// its range; `nil` if the policy refuses the name or it has no names.
-  private mutating func normalize(_ name: UnsafeRawBufferPointer) -> Range<Int>? {
-    let start = paths.arena.count
+  /// its range, where its first name ends and where its parent path ends (its last `/`, `nil` at the
+  /// top); `nil` if the policy refuses the name, it has no names, or the arena is full.
+  private static func normalize(_ name: UnsafeRawBufferPointer, into paths: inout ZipPathTable) -> (
+    Range<Int>, Int, Int?
+  )? {
+    let start = paths.arenaCount
     var names = 0
+    var firstEnd = 0
+    var parentEnd: Int?
+    var pending: Range<Int>?  // names still to append: contiguous in `name`, so already joined by `/`
+    var written = 0  // the normalized path's length so far
     do {
       try EntryPolicy.forEachComponent(of: name, refuse: { code, _ in PackageError(code, "", path: "") }) { range in
-        if names > 0 { paths.append(byte: UInt8(ascii: "/")) }
-        names += 1
-        guard paths.append(UnsafeRawBufferPointer(rebasing: name[range])) != nil else {
-          throw PackageError(.invalidName, "", path: "")
+        if names > 0 {
+          parentEnd = start + written  // where this name's `/` goes
+          if names == 1 { firstEnd = start + written }
+          written += 1
         }
+        written += range.count
+        names += 1
+        if let run = pending, run.upperBound + 1 == range.lowerBound {
+          pending = run.lowerBound..<range.upperBound
+          return
+        }
+        if let run = pending {
+          guard paths.append(UnsafeRawBufferPointer(rebasing: name[run])) != nil, paths.append(byte: UInt8(ascii: "/"))
+          else { throw PackageError(.invalidName, "", path: "") }
+        }
+        pending = range
+      }
+      if let run = pending, paths.append(UnsafeRawBufferPointer(rebasing: name[run])) == nil {
+        throw PackageError(.invalidName, "", path: "")
       }
     } catch { return nil }
     guard names > 0 else { return nil }
-    return start..<paths.arena.count
+    return (start..<paths.arenaCount, names == 1 ? paths.arenaCount : firstEnd, parentEnd)
   }
 
   private func rangesEqual(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-    paths.arena.withUnsafeBytes {
-      Self.namesEqual(UnsafeRawBufferPointer(rebasing: $0[a]), UnsafeRawBufferPointer(rebasing: $0[b]))
-    }
+    Self.namesEqual(UnsafeRawBufferPointer(rebasing: paths.arena[a]), UnsafeRawBufferPointer(rebasing: paths.arena[b]))
   }
 
   private func bytesEqual(_ a: Range<Int>, _ b: [UInt8]) -> Bool {
-    paths.arena.withUnsafeBytes { arena in
-      b.withUnsafeBytes { Self.namesEqual(UnsafeRawBufferPointer(rebasing: arena[a]), $0) }
-    }
+    b.withUnsafeBytes { Self.namesEqual(UnsafeRawBufferPointer(rebasing: paths.arena[a]), $0) }
   }
 
   /// Whether two UTF-8 names are equal as the archive's tree compares them (as `String`s): by their
