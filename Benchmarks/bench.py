@@ -218,6 +218,7 @@ class Harness:
     * ``corpus(name)``: path of a corpus ('typical', 'many', 'big'); treat it as read-only.
     * ``scratch(label)``: a fresh empty directory under ``Benchmarks/work/scratch/``.
     * ``run(cmd, setup=None, repeat=3, cwd=None)``: a ``Result``.
+    * ``run_side_by_side([(cmd, setup), ...], repeat=3, cwd=None)``: one ``Result`` each, runs alternating.
     * ``row(...)``: report a row.
     * ``syscalls(cmd, trace)``: the ``strace -f`` lines of one run of ``cmd``.
     """
@@ -255,24 +256,44 @@ class Harness:
         on the command line overrides ``repeat``. A non-zero exit stops the measurement and
         returns a failed Result naming the command, status and last stderr line.
         """
+        return self.run_side_by_side([(cmd, setup)], repeat=repeat, cwd=cwd)[0]
+
+    def run_side_by_side(self, runs, repeat=3, cwd=None):
+        """Measure several commands in alternation; return one ``Result`` per ``(cmd, setup)`` of ``runs``.
+
+        Each command gets its warm-up, then the timed repetitions take turns (A B A B ...), so a
+        drift of the machine during the measurement (disk writeback, throttling, another
+        program) falls on every command alike instead of on whichever ran last. Otherwise as
+        ``run``; a command that fails is reported failed and no longer run.
+        """
         repeat = self.repeat_override or repeat
-        walls, cpus, peak, warmup_rss = [], [], 0.0, None
+        samples = [{"walls": [], "cpus": [], "peak": 0.0, "warmup_rss": None, "error": None} for _ in runs]
         for i in range(repeat + 1):
-            if setup is not None:
-                setup()
-            wall, cpu, rss_mb, status, stderr = _spawn(cmd, cwd, gnu_time=(i == 0))
-            if status != 0:
-                lines = [line for line in stderr.strip().splitlines() if not line.startswith("Command exited")]
-                last = lines[-1] if lines else "no stderr"
-                return Result(error=f"`{_show(cmd)}` exited {status}: {last}", command=_show(cmd))
-            if i == 0:
-                warmup_rss = rss_mb if GNU_TIME else None
-            else:
-                walls.append(wall)
-                cpus.append(cpu)
-                peak = max(peak, rss_mb)
-        return Result(walls, warmup_rss if warmup_rss is not None else peak, command=_show(cmd),
-                      rss_wait4_mb=peak, cpus=cpus)
+            for (cmd, setup), sample in zip(runs, samples):
+                if sample["error"] is not None:
+                    continue
+                if setup is not None:
+                    setup()
+                wall, cpu, rss_mb, status, stderr = _spawn(cmd, cwd, gnu_time=(i == 0))
+                if status != 0:
+                    lines = [line for line in stderr.strip().splitlines() if not line.startswith("Command exited")]
+                    last = lines[-1] if lines else "no stderr"
+                    sample["error"] = f"`{_show(cmd)}` exited {status}: {last}"
+                elif i == 0:
+                    sample["warmup_rss"] = rss_mb if GNU_TIME else None
+                else:
+                    sample["walls"].append(wall)
+                    sample["cpus"].append(cpu)
+                    sample["peak"] = max(sample["peak"], rss_mb)
+        results = []
+        for (cmd, _), sample in zip(runs, samples):
+            if sample["error"] is not None:
+                results.append(Result(error=sample["error"], command=_show(cmd)))
+                continue
+            rss = sample["warmup_rss"] if sample["warmup_rss"] is not None else sample["peak"]
+            results.append(Result(sample["walls"], rss, command=_show(cmd), rss_wait4_mb=sample["peak"],
+                                  cpus=sample["cpus"]))
+        return results
 
     def syscalls(self, cmd, trace="openat", cwd=None):
         """Run ``cmd`` once under ``strace -f -e trace=<trace>`` and return the trace lines.

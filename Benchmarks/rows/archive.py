@@ -125,17 +125,17 @@ def _unpack_rows(h, name, archive, repeat):
     bsd_out = os.path.join(work, "bsdtar")
     for label, spins, target in UNPACK_CONDITIONS:
         load = _load()
+        runs = [([h.docpkg, "unpack", archive, "-o", ours_out, "--quiet"], _fresh_dir(ours_out)),
+                (["bsdtar", "-xf", archive, "-C", bsd_out], _fresh_dir(bsd_out))]
+        if spins == 0:
+            unzip_out = os.path.join(work, "unzip")
+            runs += [(["unzip", "-q", archive, "-d", unzip_out], _fresh_dir(unzip_out)),
+                     ([h.docpkg, "unpack", archive, "-o", ours_out, "--quiet", "--sync"], _fresh_dir(ours_out))]
         with BusyCores(spins):
-            ours = h.run([h.docpkg, "unpack", archive, "-o", ours_out, "--quiet"], setup=_fresh_dir(ours_out),
-                         repeat=repeat)
-            bsd = h.run(["bsdtar", "-xf", archive, "-C", bsd_out], setup=_fresh_dir(bsd_out), repeat=repeat)
-            info = durable = None
-            if spins == 0:
-                unzip_out = os.path.join(work, "unzip")
-                info = h.run(["unzip", "-q", archive, "-d", unzip_out], setup=_fresh_dir(unzip_out), repeat=repeat)
-                durable = h.run([h.docpkg, "unpack", archive, "-o", ours_out, "--quiet", "--sync"],
-                                setup=_fresh_dir(ours_out), repeat=repeat)
-        note = f"the zip docpkg packed; {spins} spin loop(s) while both ran; load average {load} before"
+            ours, bsd, *others = h.run_side_by_side(runs, repeat=repeat)
+        info, durable = others if others else (None, None)
+        note = (f"the zip docpkg packed; runs alternating with the peer's; {spins} spin loop(s) while both ran; "
+                f"load average {load} before")
         if info is not None and info.ok:
             note += f"; Info-ZIP unzip {info.wall:.2f} s"
         h.row(f"unpack {name} zip ({label})", ours, "bsdtar -xf", bsd, target=target, note=note)
@@ -166,16 +166,22 @@ def _cat_row(h, name, archive, repeat):
 
 def rows(h):
     """Pack typical/many to zip vs peers (with the size check), unpack them vs bsdtar, big at bounded RSS."""
-    unpack_only = bool(os.environ.get("DOCPKG_BENCH_UNPACK_ONLY"))  # a quick check of issue 14 row 5
-    for name, repeat in (("typical", 3), ("many", 3)):
+    # A quick check of issue 14 row 5: DOCPKG_BENCH_UNPACK_ONLY=1 runs only the unpack rows, and a
+    # comma-separated list of corpus names (e.g. "typical") only those corpora's.
+    unpack_only = os.environ.get("DOCPKG_BENCH_UNPACK_ONLY", "")
+    chosen = None if unpack_only in ("", "1") else set(unpack_only.split(","))
+    # Unpacking typical is short and the disk's writeback makes single runs vary: 5 alternating runs each.
+    for name, repeat, unpack_repeat in (("typical", 3, 5), ("many", 3, 3)):
         if unpack_only:
+            if chosen is not None and name not in chosen:
+                continue
             archive = os.path.join(h.scratch(f"archive-pack-{name}"), "ours.zip")
             subprocess.run([h.docpkg, "pack", h.corpus(name), "-o", archive, "--quiet"], check=True)
-            _unpack_rows(h, name, archive, repeat)
+            _unpack_rows(h, name, archive, unpack_repeat)
             continue
         archive = _pack_rows(h, name, repeat)
         if os.path.exists(archive):
-            _unpack_rows(h, name, archive, repeat)
+            _unpack_rows(h, name, archive, unpack_repeat)
             if name == "many":
                 _cat_row(h, name, archive, 5)
 
