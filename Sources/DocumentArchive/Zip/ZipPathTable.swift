@@ -6,11 +6,11 @@ import DocumentPackage
 /// `[String: Kind]` costs a string and a hash of it per entry, most of a 100,000-entry scan's time).
 ///
 /// While each entry comes after the one before in path order (names compared by their bytes, a `/`
-/// before any other byte: the order of a depth-first walk over sorted names, which is how docpkg and
-/// many other tools write zips), no two entries can share a path, and the records in order are the
-/// index: a lookup is a binary search, and nothing is hashed. The first entry out of order turns the
-/// table into an open-addressing hash table of record numbers over every path met so far, implied
-/// directories included. Each slot of that table is 8 bytes, the record's number and 32 bits of the
+/// before any other byte: the order of a depth-first walk over sorted names, in which docpkg writes
+/// zips), no two entries can share a path, and the records in order are the index: a lookup is a
+/// binary search, and nothing is hashed. The first entry out of order turns the table into an
+/// open-addressing hash table of record numbers over every path met so far, implied directories
+/// included. Each slot of that table is 8 bytes, the record's number and 32 bits of the
 /// path's hash, so that a probe reads the record only when those bits match: probes land at random,
 /// and at 100,000 paths the table's size decides the scan's speed (24-byte slots holding the
 /// records themselves took 2.5× as long per insert, in cache and TLB misses).
