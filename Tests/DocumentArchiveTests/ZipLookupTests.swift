@@ -107,6 +107,7 @@ struct ZipLookupTests {
     ["T/z.txt", "T/b/f/g/h.txt", "T/a/b/c.txt", "T/", "T/a/d.txt", "T/a/b-c.txt", "T/b/e.txt", "T/a/"],
     ["T/a/b/c.txt", "T/a/b/", "T/a/", "T/a/d.txt"],  // a directory described after entries below it
     ["a.txt", "b/c.txt", "b/d/", "b/d/e.txt", "c/", "c/f.txt"],  // several top-level names
+    ["T/a", "T/ab.txt", "T/b/c", "T/b/cd/e.txt"],  // a file, then a name that begins with its name
   ]
 
   @Test("in path order or not, the lookup and the top level agree with the tree", arguments: layouts)

@@ -138,7 +138,7 @@ struct ZipPathTable {
         common == path.count || common == previous.count
         ? path.count > previous.count : Self.rank(path[common]) > Self.rank(previous[common])
       if after {
-        let belowPrevious = common == previous.count  // and a `/` follows: `previous` begins `path`
+        let belowPrevious = common == previous.count && path[common] == UInt8(ascii: "/")
         if last.kind == .file, belowPrevious { return .conflict }
         // Ancestors the previous entry does not lie in (or is) are new: sorted, nothing else named them.
         var newDirectories = 0
