@@ -46,8 +46,16 @@ struct MonitorLimitTests {
     let monitor = try PackageMonitor(watching: FilePath(package), options: try optionsWithAQueueOf16())
     let events = EventCollector(monitor)
     defer { monitor.stop() }
-    // Another process writes batches of 100 files until the 16-event queue overflowed.
-    let script = "import sys\nfor i in range(100): open(f'{sys.argv[1]}/f{sys.argv[2]}_{i}.txt', 'w').write('x')"
+    // Another process writes batches of 100 files, then touches each 20 times (2,000 events in a few
+    // milliseconds: however fast the monitor drains the queue, a loaded machine's scheduler cannot
+    // wake it every 16 of them), until the 16-event queue overflowed.
+    let script = """
+      import os, sys
+      names = [f'{sys.argv[1]}/f{sys.argv[2]}_{i}.txt' for i in range(100)]
+      for name in names: open(name, 'w').write('x')
+      for _ in range(20):
+          for name in names: os.utime(name)
+      """
     var written: Set<String> = []
     var batch = 0
     let overflowed = await events.wait(seconds: 30) { collector in
