@@ -127,24 +127,17 @@ struct ZipPathTable {
     let path = UnsafeRawBufferPointer(rebasing: arena[range])
     if byString == nil, !Self.isASCII(path) { useStrings() }
     if ordered, byString == nil {
-      guard let last = records.last else {
-        count += Self.slashes(in: path) + 1
-        records.append(Record(start: UInt32(range.lowerBound), length: UInt16(range.count), kind: kind))
-        return .new
-      }
-      let previous = self.path(of: last)
-      let common = Self.commonPrefix(path, previous)
-      let after =
-        common == path.count || common == previous.count
-        ? path.count > previous.count : Self.rank(path[common]) > Self.rank(previous[common])
-      if after {
+      let last = records.last
+      let previous = last.map { self.path(of: $0) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+      let (order, common) = Self.compare(path, previous)
+      if order > 0 {
         let belowPrevious = common == previous.count && path[common] == UInt8(ascii: "/")
-        if last.kind == .file, belowPrevious { return .conflict }
+        if last?.kind == .file, belowPrevious { return .conflict }
         // Ancestors the previous entry does not lie in (or is) are new: sorted, nothing else named them.
         var newDirectories = 0
         var end = common
         while end < path.count {
-          if path[end] == UInt8(ascii: "/"), end > common || !(belowPrevious && last.kind == .directory) {
+          if path[end] == UInt8(ascii: "/"), end > common || !(belowPrevious && last?.kind == .directory) {
             newDirectories += 1
           }
           end += 1
@@ -155,17 +148,15 @@ struct ZipPathTable {
       }
       useHashing()
     }
-    // Ancestors: none may be a file; those not met yet become implied directories.
+    // Ancestors: none may be a file; those not met yet become implied directories. Entries of one
+    // directory usually come together, so the ancestors are recorded when the parent changes.
     if let parentEnd {
       let parent = range.lowerBound..<parentEnd
       if lastParent == nil
         || !Syscalls.bytesEqual(
           UnsafeRawBufferPointer(rebasing: arena[parent]), UnsafeRawBufferPointer(rebasing: arena[lastParent!]))
       {
-        for end in parent.indices where arena[end] == UInt8(ascii: "/") {
-          if insert(range.lowerBound..<end, as: .directory) == .file { return .conflict }
-        }
-        if insert(parent, as: .directory) == .file { return .conflict }
+        guard insertAncestors(of: range) else { return .conflict }
         lastParent = parent
       }
     }
@@ -184,10 +175,13 @@ struct ZipPathTable {
 
   /// Negative, zero or positive as `a` comes before, is, or comes after `b` in path order: bytes
   /// compared in turn, a `/` before any other byte, a path before the paths it begins.
-  static func order(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+  static func order(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int { compare(a, b).order }
+
+  /// ``order(_:_:)``, and the length of the longest common beginning of `a` and `b`.
+  private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> (order: Int, common: Int) {
     let common = commonPrefix(a, b)
-    if common == a.count || common == b.count { return a.count - b.count }
-    return rank(a[common]) - rank(b[common])
+    if common == a.count || common == b.count { return (a.count - b.count, common) }
+    return (rank(a[common]) - rank(b[common]), common)
   }
 
   /// A byte's place in path order: `/` first.
@@ -218,8 +212,13 @@ struct ZipPathTable {
       && Syscalls.bytesEqual(UnsafeRawBufferPointer(rebasing: path[..<directory.count]), directory)
   }
 
-  private static func slashes(in path: UnsafeRawBufferPointer) -> Int {
-    path.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+  /// Records every ancestor of the path at `range` as a directory in the hash table; `false` if one
+  /// is a file.
+  private mutating func insertAncestors(of range: Range<Int>) -> Bool {
+    for end in range where arena[end] == UInt8(ascii: "/") {
+      if insert(range.lowerBound..<end, as: .directory) == .file { return false }
+    }
+    return true
   }
 
   /// Builds the hash table over every record and the directories they imply.
@@ -233,11 +232,9 @@ struct ZipPathTable {
     records.removeAll(keepingCapacity: true)
     count = 0
     for entry in entries {
-      let start = Int(entry.start)
-      for end in start..<(start + Int(entry.length)) where arena[end] == UInt8(ascii: "/") {
-        _ = insert(start..<end, as: .directory)
-      }
-      _ = insert(start..<(start + Int(entry.length)), as: entry.kind)
+      let range = Int(entry.start)..<(Int(entry.start) + Int(entry.length))
+      _ = insertAncestors(of: range)
+      _ = insert(range, as: entry.kind)
     }
   }
 
