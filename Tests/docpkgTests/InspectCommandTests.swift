@@ -125,16 +125,11 @@ struct InspectCommandTests {
     for directory in 0..<30 {
       for file in 0..<10 { try temp.write("Many.pkg/d\(directory)/f\(file).txt", "\(directory)/\(file)") }
     }
-    let trace = temp.appending("trace.txt")
-    let result = try Shell.run(
-      "strace",
-      [
-        "-f", "-qq", "-e", "trace=openat,open", "-o", trace, Shell.docpkgPath, "cat", temp.appending("Many.pkg"),
-        "d17/f4.txt",
-      ])
+    let (result, calls) = try Shell.traceDocpkg(
+      ["cat", temp.appending("Many.pkg"), "d17/f4.txt"], calls: "openat,open")
+    #expect(result.status == 0, "\(result.standardError)")
     #expect(result.standardOutput == "17/4")
-    let opened = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-      .filter { $0.contains("Many.pkg") && !$0.contains("ENOENT") }
+    let opened = calls.filter { $0.contains("Many.pkg") && !$0.contains("ENOENT") }
       .compactMap { line in line.split(separator: "\"").dropFirst().first.map(String.init) }
     let package = temp.appending("Many.pkg")
     #expect(Set(opened) == [package, package + "/d17", package + "/d17/f4.txt"])

@@ -9,17 +9,10 @@ import Testing
   /// (checking that the entry arrived whole).
   private func flushes(_ extra: [String], into temp: TemporaryDirectory) throws -> (syncfs: Int, fsync: Int) {
     let out = temp.appending("out")
-    let trace = temp.appending("trace-\(extra.joined()).txt")
-    let result = try Shell.run(
-      "strace",
-      [
-        "-f", "-qq", "-e", "trace=syncfs,fsync", "-o", trace, Shell.docpkgPath, "unpack", temp.appending("z.zip"), "-o",
-        out,
-      ]
-        + extra + ["--quiet"], check: false)
+    let (result, calls) = try Shell.traceDocpkg(
+      ["unpack", temp.appending("z.zip"), "-o", out] + extra + ["--quiet"], calls: "syncfs,fsync")
     #expect(result.status == 0, "\(extra): \(result.standardError)")
     #expect(try String(contentsOfFile: out + "/Z/f9.txt", encoding: .utf8) == "9\n")
-    let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
     return (calls.filter { $0.contains("syncfs(") }.count, calls.filter { $0.contains("fsync(") }.count)
   }
 

@@ -17,16 +17,12 @@ struct ZoneFileTests {
     // `-X`: no extra fields, so every entry has only its MS-DOS time, which libarchive converts.
     try Shell.run("zip", ["-qrX", temp.appending("z.zip"), "Z"], directory: temp.path)
     try FileManager.default.createDirectory(atPath: temp.appending("out"), withIntermediateDirectories: false)
-    let trace = temp.appending("trace.txt")
-    try Shell.run(
-      "env",
-      [
-        "-u", "TZ", "strace", "-f", "-qq", "-e", "trace=%stat,%fstat,openat", "-o", trace, Shell.docpkgPath, "unpack",
-        temp.appending("z.zip"), "-o", temp.appending("out"), "--quiet",
-      ])
+    let (result, calls) = try Shell.traceDocpkg(
+      ["unpack", temp.appending("z.zip"), "-o", temp.appending("out"), "--quiet"], calls: "%stat,%fstat,openat",
+      unsetting: ["TZ"])
+    #expect(result.status == 0, "\(result.standardError)")
     #expect(FileManager.default.fileExists(atPath: temp.appending("out/Z/f199.txt")))
-    let looks = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-      .filter { $0.contains("/etc/localtime") }
+    let looks = calls.filter { $0.contains("/etc/localtime") }
     #expect(looks.count <= 4, "\(looks.count) looks at /etc/localtime for 200 entries")
   }
 }
