@@ -77,14 +77,26 @@ private struct ZipTreeBuilder {
     }
   }
 
-  /// The directory at `path`, creating it (and those above it) if needed.
+  /// The directory at `path`, creating it (and those above it) if needed, a level at a time down
+  /// from the deepest one that exists.
   private mutating func directory(_ path: String) throws -> PackageNode {
     if let node = directories[path] { return node }
-    let (parentPath, name) = Self.split(path)
-    let parent = try directory(parentPath)
-    let node = try PackageNode(directoryWithChildren: [:])
-    try parent.replaceChild(named: name, with: node)
-    directories[path] = node
+    var missing: [String] = [path]  // paths still to make, deepest first
+    var node: PackageNode
+    while true {
+      let parent = Self.split(missing.last!).parent
+      if let existing = directories[parent] {
+        node = existing
+        break
+      }
+      missing.append(parent)
+    }
+    for path in missing.reversed() {
+      let child = try PackageNode(directoryWithChildren: [:])
+      try node.replaceChild(named: Self.split(path).name, with: child)
+      directories[path] = child
+      node = child
+    }
     return node
   }
 

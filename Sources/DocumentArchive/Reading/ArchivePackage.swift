@@ -59,14 +59,20 @@ private struct ArchiveTreeBuilder {
 
   init(root: PackageNode) { directories = ["": root] }
 
-  /// The directory at `components`, creating it (and those above it) if needed.
+  /// The directory at `components`, creating it (and those above it) if needed, a level at a time
+  /// down from the deepest one that exists.
   private mutating func directory(_ components: ArraySlice<String>) throws -> PackageNode {
-    let key = components.joined(separator: "/")
-    if let node = directories[key] { return node }
-    let parent = try directory(components.dropLast())
-    let node = try PackageNode(directoryWithChildren: [:])
-    try parent.replaceChild(named: components.last!, with: node)
-    directories[key] = node
+    var paths: [String] = []  // of each level
+    for component in components { paths.append(paths.isEmpty ? component : paths.last! + "/" + component) }
+    var level = paths.count  // the levels below this one are still to make
+    while level > 0, directories[paths[level - 1]] == nil { level -= 1 }
+    var node = level == 0 ? directories[""]! : directories[paths[level - 1]]!
+    for index in level..<paths.count {
+      let child = try PackageNode(directoryWithChildren: [:])
+      try node.replaceChild(named: components[components.startIndex + index], with: child)
+      directories[paths[index]] = child
+      node = child
+    }
     return node
   }
 

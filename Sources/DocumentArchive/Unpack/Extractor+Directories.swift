@@ -4,32 +4,38 @@ import SystemPackage
 // Directories: made on first use (implied or described), opened through a small cache, and given
 // their modes and times last, deepest first.
 extension Extractor {
-  /// The directory at `components`, creating it (and those above it) if needed.
+  /// The directory at `components`, creating it (and those above it) if needed: down from the
+  /// deepest one already open, a level at a time, however deep the archive's paths go.
   func directory(_ components: [String]) throws -> DirectoryHandle {
     if components.isEmpty { return rootHandle }
-    let path = components.joined(separator: "/")
-    if let fd = directoryFDs[path] { return fd }
-    let parent = try directory(Array(components.dropLast())).fd
-    let name = components.last!
-    if !madeDirectories.contains(path) {
-      // The walk has checked that nothing else is at `path`.
-      do { try Syscalls.makeDirectory(in: parent, RawName(entryName: name), mode: 0o700) } catch {
-        throw PackageError.io(error, "cannot create directory", path: path, context: "in '\(archive)'")
+    var paths: [String] = []  // of each level, the first component's first
+    paths.reserveCapacity(components.count)
+    for component in components { paths.append(paths.isEmpty ? component : paths.last! + "/" + component) }
+    if let handle = directoryFDs[paths.last!] { return handle }
+    var level = components.count - 1  // levels above this one are open or the root
+    while level > 0, directoryFDs[paths[level - 1]] == nil { level -= 1 }
+    var parent = level == 0 ? rootHandle : directoryFDs[paths[level - 1]]!
+    for index in level..<components.count {
+      let path = paths[index]
+      let name = RawName(entryName: components[index])
+      if !madeDirectories.contains(path) {
+        // The walk has checked that nothing else is at `path`.
+        do { try Syscalls.makeDirectory(in: parent.fd, name, mode: 0o700) } catch {
+          throw PackageError.io(error, "cannot create directory", path: path, context: "in '\(archive)'")
+        }
+        madeDirectories.insert(path)
+        directoryAttributes.append((path, index + 1, 0o755, nil))
       }
-      madeDirectories.insert(path)
-      directoryAttributes.append((path, components.count, 0o755, nil))
+      let fd: CInt
+      do { fd = try Syscalls.openDirectory(in: parent.fd, name) } catch {
+        throw PackageError.io(error, "cannot open directory", path: path, context: "in '\(archive)'")
+      }
+      // At most 64 open: `parent` keeps its own descriptor open while the cache is emptied.
+      if directoryFDs.count >= 64 { directoryFDs.removeAll(keepingCapacity: true) }
+      parent = DirectoryHandle(fd: fd)
+      directoryFDs[path] = parent
     }
-    if directoryFDs.count >= 64 {
-      directoryFDs.removeAll(keepingCapacity: true)
-      return try directory(components)
-    }
-    let fd: CInt
-    do { fd = try Syscalls.openDirectory(in: parent, RawName(entryName: name)) } catch {
-      throw PackageError.io(error, "cannot open directory", path: path, context: "in '\(archive)'")
-    }
-    let handle = DirectoryHandle(fd: fd)
-    directoryFDs[path] = handle
-    return handle
+    return parent
   }
 
   /// Sets each directory's mode and time, deepest first (a read-only directory is filled before
