@@ -49,6 +49,16 @@ struct HostileArchiveTests {
     Case(archive: "pax-nul-in-path.tar", expected: ["'pkg/a.txt'", "NUL byte"]),
     Case(archive: "pax-malformed.tar", expected: ["'pkg/x.txt'", "malformed pax"]),
     Case(archive: "bad-checksum.tar", expected: ["bad-checksum.tar"]),
+    Case(archive: "pax-bad-mtime.tar", expected: ["'pkg/x.txt'", "mtime", "15x7823492.5"]),
+    // The local header must say what the central directory says: libarchive names entries from it.
+    Case(
+      archive: "local-name.zip",
+      expected: ["'pkg/good.txt'", "its local header names 'pkg/evil.txt', its central directory entry 'pkg/good.txt'"]),
+    Case(archive: "local-crc.zip", expected: ["'pkg/good.txt'", "local header says CRC-32 0x12345678"]),
+    Case(archive: "local-size.zip", expected: ["'pkg/good.txt'", "local header says 4301 bytes"]),
+    Case(archive: "local-method.zip", expected: ["'pkg/good.txt'", "compression method 0, its central directory 8"]),
+    Case(archive: "local-flags.zip", expected: ["'pkg/good.txt'", "local header's flags (0x800)"]),
+    Case(archive: "descriptor-crc.zip", expected: ["'pkg/good.txt'", "its data descriptor says CRC-32"]),
   ]
 
   @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)
@@ -66,6 +76,19 @@ struct HostileArchiveTests {
     #expect(entries(below: destination).isEmpty, "left behind: \(entries(below: destination))")
     #expect(entries(below: temp.path).filter { $0.hasSuffix("evil.txt") }.isEmpty)
     #expect(entries(below: archives + "/outside").isEmpty)
+  }
+
+  @Test(
+    "reading in place refuses a zip whose local headers disagree with its central directory",
+    arguments: ["local-name", "local-crc", "descriptor-crc"])
+  func readInPlaceRefusesDisagreement(_ stem: String) throws {
+    let temp = try TemporaryDirectory()
+    let archives = try makeHostileArchives(stem, in: temp)
+    for arguments in [["cat", archives + "/\(stem).zip", "good.txt"], ["diff", archives + "/\(stem).zip", temp.path]] {
+      let result = try Shell.docpkg(arguments)
+      #expect(result.status != 0)
+      #expect(result.standardError.contains("'pkg/good.txt'"), "\(result.standardError)")
+    }
   }
 
   @Test("set-user-ID, set-group-ID and sticky bits are stripped")

@@ -185,3 +185,64 @@ if not WANTED or "bad-checksum" in WANTED:
     raw = bytearray(file_block("pkg/b.txt", b"data"))
     raw[4] ^= 0x01  # the name changes, the stored checksum does not
     raw_tar("bad-checksum.tar", [file_block("pkg/a.txt", b"a"), bytes(raw)])
+# A pax mtime that is not a number (Go: header error; libarchive reads the digits before the `x`).
+raw_tar("pax-bad-mtime.tar", [pax_header([pax_record(b"mtime", b"15x7823492.5")]), file_block("pkg/x.txt", b"x")])
+
+
+# The local header must say what the central directory says (name, sizes, CRC, method, flags): readers
+# that trust one and readers that trust the other would otherwise see different archives.
+def local_header_of(raw, name):
+    """The offset of the local header of the first entry named `name`: the last signature before the name."""
+    return raw.rfind(b"PK\x03\x04", 0, raw.find(name))
+
+
+def patch_local(offset, width, value):
+    def fix(raw):
+        local = local_header_of(raw, b"pkg/good.txt")
+        raw[local + offset:local + offset + width] = value.to_bytes(width, "little")
+        return raw
+    return fix
+
+
+def rename_local(raw):
+    local = local_header_of(raw, b"pkg/good.txt")
+    raw[local + 30:local + 30 + 12] = b"pkg/evil.txt"
+    return raw
+
+
+good = [("pkg/", b"", DIR), ("pkg/good.txt", text, FILE)]
+zipped("local-name.zip", good, fix=rename_local)
+zipped("local-crc.zip", good, fix=patch_local(14, 4, 0x12345678))
+zipped("local-size.zip", good, fix=patch_local(22, 4, len(text) + 1))
+zipped("local-method.zip", good, fix=patch_local(8, 2, 0))
+zipped("local-flags.zip", good, fix=patch_local(6, 2, 1 << 11))
+
+
+class Unseekable(io.RawIOBase):
+    """A stream zipfile cannot seek back in, so it writes data descriptors (flag bit 3)."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        return self.f.write(b)
+
+
+if not WANTED or "descriptor-crc" in WANTED:
+    # The CRC in the data descriptor differs from the data's (and the central directory's).
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(Unseekable(buffer), "w", zipfile.ZIP_DEFLATED) as archive:
+        for entry_name, data, mode in good:
+            entry = zipfile.ZipInfo(entry_name, time.gmtime(MTIME)[:6])
+            entry.external_attr = mode << 16
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(entry, data)
+    raw = bytearray(buffer.getvalue())
+    descriptor = raw.find(b"PK\x07\x08", raw.find(b"pkg/good.txt"))
+    raw[descriptor + 4] ^= 0xFF
+    with open(os.path.join(OUT, "descriptor-crc.zip"), "wb") as f:
+        f.write(raw)
+    print("descriptor-crc.zip")

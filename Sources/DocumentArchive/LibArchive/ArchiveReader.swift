@@ -26,6 +26,8 @@ struct EntryHeader {
 
   /// Why the name cannot be trusted although libarchive read it (a pax path cut at a NUL byte).
   var nameProblem: String?
+  /// Why the rest of the header cannot be trusted although libarchive read it (a pax time that is not a number).
+  var damage: String?
 
   /// The name for messages (raw bytes as their private-use scalars, which messages show as `\xNN`).
   var displayName: String { name ?? String(decoding: rawName, as: UTF8.self) }
@@ -75,6 +77,13 @@ final class ArchiveReader {
       throw PackageError(.unsupported, "not a zip or tar archive:", path: path)
     }
     self.format = detected
+    if detected == .zip, let directory = ZipCentralDirectory(fd: fd, fileSize: archiveSize) {
+      // libarchive names entries from their local headers: they must say what the directory says.
+      do { try directory.checkLocalHeaders(archive: path) } catch {
+        Syscalls.closeFile(fd)
+        throw error
+      }
+    }
     handle = docpkg_archive_read_new()
     if detected == .zip {
       docpkg_archive_read_support_format_zip_seekable(handle)
@@ -114,7 +123,13 @@ final class ArchiveReader {
     let rawName = format == .zip ? Array(decodedName.utf8) : storedName
     currentName = decodedName
     entryIndex += 1
-    if !paxScanned, format != .zip, docpkg_archive_format(handle) & 0xFF == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE & 0xFF {
+    // What libarchive does not tell is read from the headers themselves: where a pax or GNU header
+    // shows, or libarchive warns.
+    let tarFormat = docpkg_archive_format(handle)
+    if !paxScanned, format != .zip,
+      result == ARCHIVE_WARN || tarFormat == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE
+        || tarFormat == ARCHIVE_FORMAT_TAR_GNUTAR
+    {
       paxScanned = true
       paxScan = TarHeaderScan.scan(path: source)
     }
@@ -150,19 +165,21 @@ final class ArchiveReader {
       }
     }
     let symlink = docpkg_archive_entry_symlink(raw).map { String(cString: $0) }
+    let size = docpkg_archive_entry_size_is_set(raw) != 0 ? docpkg_archive_entry_size(raw) : nil
     return EntryHeader(
       name: decodedName,
       rawName: rawName,
       kind: kind,
       mode: UInt32(docpkg_archive_entry_perm(raw)) & 0o7777,
-      size: docpkg_archive_entry_size_is_set(raw) != 0 ? docpkg_archive_entry_size(raw) : nil,
+      size: kind == .file ? scanned?.gnuSize ?? size : size,
       modificationTime: docpkg_archive_entry_mtime_is_set(raw) != 0
         ? FileTime(
           seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
         : nil,
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
-        ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil
+        ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil,
+      damage: scanned?.badValue
     )
   }
 

@@ -8,13 +8,23 @@ import SystemPackage
 ///   NUL (a name confusion: Go refuses such a header, and so do we);
 /// - several pax extended headers before one entry, all well formed, which POSIX allows (the last
 ///   wins, as libarchive does) but libarchive reports with the warning "Ignoring malformed pax
-///   extended attribute" — the one warning read as success, and only then.
+///   extended attribute" — the one warning read as success, and only then;
+/// - a pax time, size or owner that is not a number (`mtime=15x7`), of which libarchive reads the
+///   digits before the first other character (Go refuses the header, and so do we);
+/// - a GNU header's size: libarchive reports a GNU entry's "real size" field (bytes 483-494, meant for
+///   sparse files) as the size of any entry, and headers written in star's layout with GNU's magic
+///   hold a time there (a 14-byte file then reads as 2,176 bytes); Go, Python and GNU tar take the
+///   size field for every entry but a sparse one.
 struct TarHeaderScan {
   /// What the scan saw before one entry (by its index among the entries libarchive returns).
   struct EntryInfo {
     var paxHeaders = 0
     var malformedPax = false
     var nulInPath = false
+    /// Why a pax record's value cannot be read, when one cannot.
+    var badValue: String?
+    /// The size field of a GNU header of a regular file that is not sparse.
+    var gnuSize: Int64?
   }
 
   private(set) var entries: [EntryInfo] = []
@@ -49,7 +59,10 @@ struct TarHeaderScan {
       var size = 0
       var offset: Int64 = 0
       let result = docpkg_archive_read_data_block(handle, &buffer, &size, &offset)
-      if result == ARCHIVE_EOF { break }
+      if result == ARCHIVE_EOF {
+        parser.finish()
+        break
+      }
       guard result == ARCHIVE_OK else { return nil }
       if size > 0, let buffer { parser.feed(UnsafeRawBufferPointer(start: buffer, count: size)) }
       if parser.ended { break }
@@ -71,6 +84,14 @@ struct TarHeaderScan {
     private var collecting = false
     private var paxData: [UInt8] = []
     private var zeroBlocks = 0
+    /// The data size of an old GNU sparse entry whose extension headers are still to come.
+    private var sparseData: Int?
+
+    /// The stream ended: without its two zero blocks, an archive that ends between entries is whole
+    /// enough (libarchive, GNU tar and Python read it); one that ends inside a header or data is not.
+    mutating func finish() {
+      if !ended, header.isEmpty, dataLeft == 0, padding == 0, sparseData == nil { ended = true }
+    }
 
     mutating func feed(_ bytes: UnsafeRawBufferPointer) {
       var index = 0
@@ -100,6 +121,15 @@ struct TarHeaderScan {
     }
 
     private mutating func handleHeader() {
+      if let data = sparseData {
+        // An old GNU sparse extension header: 21 more map entries, then "another follows" at byte 504.
+        if header[504] == 0 {
+          sparseData = nil
+          dataLeft = data
+          padding = (512 - data % 512) % 512
+        }
+        return
+      }
       if header.allSatisfy({ $0 == 0 }) {
         zeroBlocks += 1
         if zeroBlocks == 2 { ended = true }
@@ -130,6 +160,15 @@ struct TarHeaderScan {
         if !collecting { pending.malformedPax = true }
         if dataLeft == 0 { finishPax() }
       } else if !isMetadata {
+        let gnuMagic = header[257..<265].elementsEqual("ustar  \0".utf8)
+        if gnuMagic, type == 0 || type == UInt8(ascii: "0") || type == UInt8(ascii: "7") {
+          pending.gnuSize = Int64(size)
+        }
+        if gnuMagic, type == UInt8(ascii: "S"), header[482] != 0 {
+          sparseData = dataLeft  // the data follows the extension headers
+          dataLeft = 0
+          padding = 0
+        }
         entries.append(pending)
         pending = EntryInfo()
       }
@@ -158,8 +197,30 @@ struct TarHeaderScan {
         if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
           pending.nulInPath = true
         }
+        if pending.badValue == nil, let problem = Self.problem(key: key, value: value) { pending.badValue = problem }
         start += length
       }
+    }
+
+    /// What is wrong with a numeric record's value, if anything: times are decimal seconds with an
+    /// optional sign and fraction, sizes and owners decimal digits. An empty value deletes the record.
+    static func problem(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>) -> String? {
+      let isTime = ["mtime", "atime", "ctime"].contains { key.elementsEqual($0.utf8) }
+      let isCount = ["size", "uid", "gid"].contains { key.elementsEqual($0.utf8) }
+      guard isTime || isCount, !value.isEmpty else { return nil }
+      var digits = value[...]
+      if isTime, digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
+      var seconds = digits
+      var fraction: ArraySlice<UInt8> = []
+      if isTime, let dot = digits.firstIndex(of: UInt8(ascii: ".")) {
+        seconds = digits[..<dot]
+        fraction = digits[(dot + 1)...]
+      }
+      let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
+      if !seconds.isEmpty, seconds.count <= 18, seconds.allSatisfy(isDigit), fraction.allSatisfy(isDigit) { return nil }
+      let shown = String(decoding: value.prefix(40), as: UTF8.self).unicodeScalars
+        .map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
+      return "its pax header's \(String(decoding: key, as: UTF8.self)) '\(shown)' is not a number"
     }
 
     /// A size field: octal digits, or base-256 when the high bit of the first byte is set.

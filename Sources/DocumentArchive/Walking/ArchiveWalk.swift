@@ -59,8 +59,12 @@ struct ArchiveWalk {
     }
     components = prefix + components
     let verdict: WalkedEntry.Verdict
-    do { verdict = .accepted(try judge(header, components)) } catch let error as PackageError {
-      verdict = .refused(error)
+    if let damage = header.damage {
+      verdict = .refused(refuse(.corrupt, header, damage))
+    } else {
+      do { verdict = .accepted(try judge(header, components)) } catch let error as PackageError {
+        verdict = .refused(error)
+      }
     }
     return WalkedEntry(header: header, index: index, components: components, verdict: verdict)
   }

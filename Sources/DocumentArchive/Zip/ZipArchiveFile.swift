@@ -48,6 +48,14 @@ final class ZipArchiveFile: @unchecked Sendable {
     return try body(scratch)
   }
 
+  /// Up to `count` bytes from `offset` (fewer only at the end of the file).
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the archive if it cannot be read.
+  func readBytes(count: Int, at offset: Int64) throws -> [UInt8] {
+    do { return try Syscalls.readBytes(fd, at: offset, count: count) } catch {
+      throw PackageError.io(error, "cannot read", path: path)
+    }
+  }
+
   /// Fills `buffer` from `offset`; returns how many bytes were read (fewer only at the end of the file).
   func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
     var filled = 0

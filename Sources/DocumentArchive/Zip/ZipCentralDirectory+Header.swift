@@ -21,12 +21,14 @@ extension ZipCentralDirectory {
     var isDirectory: Bool { nameLength > 0 && bytes[46 + nameLength - 1] == UInt8(ascii: "/") }
 
     /// The sizes and offset, with saturated ones replaced by the zip64 extra field's values (in that
-    /// order), and whether the extra field holds an Info-ZIP Unicode Path (0x7075).
-    func resolved() -> (size: UInt64, compressedSize: UInt64, localHeaderOffset: UInt64, hasUnicodePath: Bool) {
+    /// order), and where the extra field holds an Info-ZIP Unicode Path (0x7075), if it does.
+    func resolved() -> (
+      size: UInt64, compressedSize: UInt64, localHeaderOffset: UInt64, unicodePath: Range<Int>?
+    ) {
       var size = UInt64(u32(24))
       var compressedSize = UInt64(u32(20))
       var localHeaderOffset = UInt64(u32(42))
-      var hasUnicodePath = false
+      var unicodePath: Range<Int>?
       let end = 46 + nameLength + extraLength
       var position = 46 + nameLength
       while position + 4 <= end {
@@ -34,7 +36,7 @@ extension ZipCentralDirectory {
         let length = Int(u16(position + 2))
         let data = position + 4
         guard data + length <= end else { break }
-        if id == 0x7075 { hasUnicodePath = true }
+        if id == 0x7075 { unicodePath = data..<(data + length) }
         if id == 0x0001 {
           var field = data
           func next() -> UInt64? {
@@ -48,7 +50,7 @@ extension ZipCentralDirectory {
         }
         position = data + length
       }
-      return (size, compressedSize, localHeaderOffset, hasUnicodePath)
+      return (size, compressedSize, localHeaderOffset, unicodePath)
     }
 
     /// The entry, copied out of the buffer.
@@ -57,7 +59,8 @@ extension ZipCentralDirectory {
       return Entry(
         name: Array(name), flags: flags, method: method, crc: u32(16), compressedSize: values.compressedSize,
         size: values.size, localHeaderOffset: values.localHeaderOffset, externalAttributes: externalAttributes,
-        versionMadeBy: versionMadeBy, hasUnicodePath: values.hasUnicodePath)
+        versionMadeBy: versionMadeBy,
+        unicodePath: values.unicodePath.map { Array(UnsafeRawBufferPointer(rebasing: bytes[$0])) })
     }
   }
 }

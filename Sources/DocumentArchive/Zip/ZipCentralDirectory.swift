@@ -23,8 +23,8 @@ struct ZipCentralDirectory {
     var externalAttributes: UInt32
     /// The "version made by" field: the system that made the entry in its high byte (3 is Unix).
     var versionMadeBy: UInt16 = 0
-    /// Whether the extra field holds an Info-ZIP Unicode Path (0x7075), which libarchive prefers to the name.
-    var hasUnicodePath = false
+    /// The data of the extra field's Info-ZIP Unicode Path (0x7075), which libarchive prefers to the name.
+    var unicodePath: [UInt8]?
     /// A directory: its name ends in `/`.
     var isDirectory: Bool { name.last == UInt8(ascii: "/") }
   }

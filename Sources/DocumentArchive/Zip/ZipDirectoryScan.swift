@@ -165,7 +165,7 @@ struct ZipDirectoryScan {
     let method = header.method
     guard method == ZipRecords.stored || method == ZipRecords.deflated else { return nil }
     let values = header.resolved()
-    if values.hasUnicodePath { return nil }  // a name libarchive replaces
+    if values.unicodePath != nil { return nil }  // a name libarchive replaces
     // The kind: a name ending in `/` is a directory; the Unix mode (if made on Unix) and the MS-DOS
     // directory attribute must agree, and nothing but files and directories is taken here.
     let attributes = header.externalAttributes

@@ -58,26 +58,24 @@ struct ZipEntryReading {
       position = knownStart
     } else {
       let headerOffset = Int64(clamping: entry.localHeaderOffset)
-      let nameCount = entry.name.count
       // The local extra field is usually short: read some room for it and the data in one go.
       let base = Self.placed(headerOffset)
-      let want = Int(min(Int64(input.count - base), Int64(30 + nameCount + 64) + compressed))
+      let want = Int(min(Int64(input.count - base), Int64(30 + entry.name.count + 64) + compressed))
       let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: input[base..<(base + want)]), at: headerOffset)
-      let header = UnsafeRawBufferPointer(rebasing: input[base..<(base + count)])
-      guard count >= 30 + nameCount,
-        header.loadUnaligned(as: UInt32.self).littleEndian == ZipRecords.localHeaderSignature,
-        Int(Self.u16(header, 26)) == nameCount,
-        UnsafeRawBufferPointer(rebasing: header[30..<(30 + nameCount)]).elementsEqual(entry.name)
-      else {
-        throw PackageError(
-          .corrupt, "cannot read data of entry", path: EntryName.decodeZip(entry.name),
-          context: "in '\(file.path)': its local header is missing")
+      var header = UnsafeRawBufferPointer(rebasing: input[base..<(base + count)])
+      var wholeHeader: [UInt8] = []
+      if let length = ZipLocalHeader.length(ofHeaderStartingWith: header), length > count {
+        wholeHeader = try file.readBytes(count: length, at: headerOffset)
       }
-      let start = 30 + nameCount + Int(Self.u16(header, 28))
+      let start = try wholeHeader.withUnsafeBytes { whole in
+        if !whole.isEmpty { header = whole }
+        return try ZipLocalHeader.check(header, against: entry, archive: file.path)
+      }
       dataOffset = base + start
       prefix = Int(max(0, min(Int64(count - start), compressed)))
       position = headerOffset + Int64(start) + Int64(prefix)
     }
+    let dataEnd = position - Int64(prefix) + compressed
     var remaining = compressed - Int64(prefix)
 
     if entry.method == 0 {
@@ -127,6 +125,10 @@ struct ZipEntryReading {
     }
     guard produced == entry.size else { throw damaged("it holds fewer bytes than its header says") }
     guard crc == entry.crc else { throw damaged("its CRC-32 does not match") }
+    if entry.flags & ZipRecords.dataDescriptorFlag != 0 {
+      let descriptor = try file.readBytes(count: 24, at: dataEnd)
+      try descriptor.withUnsafeBytes { try ZipLocalHeader.checkDescriptor($0, against: entry, archive: file.path) }
+    }
   }
 
   /// Where in a page-aligned buffer to read bytes that start at `offset` of the file: at the same
@@ -202,10 +204,6 @@ struct ZipEntryReading {
     do { return try file.read(into: buffer, at: offset) } catch {
       throw PackageError.io(error, "cannot read", path: file.path)
     }
-  }
-
-  private static func u16(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt16 {
-    UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
   }
 
   private func damaged(_ reason: String) -> PackageError {

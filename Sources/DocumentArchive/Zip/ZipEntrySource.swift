@@ -21,19 +21,19 @@ final class ZipEntrySource: FileContentSource {
   /// Where the entry's data starts, after its local header.
   private let dataStart: Int64
 
-  /// Reads the entry's local header; `nil` if it is not there or names another entry (a zip with
-  /// data before it, or a damaged one: the full reader decides).
+  /// Reads the entry's local header; `nil` if it is not there or differs from the central directory
+  /// (a zip with data before it, or a damaged one: the full reader decides, and says what is wrong).
   init?(file: ZipArchiveFile, entry: ZipCentralDirectory.Entry) {
     let offset = Int64(clamping: entry.localHeaderOffset)
-    guard let header = try? Syscalls.readBytes(file.fd, at: offset, count: 30 + entry.name.count),
-      header.count == 30 + entry.name.count,
-      ZipCentralDirectory.u32(header, 0) == ZipRecords.localHeaderSignature,
-      Int(ZipCentralDirectory.u16(header, 26)) == entry.name.count, header[30...].elementsEqual(entry.name)
+    guard let fixed = try? file.readBytes(count: ZipLocalHeader.fixedSize, at: offset),
+      let length = fixed.withUnsafeBytes({ ZipLocalHeader.length(ofHeaderStartingWith: $0) }),
+      let header = try? file.readBytes(count: length, at: offset),
+      let start = try? header.withUnsafeBytes({ try ZipLocalHeader.check($0, against: entry, archive: file.path) })
     else { return nil }
     self.file = file
     self.entry = entry
     size = Int64(clamping: entry.size)
-    dataStart = offset + 30 + Int64(entry.name.count) + Int64(ZipCentralDirectory.u16(header, 28))
+    dataStart = offset + Int64(start)
   }
 
   /// Reads are `pread`s of the shared descriptor with state local to the call.

@@ -1,0 +1,69 @@
+import DocumentPackage
+import SystemPackage
+
+extension ZipCentralDirectory {
+  /// Checks every entry's local header, and data descriptor, against its central directory entry
+  /// (``ZipLocalHeader``), before libarchive reads the zip: libarchive takes names from the local
+  /// headers, every listing of ours and `unzip -l` from the central directory, and the two must
+  /// show the same archive.
+  /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt`) naming the first entry whose copies
+  ///   differ, and what differs; or naming `archive` if it cannot be read.
+  /// - Complexity: One `pread` of at most 1 KiB per entry, and one more for a data descriptor that
+  ///   is not within it.
+  func checkLocalHeaders(archive: String) throws {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.localReadSize, alignment: 8)
+    defer { buffer.deallocate() }
+    func read(_ count: Int, at offset: Int64) throws -> UnsafeRawBufferPointer {
+      var filled = 0
+      while filled < count {
+        let room = UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<count])
+        let read: Int
+        do throws(Errno) { read = try Syscalls.readBytes(fd, into: room, at: offset + Int64(filled)) } catch {
+          throw PackageError.io(error, "cannot read", path: archive)
+        }
+        if read == 0 { break }
+        filled += read
+      }
+      return UnsafeRawBufferPointer(rebasing: buffer[..<filled])
+    }
+    try forEach(archive: archive) { entry in
+      let offset = Int64(clamping: entry.localHeaderOffset)
+      var bytes = try read(Self.localReadSize, at: offset)
+      if let length = ZipLocalHeader.length(ofHeaderStartingWith: bytes), length > bytes.count {
+        // A long extra field: read the whole header (at most 30 + 2 x 64 KiB).
+        let whole = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 8)
+        defer { whole.deallocate() }
+        let count: Int
+        do throws(Errno) { count = try Syscalls.readBytes(fd, into: whole, at: offset) } catch {
+          throw PackageError.io(error, "cannot read", path: archive)
+        }
+        _ = try ZipLocalHeader.check(
+          UnsafeRawBufferPointer(rebasing: whole[..<count]), against: entry, archive: archive)
+        return try checkDescriptor(of: entry, dataStart: offset + Int64(length), archive: archive, read: read)
+      }
+      let dataStart = offset + Int64(try ZipLocalHeader.check(bytes, against: entry, archive: archive))
+      guard entry.flags & ZipRecords.dataDescriptorFlag != 0 else { return true }
+      // The descriptor is often within the bytes already read.
+      let descriptor = dataStart + Int64(clamping: entry.compressedSize) - offset
+      if descriptor + 24 <= bytes.count {
+        bytes = UnsafeRawBufferPointer(rebasing: bytes[Int(descriptor)..<(Int(descriptor) + 24)])
+        try ZipLocalHeader.checkDescriptor(bytes, against: entry, archive: archive)
+        return true
+      }
+      return try checkDescriptor(of: entry, dataStart: dataStart, archive: archive, read: read)
+    }
+  }
+
+  /// How much of an entry is read at its local header: the header, and often a small entry's descriptor.
+  private static let localReadSize = 1024
+
+  private func checkDescriptor(
+    of entry: Entry, dataStart: Int64, archive: String, read: (Int, Int64) throws -> UnsafeRawBufferPointer
+  ) throws -> Bool {
+    guard entry.flags & ZipRecords.dataDescriptorFlag != 0 else { return true }
+    let (end, overflow) = dataStart.addingReportingOverflow(Int64(clamping: entry.compressedSize))
+    let bytes = overflow ? UnsafeRawBufferPointer(start: nil, count: 0) : try read(24, end)
+    try ZipLocalHeader.checkDescriptor(bytes, against: entry, archive: archive)
+    return true
+  }
+}
