@@ -56,7 +56,15 @@ final class TarWriter {
   /// Writes one entry's header, then its contents (for a file) from `produce`.
   func write(_ item: PackEntry, produce: (((UnsafeRawBufferPointer) throws -> Void) throws -> Void)?) throws {
     docpkg_archive_entry_clear(entry)
-    docpkg_archive_entry_set_pathname_utf8(entry, item.name)
+    let rawName = item.name.unicodeScalars.contains(where: EntryName.isRawByte)
+    if rawName {
+      // Not UTF-8: the bytes themselves, which libarchive writes as a pax path with `hdrcharset=BINARY`.
+      var bytes = EntryName.rawBytes(item.name).map { CChar(bitPattern: $0) }
+      bytes.append(0)
+      docpkg_archive_entry_copy_pathname(entry, bytes)
+    } else {
+      docpkg_archive_entry_set_pathname_utf8(entry, item.name)
+    }
     docpkg_archive_entry_set_mtime(entry, time_t(item.modificationTime.seconds), Int(item.modificationTime.nanoseconds))
     docpkg_archive_entry_set_uid(entry, 0)
     docpkg_archive_entry_set_gid(entry, 0)
@@ -73,8 +81,11 @@ final class TarWriter {
       docpkg_archive_entry_set_perm(entry, CInterop.Mode(item.mode))
       docpkg_archive_entry_set_size(entry, item.size)
     }
-    try check(
-      docpkg_archive_write_header(handle, entry), handle, path: path, entry: item.name, action: "write header of")
+    let result = docpkg_archive_write_header(handle, entry)
+    // libarchive warns that it cannot translate a name that is not UTF-8, and writes its bytes.
+    if !(rawName && result == ARCHIVE_WARN) {
+      try check(result, handle, path: path, entry: item.name, action: "write header of")
+    }
     guard item.kind == .file, let produce else { return }
     var written: Int64 = 0
     try produce { chunk in

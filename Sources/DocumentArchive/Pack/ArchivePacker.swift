@@ -139,12 +139,9 @@ public enum ArchivePacker {
       }
     case .disk(let path):
       return { emit in
-        let fd: CInt
-        do throws(Errno) { fd = try Syscalls.openFile(FilePath(path), [.readOnly, .noFollow]) } catch {
-          throw PackageError.io(error, "cannot open", path: path)
-        }
+        let fd = try ZipPacking.openForReading(path)
         defer { Syscalls.closeFile(fd) }
-        try Syscalls.readChunks(fd, path: FilePath(path), chunkSize: 256 << 10) {
+        try Syscalls.readChunks(fd, path: path, chunkSize: 256 << 10) {
           try cancellation?.check(output)
           try emit($0)
           reporter.add(bytes: Int64($0.count))

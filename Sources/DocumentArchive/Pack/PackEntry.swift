@@ -7,13 +7,14 @@ struct PackEntry: Sendable {
     /// Directories and links have no contents.
     case none
     /// A file read from this path on disk (unchanged since loaded).
-    case disk(String)
+    case disk(FilePath)
     /// A file whose contents live in the model (changed in memory, or in an archive): the index
     /// of its node in ``PackPlan/nodes``.
     case node(Int)
   }
 
-  /// The path in the archive, `/`-separated, without a trailing slash.
+  /// The path in the archive, `/`-separated, without a trailing slash. Bytes of a name that is not
+  /// UTF-8 (only a tar can hold one) are the raw-byte scalars of ``EntryName``.
   var name: String
   var kind: NodeKind
   /// Permission bits (set-id and sticky included).
@@ -46,6 +47,7 @@ final class PackPlan {
   let documentLayout: Bool
 
   private let root: PackageNode
+  private let format: ArchiveFormat
   private let prefix: String
   private let now: FileTime
   private let fixedTime: Int64?
@@ -53,15 +55,19 @@ final class PackPlan {
   /// Plans `root`'s entries in sorted order. The root is the archive's top-level entry, except for a
   /// document zip (a `mimetype` file at the root, as in ODF and EPUB): then the root's children are
   /// the top-level entries and `mimetype` comes first.
-  /// - Throws: ``/DocumentPackage/PackageError`` if a directory cannot be listed.
+  /// - Throws: ``/DocumentPackage/PackageError`` if a directory cannot be listed, or an entry's name
+  ///   could not be read back from the archive (``EntryPolicy``: control characters, too long, not
+  ///   UTF-8 in a zip), before anything is written.
   init(root: PackageNode, format: ArchiveFormat, fixedTime: Int64?) throws {
     self.root = root
+    self.format = format
     self.fixedTime = fixedTime
     now = FileTime(seconds: Int64(Syscalls.currentTime))
     let mimetype = root.kind == .directory ? try root.child(named: "mimetype") : nil
     documentLayout = format == .zip && mimetype?.kind == .file
-    prefix = documentLayout ? "" : root.name
-    try walk { node, _ in
+    prefix = documentLayout ? "" : Self.archiveName(of: root)
+    try walk { node, name in
+      try checkReadable(name)
       entryCount += 1
       if node.kind == .file { totalBytes += node.size }
     }
@@ -77,24 +83,49 @@ final class PackPlan {
     try walk { node, name in try body(entry(for: node, name: name)) }
   }
 
-  /// Visits every node in archive order with its name in the archive.
+  /// Visits every node in archive order (depth first, children sorted) with its name in the archive,
+  /// keeping a stack of the listings on the current path rather than recursing, however deep the package.
   private func walk(_ visit: (PackageNode, String) throws -> Void) throws {
     if documentLayout, let mimetype = try root.child(named: "mimetype") {
       try visit(mimetype, "mimetype")
     }
-    try walk(root, path: "", depth: 0, visit)
+    // The directories being walked: their children, the next one's index, and their path below the root.
+    var stack: [(children: [PackageNode], next: Int, path: String)] = []
+    func enter(_ node: PackageNode, path: String) throws {
+      let depth = stack.count
+      let skipped = documentLayout && (depth == 0 || (depth == 1 && path == "mimetype"))
+      if !skipped { try visit(node, path.isEmpty ? prefix : prefix.isEmpty ? path : prefix + "/" + path) }
+      if node.kind == .directory { stack.append((try Self.children(of: node), 0, path)) }
+    }
+    try enter(root, path: "")
+    while let top = stack.last {
+      guard top.next < top.children.count else {
+        stack.removeLast()
+        continue
+      }
+      stack[stack.count - 1].next += 1
+      let child = top.children[top.next]
+      let name = Self.archiveName(of: child)
+      try enter(child, path: top.path.isEmpty ? name : top.path + "/" + name)
+    }
   }
 
-  private func walk(_ node: PackageNode, path: String, depth: Int, _ visit: (PackageNode, String) throws -> Void)
-    throws
-  {
-    let skipped = documentLayout && (depth == 0 || (depth == 1 && path == "mimetype"))
-    if !skipped { try visit(node, path.isEmpty ? prefix : prefix.isEmpty ? path : prefix + "/" + path) }
-    guard node.kind == .directory else { return }
-    let base = path.isEmpty ? "" : path + "/"
-    for child in try Self.children(of: node) {
-      try walk(child, path: base + child.name, depth: depth + 1, visit)
+  /// The node's name in the archive: its name, or the bytes it has on disk when they are not UTF-8.
+  private static func archiveName(of node: PackageNode) -> String {
+    node.nonUTF8NameOnDisk.map(EntryName.decodeBytes) ?? node.name
+  }
+
+  /// Refuses an entry name that unpacking the archive would refuse: what `pack` writes, `unpack` reads.
+  private func checkReadable(_ name: String) throws {
+    if format == .zip, name.unicodeScalars.contains(where: EntryName.isRawByte) {
+      throw PackageError(
+        .invalidName, "cannot pack", path: name,
+        context: "into a zip: its name is not UTF-8, which a zip cannot hold (a tar keeps the bytes)")
     }
+    func refuse(_ code: PackageError.Code, _ reason: String) -> PackageError {
+      PackageError(code, "cannot pack", path: name, context: "into an archive: \(reason), which unpack refuses")
+    }
+    try EntryName.rawBytes(name).withUnsafeBytes { try EntryPolicy.forEachComponent(of: $0, refuse: refuse) { _ in } }
   }
 
   /// A directory's children in sorted order: the model's if it has listed them, else those of a node
@@ -112,7 +143,7 @@ final class PackPlan {
     var source = PackEntry.Source.none
     if node.kind == .file {
       if let location = node.diskLocation {
-        source = .disk(location.string)
+        source = .disk(location)
       } else {
         source = .node(nodes.count)
         nodes.append(node)

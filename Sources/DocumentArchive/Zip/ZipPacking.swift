@@ -120,8 +120,8 @@ struct ZipPacking {
   }
 
   /// Opens a file entry's source on disk (not through a link).
-  static func openForReading(_ path: String) throws -> CInt {
-    do throws(Errno) { return try Syscalls.openFile(FilePath(path), [.readOnly, .noFollow]) } catch {
+  static func openForReading(_ path: FilePath) throws -> CInt {
+    do throws(Errno) { return try Syscalls.openFile(path, [.readOnly, .noFollow]) } catch {
       throw PackageError.io(error, "cannot open", path: path)
     }
   }
@@ -134,7 +134,7 @@ struct ZipPacking {
     // Read to the end, whatever the size was when listed.
     var data: [UInt8] = []
     data.reserveCapacity(Int(entry.size) + 1)
-    try Syscalls.readChunks(fd, path: FilePath(path), chunkSize: max(4096, Int(entry.size) + 1)) {
+    try Syscalls.readChunks(fd, path: path, chunkSize: max(4096, Int(entry.size) + 1)) {
       data.append(contentsOf: $0)
     }
     return data.withUnsafeBytes { PreparedFile(bytes: $0, compressor: compressor) }
@@ -151,7 +151,7 @@ struct ZipPacking {
       level > 0
       && Double(sample.withUnsafeBytes { deflater.compress($0).count }) < Double(sample.count) * Self.storeRatio
     try writer.writeStreamed(entry, deflater: compresses ? deflater : nil) { emit in
-      try Syscalls.readChunks(fd, path: FilePath(path)) { try emit($0) }
+      try Syscalls.readChunks(fd, path: path) { try emit($0) }
     }
   }
 

@@ -1,3 +1,5 @@
+import SystemPackage
+
 extension PackageNode {
   /// The device and inode of the file on disk that holds this node exactly as the model has it,
   /// or `nil` when there is none (made or changed in memory, or backed by an archive).
@@ -25,4 +27,26 @@ extension PackageNode {
 struct DiskIdentity: Hashable {
   var device: UInt64
   var inode: UInt64
+}
+
+extension PackageNode {
+  /// The bytes of the node's name as the file system holds them, when it was read from disk under a
+  /// name that is not valid UTF-8 and has not been renamed since (``name`` then shows the invalid bytes
+  /// as U+FFFD); `nil` otherwise, when ``name`` in UTF-8 is the name. A packer keeps the bytes.
+  package var nonUTF8NameOnDisk: [UInt8]? {
+    guard let component = origin?.name else { return nil }
+    let bytes: [UInt8] = component.withPlatformString { name in
+      var bytes: [UInt8] = []
+      var index = 0
+      while name[index] != 0 {
+        bytes.append(UInt8(bitPattern: name[index]))
+        index += 1
+      }
+      return bytes
+    }
+    guard String(validating: bytes, as: UTF8.self) == nil, String(decoding: bytes, as: UTF8.self) == name else {
+      return nil
+    }
+    return bytes
+  }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Archives in shapes other tools write (`Tests/Scripts/make-foreign-archives.py`), read as GNU tar,
+/// Go and Python read them; and names `pack` must either write so that `unpack` reads them back, or refuse.
+@Suite("foreign archives")
+struct ForeignArchiveTests {
+  /// Makes the archives `names` (by stem) in a new folder of `temp`; returns its path.
+  private func make(_ names: String..., in temp: TemporaryDirectory) throws -> String {
+    let folder = try temp.makeDirectory("archives")
+    try Shell.run("python3", [Fixtures.script("make-foreign-archives.py"), folder] + names)
+    return folder
+  }
+
+  @Test("a GNU header with star's times where GNU keeps a sparse file's real size gives the size field's size")
+  func gnuHeaderSizeField() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("gnu-star-times", in: temp) + "/gnu-star-times.tar"
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains("14  └── P1050238.JPG.log"), "\(listing)")
+    let bytes = try Shell.docpkgChecked(["cat", archive, "P1050238.JPG.log"]).standardOutput
+    #expect(bytes == "44,44,POWERON\0")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    let size = try FileManager.default.attributesOfItem(atPath: destination + "/P1050238.JPG.log")[.size] as? Int
+    #expect(size == 14)
+  }
+
+  @Test("several pax headers for one entry and no end blocks: the last header wins")
+  func severalPaxHeaders() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("pax-several-headers", in: temp) + "/pax-several-headers.tar"
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains("link -> pkg/target.txt"), "\(listing)")
+  }
+
+  @Test("devices and FIFOs are listed, each marked refused")
+  func devicesListed() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("devices", in: temp) + "/devices.tar"
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains("pkg/sda  [refused: it is a block device"), "\(listing)")
+    #expect(listing.contains("pkg/null  [refused: it is a character device"), "\(listing)")
+    #expect(listing.contains("pkg/pipe  [refused: it is a FIFO"), "\(listing)")
+    #expect(listing.contains("3 refused"))
+  }
+
+  @Test("entries 70 and 1,500 directories deep unpack, list and read", arguments: ["deep-70", "deep-1500"])
+  func deepEntries(_ stem: String) throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make(stem, in: temp) + "/\(stem).tar"
+    let depth = Int(stem.split(separator: "-")[1])!
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    let file = destination + "/" + String(repeating: "a/", count: depth) + "f"
+    #expect(FileManager.default.contents(atPath: file) == Data("x".utf8))
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains("1 file, \((depth - 1).formatted()) directories"), "\(listing.suffix(200))")
+    let path = String(repeating: "a/", count: depth - 1) + "f"
+    #expect(try Shell.docpkgChecked(["cat", archive, path]).standardOutput == "x")
+  }
+
+  @Test("pack refuses a name unpack would refuse, before writing anything")
+  func packRefusesUnreadableNames() throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.write("Red.mydoc/red\u{1B}[31m.txt", "x")
+    for output in ["red.tar", "red.zip"] {
+      let result = try Shell.docpkg(["pack", temp.appending("Red.mydoc"), "-o", temp.appending(output)])
+      #expect(result.status == 1)
+      #expect(result.standardError.contains("cannot pack 'Red.mydoc/red\\u{1B}[31m.txt'"), "\(result.standardError)")
+      #expect(result.standardError.contains("control characters, which unpack refuses"))
+      #expect(!FileManager.default.fileExists(atPath: temp.appending(output)))
+    }
+  }
+
+  @Test("a name that is not UTF-8 keeps its bytes through a tar, and a zip refuses it")
+  func nonUTF8Names() throws {
+    let temp = try TemporaryDirectory()
+    let package = try temp.makeDirectory("Latin.mydoc")
+    _ = try temp.write("Latin.mydoc/a.txt", "a")
+    // caf\xE9.txt: Latin-1, not UTF-8 (Foundation's paths are strings, so Python makes it).
+    try Shell.run(
+      "python3", ["-c", "import sys; open(sys.argv[1].encode() + b'/caf\\xe9.txt', 'wb').write(b'e')", package])
+    try Shell.docpkgChecked(["pack", package, "-o", temp.appending("latin.tar")])
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", temp.appending("latin.tar"), "-o", destination])
+    let names = try Shell.run(
+      "python3", ["-c", "import os,sys; print(sorted(os.listdir(sys.argv[1].encode())))", destination + "/Latin.mydoc"]
+    ).standardOutput
+    #expect(names.contains("b'caf\\xe9.txt'"), "\(names)")
+    let zip = try Shell.docpkg(["pack", package, "-o", temp.appending("latin.zip")])
+    #expect(zip.status == 1)
+    #expect(zip.standardError.contains("its name is not UTF-8, which a zip cannot hold"), "\(zip.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: temp.appending("latin.zip")))
+  }
+}

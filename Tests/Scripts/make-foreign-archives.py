@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Writes archives in the shapes other tools produce, which docpkg must read as they do, into OUTDIR.
+
+usage: make-foreign-archives.py OUTDIR [CASE ...]
+
+Each is built byte by byte where tarfile would not write it that way, after archives seen in the wild
+(and in Go's archive/tar test data): GNU headers carrying star's access and change times where GNU
+keeps a sparse file's real size, several pax headers for one entry and no end-of-archive blocks,
+device entries, and entries nested deeper than any directory tree a person makes. Prints the names
+of the archives written, one a line.
+"""
+import io, os, sys, tarfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pax_blocks import block, pax_header, pax_record
+
+OUT = os.path.abspath(sys.argv[1])
+WANTED = set(sys.argv[2:])
+MTIME = 1_365_454_838
+
+
+def write(name, data):
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+    print(name)
+
+
+def checksum(header):
+    header[148:156] = b" " * 8
+    header[148:156] = b"%06o\0 " % sum(header)
+    return header
+
+
+def gnu_header(name, data, times):
+    """A GNU (`ustar  `) header for a regular file with star's atime and ctime at bytes 476 and 488."""
+    member = tarfile.TarInfo(name)
+    member.size, member.mtime, member.mode = len(data), MTIME, 0o664
+    member.uname = member.gname = "eyefi"
+    header = bytearray(member.tobuf(format=tarfile.GNU_FORMAT)[:512])
+    header[108:124] = bytes(16)  # uid and gid fields left empty (NUL)
+    header[476:500] = b"%011o\0%011o\0" % times
+    return bytes(checksum(header)) + data + bytes((512 - len(data) % 512) % 512)
+
+
+# A 14-byte log whose header's bytes 483-494 (a GNU sparse file's real size) hold part of a time.
+write("gnu-star-times.tar", gnu_header("P1050238.JPG.log", b"44,44,POWERON\0", (MTIME - 11, MTIME)))
+
+
+def symlink_block(name, target):
+    member = tarfile.TarInfo(name)
+    member.type, member.linkname, member.mtime = tarfile.SYMTYPE, target, 0
+    return block(member)
+
+
+# Four pax headers before one entry (the last one wins, as GNU tar, bsdtar and Go read it), and no
+# end-of-archive blocks after it.
+write("pax-several-headers.tar", b"".join([
+    pax_header([pax_record(b"path", b"foo/bar/foobarbazfizzfoo")]),
+    pax_header([pax_record(b"path", b"fizz/buzz/fizz/buzz/fizz")]),
+    pax_header([pax_record(b"linkpath", b"buzz/fizz/buzz/fizz/buzz/bar")]),
+    pax_header([pax_record(b"linkpath", b"pkg/target.txt")]),
+    symlink_block("pkg/link", "pkg/other.txt"),
+]))
+
+
+def entry(name, kind, data=b""):
+    member = tarfile.TarInfo(name)
+    member.type, member.mtime, member.size = kind, MTIME, len(data)
+    member.devmajor, member.devminor = 8, 0
+    return member, io.BytesIO(data) if kind == tarfile.REGTYPE else None
+
+
+def tar(name, members, fmt=tarfile.PAX_FORMAT):
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    with tarfile.open(os.path.join(OUT, name), "w", format=fmt) as archive:
+        for member, data in members:
+            archive.addfile(member, data)
+    print(name)
+
+
+tar("devices.tar", [
+    entry("pkg/", tarfile.DIRTYPE), entry("pkg/sda", tarfile.BLKTYPE), entry("pkg/null", tarfile.CHRTYPE),
+    entry("pkg/pipe", tarfile.FIFOTYPE), entry("pkg/a.txt", tarfile.REGTYPE, b"hi"),
+], fmt=tarfile.GNU_FORMAT)
+# Deeper than a 64-directory cache, and as deep as a path of 3,072 bytes allows.
+tar("deep-70.tar", [entry("a/" * 70 + "f", tarfile.REGTYPE, b"x")])
+tar("deep-1500.tar", [entry("a/" * 1500 + "f", tarfile.REGTYPE, b"x")])
