@@ -74,6 +74,30 @@ struct ForeignArchiveTests {
     }
   }
 
+  @Test("a tar keeps modification times to the nanosecond (pax mtime), and plain ustar headers where there are none")
+  func nanosecondsInTar() throws {
+    let temp = try TemporaryDirectory()
+    let file = try temp.write("Times.mydoc/fine.txt", "f")
+    let whole = try temp.write("Times.mydoc/whole.txt", "w")
+    try Shell.run("touch", ["-d", "2024-01-02 03:04:05.123456789", file], environment: ["TZ": "UTC"])
+    try Shell.run("touch", ["-d", "2024-01-02 03:04:05", whole], environment: ["TZ": "UTC"])
+    try Shell.docpkgChecked(["pack", temp.appending("Times.mydoc"), "-o", temp.appending("times.tar")])
+    let headers = try Shell.run(
+      "python3",
+      [
+        "-c", "import tarfile,sys; [print(m.name, m.pax_headers.get('mtime')) for m in tarfile.open(sys.argv[1])]",
+        temp.appending("times.tar"),
+      ]
+    ).standardOutput
+    #expect(headers.contains("Times.mydoc/fine.txt 1704164645.123456789"), "\(headers)")
+    #expect(headers.contains("Times.mydoc/whole.txt None"), "\(headers)")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", temp.appending("times.tar"), "-o", destination])
+    let stamp = try Shell.run("stat", ["-c", "%y", destination + "/Times.mydoc/fine.txt"], environment: ["TZ": "UTC"])
+      .standardOutput
+    #expect(stamp.contains("03:04:05.123456789"), "\(stamp)")
+  }
+
   @Test("a name that is not UTF-8 keeps its bytes through a tar, and a zip refuses it")
   func nonUTF8Names() throws {
     let temp = try TemporaryDirectory()

@@ -27,7 +27,7 @@
   F(int, archive_write_add_filter_zstd, (struct archive *a), (a)) \
   F(int, archive_write_set_filter_option, \
     (struct archive *a, const char *module, const char *option, const char *value), (a, module, option, value)) \
-  F(int, archive_write_set_format_pax_restricted, (struct archive *a), (a)) \
+  F(int, archive_write_set_format_pax, (struct archive *a), (a)) \
   F(int, archive_write_set_bytes_in_last_block, (struct archive *a, int bytes), (a, bytes)) \
   F(int, archive_write_open_fd, (struct archive *a, int fd), (a, fd)) \
   F(int, archive_write_header, (struct archive *a, struct archive_entry *entry), (a, entry)) \

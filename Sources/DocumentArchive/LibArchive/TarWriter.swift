@@ -5,8 +5,9 @@ import SystemPackage
 /// A libarchive write handle producing a (possibly compressed) pax tar on a file descriptor.
 ///
 /// Owns the handle and a reusable entry (freed in `deinit`). Names are written as UTF-8 pax
-/// records when they are not plain ASCII; owners are 0 with no names, so the archive does not
-/// depend on who packed it.
+/// records when they are not plain ASCII, and times with nanoseconds as pax `mtime` records (an
+/// entry needing neither has a plain ustar header); owners are 0 with no names, so the archive
+/// does not depend on who packed it.
 final class TarWriter {
   private let handle: OpaquePointer
   private let entry: OpaquePointer
@@ -18,7 +19,9 @@ final class TarWriter {
     self.path = path
     handle = docpkg_archive_write_new()
     entry = docpkg_archive_entry_new()
-    try check(docpkg_archive_write_set_format_pax_restricted(handle), handle, path: path, action: "write tar")
+    // Full pax, not restricted: libarchive then writes an `mtime` record for a time with nanoseconds
+    // (restricted pax drops them unless the entry needs a pax header for another reason).
+    try check(docpkg_archive_write_set_format_pax(handle), handle, path: path, action: "write tar")
     var filter = ""
     switch format {
     case .tarGzip:
