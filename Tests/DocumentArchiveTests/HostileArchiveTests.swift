@@ -101,6 +101,28 @@ struct HostileArchiveTests {
     #expect(mode == 0o755)
   }
 
+  @Test(
+    "an unpack by anyone but root keeps only the modes the umask allows, as tar does",
+    .enabled(if: getuid() == 0 && Shell.has("setpriv"), "switches to an unprivileged user with setpriv"))
+  func umaskHonoured() throws {
+    let temp = try TemporaryDirectory()
+    let archives = try makeHostileArchives("setuid", in: temp)
+    let destination = try temp.makeDirectory("dest")
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: destination)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temp.path)
+    try Shell.run(
+      "setpriv",
+      [
+        "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", "umask 027 && exec \"$0\" \"$@\"",
+        Shell.docpkgPath, "unpack", archives + "/setuid.tar", "-o", destination,
+      ])
+    let mode = try FileManager.default.attributesOfItem(atPath: destination + "/pkg/tool")[.posixPermissions] as! Int
+    #expect(mode == 0o750)
+    let directoryMode =
+      try FileManager.default.attributesOfItem(atPath: destination + "/pkg")[.posixPermissions] as! Int
+    #expect(directoryMode == 0o750)
+  }
+
   @Test("raising a limit lets a large archive through")
   func raisedLimit() throws {
     let temp = try TemporaryDirectory()

@@ -24,7 +24,7 @@ extension Extractor {
           throw PackageError.io(error, "cannot create directory", path: path, context: "in '\(archive)'")
         }
         madeDirectories.insert(path)
-        directoryAttributes.append((path, index + 1, 0o755, nil))
+        directoryAttributes.append((path, index + 1, 0o755 & Self.permissionMask, nil))
       }
       let fd: CInt
       do { fd = try Syscalls.openDirectory(in: parent.fd, name) } catch {

@@ -37,7 +37,7 @@ extension Extractor {
         throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(written)")
       }
     }
-    streamWriter.finish(file, mode: CInterop.Mode(header.mode & 0o777), time: header.modificationTime)
+    streamWriter.finish(file, mode: CInterop.Mode(header.mode & Self.permissionMask), time: header.modificationTime)
   }
 
   func checkLimits(adding count: Int64, _ header: EntryHeader) throws {

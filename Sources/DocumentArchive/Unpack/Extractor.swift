@@ -53,6 +53,10 @@ final class Extractor {
     rootHandle = DirectoryHandle(fd: (try? Syscalls.duplicate(root)) ?? -1)
   }
 
+  /// The permission bits an entry's mode keeps: all of them for root, as tar and bsdtar keep them;
+  /// for anyone else those the umask allows, as they do too. Set-id and sticky bits never.
+  static let permissionMask: UInt32 = Syscalls.isPrivileged ? 0o777 : 0o777 & ~UInt32(FileWriterPool.umaskBits)
+
   /// Files up to this size are read into memory and created by the writer pool.
   static let pooledFileLimit: Int64 = 128 << 10
 
@@ -127,7 +131,7 @@ final class Extractor {
       return
     case .directory:
       _ = try directory(components)
-      directoryAttributes.append((path, components.count, header.mode & 0o777, header.modificationTime))
+      directoryAttributes.append((path, components.count, header.mode & Self.permissionMask, header.modificationTime))
     case .symbolicLink(let destination):
       let parent = try directory(Array(components.dropLast())).fd
       do { try Syscalls.makeSymbolicLink(in: parent, RawName(entryName: name), destination: destination) } catch {
@@ -151,7 +155,7 @@ final class Extractor {
         try pool.add(
           FileJob(
             parent: parent, name: name, path: path, data: try readSmallFile(header, size: size),
-            mode: CInterop.Mode(header.mode & 0o777), time: header.modificationTime))
+            mode: CInterop.Mode(header.mode & Self.permissionMask), time: header.modificationTime))
       } else {
         try writeFile(header, name: name, in: parent.fd, path: path)
       }

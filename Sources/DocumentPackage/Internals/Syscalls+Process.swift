@@ -16,12 +16,27 @@ extension Syscalls {
   /// The number of processors online (at least 1).
   package static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-  /// The process's file mode creation mask (read without changing it for good).
+  /// The process's file mode creation mask. Read from `/proc/self/status` where Linux has it: `umask`
+  /// itself only reads by setting, and another thread creating a file in between would get the
+  /// wrong mode. Elsewhere it is set and put back at once.
   package static var processUmask: CInterop.Mode {
+    if let fd = try? openFile(FilePath("/proc/self/status"), .readOnly) {
+      defer { closeFile(fd) }
+      let status = (try? readBytes(fd, at: 0, count: 1 << 14)) ?? []
+      let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("Umask:") }
+      if let line,
+        let value = CInterop.Mode(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }, radix: 8)
+      {
+        return value
+      }
+    }
     let mask = umask(0o022)
     umask(mask)
     return mask
   }
+
+  /// Whether the process runs as root (effective user 0), which creates files with any owner and mode.
+  package static var isPrivileged: Bool { geteuid() == 0 }
 
   /// The current time in whole seconds since 1970.
   package static var currentTime: Int { time(nil) }
