@@ -61,6 +61,25 @@ struct ForeignArchiveTests {
     #expect(try Shell.docpkgChecked(["cat", archive, path]).standardOutput == "x")
   }
 
+  @Test("a Windows zip's NTFS and extended timestamps give the real times, and its read-only attribute is kept")
+  func windowsZipTimes() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("windows-times", in: temp) + "/windows-times.zip"
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    func attributes(_ name: String) throws -> [FileAttributeKey: Any] {
+      try FileManager.default.attributesOfItem(atPath: destination + "/pkg/" + name)
+    }
+    let mtime = 1_365_454_838.0
+    let ntfs = try attributes("ntfs.txt")[.modificationDate] as! Date
+    #expect(abs(ntfs.timeIntervalSince1970 - (mtime + 0.1234567)) < 0.000_001)
+    #expect((try attributes("extended.txt")[.modificationDate] as! Date).timeIntervalSince1970 == mtime)
+    // The MS-DOS time alone is the writer's local time (UTC+9 here): nothing says otherwise.
+    #expect((try attributes("dos.txt")[.modificationDate] as! Date).timeIntervalSince1970 == mtime + 9 * 3600)
+    #expect((try attributes("read-only.txt")[.posixPermissions] as! Int) & 0o222 == 0)
+    #expect((try attributes("extended.txt")[.posixPermissions] as! Int) & 0o200 != 0)
+  }
+
   @Test("pack refuses a name unpack would refuse, before writing anything")
   func packRefusesUnreadableNames() throws {
     let temp = try TemporaryDirectory()

@@ -88,3 +88,29 @@ tar("devices.tar", [
 # Deeper than a 64-directory cache, and as deep as a path of 3,072 bytes allows.
 tar("deep-70.tar", [entry("a/" * 70 + "f", tarfile.REGTYPE, b"x")])
 tar("deep-1500.tar", [entry("a/" * 1500 + "f", tarfile.REGTYPE, b"x")])
+
+
+def windows_zip(name):
+    """A zip as Windows tools write it: made on MS-DOS (FAT attributes), MS-DOS times in the writer's
+    time zone (here UTC+9), and the real time in an NTFS (0x000A) or extended-timestamp (0x5455) field."""
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    import struct, zipfile
+    ticks = (MTIME + 11_644_473_600) * 10_000_000 + 1234567  # 100 ns ticks since 1601
+    ntfs_body = struct.pack("<IHHQQQ", 0, 1, 24, ticks, ticks, ticks)
+    ntfs = struct.pack("<HH", 0x000A, len(ntfs_body)) + ntfs_body
+    extended = struct.pack("<HHBi", 0x5455, 5, 1, MTIME)
+    local = time.gmtime(MTIME + 9 * 3600)[:6]
+    with zipfile.ZipFile(os.path.join(OUT, name), "w") as archive:
+        for entry_name, extra, attributes in [
+            ("pkg/", b"", 0x10), ("pkg/ntfs.txt", ntfs, 0x20), ("pkg/extended.txt", extended, 0x20),
+            ("pkg/read-only.txt", extended, 0x21), ("pkg/dos.txt", b"", 0x20),
+        ]:
+            entry = zipfile.ZipInfo(entry_name, local)
+            entry.create_system, entry.external_attr, entry.extra = 0, attributes, extra
+            archive.writestr(entry, b"" if entry_name.endswith("/") else b"x")
+    print(name)
+
+
+import time
+windows_zip("windows-times.zip")

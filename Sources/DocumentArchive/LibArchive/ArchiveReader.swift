@@ -55,6 +55,8 @@ final class ArchiveReader {
   /// the scan could not finish.
   private var paxScan: TarHeaderScan?
   private var paxScanned = false
+  /// A zip's NTFS modification times by entry name (libarchive reads only the MS-DOS and extended ones).
+  private var zipNTFSTimes: [String: FileTime] = [:]
   /// The index of the entry last returned by ``next()``.
   private var entryIndex = -1
 
@@ -79,7 +81,7 @@ final class ArchiveReader {
     self.format = detected
     if detected == .zip, let directory = ZipCentralDirectory(fd: fd, fileSize: archiveSize) {
       // libarchive names entries from their local headers: they must say what the directory says.
-      do { try directory.checkLocalHeaders(archive: path) } catch {
+      do { zipNTFSTimes = try directory.checkLocalHeaders(archive: path) } catch {
         Syscalls.closeFile(fd)
         throw error
       }
@@ -172,10 +174,11 @@ final class ArchiveReader {
       kind: kind,
       mode: UInt32(docpkg_archive_entry_perm(raw)) & 0o7777,
       size: kind == .file ? scanned?.gnuSize ?? size : size,
-      modificationTime: docpkg_archive_entry_mtime_is_set(raw) != 0
-        ? FileTime(
-          seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
-        : nil,
+      modificationTime: zipNTFSTimes[decodedName]
+        ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
+          ? FileTime(
+            seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
+          : nil),
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
         ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil,

@@ -1,3 +1,5 @@
+import DocumentPackage
+
 extension ZipCentralDirectory {
   /// One central directory header (APPNOTE.TXT 4.3.12) read in place: its fields decoded on demand,
   /// nothing copied. Valid only while the buffer that ``ZipCentralDirectory/forEachHeader(archive:_:)``
@@ -51,6 +53,39 @@ extension ZipCentralDirectory {
         position = data + length
       }
       return (size, compressedSize, localHeaderOffset, unicodePath)
+    }
+
+    /// The modification time of the extra field's NTFS timestamps (0x000A: 100 ns ticks since 1601,
+    /// UTC), when there is no extended timestamp (0x5455), which libarchive reads itself and which
+    /// then wins. Windows tools (7-Zip, WinRAR, WinZip) write NTFS times; without them the entry has
+    /// only its MS-DOS time, in the writer's local time zone.
+    func ntfsModificationTime() -> FileTime? {
+      let end = 46 + nameLength + extraLength
+      var position = 46 + nameLength
+      var ticks: UInt64?
+      while position + 4 <= end {
+        let id = u16(position)
+        let data = position + 4
+        let fieldEnd = data + Int(u16(position + 2))
+        guard fieldEnd <= end else { break }
+        if id == 0x5455 { return nil }
+        if id == 0x000A {
+          // Four reserved bytes, then attributes: a tag and a size; tag 1 holds mtime, atime, ctime.
+          var attribute = data + 4
+          while attribute + 4 <= fieldEnd {
+            let size = Int(u16(attribute + 2))
+            if u16(attribute) == 1, size >= 8, attribute + 12 <= fieldEnd {
+              ticks = UInt64(u32(attribute + 4)) | UInt64(u32(attribute + 8)) << 32
+            }
+            attribute += 4 + size
+          }
+        }
+        position = fieldEnd
+      }
+      // 1601-01-01 to 1970-01-01 is 11,644,473,600 seconds.
+      guard let ticks, ticks / 10_000_000 >= 11_644_473_600 else { return nil }
+      return FileTime(
+        seconds: Int64(ticks / 10_000_000) - 11_644_473_600, nanoseconds: Int32(ticks % 10_000_000) * 100)
     }
 
     /// The entry, copied out of the buffer.

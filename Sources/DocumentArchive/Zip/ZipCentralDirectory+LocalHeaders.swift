@@ -2,15 +2,19 @@ import DocumentPackage
 import SystemPackage
 
 extension ZipCentralDirectory {
-  /// Checks every entry's local header, and data descriptor, against its central directory entry
-  /// (``ZipLocalHeader``), before libarchive reads the zip: libarchive takes names from the local
-  /// headers, every listing of ours and `unzip -l` from the central directory, and the two must
-  /// show the same archive.
+  /// Reads what libarchive must not be left to judge alone, before it reads the zip: checks every
+  /// entry's local header, and data descriptor, against its central directory entry
+  /// (``ZipLocalHeader``) — libarchive takes names from the local headers, every listing of ours and
+  /// `unzip -l` from the central directory, and the two must show the same archive — and collects
+  /// the NTFS modification times, which libarchive ignores.
+  /// - Returns: The NTFS modification time of each entry that has one (and no extended timestamp),
+  ///   by its decoded name.
   /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt`) naming the first entry whose copies
   ///   differ, and what differs; or naming `archive` if it cannot be read.
   /// - Complexity: One `pread` of at most 1 KiB per entry, and one more for a data descriptor that
   ///   is not within it.
-  func checkLocalHeaders(archive: String) throws {
+  func checkLocalHeaders(archive: String) throws -> [String: FileTime] {
+    var ntfsTimes: [String: FileTime] = [:]
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.localReadSize, alignment: 8)
     defer { buffer.deallocate() }
     func read(_ count: Int, at offset: Int64) throws -> UnsafeRawBufferPointer {
@@ -26,7 +30,9 @@ extension ZipCentralDirectory {
       }
       return UnsafeRawBufferPointer(rebasing: buffer[..<filled])
     }
-    try forEach(archive: archive) { entry in
+    try forEachHeader(archive: archive) { header in
+      let entry = header.entry()
+      if let time = header.ntfsModificationTime() { ntfsTimes[EntryName.decodeZip(entry.name)] = time }
       let offset = Int64(clamping: entry.localHeaderOffset)
       var bytes = try read(Self.localReadSize, at: offset)
       if let length = ZipLocalHeader.length(ofHeaderStartingWith: bytes), length > bytes.count {
@@ -52,6 +58,7 @@ extension ZipCentralDirectory {
       }
       return try checkDescriptor(of: entry, dataStart: dataStart, archive: archive, read: read)
     }
+    return ntfsTimes
   }
 
   /// How much of an entry is read at its local header: the header, and often a small entry's descriptor.
