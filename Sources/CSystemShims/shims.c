@@ -120,6 +120,14 @@ const int DOCPKG_O_TMPFILE = O_TMPFILE;
 const int DOCPKG_O_TMPFILE = 0;
 #endif
 
+#if defined(SEEK_DATA) && defined(SEEK_HOLE)
+const int DOCPKG_SEEK_DATA = SEEK_DATA;
+const int DOCPKG_SEEK_HOLE = SEEK_HOLE;
+#else
+const int DOCPKG_SEEK_DATA = -1;
+const int DOCPKG_SEEK_HOLE = -1;
+#endif
+
 static int docpkg_signal_write_end = -1;
 
 static void docpkg_signal_to_pipe(int signal_number) {

@@ -49,6 +49,11 @@ int docpkg_ofd_lock(int fd, int type, long long offset);
 /// O_TMPFILE (an unnamed file in a directory), or 0 where the platform has none.
 extern const int DOCPKG_O_TMPFILE;
 
+/// lseek's SEEK_DATA and SEEK_HOLE (where a sparse file's data and holes begin), or -1 where the
+/// platform has none (lseek then fails with EINVAL).
+extern const int DOCPKG_SEEK_DATA;
+extern const int DOCPKG_SEEK_HOLE;
+
 /// Makes SIGINT, SIGTERM and SIGHUP write their number (one byte) to a new close-on-exec pipe
 /// instead of ending the process, once: each handler resets itself (SA_RESETHAND), so a second
 /// signal ends the process as usual. Returns the pipe's read end, or -1 (errno set).

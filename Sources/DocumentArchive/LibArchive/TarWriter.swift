@@ -57,7 +57,12 @@ final class TarWriter {
   }
 
   /// Writes one entry's header, then its contents (for a file) from `produce`.
-  func write(_ item: PackEntry, produce: (((UnsafeRawBufferPointer) throws -> Void) throws -> Void)?) throws {
+  /// - Parameter dataRanges: Where a sparse file's data is: the entry is then a pax sparse entry
+  ///   (`GNU.sparse` 1.0) that stores only those ranges; `produce` still hands over every byte.
+  func write(
+    _ item: PackEntry, dataRanges: [Range<Int64>]? = nil,
+    produce: (((UnsafeRawBufferPointer) throws -> Void) throws -> Void)?
+  ) throws {
     docpkg_archive_entry_clear(entry)
     let rawName = item.name.unicodeScalars.contains(where: EntryName.isRawByte)
     if rawName {
@@ -83,6 +88,9 @@ final class TarWriter {
       docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFREG)
       docpkg_archive_entry_set_perm(entry, CInterop.Mode(item.mode))
       docpkg_archive_entry_set_size(entry, item.size)
+      for range in dataRanges ?? [] {
+        docpkg_archive_entry_sparse_add_entry(entry, range.lowerBound, range.upperBound - range.lowerBound)
+      }
     }
     let result = docpkg_archive_write_header(handle, entry)
     // libarchive warns that it cannot translate a name that is not UTF-8, and writes its bytes.

@@ -109,9 +109,15 @@ public enum ArchivePacker {
         entriesTotal: plan.entryCount, bytesTotal: plan.totalBytes, callback: progress)
       try plan.forEach { entry in
         try cancellation?.check(path)
+        // A file on disk is opened before its header is written: a sparse one's header maps its data.
+        let file = try entry.source.diskPath.map { try ZipPacking.openForReading($0) }
+        defer { file.map(Syscalls.closeFile) }
+        let ranges = try file.flatMap { try sparseRanges(of: $0, entry) }
         try writer.write(
-          entry,
-          produce: contents(of: entry, plan: plan, cancellation: cancellation, output: path, reporter: reporter))
+          entry, dataRanges: ranges,
+          produce: contents(
+            of: entry, file: file, dataRanges: ranges, plan: plan, cancellation: cancellation, output: path,
+            reporter: reporter))
         reporter.add(entries: 1)
       }
       try writer.finish()
@@ -119,10 +125,22 @@ public enum ArchivePacker {
     }
   }
 
-  /// A function streaming a file entry's contents, or `nil` for other kinds.
+  /// The ranges of the open file that hold data, if it has holes (`nil` for a file without any).
+  private static func sparseRanges(of fd: CInt, _ entry: PackEntry) throws -> [Range<Int64>]? {
+    guard case .disk(let path) = entry.source else { return nil }
+    let ranges: [Range<Int64>]
+    do throws(Errno) {
+      ranges = try Syscalls.dataRanges(fd, size: entry.size)
+      _ = try Syscalls.seek(fd, to: 0)
+    } catch { throw PackageError.io(error, "cannot read", path: path) }
+    return ranges == [0..<entry.size] ? nil : ranges
+  }
+
+  /// A function streaming a file entry's contents (from `file` when it is on disk: of a sparse one,
+  /// its `dataRanges` read and its holes handed over as zeros, never read), or `nil` for other kinds.
   private static func contents(
-    of entry: PackEntry, plan: PackPlan, cancellation: ArchiveCancellation?, output: String,
-    reporter: ProgressReporter
+    of entry: PackEntry, file: CInt?, dataRanges: [Range<Int64>]?, plan: PackPlan,
+    cancellation: ArchiveCancellation?, output: String, reporter: ProgressReporter
   ) -> (
     ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   )? {
@@ -138,9 +156,17 @@ public enum ArchivePacker {
         }
       }
     case .disk(let path):
+      guard let fd = file else { return nil }
+      if let dataRanges {
+        return { emit in
+          try emitSparse(fd, path: path, size: entry.size, dataRanges: dataRanges) {
+            try cancellation?.check(output)
+            try emit($0)
+            reporter.add(bytes: Int64($0.count))
+          }
+        }
+      }
       return { emit in
-        let fd = try ZipPacking.openForReading(path)
-        defer { Syscalls.closeFile(fd) }
         try Syscalls.readChunks(fd, path: path, chunkSize: 256 << 10) {
           try cancellation?.check(output)
           try emit($0)
@@ -148,6 +174,44 @@ public enum ArchivePacker {
         }
       }
     }
+  }
+}
+
+extension ArchivePacker {
+  /// Hands over a sparse file's `size` bytes: zeros for its holes, from one buffer, and its data
+  /// ranges read from `fd`.
+  static func emitSparse(
+    _ fd: CInt, path: FilePath, size: Int64, dataRanges: [Range<Int64>],
+    _ emit: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: Syscalls.readBufferAlignment)
+    defer { buffer.deallocate() }
+    let zeros = [UInt8](repeating: 0, count: 256 << 10)
+    var position: Int64 = 0
+    func emitZeros(to end: Int64) throws {
+      while position < end {
+        let count = Int(min(end - position, Int64(zeros.count)))
+        try zeros.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        position += Int64(count)
+      }
+    }
+    for range in dataRanges {
+      try emitZeros(to: range.lowerBound)
+      while position < range.upperBound {
+        let want = Int(min(range.upperBound - position, Int64(buffer.count)))
+        let count: Int
+        do throws(Errno) {
+          count = try Syscalls.readBytes(
+            fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<want]), at: position)
+        } catch { throw PackageError.io(error, "cannot read", path: path) }
+        guard count > 0 else {
+          throw PackageError(.changedOnDisk, "file shrank while it was packed:", path: path.string)
+        }
+        try emit(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        position += Int64(count)
+      }
+    }
+    try emitZeros(to: size)
   }
 }
 

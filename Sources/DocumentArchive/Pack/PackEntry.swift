@@ -11,6 +11,12 @@ struct PackEntry: Sendable {
     /// A file whose contents live in the model (changed in memory, or in an archive): the index
     /// of its node in ``PackPlan/nodes``.
     case node(Int)
+
+    /// A file's path on disk, when it is read from there.
+    var diskPath: FilePath? {
+      if case .disk(let path) = self { return path }
+      return nil
+    }
   }
 
   /// The path in the archive, `/`-separated, without a trailing slash. Bytes of a name that is not

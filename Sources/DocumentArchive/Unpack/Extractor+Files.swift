@@ -1,8 +1,8 @@
 import DocumentPackage
 import SystemPackage
 
-// Regular files: large ones streamed through the StreamWriter, small ones read for the writer pool,
-// both checked against their declared size and the unpack limits.
+// Regular files: large ones streamed through the StreamWriter (a sparse tar entry's holes left holes),
+// small ones read for the writer pool, both checked against their declared size and the unpack limits.
 extension Extractor {
   /// Streams a large file: this thread inflates, ``StreamWriter`` writes.
   func writeFile(_ header: EntryHeader, name: String, in parent: CInt, path: String) throws {
@@ -11,33 +11,24 @@ extension Extractor {
       throw PackageError.io(error, "cannot create", path: path, context: "in '\(archive)'")
     }
     let file = OpenFile(fd: fd, path: path)
-    var written: Int64 = 0
-    func zeros(_ count: Int64) throws {
-      // A hole in a sparse tar entry.
-      try checkLimits(adding: count, header)
-      let block = [UInt8](repeating: 0, count: Int(min(count, 1 << 20)))
-      var left = count
-      while left > 0 {
-        let n = Int(min(left, Int64(block.count)))
-        try block.withUnsafeBytes { try streamWriter.append(UnsafeRawBufferPointer(rebasing: $0[..<n]), to: file) }
-        left -= Int64(n)
-      }
-      written += count
-    }
+    var written: Int64 = 0  // the file's length so far, holes included
     try reader.readData { block, offset in
-      if offset > written { try zeros(offset - written) }
+      if offset > written {
+        // A hole in a sparse tar entry: left a hole. It takes no disk, so it counts toward no limit.
+        streamWriter.skip(offset - written, in: file)
+        written = offset
+      }
       try checkLimits(adding: Int64(block.count), header)
       try streamWriter.append(block, to: file)
       written += Int64(block.count)
     }
-    if let size = header.size, written != size {
-      if written < size, reader.format.isTar {
-        try zeros(size - written)  // a sparse tar entry ending in a hole
-      } else {
-        throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(written)")
-      }
+    if let size = header.size, written != size, !(written < size && reader.format.isTar) {
+      throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(written)")
     }
-    streamWriter.finish(file, mode: CInterop.Mode(header.mode & Self.permissionMask), time: header.modificationTime)
+    // A sparse tar entry may end in a hole: the size makes it.
+    streamWriter.finish(
+      file, size: max(written, header.size ?? 0), mode: CInterop.Mode(header.mode & Self.permissionMask),
+      time: header.modificationTime)
   }
 
   func checkLimits(adding count: Int64, _ header: EntryHeader) throws {

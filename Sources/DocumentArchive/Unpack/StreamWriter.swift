@@ -58,11 +58,28 @@ final class StreamWriter: @unchecked Sendable {
     }
   }
 
-  /// Queues the last step for `file` (mode, time), after its data.
-  func finish(_ file: OpenFile, mode: CInterop.Mode, time: FileTime?) {
+  /// Queues a hole of `count` bytes in `file`, after what is queued for it: its offset moves on and
+  /// nothing is written, so the file system allocates nothing there.
+  func skip(_ count: Int64, in file: OpenFile) {
     let buffers = buffers
     let archive = archive
     queue.async {
+      do throws(Errno) { try Syscalls.skip(file.fd, count) } catch {
+        buffers.record(PackageError(.io, "cannot write", path: file.path, context: "in '\(archive)'", errno: error))
+      }
+    }
+  }
+
+  /// Queues the last step for `file` (its size, which ends it with a hole if its data stopped
+  /// before; mode; time), after its data.
+  func finish(_ file: OpenFile, size: Int64, mode: CInterop.Mode, time: FileTime?) {
+    let buffers = buffers
+    let archive = archive
+    queue.async {
+      do throws(Errno) { try Syscalls.setSize(file.fd, size) } catch {
+        buffers.record(PackageError(.io, "cannot write", path: file.path, context: "in '\(archive)'", errno: error))
+        return
+      }
       // A durable unpack's `syncfs` before the rename waits for this data: start writing it now, so the
       // disk works while the next entries are extracted. Large files only: small ones (the writer
       // pool's) are left to `syncfs`, which writes many of them in few requests.

@@ -37,7 +37,8 @@ enum FileCarrier {
   }
 
   /// Copies all of `input` (from its current offset) to `output`: reflink, else in-kernel copy,
-  /// else a 1 MiB buffer. Memory stays bounded whatever the size.
+  /// else a 1 MiB buffer, of the ranges that hold data only: holes stay holes. Memory stays bounded
+  /// whatever the size.
   static func copyContents(from input: CInt, to output: CInt) throws(Errno) {
     do {
       try Syscalls.cloneFile(from: input, to: output)
@@ -45,24 +46,40 @@ enum FileCarrier {
     } catch {
       // FICLONE is refused by file systems without reflinks (ext4: EOPNOTSUPP; across file systems: EXDEV).
     }
+    let start = Syscalls.currentOffset(input)
+    let size = try Syscalls.status(of: input).size
     var inKernel = true
-    while inKernel {
-      do {
-        if try Syscalls.copyRange(from: input, to: output, count: 1 << 30) == 0 { return }
-      } catch {
-        switch error {
-        case .noFunction, .improperLink, .invalidArgument, .notSupported, .notSupportedOnSocket:
-          inKernel = false
-        default: throw error
+    var buffer: UnsafeMutableRawBufferPointer?
+    defer { buffer?.deallocate() }
+    for range in try Syscalls.dataRanges(input, from: start, size: size) {
+      _ = try Syscalls.seek(input, to: range.lowerBound)
+      _ = try Syscalls.seek(output, to: range.lowerBound - start)
+      var left = range.upperBound - range.lowerBound
+      while left > 0 {
+        if inKernel {
+          do {
+            let count = try Syscalls.copyRange(from: input, to: output, count: Int(min(left, 1 << 30)))
+            if count == 0 { break }
+            left -= Int64(count)
+            continue
+          } catch {
+            switch error {
+            case .noFunction, .improperLink, .invalidArgument, .notSupported, .notSupportedOnSocket:
+              inKernel = false
+            default: throw error
+            }
+          }
         }
+        let chunk =
+          buffer ?? .allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
+        buffer = chunk
+        let count = try Syscalls.readBytes(
+          input, into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<Int(min(left, 1 << 20))]))
+        if count == 0 { break }
+        try Syscalls.writeAll(output, UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+        left -= Int64(count)
       }
     }
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
-    defer { buffer.deallocate() }
-    while true {
-      let count = try Syscalls.readBytes(input, into: buffer)
-      if count == 0 { return }
-      try Syscalls.writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-    }
+    try Syscalls.setSize(output, size - start)
   }
 }

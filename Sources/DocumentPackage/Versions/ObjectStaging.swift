@@ -83,18 +83,55 @@ final class ObjectStaging {
       if (try? Syscalls.cloneFile(from: input, to: output)) != nil {
         return try Self.hash(output, buffer: buffer, path: path)
       }
+      // The ranges that hold data are copied, the holes between them hashed as zeros and left holes.
       var hasher = ContentHash.Hasher()
-      while true {
-        let count: Int
-        do throws(Errno) { count = try Syscalls.readBytes(input, into: buffer) } catch {
+      let ranges: [Range<Int64>]
+      let size: Int64
+      do throws(Errno) {
+        size = try Syscalls.status(of: input).size
+        ranges = try Syscalls.dataRanges(input, size: size)
+      } catch {
+        throw PackageError.io(error, "cannot read", path: file.string, context: "while keeping a version")
+      }
+      var position: Int64 = 0
+      func hashZeros(to end: Int64) {
+        guard position < end else { return }
+        let zeros = UnsafeMutableRawBufferPointer(rebasing: buffer[...])
+        zeros.initializeMemory(as: UInt8.self, repeating: 0)
+        while position < end {
+          let count = Int(min(end - position, Int64(zeros.count)))
+          hasher.update(UnsafeRawBufferPointer(rebasing: zeros[..<count]))
+          position += Int64(count)
+        }
+      }
+      for range in ranges {
+        hashZeros(to: range.lowerBound)
+        do throws(Errno) {
+          _ = try Syscalls.seek(input, to: range.lowerBound)
+          _ = try Syscalls.seek(output, to: range.lowerBound)
+        } catch {
           throw PackageError.io(error, "cannot read", path: file.string, context: "while keeping a version")
         }
-        if count == 0 { break }
-        let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-        hasher.update(chunk)
-        do throws(Errno) { try Syscalls.writeAll(output, chunk) } catch {
-          throw PackageError.io(error, "cannot write", path: path.string)
+        while position < range.upperBound {
+          let count: Int
+          let want = Int(min(range.upperBound - position, Int64(buffer.count)))
+          do throws(Errno) {
+            count = try Syscalls.readBytes(input, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<want]))
+          } catch {
+            throw PackageError.io(error, "cannot read", path: file.string, context: "while keeping a version")
+          }
+          if count == 0 { break }
+          let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+          hasher.update(chunk)
+          do throws(Errno) { try Syscalls.writeAll(output, chunk) } catch {
+            throw PackageError.io(error, "cannot write", path: path.string)
+          }
+          position += Int64(count)
         }
+      }
+      hashZeros(to: size)
+      do throws(Errno) { try Syscalls.setSize(output, position) } catch {
+        throw PackageError.io(error, "cannot write", path: path.string)
       }
       return hasher.finalize()
     }
