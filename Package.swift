@@ -15,7 +15,6 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     // `make docs`: DocC's generate-documentation plugin (used by no target).
@@ -33,13 +32,17 @@ let package = Package(
     // (LibArchiveLoader.c), not linked. Only DocumentArchive imports it.
     .target(name: "CArchive", linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
 
+    // The system's libcrypto (libssl-dev), for SHA-256 on Linux; Apple platforms use CryptoKit.
+    .systemLibrary(
+      name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+
     // The package model, save, versions, undo and diff. Does not link libarchive.
     .target(
       name: "DocumentPackage",
       dependencies: [
         "CSystemShims",
+        .target(name: "CLibCrypto", condition: .when(platforms: [.linux])),
         .product(name: "SystemPackage", package: "swift-system"),
-        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
 
@@ -62,7 +65,6 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
@@ -167,7 +169,7 @@ let package = Package(
       name: "DocumentSyncTests",
       dependencies: [
         "DocumentSync", "DocumentPackage", "TestSupport", .target(name: "docpkg"),
-        .target(name: "docpkg-sync"), .product(name: "Crypto", package: "swift-crypto"),
+        .target(name: "docpkg-sync"),
       ],
       exclude: ["Fixtures"]
     ),

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 layer='Sources/DocumentPackage/Internals/'
-pattern='^[[:space:]]*(@_exported[[:space:]]+)?import[[:space:]]+(Glibc|Darwin|Musl|CSystemShims)\b|canImport\((Glibc|Darwin|Musl)\)|\b(Glibc|Darwin|Musl)\.[a-z_]'
+pattern='^[[:space:]]*(@_exported[[:space:]]+)?import[[:space:]]+(Glibc|Darwin|Musl|CSystemShims|CLibCrypto|CryptoKit)\b|canImport\((Glibc|Darwin|Musl)\)|\b(Glibc|Darwin|Musl)\.[a-z_]'
 
 violations=$(grep -rnE "$pattern" Sources --include='*.swift' | grep -v "^$layer" || true)
 if [[ -n "$violations" ]]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what building and testing need on Debian/Ubuntu, once: libarchive's and libdeflate's headers, and the
+# Installs what building and testing need on Debian/Ubuntu, once: libarchive's, libdeflate's and libcrypto's headers, and the
 # peer tools the interop and crash tests run (bsdtar, zip/unzip, strace, git, patch, python3).
 # With --interop, also the real clients `make interop` runs: LibreOffice Writer (no GUI), pdftotext,
 # pandoc, epubcheck and a JDK (for jar, and for epubcheck itself).
@@ -19,6 +19,7 @@ if [ "${1:-}" = "--docs" ]; then
 fi
 pkg-config --exists libarchive 2>/dev/null || need+=(libarchive-dev pkg-config)
 [ -f /usr/include/libdeflate.h ] || need+=(libdeflate-dev)
+pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)  # SHA-256 (DocumentPackage's CLibCrypto)
 command -v bsdtar >/dev/null || need+=(libarchive-tools)
 command -v zip >/dev/null || need+=(zip)
 command -v unzip >/dev/null || need+=(unzip)

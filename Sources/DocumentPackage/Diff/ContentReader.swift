@@ -1,4 +1,3 @@
-import Crypto
 import SystemPackage
 
 /// Reads file contents for a comparison: equality with early exit, whole contents for patches and

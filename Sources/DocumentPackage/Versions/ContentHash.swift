@@ -1,4 +1,3 @@
-import Crypto
 import SystemPackage
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,3 @@
-import Crypto
 import DocumentPackage
 import SystemPackage
 

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import DocumentPackage
 import NIOCore
 import NIOHTTP1

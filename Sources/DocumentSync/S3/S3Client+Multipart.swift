@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import DocumentPackage
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Crypto
+import DocumentPackage
 import NIOCore
 import NIOHTTP1
 

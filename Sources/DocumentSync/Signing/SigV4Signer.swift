@@ -1,4 +1,3 @@
-import Crypto
 import DocumentPackage
 
 #if canImport(FoundationEssentials)
@@ -108,17 +107,17 @@ public struct SigV4Signer: Sendable {
   public func signature(forStringToSign stringToSign: String) -> String {
     let timestamp = stringToSign.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().first ?? ""
     let key = signingKey(date: String(timestamp.prefix(8)))
-    return Data(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key)).hexString
+    return HMACSHA256.authenticationCode(for: Array(stringToSign.utf8), key: key).hexString
   }
 
   func scope(timestamp: String) -> String {
     "\(timestamp.prefix(8))/\(region)/\(service)/aws4_request"
   }
 
-  func signingKey(date: String) -> SymmetricKey {
-    var key = SymmetricKey(data: Data("AWS4\(credentials.secretAccessKey)".utf8))
+  func signingKey(date: String) -> [UInt8] {
+    var key = Array("AWS4\(credentials.secretAccessKey)".utf8)
     for part in [date, region, service, "aws4_request"] {
-      key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+      key = HMACSHA256.authenticationCode(for: Array(part.utf8), key: key)
     }
     return key
   }
