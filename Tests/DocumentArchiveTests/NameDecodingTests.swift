@@ -45,6 +45,25 @@ struct NameDecodingTests {
     #expect(files == test.files + "\n")
   }
 
+  @Test("reading and writing non-ASCII names leaves the process's locale as the app set it")
+  func processLocaleUntouched() throws {
+    let before = String(cString: setlocale(LC_CTYPE, nil))
+    let temp = try TemporaryDirectory()
+    let archive = temp.appending("accents.tar")
+    try Shell.run(
+      "python3",
+      [
+        "-c",
+        "import io,sys,tarfile; t=tarfile.open(sys.argv[1],'w',format=tarfile.PAX_FORMAT); "
+          + "i=tarfile.TarInfo('pkg/caf\u{E9}.txt'); i.size=1; t.addfile(i, io.BytesIO(b'x')); t.close()",
+        archive,
+      ])
+    let package = try ArchivePackage.open(FilePath(archive))
+    #expect(try package.children().keys.sorted() == ["caf\u{E9}.txt"])
+    try ArchivePacker.pack(package, to: FilePath(temp.appending("again.tar")), options: PackOptions(format: .tar))
+    #expect(String(cString: setlocale(LC_CTYPE, nil)) == before)
+  }
+
   @Test("a Latin-1 tar read in place has the names the bytes give, and the files their bytes")
   func latin1InPlace() throws {
     let folder = try ArchivePackage.open(FilePath(Fixtures.url("names-latin1.tar").path))

@@ -115,6 +115,11 @@ final class ArchiveReader {
   /// The next entry's header, or `nil` at the end. Skips the current entry's unread data.
   /// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` if the archive is damaged.
   func next() throws -> EntryHeader? {
+    try Syscalls.withUTF8CharacterType { try readHeader() }
+  }
+
+  /// ``next()``'s work, in a UTF-8 character type: libarchive converts the names as it reads them.
+  private func readHeader() throws -> EntryHeader? {
     var raw: OpaquePointer?
     let result = docpkg_archive_read_next_header(handle, &raw)
     if result == ARCHIVE_EOF { return nil }

@@ -4,16 +4,12 @@ import SystemPackage
 
 /// Process-wide setup libarchive needs, and its result codes.
 enum LibArchive {
-  /// libarchive converts names through the C library's multibyte functions: in the "C" locale a
-  /// non-ASCII name comes back nil. A UTF-8 `LC_CTYPE` (only that category) makes them round-trip.
-  static let localeReady: Bool = Syscalls.useUTF8CharacterType()
-
   /// Why libarchive could not be opened, or `nil` once it is ready. It is opened on first use, not
   /// linked, so that commands and apps that never read a tar do not load it and its dependencies.
   static let loadFailure: String? = docpkg_libarchive_load().map { String(cString: $0) }
 
-  /// Opens libarchive (once per process) and sets the locale it needs. Call before any
-  /// `docpkg_archive_*` function.
+  /// Opens libarchive (once per process). Call before any `docpkg_archive_*` function; calls that
+  /// convert names run inside ``Syscalls/withUTF8CharacterType(_:)``.
   /// - Throws: ``/DocumentPackage/PackageError`` with code `unsupported` naming `path` (the archive
   ///   about to be read or written) if libarchive cannot be opened.
   static func prepare(for path: String) throws {
@@ -21,7 +17,6 @@ enum LibArchive {
       throw PackageError(
         .unsupported, "cannot read or write archive", path: path, context: "(libarchive is needed: \(loadFailure))")
     }
-    _ = localeReady
   }
 }
 

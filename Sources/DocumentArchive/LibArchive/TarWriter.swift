@@ -63,6 +63,24 @@ final class TarWriter {
     _ item: PackEntry, dataRanges: [Range<Int64>]? = nil,
     produce: (((UnsafeRawBufferPointer) throws -> Void) throws -> Void)?
   ) throws {
+    try Syscalls.withUTF8CharacterType { try writeHeader(item, dataRanges: dataRanges) }
+    guard item.kind == .file, let produce else { return }
+    var written: Int64 = 0
+    try produce { chunk in
+      guard written + Int64(chunk.count) <= item.size else {
+        throw PackageError(.changedOnDisk, "file grew while it was packed:", path: item.name)
+      }
+      let result = docpkg_archive_write_data(self.handle, chunk.baseAddress, chunk.count)
+      if result < 0 { try check(CInt(result), self.handle, path: self.path, entry: item.name, action: "write data of") }
+      written += Int64(chunk.count)
+    }
+    guard written == item.size else {
+      throw PackageError(.changedOnDisk, "file shrank while it was packed:", path: item.name)
+    }
+  }
+
+  /// Writes `item`'s header, in a UTF-8 character type: libarchive converts the names as it writes them.
+  private func writeHeader(_ item: PackEntry, dataRanges: [Range<Int64>]?) throws {
     docpkg_archive_entry_clear(entry)
     let rawName = item.name.unicodeScalars.contains(where: EntryName.isRawByte)
     if rawName {
@@ -96,19 +114,6 @@ final class TarWriter {
     // libarchive warns that it cannot translate a name that is not UTF-8, and writes its bytes.
     if !(rawName && result == ARCHIVE_WARN) {
       try check(result, handle, path: path, entry: item.name, action: "write header of")
-    }
-    guard item.kind == .file, let produce else { return }
-    var written: Int64 = 0
-    try produce { chunk in
-      guard written + Int64(chunk.count) <= item.size else {
-        throw PackageError(.changedOnDisk, "file grew while it was packed:", path: item.name)
-      }
-      let result = docpkg_archive_write_data(self.handle, chunk.baseAddress, chunk.count)
-      if result < 0 { try check(CInt(result), self.handle, path: self.path, entry: item.name, action: "write data of") }
-      written += Int64(chunk.count)
-    }
-    guard written == item.size else {
-      throw PackageError(.changedOnDisk, "file shrank while it was packed:", path: item.name)
     }
   }
 

@@ -59,17 +59,15 @@ extension Syscalls {
     getenv(name).map { String(cString: $0) }
   }
 
-  /// Makes the C library's character type (`LC_CTYPE`, only that category) UTF-8 if it is not:
-  /// libarchive converts names with the multibyte functions, and in the "C" locale a non-ASCII
-  /// name comes back nil. Returns whether a UTF-8 `LC_CTYPE` is in effect.
-  package static func useUTF8CharacterType() -> Bool {
-    if let current = setlocale(LC_CTYPE, nil).map({ String(cString: $0) }),
-      current.uppercased().contains("UTF-8") || current.uppercased().contains("UTF8")
-    {
-      return true
-    }
-    for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8"] where setlocale(LC_CTYPE, name) != nil { return true }
-    return false
+  /// Runs `body` with a UTF-8 character type (`LC_CTYPE`) on this thread only (`uselocale`), and the
+  /// thread's own locale again afterwards: libarchive converts names with the C library's multibyte
+  /// functions, and in the "C" locale a non-ASCII name comes back nil. The process's locale, which the
+  /// app owns, is never changed.
+  package static func withUTF8CharacterType<T>(_ body: () throws -> T) rethrows -> T {
+    guard let locale = UTF8Locale.shared.locale else { return try body() }
+    let previous = uselocale(locale)
+    defer { uselocale(previous) }
+    return try body()
   }
 
   /// Whether `fd` is a terminal.
@@ -139,4 +137,13 @@ package final class SystemLock: @unchecked Sendable {
     defer { pthread_mutex_unlock(mutex) }
     return try body()
   }
+}
+
+/// A UTF-8 `LC_CTYPE` locale object, made once and never freed (it is read-only and shared by threads).
+private struct UTF8Locale: @unchecked Sendable {
+  let locale: locale_t?
+
+  static let shared = UTF8Locale(
+    locale: (["C.UTF-8", "C.utf8", "en_US.UTF-8"] as [String]).lazy.compactMap { newlocale(LC_CTYPE_MASK, $0, nil) }
+      .first)
 }
