@@ -17,8 +17,10 @@ import SystemPackage
 /// have control characters or are too long, entries written through a symbolic link
 /// or below a file, links that resolve outside their package, hard links to anything but a file
 /// extracted before them, devices, FIFOs and sockets, duplicate entries, and damaged data (bad
-/// CRC, sizes that do not match, a zip without its central directory). Set-id and sticky bits are
-/// stripped. ``UnpackLimits`` stop archive bombs.
+/// CRC, sizes that do not match, a zip without its central directory, a zip entry whose local header
+/// or data descriptor differs from its central directory entry, a pax time that is not a number).
+/// Set-id and sticky bits are stripped, and unless the process runs as root the umask applies to the
+/// archive's modes, as with tar. A sparse tar entry's holes stay holes. ``UnpackLimits`` stop archive bombs.
 public enum ArchiveUnpacker {
   /// Extracts `archive` into the existing directory `destination`.
   ///
