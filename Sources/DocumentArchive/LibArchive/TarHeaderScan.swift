@@ -161,7 +161,8 @@ struct TarHeaderScan {
         if dataLeft == 0 { finishPax() }
       } else if !isMetadata {
         let gnuMagic = header[257..<265].elementsEqual("ustar  \0".utf8)
-        if gnuMagic, type == 0 || type == UInt8(ascii: "0") || type == UInt8(ascii: "7") {
+        // (After a pax header, its `size` record is the size, as libarchive reads it.)
+        if gnuMagic, pending.paxHeaders == 0, type == 0 || type == UInt8(ascii: "0") || type == UInt8(ascii: "7") {
           pending.gnuSize = Int64(size)
         }
         if gnuMagic, type == UInt8(ascii: "S"), header[482] != 0 {
