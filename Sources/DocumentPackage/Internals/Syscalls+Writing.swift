@@ -74,15 +74,26 @@ extension Syscalls {
   }
 
   /// `renameat2(2)`; `flags` 0 calls plain `renameat(2)`, which every file system has.
+  ///
+  /// `renameNoReplace` where the file system cannot do it (exFAT and FAT through FUSE, sshfs: EINVAL;
+  /// kernels without renameat2: ENOSYS) is a look and a plain rename: two steps, so a name another
+  /// process takes between them is replaced (a file) or refused (a directory that is not empty).
+  /// `renameExchange` has no such stand-in: its callers fall back themselves.
   package static func rename(
     from fromDir: CInt, _ fromName: RawName, to toDir: CInt, _ toName: RawName, flags: CUnsignedInt = 0
   ) throws(Errno) {
-    _ = try retrying {
-      fromName.withCString { f in
-        toName.withCString { t in
-          flags == 0 ? renameat(fromDir, f, toDir, t) : docpkg_renameat2(fromDir, f, toDir, t, flags)
+    do {
+      _ = try retrying {
+        fromName.withCString { f in
+          toName.withCString { t in
+            flags == 0 ? renameat(fromDir, f, toDir, t) : docpkg_renameat2(fromDir, f, toDir, t, flags)
+          }
         }
       }
+    } catch {
+      guard flags == renameNoReplace, error == .invalidArgument || error == .noFunction else { throw error }
+      if try exists(in: toDir, toName) { throw Errno.fileExists }
+      try rename(from: fromDir, fromName, to: toDir, toName)
     }
   }
 
