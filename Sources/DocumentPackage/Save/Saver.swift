@@ -35,8 +35,10 @@ import SystemPackage
 /// without the caller's help.
 ///
 /// A failure before the swap removes the temporary tree and leaves the package untouched; a
-/// failed fsync after the swap swaps back. After a crash at any point, ``Recovery`` leaves the
-/// old or the new package.
+/// failed fsync after the swap swaps back, and so does a deferred version that the store cannot
+/// take (``DeferredKeeping``: the replaced subtree cannot be moved into it, or its record cannot
+/// be written): a save never reports success for a version it promised and could not keep.
+/// After a crash at any point, ``Recovery`` leaves the old or the new package.
 struct Saver {
   let target: FilePath
   let names: SiblingNames
@@ -143,7 +145,17 @@ struct Saver {
         // A plain rename replaces a file or link atomically. The old one is kept as a hard link at
         // the sideline name until the rename is durable, to put it back if the fsync fails
         // (recovery removes a sideline beside an existing package).
-        let backup = (try? Syscalls.link(from: containerFD, name, to: parentFD, names.sideline)) != nil
+        var linkError: Errno?
+        do { try Syscalls.link(from: containerFD, name, to: parentFD, names.sideline) } catch { linkError = error }
+        let backup = linkError == nil
+        if let linkError, let deferredKeeping {
+          // Without the link the replaced file would be gone: the version promised cannot be kept.
+          discardTemporary(parentFD)
+          deferredKeeping.abandon()
+          throw PackageError.io(
+            linkError, "cannot keep the replaced state as a version: cannot link it to",
+            path: names.path(names.sideline).string, context: "while saving")
+        }
         do {
           try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name)
         } catch {
@@ -159,7 +171,13 @@ struct Saver {
         }
         noteContainer()
         if backup {
-          disposeOfReplaced(names.sideline, in: parentFD, changedPath: changedPath)
+          do { try disposeOfReplaced(names.sideline, in: parentFD, changedPath: changedPath) } catch {
+            // The version cannot be kept: the previous file goes back, and the save fails.
+            try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name)
+            try? syncDirectory(containerFD, containerPath)
+            deferredKeeping?.abandon()
+            throw error
+          }
         } else {
           deferredKeeping?.lose(changedPath: changedPath)
         }
@@ -183,15 +201,27 @@ struct Saver {
       discardTemporary(parentFD)
       throw error
     }
-    readers.end()
     noteContainer()
-    if adding {
-      // Nothing was replaced: the previous state had no entry at this path.
-      deferredKeeping?.recordAbsent(changedPath: changedPath)
+    do {
+      if adding {
+        // Nothing was replaced: the previous state had no entry at this path.
+        try deferredKeeping?.recordAbsent(changedPath: changedPath)
+      } else {
+        try disposeOfReplaced(names.temporary, in: parentFD, changedPath: changedPath)
+      }
+    } catch {
+      // The version this save promised cannot be kept: put the previous state back and fail.
+      let flags = adding ? 0 : Syscalls.renameExchange
+      let restored = (try? Syscalls.rename(from: containerFD, name, to: parentFD, names.temporary, flags: flags)) != nil
+      deferredKeeping?.abandon()
+      guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
+      try? syncDirectory(containerFD, containerPath)
+      try? syncDirectory(parentFD, names.parent)
       discardTemporary(parentFD)
-    } else {
-      disposeOfReplaced(names.temporary, in: parentFD, changedPath: changedPath)
+      throw error
     }
+    readers.end()
+    if adding { discardTemporary(parentFD) }
     if rebasingRoot { rebaseRoot() } else { finish(node) }
     return true
   }
@@ -255,8 +285,18 @@ struct Saver {
           discardTemporary(parentFD)
           throw error
         }
+        do { try disposeOfReplaced(names.temporary, in: parentFD, changedPath: "") } catch {
+          // The version this save promised cannot be kept: put the previous state back and fail.
+          let restored =
+            (try? Syscalls.rename(
+              from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)) != nil
+          deferredKeeping?.abandon()
+          guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
+          try? syncDirectory(parentFD, names.parent)
+          discardTemporary(parentFD)
+          throw error
+        }
         readers.end()
-        disposeOfReplaced(names.temporary, in: parentFD, changedPath: "")
       } else {
         try renameInTwoSteps(parentFD)
       }
@@ -303,7 +343,19 @@ struct Saver {
       try? TreeRemoval.remove(names.ready, in: parentFD)
       throw error
     }
-    disposeOfReplaced(names.sideline, in: parentFD, changedPath: "")
+    do { try disposeOfReplaced(names.sideline, in: parentFD, changedPath: "") } catch {
+      // The version this save promised cannot be kept: put the previous package back and fail.
+      guard (try? Syscalls.rename(from: parentFD, names.package, to: parentFD, names.ready)) != nil,
+        (try? Syscalls.rename(from: parentFD, names.sideline, to: parentFD, names.package)) != nil
+      else {
+        deferredKeeping?.abandon()
+        throw PackageError.notRestored(error, names.path(names.sideline))
+      }
+      try? syncDirectory(parentFD, names.parent)
+      try? TreeRemoval.remove(names.ready, in: parentFD)
+      deferredKeeping?.abandon()
+      throw error
+    }
   }
 
   /// Builds `node` at the temporary name and makes it durable; removes it again on failure.
@@ -330,10 +382,12 @@ struct Saver {
     previousStateKept = true
   }
 
-  /// After a swap is final: the replaced subtree (`name` in `parentFD`) goes to the version store
+  /// After a swap is durable: the replaced subtree (`name` in `parentFD`) goes to the version store
   /// as a pending version's (``DeferredKeeping``), or is removed.
-  private func disposeOfReplaced(_ name: RawName, in parentFD: CInt, changedPath: String) {
-    if let deferredKeeping, deferredKeeping.keep(replacedIn: parentFD, name, changedPath: changedPath) { return }
+  /// - Throws: ``PackageError`` if the version store cannot take it; it is then still at `name`,
+  ///   and the caller puts it back in place and fails the save.
+  private func disposeOfReplaced(_ name: RawName, in parentFD: CInt, changedPath: String) throws {
+    if let deferredKeeping, try deferredKeeping.keep(replacedIn: parentFD, name, changedPath: changedPath) { return }
     try? TreeRemoval.remove(name, in: parentFD)
   }
 
@@ -363,5 +417,15 @@ struct Saver {
       parent.origin?.status = status
     }
     origin.location.detachedNodes.removeAll()
+  }
+}
+
+extension PackageError {
+  /// A save failed after its swap, and putting the previous state back failed too: it is left at
+  /// `previous`, beside the package.
+  fileprivate static func notRestored(_ error: Error, _ previous: FilePath) -> PackageError {
+    PackageError(
+      .io, "\(error); and the previous state could not be put back: it is left at", path: previous.string,
+      context: "(move it back by hand before the next save or recovery removes it)")
   }
 }

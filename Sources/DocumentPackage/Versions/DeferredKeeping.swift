@@ -13,7 +13,10 @@ import SystemPackage
 /// replacing anything) records it as absent from the previous state instead. The times of the
 /// directory the save renamed in, just before and after the rename, go into the record too. The save then waits until the file system's clock has
 /// passed *T* (a millisecond at most), so that every write after the save returns gives a file
-/// a time after *T*. No package file is read, hashed or listed.
+/// a time after *T*. No package file is read, hashed or listed. If the subtree cannot be moved
+/// into the store (a directory another user owns cannot change folders) or the record cannot be
+/// written, the save puts the previous state back and fails: it never reports a version it did
+/// not keep.
 ///
 /// **Later** (``VersionStore/settlePendingVersions()``: `docpkg` starts it as a detached
 /// process after a save, and any reading of the store runs it first), the version is written
@@ -62,48 +65,65 @@ final class DeferredKeeping {
     begun = (store, id, start, root)
   }
 
-  /// After the swap: moves the replaced subtree (`name` in `parentFD`) into the store and records
-  /// the pending version. Returns false if no capture was begun (the caller removes the tree).
-  /// Never throws: the save succeeded; if the subtree cannot be moved, the pending version says
-  /// its previous state is lost, and the tree is removed.
-  func keep(replacedIn parentFD: CInt, _ name: RawName, changedPath: String) -> Bool {
+  /// After the swap, before it is reported: moves the replaced subtree (`name` in `parentFD`) into
+  /// the store and records the pending version. Returns false if no capture was begun (the caller
+  /// removes the tree).
+  /// - Throws: ``PackageError`` when the subtree cannot be moved into the store (a directory
+  ///   another user owns cannot be moved to another folder) or the record cannot be written; the
+  ///   subtree is then back at `name`, nothing is recorded, and the caller puts it back in place
+  ///   and fails the save: the version it promised cannot be kept.
+  func keep(replacedIn parentFD: CInt, _ name: RawName, changedPath: String) throws -> Bool {
     guard let begun else { return false }
     let (store, id) = (begun.store, begun.id)
-    var kept = false
-    if let pendingFD = try? Syscalls.openFile(store.pendingPath, [.readOnly, .directory]) {
-      kept = (try? Syscalls.rename(from: parentFD, name, to: pendingFD, RawName("\(id).old"))) != nil
-      Syscalls.closeFile(pendingFD)
+    let old = RawName("\(id).old")
+    let pendingFD: CInt
+    do { pendingFD = try Syscalls.openFile(store.pendingPath, [.readOnly, .directory]) } catch {
+      throw PackageError.io(
+        error, "cannot keep the replaced state as a version: cannot open", path: store.pendingPath.string)
     }
-    if !kept { try? TreeRemoval.remove(name, in: parentFD) }
-    record(changedPath: changedPath, replaced: kept ? .kept : .lost)
+    defer { Syscalls.closeFile(pendingFD) }
+    do { try Syscalls.rename(from: parentFD, name, to: pendingFD, old) } catch {
+      throw PackageError.io(
+        error, "cannot keep the replaced state as a version: cannot move it into",
+        path: store.pendingPath.appending(old.string).string,
+        context: "(\(changedPath.isEmpty ? "the whole package" : changedPath))")
+    }
+    do { try record(changedPath: changedPath, replaced: .kept) } catch {
+      try? Syscalls.rename(from: pendingFD, old, to: parentFD, name)
+      throw error
+    }
     return true
   }
 
   /// After a swap that left no copy of the replaced entry: the pending version says it is lost.
   func lose(changedPath: String) {
-    record(changedPath: changedPath, replaced: .lost)
+    try? record(changedPath: changedPath, replaced: .lost)
   }
 
   /// After a save that added `changedPath` (renamed in without replacing anything): the pending
   /// version records that the previous state had no entry there.
-  func recordAbsent(changedPath: String) {
-    record(changedPath: changedPath, replaced: .absent)
+  /// - Throws: ``PackageError`` if the record cannot be written (the caller takes the entry out
+  ///   again and fails the save).
+  func recordAbsent(changedPath: String) throws {
+    try record(changedPath: changedPath, replaced: .absent)
   }
 
-  private func record(changedPath: String, replaced: PendingVersion.Replaced) {
+  /// After a save that failed once the capture was begun: removes the capture's time marker.
+  func abandon() {
+    guard let begun else { return }
+    self.begun = nil
+    try? Syscalls.unlink(begun.store.pendingPath.appending("\(begun.id).start"))
+  }
+
+  private func record(changedPath: String, replaced: PendingVersion.Replaced) throws {
     guard let begun else { return }
     let (store, id, start, root) = begun
-    self.begun = nil
     let pending = PendingVersion(
       id: id, start: start, rootPermissions: root.permissions, rootTime: root.modificationTime,
       changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes)
     let path = store.pendingPath.appending(String(id))
-    if (try? StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath)) == nil {
-      if let fd = try? Syscalls.openFile(store.pendingPath, [.readOnly, .directory]) {
-        try? TreeRemoval.remove(RawName("\(id).old"), in: fd)
-        Syscalls.closeFile(fd)
-      }
-    }
+    try StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath)
+    self.begun = nil
     try? Syscalls.unlink(store.pendingPath.appending("\(id).start"))
     Self.waitForClock(after: start, in: store.pendingPath)
   }

@@ -100,6 +100,7 @@ struct PendingVersion {
 
   /// Parses a pending record; `nil` for a torn or foreign file.
   init?(id: Int, data: Data) {
+    guard data.last == 10 else { return nil }  // every record ends with a newline: this one was cut
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
     guard lines.first == "docpkg-pending 1" else { return nil }
     var start: FileTime?, root: (FilePermissions, FileTime)?, changed: String?, replaced: Replaced?

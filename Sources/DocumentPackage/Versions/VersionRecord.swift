@@ -39,8 +39,10 @@ struct VersionRecord {
     self.rootTime = rootTime
   }
 
-  /// Parses a record; `nil` if it is not one (a torn or foreign file is ignored, never trusted).
+  /// Parses a record; `nil` if it is not a whole one (a torn or foreign file is never trusted:
+  /// ``RecordDamage`` says what is wrong, and the store reports it).
   init?(id: Int, data: Data) {
+    guard data.last == 10 else { return nil }  // every record ends with a newline: this one was cut
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
     guard lines.first == "docpkg-version 1" else { return nil }
     var date: FileTime?, origin: PackageVersion.Origin?, resolved: Bool?, size: Int64?
@@ -70,6 +72,21 @@ struct VersionRecord {
       id: id, date: date.date, origin: origin, isResolved: resolved, size: size, conflictPaths: conflicts,
       unkeptPaths: unkept)
     (rootTree, rootPermissions, rootTime) = root
+  }
+}
+
+/// What is wrong with a version or pending record that does not parse, in words for `docpkg check`.
+enum RecordDamage {
+  /// The reason `data` is not a whole record that starts with `header` and has the `required`
+  /// keys (checked only after its parser refused it).
+  static func reason(_ data: Data, header: String, required: [String]) -> String {
+    if data.isEmpty { return "it is empty" }
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+    if lines.first.map(String.init) != header { return "it does not start with '\(header)'" }
+    if data.last != 10 { return "it is cut short (its last line is incomplete)" }
+    let keys = Set(lines.dropFirst().map { String($0.prefix { $0 != " " }) })
+    if let missing = required.first(where: { !keys.contains($0) }) { return "it has no '\(missing)' line" }
+    return "a line of it is malformed"
   }
 }
 

@@ -14,7 +14,9 @@ public struct VersionDamage: Sendable, Equatable {
 extension VersionStore {
   /// Checks every version's tree objects and blobs, and returns the damaged versions (oldest
   /// first; empty when all can be read back whole). Pending versions are settled first; a version
-  /// that could not keep some entries (``PackageVersion/unkeptPaths``) is damaged too.
+  /// that could not keep some entries (``PackageVersion/unkeptPaths``) is damaged too, and so is
+  /// one whose record (settled or pending) is damaged or cannot be read (see ``versionProblems()``;
+  /// a pending version that cannot be settled is listed there, not here).
   ///
   /// A blob is checked once however many versions share it. Without `thorough`, a blob whose
   /// device, inode, size and modification time are those it had when it last matched its
@@ -29,7 +31,12 @@ extension VersionStore {
     var results: [String: String?] = [:]
     var damaged: [VersionDamage] = []
     defer { cache.save() }
-    for record in try records() {
+    settleIfPending()
+    let (records, unreadable) = try listing()
+    for problem in unreadable where problem.state == .damaged {
+      damaged.append(VersionDamage(id: problem.id, problems: [problem.description]))
+    }
+    for record in records {
       var problems = record.version.unkeptPaths.map {
         "\($0): not kept (changed in place or replaced after the save, before the store had its own copy)"
       }
@@ -52,7 +59,7 @@ extension VersionStore {
       }
       if !problems.isEmpty { damaged.append(VersionDamage(id: record.version.id, problems: problems)) }
     }
-    return damaged
+    return damaged.sorted { $0.id < $1.id }
   }
 
   private static func problem(with blob: VersionBlob, thorough: Bool, cache: inout HashCache) -> String? {

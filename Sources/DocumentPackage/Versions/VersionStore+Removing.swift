@@ -55,7 +55,7 @@ extension VersionStore {
   }
 
   /// Removes records first (a version is gone once its record is), then the objects that no
-  /// remaining version reaches (holding the store's lock: a settling process writes objects). A kill in between leaves unreferenced objects, which the next
+  /// remaining version reaches (none while a damaged record's objects are unknown) (holding the store's lock: a settling process writes objects). A kill in between leaves unreferenced objects, which the next
   /// removal collects.
   func removeLocked(_ ids: [Int]) throws {
     guard !ids.isEmpty, exists else { return }
@@ -71,7 +71,8 @@ extension VersionStore {
     let doomed = Set(ids)
     var doomedRecords: [VersionRecord] = []
     var kept: [VersionRecord] = []
-    for record in try records() {
+    let (records, problems) = try listing()
+    for record in records {
       if doomed.contains(record.version.id) { doomedRecords.append(record) } else { kept.append(record) }
     }
     var reachable = Set<String>()
@@ -85,6 +86,9 @@ extension VersionStore {
       } catch {}
     }
     try? StoreFiles.syncDirectory(versionsPath)
+    // A damaged record's objects are not known: keep every object rather than remove its only
+    // copy (the records are gone; the objects wait for a removal once it is repaired or removed).
+    guard !problems.contains(where: { $0.state == .damaged }) else { return }
     for hash in garbage.subtracting(reachable) {
       try? Syscalls.unlink(objectPath(hash))
     }

@@ -35,11 +35,13 @@ extension VersionStore {
     return try withStoreLock { try settleLocked() }
   }
 
-  /// Settles the pending versions, if any, unless this instance is settling already (best
-  /// effort: readers list what is settled).
+  /// Settles the pending versions, if any, unless this instance is settling already. Readers
+  /// list what is settled; a failure is kept in ``settleFailure`` for ``versionProblems()``.
   func settleIfPending() {
     guard !holdsStoreLock, exists, hasPendingVersions else { return }
-    _ = try? settlePendingVersions()
+    do { _ = try settlePendingVersions() } catch {
+      if settleFailure == nil { settleFailure = (pendingIDs.first ?? 0, "\(error)") }
+    }
   }
 
   /// Runs `body` holding the store's lock (`lock` in the store, `flock`): held by whatever writes
@@ -80,15 +82,25 @@ extension VersionStore {
     }
   }
 
+  /// Settles the pending versions oldest first. A pending record that cannot be read is left in
+  /// place with the files it names (the only copy of what its save replaced) and reported by
+  /// ``versionProblems()``; the versions after it are settled without it (a path its save
+  /// replaced is then read from the package, where its times name it as not kept). The first
+  /// version that fails stops the settling, and ``settleFailure`` says why.
   private func settleLocked() throws -> [PackageVersion] {
+    settleFailure = nil
     try prepare()
     var settled: [PackageVersion] = []
-    while let first = pendingIDs.first {
+    var damaged = Set<Int>()
+    while let first = pendingIDs.first(where: { !damaged.contains($0) }) {
       guard let oldest = pendingRecord(first) else {
-        removePending(first)  // not a record of ours
+        damaged.insert(first)
         continue
       }
-      settled.append(try settle(oldest))
+      do { settled.append(try settle(oldest)) } catch {
+        settleFailure = (oldest.id, "\(error)")
+        throw error
+      }
     }
     return settled
   }

@@ -61,6 +61,8 @@ public final class VersionStore {
   public let path: FilePath
   /// Whether this instance holds the store's own lock (see ``withStoreLock(_:)``).
   var holdsStoreLock = false
+  /// The pending version this instance last failed to settle, and why (see ``versionProblems()``).
+  var settleFailure: (id: Int, reason: String)?
 
   /// Opens the version store of the package at `packagePath`, renaming a moved package's store
   /// along (see the type's discussion). A package without versions has an empty store (the
@@ -154,29 +156,34 @@ public final class VersionStore {
   /// - Throws: ``PackageError`` with code `noSuchEntry` if there is none.
   public func version(_ id: Int) throws -> PackageVersion { try record(id).version }
 
+  /// The readable records, oldest first (settling first). A record that cannot be read is left
+  /// out here and reported by ``versionProblems()``.
   func records() throws -> [VersionRecord] {
     settleIfPending()
-    guard exists, try Syscalls.entryExists(versionsPath) else { return [] }
-    let names: [String]
-    do { names = try StoreFiles.names(in: versionsPath) } catch {
-      throw PackageError.io(error, "cannot list versions in", path: versionsPath.string)
-    }
-    return names.compactMap { Int($0) }.sorted().compactMap { id in try? record(id) }
+    return try listing().records
   }
 
+  /// The record of version `id` (settling first if it is pending).
+  /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no such version, `corrupt` if
+  ///   its record is damaged, `io` if it cannot be read or is pending and cannot be settled.
   func record(_ id: Int) throws -> VersionRecord {
     let file = versionsPath.appending(String(id))
     if try !Syscalls.entryExists(file), pendingIDs.contains(id) { settleIfPending() }
-    guard let data = try? StoreFiles.read(file) else {
+    switch readRecord(id) {
+    case .record(let record): return record
+    case .problem(let problem) where problem.reason == Self.noRecord:
+      if let pending = pendingProblem(id) {
+        throw PackageError(
+          pending.state == .damaged ? .corrupt : .io, "version \(id) is pending in", path: pending.recordPath.string,
+          context: pending.state == .damaged ? "but its record is damaged: \(pending.reason)" : "and \(pending.reason)")
+      }
       throw PackageError(.noSuchEntry, "no version \(id) in", path: path.string)
+    case .problem(let problem):
+      throw PackageError(.corrupt, "damaged version record", path: file.string, context: "(\(problem.reason))")
     }
-    guard let record = VersionRecord(id: id, data: data) else {
-      throw PackageError(.corrupt, "damaged version record", path: file.string)
-    }
-    return record
   }
 
-  /// Rewrites a record (to mark it resolved), atomically. Under the lock.
+  /// Rewrites a record (to mark it resolved)  /// Rewrites a record (to mark it resolved), atomically. Under the lock.
   func write(_ record: VersionRecord) throws {
     try prepare()
     try StoreFiles.writeAtomically(

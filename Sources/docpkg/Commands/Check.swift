@@ -14,8 +14,9 @@ struct Check: ParsableCommand {
       moves the complete new state (or the previous one) back in; then lists every directory of the package. \
       Then checks the version store beside it: every tree object, and every blob against its SHA-256 (a blob \
       that matched before and whose size, inode and time did not change since is not read again; --full \
-      reads them all). Prints what it did and each damaged version with its damaged entries. Exits 0 when \
-      the package and all its versions are consistent, 1 otherwise.
+      reads them all). Prints what it did and each damaged version with its damaged entries, each version \
+      record that is damaged or cannot be read, and each pending version that cannot be settled (with the \
+      reason). Exits 0 when the package and all its versions are consistent, 1 otherwise.
       """
   )
 
@@ -50,21 +51,29 @@ struct Check: ParsableCommand {
     try checkVersions(out)
   }
 
-  /// Checks the version store, if the package has one; throws after listing damaged versions.
+  /// Checks the version store, if the package has one; throws after listing damaged versions,
+  /// damaged records and versions that cannot be settled, one line each.
   private func checkVersions(_ out: StandardOutput) throws {
     let store = try VersionStore(forPackageAt: FilePath(package))
-    let versions = try store.versions()
-    guard !versions.isEmpty else { return }
     let damaged = try store.damagedVersions(thorough: full)
+    let unsettled = try store.versionProblems().filter { $0.state == .pending }
+    let versions = try store.versions()
+    guard !versions.isEmpty || !damaged.isEmpty || !unsettled.isEmpty else { return }
     for damage in damaged {
       for problem in damage.problems {
         out.write("damaged: version \(damage.id): \(problem.escapingControlCharacters)\n")
       }
     }
-    guard damaged.isEmpty else {
+    for problem in unsettled {
+      out.write("not settled: version \(problem.id): \(problem.description.escapingControlCharacters)\n")
+    }
+    let failed = Set(damaged.map(\.id) + unsettled.map(\.id)).sorted()
+    guard failed.isEmpty else {
+      let total = Set(versions.map(\.id) + failed).count
       throw PackageError(
         .corrupt,
-        "\(damaged.count) of \(versions.count) versions damaged (\(damaged.map { String($0.id) }.joined(separator: ", "))) in",
+        "\(failed.count) of \(total) versions damaged\(unsettled.isEmpty ? "" : " or not settled") "
+          + "(\(failed.map { String($0) }.joined(separator: ", "))) in",
         path: store.path.string)
     }
     out.write("ok: \(versions.count) versions\n")

@@ -15,9 +15,13 @@ struct VersionsList: ParsableCommand {
     commandName: "list", abstract: "List a package's versions, oldest first.",
     discussion: """
       Prints a header, then one line per version: id, date (local time), saved or conflict (resolved or not), \
-      size in bytes, and the entries a conflict version disagrees on. Nothing for a package without versions. \
-      --json prints [{"id", "date" (seconds since 1970), "origin", "resolved", "size", "conflictPaths"}], and \
-      "unkeptPaths" for a version that could not keep entries written in place before its copy was made.
+      size in bytes, and the entries a conflict version disagrees on. A version whose record is damaged is \
+      listed as damaged, and one a save left pending that cannot be settled as pending, each with its record \
+      and the reason in the last column. Nothing for a package without versions. --json prints [{"id", \
+      "state" (saved, conflict, damaged or pending), "date" (seconds since 1970), "origin", "resolved", \
+      "size", "conflictPaths"}], and "unkeptPaths" for a version that could not keep entries written in \
+      place before its copy was made; a damaged or pending one has "id", "state", "record" and "reason" \
+      (and "date" when its record says).
       """)
 
   @Argument(help: "The package.", completion: .file())
@@ -27,20 +31,37 @@ struct VersionsList: ParsableCommand {
   private var json: Bool { jsonOption.json }
 
   func run() throws {
-    let versions = try VersionStore(forPackageAt: FilePath(package)).versions()
+    let store = try VersionStore(forPackageAt: FilePath(package))
+    let versions = try store.versions()
+    let problems = try store.versionProblems()
     let out = StandardOutput.shared
+    // Versions and problems by id: a damaged or pending version is listed where it belongs.
+    let entries: [(id: Int, version: PackageVersion?, problem: VersionProblem?)] =
+      (versions.map { ($0.id, $0, nil) } + problems.map { ($0.id, nil, $0) }).sorted { $0.id < $1.id }
     if json {
-      let items = versions.map { version in
-        let paths = version.conflictPaths.map(\.jsonQuoted).joined(separator: ",")
-        return "{\"id\":\(version.id),\"date\":\(version.date.timeIntervalSince1970),"
-          + "\"origin\":\"\(version.origin.rawValue)\",\"resolved\":\(version.isResolved),"
-          + "\"size\":\(version.size),\"conflictPaths\":[\(paths)]" + unkept(version) + "}"
+      let items = entries.map { entry in
+        if let version = entry.version {
+          let paths = version.conflictPaths.map(\.jsonQuoted).joined(separator: ",")
+          return "{\"id\":\(version.id),\"state\":\"\(version.origin.rawValue)\","
+            + "\"date\":\(version.date.timeIntervalSince1970),"
+            + "\"origin\":\"\(version.origin.rawValue)\",\"resolved\":\(version.isResolved),"
+            + "\"size\":\(version.size),\"conflictPaths\":[\(paths)]" + unkept(version) + "}"
+        }
+        let problem = entry.problem!
+        return "{\"id\":\(problem.id),\"state\":\"\(problem.state.rawValue)\","
+          + (problem.date.map { "\"date\":\($0.timeIntervalSince1970)," } ?? "")
+          + "\"record\":\(problem.recordPath.string.jsonQuoted),\"reason\":\(problem.reason.jsonQuoted)}"
       }
       out.write("[" + items.joined(separator: ",") + "]\n")
       return
     }
-    guard !versions.isEmpty else { return }
-    let rows = versions.map { version in
+    guard !entries.isEmpty else { return }
+    let rows = entries.map { entry in
+      guard let version = entry.version else {
+        let problem = entry.problem!
+        let record = "\(problem.recordPath.string): \(problem.reason)"
+        return ["\(problem.id)", problem.date?.localTimestamp ?? "-", problem.state.rawValue, "-", record]
+      }
       let state =
         version.origin == .conflict
         ? (version.isResolved ? "conflict (resolved)" : "conflict (unresolved)")

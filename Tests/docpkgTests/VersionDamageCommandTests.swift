@@ -1,0 +1,173 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 23: the version store never says ok about damage. Each test damages one thing after
+/// five saves and checks what `check`, `versions list` and the settler do about it.
+@Suite("docpkg versions: damage is reported, never dropped")
+struct VersionDamageCommandTests {
+  /// Saves run without the detached settler, so a test decides when settling happens.
+  static let noBackground = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+
+  /// Five saves of `a.txt` ("0" to "4"): version (or pending version) 1 is the empty package the
+  /// first one created, 2 to 5 hold "0" to "3".
+  static func fiveSaves(_ package: String, as user: [String] = []) throws {
+    for index in 0..<5 {
+      let arguments = ["put", package, "a.txt"] + (index == 0 ? ["--create"] : [])
+      let result =
+        user.isEmpty
+        ? try Shell.docpkg(arguments, input: Data("\(index)".utf8), environment: noBackground)
+        : try Shell.run(
+          "/usr/bin/setpriv", user + [Shell.docpkgPath] + arguments, input: Data("\(index)".utf8),
+          environment: noBackground, check: false)
+      #expect(result.status == 0, "\(result.standardError)")
+    }
+  }
+
+  static func store(of package: String) -> String {
+    let url = URL(fileURLWithPath: package)
+    return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).docpkg-versions").path
+  }
+
+  /// The `versions list` rows after the header, split into cells.
+  static func rows(_ package: String) throws -> [[Substring]] {
+    let result = try Shell.docpkg(["versions", "list", package])
+    #expect(result.status == 0, "\(result.standardError)")
+    return result.standardOutput.split(separator: "\n").dropFirst().map { $0.split(separator: " ") }
+  }
+
+  @Test func aTruncatedRecordIsReportedByCheckAndMarkedInTheList() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("T.mydoc")
+    try Self.fiveSaves(package)
+    let record = Self.store(of: package) + "/versions/3"
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    let whole = try Data(contentsOf: URL(fileURLWithPath: record))
+    try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: record))
+
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1)
+    #expect(!check.standardOutput.contains("versions\n"))
+    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains(record) }
+    #expect(lines.count == 1, "\(check.standardOutput)")
+    #expect(lines.first?.contains("damaged version record") == true, "\(check.standardOutput)")
+
+    let rows = try Self.rows(package)
+    #expect(rows.map { $0[0] } == ["1", "2", "3", "4", "5"])
+    #expect(rows.count == 5 && rows[2].contains("damaged"), "\(rows)")
+    let json = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
+    #expect(json.contains("{\"id\":3,\"state\":\"damaged\""), "\(json)")
+    // The record is left as it was for whoever repairs it.
+    #expect(try Data(contentsOf: URL(fileURLWithPath: record)) == whole.prefix(whole.count / 2))
+  }
+
+  @Test func garbageInAPendingRecordKeepsTheReplacedBytesAndIsReported() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("G.mydoc")
+    try Self.fiveSaves(package)
+    let pending = Self.store(of: package) + "/pending/3"
+    let old = pending + ".old"
+    #expect(FileManager.default.contents(atPath: old) == Data("1".utf8))
+    try Data("garbage\u{1}\u{2}\n".utf8).write(to: URL(fileURLWithPath: pending))
+
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    // The only copy of version 3's bytes is still there, and so is its record.
+    #expect(FileManager.default.contents(atPath: old) == Data("1".utf8))
+    #expect(FileManager.default.fileExists(atPath: pending))
+
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1)
+    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains(pending) }
+    #expect(lines.count == 1, "\(check.standardOutput)")
+    #expect(lines.first?.contains("damaged pending version record") == true, "\(check.standardOutput)")
+    #expect(FileManager.default.contents(atPath: old) == Data("1".utf8))
+
+    let rows = try Self.rows(package)
+    #expect(rows.map { $0[0] } == ["1", "2", "3", "4", "5"])
+    #expect(rows.count == 5 && rows[2].contains("damaged"), "\(rows)")
+    #expect(try Shell.docpkg(["cat", package + "@4", "a.txt"]).standardOutput == "2")
+    let json = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
+    #expect(json.contains("{\"id\":3,\"state\":\"damaged\""), "\(json)")
+  }
+
+  @Test(.enabled(if: getuid() == 0, "running a save as another user needs root (setpriv)"))
+  func aSaveThatCannotKeepTheReplacedStateFailsAndChangesNothing() throws {
+    let temp = try TemporaryDirectory()
+    let user = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+    let folder = try temp.makeDirectory("home")
+    try Shell.run("/bin/chown", ["65534:65534", folder])
+    let package = folder + "/R.mydoc"
+    try Self.fiveSaves(package, as: user)
+    let put = try Shell.run(
+      "/usr/bin/setpriv", user + [Shell.docpkgPath, "put", package, "b.txt"], input: Data("bee".utf8),
+      environment: Self.noBackground)
+    #expect(put.status == 0)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    try Shell.run("/bin/chown", ["-R", "0:0", package])
+    let before = try Shell.run("/bin/ls", ["-liR", "--full-time", package]).standardOutput
+    let listed = try Self.rows(package)
+
+    // Removing a root entry builds a new root: the old one, owned by root, cannot be moved into
+    // the store. Replacing a root entry fails sooner: the package's root is not the user's.
+    for (arguments, message) in [
+      (["rm", package, "b.txt"], "cannot keep"), (["put", package, "a.txt"], "cannot exchange"),
+    ] {
+      let result = try Shell.run(
+        "/usr/bin/setpriv", user + [Shell.docpkgPath] + arguments, input: Data("new".utf8),
+        environment: Self.noBackground, check: false)
+      #expect(result.status == 1, "\(arguments): \(result.standardOutput)")
+      #expect(result.standardError.hasPrefix("docpkg: error: "), "\(result.standardError)")
+      #expect(result.standardError.contains(message), "\(result.standardError)")
+      #expect(result.standardError.contains("Permission denied"), "\(result.standardError)")
+      // The package is as it was, and nothing half-written is left beside it.
+      #expect(try Shell.run("/bin/ls", ["-liR", "--full-time", package]).standardOutput == before)
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [".R.mydoc.docpkg-versions", "R.mydoc"])
+    }
+    #expect(try Self.rows(package) == listed)
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    #expect(FileManager.default.contents(atPath: package + "/b.txt") == Data("bee".utf8))
+    #expect(try Shell.docpkg(["cat", package + "@6", "a.txt"]).standardOutput == "4")
+  }
+
+  @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+  func versionsThatCannotSettleOnAFullDiskAreListedAsPendingWithTheReason() throws {
+    let temp = try TemporaryDirectory()
+    let point = try temp.makeDirectory("small")
+    try Shell.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", point])
+    defer { _ = try? Shell.run("/bin/umount", [point], check: false) }
+    let package = point + "/F.mydoc"
+    try Self.fiveSaves(package)
+    try Shell.docpkg(
+      ["put", package, "big.bin"], input: Data(repeating: 7, count: 1 << 20), environment: Self.noBackground)
+    let filler = point + "/filler"
+    let fill = try Shell.run("/bin/dd", ["if=/dev/zero", "of=" + filler, "bs=64k"], check: false)
+    #expect(fill.standardError.contains("No space left on device"))
+
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1)
+    #expect(!check.standardOutput.contains("versions\n"))
+    let pendingLines = check.standardOutput.split(separator: "\n").filter { $0.hasPrefix("not settled: ") }
+    #expect(pendingLines.count == 6, "\(check.standardOutput)")
+    #expect(pendingLines.allSatisfy { $0.contains("/pending/") }, "\(check.standardOutput)")
+    #expect(pendingLines.first?.contains("No space left on device") == true, "\(check.standardOutput)")
+
+    let rows = try Self.rows(package)
+    #expect(rows.map { $0[0] } == ["1", "2", "3", "4", "5", "6"], "\(rows)")
+    #expect(rows.allSatisfy { $0.contains("pending") }, "\(rows)")
+    let json = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
+    #expect(json.contains("{\"id\":1,\"state\":\"pending\""), "\(json)")
+    #expect(json.contains("No space left on device"), "\(json)")
+    let show = try Shell.docpkg(["versions", "show", package, "1"])
+    #expect(show.status == 1)
+    #expect(show.standardError.contains("version 1 is pending"), "\(show.standardError)")
+    #expect(show.standardError.contains("No space left on device"), "\(show.standardError)")
+
+    try FileManager.default.removeItem(atPath: filler)
+    let again = try Shell.docpkg(["check", package])
+    #expect(again.status == 0, "\(again.standardOutput)\(again.standardError)")
+    #expect(again.standardOutput.contains("ok: 6 versions"))
+    #expect(try Shell.docpkg(["cat", package + "@6", "a.txt"]).standardOutput == "4")
+  }
+}
