@@ -1,3 +1,4 @@
+import CSystemShims
 import SystemPackage
 
 #if canImport(Glibc)
@@ -40,7 +41,7 @@ extension Syscalls {
       guard cut > start || (start == 0 && bytes[0] == slash) else { throw .fileNameTooLong }
       let prefix = cut == start ? [slash, 0] : Array(bytes[start..<cut]) + [0]
       let next = try retrying {
-        prefix.withUnsafeBufferPointer { openat(dirfd, $0.baseAddress!, O_PATH | O_DIRECTORY | O_CLOEXEC) }
+        prefix.withUnsafeBufferPointer { openat(dirfd, $0.baseAddress!, DOCPKG_O_PATH | O_DIRECTORY | O_CLOEXEC) }
       }
       if dirfd != AT_FDCWD { closeFile(dirfd) }
       dirfd = next

@@ -1,3 +1,4 @@
+import CSystemShims
 import SystemPackage
 
 #if canImport(Glibc)
@@ -63,7 +64,7 @@ extension Syscalls {
     // Too long for inotify_add_watch, which takes no directory descriptor: the directory is opened
     // (not following a link, as `dontFollow` would not) and watched through its /proc/self/fd name.
     let directory = try resolving(path) { dirfd, name throws(Errno) in
-      try retrying { openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+      try retrying { openat(dirfd, name, DOCPKG_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
     }
     defer { closeFile(directory) }
     return try retrying { inotify_add_watch(fd, "/proc/self/fd/\(directory)", mask | WatchMask.onlyDirectory) }
