@@ -154,3 +154,9 @@ int docpkg_termination_signal_pipe(void) {
   }
   return ends[0];
 }
+
+#if defined(O_PATH)
+const int DOCPKG_O_PATH = O_PATH;
+#else
+const int DOCPKG_O_PATH = O_RDONLY;
+#endif

@@ -16,6 +16,10 @@ int docpkg_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
 extern const unsigned int DOCPKG_RENAME_NOREPLACE;
 extern const unsigned int DOCPKG_RENAME_EXCHANGE;
 
+/// open(2)'s O_PATH: a descriptor that only names a directory (to resolve paths relative to it);
+/// O_RDONLY where there is no such flag.
+extern const int DOCPKG_O_PATH;
+
 /// ioctl(dest, FICLONE, src): share all extents of `src_fd` with `dest_fd` (a reflink). ENOTSUP/EOPNOTSUPP where unsupported.
 int docpkg_ficlone(int dest_fd, int src_fd);
 

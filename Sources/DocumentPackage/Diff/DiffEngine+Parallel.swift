@@ -32,9 +32,11 @@ extension DiffEngine {
     if let error = errors[0] ?? errors[1] { throw error }
   }
 
+  /// (An explicit stack, not recursion: this runs on a worker, whose stack is small.)
   private static func listEverything(_ directory: PackageNode) throws {
-    for child in try directory.sortedChildren() where child.kind == .directory {
-      try listEverything(child)
+    var pending = [directory]
+    while let directory = pending.popLast() {
+      pending.append(contentsOf: try directory.sortedChildren().lazy.filter { $0.kind == .directory }.reversed())
     }
   }
 

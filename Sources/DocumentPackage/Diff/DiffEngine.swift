@@ -47,8 +47,8 @@ struct DiffEngine {
     if old.kind == .directory, new.kind == .directory {
       if Self.canReadInParallel(old, new) { try Self.listInParallel(old, new) }
       try visitChildren(old, new, prefix: "")
-    } else {
-      try visit(old, new, path: "")
+    } else if try visit(old, new, path: "") {
+      try visitChildren(old, new, prefix: "")
     }
     try readPending(parallel: Self.canCompareInParallel(old, new))
     try pairRenames()
@@ -68,53 +68,83 @@ struct DiffEngine {
 
   // MARK: Phase 1: walking
 
+  /// Visits the children of `old` and `new` (either may be absent or not a directory), and
+  /// everything below them, in path order: with an explicit stack of the directories on the way
+  /// down, not recursion (a package's depth is its own to choose, and this may run on a worker).
   private mutating func visitChildren(_ old: PackageNode?, _ new: PackageNode?, prefix: String) throws {
-    let a = old?.kind == .directory ? try old!.sortedChildren() : []
-    let b = new?.kind == .directory ? try new!.sortedChildren() : []
-    func path(_ name: String) -> String { prefix.isEmpty ? name : prefix + "/" + name }
-    var i = 0, j = 0
-    while i < a.count || j < b.count {
+    var levels = [try Level(old, new, prefix: prefix)]
+    while !levels.isEmpty {
+      let top = levels.count - 1
+      guard let (a, b, path) = levels[top].next() else {
+        levels.removeLast()
+        continue
+      }
+      if try visit(a, b, path: path) { levels.append(try Level(a, b, prefix: path)) }
+    }
+  }
+
+  /// The children of one pair of directories, merged by name, being visited.
+  private struct Level {
+    let a: [PackageNode]
+    let b: [PackageNode]
+    let prefix: String
+    var i = 0
+    var j = 0
+
+    init(_ old: PackageNode?, _ new: PackageNode?, prefix: String) throws {
+      a = old?.kind == .directory ? try old!.sortedChildren() : []
+      b = new?.kind == .directory ? try new!.sortedChildren() : []
+      self.prefix = prefix
+    }
+
+    /// The next pair of same-named children (either absent), and its path.
+    mutating func next() -> (PackageNode?, PackageNode?, String)? {
+      func path(_ name: String) -> String { prefix.isEmpty ? name : prefix + "/" + name }
+      guard i < a.count || j < b.count else { return nil }
       if j == b.count || (i < a.count && a[i].name.utf8.lexicographicallyPrecedes(b[j].name.utf8)) {
-        try visit(a[i], nil, path: path(a[i].name))
-        i += 1
+        defer { i += 1 }
+        return (a[i], nil, path(a[i].name))
       } else if i == a.count || a[i].name != b[j].name {
-        try visit(nil, b[j], path: path(b[j].name))
-        j += 1
+        defer { j += 1 }
+        return (nil, b[j], path(b[j].name))
       } else {
-        try visit(a[i], b[j], path: path(a[i].name))
-        i += 1
-        j += 1
+        defer {
+          i += 1
+          j += 1
+        }
+        return (a[i], b[j], path(a[i].name))
       }
     }
   }
 
-  private mutating func visit(_ old: PackageNode?, _ new: PackageNode?, path: String) throws {
+  /// Records what changed at `path`; returns whether the children of `old` and `new` are to be visited.
+  private mutating func visit(_ old: PackageNode?, _ new: PackageNode?, path: String) throws -> Bool {
     order += 1
     let position = order
     switch (old, new) {
     case (nil, let new?):
       if new.kind == .directory {
         found.append((position, Change.added(path: path, Entry(new), patch: nil)))
-        try visitChildren(nil, new, prefix: path)
+        return true
       } else {
         added.append(Candidate(node: new, path: path, order: position, entry: Entry(new)))
       }
     case (let old?, nil):
       if old.kind == .directory {
         found.append((position, Change.deleted(path: path, Entry(old), patch: nil)))
-        try visitChildren(old, nil, prefix: path)
+        return true
       } else {
         deleted.append(Candidate(node: old, path: path, order: position, entry: Entry(old)))
       }
     case (let old?, let new?) where old.kind != new.kind:
       found.append((position, Change.typeChanged(path: path, old: Entry(old), new: Entry(new))))
-      try visitChildren(old, new, prefix: path)
+      return true
     case (let old?, let new?):
       var details = attributeDetails(old, new)
       switch old.kind {
       case .directory:
         record(position, path, old, new, details)
-        try visitChildren(old, new, prefix: path)
+        return true
       case .symlink:
         if old.symbolicLinkDestination != new.symbolicLinkDestination { details.insert(.symbolicLinkDestination) }
         record(position, path, old, new, details)
@@ -137,6 +167,7 @@ struct DiffEngine {
     case (nil, nil):
       break
     }
+    return false
   }
 
   func attributeDetails(_ old: PackageNode, _ new: PackageNode) -> Change.Details {

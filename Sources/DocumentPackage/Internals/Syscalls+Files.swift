@@ -107,7 +107,7 @@ extension Syscalls {
 
   /// Removes the file (not a directory) at `path`.
   package static func unlink(_ path: FilePath) throws(Errno) {
-    _ = try retrying { path.withPlatformString { systemUnlink($0) } }
+    _ = try resolving(path) { dirfd, name throws(Errno) in try retrying { unlinkat(dirfd, name, 0) } }
   }
 
   /// `rename` flag: fail with EEXIST rather than replace (ENOSYS/EINVAL where unsupported).
@@ -128,7 +128,12 @@ extension Syscalls {
 
   /// Whether anything (even a dangling link) is at `path`; throws for errors other than ENOENT.
   package static func exists(_ path: FilePath) throws(Errno) -> Bool {
-    try exists(in: AT_FDCWD, RawName(path: path))
+    do {
+      _ = try statusNoFollow(path)
+      return true
+    } catch  where error == .noSuchFileOrDirectory {
+      return false
+    }
   }
 
   /// Makes a fresh, owner-only directory in `dirfd` named by ``TemporaryName`` for `label`, and returns its name.
@@ -150,6 +155,3 @@ extension Syscalls {
     try TreeRemoval.remove(name, in: dirfd)
   }
 }
-
-/// libc's `unlink`, which `Syscalls.unlink` would otherwise shadow.
-private func systemUnlink(_ path: UnsafePointer<CChar>) -> CInt { unlink(path) }

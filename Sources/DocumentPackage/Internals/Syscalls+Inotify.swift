@@ -1,3 +1,4 @@
+import CSystemShims
 import SystemPackage
 
 #if canImport(Glibc)
@@ -54,9 +55,19 @@ extension Syscalls {
   /// Adds (or updates) a watch on the directory at `path`; the same inode always gives the same watch.
   /// - Throws: `Errno` — ENOSPC when `fs.inotify.max_user_watches` is reached.
   package static func addWatch(_ fd: CInt, _ path: FilePath, mask: UInt32) throws(Errno) -> CInt {
-    try retrying {
-      path.withPlatformString { inotify_add_watch(fd, $0, mask | WatchMask.onlyDirectory | WatchMask.dontFollow) }
+    let length = path.withPlatformString { strlen($0) }
+    guard length > longestPath else {
+      return try retrying {
+        path.withPlatformString { inotify_add_watch(fd, $0, mask | WatchMask.onlyDirectory | WatchMask.dontFollow) }
+      }
     }
+    // Too long for inotify_add_watch, which takes no directory descriptor: the directory is opened
+    // (not following a link, as `dontFollow` would not) and watched through its /proc/self/fd name.
+    let directory = try resolving(path) { dirfd, name throws(Errno) in
+      try retrying { openat(dirfd, name, DOCPKG_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+    }
+    defer { closeFile(directory) }
+    return try retrying { inotify_add_watch(fd, "/proc/self/fd/\(directory)", mask | WatchMask.onlyDirectory) }
   }
 
   /// Removes a watch; a watch the kernel already dropped is not an error.

@@ -36,13 +36,15 @@ package enum Syscalls {
 
   package static func statusNoFollow(_ path: FilePath) throws(Errno) -> FileStatus {
     var raw = CStat()
-    _ = try retrying { path.withPlatformString { lstat($0, &raw) } }
+    _ = try resolving(path) { dirfd, name throws(Errno) in
+      try retrying { fstatat(dirfd, name, &raw, AT_SYMLINK_NOFOLLOW) }
+    }
     return FileStatus(raw)
   }
 
   package static func statusFollowing(_ path: FilePath) throws(Errno) -> FileStatus {
     var raw = CStat()
-    _ = try retrying { path.withPlatformString { stat($0, &raw) } }
+    _ = try resolving(path) { dirfd, name throws(Errno) in try retrying { fstatat(dirfd, name, &raw, 0) } }
     return FileStatus(raw)
   }
 
@@ -59,7 +61,7 @@ package enum Syscalls {
   }
 
   package static func openFile(_ path: FilePath, _ flags: CInt, mode: mode_t = 0) throws(Errno) -> CInt {
-    try retrying { path.withPlatformString { open($0, flags | O_CLOEXEC, mode) } }
+    try resolving(path) { dirfd, name throws(Errno) in try retrying { openat(dirfd, name, flags | O_CLOEXEC, mode) } }
   }
 
   package static func closeFile(_ fd: CInt) { _ = close(fd) }
@@ -116,8 +118,7 @@ package enum Syscalls {
   }
 
   package static func readLink(at path: FilePath) throws(Errno) -> String {
-    let result = path.withPlatformString { p in Result { () throws(Errno) in try readLink(in: AT_FDCWD, p) } }
-    return try result.get()
+    try resolving(path) { dirfd, name throws(Errno) in try readLink(in: dirfd, name) }
   }
 
   /// Maps `length` bytes of `fd` read-only. The mapping outlives `fd`.

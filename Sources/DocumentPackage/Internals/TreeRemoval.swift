@@ -11,6 +11,8 @@ package enum TreeRemoval {
   /// Removes `name` in `dirfd`, whatever it is (`isDirectory` when known, to skip trying `unlink`);
   /// nothing there is not an error.
   /// Directories without write or search permission for the owner are given it first.
+  /// The tree is walked with an explicit stack of the directories open on the way down, not by
+  /// recursion, whatever its depth.
   /// - Throws: `Errno` of the first failure.
   package static func remove(_ name: RawName, in dirfd: CInt, isDirectory: Bool = false) throws(Errno) {
     if !isDirectory {
@@ -25,20 +27,67 @@ package enum TreeRemoval {
         }
       }
     }
-    let fd = try Syscalls.openDirectory(in: dirfd, name)
-    defer { Syscalls.closeFile(fd) }
-    let own = try Syscalls.status(of: fd)
-    if own.permissions.rawValue & 0o300 != 0o300 {
-      try Syscalls.setPermissions(fd, FilePermissions(rawValue: own.permissions.rawValue | 0o700))
-    }
-    for entry in try Syscalls.entries(ofDirectory: fd) {
-      if entry.type == .directory || entry.type == .unknown {
-        try remove(entry.name, in: fd, isDirectory: entry.type == .directory)
-      } else {
-        do { try Syscalls.unlink(in: fd, entry.name, directory: false) } catch  where error == .noSuchFileOrDirectory {}
+    var stack: [Emptying] = []
+    defer { for directory in stack { Syscalls.closeFile(directory.fd) } }
+    stack.append(try open(name, in: dirfd))
+    while !stack.isEmpty {
+      let top = stack.count - 1
+      let fd = stack[top].fd
+      guard let next = stack[top].remaining.popLast() else {
+        let directory = stack.removeLast()
+        Syscalls.closeFile(directory.fd)
+        let parent = stack.last?.fd ?? dirfd
+        do { try Syscalls.unlink(in: parent, directory.name, directory: true) } catch
+          where error == .noSuchFileOrDirectory
+        {}
+        continue
       }
+      if !next.isDirectory {
+        do {
+          try Syscalls.unlink(in: fd, next.name, directory: false)
+          continue
+        } catch {
+          switch error {
+          case .noSuchFileOrDirectory: continue
+          case .isDirectory, .notPermitted: break
+          default: throw error
+          }
+        }
+      }
+      do { stack.append(try open(next.name, in: fd)) } catch  where error == .noSuchFileOrDirectory {}
     }
-    do { try Syscalls.unlink(in: dirfd, name, directory: true) } catch  where error == .noSuchFileOrDirectory {}
+  }
+
+  /// A directory being emptied: its subdirectories (or entries of unknown type) still to remove.
+  private struct Emptying {
+    let name: RawName
+    let fd: CInt
+    var remaining: [(name: RawName, isDirectory: Bool)]
+  }
+
+  /// Opens the directory `name` in `dirfd` to empty it: makes it writable and searchable for the
+  /// owner, unlinks its files and links, and lists the entries left (directories, unknown types).
+  private static func open(_ name: RawName, in dirfd: CInt) throws(Errno) -> Emptying {
+    let fd = try Syscalls.openDirectory(in: dirfd, name)
+    do {
+      let own = try Syscalls.status(of: fd)
+      if own.permissions.rawValue & 0o300 != 0o300 {
+        try Syscalls.setPermissions(fd, FilePermissions(rawValue: own.permissions.rawValue | 0o700))
+      }
+      var remaining: [(name: RawName, isDirectory: Bool)] = []
+      for entry in try Syscalls.entries(ofDirectory: fd) {
+        if entry.type == .directory || entry.type == .unknown {
+          remaining.append((entry.name, entry.type == .directory))
+        } else {
+          do { try Syscalls.unlink(in: fd, entry.name, directory: false) } catch  where error == .noSuchFileOrDirectory
+          {}
+        }
+      }
+      return Emptying(name: name, fd: fd, remaining: remaining)
+    } catch {
+      Syscalls.closeFile(fd)
+      throw error
+    }
   }
 
   /// Whether anything (even a dangling link) is at `name` in `dirfd`.

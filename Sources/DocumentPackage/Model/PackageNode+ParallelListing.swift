@@ -35,9 +35,13 @@ extension PackageNode {
   }
 
   /// Lists `directory` and every directory below it, skipping what cannot be listed.
+  /// (An explicit stack: a worker thread's stack is small, and the depth is the package's.)
   private static func listSubtree(_ directory: PackageNode) {
-    guard let children = try? directory.sortedChildren() else { return }
-    for child in children where child.kind == .directory && child.isBackedByDisk { listSubtree(child) }
+    var pending = [directory]
+    while let directory = pending.popLast() {
+      guard let children = try? directory.sortedChildren() else { continue }
+      pending.append(contentsOf: children.lazy.filter { $0.kind == .directory && $0.isBackedByDisk })
+    }
   }
 }
 

@@ -85,29 +85,36 @@ extension PackageNode {
   /// memory count as differences.
   /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
   public func matchesContents(of path: FilePath) -> Bool {
-    guard let origin, edits.isEmpty else { return false }
-    guard let status = try? (self.parent == nil ? Syscalls.statusFollowing(path) : Syscalls.statusNoFollow(path)),
-      status.isUnchanged(comparedTo: origin.status)
-    else { return false }
-    guard kind == .directory, let loadedChildren else { return true }
-    guard let (_, entries) = try? Syscalls.listDirectory(path), entries.count == loadedChildren.count else {
-      return false
-    }
-    for entry in entries {
-      guard let child = loadedChildren[entry.name],
-        child.origin?.name == entry.rawName,
-        child.matchesContents(of: path.appending(entry.rawName))
+    var pending: [(node: PackageNode, path: FilePath)] = [(self, path)]
+    while let (node, path) = pending.popLast() {
+      guard let origin = node.origin, node.edits.isEmpty else { return false }
+      guard
+        let status = try?
+          (node === self && parent == nil
+          ? Syscalls.statusFollowing(path) : Syscalls.statusNoFollow(path)),
+        status.isUnchanged(comparedTo: origin.status)
       else { return false }
+      guard node.kind == .directory, let loadedChildren = node.loadedChildren else { continue }
+      guard let (_, entries) = try? Syscalls.listDirectory(path), entries.count == loadedChildren.count else {
+        return false
+      }
+      for entry in entries {
+        guard let child = loadedChildren[entry.name], child.origin?.name == entry.rawName else { return false }
+        pending.append((child, path.appending(entry.rawName)))
+      }
     }
     return true
   }
 
   /// Lists the children from disk (directories) and reads the contents (files) of the whole tree.
   func loadEverything(options: ReadingOptions) throws {
-    switch kind {
-    case .directory: for child in try children().values { try child.loadEverything(options: options) }
-    case .file: _ = try contents(options: options)
-    case .symlink: break
+    var pending: [PackageNode] = [self]
+    while let node = pending.popLast() {
+      switch node.kind {
+      case .directory: pending.append(contentsOf: try node.children().values)
+      case .file: _ = try node.contents(options: options)
+      case .symlink: break
+      }
     }
   }
 

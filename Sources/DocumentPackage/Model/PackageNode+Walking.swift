@@ -11,17 +11,13 @@ extension PackageNode {
   public func walk(maxDepth: Int? = nil, _ visit: (_ node: PackageNode, _ path: String, _ depth: Int) throws -> Bool)
     throws
   {
-    try walk(path: "", depth: 0, maxDepth: maxDepth, visit)
-  }
-
-  private func walk(
-    path: String, depth: Int, maxDepth: Int?, _ visit: (PackageNode, String, Int) throws -> Bool
-  ) throws {
-    guard try visit(self, path, depth), kind == .directory else { return }
-    if let maxDepth, depth >= maxDepth { return }
-    let prefix = path.isEmpty ? "" : path + "/"
-    for child in try sortedChildren() {
-      try child.walk(path: prefix + child.name, depth: depth + 1, maxDepth: maxDepth, visit)
+    // An explicit stack, not recursion: the depth of a package is the input's to choose.
+    var pending: [(node: PackageNode, path: String, depth: Int)] = [(self, "", 0)]
+    while let (node, path, depth) = pending.popLast() {
+      guard try visit(node, path, depth), node.kind == .directory else { continue }
+      if let maxDepth, depth >= maxDepth { continue }
+      let prefix = path.isEmpty ? "" : path + "/"
+      for child in try node.sortedChildren().reversed() { pending.append((child, prefix + child.name, depth + 1)) }
     }
   }
 }

@@ -122,10 +122,28 @@ public final class PackageNode {
     case source(any FileContentSource)
   }
 
+  /// Cuts the children from the tree (see "Ownership" above). A child this node held the last
+  /// reference to is taken apart here too, its own children queued, and so on down: releasing a
+  /// chain of 10,000 directories would otherwise run 10,000 nested `deinit`s and overflow the stack.
   deinit {
-    if let loadedChildren {
-      for child in loadedChildren.values where child.parent === self { child.parent = nil }
+    var pending = Self.takeChildren(of: self)
+    while var node = pending.popLast() {
+      guard isKnownUniquelyReferenced(&node) else { continue }
+      pending.append(contentsOf: Self.takeChildren(of: node))
+    }  // each `node` is released at the end of its turn, holding no children
+  }
+
+  /// Empties `directory`'s children, cutting those it is the parent of; returns them.
+  private static func takeChildren(of directory: PackageNode) -> [PackageNode] {
+    guard let children = directory.loadedChildren else { return [] }
+    directory.loadedChildren = nil  // also drops sortedChildrenCache
+    var taken: [PackageNode] = []
+    taken.reserveCapacity(children.count)
+    for child in children.values {
+      if child.parent === directory { child.parent = nil }
+      taken.append(child)
     }
+    return taken
   }
 
   init(kind: NodeKind, name: String, permissions: FilePermissions, origin: DiskOrigin?) {
@@ -231,9 +249,12 @@ public final class PackageNode {
   /// last saved. Nodes made in memory count as changed.
   /// - Complexity: O(*n*) in the number of loaded nodes below this one.
   public var hasUnsavedChanges: Bool {
-    if origin == nil || !edits.isEmpty { return true }
-    guard let loadedChildren else { return false }
-    return loadedChildren.values.contains { $0.hasUnsavedChanges }
+    var pending: [PackageNode] = [self]
+    while let node = pending.popLast() {
+      if node.origin == nil || !node.edits.isEmpty { return true }
+      if let loadedChildren = node.loadedChildren { pending.append(contentsOf: loadedChildren.values) }
+    }
+    return false
   }
 
   /// Whether a directory's children have been listed (always true for directories made in memory).

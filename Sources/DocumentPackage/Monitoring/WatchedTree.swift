@@ -133,13 +133,18 @@ final class WatchedTree {
       let path = absolute(directory)
       let watch: CInt
       do { watch = try addWatch(path, mask: WatchMask.contents) } catch {
-        if error.code == .limitExceeded { throw error }
+        // A path too long to name (a package thousands of directories deep) is refused rather than
+        // left unwatched without a word.
+        if error.code == .limitExceeded || error.errno == .fileNameTooLong { throw error }
         continue  // vanished or became a file meanwhile: its parent's events say so
       }
       watchOfDirectory[directory] = watch
       directoryOfWatch[watch] = directory
       let listing: [DirectoryEntry]
-      do { listing = try Syscalls.listDirectory(path).1 } catch { continue }
+      do { listing = try Syscalls.listDirectory(path).1 } catch {
+        if error == .fileNameTooLong { throw PackageError.io(error, "cannot list directory", path: path) }
+        continue
+      }
       for entry in listing {
         guard let signature = Signature(entry.status) else { continue }
         let child = directory.isEmpty ? entry.name : directory + "/" + entry.name

@@ -47,6 +47,8 @@ enum ExternalChangeDetector {
   static func changes(in root: PackageNode, location: PackageLocation) -> [ExternalChange] {
     var seen = Set<ObjectIdentifier>()
     var changes: [ExternalChange] = []
+    // An explicit stack, not recursion: the package's depth is not ours to choose.
+    var pending: [PackageNode] = []
     func visit(_ node: PackageNode) {
       guard seen.insert(ObjectIdentifier(node)).inserted else { return }
       if let origin = node.origin, origin.location === location {
@@ -69,10 +71,12 @@ enum ExternalChangeDetector {
           }
         }
       }
-      for child in node.loadedChildren?.values ?? [:].values { visit(child) }
+      pending.append(contentsOf: node.loadedChildren?.values ?? [:].values)
     }
-    visit(root)
-    for node in location.detachedNodes { visit(node) }
+    for start in [root] + location.detachedNodes {
+      pending.append(start)
+      while let node = pending.popLast() { visit(node) }
+    }
     return changes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
   }
 }

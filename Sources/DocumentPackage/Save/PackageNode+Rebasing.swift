@@ -26,14 +26,14 @@ extension PackageNode {
       while length < min(previous.count, chain.count) && previous[length] === chain[length] { length += 1 }
       common = Array(previous[..<length])
     }
-    func visit(_ node: PackageNode) {
+    var pending: [PackageNode] = [self]  // an explicit stack: the depth is the package's
+    while let node = pending.popLast() {
       if node.origin == nil || !node.edits.isEmpty {
         note(node)
-        if node.origin == nil { return }  // everything below a new node is new too
+        if node.origin == nil { continue }  // everything below a new node is new too
       }
-      for child in node.loadedChildren?.values ?? [:].values { visit(child) }
+      pending.append(contentsOf: node.loadedChildren?.values ?? [:].values)
     }
-    visit(self)
     return common?.last
   }
 
@@ -45,9 +45,20 @@ extension PackageNode {
   /// read from the saved file from now on.
   /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
   func rebase(location: PackageLocation, relativePath: FilePath) {
-    let path = relativePath.isEmpty ? location.root : location.root.pushing(relativePath)
-    guard let status = try? Syscalls.statusNoFollow(path) else { return }  // keep edits: saved again next time
-    origin = DiskOrigin(location: location, relativePath: relativePath, status: status)
+    var pending: [(node: PackageNode, relativePath: FilePath)] = [(self, relativePath)]  // not recursion: see `walk`
+    while let (node, relativePath) = pending.popLast() {
+      let path = relativePath.isEmpty ? location.root : location.root.pushing(relativePath)
+      guard let status = try? Syscalls.statusNoFollow(path) else { continue }  // keep edits: saved again next time
+      node.rebase(to: DiskOrigin(location: location, relativePath: relativePath, status: status))
+      for child in node.loadedChildren?.values ?? [:].values {
+        pending.append((child, relativePath.appending(child.diskComponent)))
+      }
+    }
+  }
+
+  /// Points this node alone at its saved file (`origin`) and forgets its edits.
+  private func rebase(to origin: DiskOrigin) {
+    self.origin = origin
     if kind == .file {
       switch fileBody {
       case .data(let data): cachedContents = data
@@ -56,14 +67,8 @@ extension PackageNode {
       }
       fileBody = .onDisk
     }
-    if let children = loadedChildren {
-      for child in children.values {
-        let component = child.diskComponent
-        child.rebase(location: location, relativePath: relativePath.appending(component))
-      }
-    }
-    storedPermissions = status.permissions
-    storedModificationTime = status.modificationTime
+    storedPermissions = origin.status.permissions
+    storedModificationTime = origin.status.modificationTime
     edits = []
   }
 

@@ -29,47 +29,101 @@ final class TreeBuilder {
   init(packagePath: FilePath) { self.packagePath = packagePath }
 
   /// Builds `node` as `name` in the directory `dirfd`.
+  ///
+  /// Directories are built with an explicit stack of the open directories on the way down, not by
+  /// recursion (a package's depth is its own to choose): each is finished (permissions, time, sync)
+  /// once everything below it is in.
   /// - Parameter path: The node's path in the package, for messages.
   /// - Throws: ``PackageError`` naming the entry and the failed action.
   func build(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {
+    guard node.kind == .directory else { return try buildEntry(node, in: dirfd, as: name, path: path) }
+    var open: [OpenDirectory] = []
+    defer { for directory in open { Syscalls.closeFile(directory.fd) } }
+    open.append(try startDirectory(node, in: dirfd, as: name, path: path))
+    while !open.isEmpty {
+      let top = open.count - 1
+      guard let child = open[top].remaining.popLast() else {
+        let directory = open.removeLast()
+        defer { Syscalls.closeFile(directory.fd) }
+        try finishDirectory(directory)
+        continue
+      }
+      let parentPath = open[top].path
+      let childPath = parentPath.isEmpty ? child.name : parentPath + "/" + child.name
+      if child.kind == .directory {
+        open.append(try startDirectory(child, in: open[top].fd, as: child.diskName, path: childPath))
+      } else {
+        try buildEntry(child, in: open[top].fd, as: child.diskName, path: childPath)
+      }
+    }
+  }
+
+  /// A directory created and open, whose children are still being built.
+  private struct OpenDirectory {
+    let node: PackageNode
+    let fd: CInt
+    let path: String
+    /// The children not built yet.
+    var remaining: [PackageNode]
+    /// The modification time to set when it is finished; `nil` for the time of the save.
+    let time: FileTime?
+  }
+
+  private func buildEntry(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {
     switch node.kind {
-    case .directory: try buildDirectory(node, in: dirfd, as: name, path: path)
+    case .directory: try build(node, in: dirfd, as: name, path: path)
     case .file: try buildFile(node, in: dirfd, as: name, path: path)
     case .symlink: try buildLink(node, in: dirfd, as: name, path: path)
     }
   }
 
-  private func buildDirectory(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {
+  /// Creates and opens the directory `node` as `name` in `dirfd`; a directory never listed has its
+  /// contents carried over from disk here.
+  private func startDirectory(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws
+    -> OpenDirectory
+  {
     try step("create directory", path) { () throws(Errno) in try Syscalls.makeDirectory(in: dirfd, name) }
     let fd = try step("open directory", path) { () throws(Errno) in try Syscalls.openDirectory(in: dirfd, name) }
-    defer { Syscalls.closeFile(fd) }
-    if path.isEmpty, let rootIdentity {
-      try step("keep the package's identity on", path) { () throws(Errno) in
-        try rootIdentity(try Syscalls.status(of: fd)).write(fd)
-      }
-    }
-    var time = node.modificationTime
-    if let children = node.loadedChildren {
-      for child in children.values {
-        try build(child, in: fd, as: child.diskName, path: path.isEmpty ? child.name : path + "/" + child.name)
-      }
-      if node.edits.contains(.membership) && !node.edits.contains(.attributes) { time = nil }
-    } else if let origin = node.origin {
-      // Never listed: carry the directory's contents straight from disk.
-      let source = origin.absolutePath
-      let sourceFD: CInt
-      do { sourceFD = try Syscalls.openFile(source, [.readOnly, .directory, .noFollow]) } catch {
-        throw node.onDiskError(error, path: source, action: "open directory")
-      }
-      defer { Syscalls.closeFile(sourceFD) }
-      try carryContents(of: sourceFD, into: fd, path: path)
-      if !node.edits.contains(.attributes) {
-        time = try step("read status of", path) { () throws(Errno) in try Syscalls.status(of: sourceFD).modificationTime
+    do {
+      if path.isEmpty, let rootIdentity {
+        try step("keep the package's identity on", path) { () throws(Errno) in
+          try rootIdentity(try Syscalls.status(of: fd)).write(fd)
         }
       }
+      var time = node.modificationTime
+      var remaining: [PackageNode] = []
+      if let children = node.loadedChildren {
+        remaining = Array(children.values)
+        if node.edits.contains(.membership) && !node.edits.contains(.attributes) { time = nil }
+      } else if let origin = node.origin {
+        // Never listed: carry the directory's contents straight from disk.
+        let source = origin.absolutePath
+        let sourceFD: CInt
+        do { sourceFD = try Syscalls.openFile(source, [.readOnly, .directory, .noFollow]) } catch {
+          throw node.onDiskError(error, path: source, action: "open directory")
+        }
+        defer { Syscalls.closeFile(sourceFD) }
+        try carryContents(of: sourceFD, into: fd, path: path)
+        if !node.edits.contains(.attributes) {
+          time = try step("read status of", path) { () throws(Errno) in
+            try Syscalls.status(of: sourceFD).modificationTime
+          }
+        }
+      }
+      return OpenDirectory(node: node, fd: fd, path: path, remaining: remaining, time: time)
+    } catch {
+      Syscalls.closeFile(fd)
+      throw error
     }
-    try step("set permissions of", path) { () throws(Errno) in try Syscalls.setPermissions(fd, node.permissions) }
-    if let time {
+  }
+
+  /// Sets a built directory's permissions and time, and makes it durable.
+  private func finishDirectory(_ directory: OpenDirectory) throws {
+    let (fd, path) = (directory.fd, directory.path)
+    try step("set permissions of", path) { () throws(Errno) in
+      try Syscalls.setPermissions(fd, directory.node.permissions)
+    }
+    if let time = directory.time {
       try step("set modification time of", path) { () throws(Errno) in try Syscalls.setModificationTime(fd, time) }
     }
     try step("sync", path) { () throws(Errno) in try sync.finished(fd) }
@@ -148,19 +202,57 @@ final class TreeBuilder {
   ) throws {
     let source = origin.absolutePath
     do {
-      try FileCarrier.carry(
-        RawName(path: source), from: currentDirectory, to: dirfd, as: name, attributes: attributes, sync: &sync)
+      try Syscalls.resolving(source) { sourceDirectory, sourceName throws(Errno) in
+        try FileCarrier.carry(
+          RawName(cString: sourceName), from: sourceDirectory, to: dirfd, as: name, attributes: attributes, sync: &sync)
+      }
     } catch {
       if error == .noSuchFileOrDirectory { throw node.onDiskError(error, path: source, action: "carry over") }
       throw failure("carry over", path, error)
     }
   }
 
-  /// Carries every entry of the directory `source` into `destination`, recursively, from disk.
+  /// Carries every entry of the directory `source` into `destination`, and everything below, from
+  /// disk: with an explicit stack of the directories open on the way down, not recursion.
   private func carryContents(of source: CInt, into destination: CInt, path: String) throws {
-    let entries = try step("list directory", path) { () throws(Errno) in try Syscalls.entries(ofDirectory: source) }
-    for entry in entries {
-      let entryPath = path.isEmpty ? entry.name.string : path + "/" + entry.name.string
+    /// A directory being carried: its entries not carried yet, and the status to give the copy
+    /// when they are in (`nil` for the top, whose caller finishes it and owns its descriptors).
+    struct Carrying {
+      let from: CInt
+      let to: CInt
+      let path: String
+      var entries: [(name: RawName, type: EntryType)]
+      let status: FileStatus?
+    }
+    func list(_ fd: CInt, _ path: String) throws -> [(name: RawName, type: EntryType)] {
+      try step("list directory", path) { () throws(Errno) in try Syscalls.entries(ofDirectory: fd) }.reversed()
+    }
+    var stack = [Carrying(from: source, to: destination, path: path, entries: try list(source, path), status: nil)]
+    defer {
+      for frame in stack where frame.status != nil {
+        Syscalls.closeFile(frame.from)
+        Syscalls.closeFile(frame.to)
+      }
+    }
+    while !stack.isEmpty {
+      let top = stack.count - 1
+      let (source, destination) = (stack[top].from, stack[top].to)
+      guard let entry = stack[top].entries.popLast() else {
+        let frame = stack.removeLast()
+        guard let status = frame.status else { continue }
+        defer {
+          Syscalls.closeFile(frame.from)
+          Syscalls.closeFile(frame.to)
+        }
+        try step("set attributes of", frame.path) { () throws(Errno) in
+          try Syscalls.setPermissions(frame.to, status.permissions)
+          try Syscalls.setModificationTime(frame.to, status.modificationTime)
+          try sync.finished(frame.to)
+        }
+        continue
+      }
+      let parentPath = stack[top].path
+      let entryPath = parentPath.isEmpty ? entry.name.string : parentPath + "/" + entry.name.string
       var type = entry.type
       if type == .unknown {
         let kind = try step("read status of", entryPath) { () throws(Errno) in
@@ -187,17 +279,21 @@ final class TreeBuilder {
         let from = try step("open directory", entryPath) { () throws(Errno) in
           try Syscalls.openDirectory(in: source, name)
         }
-        defer { Syscalls.closeFile(from) }
-        let to = try step("open directory", entryPath) { () throws(Errno) in
-          try Syscalls.openDirectory(in: destination, name)
+        let to: CInt
+        let entries: [(name: RawName, type: EntryType)]
+        do {
+          to = try step("open directory", entryPath) { () throws(Errno) in
+            try Syscalls.openDirectory(in: destination, name)
+          }
+          do { entries = try list(from, entryPath) } catch {
+            Syscalls.closeFile(to)
+            throw error
+          }
+        } catch {
+          Syscalls.closeFile(from)
+          throw error
         }
-        defer { Syscalls.closeFile(to) }
-        try carryContents(of: from, into: to, path: entryPath)
-        try step("set attributes of", entryPath) { () throws(Errno) in
-          try Syscalls.setPermissions(to, status.permissions)
-          try Syscalls.setModificationTime(to, status.modificationTime)
-          try sync.finished(to)
-        }
+        stack.append(Carrying(from: from, to: to, path: entryPath, entries: entries, status: status))
       case .other, .unknown:
         continue  // FIFOs, sockets, devices: not part of a package
       }

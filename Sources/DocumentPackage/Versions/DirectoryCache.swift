@@ -69,7 +69,8 @@ struct DirectoryCache {
 extension ObjectWriter {
   /// The tree of the unchanged directory at `path` from the cache, its subdirectories checked
   /// (and rebuilt where they changed); `nil` if the directory is not in the cache.
-  mutating func cachedDirectory(at path: FilePath, status: FileStatus) throws -> (String, Int64)? {
+  mutating func cachedDirectory(at path: FilePath, status: FileStatus, depth: Int = 0) throws -> (String, Int64)? {
+    try VersionStore.checkDepth(depth, path: path.string)
     guard let entry = directories.entry(for: status) else { return nil }
     var changed: [String: (String, Int64)] = [:]
     var same = true
@@ -77,10 +78,10 @@ extension ObjectWriter {
       let subpath = path.appending(name)
       guard let substatus = try? Syscalls.statusNoFollow(subpath), substatus.kind == .directory else { return nil }
       let result: (String, Int64)
-      if let cached = try cachedDirectory(at: subpath, status: substatus) {
+      if let cached = try cachedDirectory(at: subpath, status: substatus, depth: depth + 1) {
         result = cached
       } else {
-        result = try store(directory: PackageNode(contentsOf: subpath))
+        result = try store(directory: PackageNode(contentsOf: subpath), depth: depth + 1)
       }
       changed[name] = result
       if result.0 != oldTree { same = false }

@@ -83,7 +83,22 @@ extension PackageFile {
   }
 
   /// A copy of `node` (and what is below it) that belongs to no tree, reading what it did.
+  /// (An explicit stack of the directories still to copy, not recursion: the depth is the package's.)
   static func detachedCopy(of node: PackageNode) throws -> PackageNode {
+    let top = try copyAlone(node)
+    var pending: [(original: PackageNode, copy: PackageNode)] = node.kind == .directory ? [(node, top)] : []
+    while let (original, copy) = pending.popLast() {
+      for child in try original.sortedChildren() {
+        let childCopy = try copyAlone(child)
+        try copy.adopt(childCopy, as: child.name)
+        if child.kind == .directory { pending.append((child, childCopy)) }
+      }
+    }
+    return top
+  }
+
+  /// A copy of `node` alone: a directory without its children.
+  private static func copyAlone(_ node: PackageNode) throws -> PackageNode {
     let copy: PackageNode
     switch node.kind {
     case .file:
@@ -103,7 +118,6 @@ extension PackageFile {
       copy = PackageNode(symbolicLinkWithDestination: node.symbolicLinkDestination)
     case .directory:
       copy = try PackageNode(directoryWithChildren: [:])
-      for child in try node.sortedChildren() { try copy.adopt(try detachedCopy(of: child), as: child.name) }
     }
     copy.permissions = node.permissions
     copy.modificationTime = node.modificationTime

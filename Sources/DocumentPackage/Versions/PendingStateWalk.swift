@@ -99,8 +99,9 @@ struct PendingStateWalk {
   ///   - underChanged: It is in a subtree a save since *T* replaced (its files were relinked).
   ///   - stable: No entry of it can lead to another inode than at *T* (see the type's discussion).
   private mutating func directory(
-    relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool
+    relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool, depth: Int = 0
   ) throws -> (String, Int64) {
+    try VersionStore.checkDepth(depth, path: physical.string)
     let fd: CInt
     do { fd = try Syscalls.openFile(physical, [.readOnly, .directory, .noFollow]) } catch {
       throw PackageError.io(error, "cannot open directory", path: physical.string, context: "while keeping a version")
@@ -149,7 +150,8 @@ struct PendingStateWalk {
         }
         let childStable = !relinked && isStable(path, status)
         let (tree, size) = try directory(
-          relative: path, physical: childPhysical, source: childSource, underChanged: relinked, stable: childStable)
+          relative: path, physical: childPhysical, source: childSource, underChanged: relinked, stable: childStable,
+          depth: depth + 1)
         total += size
         entry = TreeEntry(
           kind: .directory, permissions: status.permissions, time: status.modificationTime, size: 0, reference: tree,

@@ -132,28 +132,35 @@ extension VersionStore {
     return root
   }
 
+  /// The directory of tree object `hash` and everything below it: the tree objects are read with
+  /// an explicit stack of the directories still to fill, not recursion (the depth is the package's).
   private func directory(_ hash: String, version: Int) throws -> PackageNode {
-    let object = objectPath(hash)
-    guard let data = try? StoreFiles.read(object), ContentHash.of(data) == hash, let entries = TreeEntry.parse(data)
-    else {
-      if let removed = removedWhileReading(version) { throw removed }
-      throw PackageError(.corrupt, "version tree object is missing or damaged", path: object.string)
-    }
-    let node = try PackageNode(directoryWithChildren: [:])
-    for entry in entries {
-      let child: PackageNode
-      switch entry.kind {
-      case .directory: child = try directory(entry.reference, version: version)
-      case .file:
-        child = PackageNode(
-          regularFileWithSource: VersionBlob(store: self, hash: entry.reference, size: entry.size, version: version))
-      case .symlink: child = PackageNode(symbolicLinkWithDestination: entry.reference)
+    let root = try PackageNode(directoryWithChildren: [:])
+    var pending: [(hash: String, node: PackageNode)] = [(hash, root)]
+    while let (hash, node) = pending.popLast() {
+      let object = objectPath(hash)
+      guard let data = try? StoreFiles.read(object), ContentHash.of(data) == hash, let entries = TreeEntry.parse(data)
+      else {
+        if let removed = removedWhileReading(version) { throw removed }
+        throw PackageError(.corrupt, "version tree object is missing or damaged", path: object.string)
       }
-      try node.adopt(child, as: entry.name)
-      child.permissions = entry.permissions
-      child.modificationTime = entry.time
+      for entry in entries {
+        let child: PackageNode
+        switch entry.kind {
+        case .directory:
+          child = try PackageNode(directoryWithChildren: [:])
+          pending.append((entry.reference, child))
+        case .file:
+          child = PackageNode(
+            regularFileWithSource: VersionBlob(store: self, hash: entry.reference, size: entry.size, version: version))
+        case .symlink: child = PackageNode(symbolicLinkWithDestination: entry.reference)
+        }
+        try node.adopt(child, as: entry.name)
+        child.permissions = entry.permissions
+        child.modificationTime = entry.time
+      }
     }
-    return node
+    return root
   }
 }
 

@@ -61,11 +61,14 @@ struct ObjectWriter {
     directories = DirectoryCache(path: store.path.appending("dirs"))
   }
 
-  /// Stores a directory (recursively); returns its tree hash and the size of its files.
-  mutating func store(directory node: PackageNode) throws -> (String, Int64) {
+  /// Stores a directory (recursively, `depth` levels below the top); returns its tree hash and the size of its files.
+  /// - Throws: ``PackageError`` with code `unsupported` for a directory deeper than
+  ///   ``VersionStore/deepestKeptDirectory``.
+  mutating func store(directory node: PackageNode, depth: Int = 0) throws -> (String, Int64) {
+    try VersionStore.checkDepth(depth, path: node.origin?.absolutePath.string ?? node.path)
     // A directory as it is on disk (never listed or edited here): maybe known already.
     if let origin = node.origin, node.edits.isEmpty, node.loadedChildren == nil,
-      let cached = try cachedDirectory(at: origin.absolutePath, status: origin.status)
+      let cached = try cachedDirectory(at: origin.absolutePath, status: origin.status, depth: depth)
     {
       return cached
     }
@@ -77,7 +80,7 @@ struct ObjectWriter {
       let entry: TreeEntry
       switch child.kind {
       case .directory:
-        let (hash, size) = try store(directory: child)
+        let (hash, size) = try store(directory: child, depth: depth + 1)
         total += size
         entry = TreeEntry(
           kind: .directory, permissions: child.permissions, time: time, size: 0, reference: hash, name: child.name)
@@ -194,5 +197,19 @@ struct ObjectWriter {
       }
     }
     cache.save()
+  }
+}
+
+extension VersionStore {
+  /// How many directories deep a version may go. Keeping and settling a version still recurse
+  /// once per directory level (a worker thread's stack holds a few hundred such levels), so a
+  /// deeper package is refused with an error naming the path rather than crashing the process.
+  static let deepestKeptDirectory = 256
+
+  /// Throws for a directory `depth` levels down past ``deepestKeptDirectory``.
+  static func checkDepth(_ depth: Int, path: String) throws {
+    guard depth > deepestKeptDirectory else { return }
+    throw PackageError(
+      .unsupported, "too deep to keep in a version (more than \(deepestKeptDirectory) directories down):", path: path)
   }
 }

@@ -95,15 +95,19 @@ extension VersionStore {
   }
 
   /// Adds every object reachable from `tree` to `set`, not descending into what `skipping` has.
+  /// (An explicit stack of the trees still to read, not recursion: a tree's depth is the package's.)
   private func collect(tree: String, into set: inout Set<String>, skipping: Set<String> = []) {
-    guard !skipping.contains(tree), set.insert(tree).inserted,
-      let data = try? StoreFiles.read(objectPath(tree))
-    else { return }
-    for (isTree, hash) in TreeEntry.references(data) {
-      if isTree {
-        collect(tree: hash, into: &set, skipping: skipping)
-      } else if !skipping.contains(hash) {
-        set.insert(hash)
+    var pending = [tree]
+    while let tree = pending.popLast() {
+      guard !skipping.contains(tree), set.insert(tree).inserted,
+        let data = try? StoreFiles.read(objectPath(tree))
+      else { continue }
+      for (isTree, hash) in TreeEntry.references(data) {
+        if isTree {
+          pending.append(hash)
+        } else if !skipping.contains(hash) {
+          set.insert(hash)
+        }
       }
     }
   }

@@ -35,13 +35,25 @@ struct LocalTrees: Sendable {
   /// Best effort: a tree that cannot be written is fetched or compared again later.
   func add(_ hashes: [String], from trees: [String: SyncTree]) {
     var written = Set<String>()
-    func write(_ hash: String) {
+    // An explicit stack, not recursion (the package chooses its depth): a tree is written once the
+    // subtrees it names are.
+    var stack: [(hash: String, tree: SyncTree, subtrees: [String])] = []
+    func enter(_ hash: String) {
       guard !written.contains(hash), let tree = trees[hash] else { return }
       written.insert(hash)
       guard !contains(hash) else { return }
-      for entry in tree.entries.values where entry.kind == .directory { write(entry.reference) }
-      try? SyncFolder.writeUnsynced(tree.encoded(), to: file(hash))
+      stack.append((hash, tree, tree.entries.values.filter { $0.kind == .directory }.map(\.reference)))
     }
-    for hash in hashes { write(hash) }
+    for hash in hashes {
+      enter(hash)
+      while !stack.isEmpty {
+        if let subtree = stack[stack.count - 1].subtrees.popLast() {
+          enter(subtree)
+        } else {
+          let (hash, tree, _) = stack.removeLast()
+          try? SyncFolder.writeUnsynced(tree.encoded(), to: file(hash))
+        }
+      }
+    }
   }
 }

@@ -146,17 +146,39 @@ struct PushPlan {
     walk(snapshot.root, base, snapshot: snapshot, local: local, sent: sent)
   }
 
+  /// Notes what the tree `hash` needs sent that the tree `old` (synced before) did not have, subtrees
+  /// before the trees naming them: with an explicit stack of the trees being walked, not recursion
+  /// (the package chooses its depth).
   private mutating func walk(_ hash: String, _ old: String?, snapshot: Snapshot, local: LocalTrees, sent: Set<String>) {
-    guard hash != old, !seenTrees.contains(hash), let tree = snapshot.trees[hash] else { return }
-    seenTrees.insert(hash)
-    let oldTree = old.flatMap { local.tree($0) }
-    for (name, entry) in tree.entries {
-      let before = oldTree?.entries[name]
+    struct Level {
+      let hash: String
+      let entries: [(name: String, entry: SyncEntry)]
+      let oldTree: SyncTree?
+      var index = 0
+    }
+    func enter(_ hash: String, _ old: String?) -> Level? {
+      guard hash != old, !seenTrees.contains(hash), let tree = snapshot.trees[hash] else { return nil }
+      seenTrees.insert(hash)
+      return Level(
+        hash: hash, entries: tree.entries.map { ($0.key, $0.value) }, oldTree: old.flatMap { local.tree($0) })
+    }
+    guard let first = enter(hash, old) else { return }
+    var stack = [first]
+    while !stack.isEmpty {
+      let top = stack.count - 1
+      guard stack[top].index < stack[top].entries.count else {
+        let level = stack.removeLast()
+        if !sent.contains(level.hash) { trees.append(level.hash) }
+        continue
+      }
+      let (name, entry) = stack[top].entries[stack[top].index]
+      stack[top].index += 1
+      let before = stack[top].oldTree?.entries[name]
       switch entry.kind {
       case .directory:
-        walk(
-          entry.reference, before?.kind == .directory ? before?.reference : nil, snapshot: snapshot, local: local,
-          sent: sent)
+        if let level = enter(entry.reference, before?.kind == .directory ? before?.reference : nil) {
+          stack.append(level)
+        }
       case .file:
         if before?.kind == .file, before?.reference == entry.reference { continue }
         if !sent.contains(entry.reference), seenBlobs.insert(entry.reference).inserted {
@@ -166,7 +188,6 @@ struct PushPlan {
         break
       }
     }
-    if !sent.contains(hash) { trees.append(hash) }
   }
 }
 

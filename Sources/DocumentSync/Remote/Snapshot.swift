@@ -66,28 +66,56 @@ private struct Scanner {
     self.written = written
   }
 
+  /// Scans the directory at `absolute` (`path` in the package) and everything below it; returns its tree's hash.
+  ///
+  /// With an explicit stack of the directories being scanned, not recursion: the package chooses its depth.
   mutating func scan(_ absolute: FilePath, path: String) throws -> String {
-    let listing: (FileStatus, [DirectoryEntry])
-    do { listing = try Syscalls.listDirectory(absolute) } catch {
-      throw PackageError.io(error, "cannot list directory", path: absolute.string, context: "while syncing")
-    }
-    let known = old.directories[path]
-    var same = known != nil && known?.entries.count == listing.1.count
-    var tree = SyncTree()
-    var indexed: [String: SyncIndex.Entry] = [:]
-    indexed.reserveCapacity(listing.1.count)
-    for child in listing.1 {
+    var stack = [try ScanLevel(listing: list(absolute), absolute: absolute, path: path, known: old.directories[path])]
+    var finished: String?  // the hash of the directory just scanned, for the entry it is in its parent
+    while true {
+      let top = stack.count - 1
+      if let hash = finished {
+        finished = nil
+        let child = stack[top].listing[stack[top].index - 1]
+        let mode = UInt16(truncatingIfNeeded: child.status.permissions.rawValue)
+        stack[top].add(
+          child,
+          SyncIndex.Entry(
+            entry: SyncEntry(kind: .directory, mode: mode, size: 0, reference: hash), device: 0, inode: 0,
+            time: FileTime(seconds: 0)))
+      }
+      guard stack[top].index < stack[top].listing.count else {
+        let level = stack.removeLast()
+        let hash: String
+        if level.same, let known = level.known {
+          hash = known.tree
+        } else {
+          hash = level.tree.hash
+          changed = true
+          changedPaths.append(level.path)
+        }
+        trees[hash] = level.tree
+        treePaths[level.path] = hash
+        new.directories[level.path] = SyncIndex.Directory(tree: hash, entries: level.indexed)
+        if stack.isEmpty { return hash }
+        finished = hash
+        continue
+      }
+      let child = stack[top].listing[stack[top].index]
+      stack[top].index += 1
       guard let kind = child.status.kind else { continue }
       let status = child.status
       let mode = UInt16(truncatingIfNeeded: status.permissions.rawValue)
+      let path = stack[top].path
       let childPath = path.isEmpty ? child.name : "\(path)/\(child.name)"
+      let childAbsolute = stack[top].absolute.appending(child.rawName)
       var item: SyncIndex.Entry
       switch kind {
       case .directory:
-        let hash = try scan(absolute.appending(child.rawName), path: childPath)
-        item = SyncIndex.Entry(
-          entry: SyncEntry(kind: .directory, mode: mode, size: 0, reference: hash), device: 0, inode: 0,
-          time: FileTime(seconds: 0))
+        stack.append(
+          try ScanLevel(
+            listing: list(childAbsolute), absolute: childAbsolute, path: childPath, known: old.directories[childPath]))
+        continue  // its entry is added when it is finished
       case .symlink:
         item = SyncIndex.Entry(
           entry: SyncEntry(kind: .symlink, mode: mode, size: 0, reference: child.destination ?? ""), device: 0,
@@ -96,34 +124,27 @@ private struct Scanner {
         item = SyncIndex.Entry(
           entry: SyncEntry(kind: .file, mode: mode, size: status.size, reference: ""), device: status.device,
           inode: status.inode, time: status.modificationTime)
-        if let before = known?.entries[child.name], before.entry.kind == .file, before.device == item.device,
-          before.inode == item.inode, before.time == item.time, before.entry.size == item.entry.size
+        if let before = stack[top].known?.entries[child.name], before.entry.kind == .file,
+          before.device == item.device, before.inode == item.inode, before.time == item.time,
+          before.entry.size == item.entry.size
         {
           item.entry.reference = before.entry.reference
         } else if let known = written[childPath], known.kind == .file, known.size == status.size {
           item.entry.reference = known.reference
         } else {
-          item.entry.reference = try hash(absolute.appending(child.rawName))
+          item.entry.reference = try hash(childAbsolute)
           hashed += 1
         }
         blobs[item.entry.reference] = (childPath, status.size)
       }
-      if same, known?.entries[child.name] != item { same = false }
-      tree.entries[child.name] = item.entry
-      indexed[child.name] = item
+      stack[top].add(child, item)
     }
-    let hash: String
-    if same, let known {
-      hash = known.tree
-    } else {
-      hash = tree.hash
-      changed = true
-      changedPaths.append(path)
+  }
+
+  private func list(_ absolute: FilePath) throws -> (FileStatus, [DirectoryEntry]) {
+    do { return try Syscalls.listDirectory(absolute) } catch {
+      throw PackageError.io(error, "cannot list directory", path: absolute.string, context: "while syncing")
     }
-    trees[hash] = tree
-    treePaths[path] = hash
-    new.directories[path] = SyncIndex.Directory(tree: hash, entries: indexed)
-    return hash
   }
 
   /// Writes the new index in O(changed): appends the blocks of the directories that changed (a later block of a
@@ -175,7 +196,8 @@ extension FlatTree {
   /// Flattens the tree `root` found in `trees`.
   init(root: String, trees: [String: SyncTree]) throws {
     self.init()
-    func visit(_ hash: String, prefix: String) throws {
+    var pending = [(hash: root, prefix: "")]  // an explicit stack: the tree chooses its depth
+    while let (hash, prefix) = pending.popLast() {
       guard let tree = trees[hash] else {
         throw SyncError(.corrupt, "missing tree object", key: "trees/\(hash)")
       }
@@ -184,9 +206,35 @@ extension FlatTree {
         // A directory compares by kind and mode only: its contents are its own paths.
         self[path] =
           entry.kind == .directory ? SyncEntry(kind: .directory, mode: entry.mode, size: 0, reference: "") : entry
-        if entry.kind == .directory { try visit(entry.reference, prefix: path) }
+        if entry.kind == .directory { pending.append((entry.reference, path)) }
       }
     }
-    try visit(root, prefix: "")
+  }
+}
+
+/// One directory of a `Scanner` scan: its listing, how far it got, and what it found.
+private struct ScanLevel {
+  let listing: [DirectoryEntry]
+  var index = 0
+  let absolute: FilePath
+  let path: String
+  let known: SyncIndex.Directory?
+  var same: Bool
+  var tree = SyncTree()
+  var indexed: [String: SyncIndex.Entry] = [:]
+
+  init(listing: (FileStatus, [DirectoryEntry]), absolute: FilePath, path: String, known: SyncIndex.Directory?) {
+    self.listing = listing.1
+    self.absolute = absolute
+    self.path = path
+    self.known = known
+    same = known != nil && known?.entries.count == listing.1.count
+    indexed.reserveCapacity(listing.1.count)
+  }
+
+  mutating func add(_ child: DirectoryEntry, _ item: SyncIndex.Entry) {
+    if same, known?.entries[child.name] != item { same = false }
+    tree.entries[child.name] = item.entry
+    indexed[child.name] = item
   }
 }

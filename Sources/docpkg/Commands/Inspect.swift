@@ -86,9 +86,12 @@ struct Inspect: ParsableCommand {
   }
 
   private static func hasSymbolicLinks(_ directory: PackageNode) throws -> Bool {
-    for child in try directory.sortedChildren() {
-      if child.kind == .symlink { return true }
-      if child.kind == .directory, try hasSymbolicLinks(child) { return true }
+    var pending = [directory]  // an explicit stack: the archive chooses its depth
+    while let directory = pending.popLast() {
+      for child in try directory.sortedChildren() {
+        if child.kind == .symlink { return true }
+        if child.kind == .directory { pending.append(child) }
+      }
     }
     return false
   }
@@ -102,14 +105,34 @@ struct Inspect: ParsableCommand {
   }
 
   /// Counts every entry below `directory`, and prints those within `--depth`.
+  ///
+  /// With an explicit stack of the directories on the way down, not recursion: the package chooses
+  /// its depth. A directory below `--depth` keeps no path or prefix, so counting a deep package
+  /// costs memory for its depth, not for its depth's square.
   private func visitChildren(
     of directory: PackageNode, path: String, level: Int, prefix: String, into listing: inout Listing
   ) throws {
-    let children = try directory.sortedChildren()
-    let shown = listing.depth.map { level <= $0 } ?? true
-    for (index, child) in children.enumerated() {
+    struct Level {
+      let children: [PackageNode]
+      var index = 0
+      let path: String
+      let level: Int
+      let prefix: String
+    }
+    var stack = [Level(children: try directory.sortedChildren(), path: path, level: level, prefix: prefix)]
+    while !stack.isEmpty {
+      let top = stack.count - 1
+      guard stack[top].index < stack[top].children.count else {
+        stack.removeLast()
+        continue
+      }
+      let (children, index) = (stack[top].children, stack[top].index)
+      stack[top].index += 1
+      let (path, level, prefix) = (stack[top].path, stack[top].level, stack[top].prefix)
+      let child = children[index]
       listing.totals.count(child)
-      let childPath = path.isEmpty ? child.name : path + "/" + child.name
+      let shown = listing.depth.map { level <= $0 } ?? true
+      let childPath = shown ? (path.isEmpty ? child.name : path + "/" + child.name) : ""
       let isLast = index == children.count - 1
       if shown {
         if listing.json {
@@ -121,8 +144,11 @@ struct Inspect: ParsableCommand {
         }
       }
       if child.kind == .directory {
-        try visitChildren(
-          of: child, path: childPath, level: level + 1, prefix: prefix + (isLast ? "    " : "│   "), into: &listing)
+        let childShown = listing.depth.map { level + 1 <= $0 } ?? true
+        stack.append(
+          Level(
+            children: try child.sortedChildren(), path: childShown ? childPath : "", level: level + 1,
+            prefix: childShown ? prefix + (isLast ? "    " : "│   ") : ""))
       }
     }
   }

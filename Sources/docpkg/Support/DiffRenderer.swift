@@ -17,15 +17,25 @@ struct DiffRenderer {
   }
 
   /// Every change, nested ones right after their container.
+  /// (An explicit stack, not recursion: containers nest as deep as their contents choose.)
   static func flatten(_ difference: PackageDifference, prefix: String = "") -> [Shown] {
     var shown: [Shown] = []
-    for change in difference {
+    var stack: [(changes: [Change], index: Int, prefix: String)] = [(Array(difference), 0, prefix)]
+    while !stack.isEmpty {
+      let top = stack.count - 1
+      guard stack[top].index < stack[top].changes.count else {
+        stack.removeLast()
+        continue
+      }
+      let change = stack[top].changes[stack[top].index]
+      stack[top].index += 1
+      let prefix = stack[top].prefix
       shown.append(
         Shown(
           change: change, path: prefix + display(change.path, change.new ?? change.old),
           oldPath: change.oldPath.map { prefix + display($0, change.old) }, isNested: !prefix.isEmpty))
       if let nested = change.nested {
-        shown += flatten(nested, prefix: prefix + change.path.escapingControlCharacters + "!/")
+        stack.append((Array(nested), 0, prefix + change.path.escapingControlCharacters + "!/"))
       }
     }
     return shown

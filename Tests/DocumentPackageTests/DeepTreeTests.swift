@@ -1,0 +1,218 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// Issue 23: no code path may recurse to a depth the input chooses. Trees 10,000 directories deep
+/// made in memory are walked, compared, copied and released on a thread with a 512 KiB stack (the
+/// size of a worker's). Each library path on disk runs on a package `DOCPKG_DEEP_TREE_DEPTH`
+/// directories deep (300 by default: a model node keeps its directory's path, so loading costs
+/// depth × path length, minutes at 10,000 in a debug build) and on one whose path is past PATH_MAX,
+/// and either works or throws one `PackageError` naming the path.
+@Suite("Deep trees")
+struct DeepTreeTests {
+  static let depth = Int(ProcessInfo.processInfo.environment["DOCPKG_DEEP_TREE_DEPTH"] ?? "") ?? 300
+  static let bottom = DeepTree.innerPath(depth: depth) + "/" + DeepTree.fileName
+  /// A name of 200 bytes: 25 levels of it are 5,000 bytes, past PATH_MAX.
+  static let longName = String(repeating: "n", count: 200)
+
+  /// A temporary folder holding a package `depth` deep, removed (through descriptors) at the end.
+  final class DeepPackage {
+    let temp: TemporaryDirectory
+    let path: String
+    init(_ name: String = "Deep.pkg", in temp: TemporaryDirectory? = nil, contents: String = "bottom\n") throws {
+      self.temp = try temp ?? TemporaryDirectory("deep")
+      path = self.temp.appending(name)
+      try DeepTree.make(at: path, depth: DeepTreeTests.depth, contents: contents)
+    }
+    deinit { try? DeepTree.remove(path) }
+  }
+
+  /// Runs `body` on a thread whose stack is 512 KiB, like a Dispatch or Swift concurrency worker's.
+  func onSmallStack<T>(_ body: @escaping () throws -> T) throws -> T {
+    let box = SmallStackBox<T>()
+    box.body = body
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+      box.result = Result { try box.body!() }
+      box.body = nil
+      done.signal()
+    }
+    thread.stackSize = 512 << 10
+    thread.start()
+    done.wait()
+    return try box.result!.get()
+  }
+
+  /// What a refusal must be: one line, naming a path.
+  func expectOneLine(_ error: any Error) {
+    #expect(error is PackageError, "\(error)")
+    let text = "\(error)"
+    #expect(!text.contains("\n"), "\(text.prefix(300))")
+    #expect(((error as? PackageError)?.path ?? "").isEmpty == false)
+  }
+
+  @Test func readsWalksComparesAndReleasesADeepPackage() throws {
+    let package = try DeepPackage()
+    let (directories, text, matches) = try onSmallStack { () throws -> (Int, String, Bool) in
+      let root = try PackageNode(contentsOf: FilePath(package.path))
+      var directories = 0
+      try root.walk { node, _, _ in
+        if node.kind == .directory { directories += 1 }
+        return true
+      }
+      let text = String(decoding: try root.node(at: Self.bottom).contents(), as: UTF8.self)
+      let matches = root.matchesContents(of: FilePath(package.path))
+      #expect(!root.hasUnsavedChanges)
+      root.listDirectoriesInParallel()
+      return (directories, text, matches)  // the tree is released here, on the small stack
+    }
+    #expect(directories == Self.depth + 1)
+    #expect(text == "bottom\n")
+    #expect(matches)
+    let everything = try onSmallStack { try PackageNode(contentsOf: FilePath(package.path), options: .immediate).kind }
+    #expect(everything == .directory)
+  }
+
+  /// A chain of `depth` directories made in memory, with a file at the bottom.
+  static func chain(depth: Int, contents: String) throws -> PackageNode {
+    let root = try PackageNode(directoryWithChildren: [:])
+    var directory = root
+    for _ in 0..<depth {
+      let child = try PackageNode(directoryWithChildren: [:])
+      try directory.adopt(child, as: DeepTree.directoryName)
+      directory = child
+    }
+    try directory.adopt(PackageNode(regularFileWithContents: Data(contents.utf8)), as: DeepTree.fileName)
+    return root
+  }
+
+  @Test func walksComparesCopiesAndReleasesATreeMadeInMemory10000Deep() throws {
+    let depth = 10_000
+    let paths = try onSmallStack { () throws -> [String] in
+      let old = try Self.chain(depth: depth, contents: "old\n")
+      let new = try Self.chain(depth: depth, contents: "new\n")
+      var count = 0
+      try old.walk { _, _, _ in
+        count += 1
+        return true
+      }
+      #expect(count == depth + 2)
+      #expect(old.hasUnsavedChanges)
+      let copy = try PackageFile.detachedCopy(of: old)
+      #expect(
+        try copy.node(at: DeepTree.innerPath(depth: depth) + "/" + DeepTree.fileName).contents() == Data("old\n".utf8))
+      return try new.difference(from: old).map(\.path)  // the trees are released here, on the small stack
+    }
+    #expect(paths == [DeepTree.innerPath(depth: depth) + "/" + DeepTree.fileName])
+  }
+
+  @Test func readsAndSavesPastPathMax() throws {
+    let temp = try TemporaryDirectory("deep")
+    let path = temp.appending("Long.pkg")
+    try DeepTree.make(at: path, depth: 25, name: Self.longName)
+    defer { try? DeepTree.remove(path) }
+    let bottom = DeepTree.innerPath(depth: 25, name: Self.longName) + "/" + DeepTree.fileName
+    #expect(bottom.utf8.count + path.utf8.count > 4096)
+    let file = try PackageFile(at: FilePath(path))
+    file.versionPolicy = .none
+    #expect(try file.root.node(at: bottom).contents() == Data("bottom\n".utf8))
+    try file.root.setFile(at: bottom, contents: Data("changed\n".utf8))
+    try file.save()
+    #expect(try PackageNode(contentsOf: FilePath(path)).node(at: bottom).contents() == Data("changed\n".utf8))
+    let monitor = try PackageMonitor(watching: FilePath(path))
+    monitor.stop()
+  }
+
+  /// Without versions, each save works; keeping versions, it works or is refused, changing nothing.
+  @Test(arguments: [VersionPolicy.none, .default])
+  func savesAChangeAtTheBottomAndPutsAndRemovesDeepInside(policy: VersionPolicy) throws {
+    let package = try DeepPackage()
+    let inner = DeepTree.innerPath(depth: Self.depth)
+    let edits: [(String, (PackageNode) throws -> Void)] = [
+      ("changed\n", { try $0.setFile(at: Self.bottom, contents: Data("changed\n".utf8)) }),
+      ("added", { try $0.setFile(at: inner + "/new.txt", contents: Data("new\n".utf8)) }),
+      ("removed", { try $0.removeNode(at: inner + "/new.txt") }),
+    ]
+    // Keeping a version still recurses per level (up to VersionStore.deepestKeptDirectory, which
+    // a 512 KiB stack does not hold in a debug build): with versions, this runs on the test's thread.
+    func run(_ body: @escaping () throws -> Void) throws {
+      if policy == .none { try onSmallStack(body) } else { try body() }
+    }
+    try run {
+      for (name, edit) in edits {
+        let before = try PackageNode(contentsOf: FilePath(package.path), options: .immediate)
+        let file = try PackageFile(at: FilePath(package.path))
+        file.versionPolicy = policy
+        try edit(file.root)
+        do {
+          try file.save()
+        } catch {
+          // Refused: one line naming the path, and the package as it was.
+          #expect(policy != .none, "\(name): \(error)")
+          expectOneLine(error)
+          let after = try PackageNode(contentsOf: FilePath(package.path))
+          #expect(try after.difference(from: before).isEmpty)
+          return
+        }
+        let after = try PackageNode(contentsOf: FilePath(package.path))
+        switch name {
+        case "added": #expect(try after.nodeIfPresent(at: inner + "/new.txt") != nil)
+        case "removed": #expect(try after.nodeIfPresent(at: inner + "/new.txt") == nil)
+        default: #expect(try after.node(at: Self.bottom).contents() == Data(name.utf8))
+        }
+      }
+    }
+  }
+
+  @Test func diffsTwoDeepPackages() throws {
+    let old = try DeepPackage("Old.pkg")
+    let new = try DeepPackage("New.pkg", in: old.temp, contents: "other\n")
+    let changes = try onSmallStack {
+      try PackageNode(contentsOf: FilePath(new.path)).difference(from: PackageNode(contentsOf: FilePath(old.path)))
+        .map(\.path)
+    }
+    #expect(changes == [Self.bottom])
+  }
+
+  @Test func keepsOrRefusesVersionsOfADeepPackage() throws {
+    let package = try DeepPackage()
+    do {  // on the test's thread: see `savesAChangeAtTheBottomAndPutsAndRemovesDeepInside`
+      let file = try PackageFile(at: FilePath(package.path))
+      try file.root.setFile(at: Self.bottom, contents: Data("v2\n".utf8))
+      do {
+        try file.save()
+        let store = try file.versionStore()
+        for version in try store.versions() {
+          var count = 0
+          try store.tree(of: version.id).walk { _, _, _ in
+            count += 1
+            return true
+          }
+          #expect(count > Self.depth)
+          try file.restoreVersion(version.id)
+        }
+      } catch {
+        expectOneLine(error)
+      }
+    }
+  }
+
+  @Test func watchesOrRefusesADeepPackage() async throws {
+    let package = try DeepPackage()
+    do {
+      let monitor = try PackageMonitor(watching: FilePath(package.path))
+      monitor.stop()
+    } catch {
+      expectOneLine(error)
+    }
+  }
+}
+
+/// What `onSmallStack` hands its thread and gets back.
+private final class SmallStackBox<T>: @unchecked Sendable {
+  var result: Result<T, any Error>?
+  var body: (() throws -> T)?
+}

@@ -1,0 +1,96 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 23: each command on a deep package works, or exits non-zero with one line on standard
+/// error; it never crashes. `DOCPKG_DEEP_TREE_DEPTH` sets the depth (300 by default: loading costs
+/// depth × path length, minutes at 10,000 in a debug build; see `DeepTreeTests`).
+@Suite("docpkg on deep packages")
+struct DeepTreeCommandTests {
+  static let depth = Int(ProcessInfo.processInfo.environment["DOCPKG_DEEP_TREE_DEPTH"] ?? "") ?? 300
+  static let inner = DeepTree.innerPath(depth: depth)
+  static let bottom = inner + "/" + DeepTree.fileName
+
+  /// A package `depth` deep in a fresh folder, removed through descriptors at the end.
+  final class DeepPackage {
+    let temp: TemporaryDirectory
+    let path: String
+    init(_ name: String = "Deep.pkg", in temp: TemporaryDirectory? = nil, contents: String = "bottom\n") throws {
+      self.temp = try temp ?? TemporaryDirectory("deep")
+      path = self.temp.appending(name)
+      try DeepTree.make(at: path, depth: DeepTreeCommandTests.depth, contents: contents)
+    }
+    deinit { try? DeepTree.remove(path) }
+  }
+
+  /// Worked, or was refused with one line: never a crash (a signal), never a backtrace.
+  func expectWorkedOrOneLine(_ result: Shell.Output, _ command: String) -> Bool {
+    let lines = result.standardError.split(separator: "\n", omittingEmptySubsequences: true)
+    if result.status == 0 { return true }
+    #expect(result.status == 1, "\(command): status \(result.status): \(result.standardError.prefix(500))")
+    #expect(lines.count == 1, "\(command): \(result.standardError.prefix(500))")
+    #expect(result.standardError.hasPrefix("docpkg: "), "\(command)")
+    return false
+  }
+
+  @Test func inspectCheckAndCatRead() throws {
+    let package = try DeepPackage()
+    let inspect = try Shell.docpkg(["inspect", package.path, "--depth", "2"])
+    _ = expectWorkedOrOneLine(inspect, "inspect")
+    let json = try Shell.docpkg(["inspect", package.path, "--json", "--depth", "1"])
+    if expectWorkedOrOneLine(json, "inspect --json") {
+      let object = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+      #expect(object?["directories"] as? Int == Self.depth)
+      #expect(object?["files"] as? Int == 1)
+    }
+    _ = expectWorkedOrOneLine(try Shell.docpkg(["check", package.path]), "check")
+    let cat = try Shell.docpkg(["cat", package.path, Self.bottom])
+    if expectWorkedOrOneLine(cat, "cat") { #expect(cat.standardOutput == "bottom\n") }
+  }
+
+  @Test func putAndRemoveDeepInside() throws {
+    let package = try DeepPackage()
+    let put = try Shell.docpkg(["put", package.path, Self.inner + "/new.txt", "-"], input: Data("new\n".utf8))
+    if expectWorkedOrOneLine(put, "put") {
+      #expect(try Shell.docpkg(["cat", package.path, Self.inner + "/new.txt"]).standardOutput == "new\n")
+      _ = expectWorkedOrOneLine(try Shell.docpkg(["rm", package.path, Self.inner + "/new.txt"]), "rm")
+    }
+    let change = try Shell.docpkg(["put", package.path, Self.bottom, "-"], input: Data("changed\n".utf8))
+    if expectWorkedOrOneLine(change, "put at the bottom") {
+      #expect(try Shell.docpkg(["cat", package.path, Self.bottom]).standardOutput == "changed\n")
+    } else {
+      #expect(try Shell.docpkg(["cat", package.path, Self.bottom]).standardOutput == "bottom\n")
+    }
+    _ = expectWorkedOrOneLine(try Shell.docpkg(["versions", "list", package.path]), "versions list")
+    _ = expectWorkedOrOneLine(try Shell.docpkg(["rm", package.path, DeepTree.directoryName, "-r"]), "rm -r")
+  }
+
+  @Test func diffAndPack() throws {
+    let old = try DeepPackage("Old.pkg")
+    let new = try DeepPackage("New.pkg", in: old.temp, contents: "other\n")
+    let diff = try Shell.docpkg(["diff", old.path, new.path])
+    if diff.status != 1 || !diff.standardError.isEmpty {
+      // diff exits 1 when the packages differ, like diff(1); an error says so on standard error.
+      _ = expectWorkedOrOneLine(diff, "diff")
+    } else {
+      #expect(diff.standardOutput.contains(DeepTree.fileName))
+    }
+    let zip = old.temp.appending("Deep.zip")
+    _ = expectWorkedOrOneLine(try Shell.docpkg(["pack", old.path, "-o", zip]), "pack")
+  }
+
+  @Test func watchStartsOrRefuses() async throws {
+    let package = try DeepPackage()
+    let watch = try RunningProcess(Shell.docpkgPath, ["watch", package.path])
+    defer { watch.stop() }
+    let settled = await watch.wait {
+      $0.standardError.contains("docpkg: watching") || $0.standardError.contains("docpkg: error")
+    }
+    #expect(settled)
+    if watch.standardError.contains("docpkg: error") {
+      #expect(await watch.waitForExit(seconds: 10))
+      #expect(watch.status == 1)
+      #expect(watch.standardError.split(separator: "\n").count == 1, "\(watch.standardError.prefix(500))")
+    }
+  }
+}
