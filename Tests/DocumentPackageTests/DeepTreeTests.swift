@@ -136,12 +136,9 @@ struct DeepTreeTests {
       ("added", { try $0.setFile(at: inner + "/new.txt", contents: Data("new\n".utf8)) }),
       ("removed", { try $0.removeNode(at: inner + "/new.txt") }),
     ]
-    // Keeping a version still recurses per level (up to VersionStore.deepestKeptDirectory, which
-    // a 512 KiB stack does not hold in a debug build): with versions, this runs on the test's thread.
-    func run(_ body: @escaping () throws -> Void) throws {
-      if policy == .none { try onSmallStack(body) } else { try body() }
-    }
-    try run {
+    // Keeping a version still recurses per level, up to VersionStore.deepestKeptDirectory levels,
+    // which a 512 KiB stack holds.
+    try onSmallStack {
       for (name, edit) in edits {
         let before = try PackageNode(contentsOf: FilePath(package.path), options: .immediate)
         let file = try PackageFile(at: FilePath(package.path))

@@ -202,9 +202,10 @@ struct ObjectWriter {
 
 extension VersionStore {
   /// How many directories deep a version may go. Keeping and settling a version still recurse
-  /// once per directory level (a worker thread's stack holds a few hundred such levels), so a
-  /// deeper package is refused with an error naming the path rather than crashing the process.
-  static let deepestKeptDirectory = 256
+  /// once per directory level, so a deeper package is refused with an error naming the path rather
+  /// than crashing the process: 100 levels fit a 512 KiB worker stack even in a debug build (256 did
+  /// not: it overflowed at about 135), which DeepTreeTests checks.
+  static let deepestKeptDirectory = 100
 
   /// Throws for a directory `depth` levels down past ``deepestKeptDirectory``.
   static func checkDepth(_ depth: Int, path: String) throws {
