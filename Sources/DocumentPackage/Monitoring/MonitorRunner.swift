@@ -147,7 +147,11 @@ final class MonitorRunner: @unchecked Sendable {
     lock.withLock { watches = tree.watchCount }
     changes += Self.differences(old: old, new: new, moves: moves)
     guard !changes.isEmpty else { return true }
-    let own = newInodes.contains { OwnSaves.shared.isOwn(device: tree.device, inode: $0) }
+    let folder = newInodes.isEmpty ? nil : OwnSaves.folderInode(of: tree.packagePath)
+    let own =
+      folder.map { folder in
+        newInodes.contains { OwnSaves.shared.isOwn(device: tree.device, inode: $0, folder: folder) }
+      } ?? false
     if own && !options.reportsOwnSaves { return true }
     continuation.yield(PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string))
     return true

@@ -7,13 +7,17 @@ import SystemPackage
 /// tells its inode here *before* swapping it in (``willPlace(_:)``); a monitor that sees an entry
 /// or the package take a new inode asks whether that inode is one of them (``isOwn(device:inode:)``).
 /// Unlike a time window, this is exact: another program's change made during our save is not
-/// taken for ours. The last 256 inodes are kept.
+/// taken for ours. The last 256 inodes are kept, each with the inode of the folder the package is
+/// in: an inode number freed and given to another file there (say a test's temporary folder,
+/// removed, and a new file of another package) is not taken for a save.
 package final class OwnSaves: @unchecked Sendable {
   package static let shared = OwnSaves()
 
   private struct Placed: Hashable {
     var device: UInt64
     var inode: UInt64
+    /// The folder the temporary entry was made in: the one holding the package.
+    var folder: UInt64
   }
   private let lock = SystemLock()
   private var placed: [Placed] = []
@@ -22,8 +26,8 @@ package final class OwnSaves: @unchecked Sendable {
   /// Records the inode of the entry at `path` (the new state, still under its temporary name),
   /// which a save is about to swap in. Does nothing if it cannot be read.
   package func willPlace(_ path: FilePath) {
-    guard let status = try? Syscalls.statusNoFollow(path) else { return }
-    let entry = Placed(device: status.device, inode: status.inode)
+    guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: path) else { return }
+    let entry = Placed(device: status.device, inode: status.inode, folder: folder)
     lock.withLock {
       guard lookup.insert(entry).inserted else { return }
       placed.append(entry)
@@ -31,8 +35,15 @@ package final class OwnSaves: @unchecked Sendable {
     }
   }
 
-  /// Whether a save in this process put the entry with this inode in place.
-  package func isOwn(device: UInt64, inode: UInt64) -> Bool {
-    lock.withLock { lookup.contains(Placed(device: device, inode: inode)) }
+  /// The inode of the folder that holds the entry at `path` (the current directory for a bare name).
+  package static func folderInode(of path: FilePath) -> UInt64? {
+    let folder = path.removingLastComponent()
+    return try? Syscalls.statusFollowing(folder.isEmpty ? "." : folder).inode
+  }
+
+  /// Whether a save in this process put the entry with this inode in place, in the package whose
+  /// folder has the inode `folder`.
+  package func isOwn(device: UInt64, inode: UInt64, folder: UInt64) -> Bool {
+    lock.withLock { lookup.contains(Placed(device: device, inode: inode, folder: folder)) }
   }
 }
