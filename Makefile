@@ -105,6 +105,23 @@ crash-test: build
 	python3 Tests/Scripts/crash-test.py --fallback --errors
 	python3 Tests/Scripts/archive-kill-test.py --size-mb 100 --runs 6
 
+## Fuzzing (Tests/Fuzz/README.md): builds the libFuzzer targets with AddressSanitizer in .build-fuzz, then runs
+## each for its share of FUZZ_SECONDS (FUZZ_TARGETS: zip tar unpack records, all by default) and prints its executions.
+## Fails if a target crashed, hung, leaked or ran out of memory. `make fuzz-merge` also minimizes the corpora
+## into Tests/Fuzz/corpus/ to commit.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
+.PHONY: fuzz fuzz-smoke fuzz-merge
+fuzz: setup
+	Tests/Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-merge: setup
+	Tests/Fuzz/run.sh --merge $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+## What CI runs: 25 s per target from the committed corpora and the seeds.
+fuzz-smoke: setup
+	Tests/Fuzz/run.sh 100
+
 ## Generates the benchmark corpora and compares docpkg with its peers (takes minutes).
 bench: release
 	Benchmarks/run.sh

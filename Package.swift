@@ -1,6 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// `make fuzz` sets DOCPKG_FUZZ=1: only then are the libFuzzer targets of Tests/Fuzz part of the package. Their entry
+/// point is `LLVMFuzzerTestOneInput` (libFuzzer's `main` calls it), so they link only under `--sanitize fuzzer`, and
+/// the normal build and tests neither build nor see them.
+let fuzzing = Context.environment["DOCPKG_FUZZ"] == "1"
+
 let package = Package(
   name: "DocumentPackage",
   platforms: [.macOS(.v13)],
@@ -182,3 +187,24 @@ let package = Package(
     ),
   ]
 )
+
+// libFuzzer targets (`make fuzz`, `make fuzz-smoke`; Tests/Fuzz/README.md): one executable per reader of outside
+// bytes, each an `@_cdecl("LLVMFuzzerTestOneInput")` over the library's own reading paths. `@testable import`
+// reaches the internal readers (debug builds are built with testing enabled).
+if fuzzing {
+  package.targets += [
+    .target(
+      name: "FuzzSupport", dependencies: ["DocumentPackage"], path: "Tests/Fuzz/FuzzSupport"),
+    .executableTarget(
+      name: "fuzz-zip", dependencies: ["FuzzSupport", "DocumentArchive", "DocumentPackage"],
+      path: "Tests/Fuzz/ZipFuzz"),
+    .executableTarget(
+      name: "fuzz-tar", dependencies: ["FuzzSupport", "DocumentArchive", "DocumentPackage"],
+      path: "Tests/Fuzz/TarFuzz"),
+    .executableTarget(
+      name: "fuzz-unpack", dependencies: ["FuzzSupport", "DocumentArchive", "DocumentPackage"],
+      path: "Tests/Fuzz/UnpackFuzz"),
+    .executableTarget(
+      name: "fuzz-records", dependencies: ["FuzzSupport", "DocumentPackage"], path: "Tests/Fuzz/RecordsFuzz"),
+  ]
+}

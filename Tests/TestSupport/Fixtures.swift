@@ -11,6 +11,11 @@ public enum Fixtures {
     repositoryRoot.appendingPathComponent("Tests/Scripts").appendingPathComponent(name).path
   }
 
+  /// An input a fuzz target stopped at, kept as a regression fixture in `Tests/Fuzz/regressions/`.
+  public static func fuzzRegression(_ name: String) -> URL {
+    repositoryRoot.appendingPathComponent("Tests/Fuzz/regressions").appendingPathComponent(name)
+  }
+
   public static func url(_ name: String) -> URL {
     repositoryRoot.appendingPathComponent("Fixtures").appendingPathComponent(name)
   }

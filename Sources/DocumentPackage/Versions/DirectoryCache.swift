@@ -32,7 +32,7 @@ struct DirectoryCache {
     self.path = path
     guard let data = try? StoreFiles.read(path) else { return }
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-      let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+      let parts = VersionEscaping.fields(line)
       guard parts.count >= 5, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
         let time = FileTime(encoded: parts[2]), let size = Int64(parts[3]), ContentHash.isValid(parts[4])
       else { continue }

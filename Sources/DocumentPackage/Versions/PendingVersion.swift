@@ -107,7 +107,7 @@ struct PendingVersion {
     var keepLast: Int?
     var containerTimes: ContainerTimes?
     for line in lines.dropFirst() {
-      let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+      let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
       switch parts[0] {
       case "start": start = FileTime(encoded: parts[1])

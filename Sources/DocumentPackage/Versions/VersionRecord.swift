@@ -50,7 +50,7 @@ struct VersionRecord {
     var conflicts: [String] = []
     var unkept: [String] = []
     for line in lines.dropFirst() {
-      let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+      let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
       switch parts[0] {
       case "date": date = FileTime(encoded: parts[1])
@@ -117,7 +117,7 @@ struct TreeEntry {
   }
 
   init?(line: Substring) {
-    let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+    let parts = VersionEscaping.fields(line)
     guard parts.count == 6, let mode = CModeT(parts[1], radix: 8), let time = FileTime(encoded: parts[2]),
       let size = Int64(parts[3])
     else { return nil }
@@ -175,6 +175,13 @@ struct TreeEntry {
 /// Percent-escaping of the bytes a record's space-separated fields cannot hold (also the remote tree
 /// objects of DocumentSync: one escaping for every line format).
 package enum VersionEscaping {
+  /// The space-separated fields of a record line. `Substring.split(separator: " ")` splits at Characters, and a
+  /// space followed by a combining mark is one Character: a field beginning with one (a name such as
+  /// "\u{301}x", a link's destination) would stay joined to the field before it, and the line would not read.
+  package static func fields(_ line: Substring) -> [Substring] {
+    line.unicodeScalars.split(separator: " ", omittingEmptySubsequences: false).map(Substring.init)
+  }
+
   package static func escape(_ text: String) -> String {
     if text.isEmpty { return "%" }  // an empty field would shift the columns
     var out: [UInt8] = []

@@ -63,7 +63,7 @@ public struct SyncTree: Sendable, Hashable {
     }
     var entries: [String: SyncEntry] = [:]
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-      let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+      let parts = VersionEscaping.fields(line)
       guard parts.count == 5, let kind = SyncEntry.Kind(rawValue: String(parts[0])),
         let mode = UInt16(parts[1], radix: 8), let size = Int64(parts[2])
       else { throw SyncError(.corrupt, "malformed line '\(line)' in tree object", key: key) }

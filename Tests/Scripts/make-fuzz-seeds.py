@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Writes the fuzzers' seed inputs into OUTDIR/<target>/, for `make fuzz` (Tests/Fuzz/README.md).
+
+usage: make-fuzz-seeds.py OUTDIR
+
+Seeds are what the readers meet in practice: the archives in Fixtures/, the hostile archives of
+make-hostile-archives.py, Fixtures/Notes.mydoc packed the way docpkg packs (zip entries with Unix modes
+and extended timestamps, which the central-directory reader takes, stored and deflated; tar as pax, GNU
+and ustar, plain and gzip). They are generated, not committed: the committed corpora under
+Tests/Fuzz/corpus/ are what the fuzzers found beyond them, minimized.
+"""
+import base64, gzip, io, json, os, shutil, struct, subprocess, sys, tarfile, zipfile, zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.abspath(sys.argv[1])
+FIXTURES = os.path.join(ROOT, "Fixtures")
+PACKAGE = os.path.join(FIXTURES, "Notes.mydoc")
+MTIME = 1_700_000_000
+
+
+def folder(name):
+    path = os.path.join(OUT, name)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def package_entries():
+    """(archive name, path on disk) of Notes.mydoc, directories first, in path order."""
+    entries = []
+    for directory, subdirectories, files in os.walk(PACKAGE):
+        subdirectories.sort()
+        relative = os.path.relpath(directory, os.path.dirname(PACKAGE))
+        entries.append((relative + "/", directory))
+        entries += [(os.path.join(relative, name), os.path.join(directory, name)) for name in sorted(files)]
+    return entries
+
+
+def docpkg_zip(path, method):
+    """A zip as docpkg writes it: Unix modes, an extended timestamp, nothing else in the extra field."""
+    extra = struct.pack("<HHBI", 0x5455, 5, 1, MTIME)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, disk in package_entries():
+            entry = zipfile.ZipInfo(name, (2023, 11, 14, 22, 13, 20))
+            entry.create_system = 3
+            entry.extra = extra
+            if name.endswith("/"):
+                entry.external_attr = (0o040755 << 16) | 0x10
+                archive.writestr(entry, b"")
+            else:
+                entry.external_attr = 0o100644 << 16
+                entry.compress_type = method
+                with open(disk, "rb") as f:
+                    data = f.read()
+                # Seeds are kept small: the fuzzers' inputs are at most -max_len bytes.
+                archive.writestr(entry, data[:2048])
+
+
+def zips():
+    out = folder("zip")
+    for name in sorted(os.listdir(FIXTURES)):
+        if name.endswith(".zip"):
+            shutil.copy(os.path.join(FIXTURES, name), out)
+    docpkg_zip(os.path.join(out, "notes-stored.zip"), zipfile.ZIP_STORED)
+    docpkg_zip(os.path.join(out, "notes-deflated.zip"), zipfile.ZIP_DEFLATED)
+    # An ODF-like document zip: `mimetype` first and stored.
+    with zipfile.ZipFile(os.path.join(out, "document.odt"), "w") as archive:
+        archive.writestr(zipfile.ZipInfo("mimetype"), b"application/vnd.oasis.opendocument.text")
+        archive.writestr("content.xml", b"<office:document-content/>", zipfile.ZIP_DEFLATED)
+    return out
+
+
+def tars():
+    out = folder("tar")
+    for name in sorted(os.listdir(FIXTURES)):
+        if name.endswith(".tar"):
+            shutil.copy(os.path.join(FIXTURES, name), out)
+    for fmt, label in ((tarfile.PAX_FORMAT, "pax"), (tarfile.GNU_FORMAT, "gnu"), (tarfile.USTAR_FORMAT, "ustar")):
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w", format=fmt) as archive:
+            for name, disk in package_entries():
+                member = archive.gettarinfo(disk, name.rstrip("/"))
+                member.mtime, member.uid, member.gid, member.uname, member.gname = MTIME, 0, 0, "", ""
+                if member.isfile():
+                    with open(disk, "rb") as f:
+                        data = f.read()[:1024]
+                    member.size = len(data)
+                    archive.addfile(member, io.BytesIO(data))
+                else:
+                    archive.addfile(member)
+        with open(os.path.join(out, f"notes-{label}.tar"), "wb") as f:
+            f.write(buffer.getvalue())
+        if label == "pax":
+            with open(os.path.join(out, "notes-pax.tar.gz"), "wb") as f:
+                f.write(gzip.compress(buffer.getvalue(), mtime=0))
+    return out
+
+
+def hostile(zip_out, tar_out):
+    work = os.path.join(OUT, "hostile")
+    listed = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "Tests", "Scripts", "make-hostile-archives.py"), work],
+        check=True, capture_output=True, text=True).stdout.split()
+    for name in listed:
+        source = os.path.join(work, name)
+        if os.path.getsize(source) > 64 * 1024:
+            continue
+        shutil.copy(source, zip_out if name.endswith(".zip") else tar_out)
+    shutil.rmtree(work)
+
+
+def records():
+    """One seed per reader of fuzz-records: its first byte picks the reader (RecordsFuzz.swift)."""
+    out = folder("records")
+    blob, tree = "ab" * 32, "cd" * 32
+    reference = base64.urlsafe_b64encode(json.dumps({
+        "device": 2049, "identifier": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "inode": 1234,
+        "path": "/home/ann/Trip.mydoc", "version": 1}, sort_keys=True).encode()).decode().rstrip("=")
+    seeds = {
+        "version-record": (0, "docpkg-version 1\ndate 1700000000.000000005\norigin saved\nresolved no\nsize 42\n"
+                              f"root {tree} 755 1700000000.000000000\nconflict Text%20copy.txt\nunkept a/b.txt\n"),
+        "tree": (1, f"d 755 1700000000.000000000 0 {tree} Images\nf 644 1700000000.000000001 5 {blob} Text.txt\n"
+                    "l 777 1700000000.000000002 0 ../Text.txt link%20name\n"),
+        "pending": (2, "docpkg-pending 1\nstart 1700000000.000000000\nroot 755 1700000000.000000000\n"
+                       "changed Images/tram.png\nreplaced kept\ncontainer 1.000000000 2.000000000 3.000000000 "
+                       "4.000000000\nkeep 10\n"),
+        "hash-cache": (3, f"2049 1234 5 1700000000.000000001 {blob}\n2049 1235 0 1.000000000 {tree}\n"),
+        "identity": (4, "2049 1234\npending 2049 1300\n"),
+        "reference-text": (5, f"docpkg-ref1:{reference}\n"),
+        "reference-json": (6, base64.urlsafe_b64decode(reference + "==").decode()),
+        "tree-entry": (7, "Text copy.txt\0../Images/tram.png"),
+    }
+    for name, (selector, text) in seeds.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(bytes([selector]) + text.encode())
+
+
+def main():
+    zip_out, tar_out = zips(), tars()
+    hostile(zip_out, tar_out)
+    records()
+    # unpack reads both kinds.
+    unpack = folder("unpack")
+    for source in (zip_out, tar_out):
+        for name in os.listdir(source):
+            shutil.copy(os.path.join(source, name), unpack)
+
+
+if __name__ == "__main__":
+    main()
