@@ -143,7 +143,11 @@ package final class SystemLock: @unchecked Sendable {
 private struct UTF8Locale: @unchecked Sendable {
   let locale: locale_t?
 
-  static let shared = UTF8Locale(
-    locale: (["C.UTF-8", "C.utf8", "en_US.UTF-8"] as [String]).lazy.compactMap { newlocale(LC_CTYPE_MASK, $0, nil) }
-      .first)
+  static let shared: UTF8Locale = {
+    // A plain loop: a lazy map's `first` would call newlocale twice and drop one of them.
+    for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8"] {
+      if let locale = newlocale(LC_CTYPE_MASK, name, nil) { return UTF8Locale(locale: locale) }
+    }
+    return UTF8Locale(locale: nil)
+  }()
 }
