@@ -9,11 +9,11 @@ extension ArchivePackage {
   /// (``/DocumentPackage/FileContentSource/allowsConcurrentReads``).
   ///
   /// Returns `nil` whenever the libarchive reader might see the archive differently: not a readable
-  /// zip, anything `ZipDirectoryScan` finds unusual, an entry not made on Unix, or one whose
+  /// zip, a local header that differs from its directory entry, anything `ZipDirectoryScan` finds unusual, an entry not made on Unix, or one whose
   /// modification time is not in an extended-timestamp field (libarchive would convert its MS-DOS
   /// time through the local time zone) or that has extra fields other than zip64, extended timestamp
   /// and Unix owner. The caller then reads the archive with libarchive.
-  /// - Complexity: One pass over the central directory; memory for the tree.
+  /// - Complexity: Two passes over the central directory, one `pread` per local header; memory for the tree.
   static func zipTree(of archive: FilePath, unwrappingSingleDirectory: Bool) -> PackageNode? {
     guard ArchiveFormat(contentsOf: archive) == .zip, let fd = try? Syscalls.openFile(archive, .readOnly) else {
       return nil
@@ -29,6 +29,11 @@ extension ArchivePackage {
       builder.add(header, path)
     }
     guard let summary, summary.allUnixModes, !builder.failed else { return nil }
+    // Every local header must say what the directory says, as before libarchive reads a zip: a
+    // listing must not show an archive that reading it would refuse (the full reader says why).
+    guard let directory = ZipCentralDirectory(fd: fd, fileSize: status.size),
+      (try? directory.checkLocalHeaders(archive: archive.string)) != nil
+    else { return nil }
     // One top-level directory: that is the package (as `open` decides).
     guard let top = try? holder.sortedChildren() else { return nil }
     if unwrappingSingleDirectory, top.count == 1, top[0].kind == .directory, !summary.isDocument {
