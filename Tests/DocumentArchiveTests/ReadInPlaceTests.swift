@@ -177,4 +177,15 @@ struct ReadInPlaceTests {
       reading != nil && reading == unpacking,
       "reading: \(String(describing: reading)); unpacking: \(String(describing: unpacking))")
   }
+
+  /// fuzz-zip: a document zip whose `mimetype` has a bad CRC. Reading `content.xml` passes over
+  /// `mimetype` and fails there; `mimetype` read next must fail too, not come back from the half-read
+  /// handle as if whole.
+  @Test("an entry whose read failed once fails again when read on its own")
+  func aFailedReadFailsAgain() throws {
+    let root = try PackageNode.open(
+      location: Fixtures.fuzzRegression("zip-document-mimetype-bad-crc-tree-and-cat-disagree.odt").path)
+    #expect(throws: PackageError.self) { try root.node(at: "content.xml").contents() }
+    #expect(throws: PackageError.self) { try root.node(at: "mimetype").contents() }
+  }
 }

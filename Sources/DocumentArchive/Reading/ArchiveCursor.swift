@@ -48,6 +48,16 @@ final class ArchiveCursor {
       opens += 1
       position = -1
     }
+    // A failed read leaves libarchive's handle past an error it reports once: the next read starts over.
+    do { try readFromPosition(entry: index, size: size, chunkSize: chunkSize, body) } catch {
+      reader = nil
+      throw error
+    }
+  }
+
+  private func readFromPosition(
+    entry index: Int, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
     let reader = reader!
     while position < index {
       guard let header = try reader.next() else {
