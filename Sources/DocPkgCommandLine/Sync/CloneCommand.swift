@@ -15,6 +15,12 @@ package struct CloneCommand<Runner: SyncCommandRunner>: ParsableCommand {
     help:
       "The region requests are signed for (default: AWS_REGION, else the profile's region in ~/.aws/config, else us-east-1)."
   ) package var region: String?
+  @Option(
+    name: .customLong("ca-bundle"),
+    help: ArgumentHelp(
+      "A PEM file of certificate authorities to trust besides the system's (a private CA), kept with the remote.",
+      discussion: "Else AWS_CA_BUNDLE. Verification is never turned off.", valueName: "file"),
+    completion: .file()) package var caBundle: String?
   @OptionGroup package var quietOption: QuietOption
 
   package init() {}
