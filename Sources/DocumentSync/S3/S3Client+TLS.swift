@@ -86,12 +86,12 @@ extension S3Client {
       String($0.prefix { $0.isUppercase || $0.isNumber || $0 == "_" })
     }
     switch reason {
-    case "CERTIFICATE_VERIFY_FAILED":
+    case "CERTIFICATE_VERIFY_FAILED"?:
       return SyncError(
         .tls, "cannot trust the server", key: endpoint.description,
         serverMessage:
           "its certificate is signed by an authority not trusted here, or has expired or is not yet valid; \(hint)")
-    case "WRONG_VERSION_NUMBER":
+    case "WRONG_VERSION_NUMBER"?:
       return SyncError(
         .tls, "TLS handshake failed with", key: endpoint.description,
         serverMessage: "the server does not speak TLS on this port (is it an http:// endpoint?)")
