@@ -22,6 +22,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
     // `make docs`: DocC's generate-documentation plugin (used by no target).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -70,6 +71,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),

@@ -8,14 +8,24 @@
 #   Scripts/objectstore.sh env     prints the env assignments of the running store (for `eval`)
 #   Scripts/objectstore.sh stop    stops every daemon it started and removes the folder; nothing is left running
 #
+# HTTPS: beside the plain endpoint the gateway serves TLS on OBJECTSTORE_HTTPS_PORT (default the plain port + 1)
+# with a certificate for 127.0.0.1 and localhost from a throwaway authority made here with openssl ($DIR/tls/ca.pem).
+# Two `openssl s_server`s serve the failure cases on the next ports: a certificate of that authority for another
+# host name (+2) and an expired one (+3); they only complete handshakes, enough to see a client refuse them.
+#
 # OBJECTSTORE_BYTES sets the memory-backed disk's size (default 4 GiB; a by-hand 4 GiB push needs more).
-# The env assignments: DOCPKG_S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. The sync tests run
+# The env assignments: DOCPKG_S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, and
+# DOCPKG_S3_HTTPS_ENDPOINT, DOCPKG_S3_CA_BUNDLE, DOCPKG_S3_WRONG_HOST_ENDPOINT, DOCPKG_S3_EXPIRED_ENDPOINT. The sync tests run
 # against the server only when DOCPKG_S3_ENDPOINT is set (`make sync-test` does all of this).
 set -euo pipefail
 
 DIR="${OBJECTSTORE_DIR:-${TMPDIR:-/tmp}/docpkg-objectstore}"
 MON_PORT="${OBJECTSTORE_MON_PORT:-16789}"
 S3_PORT="${OBJECTSTORE_PORT:-17480}"
+HTTPS_PORT="${OBJECTSTORE_HTTPS_PORT:-$((S3_PORT + 1))}"
+WRONG_HOST_PORT=$((HTTPS_PORT + 1))
+EXPIRED_PORT=$((HTTPS_PORT + 2))
+TLS="$DIR/tls"
 ACCESS_KEY="docpkgtestaccesskey"
 SECRET_KEY="docpkgtestsecretkey0123456789"
 CONF="$DIR/ceph.conf"
@@ -43,6 +53,36 @@ print_env() {
   echo "export AWS_ACCESS_KEY_ID=$ACCESS_KEY"
   echo "export AWS_SECRET_ACCESS_KEY=$SECRET_KEY"
   echo "export AWS_REGION=us-east-1"
+  echo "export DOCPKG_S3_HTTPS_ENDPOINT=https://127.0.0.1:$HTTPS_PORT"
+  echo "export DOCPKG_S3_CA_BUNDLE=$TLS/ca.pem"
+  echo "export DOCPKG_S3_WRONG_HOST_ENDPOINT=https://127.0.0.1:$WRONG_HOST_PORT"
+  echo "export DOCPKG_S3_EXPIRED_ENDPOINT=https://127.0.0.1:$EXPIRED_PORT"
+}
+
+# A throwaway authority and three certificates it signs: for 127.0.0.1 and localhost (served by the gateway), for
+# another host name, and one that expired (notAfter a day before now).
+make_certificates() {
+  mkdir -p "$TLS"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TLS/ca.key" -out "$TLS/ca.pem" -days 30 \
+    -subj "/CN=docpkg throwaway test authority" 2>/dev/null
+  local name days san
+  for name in server wrong-host expired; do
+    days=30
+    san="subjectAltName=IP:127.0.0.1,DNS:localhost"
+    [ "$name" = wrong-host ] && san="subjectAltName=DNS:another-host.invalid"
+    [ "$name" = expired ] && days=-1
+    openssl req -newkey rsa:2048 -nodes -keyout "$TLS/$name.key" -out "$TLS/$name.csr" -subj "/CN=$name" 2>/dev/null
+    printf '%s\n' "$san" >"$TLS/$name.ext"
+    openssl x509 -req -in "$TLS/$name.csr" -CA "$TLS/ca.pem" -CAkey "$TLS/ca.key" -CAcreateserial -days "$days" \
+      -extfile "$TLS/$name.ext" -out "$TLS/$name.pem" 2>/dev/null
+  done
+}
+
+# Serves the certificate $1 on port $2 with `openssl s_server` (handshakes only), its pid in $DIR/run/$1.pid.
+serve_tls() {
+  openssl s_server -quiet -accept "127.0.0.1:$2" -cert "$TLS/$1.pem" -key "$TLS/$1.key" -www \
+    </dev/null >>"$DIR/log/$1-s_server.log" 2>&1 &
+  echo $! >"$DIR/run/$1.pid"
 }
 
 s3_answers() {
@@ -65,6 +105,8 @@ stop_daemon() {
 
 stop() {
   [ -d "$DIR" ] || return 0
+  stop_daemon "$DIR/run/expired.pid"
+  stop_daemon "$DIR/run/wrong-host.pid"
   stop_daemon "$DIR/run/rgw.pid"
   stop_daemon "$DIR/run/osd.0.pid"
   stop_daemon "$DIR/run/mon.a.pid"
@@ -112,7 +154,7 @@ pid file = $DIR/run/mon.a.pid
 pid file = $DIR/run/osd.0.pid
 
 [client.rgw.gw]
-rgw frontends = beast endpoint=127.0.0.1:$S3_PORT
+rgw frontends = beast endpoint=127.0.0.1:$S3_PORT ssl_endpoint=127.0.0.1:$HTTPS_PORT ssl_certificate=$TLS/server.pem ssl_private_key=$TLS/server.key
 rgw data = $DIR/rgw
 pid file = $DIR/run/rgw.pid
 rgw dns name = 127.0.0.1
@@ -130,6 +172,7 @@ start() {
   local fsid
   fsid="$(cat /proc/sys/kernel/random/uuid)"
   write_conf "$fsid"
+  make_certificates
 
   monmaptool --create --clobber --fsid "$fsid" --addv a "[v1:127.0.0.1:$MON_PORT]" "$DIR/monmap" >/dev/null
   ceph-authtool --create-keyring "$DIR/mon.keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
@@ -146,6 +189,8 @@ start() {
   ceph-osd -c "$CONF" -i 0 2>>"$DIR/log/osd-start.log"
 
   radosgw -c "$CONF" -n client.rgw.gw
+  serve_tls wrong-host "$WRONG_HOST_PORT"
+  serve_tls expired "$EXPIRED_PORT"
   for _ in $(seq 1200); do
     if s3_answers; then break; fi
     for daemon in mon.a osd.0 rgw; do

@@ -1,5 +1,6 @@
 import DocPkgCommandLine
 import DocumentSync
+import Foundation
 import SystemPackage
 
 /// The sync commands' work, on ``DocumentSync``: what `docpkg push|pull|clone|remote` run (through
@@ -11,9 +12,11 @@ enum LiveSync: SyncCommandRunner {
     let handler = bar.handler
     let (url, endpoint, region, destination) =
       (command.url, command.endpoint, command.region, FilePath(command.destination))
+    let caBundle = command.caBundle.map(absolutePath)
     try runBlocking {
       _ = try await PackageSync.clone(
-        from: url, endpoint: endpoint, to: destination, credentials: credentials, region: region, progress: handler)
+        from: url, endpoint: endpoint, to: destination, credentials: credentials, region: region,
+        caBundle: caBundle, progress: handler)
     }
     bar.finish()
   }
@@ -50,7 +53,9 @@ enum LiveSync: SyncCommandRunner {
   }
 
   static func addRemote(_ command: RemoteAdd<Self>) throws {
-    let remote = Remote(name: command.name, url: command.url, endpoint: command.endpoint, region: command.region)
+    let remote = Remote(
+      name: command.name, url: command.url, endpoint: command.endpoint, region: command.region,
+      caBundle: command.caBundle.map(absolutePath))
     let packagePath = FilePath(command.package)
     let credentials = try environmentCredentials()
     try runBlocking { try await PackageSync.addRemote(remote, toPackageAt: packagePath, credentials: credentials) }
@@ -60,6 +65,11 @@ enum LiveSync: SyncCommandRunner {
     for remote in try SyncFolder(packagePath: FilePath(command.package)).remotes() {
       StandardOutput.shared.write("\(remote.name)\t\(remote.url)\t\(remote.endpoint)\n")
     }
+  }
+
+  /// `path` from the working directory, so that a remote keeps a path that holds wherever it is used from.
+  static func absolutePath(_ path: String) -> String {
+    FilePath(FileManager.default.currentDirectoryPath).pushing(FilePath(path)).lexicallyNormalized().string
   }
 
   static func removeRemote(_ command: RemoteRemove<Self>) throws {

@@ -10,7 +10,8 @@ package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
         A remote is a bucket and prefix, s3://BUCKET/PREFIX, on a server given with --endpoint (AWS S3, MinIO, \
         Ceph RGW). Remotes are kept in .NAME.docpkg-sync/remotes.json beside the package, never inside it. \
         Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), else \
-        ~/.aws/credentials (profile AWS_PROFILE); the region from AWS_REGION. They are never printed or stored.
+        ~/.aws/credentials (profile AWS_PROFILE); the region from AWS_REGION, else ~/.aws/config. They are never printed or stored. An https server whose certificate comes from a private \
+        authority is trusted with --ca-bundle FILE (or AWS_CA_BUNDLE); a refused certificate fails at once, never retried.
         """,
       subcommands: [RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self])
   }
@@ -30,7 +31,17 @@ package struct RemoteAdd<Runner: SyncCommandRunner>: ParsableCommand {
   @Argument(help: "The remote's name (origin).") package var name: String
   @Argument(help: "s3://BUCKET/PREFIX") package var url: String
   @Option(help: "The server: http[s]://HOST[:PORT].") package var endpoint: String
-  @Option(help: "The region requests are signed for (default: AWS_REGION, else us-east-1).") package var region: String?
+  @Option(
+    help:
+      "The region requests are signed for (default: AWS_REGION, else the profile's region in ~/.aws/config, else us-east-1)."
+  ) package var region: String?
+
+  @Option(
+    name: .customLong("ca-bundle"),
+    help: ArgumentHelp(
+      "A PEM file of certificate authorities to trust besides the system's (a private CA), kept with the remote.",
+      discussion: "Else AWS_CA_BUNDLE. Verification is never turned off.", valueName: "file"),
+    completion: .file()) package var caBundle: String?
 
   package init() {}
 

@@ -48,7 +48,8 @@ extension SyncError {
   /// A kind of ``SyncError``: a struct over a private enum, so that codes can be added without breaking `switch`es.
   public struct Code: Hashable, Sendable, CustomStringConvertible {
     private enum Value: String, Hashable, Sendable {
-      case noSuchKey, preconditionFailed, server, transport, credentials, corrupt, invalidArgument, remote, cancelled
+      case noSuchKey, preconditionFailed, server, transport, tls, credentials, corrupt, invalidArgument, remote,
+        cancelled
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
@@ -61,6 +62,9 @@ extension SyncError {
     public static var server: Code { Code(.server) }
     /// The connection failed or timed out.
     public static var transport: Code { Code(.transport) }
+    /// The server's certificate was refused (unknown authority, another host name, expired) or the TLS handshake
+    /// failed: never retried.
+    public static var tls: Code { Code(.tls) }
     /// No credentials were found.
     public static var credentials: Code { Code(.credentials) }
     /// Downloaded data is not what its key or record says.

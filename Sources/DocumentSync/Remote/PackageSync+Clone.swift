@@ -16,8 +16,11 @@ extension PackageSync {
   ///   - destination: Where the new package goes; nothing may be there yet.
   ///   - credentials: The keys requests are signed with.
   ///   - remoteName: The name the remote gets in the new package.
-  ///   - region: The region requests are signed for (else `AWS_REGION` from `environment`, else `us-east-1`).
-  ///   - environment: Where `AWS_REGION` is looked up.
+  ///   - region: The region requests are signed for (else `AWS_REGION` from `environment`, else the profile's
+  ///     in `~/.aws/config`, else `us-east-1`).
+  ///   - caBundle: A PEM file of authorities trusted besides the system's, kept with the remote (else
+  ///     `AWS_CA_BUNDLE` from `environment`).
+  ///   - environment: Where `AWS_REGION` and `AWS_CA_BUNDLE` are looked up.
   ///   - progress: Called as objects arrive.
   /// - Returns: The sync of the new package with its remote.
   /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet; `PackageError` with code
@@ -25,14 +28,14 @@ extension PackageSync {
   @discardableResult
   public static func clone(
     from url: String, endpoint: String, to destination: FilePath, credentials: S3Credentials,
-    remoteName: String = "origin", region: String? = nil,
+    remoteName: String = "origin", region: String? = nil, caBundle: String? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgressHandler? = nil
   ) async throws -> PackageSync {
     let folder = SyncFolder(packagePath: destination)
     if FileManager.default.fileExists(atPath: folder.packagePath.string) {
       throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
     }
-    let probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region)
+    let probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region, caBundle: caBundle)
     let client = try probeRemote.client(credentials: credentials, environment: environment)
     let sync = try PackageSync(folder: folder, remote: probeRemote, client: client)
     guard let (head, etag) = try await sync.head() else {

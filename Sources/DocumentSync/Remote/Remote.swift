@@ -1,4 +1,5 @@
 import DocumentPackage
+import NIOSSL
 import SystemPackage
 
 #if canImport(FoundationEssentials)
@@ -19,24 +20,49 @@ public struct Remote: Sendable, Hashable, Codable {
   public var region: String?
   /// How the server wants `If-Match` ETags, found when the remote was added (nil: try both).
   public var etagForm: ETagForm?
+  /// A PEM file of certificate authorities trusted for this remote besides the system's (a private CA's
+  /// certificate; nil: `AWS_CA_BUNDLE`, else the system's only). Kept as an absolute path.
+  public var caBundle: String?
 
   /// A remote.
-  public init(name: String, url: String, endpoint: String, region: String? = nil, etagForm: ETagForm? = nil) {
+  public init(
+    name: String, url: String, endpoint: String, region: String? = nil, etagForm: ETagForm? = nil,
+    caBundle: String? = nil
+  ) {
     self.name = name
     self.url = url
     self.endpoint = endpoint
     self.region = region
     self.etagForm = etagForm
+    self.caBundle = caBundle
   }
 
   /// The bucket and prefix.
   public func location() throws -> S3Location { try S3Location(url: url) }
 
-  /// A client of the remote's bucket signed with `credentials`.
+  /// A client of the remote's bucket signed with `credentials`, trusting ``caBundle`` (else `AWS_CA_BUNDLE` of
+  /// `environment`) besides the system's authorities.
+  /// - Throws: ``SyncError`` with code `invalidArgument` for a malformed URL or endpoint, or a CA bundle that
+  ///   cannot be read or holds no PEM certificate.
   public func client(credentials: S3Credentials, environment: [String: String]) throws -> S3Client {
-    S3Client(
+    let bundle = caBundle ?? environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
+    if let bundle { try Self.checkCABundle(bundle) }
+    return S3Client(
       endpoint: try S3Endpoint(url: endpoint), bucket: try location().bucket, credentials: credentials,
-      region: region ?? S3Credentials.region(environment), etagForm: etagForm ?? .automatic)
+      region: region ?? S3Credentials.region(environment), etagForm: etagForm ?? .automatic, caBundle: bundle)
+  }
+
+  /// Throws unless `file` holds at least one PEM certificate.
+  static func checkCABundle(_ file: String) throws {
+    let certificates: [NIOSSLCertificate]
+    do { certificates = try NIOSSLCertificate.fromPEMFile(file) } catch {
+      throw SyncError(
+        .invalidArgument, "cannot read the CA bundle", key: file,
+        serverMessage: "no such file, not readable, or not PEM certificates")
+    }
+    if certificates.isEmpty {
+      throw SyncError(.invalidArgument, "no PEM certificate in the CA bundle", key: file)
+    }
   }
 }
 
@@ -45,7 +71,7 @@ public struct Remote: Sendable, Hashable, Codable {
 ///
 /// | entry            | what it is                                                                  |
 /// |------------------|-----------------------------------------------------------------------------|
-/// | `remotes.json`   | the remotes: name, URL, endpoint, region, ETag form (no credentials)       |
+/// | `remotes.json`   | the remotes: name, URL, endpoint, region, ETag form, CA bundle path (no credentials) |
 /// | `state/NAME`     | per remote: the root tree last pushed or pulled, and the head's ETag then   |
 /// | `objects/HASH`   | blobs downloaded and verified, kept until the pull that needed them saved   |
 /// | `tmp/`           | downloads in progress                                                      |
@@ -103,6 +129,7 @@ public struct SyncFolder: Sendable {
     }
     _ = try remote.location()
     _ = try S3Endpoint(url: remote.endpoint)
+    if let bundle = remote.caBundle { try Remote.checkCABundle(bundle) }
     var all = try remotes()
     if all.contains(where: { $0.name == remote.name }) {
       throw SyncError(.remote, "remote '\(remote.name)' exists already for package", key: packagePath.string)

@@ -15,7 +15,8 @@ extension S3Client {
     let etag = try await put(key, data: Data("docpkg probe".utf8))
     for form in [ETagForm.quoted, .unquoted] {
       let probe = S3Client(
-        endpoint: endpoint, bucket: bucket, credentials: signer.credentials, region: signer.region, etagForm: form)
+        endpoint: endpoint, bucket: bucket, credentials: signer.credentials, region: signer.region, etagForm: form,
+        caBundle: caBundle)
       do {
         _ = try await probe.put(key, data: Data("docpkg probe".utf8), condition: .matches(etag))
         return form

@@ -34,7 +34,12 @@ public final class S3Client: Sendable {
   public let partParallelism: Int
 
   let signer: SigV4Signer
+  /// The PEM file of authorities trusted besides the system's, if any.
+  let caBundle: String?
   let http: HTTPClient
+  /// The client of the TLS check (see `S3Client+TLS.swift`), and the check once started.
+  let checkHTTP: HTTPClient
+  let tlsCheck = NIOLockedValueBox<Task<Void, any Error>?>(nil)
   private let learnedForm: NIOLockedValueBox<ETagForm>
 
   /// A client of `bucket` at `endpoint`.
@@ -48,30 +53,25 @@ public final class S3Client: Sendable {
   ///   - partSize: The size of one part of a multipart upload (at least 5 MiB, S3's minimum).
   ///   - timeout: How long one request may take before it fails.
   ///   - partParallelism: How many parts of one multipart upload are in flight (and in memory) at once.
+  ///   - caBundle: A PEM file of authorities trusted besides the system's (a private CA's certificate).
   public init(
     endpoint: S3Endpoint, bucket: String, credentials: S3Credentials, region: String = "us-east-1",
     etagForm: ETagForm = .automatic, multipartThreshold: Int = 16 << 20, partSize: Int = 8 << 20,
-    timeout: TimeAmount = .seconds(120), partParallelism: Int = 4
+    timeout: TimeAmount = .seconds(120), partParallelism: Int = 4, caBundle: String? = nil
   ) {
     self.partParallelism = max(1, partParallelism)
     self.endpoint = endpoint
     self.bucket = bucket
+    self.caBundle = caBundle
     self.signer = SigV4Signer(credentials: credentials, region: region)
     self.learnedForm = NIOLockedValueBox(etagForm)
     self.multipartThreshold = multipartThreshold
     self.partSize = max(partSize, 5 << 20)
     self.timeout = timeout
-    self.http = Self.sharedHTTP
+    let clients = Self.httpClients(caBundle: caBundle)
+    self.http = clients.requests
+    self.checkHTTP = clients.check
   }
-
-  /// The HTTP client every `S3Client` of the process shares (never shut down, like `HTTPClient.shared`, whose
-  /// configuration it takes) with up to 32 connections per host: downloads run 16 at once, and the default pool
-  /// (8 per host) would queue half of them.
-  static let sharedHTTP: HTTPClient = {
-    var configuration = HTTPClient.Configuration.singletonConfiguration
-    configuration.connectionPool = .init(idleTimeout: .seconds(600), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
-    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-  }()
 
   /// The ETag form `If-Match` uses now: the one given, or the one learned when it was `.automatic`.
   public var etagForm: ETagForm { learnedForm.withLockedValue { $0 } }
@@ -126,12 +126,16 @@ public final class S3Client: Sendable {
     let response: HTTPClientResponse
     do {
       try Task.checkCancellation()
+      try await checkTLS()
       response = try await http.execute(request, timeout: timeout)
     } catch is CancellationError {
       throw SyncError(.cancelled, "\(method.rawValue) cancelled", key: shownKey)
     } catch let error as HTTPClientError where error == .cancelled {
       throw SyncError(.cancelled, "\(method.rawValue) cancelled", key: shownKey)
+    } catch let error as SyncError {
+      throw error
     } catch {
+      if let refusal = Self.tlsRefusal(error, endpoint: endpoint, caBundle: caBundle) { throw refusal }
       throw SyncError(.transport, "\(method.rawValue) to \(endpoint) failed", key: shownKey, serverMessage: "\(error)")
     }
     let status = Int(response.status.code)

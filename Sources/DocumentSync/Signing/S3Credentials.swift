@@ -58,9 +58,24 @@ public struct S3Credentials: Sendable, CustomStringConvertible, CustomDebugStrin
     return S3Credentials(accessKeyID: id, secretAccessKey: secret, sessionToken: values["aws_session_token"])
   }
 
-  /// The region of the environment: `AWS_REGION`, `AWS_DEFAULT_REGION`, else `us-east-1`.
+  /// The region of the environment: `AWS_REGION`, `AWS_DEFAULT_REGION`, else the `region` of the profile
+  /// `AWS_PROFILE` (default `default`) in `~/.aws/config` (or `AWS_CONFIG_FILE`), as the AWS CLI reads it, else
+  /// `us-east-1`.
   public static func region(_ environment: [String: String]) -> String {
-    environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+    if let region = environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"], !region.isEmpty { return region }
+    let file =
+      environment["AWS_CONFIG_FILE"] ?? (environment["HOME"].map { $0 + "/.aws/config" } ?? "~/.aws/config")
+    guard let data = FileManager.default.contents(atPath: file) else { return "us-east-1" }
+    return configRegion(String(decoding: data, as: UTF8.self), profile: environment["AWS_PROFILE"] ?? "default")
+      ?? "us-east-1"
+  }
+
+  /// The `region` of `profile` in the text of an AWS config file, where the profile `default` is the section
+  /// `[default]` and any other the section `[profile NAME]`.
+  static func configRegion(_ text: String, profile: String) -> String? {
+    let section = profile == "default" ? "default" : "profile \(profile)"
+    guard let region = parseProfile(text, profile: section)["region"], !region.isEmpty else { return nil }
+    return region
   }
 
   /// The `key = value` pairs of `[profile]` in an INI text.
