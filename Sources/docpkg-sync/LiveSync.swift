@@ -11,8 +11,8 @@ enum LiveSync: SyncCommandRunner {
     let bar = SyncProgressBar("cloning", quiet: command.quietOption.quiet)
     let handler = bar.handler
     let (url, endpoint, region, destination) =
-      (command.url, command.endpoint, command.region, FilePath(command.destination))
-    let caBundle = command.caBundle.map(absolutePath)
+      (command.url, command.server.endpoint, command.server.region, FilePath(command.destination))
+    let caBundle = command.server.caBundle.map(absolutePath)
     try runBlocking {
       _ = try await PackageSync.clone(
         from: url, endpoint: endpoint, to: destination, credentials: credentials, region: region,
@@ -54,8 +54,8 @@ enum LiveSync: SyncCommandRunner {
 
   static func addRemote(_ command: RemoteAdd<Self>) throws {
     let remote = Remote(
-      name: command.name, url: command.url, endpoint: command.endpoint, region: command.region,
-      caBundle: command.caBundle.map(absolutePath))
+      name: command.name, url: command.url, endpoint: command.server.endpoint, region: command.server.region,
+      caBundle: command.server.caBundle.map(absolutePath))
     let packagePath = FilePath(command.package)
     let credentials = try environmentCredentials()
     try runBlocking { try await PackageSync.addRemote(remote, toPackageAt: packagePath, credentials: credentials) }

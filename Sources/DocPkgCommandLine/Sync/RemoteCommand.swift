@@ -30,18 +30,7 @@ package struct RemoteAdd<Runner: SyncCommandRunner>: ParsableCommand {
   @Argument(help: "The package.", completion: .file()) package var package: String
   @Argument(help: "The remote's name (origin).") package var name: String
   @Argument(help: "s3://BUCKET/PREFIX") package var url: String
-  @Option(help: "The server: http[s]://HOST[:PORT].") package var endpoint: String
-  @Option(
-    help:
-      "The region requests are signed for (default: AWS_REGION, else the profile's region in ~/.aws/config, else us-east-1)."
-  ) package var region: String?
-
-  @Option(
-    name: .customLong("ca-bundle"),
-    help: ArgumentHelp(
-      "A PEM file of certificate authorities to trust besides the system's (a private CA), kept with the remote.",
-      discussion: "Else AWS_CA_BUNDLE. Verification is never turned off.", valueName: "file"),
-    completion: .file()) package var caBundle: String?
+  @OptionGroup package var server: RemoteServerOptions
 
   package init() {}
 
