@@ -13,22 +13,10 @@ import Testing
 /// and either works or throws one `PackageError` naming the path.
 @Suite("Deep trees")
 struct DeepTreeTests {
-  static let depth = Int(ProcessInfo.processInfo.environment["DOCPKG_DEEP_TREE_DEPTH"] ?? "") ?? 300
+  static let depth = DeepPackage.depth
   static let bottom = DeepTree.innerPath(depth: depth) + "/" + DeepTree.fileName
   /// A name of 200 bytes: 25 levels of it are 5,000 bytes, past PATH_MAX.
   static let longName = String(repeating: "n", count: 200)
-
-  /// A temporary folder holding a package `depth` deep, removed (through descriptors) at the end.
-  final class DeepPackage {
-    let temp: TemporaryDirectory
-    let path: String
-    init(_ name: String = "Deep.pkg", in temp: TemporaryDirectory? = nil, contents: String = "bottom\n") throws {
-      self.temp = try temp ?? TemporaryDirectory("deep")
-      path = self.temp.appending(name)
-      try DeepTree.make(at: path, depth: DeepTreeTests.depth, contents: contents)
-    }
-    deinit { try? DeepTree.remove(path) }
-  }
 
   /// Runs `body` on a thread whose stack is 512 KiB, like a Dispatch or Swift concurrency worker's.
   func onSmallStack<T>(_ body: @escaping () throws -> T) throws -> T {

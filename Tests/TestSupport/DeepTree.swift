@@ -1,4 +1,5 @@
 import DocumentPackage
+import Foundation
 import SystemPackage
 
 /// A package thousands of directories deep, far past `PATH_MAX` (4,096 bytes): made and removed
@@ -49,4 +50,22 @@ public enum DeepTree {
     Syscalls.closeFile(fd)
     fd = next
   }
+}
+
+/// A temporary folder holding a package ``depth`` deep, removed (through descriptors) when released.
+public final class DeepPackage {
+  /// The depth the deep-tree tests use: `DOCPKG_DEEP_TREE_DEPTH`, else 300 (loading costs time in the
+  /// square of the depth in a debug build, so 10,000 is for a run by hand).
+  public static let depth = Int(ProcessInfo.processInfo.environment["DOCPKG_DEEP_TREE_DEPTH"] ?? "") ?? 300
+
+  public let temp: TemporaryDirectory
+  public let path: String
+
+  public init(_ name: String = "Deep.pkg", in temp: TemporaryDirectory? = nil, contents: String = "bottom\n") throws {
+    self.temp = try temp ?? TemporaryDirectory("deep")
+    path = self.temp.appending(name)
+    try DeepTree.make(at: path, depth: Self.depth, contents: contents)
+  }
+
+  deinit { try? DeepTree.remove(path) }
 }

@@ -7,21 +7,9 @@ import Testing
 /// depth × path length, minutes at 10,000 in a debug build; see `DeepTreeTests`).
 @Suite("docpkg on deep packages")
 struct DeepTreeCommandTests {
-  static let depth = Int(ProcessInfo.processInfo.environment["DOCPKG_DEEP_TREE_DEPTH"] ?? "") ?? 300
+  static let depth = DeepPackage.depth
   static let inner = DeepTree.innerPath(depth: depth)
   static let bottom = inner + "/" + DeepTree.fileName
-
-  /// A package `depth` deep in a fresh folder, removed through descriptors at the end.
-  final class DeepPackage {
-    let temp: TemporaryDirectory
-    let path: String
-    init(_ name: String = "Deep.pkg", in temp: TemporaryDirectory? = nil, contents: String = "bottom\n") throws {
-      self.temp = try temp ?? TemporaryDirectory("deep")
-      path = self.temp.appending(name)
-      try DeepTree.make(at: path, depth: DeepTreeCommandTests.depth, contents: contents)
-    }
-    deinit { try? DeepTree.remove(path) }
-  }
 
   /// Worked, or was refused with one line: never a crash (a signal), never a backtrace.
   func expectWorkedOrOneLine(_ result: Shell.Output, _ command: String) -> Bool {
