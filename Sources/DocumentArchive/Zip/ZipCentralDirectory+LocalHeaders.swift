@@ -37,14 +37,11 @@ extension ZipCentralDirectory {
       var bytes = try read(Self.localReadSize, at: offset)
       if let length = ZipLocalHeader.length(ofHeaderStartingWith: bytes), length > bytes.count {
         // A long extra field: read the whole header (at most 30 + 2 x 64 KiB).
-        let whole = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 8)
-        defer { whole.deallocate() }
-        let count: Int
-        do throws(Errno) { count = try Syscalls.readBytes(fd, into: whole, at: offset) } catch {
+        let whole: [UInt8]
+        do throws(Errno) { whole = try Syscalls.readBytes(fd, at: offset, count: length) } catch {
           throw PackageError.io(error, "cannot read", path: archive)
         }
-        _ = try ZipLocalHeader.check(
-          UnsafeRawBufferPointer(rebasing: whole[..<count]), against: entry, archive: archive)
+        _ = try whole.withUnsafeBytes { try ZipLocalHeader.check($0, against: entry, archive: archive) }
         return try checkDescriptor(of: entry, dataStart: offset + Int64(length), archive: archive, read: read)
       }
       let dataStart = offset + Int64(try ZipLocalHeader.check(bytes, against: entry, archive: archive))

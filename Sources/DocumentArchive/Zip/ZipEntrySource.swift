@@ -25,10 +25,15 @@ final class ZipEntrySource: FileContentSource {
   /// (a zip with data before it, or a damaged one: the full reader decides, and says what is wrong).
   init?(file: ZipArchiveFile, entry: ZipCentralDirectory.Entry) {
     let offset = Int64(clamping: entry.localHeaderOffset)
-    guard let fixed = try? file.readBytes(count: ZipLocalHeader.fixedSize, at: offset),
-      let length = fixed.withUnsafeBytes({ ZipLocalHeader.length(ofHeaderStartingWith: $0) }),
-      let header = try? file.readBytes(count: length, at: offset),
-      let start = try? header.withUnsafeBytes({ try ZipLocalHeader.check($0, against: entry, archive: file.path) })
+    // One read holds the header unless its extra field is long: then a second reads all of it.
+    guard var header = try? file.readBytes(count: ZipLocalHeader.fixedSize + entry.name.count + 64, at: offset),
+      let length = header.withUnsafeBytes({ ZipLocalHeader.length(ofHeaderStartingWith: $0) })
+    else { return nil }
+    if length > header.count {
+      guard let whole = try? file.readBytes(count: length, at: offset) else { return nil }
+      header = whole
+    }
+    guard let start = try? header.withUnsafeBytes({ try ZipLocalHeader.check($0, against: entry, archive: file.path) })
     else { return nil }
     self.file = file
     self.entry = entry
