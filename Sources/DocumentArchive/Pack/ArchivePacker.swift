@@ -178,40 +178,26 @@ public enum ArchivePacker {
 }
 
 extension ArchivePacker {
-  /// Hands over a sparse file's `size` bytes: zeros for its holes, from one buffer, and its data
-  /// ranges read from `fd`.
+  /// Hands over a sparse file's `size` bytes: zeros for its holes, never read, and its data ranges
+  /// read from `fd` (``/DocumentPackage/Syscalls/readSparse(_:size:dataRanges:buffer:_:)``).
+  /// - Throws: ``/DocumentPackage/PackageError`` naming `path` if it cannot be read or shrank; what `emit` throws.
   static func emitSparse(
     _ fd: CInt, path: FilePath, size: Int64, dataRanges: [Range<Int64>],
     _ emit: (UnsafeRawBufferPointer) throws -> Void
   ) throws {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: Syscalls.readBufferAlignment)
     defer { buffer.deallocate() }
-    let zeros = [UInt8](repeating: 0, count: 256 << 10)
-    var position: Int64 = 0
-    func emitZeros(to end: Int64) throws {
-      while position < end {
-        let count = Int(min(end - position, Int64(zeros.count)))
-        try zeros.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        position += Int64(count)
+    let handedOver: Int64
+    do {
+      handedOver = try Syscalls.readSparse(fd, size: size, dataRanges: dataRanges, buffer: buffer) { chunk, _, _ in
+        try emit(chunk)
       }
+    } catch let error as Errno {
+      throw PackageError.io(error, "cannot read", path: path)
     }
-    for range in dataRanges {
-      try emitZeros(to: range.lowerBound)
-      while position < range.upperBound {
-        let want = Int(min(range.upperBound - position, Int64(buffer.count)))
-        let count: Int
-        do throws(Errno) {
-          count = try Syscalls.readBytes(
-            fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<want]), at: position)
-        } catch { throw PackageError.io(error, "cannot read", path: path) }
-        guard count > 0 else {
-          throw PackageError(.changedOnDisk, "file shrank while it was packed:", path: path.string)
-        }
-        try emit(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        position += Int64(count)
-      }
+    guard handedOver == size else {
+      throw PackageError(.changedOnDisk, "file shrank while it was packed:", path: path.string)
     }
-    try emitZeros(to: size)
   }
 }
 

@@ -46,3 +46,39 @@ extension Syscalls {
     _ = try retrying { lseek(fd, off_t(count), SEEK_CUR) }
   }
 }
+
+extension Syscalls {
+  /// Hands over the first `size` bytes of `fd` in order, in chunks of at most `buffer.count` bytes,
+  /// each with its offset: the `dataRanges` read (`pread`) into `buffer`, and the holes between and
+  /// after them as zeros from a buffer of zeros, never read (`isHole` is then true). Stops early if the
+  /// file ends inside a data range (it shrank).
+  /// - Returns: How many bytes were handed over: `size`, or fewer if the file shrank.
+  package static func readSparse(
+    _ fd: CInt, size: Int64, dataRanges: [Range<Int64>], buffer: UnsafeMutableRawBufferPointer,
+    _ body: (_ chunk: UnsafeRawBufferPointer, _ offset: Int64, _ isHole: Bool) throws -> Void
+  ) throws -> Int64 {
+    let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count, alignment: 16)
+    zeros.initializeMemory(as: UInt8.self, repeating: 0)
+    defer { zeros.deallocate() }
+    var position: Int64 = 0
+    func holes(to end: Int64) throws {
+      while position < end {
+        let count = Int(min(end - position, Int64(zeros.count)))
+        try body(UnsafeRawBufferPointer(rebasing: zeros[..<count]), position, true)
+        position += Int64(count)
+      }
+    }
+    for range in dataRanges {
+      try holes(to: range.lowerBound)
+      while position < range.upperBound {
+        let want = Int(min(range.upperBound - position, Int64(buffer.count)))
+        let count = try readBytes(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<want]), at: position)
+        if count == 0 { return position }
+        try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]), position, false)
+        position += Int64(count)
+      }
+    }
+    try holes(to: size)
+    return position
+  }
+}

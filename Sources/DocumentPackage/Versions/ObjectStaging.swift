@@ -93,44 +93,27 @@ final class ObjectStaging {
       } catch {
         throw PackageError.io(error, "cannot read", path: file.string, context: "while keeping a version")
       }
-      var position: Int64 = 0
-      func hashZeros(to end: Int64) {
-        guard position < end else { return }
-        let zeros = UnsafeMutableRawBufferPointer(rebasing: buffer[...])
-        zeros.initializeMemory(as: UInt8.self, repeating: 0)
-        while position < end {
-          let count = Int(min(end - position, Int64(zeros.count)))
-          hasher.update(UnsafeRawBufferPointer(rebasing: zeros[..<count]))
-          position += Int64(count)
-        }
-      }
-      for range in ranges {
-        hashZeros(to: range.lowerBound)
-        do throws(Errno) {
-          _ = try Syscalls.seek(input, to: range.lowerBound)
-          _ = try Syscalls.seek(output, to: range.lowerBound)
-        } catch {
-          throw PackageError.io(error, "cannot read", path: file.string, context: "while keeping a version")
-        }
-        while position < range.upperBound {
-          let count: Int
-          let want = Int(min(range.upperBound - position, Int64(buffer.count)))
-          do throws(Errno) {
-            count = try Syscalls.readBytes(input, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<want]))
-          } catch {
-            throw PackageError.io(error, "cannot read", path: file.string, context: "while keeping a version")
-          }
-          if count == 0 { break }
-          let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+      let copied: Int64
+      do {
+        copied = try Syscalls.readSparse(input, size: size, dataRanges: ranges, buffer: buffer) {
+          chunk, offset, isHole in
           hasher.update(chunk)
-          do throws(Errno) { try Syscalls.writeAll(output, chunk) } catch {
+          if isHole { return }
+          do throws(Errno) { try Syscalls.writeAll(output, chunk, at: offset) } catch {
             throw PackageError.io(error, "cannot write", path: path.string)
           }
-          position += Int64(count)
+        }
+      } catch let error as Errno {
+        throw PackageError.io(error, "cannot read", path: file.string, context: "while keeping a version")
+      }
+      if copied < size {
+        // The file shrank while it was copied: the copy ends in a hole, hashed as the zeros it reads as
+        // (a "file" with no data ranges is all hole).
+        _ = try Syscalls.readSparse(input, size: size - copied, dataRanges: [], buffer: buffer) { chunk, _, _ in
+          hasher.update(chunk)
         }
       }
-      hashZeros(to: size)
-      do throws(Errno) { try Syscalls.setSize(output, position) } catch {
+      do throws(Errno) { try Syscalls.setSize(output, size) } catch {
         throw PackageError.io(error, "cannot write", path: path.string)
       }
       return hasher.finalize()
