@@ -179,7 +179,7 @@ public enum ArchivePacker {
 
 extension ArchivePacker {
   /// Hands over a sparse file's `size` bytes: zeros for its holes, never read, and its data ranges
-  /// read from `fd` (``/DocumentPackage/Syscalls/readSparse(_:size:dataRanges:buffer:_:)``).
+  /// read from `fd` (`Syscalls.readSparse`).
   /// - Throws: ``/DocumentPackage/PackageError`` naming `path` if it cannot be read or shrank; what `emit` throws.
   static func emitSparse(
     _ fd: CInt, path: FilePath, size: Int64, dataRanges: [Range<Int64>],
