@@ -59,6 +59,14 @@ struct HostileArchiveTests {
     Case(archive: "local-method.zip", expected: ["'pkg/good.txt'", "compression method 0, its central directory 8"]),
     Case(archive: "local-flags.zip", expected: ["'pkg/good.txt'", "local header's flags (0x800)"]),
     Case(archive: "descriptor-crc.zip", expected: ["'pkg/good.txt'", "its data descriptor says CRC-32"]),
+    // Extra fields libarchive cannot walk, and a directory that is not where the end record says.
+    Case(
+      archive: "local-extra-overflow.zip",
+      expected: ["'pkg/good.txt'", "in its local header, its extra field's record 0x5455 needs 21 bytes, 5 are left"]),
+    Case(
+      archive: "central-extra-trailing.zip",
+      expected: ["'pkg/good.txt'", "in its central directory entry, its extra field ends with 2 bytes"]),
+    Case(archive: "gap-before-end.zip", expected: ["gap-before-end.zip'", "no valid central directory"]),
   ]
 
   @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)
@@ -80,7 +88,7 @@ struct HostileArchiveTests {
 
   @Test(
     "reading in place refuses a zip whose local headers disagree with its central directory",
-    arguments: ["local-name", "local-crc", "descriptor-crc"])
+    arguments: ["local-name", "local-crc", "descriptor-crc", "local-extra-overflow", "central-extra-trailing"])
   func readInPlaceRefusesDisagreement(_ stem: String) throws {
     let temp = try TemporaryDirectory()
     let archives = try makeHostileArchives(stem, in: temp)
@@ -121,6 +129,19 @@ struct HostileArchiveTests {
     let directoryMode =
       try FileManager.default.attributesOfItem(atPath: destination + "/pkg")[.posixPermissions] as! Int
     #expect(directoryMode == 0o750)
+  }
+
+  @Test("a zip after a stub (a self-extractor) is read with its offsets shifted, as libarchive and unzip read it")
+  func prependedZip() throws {
+    let temp = try TemporaryDirectory()
+    let archives = try makeHostileArchives("prepended", in: temp)
+    let archive = archives + "/prepended.zip"
+    let text = try Shell.docpkgChecked(["cat", archive, "good.txt"]).standardOutput
+    #expect(text.hasPrefix("all work and no play"))
+    #expect(try Shell.docpkgChecked(["inspect", archive]).standardOutput.contains("good.txt"))
+    let destination = try temp.makeDirectory("dest")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(try String(contentsOfFile: destination + "/pkg/good.txt", encoding: .utf8) == text)
   }
 
   @Test("raising a limit lets a large archive through")

@@ -36,17 +36,20 @@ def tar(name, members, fmt=tarfile.PAX_FORMAT, encoding="utf-8"):
 
 
 def zipped(name, entries, method=zipfile.ZIP_DEFLATED, fix=None):
-    """entries: (name, data, mode) triples; mode's type bits make links and directories."""
+    """entries: (name, data, mode) triples, or (name, data, mode, extra field) for both headers of an entry;
+    mode's type bits make links and directories."""
     if WANTED and name.split(".")[0] not in WANTED:
         return
     path = os.path.join(OUT, name)
     import warnings
     warnings.simplefilter("ignore")
     with zipfile.ZipFile(path, "w", method) as archive:
-        for entry_name, data, mode in entries:
+        for entry_name, data, mode, *extra in entries:
             entry = zipfile.ZipInfo(entry_name, time.gmtime(MTIME)[:6])
             entry.external_attr = mode << 16
             entry.compress_type = method
+            if extra:
+                entry.extra = extra[0]
             archive.writestr(entry, data)
     if fix:
         with open(path, "r+b") as f:
@@ -216,6 +219,41 @@ zipped("local-crc.zip", good, fix=patch_local(14, 4, 0x12345678))
 zipped("local-size.zip", good, fix=patch_local(22, 4, len(text) + 1))
 zipped("local-method.zip", good, fix=patch_local(8, 2, 0))
 zipped("local-flags.zip", good, fix=patch_local(6, 2, 1 << 11))
+
+
+# Extra fields libarchive cannot walk (it refuses the entry), and a central directory that is not where the
+# end record says: our own readers must refuse what libarchive refuses, or show another archive than it.
+def timestamp_extra(entries):
+    """entries with an extended timestamp record (0x5455) in both headers of each file."""
+    return [(n, d, m, b"UT\x05\x00\x01" + MTIME.to_bytes(4, "little")) for n, d, m in entries]
+
+
+def local_extra_overflow(raw):
+    """The local record of good.txt claims 21 bytes where 5 follow (the central one stays well formed)."""
+    local = local_header_of(raw, b"pkg/good.txt")
+    raw[local + 30 + 12 + 2:local + 30 + 12 + 4] = (21).to_bytes(2, "little")
+    return raw
+
+
+def central_extra_trailing(raw):
+    """The central record of good.txt says 3 bytes where 5 follow: 2 bytes are left that are no record."""
+    central = raw.rfind(b"PK\x01\x02", 0, raw.rfind(b"pkg/good.txt"))
+    raw[central + 46 + 12 + 2:central + 46 + 12 + 4] = (3).to_bytes(2, "little")
+    return raw
+
+
+def gap_before_end(raw):
+    """16 bytes between the central directory and the end record: libarchive shifts every offset by 16."""
+    end = raw.rfind(b"PK\x05\x06")
+    return raw[:end] + b"\0" * 16 + raw[end:]
+
+
+zipped("local-extra-overflow.zip", timestamp_extra(good), fix=local_extra_overflow)
+zipped("central-extra-trailing.zip", timestamp_extra(good), fix=central_extra_trailing)
+zipped("gap-before-end.zip", good, fix=gap_before_end)
+# Not hostile: a zip after a stub (a self-extractor, `cat stub a.zip`), read by every tool with its offsets
+# shifted by the stub's length.
+zipped("prepended.zip", good, fix=lambda raw: bytearray(b"#!/bin/sh\nexit 0\n" + b"\0" * 46) + raw)
 
 
 class Unseekable(io.RawIOBase):

@@ -79,9 +79,17 @@ final class ArchiveReader {
       throw PackageError(.unsupported, "not a zip or tar archive:", path: path)
     }
     self.format = detected
-    if detected == .zip, let directory = ZipCentralDirectory(fd: fd, fileSize: archiveSize) {
-      // libarchive names entries from their local headers: they must say what the directory says.
-      do { zipNTFSTimes = try directory.checkLocalHeaders(archive: path) } catch {
+    if detected == .zip {
+      // libarchive names entries from their local headers: they must say what the directory says. A zip
+      // whose directory cannot be found as libarchive finds it is not left to libarchive alone.
+      do {
+        guard let directory = ZipCentralDirectory(fd: fd, fileSize: archiveSize) else {
+          throw PackageError(
+            .corrupt, "cannot read zip archive", path: path,
+            context: "(no valid central directory where its end record says: truncated or damaged?)")
+        }
+        zipNTFSTimes = try directory.checkLocalHeaders(archive: path)
+      } catch {
         Syscalls.closeFile(fd)
         throw error
       }

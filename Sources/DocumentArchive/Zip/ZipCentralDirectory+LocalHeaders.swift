@@ -32,7 +32,7 @@ extension ZipCentralDirectory {
     }
     try forEachHeader(archive: archive) { header in
       let entry = header.entry()
-      if let time = header.ntfsModificationTime() { ntfsTimes[EntryName.decodeZip(entry.name)] = time }
+      if let time = header.extraFields.ntfsModificationTime() { ntfsTimes[EntryName.decodeZip(entry.name)] = time }
       let offset = Int64(clamping: entry.localHeaderOffset)
       var bytes = try read(Self.localReadSize, at: offset)
       if let length = ZipLocalHeader.length(ofHeaderStartingWith: bytes), length > bytes.count {

@@ -25,6 +25,8 @@ struct ZipCentralDirectory {
     var versionMadeBy: UInt16 = 0
     /// The data of the extra field's Info-ZIP Unicode Path (0x7075), which libarchive prefers to the name.
     var unicodePath: [UInt8]?
+    /// What is wrong with the extra field, in words (see ``ZipExtraFields``): the entry is then damaged.
+    var extraFieldProblem: String?
     /// A directory: its name ends in `/`.
     var isDirectory: Bool { name.last == UInt8(ascii: "/") }
   }
@@ -34,6 +36,8 @@ struct ZipCentralDirectory {
   let entryCount: Int
   let offset: Int64
   let size: Int64
+  /// How many bytes come before the archive (see `init`): added to every local header offset.
+  let localHeaderShift: UInt64
 
   /// Finds the central directory of the zip open as `fd` (`fileSize` bytes); `nil` if there is no
   /// well-formed end record (not a zip, or a truncated one: the full reader then says why).
@@ -59,6 +63,8 @@ struct ZipCentralDirectory {
     var count = UInt64(Self.u16(tail, end + 10))
     var directorySize = UInt64(Self.u32(tail, end + 12))
     var directoryOffset = UInt64(Self.u32(tail, end + 16))
+    var shift: UInt64 = 0
+    let endPosition = UInt64(fileSize) - UInt64(tailSize) + UInt64(end)
     if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
       // Zip64: the locator sits just before the end record and gives the zip64 end record's offset.
       let locatorPosition = fileSize - Int64(tailSize) + Int64(end) - 20
@@ -72,6 +78,21 @@ struct ZipCentralDirectory {
       count = Self.u64(record, 32)
       directorySize = Self.u64(record, 40)
       directoryOffset = Self.u64(record, 48)
+    } else if directoryOffset + directorySize != endPosition {
+      // Data before the archive (a self-extracting stub, a `cat`): every recorded offset is short by its
+      // length. libarchive (and Python, and Info-ZIP) then take the directory to end at the end record and
+      // shift every local header offset to match; so do we, when a central header is where that puts the
+      // directory. Anything else (bytes between the directory and the end record, a directory that runs
+      // past it) would make us read another archive than libarchive does: no directory.
+      guard directoryOffset + directorySize < endPosition else { return nil }
+      let adjusted = endPosition - directorySize
+      if count > 0 {
+        guard let signature = try? Syscalls.readBytes(fd, at: Int64(adjusted), count: 4), signature.count == 4,
+          Self.u32(signature, 0) == ZipRecords.centralHeaderSignature
+        else { return nil }
+      }
+      shift = adjusted - directoryOffset
+      directoryOffset = adjusted
     }
     guard directoryOffset <= UInt64(fileSize), directorySize <= UInt64(fileSize) - directoryOffset,
       count <= directorySize / 46
@@ -79,6 +100,7 @@ struct ZipCentralDirectory {
     entryCount = Int(count)
     offset = Int64(directoryOffset)
     size = Int64(directorySize)
+    localHeaderShift = shift
   }
 
   /// Calls `body` with each entry in directory order until it returns `false`.
@@ -129,11 +151,12 @@ struct ZipCentralDirectory {
     }
     for _ in 0..<entryCount {
       guard try need(46) else { throw damaged() }
-      let fixed = Header(bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + 46)]))
+      let fixed = Header(bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + 46)]), localHeaderShift: 0)
       guard fixed.u32(0) == ZipRecords.centralHeaderSignature else { throw damaged() }
       let total = 46 + fixed.nameLength + fixed.extraLength + Int(fixed.u16(32))
       guard try need(total) else { throw damaged() }
-      let header = Header(bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + total)]))
+      let header = Header(
+        bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + total)]), localHeaderShift: localHeaderShift)
       start += total
       guard try body(header) else { return }
     }

@@ -166,6 +166,7 @@ struct ZipDirectoryScan {
     guard method == ZipRecords.stored || method == ZipRecords.deflated else { return nil }
     let values = header.resolved()
     if values.unicodePath != nil { return nil }  // a name libarchive replaces
+    if values.problem != nil { return nil }  // an entry libarchive refuses
     // The kind: a name ending in `/` is a directory; the Unix mode (if made on Unix) and the MS-DOS
     // directory attribute must agree, and nothing but files and directories is taken here.
     let attributes = header.externalAttributes

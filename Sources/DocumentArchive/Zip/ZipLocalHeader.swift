@@ -55,7 +55,9 @@ struct ZipLocalHeader {
         "its local header names '\(EntryName.decodeZip(Array(name)))', its central directory entry "
           + "'\(EntryName.decodeZip(entry.name))'")
     }
-    let fields = header.extraFields(from: fixedSize + name.count, to: length)
+    if let problem = entry.extraFieldProblem { throw damaged("in its central directory entry, \(problem)") }
+    let fields = ZipExtraFields(in: bytes, from: fixedSize + name.count, to: length)
+    if let problem = fields.problem { throw damaged("in its local header, \(problem)") }
     guard fields.unicodePath.map({ Array(UnsafeRawBufferPointer(rebasing: bytes[$0])) }) == entry.unicodePath else {
       throw damaged("its local header's Unicode path field differs from its central directory entry's")
     }
@@ -125,22 +127,6 @@ struct ZipLocalHeader {
 
   private func u64(_ at: Int) -> UInt64 { UInt64(u32(at)) | UInt64(u32(at + 4)) << 32 }
 
-  /// Where the zip64 field's data and the Unicode Path field's data are, in the extra field `start..<end`.
-  private func extraFields(from start: Int, to end: Int) -> (zip64: Range<Int>?, unicodePath: Range<Int>?) {
-    var zip64: Range<Int>?
-    var unicodePath: Range<Int>?
-    var position = start
-    while position + 4 <= end {
-      let id = u16(position)
-      let data = position + 4
-      let fieldEnd = data + Int(u16(position + 2))
-      guard fieldEnd <= end else { break }
-      if id == 0x0001 { zip64 = data..<fieldEnd }
-      if id == 0x7075 { unicodePath = data..<fieldEnd }
-      position = fieldEnd
-    }
-    return (zip64, unicodePath)
-  }
 }
 
 private func hex<T: BinaryInteger>(_ value: T) -> String { "0x" + String(value, radix: 16, uppercase: true) }
