@@ -100,9 +100,11 @@ extension Syscalls {
   /// The offset of `fd` (-1 when it has none, as for a pipe).
   package static func currentOffset(_ fd: CInt) -> Int64 { Int64(lseek(fd, 0, SEEK_CUR)) }
 
-  /// Sets the permission bits (`fchmod`) from a `mode_t`.
+  /// Sets the permission bits (`fchmod`) from a `mode_t`. On a file system that stores no modes (FAT
+  /// through fusefat answers ENOSYS, others EOPNOTSUPP) there is nothing to set, and that is no error:
+  /// the modes live on in the model, versions and archives.
   package static func setMode(_ fd: CInt, _ mode: CInterop.Mode) throws(Errno) {
-    _ = try retrying { fchmod(fd, mode) }
+    do { _ = try retrying { fchmod(fd, mode) } } catch  where error == .noFunction || error == .notSupported {}
   }
 
   /// Removes the file (not a directory) at `path`.

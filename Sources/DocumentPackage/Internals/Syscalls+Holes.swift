@@ -36,8 +36,11 @@ extension Syscalls {
     return ranges
   }
 
-  /// Sets the size of `fd` (`ftruncate`): grows it with a hole, or cuts it.
+  /// Sets the size of `fd` (`ftruncate`): grows it with a hole, or cuts it. Nothing when it has that
+  /// size already (after a copy that ends in data, as most do): some file systems refuse `ftruncate`
+  /// (fusefat: EPERM), and a file written whole needs none.
   package static func setSize(_ fd: CInt, _ size: Int64) throws(Errno) {
+    if try status(of: fd).size == size { return }
     _ = try retrying { ftruncate(fd, off_t(size)) }
   }
 

@@ -123,8 +123,9 @@ extension Syscalls {
     _ = try retrying { docpkg_syncfs(fd) }
   }
 
+  /// Sets the permission bits (see ``setMode(_:_:)``: nothing on a file system without modes).
   package static func setPermissions(_ fd: CInt, _ permissions: FilePermissions) throws(Errno) {
-    _ = try retrying { fchmod(fd, mode_t(permissions.rawValue)) }
+    try setMode(fd, mode_t(permissions.rawValue))
   }
 
   /// Sets the modification time (access time too, to the same value) of an open file.
