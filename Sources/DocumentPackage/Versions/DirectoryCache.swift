@@ -54,10 +54,12 @@ struct DirectoryCache {
 
   mutating func note(_ status: FileStatus, _ entry: Entry) { used[Self.key(status)] = entry }
 
-  /// Rewrites the cache with the directories of this version only (best effort).
+  /// Rewrites the cache with the directories of this version only (best effort), except those
+  /// whose entries changed just now (see ``HashCache/settledAfter``).
   func save(temporary: FilePath) {
     var text = ""
-    for (key, entry) in used {
+    let now = FileTime(Date())
+    for (key, entry) in used where HashCache.isSettled(key.time, now: now) {
       text += "\(key.device) \(key.inode) \(key.time.encoded) \(entry.size) \(entry.tree)"
       for (name, tree) in entry.subdirectories { text += " " + VersionEscaping.escape(name) + " " + tree }
       text += "\n"

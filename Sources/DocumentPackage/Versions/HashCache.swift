@@ -164,11 +164,26 @@ struct HashCache {
     added.append((key, digest))
   }
 
-  /// Appends the new entries (best effort: a lost cache only costs re-hashing).
+  /// How many seconds a whole-second time must lie before now for its entry to be kept across runs.
+  /// A file system that keeps whole seconds or less (FAT: 2 s; exFAT and FUSE file systems here show
+  /// no nanoseconds) gives a file written twice within that time the same time, and with the same
+  /// size and inode it would be taken for unchanged; so such entries of files changed just now are
+  /// left out, and hashed again next time (git's "racily clean" entries). Times with nanoseconds come
+  /// from file systems whose clock is fine enough not to need this.
+  static let settledAfter: Int64 = 3
+
+  /// Whether a cache entry with `time` may be kept across runs (see ``settledAfter``).
+  static func isSettled(_ time: FileTime, now: FileTime = FileTime(Date())) -> Bool {
+    time.nanoseconds != 0 || now.seconds - time.seconds > settledAfter
+  }
+
+  /// Appends the new entries (best effort: a lost cache only costs re-hashing), except the
+  /// unsettled ones (see ``settledAfter``).
   mutating func save() {
     guard !added.isEmpty else { return }
     var text = ""
-    for (key, digest) in added {
+    let now = FileTime(Date())
+    for (key, digest) in added where Self.isSettled(key.time, now: now) {
       text += "\(key.device) \(key.inode) \(key.size) \(key.time.encoded) \(digest.hex)\n"
     }
     added = []
