@@ -18,9 +18,9 @@ enum StandardInput {
 
   /// Standard input as a file that a save copies from with bounded memory, whatever its size:
   /// standard input itself when it is a regular file (`< big.mov`), otherwise a spool file in
-  /// `directory` (beside the package, so on the same file system). The spool file has no name
-  /// (`O_TMPFILE`; where that is refused, it is unlinked as soon as it is made), so a crash
-  /// leaves nothing behind; `cleanup` closes it.
+  /// `directory` (beside the package, so on the same file system: a save links it in rather than
+  /// copy it). The spool file has no name (`O_TMPFILE`; where that is refused, it is unlinked as soon
+  /// as it is made), so a crash leaves nothing behind; `cleanup` closes it.
   static func asFile(spoolingIn directory: FilePath) throws -> (source: DiskFileSource, cleanup: () -> Void) {
     if (try? Syscalls.status(of: 0))?.kind == .file, Syscalls.currentOffset(0) == 0 {
       return (try DiskFileSource(path: "/dev/stdin"), {})
@@ -40,13 +40,15 @@ enum StandardInput {
     }
   }
 
-  /// An unnamed file in `directory`, open for reading and writing.
+  /// An unnamed file in `directory`, open for reading and writing; where the file system there has
+  /// no `O_TMPFILE` (FAT, exFAT, sshfs: none can link it into the package either), in the temporary
+  /// directory instead: a FUSE file system cannot open a file through `/dev/fd` once it is unlinked.
   private static func openSpoolFile(in directory: FilePath) throws -> CInt {
-    if !OpenOptions.unnamedTemporary.isEmpty,
-      let unnamed = try? Syscalls.openFile(directory, [.unnamedTemporary, .readWrite], mode: 0o600)
-    {
-      return unnamed
+    let temporary = FilePath(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
+    for place in [directory, temporary] where !OpenOptions.unnamedTemporary.isEmpty {
+      if let unnamed = try? Syscalls.openFile(place, [.unnamedTemporary, .readWrite], mode: 0o600) { return unnamed }
     }
+    let directory = temporary
     let name = directory.appending(TemporaryName.make("stdin"))
     let fd: CInt
     do { fd = try Syscalls.openFile(name, [.readWrite, .create, .exclusive], mode: 0o600) } catch {
