@@ -9,7 +9,11 @@ After each kill:
     missing for the instant between the two renames, which `check` must then repair;
   * `docpkg check` exits 0 and leaves exactly the old or new package and no leftovers beside it;
   * the same command run again succeeds and gives the new state.
---fallback adds ``-e inject=renameat2:error=EINVAL`` to every run, so the two-rename protocol is used.
+--fallback adds ``-e inject=renameat2:error=EINVAL`` to every run: without the exchange, saves go by journal
+(the package is changed in place, file by file, after a plan is committed), so right after a kill the package may
+be part old, part new, never missing; `check` (recovery) must then complete the save.
+--work DIR runs everything in a folder made in DIR (a mount of the file system to test); --plain leaves out what
+FAT cannot hold (symbolic links, modes) and copies the package without them.
 
 Settling (--settle): the same, killing `docpkg versions settle` at every step while it copies a pending version
 (left by a put run with DOCPKG_NO_BACKGROUND_SETTLE=1); after each kill, `check` settles again and every version
@@ -41,14 +45,16 @@ QUICK_SYSCALLS = ["openat", "write", "fsync", "linkat", "mkdirat", "renameat2", 
 ERROR_SYSCALLS = ["write", "fsync", "linkat", "renameat2", "renameat", "copy_file_range", "mkdirat"]
 
 
-def make_package(path):
-    """A small package with nested and never-listed directories, odd modes and a symlink."""
+def make_package(path, plain=False):
+    """A small package with nested and never-listed directories, odd modes and a symlink (with `plain`, no
+    symlink and no modes: FAT has neither)."""
     def write(rel, data, mode=0o644, mtime=1_600_000_000):
         full = os.path.join(path, rel)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "wb") as f:
             f.write(data)
-        os.chmod(full, mode)
+        if not plain:
+            os.chmod(full, mode)
         os.utime(full, ns=(mtime * 10**9 + 123, mtime * 10**9 + 123))
     write("Index.json", b'{"pages": 2}\n')
     write("Text.txt", b"Hello, world.\n" * 20, 0o600)
@@ -59,8 +65,9 @@ def make_package(path):
     write("Pages/p2/deep/er/note.txt", b"deep\n", 0o755)
     write("Data/a.bin", bytes(range(200)), 0o640)
     write("Data/b.bin", b"b" * 300)
-    os.symlink("../Index.json", os.path.join(path, "Pages/index-link"))
-    os.chmod(os.path.join(path, "Pages/p1"), 0o750)
+    if not plain:
+        os.symlink("../Index.json", os.path.join(path, "Pages/index-link"))
+        os.chmod(os.path.join(path, "Pages/p1"), 0o750)
     for d in ("Pages/p2/deep/er", "Pages/p2/deep", "Pages/p2", "Pages/p1", "Pages", "Images", "Data"):
         os.utime(os.path.join(path, d), ns=(1_500_000_000 * 10**9, 1_500_000_000 * 10**9))
 
@@ -126,12 +133,14 @@ NO_SETTLER = dict(os.environ, DOCPKG_NO_BACKGROUND_SETTLE="1")
 
 
 class Runner:
-    def __init__(self, docpkg, work, fallback, restore=False, settle=False):
+    def __init__(self, docpkg, work, fallback, restore=False, settle=False, plain=False):
         self.docpkg, self.work, self.fallback, self.restore = docpkg, work, fallback, restore
-        self.settle = settle
+        self.settle, self.plain = settle, plain
+        # Saved by journal: between a kill and the recovery, the package may be part old, part new.
+        self.journaled = fallback or plain
         self.base = os.path.join(work, "base", "Doc.pkg")
         os.makedirs(os.path.dirname(self.base))
-        make_package(self.base)
+        make_package(self.base, plain)
         if restore:
             # Version 1 is the package as made; the package then differs in two files. The versions
             # are settled here, in the foreground: each reset copies this store, and a detached settler
@@ -147,14 +156,15 @@ class Runner:
     def reset(self):
         shutil.rmtree(self.parent, ignore_errors=True)
         os.makedirs(self.parent)
-        subprocess.run(["cp", "-a", self.base, self.package], check=True)
+        copy = ["cp", "-r", "--preserve=timestamps"] if self.plain else ["cp", "-a"]
+        subprocess.run(copy + [self.base, self.package], check=True)
         if self.settle:
             # A pending version made here and now (its capture time must follow the copy's change times).
             subprocess.run([self.docpkg, "put", self.package, "Pages/p1/text.txt"], input=b"changed page\n",
                            check=True, env=NO_SETTLER)
         if self.restore:
             store = os.path.join(os.path.dirname(self.base), ".Doc.pkg.docpkg-versions")
-            subprocess.run(["cp", "-a", store, self.parent], check=True)
+            subprocess.run(copy + [store, self.parent], check=True)
             subprocess.run([self.docpkg, "versions", "adopt", self.package], check=True,
                            env=NO_SETTLER)  # cp made a new inode
 
@@ -251,7 +261,9 @@ class Runner:
 
     def after_kill(self, scenario, syscall, n, old, new, stable):
         state = snapshot(self.package)
-        if not (same(state, old, stable) or same(state, new, stable) or (self.fallback and state is None)):
+        if state is None:
+            self.fail(scenario, syscall, n, "after the kill the package is missing")
+        elif not (same(state, old, stable) or same(state, new, stable) or self.journaled):
             self.fail(scenario, syscall, n, "after the kill the package is neither old nor new")
         check = self.run([self.docpkg, "check", self.package], b"")
         if check.returncode != 0:
@@ -328,9 +340,11 @@ def main():
     parser.add_argument("--settle", action="store_true",
                         help="crash-test `docpkg versions settle` of a pending version instead of put/rm")
     parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
+    parser.add_argument("--work", metavar="DIR", help="run in a folder made in DIR (a mount of the file system to test)")
+    parser.add_argument("--plain", action="store_true", help="no symbolic links or modes in the package (for FAT)")
     args = parser.parse_args()
     docpkg = os.path.abspath(args.docpkg)
-    work = tempfile.mkdtemp(prefix="docpkg-crash-")
+    work = tempfile.mkdtemp(prefix="docpkg-crash-", dir=args.work)
     ok = True
     try:
         source = os.path.join(work, "source.bin")
@@ -339,7 +353,7 @@ def main():
         if args.crash:
             for fallback in ([True] if args.fallback else [False]):
                 runner = Runner(docpkg, os.path.join(work, "crash-fallback" if fallback else "crash"), fallback,
-                                args.restore, args.settle)
+                                args.restore, args.settle, args.plain)
                 syscalls = QUICK_SYSCALLS if args.quick else SYSCALLS
                 total = 0
                 chosen = [RESTORE] if args.restore else [SETTLE] if args.settle else [
@@ -352,7 +366,7 @@ def main():
                       f"{len(runner.failures)} failures", flush=True)
                 ok = ok and not runner.failures
         if args.errors:
-            runner = Runner(docpkg, os.path.join(work, "errors"), args.fallback)
+            runner = Runner(docpkg, os.path.join(work, "errors"), args.fallback, plain=args.plain)
             total = 0
             for scenario in scenarios(source, args.quick):
                 total += runner.errors(scenario, ERROR_SYSCALLS)

@@ -132,6 +132,15 @@ public enum ArchiveUnpacker {
     _ reader: ArchiveReader, documentName: String, into destfd: CInt, destination: FilePath, options: UnpackOptions,
     cancellation: ArchiveCancellation?, progress: ((ArchiveProgress) -> Void)?
   ) throws -> UnpackReport {
+    // Entries are renamed into place whole: a file system that loses what is in a directory renamed
+    // with entries in it (fusefat) would lose them. Refused before anything is written.
+    let traits = try FileSystemTraits.of(directory: destfd, probe: RawName(".docpkg-probe"), path: destination)
+    guard traits.renamesFilledDirectories else {
+      throw PackageError(
+        .unsupported, "cannot unpack into", path: destination.string,
+        context: "(its file system loses the contents of a directory renamed with entries in it; unpack "
+          + "elsewhere and copy)")
+    }
     let folder = try UnpackFolder.make(in: destfd, destination: destination)
     // Raw names throughout: with `replaceExisting`, what lands here may have names that are not UTF-8.
     defer { folder.remove(from: destfd) }

@@ -25,6 +25,11 @@ package struct RawName: Hashable {
     bytes = path.withPlatformString { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
   }
 
+  /// A name from its bytes (without the NUL).
+  package init(bytes: ArraySlice<UInt8>) {
+    self.bytes = bytes.map { CChar(bitPattern: $0) } + [0]
+  }
+
   package init(cString: UnsafePointer<CChar>) {
     bytes = Array(UnsafeBufferPointer(start: cString, count: strlen(cString) + 1))
   }

@@ -11,6 +11,8 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 /// Settles whatever an interrupted save left beside a package, so that the package is exactly
 /// the old one or exactly the new one (see ``SiblingNames`` for the names):
 ///
+/// - a journal (``SaveJournal``) with its plan is a committed save: the plan is applied again and the
+///   journal removed; without a plan, the save never began changing the package: it is removed.
 /// - the package is there: every leftover is garbage — a temporary tree is a new tree (or a new
 ///   root entry, see `RootEntryChange`) that was never swapped or renamed in, or the old tree
 ///   (or replaced root entry) after the swap; a `ready` tree was never moved in; a
@@ -51,6 +53,17 @@ enum Recovery {
       action(what, name)
     }
 
+    if try exists(names.journal) {
+      // A journaled save (`SaveJournal`): committed if its plan is there, else never begun.
+      if let steps = try SaveJournal.committedPlan(names, parentFD: parentFD) {
+        try SaveJournal(names: names, steps: steps).applyJournal(parentFD: parentFD)
+        SaveJournal.finish(names, parentFD: parentFD)
+        action("completed an interrupted save: applied its journal", names.journal)
+      } else {
+        try remove(names.journal, "removed the staged files of an interrupted save:")
+      }
+    }
+    try remove(names.probe, "removed what a save left trying the file system:")
     if try !exists(names.package) {
       if try exists(names.ready) {
         try moveIn(names.ready, "completed an interrupted save: moved the saved package in from")

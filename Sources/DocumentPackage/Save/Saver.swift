@@ -6,9 +6,7 @@ import SystemPackage
 /// (``PackageNode/changeRoot``); build D's new state as `.NAME.docpkg-tmp` beside the package
 /// (``TreeBuilder``: hard links for unchanged files, writes for changed ones); make it durable
 /// (``SyncPlan``); call the `willReplace` hook; `renameat2(RENAME_EXCHANGE)` it with D; fsync
-/// both directories; remove the old D (now at the temporary name); re-base the model. If the file
-/// system refuses the exchange, a file or link D is replaced with a plain `rename` (atomic for
-/// non-directories) and a directory D falls back to saving the whole package.
+/// both directories; remove the old D (now at the temporary name); re-base the model.
 ///
 /// **One root entry** added or replaced, nothing else at the root (`RootEntryChange`): D would
 /// be the root, whose rebuild relinks every file of the package; instead the entry alone is built
@@ -16,9 +14,13 @@ import SystemPackage
 /// exchange above for a replaced one), one atomic step like the exchange of any other D.
 ///
 /// **Whole package** (``saveWhole(rebasing:)``, also save-as and save-to): the same with D = the
-/// package root. Without exchange, two renames that ``Recovery`` can always finish or undo:
-/// temporary → `ready` (it is complete: synced before), fsync; package → `old`; `ready` → package;
-/// fsync; remove `old`.
+/// package root.
+///
+/// **By journal** (``saveByJournal(rebasing:)``, ``SaveJournal``), where the file system cannot
+/// exchange (FAT, exFAT, sshfs; an overlay's lower layer refuses it only when tried) or the
+/// ``FileSystemTraits`` say a tree built beside the package could not be moved in: new and changed
+/// files are staged beside the package, a plan is committed, and the package is changed in place,
+/// file by file; never a directory renamed.
 ///
 /// A new root carries the package's identity (``PackageIdentity``, an extended attribute), rebound
 /// to the new root's inode, so that ``PackageReference``s keep finding the package.
@@ -43,7 +45,7 @@ struct Saver {
   let target: FilePath
   let names: SiblingNames
   let root: PackageNode
-  var willReplace: ((FilePath) throws -> Void)?
+  var willReplace: ((FilePath, _ deferring: Bool) throws -> Void)?
   /// Takes the replaced subtree into the version store after the swap (set with `willReplace`
   /// when versions are kept with deferred copies); without it the replaced subtree is removed.
   var deferredKeeping: DeferredKeeping?
@@ -57,6 +59,13 @@ struct Saver {
     self.root = root
   }
 
+  /// Whether this save goes by journal, from what the package's file system can do.
+  private func savesByJournal() throws -> Bool {
+    let parentFD = try Self.openParent(names)
+    defer { Syscalls.closeFile(parentFD) }
+    return try FileSystemTraits.of(parentFD: parentFD, names: names).savesByJournal
+  }
+
   static func openParent(_ names: SiblingNames) throws -> CInt {
     do { return try Syscalls.openFile(names.parent, [.readOnly, .directory]) } catch {
       throw PackageError.io(error, "cannot open directory", path: names.parent.string)
@@ -67,7 +76,9 @@ struct Saver {
   mutating func saveInPlace() throws {
     let recorder = root.treeRecorder
     recorder?.willSave()
-    if let changed = root.changeRoot {
+    if try exchangeUnsupported || savesByJournal() {
+      try saveByJournal(rebasing: true)
+    } else if let changed = root.changeRoot {
       var partSaved = false
       if changed === root {
         // One root entry added or replaced: renamed into the live root (see `RootEntryChange`).
@@ -141,52 +152,10 @@ struct Saver {
         discardTemporary(parentFD)
         throw PackageError.io(error, "cannot rename new entry into place:", path: entry.string, context: "while saving")
       }
-      if error.refusesExchange && node.kind != .directory {
-        // A plain rename replaces a file or link atomically. The old one is kept as a hard link at
-        // the sideline name until the rename is durable, to put it back if the fsync fails
-        // (recovery removes a sideline beside an existing package).
-        var linkError: Errno?
-        do { try Syscalls.link(from: containerFD, name, to: parentFD, names.sideline) } catch { linkError = error }
-        let backup = linkError == nil
-        if let linkError, let deferredKeeping {
-          // Without the link the replaced file would be gone: the version promised cannot be kept.
-          discardTemporary(parentFD)
-          deferredKeeping.abandon()
-          throw PackageError.io(
-            linkError, "cannot keep the replaced state as a version: cannot link it to",
-            path: names.path(names.sideline).string, context: "while saving")
-        }
-        do {
-          try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name)
-        } catch {
-          discardTemporary(parentFD)
-          if backup { try? Syscalls.unlink(in: parentFD, names.sideline, directory: false) }
-          throw PackageError.io(
-            error, "cannot rename new file into place:", path: entry.string, context: "while saving")
-        }
-        exchangeUnsupported = true
-        do { try syncDirectory(containerFD, containerPath) } catch {
-          if backup { try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name) }
-          throw error
-        }
-        noteContainer()
-        if backup {
-          do { try disposeOfReplaced(names.sideline, in: parentFD, changedPath: changedPath) } catch {
-            // The version cannot be kept: the previous file goes back, and the save fails.
-            try? Syscalls.rename(from: parentFD, names.sideline, to: containerFD, name)
-            try? syncDirectory(containerFD, containerPath)
-            deferredKeeping?.abandon()
-            throw error
-          }
-        } else {
-          deferredKeeping?.lose(changedPath: changedPath)
-        }
-        if rebasingRoot { rebaseRoot() } else { finish(node) }
-        return true
-      }
       discardTemporary(parentFD)
       if error.refusesExchange {
         exchangeUnsupported = true
+        forgetPreviousStateKeeping()
         return false
       }
       throw PackageError.io(error, "cannot exchange new state with", path: entry.string, context: "while saving")
@@ -236,6 +205,7 @@ struct Saver {
   }
 
   private mutating func saveWholeTree(rebasing: Bool) throws {
+    if try exchangeUnsupported || savesByJournal() { return try saveByJournal(rebasing: rebasing) }
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(root, parentFD: parentFD)
@@ -263,99 +233,49 @@ struct Saver {
         throw error
       }
       defer { readers.end() }
-      var exchanged = false
-      if !exchangeUnsupported {
-        do {
-          try Syscalls.rename(
-            from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
-          exchanged = true
-        } catch {
-          if error.refusesExchange {
-            exchangeUnsupported = true
-          } else {
-            discardTemporary(parentFD)
-            throw PackageError.io(error, "cannot exchange new state with", path: target.string, context: "while saving")
-          }
-        }
-      }
-      if exchanged {
-        do { try syncDirectory(parentFD, names.parent) } catch {
-          try? Syscalls.rename(
-            from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
-          discardTemporary(parentFD)
-          throw error
-        }
-        do { try disposeOfReplaced(names.temporary, in: parentFD, changedPath: "") } catch {
-          // The version this save promised cannot be kept: put the previous state back and fail.
-          let restored =
-            (try? Syscalls.rename(
-              from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)) != nil
-          deferredKeeping?.abandon()
-          guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
-          try? syncDirectory(parentFD, names.parent)
-          discardTemporary(parentFD)
-          throw error
-        }
+      do {
+        try Syscalls.rename(
+          from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
+      } catch  where error.refusesExchange {
+        // Found out only now (a directory of an overlay's lower layer): the journal does without.
+        exchangeUnsupported = true
+        discardTemporary(parentFD)
         readers.end()
-      } else {
-        try renameInTwoSteps(parentFD)
-      }
-    }
-    if rebasing {
-      let old = root.origin?.location
-      let location =
-        old?.root == target ? old! : PackageLocation(root: target, verifiesLoads: old?.verifiesLoads ?? false)
-      root.rebase(location: location, relativePath: FilePath(""))
-      location.detachedNodes.removeAll()
-    }
-  }
-
-  /// The fallback when `RENAME_EXCHANGE` is refused; see the type's documentation.
-  private func renameInTwoSteps(_ parentFD: CInt) throws {
-    func fail(_ what: String, _ name: RawName, _ error: Errno) -> PackageError {
-      PackageError.io(error, "cannot \(what)", path: names.path(name).string, context: "while saving")
-    }
-    do {
-      try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, names.ready)
-    } catch {
-      discardTemporary(parentFD)
-      throw fail("rename new package to", names.ready, error)
-    }
-    do {
-      try syncDirectory(parentFD, names.parent)
-      do { try Syscalls.rename(from: parentFD, names.package, to: parentFD, names.sideline) } catch {
-        throw fail("move previous package aside to", names.sideline, error)
-      }
-    } catch {
-      try? TreeRemoval.remove(names.ready, in: parentFD)
-      throw error
-    }
-    do {
-      do { try Syscalls.rename(from: parentFD, names.ready, to: parentFD, names.package) } catch {
-        throw fail("rename new package into place:", names.package, error)
+        forgetPreviousStateKeeping()
+        return try saveByJournal(rebasing: rebasing)
+      } catch {
+        discardTemporary(parentFD)
+        throw PackageError.io(error, "cannot exchange new state with", path: target.string, context: "while saving")
       }
       do { try syncDirectory(parentFD, names.parent) } catch {
-        try? Syscalls.rename(from: parentFD, names.package, to: parentFD, names.ready)
+        try? Syscalls.rename(
+          from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
+        discardTemporary(parentFD)
         throw error
       }
-    } catch {
-      try? Syscalls.rename(from: parentFD, names.sideline, to: parentFD, names.package)
-      try? TreeRemoval.remove(names.ready, in: parentFD)
-      throw error
-    }
-    do { try disposeOfReplaced(names.sideline, in: parentFD, changedPath: "") } catch {
-      // The version this save promised cannot be kept: put the previous package back and fail.
-      guard (try? Syscalls.rename(from: parentFD, names.package, to: parentFD, names.ready)) != nil,
-        (try? Syscalls.rename(from: parentFD, names.sideline, to: parentFD, names.package)) != nil
-      else {
+      do { try disposeOfReplaced(names.temporary, in: parentFD, changedPath: "") } catch {
+        // The version this save promised cannot be kept: put the previous state back and fail.
+        let restored =
+          (try? Syscalls.rename(
+            from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)) != nil
         deferredKeeping?.abandon()
-        throw PackageError.notRestored(error, names.path(names.sideline))
+        guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
+        try? syncDirectory(parentFD, names.parent)
+        discardTemporary(parentFD)
+        throw error
       }
-      try? syncDirectory(parentFD, names.parent)
-      try? TreeRemoval.remove(names.ready, in: parentFD)
-      deferredKeeping?.abandon()
-      throw error
+      readers.end()
     }
+    if rebasing { rebaseOnTarget() }
+  }
+
+  /// Points the whole model at the package saved at `target`.
+  func rebaseOnTarget() {
+    let old = root.origin?.location
+    let location =
+      old?.root == target ? old! : PackageLocation(root: target, verifiesLoads: old?.verifiesLoads ?? false)
+    root.rebase(location: location, relativePath: FilePath(""))
+    location.detachedNodes.removeAll()
   }
 
   /// Builds `node` at the temporary name and makes it durable; removes it again on failure.
@@ -376,10 +296,19 @@ struct Saver {
     }
   }
 
-  private mutating func keepPreviousState() throws {
+  /// Calls `willReplace` (once per save), saying whether the previous state is to be kept by
+  /// ``deferredKeeping`` after the swap rather than copied now.
+  mutating func keepPreviousState() throws {
     guard !previousStateKept else { return }
-    try willReplace?(target)
+    try willReplace?(target, deferredKeeping != nil)
     previousStateKept = true
+  }
+
+  /// Undoes the start of a deferred keeping, when a save turns to the journal after it began (the
+  /// exchange was refused): the journal keeps the previous state itself, by copy.
+  private mutating func forgetPreviousStateKeeping() {
+    deferredKeeping?.abandon()
+    previousStateKept = false
   }
 
   /// After a swap is durable: the replaced subtree (`name` in `parentFD`) goes to the version store

@@ -10,6 +10,8 @@ import SystemPackage
 /// | `.NAME.docpkg-ready`   | fallback protocol: the new tree, complete and synced, waiting to be renamed in |
 /// | `.NAME.docpkg-old`     | fallback protocol: the old package, moved aside until the new one is in place  |
 /// | `.NAME.docpkg-versions`| the package's ``VersionStore``: previous states and conflict versions          |
+/// | `.NAME.docpkg-journal` | journaled protocol (``SaveJournal``): staged files, then the plan that commits   |
+/// | `.NAME.docpkg-probe`   | a try of what the file system can do (``FileSystemTraits``), removed at once     |
 ///
 /// The names are fixed rather than random because only the lock holder saves: any of them found
 /// while holding the lock is a leftover of an interrupted save, which ``Recovery`` settles.
@@ -23,6 +25,8 @@ struct SiblingNames {
   let ready: RawName
   let sideline: RawName
   let versions: RawName
+  let journal: RawName
+  let probe: RawName
 
   init(of path: FilePath) throws {
     guard let last = path.lastComponent, path.lastComponent?.kind == .regular else {
@@ -36,6 +40,8 @@ struct SiblingNames {
     ready = RawName(".\(name).docpkg-ready")
     sideline = RawName(".\(name).docpkg-old")
     versions = RawName(".\(name).docpkg-versions")
+    journal = RawName(".\(name).docpkg-journal")
+    probe = RawName(".\(name).docpkg-probe")
   }
 
   /// `name` in the parent directory, for messages.

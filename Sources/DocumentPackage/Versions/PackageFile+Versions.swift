@@ -75,10 +75,10 @@ extension PackageFile {
   /// The hook a save calls before its swap: the user's ``willReplacePreviousState``, then
   /// keeping the previous state per ``versionPolicy`` (and recording the new root's identity as
   /// pending, so a kill right after the swap still finds the store the package's).
-  func previousStateHook(_ deferred: DeferredKeeping?) -> ((FilePath) throws -> Void)? {
+  func previousStateHook(_ deferred: DeferredKeeping?) -> ((FilePath, Bool) throws -> Void)? {
     let user = willReplacePreviousState
     let policy = versionPolicy
-    return { packagePath in
+    return { packagePath, deferring in
       try user?(packagePath)
       let names = try SiblingNames(of: packagePath)
       let newRoot = try? Syscalls.statusNoFollow(names.path(names.temporary))
@@ -90,7 +90,7 @@ extension PackageFile {
         return
       }
       let store = try VersionStore(packagePath: packagePath, lockHeld: true)
-      if let deferred {
+      if let deferred, deferring {
         // O(changed): the copies are made when the pending version is settled, which also prunes.
         try deferred.begin(packagePath: packagePath)
         try store.recordPendingIdentity(newRoot)

@@ -1,0 +1,120 @@
+import SystemPackage
+
+extension Saver {
+  /// Saves `root` by journal (``SaveJournal``), for a file system whose ``FileSystemTraits`` call
+  /// for it: stage what is new, keep the previous state, commit the plan, apply it, remove the journal.
+  ///
+  /// A failure before the plan is committed removes the journal and leaves the package as it was.
+  /// Once committed, the save completes: if applying fails (a full disk, a lost device), the error
+  /// says so, and the next recovery (any open or save, or `docpkg check`) applies the rest.
+  /// - Parameter rebasing: Point the model at the saved package afterwards (not for save-to).
+  mutating func saveByJournal(rebasing: Bool) throws {
+    let parentFD = try Self.openParent(names)
+    defer { Syscalls.closeFile(parentFD) }
+    let journalPath = names.path(names.journal)
+    func discard() { try? TreeRemoval.remove(names.journal, in: parentFD) }
+    let journalFD: CInt
+    do {
+      try TreeRemoval.remove(names.journal, in: parentFD)  // a leftover only if recovery was skipped
+      try Syscalls.makeDirectory(in: parentFD, names.journal)
+      journalFD = try Syscalls.openDirectory(in: parentFD, names.journal)
+    } catch {
+      throw PackageError.io(error, "cannot create directory", path: journalPath.string, context: "while saving")
+    }
+    defer { Syscalls.closeFile(journalFD) }
+    var journal = SaveJournal(names: names)
+    let builder = TreeBuilder(packagePath: target)
+    do {
+      try journal.plan(root, target: target, parentFD: parentFD, journalFD: journalFD, builder: builder)
+      try builder.step("sync file system of", "") { () throws(Errno) in
+        try builder.sync.complete(through: journalFD)
+        try Syscalls.synchronize(journalFD)
+      }
+    } catch {
+      discard()
+      throw error
+    }
+    if journal.steps.isEmpty {
+      discard()
+      if rebasing { rebaseOnTarget() }
+      return
+    }
+    // The previous state is kept before anything changes, and copied: the journal replaces files
+    // one by one, so there is no replaced subtree to move into the store afterwards.
+    deferredKeeping = nil
+    let readers: ReaderExclusion
+    do {
+      if try Syscalls.exists(in: parentFD, names.package) { try keepPreviousState() }
+      readers = try ReaderExclusion(names)
+      try AtomicFile.write(to: journalPath.appending(SaveJournal.planName.string), label: "plan") { fd in
+        let plan = journal.encodedPlan()
+        let written = plan.withUnsafeBytes { bytes in Result { () throws(Errno) in try Syscalls.writeAll(fd, bytes) } }
+        do throws(Errno) { try written.get() } catch {
+          throw PackageError.io(error, "cannot write", path: journalPath.string, context: "while saving")
+        }
+      }
+    } catch {
+      discard()
+      throw error
+    }
+    defer { readers.end() }
+    do {
+      try journal.apply(parentFD: parentFD, journalFD: journalFD, packagePath: target)
+    } catch var error as PackageError {
+      error.context += " (the save is committed: the next open or `docpkg check` completes it)"
+      throw error
+    }
+    SaveJournal.finish(names, parentFD: parentFD)
+    if rebasing { rebaseOnTarget() }
+  }
+}
+
+extension SaveJournal {
+  /// The plan of a committed journaled save beside the package, `nil` if there is none (the save
+  /// never committed).
+  /// - Throws: ``PackageError`` if the plan cannot be read, or is damaged: nothing is then applied.
+  static func committedPlan(_ names: SiblingNames, parentFD: CInt) throws -> [Step]? {
+    let path = names.path(names.journal).appending(planName.string)
+    let bytes: [UInt8]
+    do {
+      let journalFD = try Syscalls.openDirectory(in: parentFD, names.journal)
+      defer { Syscalls.closeFile(journalFD) }
+      guard try Syscalls.exists(in: journalFD, planName) else { return nil }
+      let fd = try Syscalls.openForReading(in: journalFD, planName)
+      defer { Syscalls.closeFile(fd) }
+      bytes = try Syscalls.readBytes(fd, at: 0, count: Int(try Syscalls.status(of: fd).size))
+    } catch {
+      throw PackageError.io(error, "cannot recover interrupted save: cannot read", path: path.string)
+    }
+    guard let steps = decodePlan(bytes) else {
+      throw PackageError(
+        .corrupt, "cannot recover interrupted save: its plan is damaged:", path: path.string,
+        context: "(the package may be part old, part new; its previous state is in its versions)")
+    }
+    return steps
+  }
+
+  /// Applies a committed plan again, in recovery.
+  func applyJournal(parentFD: CInt) throws {
+    let journalFD: CInt
+    do { journalFD = try Syscalls.openDirectory(in: parentFD, names.journal) } catch {
+      throw PackageError.io(
+        error, "cannot recover interrupted save: cannot open", path: names.path(names.journal).string)
+    }
+    defer { Syscalls.closeFile(journalFD) }
+    try apply(parentFD: parentFD, journalFD: journalFD, packagePath: names.path(names.package))
+  }
+
+  /// Removes the journal of an applied plan: the plan first (the save is no longer to be completed),
+  /// then the folder; makes that durable. Best effort: a journal left behind is applied again,
+  /// harmlessly, by the next recovery.
+  static func finish(_ names: SiblingNames, parentFD: CInt) {
+    if let journalFD = try? Syscalls.openDirectory(in: parentFD, names.journal) {
+      try? Syscalls.unlink(in: journalFD, planName, directory: false)
+      try? Syscalls.synchronize(journalFD)
+      Syscalls.closeFile(journalFD)
+    }
+    try? TreeRemoval.remove(names.journal, in: parentFD)
+    try? Syscalls.synchronize(parentFD)
+  }
+}
