@@ -13,6 +13,7 @@
 #if defined(__linux__)
 #include <linux/fs.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #endif
 
 #if defined(__APPLE__)
@@ -160,3 +161,15 @@ const int DOCPKG_O_PATH = O_PATH;
 #else
 const int DOCPKG_O_PATH = O_RDONLY;
 #endif
+
+int docpkg_file_system_type(int fd, long long *type) {
+#if defined(__linux__)
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -1;
+    *type = (long long)info.f_type;
+#else
+    (void)fd;
+    *type = 0;
+#endif
+    return 0;
+}

@@ -37,6 +37,10 @@ int docpkg_start_writeback(int fd);
 /// Where there is no syncfs, falls back to sync() then fsync(fd).
 int docpkg_syncfs(int fd);
 
+/// The file system type (`fstatfs`'s `f_type`) of the file open as `fd`, in `type`; 0 where the
+/// system has none (`type` set to 0). -1 with errno on failure.
+int docpkg_file_system_type(int fd, long long *type);
+
 /// flock(fd, LOCK_EX) when `exclusive`, flock(fd, LOCK_UN) otherwise; with `nonblocking`, fails with
 /// EWOULDBLOCK instead of waiting.
 int docpkg_flock(int fd, int exclusive, int nonblocking);

@@ -13,6 +13,8 @@ package struct FileSystemTraits: Sendable {
   package var exchangesNames: Bool
   /// A directory renamed with an entry in it still has the entry.
   package var renamesFilledDirectories: Bool
+  /// A file linked or written may move to another inode (overlayfs copies a lower layer's file up).
+  package var copiesUp: Bool
 
   /// Whether saves go by journal here: a tree built beside the package cannot be exchanged with the
   /// old one in one step.
@@ -72,6 +74,7 @@ package struct FileSystemTraits: Sendable {
       renames = (try? Syscalls.entries(ofDirectory: inner))?.contains { $0.name == file } == true
       Syscalls.closeFile(inner)
     }
-    return FileSystemTraits(exchangesNames: exchanges, renamesFilledDirectories: renames)
+    let copiesUp = (try? Syscalls.fileSystemType(of: parentFD)) == Syscalls.overlayFileSystemType
+    return FileSystemTraits(exchangesNames: exchanges, renamesFilledDirectories: renames, copiesUp: copiesUp)
   }
 }

@@ -59,11 +59,16 @@ struct Saver {
     self.root = root
   }
 
-  /// Whether this save goes by journal, from what the package's file system can do.
-  private func savesByJournal() throws -> Bool {
+  /// Whether this save goes by journal, from what the package's file system can do. Where files
+  /// may be copied up to other inodes (overlayfs), also drops the deferred keeping of the previous
+  /// state: it tells the files the save left alone by their inodes, and a copy-up would make every
+  /// one of them look replaced ("not kept"); the previous state is copied at the save instead.
+  private mutating func savesByJournal() throws -> Bool {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
-    return try FileSystemTraits.of(parentFD: parentFD, names: names).savesByJournal
+    let traits = try FileSystemTraits.of(parentFD: parentFD, names: names)
+    if traits.copiesUp { deferredKeeping = nil }
+    return traits.savesByJournal
   }
 
   static func openParent(_ names: SiblingNames) throws -> CInt {
