@@ -83,6 +83,15 @@ sync-test: setup
 	@env="$$(Scripts/objectstore.sh start)" && eval "$$env" && \
 	  { $(SWIFT) test --skip-build --filter DocumentSyncTests; status=$$?; Scripts/objectstore.sh stop; exit $$status; }
 
+## Real file systems (issue 24): mounts exFAT (exfat-fuse), FAT (fusefat), sshfs to a local sshd, overlayfs, btrfs
+## and xfs (Scripts/filesystems.sh: root; installs them from Debian), runs the FileSystemTests suite on each (the
+## walkthrough, a crash sweep of a save, the overlay's lower layer), and unmounts them (also when the tests fail).
+.PHONY: fs-test
+fs-test: setup
+	$(SWIFT) build --build-tests
+	@env="$$(Scripts/filesystems.sh start)" && eval "$$env" && \
+	  { $(SWIFT) test --skip-build --filter FileSystemTests; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
+
 ## Formats the Swift sources with swift-format and the committed .swift-format.
 format:
 	@Scripts/format.sh

@@ -310,9 +310,11 @@ struct Saver {
   }
 
   /// Undoes the start of a deferred keeping, when a save turns to the journal after it began (the
-  /// exchange was refused): the journal keeps the previous state itself, by copy.
+  /// exchange was refused): the journal keeps the previous state itself, by copy (a previous state
+  /// already copied stays kept).
   private mutating func forgetPreviousStateKeeping() {
-    deferredKeeping?.abandon()
+    guard let deferredKeeping else { return }  // copied already: kept once is enough
+    deferredKeeping.abandon()
     previousStateKept = false
   }
 

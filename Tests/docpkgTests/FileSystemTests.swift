@@ -1,0 +1,121 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The command-line tool on real file systems (issue 24), mounted by `Scripts/filesystems.sh` for
+/// `make fs-test`: each is named by a `DOCPKG_FS_<NAME>` variable, and its cases are skipped where the
+/// variable is not set (as in `make test`).
+@Suite("file systems")
+struct FileSystemTests {
+  struct Mount: CustomTestStringConvertible, Sendable {
+    var name: String
+    var path: String
+    /// No modes and no symbolic links (FAT, exFAT).
+    var plain: Bool { name == "FAT" || name == "EXFAT" }
+    var testDescription: String { name }
+  }
+
+  static let mounts: [Mount] = ["FAT", "EXFAT", "SSHFS", "OVERLAY", "BTRFS", "XFS"].compactMap { name in
+    ProcessInfo.processInfo.environment["DOCPKG_FS_\(name)"].map { Mount(name: name, path: $0) }
+  }
+
+  /// A folder of this test's own in the mount (others may use the mount at the same time).
+  static func folder(in mount: Mount) throws -> String {
+    let path = mount.path + "/test-" + UUID().uuidString.prefix(8).lowercased()
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    return path
+  }
+
+  @Test("every command works, or refuses in one line and changes nothing", arguments: mounts)
+  func walkthrough(_ mount: Mount) throws {
+    let folder = try Self.folder(in: mount)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let package = folder + "/Doc.pkg"
+    try FileManager.default.createDirectory(atPath: package + "/sub", withIntermediateDirectories: true)
+    try Data("hello\n".utf8).write(to: URL(fileURLWithPath: package + "/a.txt"))
+    try Data("below\n".utf8).write(to: URL(fileURLWithPath: package + "/sub/b.txt"))
+    let environment = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+    func run(_ arguments: [String], input: String? = nil) throws -> Shell.Output {
+      try Shell.docpkg(arguments, input: input.map { Data($0.utf8) }, environment: environment)
+    }
+    func succeeds(_ arguments: [String], input: String? = nil) throws {
+      let result = try run(arguments, input: input)
+      #expect(result.status == 0, "\(arguments): \(result.standardError)")
+    }
+    try succeeds(["put", package, "n.txt"], input: "new\n")
+    try succeeds(["put", package, "sub/deeper/c.txt"], input: "deep\n")  // new directories
+    try succeeds(["rm", package, "a.txt"])  // a root entry removed: the whole package
+    try succeeds(["rm", package, "sub", "-r"])
+    let listed = try run(["versions", "list", package, "--json"])
+    #expect(listed.standardOutput.components(separatedBy: "\"id\"").count - 1 == 4, "\(listed.standardOutput)")
+    try succeeds(["versions", "restore", package, "3"])  // before `rm`: a.txt, n.txt, sub/…
+    #expect(try String(contentsOfFile: package + "/sub/deeper/c.txt", encoding: .utf8) == "deep\n")
+    #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "hello\n")
+    let diff = try run(["diff", package + "@1", package])
+    #expect(diff.standardOutput.contains("sub/deeper/c.txt"), "\(diff.standardOutput)\(diff.standardError)")
+    try succeeds(["pack", package, "-o", folder + "/Doc.zip"])
+    let destination = folder + "/out"
+    try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+    let unpacked = try run(["unpack", folder + "/Doc.zip", "-o", destination])
+    if unpacked.status == 0 {
+      #expect(try String(contentsOfFile: destination + "/Doc.pkg/sub/deeper/c.txt", encoding: .utf8) == "deep\n")
+    } else {
+      // fusefat loses what is in a directory renamed with entries in it: refused before anything is written.
+      #expect(mount.name == "FAT", "\(unpacked.standardError)")
+      #expect(unpacked.standardError.split(separator: "\n").count == 1)
+      #expect(try FileManager.default.contentsOfDirectory(atPath: destination).isEmpty)
+    }
+    let check = try run(["check", package])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    #expect(check.standardOutput.contains("ok: 5 versions"), "\(check.standardOutput)")
+    let beside = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    #expect(
+      beside == [".Doc.pkg.docpkg-lock", ".Doc.pkg.docpkg-versions", "Doc.pkg", "Doc.zip", "out"]
+        || beside == [".Doc.pkg.docpkg-versions", "Doc.pkg", "Doc.zip", "out"], "\(beside)")
+  }
+
+  /// One scenario of the crash test (Tests/Scripts/crash-test.py: killed at each mutating system call,
+  /// the package is old or new once recovered), the one that makes directories, on each file system.
+  @Test(
+    "killed at every step of a save, the package is the old or the new one", .enabled(if: Shell.has("strace")),
+    arguments: mounts)
+  func killedAtEveryStep(_ mount: Mount) async throws {
+    let folder = try Self.folder(in: mount)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let arguments = ["--quick", "--scenario", "new directories", "--work", folder] + (mount.plain ? ["--plain"] : [])
+    let result = try await offThePool { try SaveCommandTests.crashTest(arguments) }
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    #expect(result.standardOutput.contains(" 0 failures"), "\(result.standardOutput)")
+  }
+
+  /// A package in an overlay's lower layer, as in a container image: saves that replace root entries or the
+  /// root (which overlayfs cannot exchange there) work, and the versions are whole.
+  @Test(
+    "a package from an overlay's lower layer saves, and its versions are whole",
+    .enabled(if: getuid() == 0 && ProcessInfo.processInfo.environment["DOCPKG_FS_OVERLAY"] != nil))
+  func overlayLowerLayer() throws {
+    let temp = try TemporaryDirectory()
+    for name in ["lower/Doc.pkg/sub", "upper", "work", "merged"] {
+      try FileManager.default.createDirectory(atPath: temp.path + "/" + name, withIntermediateDirectories: true)
+    }
+    try Data("hello\n".utf8).write(to: URL(fileURLWithPath: temp.path + "/lower/Doc.pkg/a.txt"))
+    try Data("below\n".utf8).write(to: URL(fileURLWithPath: temp.path + "/lower/Doc.pkg/sub/b.txt"))
+    let merged = temp.path + "/merged"
+    try Shell.run(
+      "mount",
+      [
+        "-t", "overlay", "overlay", "-o",
+        "lowerdir=\(temp.path)/lower,upperdir=\(temp.path)/upper,workdir=\(temp.path)/work", merged,
+      ])
+    defer { _ = try? Shell.run("umount", [merged]) }
+    let package = merged + "/Doc.pkg"
+    for round in 1...3 {
+      let result = try Shell.docpkg(["put", package, "New.txt"], input: Data("round \(round)\n".utf8))
+      #expect(result.status == 0, "\(result.standardError)")
+    }
+    #expect(try Shell.docpkg(["rm", package, "a.txt"]).status == 0)
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    #expect(check.standardOutput.contains("ok: 4 versions"), "\(check.standardOutput)")
+  }
+}
