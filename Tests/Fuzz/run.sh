@@ -70,8 +70,12 @@ for target in "${targets[@]}"; do
   status=0
   limit=(-max_total_time="$share")
   if $smoke; then limit=(-runs=0); fi
+  # The inputs of past crashes and disagreements (Tests/Fuzz/regressions/TARGET-*), replayed every time.
+  regressions="$work/regressions/$target"
+  rm -rf "$regressions" && mkdir -p "$regressions"
+  cp Tests/Fuzz/regressions/"$target"-* "$regressions"/ 2>/dev/null || true
   "$bin/fuzz-$target" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 "${dictionary[@]}" \
-    -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" "$committed" "$work/seeds/$target" \
+    -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" "$committed" "$work/seeds/$target" "$regressions" \
     >"$log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)

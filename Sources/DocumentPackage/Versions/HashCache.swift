@@ -116,19 +116,24 @@ struct HashCache {
   }
 
   /// Parses whole lines of the log byte by byte (`String.split` costs seconds at 100,000 lines);
-  /// a line that is not five well-formed fields (a torn last line) is skipped.
+  /// a line that is not five well-formed fields (a torn last line, damage) is skipped.
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ found: (Key, Digest) -> Void) {
     var index = 0
     let count = bytes.count
+    /// The decimal number at `index`; `nil` if there is none or it does not fit (damage).
     func number() -> UInt64? {
       var value: UInt64 = 0
       var digits = 0
+      var overflow = false
       while index < count, bytes[index] >= 48, bytes[index] <= 57 {
-        value = value &* 10 &+ UInt64(bytes[index] - 48)
+        let (times, o1) = value.multipliedReportingOverflow(by: 10)
+        let (sum, o2) = times.addingReportingOverflow(UInt64(bytes[index] - 48))
+        overflow = overflow || o1 || o2
+        value = sum
         index += 1
         digits += 1
       }
-      return digits > 0 ? value : nil
+      return digits > 0 && !overflow ? value : nil
     }
     func skip(_ byte: UInt8) -> Bool {
       guard index < count, bytes[index] == byte else { return false }
@@ -142,11 +147,13 @@ struct HashCache {
       {
         let hashStart = index
         index += 64
+        // Numbers out of range are damage (the log is read from disk): the line is skipped.
         if index == count || bytes[index] == 10,
-          let digest = Digest(hex: UnsafeBufferPointer(rebasing: bytes[hashStart..<index]))
+          let digest = Digest(hex: UnsafeBufferPointer(rebasing: bytes[hashStart..<index])),
+          let seconds = Int64(exactly: seconds), let size = Int64(exactly: size), nanos < 1_000_000_000
         {
-          let time = FileTime(seconds: Int64(seconds), nanoseconds: Int32(truncatingIfNeeded: nanos))
-          found(Key(device: device, inode: inode, size: Int64(size), time: time), digest)
+          let time = FileTime(seconds: seconds, nanoseconds: Int32(nanos))
+          found(Key(device: device, inode: inode, size: size, time: time), digest)
         }
       }
       // Next line.
