@@ -8,9 +8,10 @@ extension PackageFile {
   /// subtree beside the package (unchanged files hard-linked — or reflinked or copied where links
   /// are refused — changed files written, permissions and times kept), fsync it, call
   /// ``willReplacePreviousState`` and keep the previous state in the ``VersionStore`` (per
-  /// ``versionPolicy``), swap it in with `renameat2(RENAME_EXCHANGE)` (or, where the
-  /// file system refuses that, two renames that recovery can always finish or undo), fsync the
-  /// directories, remove the old state. Afterwards every loaded node reads from the saved package
+  /// ``versionPolicy``), swap it in with `renameat2(RENAME_EXCHANGE)`, fsync the directories,
+  /// remove the old state. Where the file system refuses the exchange (FAT, exFAT, sshfs), the
+  /// changed files are staged beside the package and a committed plan changes it in place, file by
+  /// file (a journal, `.NAME.docpkg-journal`), which recovery completes after a kill. Afterwards every loaded node reads from the saved package
   /// and counts as unchanged, so the next save is incremental again. Does nothing if nothing changed.
   ///
   /// If the process dies at any point, the package is exactly the old or the new state once

@@ -88,7 +88,7 @@ public final class PackageFile {
 
   let options: Options
   var lock: PackageLock?
-  /// Set once `RENAME_EXCHANGE` was refused here: later saves use the two-rename protocol at once.
+  /// Set once `RENAME_EXCHANGE` was refused here: later saves go by journal (``SaveJournal``) at once.
   var exchangeUnsupported = false
 
   /// Opens the package at `path` for editing, first settling any interrupted save (see
@@ -164,7 +164,9 @@ public final class PackageFile {
     }
     if orNothing { return }
     let names = try SiblingNames(of: path)
-    let leftovers = orAnyLeftover ? [names.ready, names.sideline, names.temporary] : [names.ready, names.sideline]
+    let leftovers =
+      orAnyLeftover
+      ? [names.journal, names.ready, names.sideline, names.temporary] : [names.journal, names.ready, names.sideline]
     for leftover in leftovers where try status(names.path(leftover)) != nil { return }
     throw PackageError(.noSuchEntry, "no such package", path: path.string)
   }
@@ -172,7 +174,8 @@ public final class PackageFile {
   /// Whether an interrupted save left something beside the package (recovery has work to do).
   static func hasLeftovers(_ path: FilePath) throws -> Bool {
     let names = try SiblingNames(of: path)
-    for leftover in [names.ready, names.sideline, names.temporary] where try status(names.path(leftover)) != nil {
+    for leftover in [names.journal, names.probe, names.ready, names.sideline, names.temporary]
+    where try status(names.path(leftover)) != nil {
       return true
     }
     return false

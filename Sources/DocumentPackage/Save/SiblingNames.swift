@@ -7,8 +7,8 @@ import SystemPackage
 /// |------------------------|------------------------------------------------------------------------------|
 /// | `.NAME.docpkg-lock`    | the advisory `flock` lock file, while a writer holds it (see ``PackageLock``)  |
 /// | `.NAME.docpkg-tmp`     | the new tree while it is built; after the exchange, the old tree being removed |
-/// | `.NAME.docpkg-ready`   | fallback protocol: the new tree, complete and synced, waiting to be renamed in |
-/// | `.NAME.docpkg-old`     | fallback protocol: the old package, moved aside until the new one is in place  |
+/// | `.NAME.docpkg-ready`   | the earlier two-rename protocol: the new tree, complete, waiting to be renamed in |
+/// | `.NAME.docpkg-old`     | the earlier two-rename protocol: the old package, moved aside                  |
 /// | `.NAME.docpkg-versions`| the package's ``VersionStore``: previous states and conflict versions          |
 /// | `.NAME.docpkg-journal` | journaled protocol (``SaveJournal``): staged files, then the plan that commits   |
 /// | `.NAME.docpkg-probe`   | a try of what the file system can do (``FileSystemTraits``), removed at once     |
