@@ -25,8 +25,12 @@ package final class OwnSaves: @unchecked Sendable {
 
   /// Records the inode of the entry at `path` (the new state, still under its temporary name),
   /// which a save is about to swap in. Does nothing if it cannot be read.
-  package func willPlace(_ path: FilePath) {
-    guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: path) else { return }
+  /// - Parameter package: The package it goes into, when the entry is staged elsewhere than beside it
+  ///   (a journaled save's staged files); by default the package is beside `path`.
+  package func willPlace(_ path: FilePath, package: FilePath? = nil) {
+    guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: package ?? path) else {
+      return
+    }
     let entry = Placed(device: status.device, inode: status.inode, folder: folder)
     lock.withLock {
       guard lookup.insert(entry).inserted else { return }

@@ -58,6 +58,9 @@ extension Saver {
       throw error
     }
     defer { readers.end() }
+    for case .place(let number, _) in journal.steps {
+      OwnSaves.shared.willPlace(journalPath.appending(SaveJournal.stagedName(number).string), package: target)
+    }
     do {
       try journal.apply(parentFD: parentFD, journalFD: journalFD, packagePath: target)
     } catch var error as PackageError {
