@@ -1,0 +1,70 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// The journaled save's plan (`SaveJournal`): read back only by recovery, after a kill, so a plan that is not
+/// whole and well formed is refused rather than half applied, and a plan's steps can be applied twice.
+@Suite("the save journal")
+struct SaveJournalTests {
+  static let steps: [SaveJournal.Step] = [
+    .removeFile([RawName("gone.txt")]),
+    .removeDirectory([RawName("old")]),
+    .makeDirectory([RawName("new")]),
+    .place(0, [RawName("new"), RawName("caf\u{E9}.txt")]),
+    .place(1, [RawName(bytes: [0x66, 0xFF, 0x0A][...])]),  // any bytes but '/' and NUL
+    .setAttributes([RawName("new")], permissions: 0o750, time: FileTime(seconds: 1_700_000_000, nanoseconds: 5)),
+    .setAttributes([], permissions: 0o755, time: nil),
+  ]
+
+  static func journal() throws -> SaveJournal {
+    SaveJournal(names: try SiblingNames(of: FilePath("/tmp/Doc.pkg")), steps: steps)
+  }
+
+  @Test("a plan reads back as written")
+  func roundTrip() throws {
+    #expect(SaveJournal.decodePlan(try Self.journal().encodedPlan()) == Self.steps)
+  }
+
+  @Test("a plan cut short, or with bytes after it, is refused")
+  func truncatedOrLonger() throws {
+    let plan = try Self.journal().encodedPlan()
+    for length in 0..<plan.count { #expect(SaveJournal.decodePlan(Array(plan[..<length])) == nil, "\(length)") }
+    #expect(SaveJournal.decodePlan(plan + [0]) == nil)
+  }
+
+  @Test("a path that could leave the package is refused", arguments: [".", "..", "a/b", ""])
+  func escapingName(_ name: String) throws {
+    let journal = SaveJournal(
+      names: try SiblingNames(of: FilePath("/tmp/Doc.pkg")), steps: [.removeFile([RawName("x")])])
+    var plan = journal.encodedPlan()
+    // The one component "x" is the plan's last byte, after its length (1).
+    plan.removeLast(5)
+    plan += withUnsafeBytes(of: UInt32(name.utf8.count).littleEndian, Array.init) + Array(name.utf8)
+    #expect(SaveJournal.decodePlan(plan) == nil)
+  }
+
+  @Test("applied twice, or after a kill half-way, the steps give the same package")
+  func idempotent() throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/gone.txt", "gone\n")
+    try temp.write("Doc.pkg/old/deep/x.txt", "x\n")
+    try temp.write("Doc.pkg/kept.txt", "kept\n")
+    let names = try SiblingNames(of: FilePath(temp.path).appending("Doc.pkg"))
+    try temp.write(".Doc.pkg.docpkg-journal/0", "café\n")
+    try temp.write(".Doc.pkg.docpkg-journal/1", "raw\n")
+    let journal = SaveJournal(names: names, steps: Self.steps)
+    let parent = try Syscalls.openFile(FilePath(temp.path), [.readOnly, .directory])
+    defer { Syscalls.closeFile(parent) }
+    for _ in 0..<2 { try journal.applyJournal(parentFD: parent) }
+    let entries = try FileManager.default.subpathsOfDirectory(atPath: temp.path + "/Doc.pkg").sorted()
+    #expect(entries.count == 4 && entries.contains("kept.txt") && entries.contains("new/caf\u{E9}.txt"), "\(entries)")
+    #expect(try String(contentsOfFile: temp.path + "/Doc.pkg/new/caf\u{E9}.txt", encoding: .utf8) == "café\n")
+    #expect(!FileManager.default.fileExists(atPath: temp.path + "/Doc.pkg/old"))
+    #expect(!FileManager.default.fileExists(atPath: temp.path + "/Doc.pkg/gone.txt"))
+    let mode = try FileManager.default.attributesOfItem(atPath: temp.path + "/Doc.pkg/new")[.posixPermissions] as? Int
+    #expect(mode == 0o750)
+  }
+}
