@@ -8,6 +8,13 @@ import Musl
 import Darwin
 #endif
 
+/// What `fdopendir` returns.
+#if canImport(Darwin)
+private typealias DirectoryStream = UnsafeMutablePointer<DIR>
+#else
+private typealias DirectoryStream = OpaquePointer
+#endif
+
 /// One entry of a directory as read from disk.
 package struct DirectoryEntry {
   /// The name as a string; a name that is not valid UTF-8 is repaired (U+FFFD) here and kept exactly in `rawName`.
@@ -32,24 +39,8 @@ extension Syscalls {
     }
     defer { closedir(stream) }
     let ownStatus = try status(of: fd)
-
-    // All names, NUL-terminated, in one buffer; `starts` indexes them.
-    var names: [CChar] = []
-    var starts: [Int] = []
-    while true {
-      errno = 0
-      guard let entry = readdir(stream) else {
-        if errno != 0 { throw currentErrno }
-        break
-      }
-      withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-        tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
-          if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return }
-          starts.append(names.count)
-          names.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(name) + 1))
-        }
-      }
-    }
+    let (names, unsorted) = try readNames(stream)
+    var starts = unsorted
 
     return try names.withUnsafeBufferPointer { buffer throws(Errno) in
       let base = buffer.baseAddress!
@@ -69,6 +60,64 @@ extension Syscalls {
         entries.append(DirectoryEntry(name: text, rawName: component, status: status, destination: destination))
       }
       return (ownStatus, entries)
+    }
+  }
+
+  /// The entries of the directory `fd` with their status, to compare with an earlier look (a
+  /// polling monitor's): `getdents` calls and one `fstatat` per entry, in the order the file system
+  /// gives them, without reading links or making path components of the names (which costs more
+  /// than the `fstatat`s). Entries of kinds the model does not hold are passed over, and entries
+  /// gone meanwhile left out. `fd` must be freshly opened, nothing read from it yet: a FUSE file
+  /// system may not list a directory again through the same open description (sshfs gives no
+  /// entry after a `rewinddir`), so open it anew for each listing. It stays open (the listing
+  /// reads a duplicate).
+  /// - Returns: the directory's own status and its entries.
+  package static func entryStatuses(
+    ofDirectory fd: CInt
+  ) throws(Errno) -> (FileStatus, [(name: RawName, status: FileStatus)]) {
+    let own = try retrying { dup(fd) }
+    guard let stream = fdopendir(own) else {
+      let error = currentErrno
+      closeFile(own)
+      throw error
+    }
+    defer { closedir(stream) }
+    let ownStatus = try status(of: own)
+    let (names, starts) = try readNames(stream)
+    return try names.withUnsafeBufferPointer { buffer throws(Errno) in
+      let base = buffer.baseAddress!
+      var entries: [(name: RawName, status: FileStatus)] = []
+      entries.reserveCapacity(starts.count)
+      for start in starts {
+        let name = base + start
+        let status: FileStatus
+        do throws(Errno) { status = try self.status(in: own, name) } catch {
+          if error == .noSuchFileOrDirectory { continue }  // raced with a delete
+          throw error
+        }
+        if status.kind != nil { entries.append((RawName(cString: name), status)) }
+      }
+      return (ownStatus, entries)
+    }
+  }
+
+  /// Every name `stream` gives but `.` and `..`, NUL-terminated, in one buffer; `starts` indexes them.
+  private static func readNames(_ stream: DirectoryStream) throws(Errno) -> (names: [CChar], starts: [Int]) {
+    var names: [CChar] = []
+    var starts: [Int] = []
+    while true {
+      errno = 0
+      guard let entry = readdir(stream) else {
+        if errno != 0 { throw currentErrno }
+        return (names, starts)
+      }
+      withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+        tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
+          if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return }
+          starts.append(names.count)
+          names.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(name) + 1))
+        }
+      }
     }
   }
 }
