@@ -1,9 +1,9 @@
 #if os(Linux)
 import SystemPackage
 
-/// The monitor's picture of a package: one inotify watch per directory, the status of every
-/// entry, and the work of turning a burst of events into ``PackageChange``s. Used only by the
-/// monitor's thread.
+/// The monitor's picture of a package: the status of every entry, one inotify watch per directory
+/// (none when the monitor polls: see `WatchedTree+Polling`), and the work of turning a burst of
+/// events into ``PackageChange``s. Used only by the monitor's thread.
 final class WatchedTree {
   /// What the monitor remembers about an entry: enough to see that it changed (not `ctime`,
   /// which a save's hard links change for files whose contents did not).
@@ -22,26 +22,43 @@ final class WatchedTree {
       modificationTime = status.modificationTime
       permissions = status.permissions
     }
+
+    /// Whether `now` is what the monitor has as `self`, as far as a report goes: a directory is the
+    /// same directory while its inode is (what is inside it is compared on its own, and
+    /// ``MonitorRunner/differences(old:new:moves:)`` never reports a directory modified); anything
+    /// else must have the same signature.
+    func matches(_ now: Signature) -> Bool {
+      kind == .directory && now.kind == .directory ? inode == now.inode : self == now
+    }
   }
 
-  /// The inotify instance (shared by the process's monitors) and this tree's queue of its events.
-  let instance: WatchInstance
+  /// The inotify instance (shared by the process's monitors), or nil when the monitor polls.
+  let instance: WatchInstance?
+  /// This tree's queue of inotify events; what the monitor's thread waits on (polling too: ``WatchInbox/wake()``
+  /// ends the wait when the monitor stops).
   let inbox = WatchInbox()
   private(set) var packagePath: FilePath
   private(set) var rootInode: UInt64 = 0
   private(set) var device: UInt64 = 0
-  private var rootDescriptor: CInt = -1
+  private(set) var rootDescriptor: CInt = -1
   private var parentWatch: CInt = -1
   /// Every entry under the root, by path inside the package.
   private(set) var entries: [String: Signature] = [:]
   private var watchOfDirectory: [String: CInt] = [:]
   private var directoryOfWatch: [CInt: String] = [:]
 
-  /// Watches the package at `packagePath` through `instance`, or the process's shared instance.
-  init(packagePath: FilePath, instance: WatchInstance? = nil) throws(PackageError) {
+  /// Watches the package at `packagePath` through `instance`, or the process's shared instance; with
+  /// `polls`, sets up no watch at all (the monitor's thread calls ``poll()``).
+  init(packagePath: FilePath, instance: WatchInstance? = nil, polls: Bool = false) throws(PackageError) {
     self.packagePath = packagePath
     do throws(Errno) {
-      if let instance { self.instance = instance } else { self.instance = try WatchInstance.shared() }
+      if polls {
+        self.instance = nil
+      } else if let instance {
+        self.instance = instance
+      } else {
+        self.instance = try WatchInstance.shared()
+      }
     } catch {
       if error == .tooManyOpenFiles {
         // EMFILE from inotify_init: the user's inotify instances (every program's) are all taken.
@@ -53,7 +70,7 @@ final class WatchedTree {
       }
       throw PackageError.io(error, "cannot start watching", path: packagePath)
     }
-    self.instance.register(inbox)
+    self.instance?.register(inbox)
     do {
       try watchParent()
       try openRoot()
@@ -65,12 +82,19 @@ final class WatchedTree {
   }
 
   func close() {
-    instance.unregister(inbox)
+    instance?.unregister(inbox)
     if rootDescriptor >= 0 { Syscalls.closeFile(rootDescriptor) }
     rootDescriptor = -1
   }
 
-  var watchCount: Int { directoryOfWatch.count }
+  /// The directories watched (with inotify) or listed at each poll.
+  /// - Complexity: O(1) with inotify; O(entries) when polling.
+  var watchCount: Int {
+    instance == nil ? 1 + entries.values.count { $0.kind == .directory } : directoryOfWatch.count
+  }
+
+  /// Whether the monitor polls (no inotify watch).
+  var polls: Bool { instance == nil }
 
   /// The directory (inside the package) a watch is on; nil for the parent's watch or a dropped one.
   func directory(of watch: CInt) -> String? { directoryOfWatch[watch] }
@@ -87,9 +111,10 @@ final class WatchedTree {
   // MARK: Setting up
 
   private func watchParent() throws(PackageError) {
+    guard let instance else { return }  // polling: each poll looks at the package's path
     let parent = packagePath.removingLastComponent()
     if parentWatch >= 0 { instance.removeWatch(parentWatch, for: inbox) }
-    parentWatch = try addWatch(parent, mask: WatchMask.entries)
+    parentWatch = try addWatch(parent, mask: WatchMask.entries, through: instance)
   }
 
   private func openRoot() throws(PackageError) {
@@ -106,7 +131,7 @@ final class WatchedTree {
     device = status.device
   }
 
-  private func addWatch(_ path: FilePath, mask: UInt32) throws(PackageError) -> CInt {
+  private func addWatch(_ path: FilePath, mask: UInt32, through instance: WatchInstance) throws(PackageError) -> CInt {
     do { return try instance.addWatch(path, mask: mask, for: inbox) } catch {
       if error == .noSpace {
         throw PackageError(
@@ -125,21 +150,24 @@ final class WatchedTree {
 
   /// Watches the directory `relative` and everything under it, then lists them (watch first, so
   /// that nothing created meanwhile slips through: it is either listed or reported by the watch).
+  /// When polling, only lists them.
   /// - Returns: the entries under `relative` (not itself), by path inside the package.
   func scan(_ relative: String) throws(PackageError) -> [String: Signature] {
     var found: [String: Signature] = [:]
     var pending = [relative]
     while let directory = pending.popLast() {
       let path = absolute(directory)
-      let watch: CInt
-      do { watch = try addWatch(path, mask: WatchMask.contents) } catch {
-        // A path too long to name (a package thousands of directories deep) is refused rather than
-        // left unwatched without a word.
-        if error.code == .limitExceeded || error.errno == .fileNameTooLong { throw error }
-        continue  // vanished or became a file meanwhile: its parent's events say so
+      if let instance {
+        let watch: CInt
+        do { watch = try addWatch(path, mask: WatchMask.contents, through: instance) } catch {
+          // A path too long to name (a package thousands of directories deep) is refused rather than
+          // left unwatched without a word.
+          if error.code == .limitExceeded || error.errno == .fileNameTooLong { throw error }
+          continue  // vanished or became a file meanwhile: its parent's events say so
+        }
+        watchOfDirectory[directory] = watch
+        directoryOfWatch[watch] = directory
       }
-      watchOfDirectory[directory] = watch
-      directoryOfWatch[watch] = directory
       let listing: [DirectoryEntry]
       do { listing = try Syscalls.listDirectory(path).1 } catch {
         if error == .fileNameTooLong { throw PackageError.io(error, "cannot list directory", path: path) }
@@ -195,7 +223,7 @@ final class WatchedTree {
       }
     }
     for (watch, directory) in releasedWatches where directoryOfWatch[watch] == directory {
-      instance.removeWatch(watch, for: inbox)
+      instance?.removeWatch(watch, for: inbox)
       directoryOfWatch[watch] = nil
     }
     return (old, new, newInodes)
@@ -218,7 +246,7 @@ final class WatchedTree {
   /// Forgets everything and scans the package again (after an overflow or a replacement).
   func rescanAll() throws(PackageError) -> (old: [String: Signature], new: [String: Signature]) {
     let old = entries
-    for watch in directoryOfWatch.keys { instance.removeWatch(watch, for: inbox) }
+    for watch in directoryOfWatch.keys { instance?.removeWatch(watch, for: inbox) }
     directoryOfWatch = [:]
     watchOfDirectory = [:]
     entries = try scan("")
