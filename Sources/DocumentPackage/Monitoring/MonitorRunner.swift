@@ -1,7 +1,7 @@
 import SystemPackage
 
-/// The monitor's thread: waits for inotify events, groups them into bursts and reports each
-/// burst's changes (see ``PackageMonitor`` for the mechanism).
+/// The monitor's thread: waits for inotify events (or polls the package at its interval), groups
+/// them into bursts and reports each burst's changes (see ``PackageMonitor`` for the mechanism).
 final class MonitorRunner: @unchecked Sendable {
   private let lock = SystemLock()
   private var stopped = false
@@ -50,15 +50,23 @@ final class MonitorRunner: @unchecked Sendable {
       tree.close()
       continuation.finish()
     }
+    // Polling: the next poll starts an interval after the last one ended, so that a package that
+    // takes long to list is not listed without pause.
+    var nextPoll = tree.polls ? ContinuousClock.now + options.pollingInterval : nil
     while !isStopped {
       let now = ContinuousClock.now
       var wait = Duration.milliseconds(100)
       if let due = due(burst) { wait = max(.zero, min(wait, due - now)) }
+      if let nextPoll { wait = max(.zero, min(wait, nextPoll - now)) }
       do {
         for event in try tree.inbox.take(waiting: wait) { take(event, into: &burst) }
       } catch {
         continuation.finish(throwing: PackageError.io(error, "cannot read changes of", path: tree.packagePath))
         return
+      }
+      if let next = nextPoll, ContinuousClock.now >= next, !isStopped {
+        take(tree.poll(), into: &burst)
+        nextPoll = ContinuousClock.now + options.pollingInterval
       }
       if let due = due(burst), ContinuousClock.now >= due {
         do {
@@ -108,6 +116,22 @@ final class MonitorRunner: @unchecked Sendable {
     let relative = directory.isEmpty ? event.name : directory + "/" + event.name
     if event.has(WatchMask.movedFrom) { burst.movedFrom[event.cookie] = relative }
     if event.has(WatchMask.movedTo) { burst.movedTo[event.cookie] = relative }
+  }
+
+  /// Adds what a poll found to the burst, as the inotify events saying it would be.
+  private func take(_ found: WatchedTree.PollFindings, into burst: inout Burst) {
+    guard !found.isEmpty else { return }
+    let now = ContinuousClock.now
+    if burst.start == nil { burst.start = now }
+    burst.last = now
+    if found.rootChanged { burst.rootChanged = true }
+    burst.dirty.formUnion(found.dirty)
+    for move in found.moves {
+      // No inotify cookie comes while polling: numbering the moves of the burst keeps them apart.
+      let cookie = UInt32(truncatingIfNeeded: burst.movedFrom.count)
+      burst.movedFrom[cookie] = move.from
+      burst.movedTo[cookie] = move.to
+    }
   }
 
   /// Compares and reports one burst. Returns false when the sequence is over (package deleted).

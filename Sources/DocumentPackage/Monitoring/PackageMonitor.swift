@@ -17,6 +17,27 @@ import Foundation
 /// }
 /// ```
 ///
+/// ## Notifications or polling
+/// inotify reports the changes made through this machine's kernel. On a network file system or
+/// FUSE, files also change where this kernel does not see it (on the server side of an sshfs or NFS
+/// share, on another SMB client, in a FUSE daemon), and inotify says nothing. So the monitor looks at
+/// the package's file system when it starts (`statfs`'s `f_type`): on FUSE (sshfs, rclone, s3fs,
+/// virtiofs, exFAT and FAT through FUSE…), NFS, SMB/CIFS, 9P, VirtualBox shared folders, Coda,
+/// AFS, Ceph, Lustre, GPFS, GFS2 or OCFS2 it **polls**: every ``Options/pollingInterval`` (1 s
+/// unless set) after the last poll ended, it lists the package's directories (one `getdents`
+/// series and one `fstatat` per entry; no file is opened or read) and compares each entry's kind,
+/// inode, size, modification time and permissions with what it had. What differs is compared and
+/// reported as in inotify mode below, as the same ``Change``s, so an edit on the server side is
+/// reported within the interval plus the time the file system takes to show it (the kernel keeps a
+/// FUSE file's attributes up to 1 s; sshfs keeps its own cache 20 s unless mounted with
+/// `-o dir_cache=no`). ``Options/alwaysPolls`` polls anywhere; ``mode`` says which is used, and why.
+/// A poll walks the directories with an explicit stack, each opened relative to its parent, and
+/// skips a directory it cannot list (the next poll looks again). Polling cannot tell an edit that
+/// keeps a file's size, inode and modification time (sshfs gives whole seconds), which inotify mode,
+/// comparing the same signatures, would not report either; and a rename on a file system that
+/// numbers a moved entry anew (sshfs) is a removal and an addition. A polling monitor uses no
+/// inotify watch or instance.
+///
 /// ## How it works (Linux)
 /// One inotify instance for all the monitors of a process, read by one thread that hands each event
 /// to the monitor of its watch (`WatchInstance`); each monitor has a thread of its own that
@@ -95,31 +116,51 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     /// Whether changes made by this process's own saves are reported (marked
     /// ``PackageMonitor/Event/isOwnSave``) or left out.
     public var reportsOwnSaves = true
+    /// How long a polling monitor waits after one poll of the package before the next (see
+    /// ``PackageMonitor``, "Notifications or polling"). A change is reported about this plus
+    /// ``delay`` after it is made, at the latest. Each poll lists every directory of the package:
+    /// make it longer for a package of many thousands of entries on a slow share. At least 10 ms
+    /// are waited.
+    public var pollingInterval: Duration = .seconds(1)
+    /// Whether to poll even where the system's notifications see every change (the default, false,
+    /// polls only where they may not: network and FUSE file systems).
+    public var alwaysPolls = false
     #if os(Linux)
     /// The inotify instance to use; nil (the default) for the process's shared one. Tests give a
     /// monitor one of its own to set the kernel's event queue size for it alone.
     var instance: WatchInstance?
     #endif
 
-    /// The defaults: 25 ms quiet, at most 500 ms, own saves reported.
+    /// The defaults: 25 ms quiet, at most 500 ms, own saves reported, notifications where they see
+    /// every change and polling every second elsewhere.
     public init() {}
   }
 
   /// The package's path when the monitor started.
   public let path: FilePath
+  /// How the monitor learns of changes: inotify, or polling (with the interval and the reason),
+  /// chosen when it started.
+  public let mode: Mode
   private let stream: AsyncThrowingStream<PackageMonitor.Event, any Error>
   private let runner: MonitorRunner
 
   /// Starts watching the package at `path`. Set-up is done when this returns: any change after it is reported.
+  /// - Parameters:
+  ///   - path: The package directory.
+  ///   - options: How to group and filter changes, and when to poll.
   /// - Throws: ``PackageError`` with code `limitExceeded` when the system's inotify watch or instance limit is
   ///   reached, `io` when the package cannot be opened or listed, `unsupported` on platforms
   ///   without a monitor yet.
-  /// - Complexity: one watch and one listing per directory, one `lstat` per entry.
+  /// - Complexity: one watch and one listing per directory, one `lstat` per entry (no watch when polling).
   public init(watching path: FilePath, options: Options = Options()) throws {
     let resolved = Syscalls.resolvingLinks(path) ?? path
     self.path = resolved
     #if os(Linux)
-    let tree = try WatchedTree(packagePath: resolved, instance: options.instance)
+    mode = Self.mode(for: resolved, options: options)
+    var options = options
+    if case .polling(let interval, _) = mode { options.pollingInterval = interval }
+    let tree = try WatchedTree(
+      packagePath: resolved, instance: options.instance, polls: mode != .notifications)
     let (stream, continuation) = AsyncThrowingStream<PackageMonitor.Event, any Error>.makeStream()
     self.stream = stream
     runner = MonitorRunner(tree: tree, options: options, continuation: continuation)
@@ -128,12 +169,14 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     // A serial queue of its own: an overcommitting Dispatch thread, never one of the cooperative pool's.
     DispatchQueue(label: "PackageMonitor").async { runner.run() }
     #else
+    mode = .notifications
     throw PackageError(
       .unsupported, "monitoring packages is not available on this platform yet:", path: resolved.string)
     #endif
   }
 
-  /// The number of directories watched now (each uses one of the system's inotify watches).
+  /// The number of directories watched now (each uses one of the system's inotify watches), or
+  /// listed at each poll when polling.
   public var watchedDirectoryCount: Int { runner.watchCount }
 
   /// Stops watching; the sequence ends.

@@ -1,0 +1,227 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// A monitor that polls (forced here with `alwaysPolls`, chosen by itself on a network or FUSE file
+/// system) reports the same changes as one that has inotify.
+@Suite("Package monitor: polling")
+struct PollingMonitorTests {
+  static let interval = Duration.milliseconds(100)
+
+  static func polling(_ interval: Duration = interval) -> PackageMonitor.Options {
+    var options = PackageMonitor.Options()
+    options.alwaysPolls = true
+    options.pollingInterval = interval
+    return options
+  }
+
+  @Test func saysWhichModeItUses() throws {
+    let temp = try TemporaryDirectory("monitor-poll")
+    let package = try makeWatchedPackage(in: temp)
+    let polling = try PackageMonitor(watching: FilePath(package), options: Self.polling())
+    defer { polling.stop() }
+    #expect(polling.mode == .polling(interval: Self.interval, reason: .requested))
+    #expect(polling.mode.description == "polling every 100 ms: asked for")
+    #expect(polling.watchedDirectoryCount == 3)
+    // An interval of nothing is the shortest there is, not a busy loop.
+    let busy = try PackageMonitor(watching: FilePath(package), options: Self.polling(.zero))
+    busy.stop()
+    #expect(busy.mode == .polling(interval: .milliseconds(10), reason: .requested))
+    // The temporary folder is on a local file system (ext4, tmpfs): inotify sees everything there.
+    let notified = try PackageMonitor(watching: FilePath(package))
+    defer { notified.stop() }
+    #expect(notified.mode == .notifications)
+    #expect(notified.mode.description == "inotify")
+    #expect(
+      PackageMonitor.Mode.polling(interval: .seconds(1), reason: .fileSystem(name: "FUSE")).description
+        == "polling every 1 s: FUSE file system")
+    #expect(
+      PackageMonitor.Mode.polling(interval: .milliseconds(1500), reason: .requested).description
+        == "polling every 1.5 s: asked for")
+  }
+
+  @Test func reportsEntriesAddedModifiedRemovedAndRenamed() async throws {
+    let temp = try TemporaryDirectory("monitor-poll")
+    let package = try makeWatchedPackage(in: temp)
+    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+
+    try temp.write("Doc.pkg/Data/b.txt", "changed\n")
+    #expect(await events.wait(for: .modified, "Data/b.txt"))
+    try temp.write("Doc.pkg/Data/Deep/new.txt", "new\n")
+    #expect(await events.wait(for: .added, "Data/Deep/new.txt"))
+    try FileManager.default.removeItem(atPath: temp.appending("Doc.pkg/a.txt"))
+    #expect(await events.wait(for: .removed, "a.txt"))
+    try FileManager.default.moveItem(
+      atPath: temp.appending("Doc.pkg/Data/b.txt"), toPath: temp.appending("Doc.pkg/Data/Deep/b2.txt"))
+    #expect(
+      await events.wait {
+        $0.changes.contains(PackageMonitor.Change(.renamed, "Data/Deep/b2.txt", oldPath: "Data/b.txt"))
+      })
+    // A renamed directory is one change, its entries are not reported again.
+    try FileManager.default.moveItem(atPath: temp.appending("Doc.pkg/Data"), toPath: temp.appending("Doc.pkg/Moved"))
+    #expect(await events.wait { $0.changes.contains(PackageMonitor.Change(.renamed, "Moved", oldPath: "Data")) })
+    #expect(!events.changes.contains { $0.path.hasPrefix("Moved/") })
+    // The polls go on under the new name.
+    try temp.write("Doc.pkg/Moved/Deep/c.txt", "c2\n")
+    #expect(await events.wait(for: .modified, "Moved/Deep/c.txt"))
+    #expect(events.events.allSatisfy { !$0.isOwnSave })
+    #expect(
+      Set(events.changes.map(\.description)) == [
+        "added Data/Deep/new.txt", "modified Data/b.txt", "modified Moved/Deep/c.txt", "removed a.txt",
+        "renamed Data -> Moved", "renamed Data/b.txt -> Data/Deep/b2.txt",
+      ])
+  }
+
+  @Test func reportsWhatIsMadeInANewDirectoryAndLaterChangesThere() async throws {
+    let temp = try TemporaryDirectory("monitor-poll")
+    let package = try makeWatchedPackage(in: temp)
+    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    try temp.write("Doc.pkg/New/Sub/x.txt", "x\n")
+    try temp.write("Doc.pkg/New/y.txt", "y\n")
+    #expect(await events.wait(for: .added, "New/Sub/x.txt"))
+    #expect(await events.wait(for: .added, "New/y.txt"))
+    #expect(events.changes.contains(PackageMonitor.Change(.added, "New")))
+    try temp.write("Doc.pkg/New/Sub/x.txt", "x changed\n")
+    #expect(await events.wait(for: .modified, "New/Sub/x.txt"))
+    try FileManager.default.removeItem(atPath: temp.appending("Doc.pkg/New"))
+    #expect(await events.wait(for: .removed, "New/Sub/x.txt"))
+    #expect(events.changes.contains(PackageMonitor.Change(.removed, "New")))
+    #expect(monitor.watchedDirectoryCount == 3)
+  }
+
+  @Test func reportsAChangeOfPermissionsAndAFileReplacedByADirectory() async throws {
+    let temp = try TemporaryDirectory("monitor-poll")
+    let package = try makeWatchedPackage(in: temp)
+    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temp.appending("Doc.pkg/a.txt"))
+    #expect(await events.wait(for: .modified, "a.txt"))
+    try FileManager.default.removeItem(atPath: temp.appending("Doc.pkg/Data/b.txt"))
+    try temp.write("Doc.pkg/Data/b.txt/inside.txt", "now a directory\n")
+    #expect(await events.wait(for: .added, "Data/b.txt/inside.txt"))
+    #expect(events.changes.contains(PackageMonitor.Change(.modified, "Data/b.txt")))
+  }
+
+  @Test func followsThePackageWhenItMovesAndEndsWhenItIsDeleted() async throws {
+    let temp = try TemporaryDirectory("monitor-poll")
+    let package = try makeWatchedPackage(in: temp)
+    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    let folder = try temp.makeDirectory("Elsewhere")
+    try FileManager.default.moveItem(atPath: package, toPath: folder + "/Renamed.pkg")
+    let newPath = Syscalls.resolvingLinks(FilePath(folder + "/Renamed.pkg"))!.string
+    #expect(await events.wait(for: .packageMoved, newPath))
+    try temp.write("Elsewhere/Renamed.pkg/a.txt", "moved and changed\n")
+    #expect(await events.wait(for: .modified, "a.txt"))
+    try FileManager.default.removeItem(atPath: newPath)
+    #expect(await events.wait(for: .packageDeleted, newPath))
+    #expect(await events.wait { $0.hasEnded })
+    #expect(events.error == nil)
+  }
+
+  @Test func aWholeReplacementAndAnotherProcessSaveAreReportedAsWithInotify() async throws {
+    let temp = try TemporaryDirectory("monitor-poll")
+    let package = try makeWatchedPackage(in: temp)
+    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    // `docpkg put` exchanges Data/Deep only: one entry changed, its neighbours hard-linked.
+    let result = try Shell.docpkg(
+      ["put", package, "Data/Deep/c.txt", "--versions", "none"], input: Data("put by another process\n".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(await events.wait(for: .modified, "Data/Deep/c.txt"))
+    #expect(!events.changes.contains { $0.path == "a.txt" || $0.path == "Data/b.txt" })
+    #expect(events.events.allSatisfy { !$0.isOwnSave })
+    // Another program's save of the whole package: renamed aside, a new directory renamed in.
+    try temp.write("Staging/a.txt", "a\n")
+    try temp.write("Staging/z.txt", "z\n")
+    try FileManager.default.moveItem(atPath: package, toPath: temp.appending("Old.pkg"))
+    try FileManager.default.moveItem(atPath: temp.appending("Staging"), toPath: package)
+    #expect(await events.wait(for: .added, "z.txt"))
+    #expect(events.changes.contains { $0.kind == .packageReplaced })
+    #expect(events.changes.contains(PackageMonitor.Change(.removed, "Data")))
+    try temp.write("Doc.pkg/z.txt", "polled again\n")
+    #expect(await events.wait(for: .modified, "z.txt"))
+  }
+
+  @Test func ownSavesAreMarked() async throws {
+    let temp = try TemporaryDirectory("monitor-poll")
+    let package = try makeWatchedPackage(in: temp)
+    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    let file = try PackageFile(at: FilePath(package))
+    file.versionPolicy = .none
+    try file.root.setFile(at: "Data/b.txt", contents: Data("own save\n".utf8))
+    try file.save()
+    #expect(await events.wait(for: .modified, "Data/b.txt"))
+    #expect(events.events.allSatisfy { $0.isOwnSave })
+  }
+
+  /// A comb: a chain of `d` directories, each also holding directories `a` and `b` (listed in
+  /// the file system's order: a poll walks `d` before one of them about two times in three, and the
+  /// one left waits on the stack, its parent kept open: more directories wait than a poll keeps
+  /// open, and those past the limit are opened by their paths).
+  @Test func pollsADeepCombOfDirectories() async throws {
+    let temp = try TemporaryDirectory("monitor-poll")
+    let depth = WatchedTree.maximumOpenDirectories * 3
+    let chain = (0..<depth).map { _ in "d" }.joined(separator: "/")
+    try temp.write("Comb.pkg/" + chain + "/bottom.txt", "bottom\n")
+    for level in 0..<depth {
+      let prefix = (0..<level).map { _ in "d/" }.joined()
+      try temp.write("Comb.pkg/" + prefix + "a/leaf.txt", "leaf\n")
+      try temp.write("Comb.pkg/" + prefix + "b/leaf.txt", "leaf\n")
+    }
+    let monitor = try PackageMonitor(watching: FilePath(temp.appending("Comb.pkg")), options: Self.polling())
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    #expect(monitor.watchedDirectoryCount == 1 + 3 * depth)
+    let middle = (0..<(depth / 2)).map { _ in "d/" }.joined() + "a/leaf.txt"
+    try temp.write("Comb.pkg/" + chain + "/bottom.txt", "changed at the bottom\n")
+    try temp.write("Comb.pkg/" + middle, "changed halfway\n")
+    #expect(await events.wait(for: .modified, chain + "/bottom.txt"))
+    #expect(await events.wait(for: .modified, middle))
+    #expect(events.changes.count == 2, "\(events.changes)")
+  }
+
+  @Test func pollsADeepPackage() async throws {
+    let package = try DeepPackage()
+    let monitor = try PackageMonitor(watching: FilePath(package.path), options: Self.polling())
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    // Replaced through descriptors (the path may be longer than the kernel takes).
+    var fd = try Syscalls.openDirectory(FilePath(package.path))
+    for _ in 0..<DeepPackage.depth {
+      let next = try Syscalls.openDirectory(in: fd, RawName(DeepTree.directoryName))
+      Syscalls.closeFile(fd)
+      fd = next
+    }
+    try Syscalls.unlink(in: fd, RawName(DeepTree.fileName), directory: false)
+    Syscalls.closeFile(try Syscalls.createFile(in: fd, RawName(DeepTree.fileName)))
+    Syscalls.closeFile(fd)
+    let bottom = DeepTree.innerPath(depth: DeepPackage.depth) + "/" + DeepTree.fileName
+    #expect(await events.wait(for: .modified, bottom, seconds: 60))
+  }
+
+  @Test func pairsMovesByInodeOnlyWhenEachSideIsAlone() throws {
+    func signature(_ inode: UInt64, _ kind: NodeKind = .file) -> WatchedTree.Signature {
+      var status = FileStatus(CStat())
+      status.kind = kind
+      status.inode = inode
+      return WatchedTree.Signature(status)!
+    }
+    let moves = WatchedTree.moves(
+      gone: [("a", signature(1)), ("b", signature(2)), ("c", signature(2)), ("d", signature(3)), ("e", signature(4))],
+      arrived: [("x", signature(1)), ("y", signature(2)), ("z", signature(3, .directory)), ("e", signature(4))])
+    #expect(moves.map { "\($0.from) -> \($0.to)" } == ["a -> x"])
+  }
+}
