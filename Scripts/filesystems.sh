@@ -11,7 +11,8 @@
 #   EXFAT    exFAT through exfat-fuse (loop image): no hard links, symbolic links, modes, RENAME_EXCHANGE
 #   FAT      FAT32 through fusefat (the kernel here has no vfat): as exFAT, and 8.3-era name rules
 #   SSHFS    sshfs to a local sshd on a private port with a generated key: a network file system, no
-#            RENAME_EXCHANGE, no inotify for changes made on the server side, no flock shared with the server
+#            RENAME_EXCHANGE, no inotify for changes made on the server side, no flock shared with the server;
+#            mounted with dir_cache=no, so that the client sees the server's changes within a second
 #   OVERLAY  overlayfs whose lower layer holds a package (as a container image would): renames of
 #            lower-layer directories, copy-up on write
 #   BTRFS    btrfs (loop image): reflinks
@@ -100,8 +101,10 @@ EOF
   mkdir -p /run/sshd
   /usr/sbin/sshd -f "$DIR/ssh/sshd_config"
   for _ in $(seq 50); do
+    # dir_cache=no: sshfs would otherwise show the listings and attributes it read for 20 s, hiding changes made
+    # on the server side that long (a polling monitor's tests expect them within its interval).
     sshfs -p "$SSH_PORT" -o "IdentityFile=$DIR/ssh/client_key,StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null" \
-      -o "LogLevel=ERROR,reconnect" "root@127.0.0.1:$DIR/sshfs-served" "$DIR/sshfs" 2>/dev/null && return 0
+      -o "LogLevel=ERROR,reconnect,dir_cache=no" "root@127.0.0.1:$DIR/sshfs-served" "$DIR/sshfs" 2>/dev/null && return 0
     sleep 0.2
   done
   return 1
