@@ -10,6 +10,7 @@ import Testing
 final class EventCollector: @unchecked Sendable {
   private let lock = NSLock()
   private var received: [PackageMonitor.Event] = []
+  private var receivedAt: [ContinuousClock.Instant] = []
   private var failure: (any Error)?
   private var ended = false
   private var task: Task<Void, Never>?
@@ -17,13 +18,23 @@ final class EventCollector: @unchecked Sendable {
   init(_ monitor: PackageMonitor) {
     task = Task { [self] in
       do {
-        for try await event in monitor { lock.withLock { received.append(event) } }
+        for try await event in monitor {
+          let now = ContinuousClock.now
+          lock.withLock {
+            received.append(event)
+            receivedAt.append(now)
+          }
+        }
       } catch { lock.withLock { failure = error } }
       lock.withLock { ended = true }
     }
   }
 
   var events: [PackageMonitor.Event] { lock.withLock { received } }
+  /// When the first change matching `condition` came (as the collecting task received it); nil if none has.
+  func arrival(of condition: (PackageMonitor.Change) -> Bool) -> ContinuousClock.Instant? {
+    lock.withLock { received.firstIndex { $0.changes.contains(where: condition) }.map { receivedAt[$0] } }
+  }
   var changes: [PackageMonitor.Change] { events.flatMap(\.changes) }
   var hasEnded: Bool { lock.withLock { ended } }
   var error: (any Error)? { lock.withLock { failure } }

@@ -225,3 +225,36 @@ struct PollingMonitorTests {
     #expect(moves.map { "\($0.from) -> \($0.to)" } == ["a -> x"])
   }
 }
+
+/// A monitor on the sshfs share of `Scripts/filesystems.sh` polls by itself and reports edits made
+/// on the server side, which inotify never sees. (How soon is timed by `docpkg watch`'s test, in a
+/// process of its own: here the monitor's thread shares the machine with every suite of the run.)
+@Suite("Package monitor: sshfs", .enabled(if: SshfsFolder.isAvailable, "DOCPKG_FS_SSHFS is not set"))
+struct MonitorFileSystemTests {
+  @Test func reportsEditsAdditionsAndRemovalsMadeOnTheServerSide() async throws {
+    let share = try SshfsFolder("monitor")
+    try share.writeOnServer("Doc.pkg/a.txt", "a\n")
+    try share.writeOnServer("Doc.pkg/Data/b.txt", "b\n")
+    let monitor = try PackageMonitor(watching: FilePath(share.mounted + "/Doc.pkg"))
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    let interval = PackageMonitor.Options().pollingInterval
+    #expect(monitor.mode == .polling(interval: interval, reason: .fileSystem(name: "FUSE")))
+
+    var start = ContinuousClock.now
+    try share.writeOnServer("Doc.pkg/Data/b.txt", "changed on the server\n")
+    #expect(await events.wait(for: .modified, "Data/b.txt", seconds: 30), "\(events.changes)")
+    let edit = events.arrival { $0 == PackageMonitor.Change(.modified, "Data/b.txt") }.map { $0 - start }
+    print("sshfs: an edit on the server side was reported after \(edit ?? .zero)")
+
+    start = ContinuousClock.now
+    try share.writeOnServer("Doc.pkg/Data/new.txt", "new on the server\n")
+    try share.removeOnServer("Doc.pkg/a.txt")
+    #expect(await events.wait(for: .added, "Data/new.txt", seconds: 30), "\(events.changes)")
+    #expect(await events.wait(for: .removed, "a.txt", seconds: 30), "\(events.changes)")
+    let added = events.arrival { $0 == PackageMonitor.Change(.added, "Data/new.txt") }.map { $0 - start }
+    print("sshfs: an addition and a removal on the server side were reported after \(added ?? .zero)")
+    #expect(events.changes.count == 3, "\(events.changes)")
+    #expect(events.error == nil)
+  }
+}
