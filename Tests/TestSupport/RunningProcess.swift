@@ -8,6 +8,9 @@ public final class RunningProcess: @unchecked Sendable {
   private let lock = NSLock()
   private var out = Data()
   private var err = Data()
+  /// When standard output reached each length: read on the pipe's own thread, so the times do not
+  /// wait for the test's tasks.
+  private var outArrivals: [(at: ContinuousClock.Instant, length: Int)] = []
 
   /// Starts `executable` (a path) with `arguments`.
   public init(_ executable: String, _ arguments: [String]) throws {
@@ -20,7 +23,11 @@ public final class RunningProcess: @unchecked Sendable {
     process.standardInput = FileHandle.nullDevice
     stdout.fileHandleForReading.readabilityHandler = { [self] handle in
       let data = handle.availableData
-      lock.withLock { out.append(data) }
+      let now = ContinuousClock.now
+      lock.withLock {
+        out.append(data)
+        outArrivals.append((now, out.count))
+      }
     }
     stderr.fileHandleForReading.readabilityHandler = { [self] handle in
       let data = handle.availableData
@@ -31,6 +38,21 @@ public final class RunningProcess: @unchecked Sendable {
 
   /// What it printed on standard output so far.
   public var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+  /// When the program had printed the first line of standard output that contains `text` (when the
+  /// test process read it); nil if it has not.
+  public func arrival(ofLineContaining text: String) -> ContinuousClock.Instant? {
+    lock.withLock {
+      var start = 0
+      for end in out.indices where out[end] == UInt8(ascii: "\n") {
+        let line = String(decoding: out[start..<end], as: UTF8.self)
+        start = end + 1
+        guard line.contains(text) else { continue }
+        return outArrivals.first { $0.length > end }?.at
+      }
+      return nil
+    }
+  }
+
   /// What it printed on standard error so far.
   public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
   /// Whether it is still running.

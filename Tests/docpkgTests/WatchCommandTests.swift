@@ -4,15 +4,15 @@ import Testing
 
 extension RunningProcess {
   /// `docpkg watch ARGUMENTS` in the background.
-  fileprivate convenience init(watch arguments: [String]) throws {
+  convenience init(watch arguments: [String]) throws {
     try self.init(Shell.docpkgPath, ["watch"] + arguments)
   }
 
   /// What it printed, line by line.
-  fileprivate var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+  var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
 
   /// Waits until set-up is done (watch says so on standard error).
-  fileprivate func started() async -> Bool { await wait { $0.standardError.contains("docpkg: watching") } }
+  func started() async -> Bool { await wait { $0.standardError.contains("docpkg: watching") } }
 }
 
 @Suite("docpkg watch")
@@ -77,6 +77,48 @@ struct WatchCommandTests {
     #expect(decoded(watch).contains { $0.kind == "packageReplaced" })
     #expect(!decoded(watch).contains { $0.path == "Data/c.txt" })
     #expect(watch.lines.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") })
+  }
+
+  @Test func saysOnStartThatItUsesInotifyOnALocalFileSystem() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/Data/b.txt", "b\n")
+    let watch = try RunningProcess(watch: [temp.appending("Doc.pkg")])
+    defer { watch.stop() }
+    #expect(await watch.started())
+    #expect(watch.standardError.hasSuffix(" (2 directories, inotify)\n"), "\(watch.standardError)")
+  }
+
+  @Test func pollsWhenAskedAndReportsTheSameLines() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/a.txt", "a\n")
+    try temp.write("Doc.pkg/Data/b.txt", "b\n")
+    let package = temp.appending("Doc.pkg")
+    let watch = try RunningProcess(watch: [package, "--poll", "--poll-interval", "100"])
+    defer { watch.stop() }
+    #expect(await watch.started())
+    #expect(
+      watch.standardError.hasSuffix(" (2 directories, polling every 100 ms: asked for)\n"), "\(watch.standardError)")
+
+    try temp.write("Doc.pkg/Data/new.txt", "new\n")
+    #expect(await watch.wait { $0.lines.contains("added Data/new.txt") })
+    try temp.write("Doc.pkg/Data/b.txt", "changed\n")
+    #expect(await watch.wait { $0.lines.contains("modified Data/b.txt") })
+    try FileManager.default.moveItem(atPath: package + "/a.txt", toPath: package + "/renamed.txt")
+    #expect(await watch.wait { $0.lines.contains("renamed a.txt -> renamed.txt") })
+    try FileManager.default.removeItem(atPath: package + "/Data/new.txt")
+    #expect(await watch.wait { $0.lines.contains("removed Data/new.txt") })
+    try FileManager.default.removeItem(atPath: package)
+    #expect(await watch.waitForExit(seconds: 10))
+    #expect(watch.status == 0)
+    #expect(watch.lines.last?.hasPrefix("packageDeleted ") == true)
+  }
+
+  @Test func aPollIntervalThatIsNotPositiveIsRefused() throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/a.txt", "a\n")
+    let result = try Shell.docpkg(["watch", temp.appending("Doc.pkg"), "--poll-interval", "0"])
+    #expect(result.status != 0)
+    #expect(result.standardError.contains("--poll-interval takes a positive number of milliseconds, not 0"))
   }
 
   @Test func aMissingPackageIsAOneLineError() throws {

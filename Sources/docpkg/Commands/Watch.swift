@@ -10,7 +10,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `docpkg watch PACKAGE [--json]`: one line per change under a package, as it happens.
+/// `docpkg watch PACKAGE [--json] [--delay MS] [--poll] [--poll-interval MS]`: one line per change under a
+/// package, as it happens.
 struct Watch: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "watch",
@@ -22,6 +23,11 @@ struct Watch: ParsableCommand {
       listed again). A burst of changes is reported once it has been quiet for --delay milliseconds. \
       When the package is deleted, watch prints packageDeleted PATH and stops. \
       --json prints one object per line: {"kind","path","oldPath","packagePath"}.
+
+      On start, watch says on standard error how it learns of changes: (inotify), or (polling every 1 s: \
+      REASON) on a network or FUSE file system (sshfs, NFS, SMB/CIFS, …), where files change without \
+      inotify seeing it (on the server side of a share): there it lists the package's directories every \
+      --poll-interval milliseconds and compares them with what it had. --poll polls anywhere.
       """
   )
 
@@ -33,8 +39,17 @@ struct Watch: ParsableCommand {
   @Option(help: "Milliseconds without changes before a burst is reported.")
   var delay: Int = 25
 
+  @Flag(help: "Poll the package's directories even where inotify sees every change.")
+  var poll = false
+
+  @Option(help: "Milliseconds from the end of one poll to the next, where watch polls.")
+  var pollInterval: Int = 1000
+
   func validate() throws {
     guard delay >= 0 else { throw ValidationError("--delay takes a number of milliseconds, not \(delay)") }
+    guard pollInterval > 0 else {
+      throw ValidationError("--poll-interval takes a positive number of milliseconds, not \(pollInterval)")
+    }
   }
 
   /// One change as `--json` prints it.
@@ -49,9 +64,12 @@ struct Watch: ParsableCommand {
     Syscalls.restoreTerminationSignals()
     var options = PackageMonitor.Options()
     options.delay = .milliseconds(delay)
+    options.alwaysPolls = poll
+    options.pollingInterval = .milliseconds(pollInterval)
     let monitor = try PackageMonitor(watching: FilePath(package), options: options)
     StandardError.write(
-      "docpkg: watching '\(monitor.path.string.escapingControlCharacters)' (\(monitor.watchedDirectoryCount) directories)\n"
+      "docpkg: watching '\(monitor.path.string.escapingControlCharacters)' "
+        + "(\(monitor.watchedDirectoryCount) directories, \(monitor.mode))\n"
     )
     let outcome = WatchOutcome()
     let json = output.json
