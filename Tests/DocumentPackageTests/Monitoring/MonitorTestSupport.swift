@@ -54,6 +54,26 @@ final class EventCollector: @unchecked Sendable {
   func stop() { task?.cancel() }
 }
 
+/// The two ways a monitor learns of changes, for the tests of what it reports: the same changes
+/// either way.
+enum Watching: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  /// inotify, where the temporary folder is (a local file system).
+  case inotify
+  /// Polling every 100 ms (``PackageMonitor/Options/alwaysPolls``).
+  case polling
+
+  var options: PackageMonitor.Options {
+    var options = PackageMonitor.Options()
+    if self == .polling {
+      options.alwaysPolls = true
+      options.pollingInterval = .milliseconds(100)
+    }
+    return options
+  }
+
+  var testDescription: String { rawValue }
+}
+
 /// A package `Doc.pkg` in `temp` with `a.txt`, `Data/b.txt` and `Data/Deep/c.txt`.
 func makeWatchedPackage(in temp: TemporaryDirectory) throws -> String {
   try temp.write("Doc.pkg/a.txt", "a\n")

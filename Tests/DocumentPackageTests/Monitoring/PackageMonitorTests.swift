@@ -5,12 +5,14 @@ import Testing
 
 @testable import DocumentPackage
 
+/// What a monitor reports, the same whether it has inotify or polls (``Watching``).
 @Suite("Package monitor")
 struct PackageMonitorTests {
-  @Test func reportsEntriesAddedModifiedRemovedAndRenamed() async throws {
+  @Test(arguments: Watching.allCases)
+  func reportsEntriesAddedModifiedRemovedAndRenamed(_ watching: Watching) async throws {
     let temp = try TemporaryDirectory("monitor")
     let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package))
+    let monitor = try PackageMonitor(watching: FilePath(package), options: watching.options)
     let events = EventCollector(monitor)
     defer { monitor.stop() }
     #expect(monitor.watchedDirectoryCount == 3)
@@ -35,12 +37,18 @@ struct PackageMonitorTests {
     try temp.write("Doc.pkg/Moved/Deep/c.txt", "c2\n")
     #expect(await events.wait(for: .modified, "Moved/Deep/c.txt"))
     #expect(events.events.allSatisfy { !$0.isOwnSave })
+    #expect(
+      Set(events.changes.map(\.description)) == [
+        "added Data/Deep/new.txt", "modified Data/b.txt", "modified Moved/Deep/c.txt", "removed a.txt",
+        "renamed Data -> Moved", "renamed Data/b.txt -> Data/Deep/b2.txt",
+      ])
   }
 
-  @Test func watchesDirectoriesCreatedAfterTheStart() async throws {
+  @Test(arguments: Watching.allCases)
+  func watchesDirectoriesCreatedAfterTheStart(_ watching: Watching) async throws {
     let temp = try TemporaryDirectory("monitor")
     let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package))
+    let monitor = try PackageMonitor(watching: FilePath(package), options: watching.options)
     let events = EventCollector(monitor)
     defer { monitor.stop() }
     // Created in one go (directory, then files at once): none slips through.
@@ -53,6 +61,26 @@ struct PackageMonitorTests {
     try temp.write("Doc.pkg/New/Sub/x.txt", "x changed\n")
     #expect(await events.wait(for: .modified, "New/Sub/x.txt"))
     #expect(monitor.watchedDirectoryCount == 5)
+    // And their removal, with what was in them.
+    try FileManager.default.removeItem(atPath: temp.appending("Doc.pkg/New"))
+    #expect(await events.wait(for: .removed, "New/Sub/x.txt"))
+    #expect(events.changes.contains(PackageMonitor.Change(.removed, "New")))
+    #expect(monitor.watchedDirectoryCount == 3)
+  }
+
+  @Test(arguments: Watching.allCases)
+  func reportsAChangeOfPermissionsAndAFileReplacedByADirectory(_ watching: Watching) async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let package = try makeWatchedPackage(in: temp)
+    let monitor = try PackageMonitor(watching: FilePath(package), options: watching.options)
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temp.appending("Doc.pkg/a.txt"))
+    #expect(await events.wait(for: .modified, "a.txt"))
+    try FileManager.default.removeItem(atPath: temp.appending("Doc.pkg/Data/b.txt"))
+    try temp.write("Doc.pkg/Data/b.txt/inside.txt", "now a directory\n")
+    #expect(await events.wait(for: .added, "Data/b.txt/inside.txt"))
+    #expect(events.changes.contains(PackageMonitor.Change(.modified, "Data/b.txt")))
   }
 
   @Test func aBurstOfOneHundredWritesIsOneEvent() async throws {
@@ -71,10 +99,11 @@ struct PackageMonitorTests {
     #expect(events.changes.allSatisfy { $0.kind == .added })
   }
 
-  @Test func followsThePackageWhenItMovesAndEndsWhenItIsDeleted() async throws {
+  @Test(arguments: Watching.allCases)
+  func followsThePackageWhenItMovesAndEndsWhenItIsDeleted(_ watching: Watching) async throws {
     let temp = try TemporaryDirectory("monitor")
     let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package))
+    let monitor = try PackageMonitor(watching: FilePath(package), options: watching.options)
     let events = EventCollector(monitor)
     defer { monitor.stop() }
     let folder = try temp.makeDirectory("Elsewhere")
@@ -91,10 +120,11 @@ struct PackageMonitorTests {
     #expect(events.error == nil)
   }
 
-  @Test func anotherProcessSaveIsAReplacementOrAChangeOfTheRightEntries() async throws {
+  @Test(arguments: Watching.allCases)
+  func anotherProcessSaveIsAReplacementOrAChangeOfTheRightEntries(_ watching: Watching) async throws {
     let temp = try TemporaryDirectory("monitor")
     let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package))
+    let monitor = try PackageMonitor(watching: FilePath(package), options: watching.options)
     let events = EventCollector(monitor)
     defer { monitor.stop() }
     // `docpkg put` saves by RENAME_EXCHANGE from another process.
@@ -109,10 +139,11 @@ struct PackageMonitorTests {
     #expect(await events.wait { $0.changes.filter { $0.path == "Data/Deep/c.txt" }.count >= 2 })
   }
 
-  @Test func aWholeReplacementIsReportedWithTheEntriesThatDiffer() async throws {
+  @Test(arguments: Watching.allCases)
+  func aWholeReplacementIsReportedWithTheEntriesThatDiffer(_ watching: Watching) async throws {
     let temp = try TemporaryDirectory("monitor")
     let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package))
+    let monitor = try PackageMonitor(watching: FilePath(package), options: watching.options)
     let events = EventCollector(monitor)
     defer { monitor.stop() }
     // Another program's save: the package renamed aside, a new directory renamed in its place.
@@ -129,11 +160,12 @@ struct PackageMonitorTests {
     #expect(await events.wait(for: .modified, "z.txt"))
   }
 
-  @Test func ownSavesAreMarkedOrLeftOut() async throws {
+  @Test(arguments: Watching.allCases)
+  func ownSavesAreMarkedOrLeftOut(_ watching: Watching) async throws {
     let temp = try TemporaryDirectory("monitor")
     let package = try makeWatchedPackage(in: temp)
-    let marking = try PackageMonitor(watching: FilePath(package))
-    var quiet = PackageMonitor.Options()
+    let marking = try PackageMonitor(watching: FilePath(package), options: watching.options)
+    var quiet = watching.options
     quiet.reportsOwnSaves = false
     let suppressing = try PackageMonitor(watching: FilePath(package), options: quiet)
     let marked = EventCollector(marking)

@@ -5,8 +5,9 @@ import Testing
 
 @testable import DocumentPackage
 
-/// A monitor that polls (forced here with `alwaysPolls`, chosen by itself on a network or FUSE file
-/// system) reports the same changes as one that has inotify.
+/// What is particular to a monitor that polls (forced here with `alwaysPolls`, chosen by itself on a
+/// network or FUSE file system). That it reports the same changes as one that has inotify is tested
+/// with both (`PackageMonitorTests`).
 @Suite("Package monitor: polling")
 struct PollingMonitorTests {
   static let interval = Duration.milliseconds(100)
@@ -41,130 +42,6 @@ struct PollingMonitorTests {
     #expect(
       PackageMonitor.Mode.polling(interval: .milliseconds(1500), reason: .requested).description
         == "polling every 1.5 s: asked for")
-  }
-
-  @Test func reportsEntriesAddedModifiedRemovedAndRenamed() async throws {
-    let temp = try TemporaryDirectory("monitor-poll")
-    let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
-    let events = EventCollector(monitor)
-    defer { monitor.stop() }
-
-    try temp.write("Doc.pkg/Data/b.txt", "changed\n")
-    #expect(await events.wait(for: .modified, "Data/b.txt"))
-    try temp.write("Doc.pkg/Data/Deep/new.txt", "new\n")
-    #expect(await events.wait(for: .added, "Data/Deep/new.txt"))
-    try FileManager.default.removeItem(atPath: temp.appending("Doc.pkg/a.txt"))
-    #expect(await events.wait(for: .removed, "a.txt"))
-    try FileManager.default.moveItem(
-      atPath: temp.appending("Doc.pkg/Data/b.txt"), toPath: temp.appending("Doc.pkg/Data/Deep/b2.txt"))
-    #expect(
-      await events.wait {
-        $0.changes.contains(PackageMonitor.Change(.renamed, "Data/Deep/b2.txt", oldPath: "Data/b.txt"))
-      })
-    // A renamed directory is one change, its entries are not reported again.
-    try FileManager.default.moveItem(atPath: temp.appending("Doc.pkg/Data"), toPath: temp.appending("Doc.pkg/Moved"))
-    #expect(await events.wait { $0.changes.contains(PackageMonitor.Change(.renamed, "Moved", oldPath: "Data")) })
-    #expect(!events.changes.contains { $0.path.hasPrefix("Moved/") })
-    // The polls go on under the new name.
-    try temp.write("Doc.pkg/Moved/Deep/c.txt", "c2\n")
-    #expect(await events.wait(for: .modified, "Moved/Deep/c.txt"))
-    #expect(events.events.allSatisfy { !$0.isOwnSave })
-    #expect(
-      Set(events.changes.map(\.description)) == [
-        "added Data/Deep/new.txt", "modified Data/b.txt", "modified Moved/Deep/c.txt", "removed a.txt",
-        "renamed Data -> Moved", "renamed Data/b.txt -> Data/Deep/b2.txt",
-      ])
-  }
-
-  @Test func reportsWhatIsMadeInANewDirectoryAndLaterChangesThere() async throws {
-    let temp = try TemporaryDirectory("monitor-poll")
-    let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
-    let events = EventCollector(monitor)
-    defer { monitor.stop() }
-    try temp.write("Doc.pkg/New/Sub/x.txt", "x\n")
-    try temp.write("Doc.pkg/New/y.txt", "y\n")
-    #expect(await events.wait(for: .added, "New/Sub/x.txt"))
-    #expect(await events.wait(for: .added, "New/y.txt"))
-    #expect(events.changes.contains(PackageMonitor.Change(.added, "New")))
-    try temp.write("Doc.pkg/New/Sub/x.txt", "x changed\n")
-    #expect(await events.wait(for: .modified, "New/Sub/x.txt"))
-    try FileManager.default.removeItem(atPath: temp.appending("Doc.pkg/New"))
-    #expect(await events.wait(for: .removed, "New/Sub/x.txt"))
-    #expect(events.changes.contains(PackageMonitor.Change(.removed, "New")))
-    #expect(monitor.watchedDirectoryCount == 3)
-  }
-
-  @Test func reportsAChangeOfPermissionsAndAFileReplacedByADirectory() async throws {
-    let temp = try TemporaryDirectory("monitor-poll")
-    let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
-    let events = EventCollector(monitor)
-    defer { monitor.stop() }
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temp.appending("Doc.pkg/a.txt"))
-    #expect(await events.wait(for: .modified, "a.txt"))
-    try FileManager.default.removeItem(atPath: temp.appending("Doc.pkg/Data/b.txt"))
-    try temp.write("Doc.pkg/Data/b.txt/inside.txt", "now a directory\n")
-    #expect(await events.wait(for: .added, "Data/b.txt/inside.txt"))
-    #expect(events.changes.contains(PackageMonitor.Change(.modified, "Data/b.txt")))
-  }
-
-  @Test func followsThePackageWhenItMovesAndEndsWhenItIsDeleted() async throws {
-    let temp = try TemporaryDirectory("monitor-poll")
-    let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
-    let events = EventCollector(monitor)
-    defer { monitor.stop() }
-    let folder = try temp.makeDirectory("Elsewhere")
-    try FileManager.default.moveItem(atPath: package, toPath: folder + "/Renamed.pkg")
-    let newPath = Syscalls.resolvingLinks(FilePath(folder + "/Renamed.pkg"))!.string
-    #expect(await events.wait(for: .packageMoved, newPath))
-    try temp.write("Elsewhere/Renamed.pkg/a.txt", "moved and changed\n")
-    #expect(await events.wait(for: .modified, "a.txt"))
-    try FileManager.default.removeItem(atPath: newPath)
-    #expect(await events.wait(for: .packageDeleted, newPath))
-    #expect(await events.wait { $0.hasEnded })
-    #expect(events.error == nil)
-  }
-
-  @Test func aWholeReplacementAndAnotherProcessSaveAreReportedAsWithInotify() async throws {
-    let temp = try TemporaryDirectory("monitor-poll")
-    let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
-    let events = EventCollector(monitor)
-    defer { monitor.stop() }
-    // `docpkg put` exchanges Data/Deep only: one entry changed, its neighbours hard-linked.
-    let result = try Shell.docpkg(
-      ["put", package, "Data/Deep/c.txt", "--versions", "none"], input: Data("put by another process\n".utf8))
-    #expect(result.status == 0, "\(result.standardError)")
-    #expect(await events.wait(for: .modified, "Data/Deep/c.txt"))
-    #expect(!events.changes.contains { $0.path == "a.txt" || $0.path == "Data/b.txt" })
-    #expect(events.events.allSatisfy { !$0.isOwnSave })
-    // Another program's save of the whole package: renamed aside, a new directory renamed in.
-    try temp.write("Staging/a.txt", "a\n")
-    try temp.write("Staging/z.txt", "z\n")
-    try FileManager.default.moveItem(atPath: package, toPath: temp.appending("Old.pkg"))
-    try FileManager.default.moveItem(atPath: temp.appending("Staging"), toPath: package)
-    #expect(await events.wait(for: .added, "z.txt"))
-    #expect(events.changes.contains { $0.kind == .packageReplaced })
-    #expect(events.changes.contains(PackageMonitor.Change(.removed, "Data")))
-    try temp.write("Doc.pkg/z.txt", "polled again\n")
-    #expect(await events.wait(for: .modified, "z.txt"))
-  }
-
-  @Test func ownSavesAreMarked() async throws {
-    let temp = try TemporaryDirectory("monitor-poll")
-    let package = try makeWatchedPackage(in: temp)
-    let monitor = try PackageMonitor(watching: FilePath(package), options: Self.polling())
-    let events = EventCollector(monitor)
-    defer { monitor.stop() }
-    let file = try PackageFile(at: FilePath(package))
-    file.versionPolicy = .none
-    try file.root.setFile(at: "Data/b.txt", contents: Data("own save\n".utf8))
-    try file.save()
-    #expect(await events.wait(for: .modified, "Data/b.txt"))
-    #expect(events.events.allSatisfy { $0.isOwnSave })
   }
 
   /// A comb: a chain of `d` directories, each also holding directories `a` and `b` (listed in
