@@ -34,6 +34,16 @@ extension Syscalls {
     0x7461_636F: "OCFS2",  // OCFS2_SUPER_MAGIC: likewise
   ]
 
+  /// overlayfs's `statfs` type: a file on it may be copied up to another inode when linked or written.
+  package static let overlayFileSystemType: Int64 = 0x794C_7630
+
+  /// The type of the file system of the file open as `fd` (`fstatfs`'s `f_type`; 0 where there is none).
+  package static func fileSystemType(of fd: CInt) throws(Errno) -> Int64 {
+    var type: CLongLong = 0
+    _ = try retrying { docpkg_file_system_type(fd, &type) }
+    return Int64(type)
+  }
+
   /// The type of the file system of the directory at `path` (``fileSystemType(of:)``), opened
   /// without following a last link.
   /// - Throws: `Errno` of opening it or of `fstatfs`.

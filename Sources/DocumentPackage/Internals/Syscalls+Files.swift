@@ -157,15 +157,3 @@ extension Syscalls {
     try TreeRemoval.remove(name, in: dirfd)
   }
 }
-
-extension Syscalls {
-  /// overlayfs's `statfs` type: a file on it may be copied up to another inode when linked or written.
-  package static let overlayFileSystemType: Int64 = 0x794C_7630
-
-  /// The type of the file system of the file open as `fd` (`fstatfs`'s `f_type`; 0 where there is none).
-  package static func fileSystemType(of fd: CInt) throws(Errno) -> Int64 {
-    var type: CLongLong = 0
-    _ = try retrying { docpkg_file_system_type(fd, &type) }
-    return Int64(type)
-  }
-}
