@@ -12,6 +12,7 @@
 
 #if defined(__linux__)
 #include <linux/fs.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #endif
 
@@ -160,3 +161,22 @@ const int DOCPKG_O_PATH = O_PATH;
 #else
 const int DOCPKG_O_PATH = O_RDONLY;
 #endif
+
+int docpkg_mount_id(int fd, unsigned long long *id) {
+#if defined(__linux__) && defined(STATX_MNT_ID)
+  struct statx status;
+  memset(&status, 0, sizeof status);
+  if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &status) != 0) return -1;
+  if (!(status.stx_mask & STATX_MNT_ID)) {
+    errno = ENOSYS;
+    return -1;
+  }
+  *id = (unsigned long long)status.stx_mnt_id;
+  return 0;
+#else
+  (void)fd;
+  (void)id;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
