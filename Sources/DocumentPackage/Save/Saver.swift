@@ -65,6 +65,7 @@ struct Saver {
 
   /// Saves what changed in `root`, which was loaded from `target`.
   mutating func saveInPlace() throws {
+    try root.checkNamesFit(savingTo: target)
     let recorder = root.treeRecorder
     recorder?.willSave()
     if let changed = root.changeRoot {
@@ -229,6 +230,7 @@ struct Saver {
   /// Builds all of `root` beside `target` and puts it in place of whatever is there.
   /// - Parameter rebasing: Point the model at the saved package afterwards (not for save-to).
   mutating func saveWhole(rebasing: Bool) throws {
+    try root.checkNamesFit(savingTo: target)
     let recorder = rebasing ? root.treeRecorder : nil
     recorder?.willSave()
     try saveWholeTree(rebasing: rebasing)
