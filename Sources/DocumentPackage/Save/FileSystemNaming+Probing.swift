@@ -24,8 +24,9 @@ extension FileSystemNaming {
   /// The naming rules of the file system that holds the open directory `fd`, as ``of(directory:)``, probed
   /// (the first time) in `scratch`: a directory made in `fd` for the probe and removed, with everything
   /// in it, right after. A probe killed half-way leaves only `scratch`, which the caller's recovery removes
-  /// (a save's temporary tree); one that failed half-way leaves nothing.
-  /// - Throws: `Errno` when `scratch` cannot be made: nothing could be written in `fd` either.
+  /// (a save's temporary tree); one that failed half-way leaves nothing. Where the file system refuses
+  /// `scratch`'s name, the probe runs in `fd` itself.
+  /// - Throws: `Errno` when `scratch` cannot be made for another reason: nothing could be written in `fd` either.
   package static func of(directoryFD fd: CInt, probingIn scratch: RawName) throws(Errno) -> (
     naming: FileSystemNaming, fileSystem: FileSystemIdentity?
   ) {
@@ -33,6 +34,11 @@ extension FileSystemNaming {
     let result = of(fd) {
       try? TreeRemoval.remove(scratch, in: fd)  // a leftover of a killed probe or save
       do throws(Errno) { try Syscalls.makeDirectory(in: fd, scratch) } catch {
+        // `scratch`'s own name refused (it holds the caller's, `?` on FAT): probed in `fd` itself, so that
+        // the refusal can say which character.
+        if [.invalidArgument, .noSuchFileOrDirectory, .notPermitted, .illegalByteSequence].contains(error) {
+          return Syscalls.probeNames(in: fd)
+        }
         failure = error
         return nil
       }
