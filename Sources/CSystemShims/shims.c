@@ -12,6 +12,7 @@
 
 #if defined(__linux__)
 #include <linux/fs.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #endif
@@ -172,4 +173,23 @@ int docpkg_file_system_type(int fd, long long *type) {
     *type = 0;
 #endif
     return 0;
+}
+
+int docpkg_mount_id(int fd, unsigned long long *id) {
+#if defined(__linux__) && defined(STATX_MNT_ID)
+  struct statx status;
+  memset(&status, 0, sizeof status);
+  if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &status) != 0) return -1;
+  if (!(status.stx_mask & STATX_MNT_ID)) {
+    errno = ENOSYS;
+    return -1;
+  }
+  *id = (unsigned long long)status.stx_mnt_id;
+  return 0;
+#else
+  (void)fd;
+  (void)id;
+  errno = ENOSYS;
+  return -1;
+#endif
 }

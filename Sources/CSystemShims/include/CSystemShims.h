@@ -67,4 +67,9 @@ extern const int DOCPKG_SEEK_HOLE;
 /// signal ends the process as usual. Returns the pipe's read end, or -1 (errno set).
 int docpkg_termination_signal_pipe(void);
 
+/// The id of the mount that holds `fd` (statx's stx_mnt_id, Linux 5.8+): with st_dev, it tells a file
+/// system mounted now from another that had the same device number before. Returns 0 and sets `*id`,
+/// or -1 (errno set; ENOSYS where the platform or kernel has no such id).
+int docpkg_mount_id(int fd, unsigned long long *id);
+
 #endif

@@ -16,7 +16,9 @@ import SystemPackage
 /// are refused, each with an error naming it: absolute paths, `..` (also with `\`), names that
 /// have control characters or are too long, entries written through a symbolic link
 /// or below a file, links that resolve outside their package, hard links to anything but a file
-/// extracted before them, devices, FIFOs and sockets, duplicate entries, and damaged data (bad
+/// extracted before them, devices, FIFOs and sockets, duplicate entries, names the destination's file
+/// system cannot hold or does not tell apart from a sibling's (`a.txt` and `A.txt` on exFAT, `x:y` on FAT:
+/// see `SiblingNameCheck`), and damaged data (bad
 /// CRC, sizes that do not match, a zip without its central directory, a zip entry whose local header
 /// or data descriptor differs from its central directory entry, a pax time that is not a number).
 /// Set-id and sticky bits are stripped, and unless the process runs as root the umask applies to the
@@ -148,6 +150,9 @@ public enum ArchiveUnpacker {
 
     let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits, cancellation: cancellation)
     extractor.skipSpecialFiles = options.skipSpecialFiles
+    // The destination's file system, probed in the temporary folder (on it, and ours alone).
+    let nameCheck = SiblingNameCheck(forDirectory: tempfd, at: destination)
+    if nameCheck.isNeeded { extractor.nameCheck = nameCheck }
     if !options.replaceExisting {
       // Refused as soon as the name shows in the archive, before anything is extracted below it.
       extractor.checkTopLevelName = { name in

@@ -42,6 +42,9 @@ final class Extractor {
   /// Called with each top-level name when it first shows, before anything below it is written:
   /// the unpacker refuses there a name already taken in the destination.
   var checkTopLevelName: ((String) throws -> Void)?
+  /// Refuses, before an entry is written, a name the destination's file system cannot hold or does
+  /// not tell apart from a sibling's (`a.txt` and `A.txt` on exFAT); `nil` where it holds every name.
+  var nameCheck: SiblingNameCheck?
 
   init(reader: ArchiveReader, root: CInt, limits: UnpackLimits, cancellation: ArchiveCancellation? = nil) {
     self.cancellation = cancellation
@@ -125,6 +128,7 @@ final class Extractor {
       topLevelSet.insert(first)
       topLevel.append(first)
     }
+    if let clash = nameCheck?.add(components) { throw clash.error("cannot unpack", "from '\(archive)'") }
     let name = components.last!
     switch content {
     case .identicalDuplicate:

@@ -58,7 +58,8 @@ extension PackageError {
     public static var notARegularFile: Code { Code(.notARegularFile) }
     /// The entry exists but is not a symbolic link, where one was needed.
     public static var notASymbolicLink: Code { Code(.notASymbolicLink) }
-    /// A name is empty, `.` or `..`, or contains `/` or NUL.
+    /// A name is empty, `.` or `..`, or contains `/` or NUL; or the file system it is written to cannot
+    /// hold it (`:` on FAT and exFAT), or does not tell it apart from a sibling's (`a.txt` and `A.txt`).
     public static var invalidName: Code { Code(.invalidName) }
     /// A directory already has a child of that name.
     public static var nameTaken: Code { Code(.nameTaken) }

@@ -79,6 +79,7 @@ struct Saver {
 
   /// Saves what changed in `root`, which was loaded from `target`.
   mutating func saveInPlace() throws {
+    try root.checkNamesFit(savingTo: target)
     let recorder = root.treeRecorder
     recorder?.willSave()
     if try exchangeUnsupported || savesByJournal() {
@@ -203,6 +204,7 @@ struct Saver {
   /// Builds all of `root` beside `target` and puts it in place of whatever is there.
   /// - Parameter rebasing: Point the model at the saved package afterwards (not for save-to).
   mutating func saveWhole(rebasing: Bool) throws {
+    try root.checkNamesFit(savingTo: target)
     let recorder = rebasing ? root.treeRecorder : nil
     recorder?.willSave()
     try saveWholeTree(rebasing: rebasing)

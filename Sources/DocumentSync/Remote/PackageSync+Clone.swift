@@ -35,6 +35,7 @@ extension PackageSync {
     if FileManager.default.fileExists(atPath: folder.packagePath.string) {
       throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
     }
+    let hadSyncFolder = (try? Syscalls.exists(folder.path)) ?? true
     let probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region, caBundle: caBundle)
     let client = try probeRemote.client(credentials: credentials, environment: environment)
     let sync = try PackageSync(folder: folder, remote: probeRemote, client: client)
@@ -44,6 +45,12 @@ extension PackageSync {
     progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
     let trees = try await sync.fetchTrees(from: head.tree, known: [:])
     let flat = try FlatTree(root: head.tree, trees: trees)
+    // Names the destination's file system cannot hold refuse the clone before anything is downloaded;
+    // the sync folder the trees were kept in goes too, when this clone made it.
+    do { try await BlockingIO.run { try flat.checkNamesFit(in: folder, "cannot clone") } } catch {
+      if !hadSyncFolder { folder.remove() }
+      throw error
+    }
     try await sync.fetchBlobs(
       Set(flat.values.filter { $0.kind == .file }.map(\.reference)).sorted(), sizes: flat, progress: progress)
     progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
@@ -89,5 +96,17 @@ extension PackageSync {
       remote.etagForm = try await client.probeETagForm(key: probeKey(url: remote.url))
     }
     try folder.add(remote)
+  }
+}
+
+extension SyncFolder {
+  /// Removes the sync folder and everything in it (a clone refused before it had anything to keep).
+  func remove() {
+    let parent = path.removingLastComponent()
+    guard let name = path.lastComponent, let fd = try? Syscalls.openDirectory(parent.isEmpty ? "." : parent) else {
+      return
+    }
+    defer { Syscalls.closeFile(fd) }
+    try? Syscalls.removeTree(in: fd, RawName(name))
   }
 }

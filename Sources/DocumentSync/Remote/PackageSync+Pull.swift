@@ -51,7 +51,11 @@ extension PackageSync {
     let baseBefore = try synced.map { try FlatTree(root: $0.tree, trees: trees) } ?? [:]
     let oursBefore = try FlatTree(root: before.root, trees: trees.merging(before.trees) { a, _ in a })
     var sizes = theirs
-    for path in ThreeWayMerge(base: baseBefore, ours: oursBefore, theirs: theirs).conflicts {
+    let planned = ThreeWayMerge(base: baseBefore, ours: oursBefore, theirs: theirs)
+    // Names the package's file system cannot hold refuse the pull before anything is downloaded (and
+    // again below, on the state the pull then finds).
+    try await BlockingIO.run { [folder = self.folder] in try planned.result.checkNamesFit(in: folder, "cannot pull") }
+    for path in planned.conflicts {
       guard let base = TextConflict.mergeable(base: baseBefore[path], oursBefore[path], theirs[path]) else { continue }
       needed.insert(base.reference)
       sizes["\u{0}base/\(path)"] = base
@@ -82,6 +86,8 @@ extension PackageSync {
       }
       merge.conflicts.removeAll { texts[$0] != nil }
       merge.merged += texts.keys.sorted()
+      // Before anything is kept or written, on the package as it is now.
+      try merge.result.checkNamesFit(in: folder, "cannot pull")
       var version: Int?
       if !merge.conflicts.isEmpty {
         version = try VersionStore.keepConflictVersion(ofPackageAt: packagePath, conflictPaths: merge.conflicts).id

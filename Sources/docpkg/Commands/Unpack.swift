@@ -12,7 +12,8 @@ struct Unpack: ParsableCommand {
     discussion: """
       Extracts into a temporary folder inside DESTDIR and renames each top-level entry into place: on any error \
       nothing is left. Refuses unsafe entries (.., absolute paths, links out of the package, devices, duplicates, \
-      damaged data) and archive bombs (see the limits); with --skip-special, devices, FIFOs and sockets are left \
+      damaged data, names DESTDIR's file system cannot hold or tell apart, such as a.txt beside A.txt on exFAT) \
+      and archive bombs (see the limits); with --skip-special, devices, FIFOs and sockets are left \
       out instead (each named on stderr). Prints the path of each entry created. With ARCHIVE -, the archive is \
       read from standard input (copied first into a hidden temporary file in DESTDIR). An entry already in \
       DESTDIR stops the unpack before anything is extracted, unless --force is given. A killed unpack never \
