@@ -142,7 +142,7 @@ stop() {
   done
   if [ -f "$DIR/exfat.loop" ]; then losetup -d "$(cat "$DIR/exfat.loop")" 2>/dev/null || true; fi
   if [ -f "$DIR/ssh/sshd.pid" ]; then kill "$(cat "$DIR/ssh/sshd.pid")" 2>/dev/null || true; fi
-  rm -rf "$DIR"
+  rm -rf "$DIR" 2>/dev/null || true  # a mount point still busy after a lazy unmount stays
 }
 
 case "${1:-}" in
