@@ -11,8 +11,15 @@ public final class RunningProcess: @unchecked Sendable {
   /// When standard output reached each length: read on the pipe's own thread, so the times do not
   /// wait for the test's tasks.
   private var outArrivals: [(at: ContinuousClock.Instant, length: Int)] = []
+  /// The pipes not read to their end yet.
+  private var pipesOpen = 2
 
   /// Starts `executable` (a path) with `arguments`.
+  ///
+  /// Each pipe is read by a thread of its own, in blocking reads until the program closes it,
+  /// not with `readabilityHandler`: setting up and tearing down readability handlers in several
+  /// tests at once crashes libdispatch's manager thread on Linux (a freed epoll note,
+  /// swift-corelibs-libdispatch#949; seen in the watch tests in `_dispatch_event_loop_drain`).
   public init(_ executable: String, _ arguments: [String]) throws {
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -21,19 +28,27 @@ public final class RunningProcess: @unchecked Sendable {
     process.standardOutput = stdout
     process.standardError = stderr
     process.standardInput = FileHandle.nullDevice
-    stdout.fileHandleForReading.readabilityHandler = { [self] handle in
-      let data = handle.availableData
-      let now = ContinuousClock.now
-      lock.withLock {
-        out.append(data)
-        outArrivals.append((now, out.count))
-      }
-    }
-    stderr.fileHandleForReading.readabilityHandler = { [self] handle in
-      let data = handle.availableData
-      lock.withLock { err.append(data) }
-    }
     try process.run()
+    read(stdout.fileHandleForReading) { [self] data, now in
+      out.append(data)
+      outArrivals.append((now, out.count))
+    }
+    read(stderr.fileHandleForReading) { [self] data, _ in err.append(data) }
+  }
+
+  /// Hands `add` (under the lock) what `handle` gives, as it comes, with the time it came, on a
+  /// thread of its own, until the end.
+  private func read(_ handle: FileHandle, _ add: @escaping @Sendable (Data, ContinuousClock.Instant) -> Void) {
+    let thread = Thread { [self] in
+      while true {
+        let data = handle.availableData  // blocks until some data or the end (empty)
+        let now = ContinuousClock.now
+        guard !data.isEmpty else { break }
+        lock.withLock { add(data, now) }
+      }
+      lock.withLock { pipesOpen -= 1 }
+    }
+    thread.start()
   }
 
   /// What it printed on standard output so far.
@@ -68,10 +83,11 @@ public final class RunningProcess: @unchecked Sendable {
     await eventually(seconds: seconds) { condition(self) }
   }
 
-  /// Waits until the program ended, at most `seconds`; returns whether it did.
+  /// Waits until the program ended and all it printed was read, at most `seconds`; returns whether
+  /// it did.
   @discardableResult
   public func waitForExit(seconds: Double = 30) async -> Bool {
-    await wait(seconds: seconds) { !$0.isRunning }
+    await wait(seconds: seconds) { process in !process.isRunning && process.lock.withLock { process.pipesOpen == 0 } }
   }
 
   /// Ends the program (SIGTERM) if it still runs, and waits for it.
