@@ -23,6 +23,12 @@ struct FileSystemNamesCommandTests {
     init(on mount: Mount) throws {
       path = mount.path + "/docpkg-names-\(UUID().uuidString.prefix(8))"
       try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+      // The mount is still what it was (not unmounted or remade under a running test): it folds case.
+      _ = FileManager.default.createFile(atPath: path + "/case", contents: nil)
+      defer { try? FileManager.default.removeItem(atPath: path + "/case") }
+      try #require(
+        FileManager.default.fileExists(atPath: path + "/CASE"),
+        "\(mount.path) does not fold case: not \(mount.name) now?")
     }
     // rm rather than FileManager, whose removal fusefat refuses.
     deinit { _ = try? Shell.run("rm", ["-rf", path]) }
