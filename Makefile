@@ -90,7 +90,7 @@ sync-test: setup
 fs-test: setup
 	$(SWIFT) build --build-tests
 	@env="$$(Scripts/filesystems.sh start)" && eval "$$env" && \
-	  { $(SWIFT) test --skip-build --filter FileSystem; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
+	  { $(SWIFT) test --skip-build --filter "FileSystem|SyncNameTests"; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
 
 ## Formats the Swift sources with swift-format and the committed .swift-format.
 format:

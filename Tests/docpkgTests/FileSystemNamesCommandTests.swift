@@ -157,7 +157,9 @@ struct FileSystemNamesCommandTests {
   }
 
   @Test(
-    "unpack refuses an archive with case twins or a refused name, leaving the destination untouched", arguments: mounts)
+    "unpack refuses an archive with case twins or a refused name, leaving the destination untouched",
+    // Not on fusefat: unpack refuses it whatever the names (it empties renamed directories; FileSystemTests).
+    arguments: mounts.filter { $0.name != "FAT" })
   func unpackRefuses(_ mount: Mount) throws {
     let temp = try TemporaryDirectory("names")
     let folder = try MountFolder(on: mount)
