@@ -51,27 +51,18 @@ extension FileSystemNaming {
     return result
   }
 
+  /// The naming rules of the file systems this process probed.
+  private static let memo = FileSystemMemo<FileSystemNaming>()
+
   /// The rules of the file system of `fd`: remembered ones, else `probe`'s, remembered when it gives any.
   private static func of(_ fd: CInt, probe: () -> NameProbe?) -> (
     naming: FileSystemNaming, fileSystem: FileSystemIdentity?
   ) {
     guard let identity = try? Syscalls.fileSystemIdentity(of: fd) else { return (.posix, nil) }
-    if let known = NamingCache.shared.rules(of: identity) { return (known, identity) }
+    if let known = memo.value(for: identity) { return (known, identity) }
     guard let found = probe() else { return (.posix, identity) }
     let naming = FileSystemNaming(found)
-    NamingCache.shared.remember(naming, for: identity)
+    memo.remember(naming, for: identity)
     return (naming, identity)
-  }
-}
-
-/// The naming rules of the file systems this process probed, by identity.
-private final class NamingCache: Sendable {
-  static let shared = NamingCache()
-  private let lock = SystemLock()
-  nonisolated(unsafe) private var known: [FileSystemIdentity: FileSystemNaming] = [:]
-
-  func rules(of identity: FileSystemIdentity) -> FileSystemNaming? { lock.withLock { known[identity] } }
-  func remember(_ naming: FileSystemNaming, for identity: FileSystemIdentity) {
-    lock.withLock { known[identity] = naming }
   }
 }

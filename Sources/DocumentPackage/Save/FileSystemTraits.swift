@@ -1,7 +1,7 @@
 import SystemPackage
 
 /// What the file system a package lives on can do that the save protocols rely on, found out by
-/// trying it once per device (`st_dev`: one mount) in each process.
+/// trying it once per mount in each process (``FileSystemMemo``).
 ///
 /// ext4, xfs, btrfs and tmpfs do everything; sshfs links files and renames directories but does not
 /// exchange (and numbers a renamed directory anew); exFAT (exfat-fuse) renames directories but neither
@@ -20,8 +20,8 @@ package struct FileSystemTraits: Sendable {
   /// old one in one step.
   package var savesByJournal: Bool { !exchangesNames }
 
-  private static let lock = SystemLock()
-  nonisolated(unsafe) private static var known: [UInt64: FileSystemTraits] = [:]
+  /// The traits of the file systems this process tried.
+  private static let memo = FileSystemMemo<FileSystemTraits>()
 
   /// The traits of the file system of the directory `parentFD`, trying them beside the package
   /// (`.NAME.docpkg-probe`, removed again; ``Recovery`` removes one a kill left) the first time.
@@ -34,13 +34,13 @@ package struct FileSystemTraits: Sendable {
   /// a folder `probe` made there and removed again, the first time in this process.
   /// - Throws: ``PackageError`` if the directory cannot be written.
   package static func of(directory fd: CInt, probe: RawName, path: FilePath) throws -> FileSystemTraits {
-    let device: UInt64
-    do { device = try Syscalls.status(of: fd).device } catch {
+    let identity: FileSystemIdentity
+    do { identity = try Syscalls.fileSystemIdentity(of: fd) } catch {
       throw PackageError.io(error, "cannot read status of", path: path.string)
     }
-    if let traits = lock.withLock({ known[device] }) { return traits }
+    if let traits = memo.value(for: identity) { return traits }
     let traits = try trying(in: fd, probe, shown: path.appending(probe.string))
-    lock.withLock { known[device] = traits }
+    memo.remember(traits, for: identity)
     return traits
   }
 
