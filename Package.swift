@@ -77,12 +77,11 @@ let package = Package(
     ),
 
     // What both executables of the CLI share: output, progress bar, usage errors, the main loop,
-    // and the sync commands' arguments and help (declared once, run by either executable).
+    // and the sync commands' arguments and help (declared once: docpkg shows their help, docpkg-sync runs them).
     .target(
       name: "DocPkgCommandLine",
       dependencies: [
         "DocumentPackage",
-        "DocumentArchive",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -105,7 +104,6 @@ let package = Package(
       name: "docpkg-sync",
       dependencies: [
         "DocumentSync",
-        "DocumentArchive",
         "DocPkgCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),

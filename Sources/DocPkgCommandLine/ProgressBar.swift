@@ -1,4 +1,3 @@
-import DocumentArchive
 import DocumentPackage
 
 /// A one-line progress bar on standard error, drawn only on a terminal, at most ten times a
@@ -9,6 +8,33 @@ import DocumentPackage
 /// `unpacking [#########        ]  31%  2816 entries, 85 MiB  0:04 left`. Reading a stream it
 /// shows what it has done so far.
 package final class ProgressBar {
+  /// What the bar shows: the work done, and its totals where known.
+  package struct Counts {
+    package var entriesDone: Int
+    /// 0 while unknown.
+    package var entriesTotal: Int
+    package var bytesDone: Int64
+    /// 0 while unknown.
+    package var bytesTotal: Int64
+    /// The part done, from 0 to 1; `nil` when no total is known.
+    package var fractionDone: Double?
+
+    /// Counts whose part done is measured by bytes when their total is known, else by entries, unless given.
+    package init(
+      entriesDone: Int, entriesTotal: Int, bytesDone: Int64, bytesTotal: Int64, fractionDone: Double? = nil
+    ) {
+      self.entriesDone = entriesDone
+      self.entriesTotal = entriesTotal
+      self.bytesDone = bytesDone
+      self.bytesTotal = bytesTotal
+      self.fractionDone =
+        fractionDone
+        ?? (bytesTotal > 0
+          ? min(1, Double(bytesDone) / Double(bytesTotal))
+          : entriesTotal > 0 ? min(1, Double(entriesDone) / Double(entriesTotal)) : nil)
+    }
+  }
+
   private let label: String
   private let enabled: Bool
   private let start = ProgressBar.now()
@@ -22,7 +48,7 @@ package final class ProgressBar {
   }
 
   /// Redraws the bar for `progress`, if it is time to.
-  package func update(_ progress: ArchiveProgress) {
+  package func update(_ progress: Counts) {
     guard enabled else { return }
     let now = Self.now()
     guard now - start > 0.5, now - lastDraw > 0.1 else { return }
@@ -32,7 +58,7 @@ package final class ProgressBar {
   }
 
   /// The bar's text for `progress` after `elapsed` seconds.
-  package static func line(_ label: String, _ progress: ArchiveProgress, elapsed: Double) -> String {
+  package static func line(_ label: String, _ progress: Counts, elapsed: Double) -> String {
     let width = 30
     var line = label
     let fraction = progress.fractionDone

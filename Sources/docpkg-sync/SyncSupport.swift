@@ -1,5 +1,4 @@
 import DocPkgCommandLine
-import DocumentArchive
 import DocumentSync
 import Foundation
 
@@ -38,7 +37,7 @@ final class SyncProgressBar: @unchecked Sendable {
     { [self] progress in
       lock.withLock {
         bar.update(
-          ArchiveProgress(
+          ProgressBar.Counts(
             entriesDone: progress.objectsDone, entriesTotal: progress.objectsTotal, bytesDone: progress.bytesDone,
             bytesTotal: progress.bytesTotal))
       }
