@@ -17,11 +17,13 @@ struct DocPkg: ParsableCommand {
     ]
   )
 
-  /// Parses the arguments and runs the command (see `runCommandLine(_:afterSuccess:)`). First, the
+  /// Parses the arguments and runs the command (see `runCommandLine(_:afterSuccess:)`). A sync command is not
+  /// parsed here: its command line goes to `docpkg-sync` as it is (see `SyncExecutable`). First, the
   /// process-wide settings only a program may make: `TZ` names the zone file when unset (see
   /// `LocalTime`). After a command that saved with deferred version copies, starts
   /// `docpkg versions settle` detached.
   static func main() {
+    SyncExecutable.handOverIfSyncCommand()
     LocalTime.readZoneFileOnce()
     runCommandLine(Self.self, afterSuccess: VersionsSettle.startForSavedPackages)
   }

@@ -1,6 +1,7 @@
 /// What the sync commands do once parsed. The commands' arguments and help are declared once, in
-/// this target; `docpkg` runs them with a runner that hands the command line to `docpkg-sync` (so
-/// that `docpkg` loads no HTTP stack), and `docpkg-sync` with the runner that syncs.
+/// this target: `docpkg` lists them for its help, manual and completions (and hands their command line to
+/// `docpkg-sync` unparsed, so that it loads no HTTP stack); `docpkg-sync` parses and runs them with the runner
+/// that syncs.
 package protocol SyncCommandRunner {
   /// `docpkg clone URL DESTINATION --endpoint URL [--region R] [--quiet]`.
   static func clone(_ command: CloneCommand<Self>) throws

@@ -2,13 +2,30 @@ import DocPkgCommandLine
 import DocumentPackage
 import SystemPackage
 
-/// The sync commands' runner in `docpkg`: it hands the whole command line to `docpkg-sync`, the
-/// executable beside `docpkg` that links the HTTP stack, so that no other command loads it (as git
-/// hands `git push` to `git-remote-https`). The arguments were parsed here first, so a usage error is
-/// reported the same way whichever executable is installed.
+/// The sync commands in `docpkg`: their command line goes, unparsed, to `docpkg-sync`, the executable beside
+/// `docpkg` that links the HTTP stack, so that no other command loads it (as git hands `git push` to
+/// `git-remote-https`); `docpkg-sync` parses it and reports usage errors as `docpkg` would. `docpkg` declares the
+/// commands only for its help, manual and completions.
 enum SyncExecutable: SyncCommandRunner {
   /// The helper's file name, looked for in the folder of the running `docpkg`.
   static let name = "docpkg-sync"
+
+  /// The sync commands' names.
+  static let commandNames = Set(
+    [
+      RemoteCommand<Self>.configuration.commandName, PushCommand<Self>.configuration.commandName,
+      PullCommand<Self>.configuration.commandName, CloneCommand<Self>.configuration.commandName,
+    ].compactMap { $0 })
+
+  /// Runs `docpkg-sync` in this process's place if the first argument names a sync command; returns otherwise.
+  /// A helper that cannot run ends the process with one line naming it.
+  static func handOverIfSyncCommand() {
+    guard let first = CommandLine.arguments.dropFirst().first, commandNames.contains(first) else { return }
+    do { try handOver() } catch {
+      reportFailure(error)
+      terminate(1)
+    }
+  }
 
   /// Runs `docpkg-sync` in this process's place with this process's arguments; returns only by throwing.
   /// - Throws: ``/DocumentPackage/PackageError`` naming the helper's path if it is missing or cannot run.
