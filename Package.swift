@@ -206,5 +206,7 @@ if fuzzing {
       path: "Tests/Fuzz/UnpackFuzz"),
     .executableTarget(
       name: "fuzz-records", dependencies: ["FuzzSupport", "DocumentPackage"], path: "Tests/Fuzz/RecordsFuzz"),
+    .executableTarget(
+      name: "fuzz-sync", dependencies: ["FuzzSupport", "DocumentSync"], path: "Tests/Fuzz/SyncFuzz"),
   ]
 }

@@ -134,10 +134,46 @@ def records():
             f.write(bytes([selector]) + text.encode())
 
 
+def sync():
+    """One seed per reader of fuzz-sync: its first byte picks the reader (SyncFuzz.swift). The S3 answers are
+    shaped as Ceph RGW and AWS send them."""
+    out = folder("sync")
+    tree = "cd" * 32
+    listing = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/'
+               '2006-03-01/"><Name>docs</Name><Prefix>trip/blobs/</Prefix><KeyCount>2</KeyCount><MaxKeys>1000'
+               '</MaxKeys><IsTruncated>true</IsTruncated><NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J'
+               '/wm36Hy4vbOwM=</NextContinuationToken><Contents><Key>trip/blobs/ab&amp;c</Key><LastModified>'
+               '2026-11-26T10:00:00.000Z</LastModified><ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag>'
+               '<Size>5</Size><StorageClass>STANDARD</StorageClass></Contents><Contents><Key>trip/blobs/&#x41;'
+               '&#66;</Key><ETag>"0e1c-2"</ETag><Size>10485760</Size></Contents></ListBucketResult>')
+    error = ('<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one '
+             'of the pre-conditions you specified did not hold</Message><BucketName>docs</BucketName><RequestId>'
+             'tx00000f</RequestId><HostId>1a2b-default</HostId></Error>')
+    multipart = ('<?xml version="1.0" encoding="UTF-8"?><InitiateMultipartUploadResult><Bucket>docs</Bucket>'
+                 '<Key>trip/blobs/ef</Key><UploadId>2~iCw_lDY8VoyBmpeP0GcGhmkKLRbbCAo</UploadId>'
+                 '</InitiateMultipartUploadResult><CompleteMultipartUploadResult><ETag>"3858f62230ac3c915f300c664'
+                 '312c11f-9"</ETag></CompleteMultipartUploadResult>')
+    seeds = {
+        "listing": (0, listing), "error": (0, error), "multipart": (0, multipart),
+        "head": (1, f"docpkg-sync-head 1\ntree {tree}\nparent -\ndate 1764000000\n"),
+        "head-with-parent": (1, f"docpkg-sync-head 1\ntree {tree}\nparent {'ef' * 32}\ndate 1764000001\nnew x\n"),
+        "credentials": (2, "[default]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = wJalr # note\n"
+                           "[profile work]\nregion = eu-west-1\n[work]\nregion=us-east-1\n"),
+        "remotes": (3, json.dumps([{"name": "origin", "url": "s3://docs/trip", "endpoint": "http://127.0.0.1:7480",
+                                    "region": "us-east-1"},
+                                   {"name": "b", "url": "s3://docs/b", "endpoint": "https://s3.example:443",
+                                    "region": "auto", "caBundle": "/etc/ssl/ca.pem"}])),
+    }
+    for name, (selector, text) in seeds.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(bytes([selector]) + text.encode())
+
+
 def main():
     zip_out, tar_out = zips(), tars()
     hostile(zip_out, tar_out)
     records()
+    sync()
     # unpack reads both kinds.
     unpack = folder("unpack")
     for source in (zip_out, tar_out):
