@@ -14,7 +14,7 @@ INSTALL_FLAGS := $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS))
 STRIP ?= -s
 MAN_PAGE := .build/plugins/GenerateManual/outputs/docpkg/docpkg.1
 
-.PHONY: setup build release demo test interop format format-check crash-test bench clean man install docs docs-test
+.PHONY: setup build release demo test interop format format-check crash-test crash-sweeps bench clean man install docs docs-test
 
 setup:
 	@Scripts/setup.sh
@@ -73,6 +73,12 @@ test: setup
 	Scripts/check-layering.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## The crash sweeps of the test suite (Tests/Scripts/crash-test.py --quick: `put`, `rm`, a restore and a settle
+## killed at every step, with and without the exchange; errors injected): `make test` skips them, `.ci/run` runs them.
+crash-sweeps: setup
+	$(SWIFT) build --build-tests
+	DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "killedAtEvery|injectedErrorsLeave"
 
 ## Sync against a real object store: starts a one-node Ceph cluster and its S3 gateway on loopback
 ## (Scripts/objectstore.sh, installs Debian's ceph-mon/ceph-osd/radosgw once), runs the DocumentSync tests

@@ -82,6 +82,12 @@ public enum Shell {
   public static func has(_ program: String) -> Bool {
     (try? run("/bin/sh", ["-c", "command -v \(program)"], check: false).status) == 0
   }
+
+  /// Whether the crash sweeps run (Tests/Scripts/crash-test.py killing a command at every step of a save, a
+  /// restore or a settle): with `DOCPKG_CRASH_SWEEPS=1`, as `make crash-sweeps` sets it, and strace and python3 on
+  /// PATH. They take most of a test run's time, so `make test` leaves them to that target (`.ci/run` runs both).
+  public static let crashSweeps =
+    ProcessInfo.processInfo.environment["DOCPKG_CRASH_SWEEPS"] == "1" && has("strace") && has("python3")
 }
 
 /// A program that exited non-zero when it should not have.

@@ -96,20 +96,20 @@ struct SaveCommandTests {
   }
 
   /// The reduced crash test: a small package, a subset of system calls, every N (see Tests/Scripts/crash-test.py).
-  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  @Test(.enabled(if: Shell.crashSweeps))
   func killedAtEveryStepThePackageIsOldOrNew() async throws {
     let result = try await offThePool { try Self.crashTest(["--quick"]) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"))
   }
 
-  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  @Test(.enabled(if: Shell.crashSweeps))
   func killedAtEveryStepWithoutExchangeThePackageIsOldOrNew() async throws {
     let result = try await offThePool { try Self.crashTest(["--quick", "--fallback"]) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
   }
 
-  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  @Test(.enabled(if: Shell.crashSweeps))
   func injectedErrorsLeaveThePackageIntact() async throws {
     let result = try await offThePool { try Self.crashTest(["--quick", "--no-crash", "--errors"]) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")

@@ -115,7 +115,7 @@ struct VersionsCommandTests {
 
   /// The reduced settle crash test: `docpkg versions settle` killed at every step of copying a
   /// pending version (see Tests/Scripts/crash-test.py --settle).
-  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  @Test(.enabled(if: Shell.crashSweeps))
   func killedAtEveryStepOfASettleTheVersionIsKeptWholeLater() throws {
     let script = Fixtures.script("crash-test.py")
     let result = try Shell.run(
@@ -125,7 +125,7 @@ struct VersionsCommandTests {
   }
 
   /// The reduced restore crash test (see Tests/Scripts/crash-test.py --restore).
-  @Test(.enabled(if: Shell.has("strace") && Shell.has("python3")))
+  @Test(.enabled(if: Shell.crashSweeps))
   func killedAtEveryStepOfARestoreThePackageIsOldOrNew() async throws {
     let script = Fixtures.script("crash-test.py")
     let result = try await offThePool {
