@@ -63,8 +63,20 @@ struct DeepTreeCommandTests {
     } else {
       #expect(diff.standardOutput.contains(DeepTree.fileName))
     }
-    let zip = old.temp.appending("Deep.zip")
-    _ = expectWorkedOrOneLine(try Shell.docpkg(["pack", old.path, "-o", zip]), "pack")
+    // What pack writes, unpack reads back at the same depth, or refuses in one line.
+    for format in ["zip", "tar"] {
+      let archive = old.temp.appending("Deep.\(format)")
+      guard expectWorkedOrOneLine(try Shell.docpkg(["pack", old.path, "-o", archive]), "pack \(format)") else {
+        continue
+      }
+      let out = old.temp.appending("out-\(format)")
+      try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+      if expectWorkedOrOneLine(try Shell.docpkg(["unpack", archive, "-o", out]), "unpack \(format)") {
+        let cat = try Shell.docpkg(["cat", out + "/Old.pkg", Self.bottom])
+        if expectWorkedOrOneLine(cat, "cat after unpack \(format)") { #expect(cat.standardOutput == "bottom\n") }
+      }
+      try? DeepTree.remove(out)
+    }
   }
 
   @Test func watchStartsOrRefuses() async throws {
