@@ -32,54 +32,18 @@ extension PackageFile {
       try saveLocked(root)
       return .saved
     }
-    let own = try OwnChanges(of: root)
     let current = try PackageNode(contentsOf: path)
     let store = try? VersionStore(packagePath: path, lockHeld: true)
-    var conflicts: [OwnChanges.Change] = []
-    var merged: [String] = []
-    for change in own.changes {
-      let now = try? Syscalls.statusNoFollow(change.path.isEmpty ? path : path.appending(change.path))
-      if !Self.differs(change.base, now) || (change.node == nil && now == nil) {
-        if (try? apply(change, to: current)) == nil { conflicts.append(change) }
-        continue
-      }
-      if let node = change.node, node.kind == .file, let base = change.base, base.kind == .file, now?.kind == .file,
-        let baseData = store?.contents(matching: base),
-        let theirs = try? current.node(at: change.path).contents(), let ours = try? node.contents(),
-        let result = TextMerge.merge(base: baseData, ours: ours, theirs: theirs)
-      {
-        _ = try current.setFile(at: change.path, contents: result)
-        try current.node(at: change.path).permissions = node.permissions
-        merged.append(change.path)
-        continue
-      }
-      conflicts.append(change)
-    }
-    if conflicts.isEmpty {
+    let merge = PackageMerge(try OwnChanges(of: root), into: current, packagePath: path, store: store)
+    if merge.conflicts.isEmpty {
       try saveLocked(current)
       root = current
-      return .merged(paths: merged)
+      return .merged(paths: merge.mergedPaths)
     }
-    for change in conflicts { try? apply(change, to: current) }
-    let version = try VersionStore(packagePath: path, lockHeld: true).keep(
-      current, origin: .conflict, conflictPaths: conflicts.map(\.path))
-    return .conflict(version: version.id, paths: conflicts.map(\.path))
-  }
-
-  /// Whether what is at a path now differs from what was loaded there.
-  static func differs(_ base: FileStatus?, _ now: FileStatus?) -> Bool {
-    guard let base, let now else { return (base == nil) != (now == nil) }
-    if base.kind != now.kind || base.inode != now.inode || base.device != now.device { return true }
-    return base.kind != .directory && (base.size != now.size || base.modificationTime != now.modificationTime)
-  }
-
-  /// Puts this document's side of `change` into `tree`.
-  private func apply(_ change: OwnChanges.Change, to tree: PackageNode) throws {
-    guard let node = change.node else {
-      if try tree.nodeIfPresent(at: change.path) != nil { _ = try tree.removeNode(at: change.path) }
-      return
-    }
-    _ = try tree.setNode(try Self.detachedCopy(of: node), at: change.path)
+    merge.applyConflicts(to: current)
+    let version = try (store ?? VersionStore(packagePath: path, lockHeld: true)).keep(
+      current, origin: .conflict, conflictPaths: merge.conflictPaths)
+    return .conflict(version: version.id, paths: merge.conflictPaths)
   }
 
   /// A copy of `node` (and what is below it) that belongs to no tree, reading what it did.
