@@ -41,7 +41,7 @@ extension Saver {
     }
     // The previous state is kept before anything changes, and copied: the journal replaces files
     // one by one, so there is no replaced subtree to move into the store afterwards.
-    deferredKeeping = nil
+    versions?.copyInsteadOfDeferring()
     let readers: ReaderExclusion
     do {
       if try Syscalls.exists(in: parentFD, names.package) { try keepPreviousState() }

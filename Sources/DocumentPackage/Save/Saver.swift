@@ -5,8 +5,10 @@ import SystemPackage
 /// **Incremental, in place** (``saveInPlace()``): find the smallest changed subtree D
 /// (``PackageNode/changeRoot``); build D's new state as `.NAME.docpkg-tmp` beside the package
 /// (``TreeBuilder``: hard links for unchanged files, writes for changed ones); make it durable
-/// (``SyncPlan``); call the `willReplace` hook; `renameat2(RENAME_EXCHANGE)` it with D; fsync
-/// both directories; remove the old D (now at the temporary name); re-base the model.
+/// (``SyncPlan``); tell ``VersionKeeping`` (the app's hook, then the previous state kept in the
+/// version store, or its capture begun); `renameat2(RENAME_EXCHANGE)` it with D; fsync both
+/// directories; remove the old D (now at the temporary name), or hand it to the version store
+/// (``DeferredKeeping``); re-base the model.
 ///
 /// **One root entry** added or replaced, nothing else at the root (`RootEntryChange`): D would
 /// be the root, whose rebuild relinks every file of the package; instead the entry alone is built
@@ -45,13 +47,17 @@ struct Saver {
   let target: FilePath
   let names: SiblingNames
   let root: PackageNode
-  var willReplace: ((FilePath, _ deferring: Bool) throws -> Void)?
-  /// Takes the replaced subtree into the version store after the swap (set with `willReplace`
-  /// when versions are kept with deferred copies); without it the replaced subtree is removed.
-  var deferredKeeping: DeferredKeeping?
+  /// What the save does with the version store (an in-place save of a ``PackageFile``; nil for
+  /// save-as, save-to and writes of a tree): told before the swap, handed the replaced subtree
+  /// after it when it defers its copies, told when the save is done.
+  var versions: VersionKeeping?
   var exchangeUnsupported = false
-  /// Whether `willReplace` was called already (a part save that fell back to a whole save calls it once).
+  /// Whether `versions` was told of the swap already (a part save that fell back to a whole save tells it once).
   private var previousStateKept = false
+
+  /// Takes the replaced subtree into the version store after the swap, when versions are kept
+  /// with deferred copies; without it the replaced subtree is removed.
+  var deferredKeeping: DeferredKeeping? { versions?.deferred }
 
   init(target: FilePath, root: PackageNode) throws {
     self.target = target
@@ -67,7 +73,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     let traits = try FileSystemTraits.of(parentFD: parentFD, names: names)
-    if traits.copiesUp { deferredKeeping = nil }
+    if traits.copiesUp { versions?.copyInsteadOfDeferring() }
     return traits.savesByJournal
   }
 
@@ -303,11 +309,11 @@ struct Saver {
     }
   }
 
-  /// Calls `willReplace` (once per save), saying whether the previous state is to be kept by
-  /// ``deferredKeeping`` after the swap rather than copied now.
+  /// Tells `versions` that the previous state is about to be replaced (once per save): it keeps
+  /// it now, or begins the capture that ``deferredKeeping`` completes after the swap.
   mutating func keepPreviousState() throws {
     guard !previousStateKept else { return }
-    try willReplace?(target, deferredKeeping != nil)
+    try versions?.willReplacePreviousState()
     previousStateKept = true
   }
 

@@ -36,7 +36,7 @@ extension PackageFile {
     let store = try? VersionStore(packagePath: path, lockHeld: true)
     let merge = PackageMerge(try OwnChanges(of: root), into: current, packagePath: path, store: store)
     if merge.conflicts.isEmpty {
-      try saveLocked(current)
+      try saveLocked(current, store: store)
       root = current
       return .merged(paths: merge.mergedPaths)
     }

@@ -26,14 +26,14 @@ extension PackageFile {
 
   func restoreLocked(_ id: Int, _ heldLock: PackageLock) throws {
     _ = try Self.recover(path, locked: heldLock)
-    let tree = try VersionStore(packagePath: path, lockHeld: true).tree(of: id)
+    let versions = versionKeeping(store: try VersionStore(packagePath: path, lockHeld: true))
+    let tree = try versions.store().tree(of: id)
     var saver = try Saver(target: path, root: tree)
-    saver.deferredKeeping = deferredKeeping()
-    saver.willReplace = previousStateHook(saver.deferredKeeping)
+    saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try saver.saveWhole(rebasing: true)
-    noteSaved()
+    versions.didSave()
     root = tree
   }
 
@@ -62,59 +62,22 @@ extension PackageFile {
   }
 
   /// Saves `tree` in place of the package (the lock is held, recovery done).
-  func saveLocked(_ tree: PackageNode) throws {
+  /// - Parameter store: The version store, if the caller opened it for this save already.
+  func saveLocked(_ tree: PackageNode, store: VersionStore? = nil) throws {
+    let versions = versionKeeping(store: store)
     var saver = try Saver(target: path, root: tree)
-    saver.deferredKeeping = deferredKeeping()
-    saver.willReplace = previousStateHook(saver.deferredKeeping)
+    saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try saver.saveInPlace()
-    noteSaved()
+    versions.didSave()
   }
 
-  /// The hook a save calls before its swap: the user's ``willReplacePreviousState``, then
-  /// keeping the previous state per ``versionPolicy`` (and recording the new root's identity as
-  /// pending, so a kill right after the swap still finds the store the package's).
-  func previousStateHook(_ deferred: DeferredKeeping?) -> ((FilePath, Bool) throws -> Void)? {
-    let user = willReplacePreviousState
-    let policy = versionPolicy
-    return { packagePath, deferring in
-      try user?(packagePath)
-      let names = try SiblingNames(of: packagePath)
-      let newRoot = try? Syscalls.statusNoFollow(names.path(names.temporary))
-      if policy == .none {
-        // Keep nothing, but keep an existing store the package's across a root replacement.
-        if let store = try? VersionStore(packagePath: packagePath, lockHeld: true), store.exists {
-          try store.recordPendingIdentity(newRoot)
-        }
-        return
-      }
-      let store = try VersionStore(packagePath: packagePath, lockHeld: true)
-      if let deferred, deferring {
-        // O(changed): the copies are made when the pending version is settled, which also prunes.
-        try deferred.begin(packagePath: packagePath)
-        try store.recordPendingIdentity(newRoot)
-        return
-      }
-      try store.keepPackageState()
-      try store.recordPendingIdentity(newRoot)
-      if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
-    }
-  }
-
-  /// The save's deferred keeping of the previous state, if ``defersVersionCopies`` and the policy
-  /// keeps versions.
-  func deferredKeeping() -> DeferredKeeping? {
-    defersVersionCopies && versionPolicy != .none ? DeferredKeeping(policy: versionPolicy) : nil
-  }
-
-  /// After a save: the store's identity is the package's root now (best effort: the pending
-  /// identity recorded before the swap already matches).
-  func noteSaved() {
-    guard let store = try? VersionStore(packagePath: path, lockHeld: true, checkingIdentity: false), store.exists,
-      let identity = StoreIdentity.read(from: store.path), let status = try? Syscalls.statusNoFollow(path),
-      identity.matches(status)  // only a store that was this package's (pending root included)
-    else { return }
-    try? store.recordIdentity()
+  /// What an in-place save does with the version store, per ``versionPolicy``,
+  /// ``defersVersionCopies`` and ``willReplacePreviousState``.
+  func versionKeeping(store: VersionStore? = nil) -> VersionKeeping {
+    VersionKeeping(
+      packagePath: path, policy: versionPolicy, defersCopies: defersVersionCopies, appHook: willReplacePreviousState,
+      store: store)
   }
 }
