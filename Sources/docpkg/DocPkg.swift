@@ -23,6 +23,8 @@ struct DocPkg: ParsableCommand {
   /// `docpkg versions settle` detached.
   static func main() {
     LocalTime.readZoneFileOnce()
-    runCommandLine(Self.self, afterSuccess: VersionsSettle.startForSavedPackages)
+    runCommandLine(Self.self) {
+      if let executable = Syscalls.executablePath() { PendingSettler.shared.startDetached(executable: executable) }
+    }
   }
 }

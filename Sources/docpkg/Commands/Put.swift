@@ -47,7 +47,7 @@ struct Put: ParsableCommand {
     let locking: PackageFile.Options = merge ? [] : [.holdLock]
     let document = try PackageFile(at: FilePath(package), options: create ? locking.union(.create) : locking)
     document.versionPolicy = try versionOptions.policy
-    VersionsSettle.deferCopies(of: document)
+    PendingSettler.shared.deferCopies(of: document)
     var cleanups: [() -> Void] = []
     defer {
       document.close()

@@ -22,7 +22,7 @@ struct Remove: ParsableCommand {
   func run() throws {
     let document = try PackageFile(at: FilePath(package), options: .holdLock)
     document.versionPolicy = try versionOptions.policy
-    VersionsSettle.deferCopies(of: document)
+    PendingSettler.shared.deferCopies(of: document)
     defer { document.close() }
     let node = try document.root.node(at: entry)
     if node.kind == .directory, !recursive, try !node.children().isEmpty {

@@ -26,7 +26,7 @@ struct VersionsResolve: ParsableCommand {
     let document = try PackageFile(at: FilePath(package), options: [.holdLock])
     defer { document.close() }
     document.versionPolicy = .keepAll
-    VersionsSettle.deferCopies(of: document)
+    PendingSettler.shared.deferCopies(of: document)
     try document.resolveConflicts(keeping: id, removing: remove)
   }
 }

@@ -18,7 +18,7 @@ struct VersionsRestore: ParsableCommand {
     let document = try PackageFile(at: FilePath(package), options: [.holdLock])
     defer { document.close() }
     document.versionPolicy = .keepAll  // restoring must never prune what the user may want next
-    VersionsSettle.deferCopies(of: document)
+    PendingSettler.shared.deferCopies(of: document)
     try document.restoreVersion(id)
   }
 }
