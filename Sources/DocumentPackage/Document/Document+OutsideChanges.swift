@@ -169,8 +169,7 @@ extension Document {
   /// returns its root; the document's own package file is replaced.
   func reopen() throws -> PackageNode {
     guard package != nil else { return try PackageNode(contentsOf: path) }
-    let reopened = try PackageFile(at: path)
-    reopened.versionPolicy = policy
+    let reopened = try openPackageFile()
     package?.close()
     package = reopened
     return reopened.root

@@ -91,6 +91,7 @@ extension Document {
     }
     lastError = nil
     state.remove([.inConflict, .savingError])
+    settleSavedVersions()
   }
 
   /// Drops every change and reloads the package from disk: `UIDocument.revert(toContentsOf:)`.
@@ -119,7 +120,8 @@ extension Document {
   }
 
   /// Closes the document, saving unsaved changes first if `saving` is true (the default), as
-  /// `UIDocument.close` does. Afterwards nothing can be read, edited or saved.
+  /// `UIDocument.close` does. Afterwards nothing can be read, edited or saved. Returns once the
+  /// versions its saves left pending are settled (see ``versionPolicy``).
   /// - Throws: What ``save(overwritingExternalChanges:)`` throws; the document then stays open.
   public func close(saving: Bool = true) async throws {
     guard !state.contains(.closed) else { return }
@@ -133,6 +135,7 @@ extension Document {
     publish()
     stateObservers.finish()
     updateObservers.finish()
+    await PendingSettler.shared.waitForBackgroundSettles()
   }
 
   /// Turns autosave on (saving `delay` after the last change) or off (`nil`). See ``autosaveDelay``.

@@ -3,6 +3,11 @@ import SystemPackage
 extension Document {
   /// Which previous states saves keep in the package's ``VersionStore`` (default
   /// ``VersionPolicy/default``: the last 10). Change it with ``setVersionPolicy(_:)``.
+  ///
+  /// A save keeps the previous state in O(changed) (``PackageFile/defersVersionCopies``) and the
+  /// document copies its contents into the store right after, in the background (off the
+  /// cooperative pool and off the document's queue): the app has nothing to settle, and
+  /// ``close(saving:)`` returns once that is done.
   public var versionPolicy: VersionPolicy { policy }
 
   /// Sets ``versionPolicy`` for the following saves.
@@ -87,6 +92,7 @@ extension Document {
     cancelAutosave()
     executor.requireOnQueue()
     try package.restoreVersion(id)
+    settleSavedVersions()
     replaceModel(with: package.root)
     lastError = nil
     state.remove([.inConflict, .savingError])
@@ -109,8 +115,8 @@ extension Document {
     cancelAutosave()
     executor.requireOnQueue()
     try package.resolveConflicts(keeping: id, removing: removing)
-    let reopened = try PackageFile(at: path)
-    reopened.versionPolicy = policy
+    settleSavedVersions()
+    let reopened = try openPackageFile()
     package.close()
     self.package = reopened
     replaceModel(with: reopened.root)

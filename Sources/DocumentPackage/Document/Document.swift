@@ -162,7 +162,7 @@ public actor Document {
       && Syscalls.isWritableDirectory(parent.isEmpty ? FilePath(".") : parent)
       && (!isDirectory || Syscalls.isWritableDirectory(path))
     if writable {
-      let package = try PackageFile(at: path, options: options.contains(.create) ? [.create] : [])
+      let package = try openPackageFile(options: options.contains(.create) ? [.create] : [])
       self.package = package
       editor = PackageEditor(root: Self.verifyingLoads(package.root))
     } else {

@@ -71,14 +71,15 @@ public final class PackageFile {
   /// Whether saves keep the previous state as a *pending* version, copying its contents into the
   /// ``VersionStore`` later (``VersionStore/settlePendingVersions()``), so that a save costs
   /// O(changed) however big the package (default `false`: each save copies before its swap, and
-  /// there is no window; a ``Document`` saves that way).
+  /// there is no window). A ``Document`` sets it and settles for the app, in the background.
   ///
   /// Until the pending version is settled, a file written in place (and then not given its old
   /// modification time back) is not kept by it: the version names it in
   /// ``PackageVersion/unkeptPaths``, never keeps other bytes, and `docpkg check` reports it. A
   /// hard link made meanwhile (a `cp -al` backup) does not count as a change. So the window should
   /// be short: `docpkg` sets this and starts `docpkg versions settle PACKAGE` as a detached
-  /// process right after the command. **An app that sets it must settle too**: after each save
+  /// process right after the command; a ``Document`` settles in its own process right after each
+  /// save. **An app that sets it on a `PackageFile` of its own must settle too**: after each save
   /// (or a burst of saves), call `try versionStore().settlePendingVersions()` on a thread that may
   /// block — its own thread or a dispatch queue, not a task on Swift's cooperative pool, since it
   /// copies every file the store does not hold yet. It takes only the store's lock, so saves go
