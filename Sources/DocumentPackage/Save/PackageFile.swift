@@ -24,7 +24,7 @@ import SystemPackage
 ///
 /// Not thread-safe: confine a package file to one task or actor, like its nodes.
 public final class PackageFile {
-  /// How a document is opened.
+  /// How a package file is opened.
   public struct Options: OptionSet, Sendable {
     /// The option bits.
     public let rawValue: Int
@@ -53,7 +53,7 @@ public final class PackageFile {
   public internal(set) var path: FilePath
   /// The package's contents, loaded lazily. Edit it, then ``save(options:)``.
   public internal(set) var root: PackageNode
-  /// What recovery did when the document was opened; empty when no save had been interrupted.
+  /// What recovery did when the package was opened; empty when no save had been interrupted.
   public private(set) var recoveryActions: [RecoveryAction] = []
 
   /// Called during each in-place save once the new state is built and durable, just before it
@@ -196,15 +196,15 @@ public final class PackageFile {
     return try Recovery.recover(names, parentFD: parent)
   }
 
-  /// What another program changed in the package since this document loaded it (or last saved it),
-  /// among the parts the document looked at. Empty when a save would overwrite nothing.
+  /// What another program changed in the package since this package file loaded it (or last saved
+  /// it), among the parts the model looked at. Empty when a save would overwrite nothing.
   /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
   public func externalChanges() -> [ExternalChange] {
     guard let location = root.origin?.location else { return [] }
     return ExternalChangeDetector.changes(in: root, location: location)
   }
 
-  /// Drops the lock held with ``Options/holdLock``. The document can still be read; a later save
+  /// Drops the lock held with ``Options/holdLock``. The package file can still be read; a later save
   /// takes the lock again for its duration.
   public func close() {
     lock?.unlock()

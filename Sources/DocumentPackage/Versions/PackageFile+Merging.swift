@@ -8,20 +8,20 @@ import Foundation
 
 extension PackageFile {
   /// Saves like ``save(options:)``, but when another writer saved the package since this
-  /// document loaded it, merges instead of failing — three-way, the common ancestor being what
-  /// this document loaded:
+  /// package file loaded it, merges instead of failing — three-way, the common ancestor being what
+  /// this package file loaded:
   ///
   /// - entries only one side changed: the package as the other writer saved it, with this
-  ///   document's changes applied, is saved (``SaveOutcome/merged(paths:)``);
+  ///   package file's changes applied, is saved (``SaveOutcome/merged(paths:)``);
   /// - an entry both sides changed: if both are text and the base is in the ``VersionStore``
-  ///   (the other writer's save kept it, found by this document's load snapshot), the line-wise
+  ///   (the other writer's save kept it, found by this package file's load snapshot), the line-wise
   ///   merge (diff3) is taken when the hunks do not overlap;
-  /// - otherwise the package keeps the other writer's state, and this document's state (that
-  ///   state with all this document's edits on top) is kept as an unresolved conflict version
+  /// - otherwise the package keeps the other writer's state, and this package file's state (that
+  ///   state with all its edits on top) is kept as an unresolved conflict version
   ///   (``SaveOutcome/conflict(version:paths:)``). Nothing either writer did is lost.
   ///
   /// After `saved` or `merged`, ``root`` is the saved tree (fetch nodes again). After `conflict`
-  /// the document and the package are unchanged; reopen it to edit the current state.
+  /// the package file and the package are unchanged; reopen it to edit the current state.
   /// - Throws: As ``save(options:)``, never `conflict`.
   /// - Complexity: As ``save(options:)``, plus O(*c*) `lstat`s for *c* changed entries.
   public func saveMerging() throws -> SaveOutcome {

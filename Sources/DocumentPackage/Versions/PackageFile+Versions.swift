@@ -7,14 +7,14 @@ extension PackageFile {
     try VersionStore(packagePath: path, lockHeld: lock != nil)
   }
 
-  /// The unresolved conflict versions: while there are any, the document is "in conflict".
+  /// The unresolved conflict versions: while there are any, the package is "in conflict".
   /// - Throws: As ``VersionStore/versions()``.
   public func unresolvedConflicts() throws -> [PackageVersion] {
     try versionStore().unresolvedConflicts()
   }
 
   /// Replaces the package with version `id`, atomically (an in-place save of the version's tree,
-  /// every blob checked against its hash), keeping the replaced state as a version. The document
+  /// every blob checked against its hash), keeping the replaced state as a version. The package file
   /// then edits the restored package; unsaved changes are dropped.
   /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `corrupt` for a
   ///   blob changed in place, or as ``save(options:)``. After a failure the package is unchanged.
@@ -37,7 +37,7 @@ extension PackageFile {
     root = tree
   }
 
-  /// Settles the document's conflicts: keeps the current package (`keeping` nil) or restores the
+  /// Settles the package's conflicts: keeps the current package (`keeping` nil) or restores the
   /// version `keeping` (see ``restoreVersion(_:)``), then marks every unresolved conflict version
   /// resolved. To keep a merge of both, edit ``root``, save with
   /// ``SaveOptions/overwritingExternalChanges``, then call this with nil.
