@@ -26,8 +26,8 @@ extension Saver {
     let builder = TreeBuilder(packagePath: target)
     do {
       try journal.plan(root, target: target, parentFD: parentFD, journalFD: journalFD, builder: builder)
-      try builder.step("sync file system of", "") { () throws(Errno) in
-        try builder.sync.complete(through: journalFD)
+      try builder.step("flush file system of", "") { () throws(Errno) in
+        try builder.durability.complete(through: journalFD)
         try Syscalls.synchronize(journalFD)
       }
     } catch {

@@ -5,7 +5,7 @@ import SystemPackage
 /// **Incremental, in place** (``saveInPlace()``): find the smallest changed subtree D
 /// (``PackageNode/changeRoot``); build D's new state as `.NAME.docpkg-tmp` beside the package
 /// (``TreeBuilder``: hard links for unchanged files, writes for changed ones); make it durable
-/// (``SyncPlan``); tell ``VersionKeeping`` (the app's hook, then the previous state kept in the
+/// (``DurabilityPlan``); tell ``VersionKeeping`` (the app's hook, then the previous state kept in the
 /// version store, or its capture begun); `renameat2(RENAME_EXCHANGE)` it with D; fsync both
 /// directories; remove the old D (now at the temporary name), or hand it to the version store
 /// (``DeferredKeeping``); re-base the model.
@@ -173,8 +173,8 @@ struct Saver {
       throw PackageError.io(error, "cannot exchange new state with", path: entry.string, context: "while saving")
     }
     do {
-      try syncDirectory(containerFD, containerPath)
-      try syncDirectory(parentFD, names.parent)
+      try flushDirectory(containerFD, containerPath)
+      try flushDirectory(parentFD, names.parent)
     } catch {
       // Not durable: put the old state back rather than report a save that may not survive.
       try? Syscalls.rename(
@@ -196,8 +196,8 @@ struct Saver {
       let restored = (try? Syscalls.rename(from: containerFD, name, to: parentFD, names.temporary, flags: flags)) != nil
       deferredKeeping?.abandon()
       guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
-      try? syncDirectory(containerFD, containerPath)
-      try? syncDirectory(parentFD, names.parent)
+      try? flushDirectory(containerFD, containerPath)
+      try? flushDirectory(parentFD, names.parent)
       discardTemporary(parentFD)
       throw error
     }
@@ -235,7 +235,7 @@ struct Saver {
         discardTemporary(parentFD)
         throw PackageError.io(error, "cannot rename new package into place:", path: target.string)
       }
-      try syncDirectory(parentFD, names.parent)
+      try flushDirectory(parentFD, names.parent)
     } else {
       let readers: ReaderExclusion
       do {
@@ -260,7 +260,7 @@ struct Saver {
         discardTemporary(parentFD)
         throw PackageError.io(error, "cannot exchange new state with", path: target.string, context: "while saving")
       }
-      do { try syncDirectory(parentFD, names.parent) } catch {
+      do { try flushDirectory(parentFD, names.parent) } catch {
         try? Syscalls.rename(
           from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
         discardTemporary(parentFD)
@@ -273,7 +273,7 @@ struct Saver {
             from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)) != nil
         deferredKeeping?.abandon()
         guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
-        try? syncDirectory(parentFD, names.parent)
+        try? flushDirectory(parentFD, names.parent)
         discardTemporary(parentFD)
         throw error
       }
@@ -302,7 +302,9 @@ struct Saver {
     if node === root { builder.rootIdentity = PackageIdentity.carried(from: target) }
     do {
       try builder.build(node, in: parentFD, as: names.temporary, path: node === root ? "" : node.path)
-      try builder.step("sync file system of", "") { () throws(Errno) in try builder.sync.complete(through: parentFD) }
+      try builder.step("flush file system of", "") { () throws(Errno) in
+        try builder.durability.complete(through: parentFD)
+      }
     } catch {
       discardTemporary(parentFD)
       throw error
@@ -339,9 +341,9 @@ struct Saver {
     try? TreeRemoval.remove(names.temporary, in: parentFD)
   }
 
-  private func syncDirectory(_ fd: CInt, _ path: FilePath) throws {
+  private func flushDirectory(_ fd: CInt, _ path: FilePath) throws {
     do { try Syscalls.synchronize(fd) } catch {
-      throw PackageError.io(error, "cannot sync directory", path: path.string, context: "while saving")
+      throw PackageError.io(error, "cannot flush directory", path: path.string, context: "while saving")
     }
   }
 
