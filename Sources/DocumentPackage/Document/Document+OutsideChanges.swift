@@ -22,7 +22,7 @@ import Foundation
 //    deleted document holds all it held before the deletion began.
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself.
-// 3. Anything else: the model is compared with the disk (`externalChanges()`, one `lstat` per
+// 3. Anything else: the model is compared with the disk (`outsideChanges()`, one `lstat` per
 //    loaded node). Nothing that the model loaded changed, and the event is this process's save
 //    (or only moved the package): nothing to do. This is what tells the document's own saves from
 //    others' — another document in this process saving the same package is an outside change.
@@ -80,17 +80,17 @@ extension Document {
       follow(to: FilePath(event.packagePath))
       moved = true
     }
-    let external = externalChangesOfModel()
+    let onDisk = outsideChangesOfModel()
     let packageLevel: Set<PackageMonitor.Change.Kind> = [.packageMoved, .packageReplaced, .rescanned]
     let touchesEntries = event.changes.contains { !packageLevel.contains($0.kind) }
-    if external.isEmpty && (event.isOwnSave || !touchesEntries) {
+    if onDisk.isEmpty && (event.isOwnSave || !touchesEntries) {
       if moved { finish(event, .followed) }
       return
     }
     let reaction: OutsideChange.Reaction
     if state.contains(.inConflict) {
       reaction = .deferred
-    } else if external.isEmpty {
+    } else if onDisk.isEmpty {
       reaction = hasUnsavedChanges ? .merged(paths: []) : .reloaded
     } else {
       let previous = editor
@@ -151,10 +151,10 @@ extension Document {
   }
 
   /// What changed on disk in the parts the model loaded.
-  func externalChangesOfModel() -> [ExternalChange] {
-    if let package { return package.externalChanges() }
+  func outsideChangesOfModel() -> [OutsideEntryChange] {
+    if let package { return package.outsideChanges() }
     guard let location = editor.root.origin?.location else { return [] }
-    return ExternalChangeDetector.changes(in: editor.root, location: location)
+    return OutsideChangeDetector.changes(in: editor.root, location: location)
   }
 
   /// Opens the package again and makes it the model (undo stack emptied, clean): no unsaved changes.

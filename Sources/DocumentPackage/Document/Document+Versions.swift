@@ -48,7 +48,7 @@ extension Document {
     return try VersionStore(forPackageAt: path)
   }
 
-  /// Saves like ``save(overwritingExternalChanges:)``, but when another writer saved the package
+  /// Saves like ``save(overwritingOutsideChanges:)``, but when another writer saved the package
   /// since this document loaded it, merges with it instead of failing (see
   /// ``PackageFile/saveMerging()``):
   ///
@@ -60,7 +60,7 @@ extension Document {
   ///   version. The document stays as it is and gains ``DocumentState/inConflict``, until
   ///   ``resolveConflicts(keeping:removing:)`` (or ``revert()``).
   ///
-  /// - Throws: As ``save(overwritingExternalChanges:)``, never `conflict`.
+  /// - Throws: As ``save(overwritingOutsideChanges:)``, never `conflict`.
   public func saveMerging() async throws -> SaveOutcome {
     try requireEditable()
     try requireNotDeleted()
@@ -83,7 +83,7 @@ extension Document {
   /// (see ``PackageFile/restoreVersion(_:)``), and reloads the document from it: unsaved changes
   /// are dropped, the undo stack is emptied, the document is clean.
   /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `corrupt` for a blob
-  ///   changed in place, or as ``save(overwritingExternalChanges:)``. After a failure the package
+  ///   changed in place, or as ``save(overwritingOutsideChanges:)``. After a failure the package
   ///   and the document are unchanged.
   public func restoreVersion(_ id: Int) async throws {
     try requireEditable()

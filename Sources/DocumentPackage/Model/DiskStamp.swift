@@ -16,7 +16,7 @@
 //   saves, save-to and version stores do to unchanged files all the time. What it would catch
 //   besides (a `chmod`, the only change of attributes a save makes in place) is caught by the
 //   permissions.
-// Saves (`ExternalChangeDetector`), merges (`PackageMerge`), verified lazy loads
+// Saves (`OutsideChangeDetector`), merges (`PackageMerge`), verified lazy loads
 // (`PackageNode.verifyLoad`), undo across saves (`PackageNode.restorable`),
 // `PackageNode.matchesContents(of:)` and the version store's hash cache (`HashCache.Key` is a
 // `DiskStamp`) all ask this.

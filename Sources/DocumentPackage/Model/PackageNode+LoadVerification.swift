@@ -18,7 +18,7 @@ import SystemPackage
 // with everything loaded). A load that fails the check throws `changedOnDisk` and sets
 // `metNewerState`: the `Document` then takes its outside-change path (reload, or merge its unsaved
 // changes) and runs the read again on the new state. These are the same facts
-// `ExternalChangeDetector` compares, so a failed check is always an external change it reports.
+// `OutsideChangeDetector` compares, so a failed check is always an outside change it reports.
 // No lock is taken: the check costs one `fstat` per load, plus one `lstat` per directory listed.
 extension PackageNode {
   /// Checks, for a model that verifies its loads, that `opened` (the status of the descriptor a

@@ -17,7 +17,7 @@ extension PackageFile {
   /// If the process dies at any point, the package is exactly the old or the new state once
   /// recovered (by the next open or `docpkg check`).
   /// - Throws: ``PackageError`` with code `conflict` if the package changed on disk since it was
-  ///   loaded (see ``externalChanges()``; pass ``SaveOptions/overwritingExternalChanges`` to save
+  ///   loaded (see ``outsideChanges()``; pass ``SaveOptions/overwritingOutsideChanges`` to save
   ///   anyway), or `io` naming the entry and the failed call. After a failure the package is unchanged.
   /// - Complexity: O(*k*) file-system calls for the *k* entries of the smallest changed subtree
   ///   (one root entry added or replaced is such a subtree: it is renamed into the package's root;
@@ -27,8 +27,8 @@ extension PackageFile {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
     _ = try Self.recover(path, locked: heldLock)
-    if !options.contains(.overwritingExternalChanges) {
-      let changes = externalChanges()
+    if !options.contains(.overwritingOutsideChanges) {
+      let changes = outsideChanges()
       if !changes.isEmpty {
         let shown = changes.prefix(3).map(\.description).joined(separator: ", ")
         let more = changes.count > 3 ? ", and \(changes.count - 3) more" : ""

@@ -20,7 +20,7 @@ import SystemPackage
 /// ``Options/holdLock`` from open to ``close()``, so that no other writer can change the package
 /// between load and save. Opening to read creates nothing, and a clean exit leaves no lock file.
 /// If another program changed the package after it was loaded, ``save(options:)`` does not
-/// overwrite that: it throws a `conflict` error, and ``externalChanges()`` says what changed.
+/// overwrite that: it throws a `conflict` error, and ``outsideChanges()`` says what changed.
 ///
 /// Not thread-safe: confine a package file to one task or actor, like its nodes.
 public final class PackageFile {
@@ -46,7 +46,7 @@ public final class PackageFile {
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// Save even though the package changed on disk since it was loaded: the model wins for
     /// every entry it loaded (what it never loaded is carried over as it is on disk now).
-    public static let overwritingExternalChanges = SaveOptions(rawValue: 1 << 0)
+    public static let overwritingOutsideChanges = SaveOptions(rawValue: 1 << 0)
   }
 
   /// The package on disk (symbolic links to it resolved when it was opened).
@@ -199,9 +199,9 @@ public final class PackageFile {
   /// What another program changed in the package since this package file loaded it (or last saved
   /// it), among the parts the model looked at. Empty when a save would overwrite nothing.
   /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
-  public func externalChanges() -> [ExternalChange] {
+  public func outsideChanges() -> [OutsideEntryChange] {
     guard let location = root.origin?.location else { return [] }
-    return ExternalChangeDetector.changes(in: root, location: location)
+    return OutsideChangeDetector.changes(in: root, location: location)
   }
 
   /// Drops the lock held with ``Options/holdLock``. The package file can still be read; a later save

@@ -28,7 +28,7 @@ extension PackageFile {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
     _ = try Self.recover(path, locked: heldLock)
-    if externalChanges().isEmpty {
+    if outsideChanges().isEmpty {
       try saveLocked(root)
       return .saved
     }

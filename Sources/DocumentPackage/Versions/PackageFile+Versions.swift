@@ -40,7 +40,7 @@ extension PackageFile {
   /// Settles the package's conflicts: keeps the current package (`keeping` nil) or restores the
   /// version `keeping` (see ``restoreVersion(_:)``), then marks every unresolved conflict version
   /// resolved. To keep a merge of both, edit ``root``, save with
-  /// ``SaveOptions/overwritingExternalChanges``, then call this with nil.
+  /// ``SaveOptions/overwritingOutsideChanges``, then call this with nil.
   /// - Parameters:
   ///   - id: The version to restore, or nil to keep the current package.
   ///   - removing: Also remove the resolved conflict versions.

@@ -3,8 +3,8 @@ import SystemPackage
 /// Something that changed on disk, in a package opened for editing, since the model loaded it:
 /// another program wrote to the package meanwhile. ``PackageFile/save(options:)`` refuses to
 /// overwrite such changes (code ``PackageError/Code-swift.struct/conflict``);
-/// ``PackageFile/externalChanges()`` lists them.
-public struct ExternalChange: Hashable, Sendable, CustomStringConvertible {
+/// ``PackageFile/outsideChanges()`` lists them.
+public struct OutsideEntryChange: Hashable, Sendable, CustomStringConvertible {
   /// How an entry changed.
   public enum Kind: String, Hashable, Sendable {
     /// A file's or link's size, modification time or permissions changed (same inode), or a
@@ -42,10 +42,10 @@ public struct ExternalChange: Hashable, Sendable, CustomStringConvertible {
 /// be the same directory (and its permissions): whatever is inside it now is carried over as it
 /// is, so nothing there can be lost.
 /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
-enum ExternalChangeDetector {
-  static func changes(in root: PackageNode, location: PackageLocation) -> [ExternalChange] {
+enum OutsideChangeDetector {
+  static func changes(in root: PackageNode, location: PackageLocation) -> [OutsideEntryChange] {
     var seen = Set<ObjectIdentifier>()
-    var changes: [ExternalChange] = []
+    var changes: [OutsideEntryChange] = []
     // An explicit stack, not recursion: the package's depth is not ours to choose.
     var pending: [PackageNode] = []
     func visit(_ node: PackageNode) {
@@ -55,14 +55,14 @@ enum ExternalChangeDetector {
         let listed = node.kind == .directory && node.loadedChildren != nil
         switch Result(catching: { () throws(Errno) in try Syscalls.statusNoFollow(origin.absolutePath) }) {
         case .failure(.noSuchFileOrDirectory), .failure(.notDirectory):
-          changes.append(ExternalChange(path: relative, kind: .removed))
+          changes.append(OutsideEntryChange(path: relative, kind: .removed))
           return
         case .failure:
-          changes.append(ExternalChange(path: relative, kind: .modified))
+          changes.append(OutsideEntryChange(path: relative, kind: .modified))
         case .success(let now):
           switch now.compared(with: origin.status, listing: listed) {
-          case .replaced: changes.append(ExternalChange(path: relative, kind: .replaced))
-          case .modified: changes.append(ExternalChange(path: relative, kind: .modified))
+          case .replaced: changes.append(OutsideEntryChange(path: relative, kind: .replaced))
+          case .modified: changes.append(OutsideEntryChange(path: relative, kind: .modified))
           case .unchanged: break
           }
         }
