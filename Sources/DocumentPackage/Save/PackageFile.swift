@@ -15,7 +15,7 @@ import SystemPackage
 /// files are hard-linked, never copied, and a save rebuilds only the smallest part of the tree
 /// that holds every change: changing one file of 100,000 writes one file.
 ///
-/// Writers are serialized by a ``PackageLock`` beside the package, taken only to write: for each
+/// Writers are serialized by a `PackageLock` beside the package, taken only to write: for each
 /// save, for recovery when an interrupted save left something beside the package, and with
 /// ``Options/holdLock`` from open to ``close()``, so that no other writer can change the package
 /// between load and save. Opening to read creates nothing, and a clean exit leaves no lock file.
@@ -96,7 +96,7 @@ public final class PackageFile {
   /// ``recover(at:)``). Nothing below the root is read until asked for.
   /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package, `notADirectory`
   ///   if what is there is not a directory, `invalidArgument` if it lies inside another package
-  ///   (see ``PackageLock``), `io` if it or its lock file cannot be opened.
+  ///   (see `PackageLock`), `io` if it or its lock file cannot be opened.
   public init(at path: FilePath, options: Options = []) throws {
     let resolved = Self.resolve(path)
     try Self.requirePackage(at: resolved, orNothing: options.contains(.create))
