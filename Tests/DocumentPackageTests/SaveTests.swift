@@ -235,3 +235,23 @@ struct SaveTests {
       try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == ["Doc.pkg"])
   }
 }
+
+/// The one rule for "is this entry on disk still what was loaded" (`DiskStamp.swift`).
+@Suite("changed since loaded")
+struct ChangedSinceLoadedTests {
+  @Test func aChmodByAnotherProgramIsAnOutsideChangeAndANewHardLinkIsNot() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let file = try PackageFile(at: FilePath(package))
+    _ = try file.root.node(at: "Text.txt")
+    _ = try file.root.node(at: "Index.json")
+    // A new hard link moves the change time (as saves and version stores do): not a change.
+    try FileManager.default.linkItem(atPath: package + "/Index.json", toPath: temp.appending("Index-link.json"))
+    #expect(file.outsideChanges().isEmpty)
+    #expect(try file.root.matchesContents(of: FilePath(package)))
+    // A chmod in place (same inode, size and time) is.
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: package + "/Text.txt")
+    #expect(file.outsideChanges() == [OutsideEntryChange(path: "Text.txt", kind: .modified)])
+    #expect(try !file.root.matchesContents(of: FilePath(package)))
+  }
+}
