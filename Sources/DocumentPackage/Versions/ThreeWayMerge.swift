@@ -97,3 +97,5 @@ package struct ThreeWayMerge<Entry: Equatable> {
     }
   }
 }
+
+extension ThreeWayMerge: Sendable where Entry: Sendable {}
