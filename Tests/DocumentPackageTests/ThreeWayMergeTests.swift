@@ -36,10 +36,11 @@ struct ThreeWayMergeTests {
 
   @Test("an entry kept below a directory the other side removed brings the directory back")
   func directoryRule() {
-    let base = ["Pages": 0, "Pages/p1": 0, "Pages/p1/text.txt": 1]
-    let ours = ["Pages": 0, "Pages/p1": 0, "Pages/p1/text.txt": 2]
+    let base = ["Pages": 0, "Pages/p1": 0]
+    let ours = ["Pages": 0, "Pages/p1": 0, "Pages/p1/new.txt": 1]  // added below what theirs removed
     let merge = ThreeWayMerge(base: base, ours: ours, theirs: [:], directory: 0)
-    #expect(merge.result == ["Pages": 0, "Pages/p1": 0, "Pages/p1/text.txt": 2])
+    #expect(merge.result == ["Pages": 0, "Pages/p1": 0, "Pages/p1/new.txt": 1])
+    #expect(merge.conflicts.isEmpty)
     #expect(MergeDecision.parentDirectories(of: "a/b/c") == ["a/b", "a"])
   }
 }
