@@ -25,6 +25,8 @@ struct DocPkg: ParsableCommand {
   static func main() {
     SyncExecutable.handOverIfSyncCommand()
     LocalTime.readZoneFileOnce()
-    runCommandLine(Self.self, afterSuccess: VersionsSettle.startForSavedPackages)
+    runCommandLine(Self.self) {
+      if let executable = Syscalls.executablePath() { PendingSettler.shared.startDetached(executable: executable) }
+    }
   }
 }

@@ -82,7 +82,7 @@ struct RootEntrySaveTests {
     _ = try file.root.children()
     try temp.write("Doc.pkg/Foreign.txt", "theirs\n")
     try file.root.setFile(at: "Mine.txt", contents: Data("mine\n".utf8))
-    try file.save(options: .overwritingExternalChanges)
+    try file.save(options: .overwritingOutsideChanges)
     // The root listing differs from the model: the root is rebuilt, so the package is the model's state.
     #expect(!FileManager.default.fileExists(atPath: package + "/Foreign.txt"))
     #expect(try read(package + "/Mine.txt") == "mine\n")

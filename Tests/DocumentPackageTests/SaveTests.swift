@@ -127,19 +127,19 @@ struct SaveTests {
     let document = try PackageFile(at: FilePath(package))
     _ = try document.root.node(at: "Images/a.png")
     try document.root.setFile(at: "Text.txt", contents: Data("mine\n".utf8))
-    #expect(document.externalChanges().isEmpty)
+    #expect(document.outsideChanges().isEmpty)
     // Another writer rewrites a file we listed and adds an entry to the root.
     try temp.write("Doc.pkg/Images/a.png", "theirs")
     try temp.write("Doc.pkg/Theirs.txt", "theirs")
     #expect(
-      document.externalChanges() == [
-        ExternalChange(path: "", kind: .modified),
-        ExternalChange(path: "Images/a.png", kind: .modified),
+      document.outsideChanges() == [
+        OutsideEntryChange(path: "", kind: .modified),
+        OutsideEntryChange(path: "Images/a.png", kind: .modified),
       ])
     #expect { try document.save() } throws: { ($0 as? PackageError)?.code == .conflict }
     #expect(try read(package + "/Text.txt") == "hello\n")
     #expect(FileManager.default.fileExists(atPath: package + "/Theirs.txt"))
-    try document.save(options: .overwritingExternalChanges)
+    try document.save(options: .overwritingOutsideChanges)
     #expect(try read(package + "/Text.txt") == "mine\n")
   }
 
@@ -149,7 +149,7 @@ struct SaveTests {
     let document = try PackageFile(at: FilePath(package))
     try document.root.removeNode(at: "Pages/p1/text.txt")
     try temp.write("Doc.pkg/Pages/p1/text.txt", "changed meanwhile, longer")
-    #expect(document.externalChanges() == [ExternalChange(path: "Pages/p1/text.txt", kind: .modified)])
+    #expect(document.outsideChanges() == [OutsideEntryChange(path: "Pages/p1/text.txt", kind: .modified)])
     #expect { try document.save() } throws: { ($0 as? PackageError)?.code == .conflict }
   }
 
@@ -233,5 +233,25 @@ struct SaveTests {
     #expect(try read(package + "/Text.txt") == "next\n")
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == ["Doc.pkg"])
+  }
+}
+
+/// The one rule for "is this entry on disk still what was loaded" (`DiskStamp.swift`).
+@Suite("changed since loaded")
+struct ChangedSinceLoadedTests {
+  @Test func aChmodByAnotherProgramIsAnOutsideChangeAndANewHardLinkIsNot() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let file = try PackageFile(at: FilePath(package))
+    _ = try file.root.node(at: "Text.txt")
+    _ = try file.root.node(at: "Index.json")
+    // A new hard link moves the change time (as saves and version stores do): not a change.
+    try FileManager.default.linkItem(atPath: package + "/Index.json", toPath: temp.appending("Index-link.json"))
+    #expect(file.outsideChanges().isEmpty)
+    #expect(try file.root.matchesContents(of: FilePath(package)))
+    // A chmod in place (same inode, size and time) is.
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: package + "/Text.txt")
+    #expect(file.outsideChanges() == [OutsideEntryChange(path: "Text.txt", kind: .modified)])
+    #expect(try !file.root.matchesContents(of: FilePath(package)))
   }
 }

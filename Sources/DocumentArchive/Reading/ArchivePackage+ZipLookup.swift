@@ -25,7 +25,7 @@ extension ArchivePackage {
   ///   reading it would throw (`noSuchEntry`, `notADirectory`, `notARegularFile`).
   /// - Complexity: One pass over the central directory, comparing the names' bytes; memory for the
   ///   distinct paths' bytes.
-  public static func zipFileContents(at entryPath: String, in archive: FilePath) throws -> (any FileContentSource)? {
+  package static func zipFileContents(at entryPath: String, in archive: FilePath) throws -> (any FileContentSource)? {
     var wanted: [String] = []
     for part in entryPath.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
       guard part != ".." else { return nil }

@@ -2,18 +2,18 @@ import DocumentPackage
 import SystemPackage
 
 /// The top level of a zip read from its central directory alone, with the whole archive's totals:
-/// what `docpkg inspect ARCHIVE.zip --depth 1` shows. See ``ArchivePackage/zipTopLevel(of:)``.
-public struct ArchiveTopLevel {
+/// what `docpkg inspect ARCHIVE.zip --depth 1` shows. See `ArchivePackage.zipTopLevel(of:)`.
+package struct ArchiveTopLevel {
   /// The root ``ArchivePackage/open(_:unwrappingSingleDirectory:)`` would return, with the same name
   /// and permissions, holding only its children: the directories among them are empty here, and
   /// modification times are not set. Its files read their contents from the archive when asked.
-  public let root: PackageNode
+  package let root: PackageNode
   /// The files in the whole archive.
-  public let files: Int
+  package let files: Int
   /// The directories in the whole archive below the root, described or implied by entries below them.
-  public let directories: Int
+  package let directories: Int
   /// The files' bytes, uncompressed.
-  public let bytes: Int64
+  package let bytes: Int64
 }
 
 extension ArchivePackage {
@@ -21,10 +21,10 @@ extension ArchivePackage {
   /// central directory, without building the archive's tree.
   ///
   /// Returns `nil` whenever the answer needs the full reader (not a readable zip, or anything unusual,
-  /// as for ``zipFileContents(at:in:)``; also an entry not made on Unix, whose permissions libarchive
+  /// as for `zipFileContents(at:in:)`; also an entry not made on Unix, whose permissions libarchive
   /// derives otherwise): the caller then opens the archive with ``open(_:unwrappingSingleDirectory:)``.
   /// - Complexity: One pass over the central directory; memory for the distinct paths.
-  public static func zipTopLevel(of archive: FilePath) -> ArchiveTopLevel? {
+  package static func zipTopLevel(of archive: FilePath) -> ArchiveTopLevel? {
     guard ArchiveFormat(contentsOf: archive) == .zip, let fd = try? Syscalls.openFile(archive, .readOnly) else {
       return nil
     }

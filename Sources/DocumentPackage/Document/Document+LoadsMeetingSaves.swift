@@ -27,7 +27,7 @@ extension Document {
   /// Takes the outside-change path (``react(to:)``) for the differences between the model and
   /// the disk now, as if the monitor had reported them.
   private func reactToNewerStateMetByLoad() {
-    let changes = externalChangesOfModel().map { change in
+    let changes = outsideChangesOfModel().map { change in
       change.path.isEmpty
         ? PackageMonitor.Change(.packageReplaced, path.string)
         : PackageMonitor.Change(change.kind == .removed ? .removed : .modified, change.path)

@@ -22,7 +22,7 @@ import Foundation
 //    deleted document holds all it held before the deletion began.
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself.
-// 3. Anything else: the model is compared with the disk (`externalChanges()`, one `lstat` per
+// 3. Anything else: the model is compared with the disk (`outsideChanges()`, one `lstat` per
 //    loaded node). Nothing that the model loaded changed, and the event is this process's save
 //    (or only moved the package): nothing to do. This is what tells the document's own saves from
 //    others' — another document in this process saving the same package is an outside change.
@@ -31,8 +31,9 @@ import Foundation
 //    - no unsaved changes: the package is opened again and becomes the model, the undo stack is
 //      emptied (its steps describe a state that no longer exists) — `reloaded`;
 //    - unsaved changes: they are listed (`OwnChanges`, each with the `lstat` it was loaded with)
-//      and replayed onto the new state, a text file both sides changed merged line-wise (`TextMerge`)
-//      when the base is in the version store. First on a scratch tree: if every change applies,
+//      and merged into the new state (`PackageMerge`, the three-way merge `PackageFile.saveMerging()`
+//      makes too), a text file both sides changed merged line-wise (`TextMerge`) when the base is in
+//      the version store. First on a scratch tree: if every change applies,
 //      the model becomes the new state with the document's changes on top as one undo step
 //      ("Undo Unsaved Changes", which goes back to the outside state, clean) — `merged`. If both
 //      sides changed an entry, the model stays as it is, the scratch tree (the outside state with
@@ -79,17 +80,17 @@ extension Document {
       follow(to: FilePath(event.packagePath))
       moved = true
     }
-    let external = externalChangesOfModel()
+    let onDisk = outsideChangesOfModel()
     let packageLevel: Set<PackageMonitor.Change.Kind> = [.packageMoved, .packageReplaced, .rescanned]
     let touchesEntries = event.changes.contains { !packageLevel.contains($0.kind) }
-    if external.isEmpty && (event.isOwnSave || !touchesEntries) {
+    if onDisk.isEmpty && (event.isOwnSave || !touchesEntries) {
       if moved { finish(event, .followed) }
       return
     }
     let reaction: OutsideChange.Reaction
     if state.contains(.inConflict) {
       reaction = .deferred
-    } else if external.isEmpty {
+    } else if onDisk.isEmpty {
       reaction = hasUnsavedChanges ? .merged(paths: []) : .reloaded
     } else {
       let previous = editor
@@ -150,10 +151,10 @@ extension Document {
   }
 
   /// What changed on disk in the parts the model loaded.
-  func externalChangesOfModel() -> [ExternalChange] {
-    if let package { return package.externalChanges() }
+  func outsideChangesOfModel() -> [OutsideEntryChange] {
+    if let package { return package.outsideChanges() }
     guard let location = editor.root.origin?.location else { return [] }
-    return ExternalChangeDetector.changes(in: editor.root, location: location)
+    return OutsideChangeDetector.changes(in: editor.root, location: location)
   }
 
   /// Opens the package again and makes it the model (undo stack emptied, clean): no unsaved changes.
@@ -168,72 +169,37 @@ extension Document {
   /// returns its root; the document's own package file is replaced.
   func reopen() throws -> PackageNode {
     guard package != nil else { return try PackageNode(contentsOf: path) }
-    let reopened = try PackageFile(at: path)
-    reopened.versionPolicy = policy
+    let reopened = try openPackageFile()
     package?.close()
     package = reopened
     return reopened.root
   }
 
-  /// Replays the unsaved changes onto the package as it is on disk now (see the comment above).
+  /// Replays the unsaved changes onto the package as it is on disk now (see the comment above
+  /// and `PackageMerge`).
   private func mergeOutsideChanges() throws -> OutsideChange.Reaction {
     guard let package else { return try reloadFromDisk() }
-    let own = try OwnChanges(of: editor.root)
-    let store = try? package.versionStore()
     let scratch = try PackageNode(contentsOf: path)
-    var plan: [(change: OwnChanges.Change, merged: Data?)] = []
-    var conflicts: [String] = []
-    var merged: [String] = []
-    for change in own.changes {
-      let now = try? Syscalls.statusNoFollow(change.path.isEmpty ? path : path.appending(change.path))
-      if !PackageFile.differs(change.base, now) || (change.node == nil && now == nil) {
-        plan.append((change, nil))
-        continue
-      }
-      if let node = change.node, node.kind == .file, let base = change.base, base.kind == .file, now?.kind == .file,
-        let baseData = store?.contents(matching: base),
-        let theirs = try? scratch.node(at: change.path).contents(), let ours = try? node.contents(),
-        let result = TextMerge.merge(base: baseData, ours: ours, theirs: theirs)
-      {
-        plan.append((change, result))
-        merged.append(change.path)
-        continue
-      }
-      conflicts.append(change.path)
-      plan.append((change, nil))
-    }
-    for step in plan { try Self.apply(step.change, merged: step.merged, to: scratch) }
-    if !conflicts.isEmpty {
+    let merge = PackageMerge(
+      try OwnChanges(of: editor.root), into: scratch, packagePath: path, store: try? package.versionStore())
+    if !merge.conflicts.isEmpty {
+      merge.applyConflicts(to: scratch)
       let lock = try PackageLock(forPackageAt: path)
       defer { withExtendedLifetime(lock) {} }
       let version = try VersionStore(packagePath: path, lockHeld: true).keep(
-        scratch, origin: .conflict, conflictPaths: conflicts)
+        scratch, origin: .conflict, conflictPaths: merge.conflictPaths)
       state.insert(.inConflict)
       cancelAutosave()
-      return .conflict(version: version.id, paths: conflicts)
+      return .conflict(version: version.id, paths: merge.conflictPaths)
     }
     replaceModel(with: try reopen())
     let stack = editor.undoStack
     try stack.group(named: "Unsaved Changes") {
       stack.endCoalescing()
-      for step in plan { try Self.apply(step.change, merged: step.merged, to: editor.root) }
+      try merge.replay(onto: editor.root)
     }
     stack.endCoalescing()
-    return .merged(paths: merged)
-  }
-
-  /// Puts the document's side of `change` (or the line-wise `merged` contents) into `tree`.
-  private static func apply(_ change: OwnChanges.Change, merged: Data?, to tree: PackageNode) throws {
-    guard let node = change.node else {
-      if try tree.nodeIfPresent(at: change.path) != nil { _ = try tree.removeNode(at: change.path) }
-      return
-    }
-    if let merged {
-      _ = try tree.setFile(at: change.path, contents: merged)
-      try tree.node(at: change.path).permissions = node.permissions
-      return
-    }
-    _ = try tree.setNode(try PackageFile.detachedCopy(of: node), at: change.path)
+    return .merged(paths: merge.mergedPaths)
   }
 }
 

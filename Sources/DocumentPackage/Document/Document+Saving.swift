@@ -8,19 +8,19 @@ extension Document {
   /// kept first (the package tells the document's ``PackageEditor`` itself). The previous state is kept as a version per
   /// ``versionPolicy``. On success the document is clean and ``DocumentState/savingError`` and
   /// ``DocumentState/inConflict`` are cleared.
-  /// - Parameter overwritingExternalChanges: Save even though another program changed the package
+  /// - Parameter overwritingOutsideChanges: Save even though another program changed the package
   ///   since it was loaded (resolves a conflict in favour of this version).
   /// - Throws: ``PackageError`` with code `conflict` if the package changed on disk (the state
   ///   gains ``DocumentState/inConflict``; see ``saveMerging()`` to merge instead), or another error
   ///   (the state gains ``DocumentState/savingError``); the package on disk is then unchanged. Also
   ///   throws if the document is closed or read-only.
-  public func save(overwritingExternalChanges: Bool = false) async throws {
+  public func save(overwritingOutsideChanges: Bool = false) async throws {
     try requireEditable()
     try requireNotDeleted()
     guard let package else { return }
     defer { publish() }
     cancelAutosave()
-    try saving { try package.save(options: overwritingExternalChanges ? .overwritingExternalChanges : []) }
+    try saving { try package.save(options: overwritingOutsideChanges ? .overwritingOutsideChanges : []) }
   }
 
   /// Saves the whole package to `newPath` ("save as") and makes the document edit that package
@@ -32,7 +32,7 @@ extension Document {
   /// document edits that package, clean, with an empty undo stack (the steps referred to the
   /// deleted files). A file it never read was deleted with the package: the save then fails, naming it.
   /// A watching document watches `newPath` afterwards.
-  /// - Throws: As ``save(overwritingExternalChanges:)``, except that changes on disk at the old
+  /// - Throws: As ``save(overwritingOutsideChanges:)``, except that changes on disk at the old
   ///   path are not checked.
   public func save(to newPath: FilePath) async throws {
     try requireEditable()
@@ -91,6 +91,7 @@ extension Document {
     }
     lastError = nil
     state.remove([.inConflict, .savingError])
+    settleSavedVersions()
   }
 
   /// Drops every change and reloads the package from disk: `UIDocument.revert(toContentsOf:)`.
@@ -119,8 +120,9 @@ extension Document {
   }
 
   /// Closes the document, saving unsaved changes first if `saving` is true (the default), as
-  /// `UIDocument.close` does. Afterwards nothing can be read, edited or saved.
-  /// - Throws: What ``save(overwritingExternalChanges:)`` throws; the document then stays open.
+  /// `UIDocument.close` does. Afterwards nothing can be read, edited or saved. Returns once the
+  /// versions its saves left pending are settled (see ``versionPolicy``).
+  /// - Throws: What ``save(overwritingOutsideChanges:)`` throws; the document then stays open.
   public func close(saving: Bool = true) async throws {
     guard !state.contains(.closed) else { return }
     if saving, hasUnsavedChanges, !state.contains(.editingDisabled) { try await save() }
@@ -133,6 +135,7 @@ extension Document {
     publish()
     stateObservers.finish()
     updateObservers.finish()
+    await PendingSettler.shared.waitForBackgroundSettles()
   }
 
   /// Turns autosave on (saving `delay` after the last change) or off (`nil`). See ``autosaveDelay``.
@@ -141,9 +144,9 @@ extension Document {
   /// What another program changed in the package since it was loaded or saved; if anything, the
   /// state gains ``DocumentState/inConflict``. Call it when the app comes back to the front.
   /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
-  public func checkForExternalChanges() -> [ExternalChange] {
+  public func checkForOutsideChanges() -> [OutsideEntryChange] {
     guard let package, !state.contains(.closed) else { return [] }
-    let changes = package.externalChanges()
+    let changes = package.outsideChanges()
     if !changes.isEmpty, !state.contains(.inConflict) {
       state.insert(.inConflict)
       publish()

@@ -3,6 +3,11 @@ import SystemPackage
 extension Document {
   /// Which previous states saves keep in the package's ``VersionStore`` (default
   /// ``VersionPolicy/default``: the last 10). Change it with ``setVersionPolicy(_:)``.
+  ///
+  /// A save keeps the previous state in O(changed) (``PackageFile/defersVersionCopies``) and the
+  /// document copies its contents into the store right after, in the background (off the
+  /// cooperative pool and off the document's queue): the app has nothing to settle, and
+  /// ``close(saving:)`` returns once that is done.
   public var versionPolicy: VersionPolicy { policy }
 
   /// Sets ``versionPolicy`` for the following saves.
@@ -43,7 +48,7 @@ extension Document {
     return try VersionStore(forPackageAt: path)
   }
 
-  /// Saves like ``save(overwritingExternalChanges:)``, but when another writer saved the package
+  /// Saves like ``save(overwritingOutsideChanges:)``, but when another writer saved the package
   /// since this document loaded it, merges with it instead of failing (see
   /// ``PackageFile/saveMerging()``):
   ///
@@ -55,7 +60,7 @@ extension Document {
   ///   version. The document stays as it is and gains ``DocumentState/inConflict``, until
   ///   ``resolveConflicts(keeping:removing:)`` (or ``revert()``).
   ///
-  /// - Throws: As ``save(overwritingExternalChanges:)``, never `conflict`.
+  /// - Throws: As ``save(overwritingOutsideChanges:)``, never `conflict`.
   public func saveMerging() async throws -> SaveOutcome {
     try requireEditable()
     try requireNotDeleted()
@@ -78,7 +83,7 @@ extension Document {
   /// (see ``PackageFile/restoreVersion(_:)``), and reloads the document from it: unsaved changes
   /// are dropped, the undo stack is emptied, the document is clean.
   /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `corrupt` for a blob
-  ///   changed in place, or as ``save(overwritingExternalChanges:)``. After a failure the package
+  ///   changed in place, or as ``save(overwritingOutsideChanges:)``. After a failure the package
   ///   and the document are unchanged.
   public func restoreVersion(_ id: Int) async throws {
     try requireEditable()
@@ -87,6 +92,7 @@ extension Document {
     cancelAutosave()
     executor.requireOnQueue()
     try package.restoreVersion(id)
+    settleSavedVersions()
     replaceModel(with: package.root)
     lastError = nil
     state.remove([.inConflict, .savingError])
@@ -109,8 +115,8 @@ extension Document {
     cancelAutosave()
     executor.requireOnQueue()
     try package.resolveConflicts(keeping: id, removing: removing)
-    let reopened = try PackageFile(at: path)
-    reopened.versionPolicy = policy
+    settleSavedVersions()
+    let reopened = try openPackageFile()
     package.close()
     self.package = reopened
     replaceModel(with: reopened.root)

@@ -49,7 +49,7 @@ extension Document {
   }
 
   /// Stops watching the package: outside changes are then found only by a save or
-  /// ``checkForExternalChanges()``.
+  /// ``checkForOutsideChanges()``.
   public func stopWatching() {
     watchingWanted = false
     stopMonitor()

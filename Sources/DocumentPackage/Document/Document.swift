@@ -25,7 +25,7 @@ import Foundation
 /// Saving goes through ``PackageFile`` (the package on disk): the package on disk is always
 /// exactly the old or the new state, unchanged files are hard-linked, previous states are kept as
 /// versions per ``versionPolicy``, and a package changed on disk by another program is never
-/// overwritten silently: ``save(overwritingExternalChanges:)`` fails with
+/// overwritten silently: ``save(overwritingOutsideChanges:)`` fails with
 /// ``DocumentState/inConflict``, and ``saveMerging()`` merges with the other writer instead (or
 /// keeps this side as a conflict version, settled with ``resolveConflicts(keeping:removing:)``).
 ///
@@ -76,7 +76,7 @@ public actor Document {
     static let createNew = Options(rawValue: 1 << 8)
     /// Do not watch the package for outside changes (see ``Document/isWatching``): another
     /// program's change is then found only by a save (which refuses to overwrite it) or
-    /// ``Document/checkForExternalChanges()``. ``Document/startWatching()`` turns watching on later.
+    /// ``Document/checkForOutsideChanges()``. ``Document/startWatching()`` turns watching on later.
     public static let unwatched = Options(rawValue: 1 << 2)
   }
 
@@ -162,7 +162,7 @@ public actor Document {
       && Syscalls.isWritableDirectory(parent.isEmpty ? FilePath(".") : parent)
       && (!isDirectory || Syscalls.isWritableDirectory(path))
     if writable {
-      let package = try PackageFile(at: path, options: options.contains(.create) ? [.create] : [])
+      let package = try openPackageFile(options: options.contains(.create) ? [.create] : [])
       self.package = package
       editor = PackageEditor(root: Self.verifyingLoads(package.root))
     } else {

@@ -10,7 +10,7 @@ public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConverti
   /// Closed: nothing can be read, edited or saved any more.
   public static let closed = DocumentState(rawValue: 1 << 0)
   /// Another program changed the package on disk since it was loaded or saved: saving would
-  /// overwrite that, so saves fail until resolved with ``Document/save(overwritingExternalChanges:)``
+  /// overwrite that, so saves fail until resolved with ``Document/save(overwritingOutsideChanges:)``
   /// (keep this version) or ``Document/revert()`` (keep theirs).
   public static let inConflict = DocumentState(rawValue: 1 << 1)
   /// The last save failed (see ``Document/lastError``); the package on disk is unchanged and the

@@ -22,7 +22,7 @@ public struct OutsideChange: Sendable, Hashable, CustomStringConvertible {
     /// the outside state, the document keeps its own (unsaved), and its own side (the package
     /// with all its changes on top) was kept as the unresolved conflict version `version`. The
     /// document is ``DocumentState/inConflict`` until ``Document/resolveConflicts(keeping:removing:)``,
-    /// ``Document/save(overwritingExternalChanges:)`` or ``Document/revert()``.
+    /// ``Document/save(overwritingOutsideChanges:)`` or ``Document/revert()``.
     case conflict(version: Int, paths: [String])
     /// The package moved (``Document/path`` is its new path) and nothing in it changed.
     case followed

@@ -169,10 +169,4 @@ package struct FileStatus: Hashable, Sendable {
     userID = UInt32(raw.st_uid)
     groupID = UInt32(raw.st_gid)
   }
-
-  /// Whether `other` is very likely the same file with the same contents: same inode, size and times.
-  package func isUnchanged(comparedTo other: FileStatus) -> Bool {
-    kind == other.kind && device == other.device && inode == other.inode && size == other.size
-      && modificationTime == other.modificationTime && changeTime == other.changeTime
-  }
 }

@@ -6,18 +6,19 @@ import SystemPackage
 // long after it loaded the rest. If another process saved the package meanwhile, that load would
 // read the new state into a model of the old one. A model whose `PackageLocation.verifiesLoads` is
 // set checks, at each load, that what it opened is what it recorded when it listed the entry:
-// - a file: the descriptor it reads from has the recorded device, inode, size and modification
-//   time (no save writes a file in place: a changed file is a new inode, an unchanged one is hard
-//   linked, so the same inode with the same size and time has the same bytes in both states);
-// - a directory: the descriptor it lists is the recorded directory (device and inode: every
-//   directory a save rebuilds is a new one), and after listing, the path still names it (a save
-//   that exchanged it during the listing, then removed it, would show a partial listing).
+// - a file: the descriptor it reads from is unchanged since it was recorded, by the one rule of
+//   `DiskStamp.swift` (device, inode, size, modification time, permissions: no save writes a file
+//   in place, so the same inode with the same size and time has the same bytes in both states);
+// - a directory: the descriptor it lists is the recorded directory (the same rule without the
+//   listing: every directory a save rebuilds is a new one), and after listing, the path still
+//   names it (a save that exchanged it during the listing, then removed it, would show a partial
+//   listing).
 // By induction from the root, a model whose every load passed is one saved state (the parts it has
 // not loaded yet are read from whatever state is on disk when it gets there, and that state agrees
 // with everything loaded). A load that fails the check throws `changedOnDisk` and sets
 // `metNewerState`: the `Document` then takes its outside-change path (reload, or merge its unsaved
 // changes) and runs the read again on the new state. These are the same facts
-// `ExternalChangeDetector` compares, so a failed check is always an external change it reports.
+// `OutsideChangeDetector` compares, so a failed check is always an outside change it reports.
 // No lock is taken: the check costs one `fstat` per load, plus one `lstat` per directory listed.
 extension PackageNode {
   /// Checks, for a model that verifies its loads, that `opened` (the status of the descriptor a
@@ -25,12 +26,7 @@ extension PackageNode {
   /// - Throws: ``PackageError`` with code `changedOnDisk` when another state is on disk now.
   func verifyLoad(of opened: FileStatus, path: FilePath) throws {
     guard let origin, origin.location.verifiesLoads else { return }
-    let was = origin.status
-    var same = opened.kind == was.kind && opened.device == was.device && opened.inode == was.inode
-    if kind != .directory {
-      same = same && opened.size == was.size && opened.modificationTime == was.modificationTime
-    }
-    if !same { throw newerState(path) }
+    if !opened.isUnchanged(since: origin.status) { throw newerState(path) }
   }
 
   /// After a verified listing: whether `path` still names the directory listed (status `listed`).
@@ -38,7 +34,7 @@ extension PackageNode {
     guard let origin, origin.location.verifiesLoads else { return }
     let now: FileStatus?
     if parent == nil { now = try? Syscalls.statusFollowing(path) } else { now = try? Syscalls.statusNoFollow(path) }
-    guard let now, now.device == listed.device, now.inode == listed.inode else { throw newerState(path) }
+    guard let now, now.isSameEntry(as: listed) else { throw newerState(path) }
   }
 
   /// The error of a load that met a newer saved state; marks the location so that its owner reacts.

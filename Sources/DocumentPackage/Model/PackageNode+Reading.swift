@@ -80,8 +80,8 @@ extension PackageNode {
   /// Whether the node, as loaded, still matches what is on disk at `path`:
   /// `FileWrapper.matchesContents(of:)`.
   ///
-  /// Compares kind, inode, size and times of this node and of every node loaded below it, and
-  /// the names in every listed directory. Parts never loaded are not compared. Changes made in
+  /// Compares kind, inode, size, modification time and permissions of this node and of every
+  /// node loaded below it, and the names in every listed directory. Parts never loaded are not compared. Changes made in
   /// memory count as differences.
   /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
   public func matchesContents(of path: FilePath) -> Bool {
@@ -92,7 +92,7 @@ extension PackageNode {
         let status = try?
           (node === self && parent == nil
           ? Syscalls.statusFollowing(path) : Syscalls.statusNoFollow(path)),
-        status.isUnchanged(comparedTo: origin.status)
+        status.isUnchanged(since: origin.status, listing: node.loadedChildren != nil)
       else { return false }
       guard node.kind == .directory, let loadedChildren = node.loadedChildren else { continue }
       guard let (_, entries) = try? Syscalls.listDirectory(path), entries.count == loadedChildren.count else {

@@ -61,7 +61,7 @@ extension PackageNode {
     switch kind {
     case .file:
       if case .onDisk = state.fileBody {
-        if let was = state.origin?.status, let now = status, was.inode == now.inode, was.device == now.device {
+        if let was = state.origin?.status, let now = status, now.isSameEntry(as: was) {
           result.cachedContents = state.cachedContents ?? cachedContents
           result.edits.remove(.contents)
         } else {
@@ -85,10 +85,13 @@ extension PackageNode {
     return result
   }
 
+  /// Whether `now` is the origin `was`, with nothing changed on disk since: no save (or reload)
+  /// happened in between. A directory's entries count (a root entry a save renamed in leaves the
+  /// root's inode as it was).
   static func sameFile(_ was: DiskOrigin?, _ now: DiskOrigin?) -> Bool {
     guard let was, let now else { return was == nil && now == nil }
     return was.location === now.location && was.directory == now.directory && was.name == now.name
-      && was.status.isUnchanged(comparedTo: now.status)
+      && now.status.isUnchanged(since: was.status, listing: true)
   }
 
   /// Reads a file's contents from where they were when `origin` was recorded, if that file is still there.
@@ -97,7 +100,7 @@ extension PackageNode {
       .changedOnDisk, "cannot undo: the earlier contents are no longer on disk:",
       path: node.path.isEmpty ? node.name : node.path)
     guard let origin, let status = try? Syscalls.statusNoFollow(origin.absolutePath),
-      status.inode == origin.status.inode, status.device == origin.status.device
+      status.isSameEntry(as: origin.status)
     else { throw gone }
     let reader = PackageNode(kind: .file, name: node.name, permissions: origin.status.permissions, origin: origin)
     do { return try reader.contents() } catch { throw gone }

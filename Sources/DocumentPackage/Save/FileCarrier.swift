@@ -10,7 +10,7 @@ enum FileCarrier {
   ///   given, the file is copied rather than linked (changing a linked inode would change the old tree).
   static func carry(
     _ name: RawName, from source: CInt, to destination: CInt, as newName: RawName,
-    attributes: (FilePermissions, FileTime?)? = nil, sync: inout SyncPlan
+    attributes: (FilePermissions, FileTime?)? = nil, durability: inout DurabilityPlan
   ) throws(Errno) {
     if attributes == nil {
       do {
@@ -33,7 +33,7 @@ enum FileCarrier {
     try Syscalls.setPermissions(output, attributes?.0 ?? status.permissions)
     try Syscalls.setModificationTime(
       output, attributes.map { $0.1 ?? status.modificationTime } ?? status.modificationTime)
-    try sync.finished(output)
+    try durability.finished(output)
   }
 
   /// Copies all of `input` (from its current offset) to `output`: reflink, else in-kernel copy,

@@ -4,7 +4,7 @@ extension PackageFile {
   /// Saves the changes made to ``root`` into the package, atomically and incrementally.
   ///
   /// Sequence: take the lock (unless held), settle an interrupted save, check that nothing the
-  /// document loaded changed on disk meanwhile (see ``saveMerging()`` to merge instead of failing), build the new state of the smallest changed
+  /// model loaded changed on disk meanwhile (see ``saveMerging()`` to merge instead of failing), build the new state of the smallest changed
   /// subtree beside the package (unchanged files hard-linked — or reflinked or copied where links
   /// are refused — changed files written, permissions and times kept), fsync it, call
   /// ``willReplacePreviousState`` and keep the previous state in the ``VersionStore`` (per
@@ -17,7 +17,7 @@ extension PackageFile {
   /// If the process dies at any point, the package is exactly the old or the new state once
   /// recovered (by the next open or `docpkg check`).
   /// - Throws: ``PackageError`` with code `conflict` if the package changed on disk since it was
-  ///   loaded (see ``externalChanges()``; pass ``SaveOptions/overwritingExternalChanges`` to save
+  ///   loaded (see ``outsideChanges()``; pass ``SaveOptions/overwritingOutsideChanges`` to save
   ///   anyway), or `io` naming the entry and the failed call. After a failure the package is unchanged.
   /// - Complexity: O(*k*) file-system calls for the *k* entries of the smallest changed subtree
   ///   (one root entry added or replaced is such a subtree: it is renamed into the package's root;
@@ -27,8 +27,8 @@ extension PackageFile {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
     _ = try Self.recover(path, locked: heldLock)
-    if !options.contains(.overwritingExternalChanges) {
-      let changes = externalChanges()
+    if !options.contains(.overwritingOutsideChanges) {
+      let changes = outsideChanges()
       if !changes.isEmpty {
         let shown = changes.prefix(3).map(\.description).joined(separator: ", ")
         let more = changes.count > 3 ? ", and \(changes.count - 3) more" : ""
@@ -40,7 +40,7 @@ extension PackageFile {
     try saveLocked(root)
   }
 
-  /// Saves the whole package to `newPath` ("save as") and makes the document edit that package
+  /// Saves the whole package to `newPath` ("save as") and makes this package file edit that package
   /// from now on; the package at ``path`` stays as it was last saved. Anything at `newPath` is
   /// replaced atomically.
   /// - Throws: As ``save(options:)``, except that changes on disk at the old path are not checked.
@@ -56,7 +56,7 @@ extension PackageFile {
     if lock != nil { lock = newLock }
   }
 
-  /// Writes the whole package, as the model has it now, to `copyPath` ("save to"); the document
+  /// Writes the whole package, as the model has it now, to `copyPath` ("save to"); this package file
   /// keeps editing ``path`` and its unsaved changes stay unsaved. Anything at `copyPath` is replaced atomically.
   /// - Throws: As ``save(options:)``.
   public func saveCopy(to copyPath: FilePath) throws {
@@ -77,7 +77,7 @@ extension PackageNode {
   ///
   /// Builds the new tree beside `path` and swaps it in (see ``PackageFile/save(options:)``);
   /// anything at `path` is replaced. Unchanged files loaded from disk are hard-linked from where
-  /// they were loaded. The node then reads from `path` and counts as unchanged, like a saved document.
+  /// they were loaded. The node then reads from `path` and counts as unchanged, like a saved package file's.
   /// - Parameters:
   ///   - path: Where to write the package.
   ///   - originalContentsPath: Where the package this node was loaded from is now, if it

@@ -15,16 +15,16 @@ import SystemPackage
 /// files are hard-linked, never copied, and a save rebuilds only the smallest part of the tree
 /// that holds every change: changing one file of 100,000 writes one file.
 ///
-/// Writers are serialized by a ``PackageLock`` beside the package, taken only to write: for each
+/// Writers are serialized by a `PackageLock` beside the package, taken only to write: for each
 /// save, for recovery when an interrupted save left something beside the package, and with
 /// ``Options/holdLock`` from open to ``close()``, so that no other writer can change the package
 /// between load and save. Opening to read creates nothing, and a clean exit leaves no lock file.
 /// If another program changed the package after it was loaded, ``save(options:)`` does not
-/// overwrite that: it throws a `conflict` error, and ``externalChanges()`` says what changed.
+/// overwrite that: it throws a `conflict` error, and ``outsideChanges()`` says what changed.
 ///
 /// Not thread-safe: confine a package file to one task or actor, like its nodes.
 public final class PackageFile {
-  /// How a document is opened.
+  /// How a package file is opened.
   public struct Options: OptionSet, Sendable {
     /// The option bits.
     public let rawValue: Int
@@ -46,14 +46,14 @@ public final class PackageFile {
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// Save even though the package changed on disk since it was loaded: the model wins for
     /// every entry it loaded (what it never loaded is carried over as it is on disk now).
-    public static let overwritingExternalChanges = SaveOptions(rawValue: 1 << 0)
+    public static let overwritingOutsideChanges = SaveOptions(rawValue: 1 << 0)
   }
 
   /// The package on disk (symbolic links to it resolved when it was opened).
   public internal(set) var path: FilePath
   /// The package's contents, loaded lazily. Edit it, then ``save(options:)``.
   public internal(set) var root: PackageNode
-  /// What recovery did when the document was opened; empty when no save had been interrupted.
+  /// What recovery did when the package was opened; empty when no save had been interrupted.
   public private(set) var recoveryActions: [RecoveryAction] = []
 
   /// Called during each in-place save once the new state is built and durable, just before it
@@ -71,14 +71,15 @@ public final class PackageFile {
   /// Whether saves keep the previous state as a *pending* version, copying its contents into the
   /// ``VersionStore`` later (``VersionStore/settlePendingVersions()``), so that a save costs
   /// O(changed) however big the package (default `false`: each save copies before its swap, and
-  /// there is no window; a ``Document`` saves that way).
+  /// there is no window). A ``Document`` sets it and settles for the app, in the background.
   ///
   /// Until the pending version is settled, a file written in place (and then not given its old
   /// modification time back) is not kept by it: the version names it in
   /// ``PackageVersion/unkeptPaths``, never keeps other bytes, and `docpkg check` reports it. A
   /// hard link made meanwhile (a `cp -al` backup) does not count as a change. So the window should
   /// be short: `docpkg` sets this and starts `docpkg versions settle PACKAGE` as a detached
-  /// process right after the command. **An app that sets it must settle too**: after each save
+  /// process right after the command; a ``Document`` settles in its own process right after each
+  /// save. **An app that sets it on a `PackageFile` of its own must settle too**: after each save
   /// (or a burst of saves), call `try versionStore().settlePendingVersions()` on a thread that may
   /// block — its own thread or a dispatch queue, not a task on Swift's cooperative pool, since it
   /// copies every file the store does not hold yet. It takes only the store's lock, so saves go
@@ -95,7 +96,7 @@ public final class PackageFile {
   /// ``recover(at:)``). Nothing below the root is read until asked for.
   /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package, `notADirectory`
   ///   if what is there is not a directory, `invalidArgument` if it lies inside another package
-  ///   (see ``PackageLock``), `io` if it or its lock file cannot be opened.
+  ///   (see `PackageLock`), `io` if it or its lock file cannot be opened.
   public init(at path: FilePath, options: Options = []) throws {
     let resolved = Self.resolve(path)
     try Self.requirePackage(at: resolved, orNothing: options.contains(.create))
@@ -195,15 +196,15 @@ public final class PackageFile {
     return try Recovery.recover(names, parentFD: parent)
   }
 
-  /// What another program changed in the package since this document loaded it (or last saved it),
-  /// among the parts the document looked at. Empty when a save would overwrite nothing.
+  /// What another program changed in the package since this package file loaded it (or last saved
+  /// it), among the parts the model looked at. Empty when a save would overwrite nothing.
   /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
-  public func externalChanges() -> [ExternalChange] {
+  public func outsideChanges() -> [OutsideEntryChange] {
     guard let location = root.origin?.location else { return [] }
-    return ExternalChangeDetector.changes(in: root, location: location)
+    return OutsideChangeDetector.changes(in: root, location: location)
   }
 
-  /// Drops the lock held with ``Options/holdLock``. The document can still be read; a later save
+  /// Drops the lock held with ``Options/holdLock``. The package file can still be read; a later save
   /// takes the lock again for its duration.
   public func close() {
     lock?.unlock()

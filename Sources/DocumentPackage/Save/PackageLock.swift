@@ -28,9 +28,9 @@ import SystemPackage
 ///
 /// Hold one lock across load, edit and save (as `docpkg put` does) so that no other writer
 /// can slip in between; ``PackageFile`` does this with ``PackageFile/Options/holdLock``.
-public final class PackageLock {
+package final class PackageLock {
   /// The lock file.
-  public let path: FilePath
+  package let path: FilePath
   private let names: SiblingNames
   private var fd: CInt
 
@@ -39,7 +39,7 @@ public final class PackageLock {
   /// - Throws: ``PackageError`` with code `locked` if `wait` is false and the lock is taken,
   ///   `invalidArgument` if `packagePath` lies inside another package, `io` if the lock file
   ///   cannot be created or locked (for example, a read-only parent directory).
-  public init(forPackageAt packagePath: FilePath, wait: Bool = true) throws {
+  package init(forPackageAt packagePath: FilePath, wait: Bool = true) throws {
     try Self.refuseInsideAnotherPackage(packagePath)
     names = try SiblingNames(of: packagePath)
     path = names.path(names.lock)
@@ -89,7 +89,7 @@ public final class PackageLock {
 
   /// Drops the lock now rather than when the value goes away, removing the lock file first
   /// (while it is still held, so no other writer can be holding it).
-  public func unlock() {
+  package func unlock() {
     guard fd >= 0 else { return }
     if let parent = try? Syscalls.openFile(names.parent, Syscalls.directoryForLookup) {
       try? Syscalls.unlink(in: parent, names.lock, directory: false)

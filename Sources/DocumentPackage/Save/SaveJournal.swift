@@ -110,7 +110,7 @@ struct SaveJournal {
         try Syscalls.synchronize(fd)
       } catch {
         let shown = directory.reduce(packagePath) { $0.appending($1.string) }
-        throw PackageError.io(error, "cannot sync directory", path: shown.string, context: "while saving")
+        throw PackageError.io(error, "cannot flush directory", path: shown.string, context: "while saving")
       }
     }
   }

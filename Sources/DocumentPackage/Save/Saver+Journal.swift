@@ -26,8 +26,8 @@ extension Saver {
     let builder = TreeBuilder(packagePath: target)
     do {
       try journal.plan(root, target: target, parentFD: parentFD, journalFD: journalFD, builder: builder)
-      try builder.step("sync file system of", "") { () throws(Errno) in
-        try builder.sync.complete(through: journalFD)
+      try builder.step("flush file system of", "") { () throws(Errno) in
+        try builder.durability.complete(through: journalFD)
         try Syscalls.synchronize(journalFD)
       }
     } catch {
@@ -41,7 +41,7 @@ extension Saver {
     }
     // The previous state is kept before anything changes, and copied: the journal replaces files
     // one by one, so there is no replaced subtree to move into the store afterwards.
-    deferredKeeping = nil
+    versions?.copyInsteadOfDeferring()
     let readers: ReaderExclusion
     do {
       if try Syscalls.exists(in: parentFD, names.package) { try keepPreviousState() }

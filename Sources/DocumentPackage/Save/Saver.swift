@@ -5,8 +5,10 @@ import SystemPackage
 /// **Incremental, in place** (``saveInPlace()``): find the smallest changed subtree D
 /// (``PackageNode/changeRoot``); build D's new state as `.NAME.docpkg-tmp` beside the package
 /// (``TreeBuilder``: hard links for unchanged files, writes for changed ones); make it durable
-/// (``SyncPlan``); call the `willReplace` hook; `renameat2(RENAME_EXCHANGE)` it with D; fsync
-/// both directories; remove the old D (now at the temporary name); re-base the model.
+/// (``DurabilityPlan``); tell ``VersionKeeping`` (the app's hook, then the previous state kept in the
+/// version store, or its capture begun); `renameat2(RENAME_EXCHANGE)` it with D; fsync both
+/// directories; remove the old D (now at the temporary name), or hand it to the version store
+/// (``DeferredKeeping``); re-base the model.
 ///
 /// **One root entry** added or replaced, nothing else at the root (`RootEntryChange`): D would
 /// be the root, whose rebuild relinks every file of the package; instead the entry alone is built
@@ -45,13 +47,17 @@ struct Saver {
   let target: FilePath
   let names: SiblingNames
   let root: PackageNode
-  var willReplace: ((FilePath, _ deferring: Bool) throws -> Void)?
-  /// Takes the replaced subtree into the version store after the swap (set with `willReplace`
-  /// when versions are kept with deferred copies); without it the replaced subtree is removed.
-  var deferredKeeping: DeferredKeeping?
+  /// What the save does with the version store (an in-place save of a ``PackageFile``; nil for
+  /// save-as, save-to and writes of a tree): told before the swap, handed the replaced subtree
+  /// after it when it defers its copies, told when the save is done.
+  var versions: VersionKeeping?
   var exchangeUnsupported = false
-  /// Whether `willReplace` was called already (a part save that fell back to a whole save calls it once).
+  /// Whether `versions` was told of the swap already (a part save that fell back to a whole save tells it once).
   private var previousStateKept = false
+
+  /// Takes the replaced subtree into the version store after the swap, when versions are kept
+  /// with deferred copies; without it the replaced subtree is removed.
+  var deferredKeeping: DeferredKeeping? { versions?.deferred }
 
   init(target: FilePath, root: PackageNode) throws {
     self.target = target
@@ -67,7 +73,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     let traits = try FileSystemTraits.of(parentFD: parentFD, names: names)
-    if traits.copiesUp { deferredKeeping = nil }
+    if traits.copiesUp { versions?.copyInsteadOfDeferring() }
     return traits.savesByJournal
   }
 
@@ -167,8 +173,8 @@ struct Saver {
       throw PackageError.io(error, "cannot exchange new state with", path: entry.string, context: "while saving")
     }
     do {
-      try syncDirectory(containerFD, containerPath)
-      try syncDirectory(parentFD, names.parent)
+      try flushDirectory(containerFD, containerPath)
+      try flushDirectory(parentFD, names.parent)
     } catch {
       // Not durable: put the old state back rather than report a save that may not survive.
       try? Syscalls.rename(
@@ -190,8 +196,8 @@ struct Saver {
       let restored = (try? Syscalls.rename(from: containerFD, name, to: parentFD, names.temporary, flags: flags)) != nil
       deferredKeeping?.abandon()
       guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
-      try? syncDirectory(containerFD, containerPath)
-      try? syncDirectory(parentFD, names.parent)
+      try? flushDirectory(containerFD, containerPath)
+      try? flushDirectory(parentFD, names.parent)
       discardTemporary(parentFD)
       throw error
     }
@@ -229,7 +235,7 @@ struct Saver {
         discardTemporary(parentFD)
         throw PackageError.io(error, "cannot rename new package into place:", path: target.string)
       }
-      try syncDirectory(parentFD, names.parent)
+      try flushDirectory(parentFD, names.parent)
     } else {
       let readers: ReaderExclusion
       do {
@@ -254,7 +260,7 @@ struct Saver {
         discardTemporary(parentFD)
         throw PackageError.io(error, "cannot exchange new state with", path: target.string, context: "while saving")
       }
-      do { try syncDirectory(parentFD, names.parent) } catch {
+      do { try flushDirectory(parentFD, names.parent) } catch {
         try? Syscalls.rename(
           from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
         discardTemporary(parentFD)
@@ -267,7 +273,7 @@ struct Saver {
             from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)) != nil
         deferredKeeping?.abandon()
         guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
-        try? syncDirectory(parentFD, names.parent)
+        try? flushDirectory(parentFD, names.parent)
         discardTemporary(parentFD)
         throw error
       }
@@ -296,18 +302,20 @@ struct Saver {
     if node === root { builder.rootIdentity = PackageIdentity.carried(from: target) }
     do {
       try builder.build(node, in: parentFD, as: names.temporary, path: node === root ? "" : node.path)
-      try builder.step("sync file system of", "") { () throws(Errno) in try builder.sync.complete(through: parentFD) }
+      try builder.step("flush file system of", "") { () throws(Errno) in
+        try builder.durability.complete(through: parentFD)
+      }
     } catch {
       discardTemporary(parentFD)
       throw error
     }
   }
 
-  /// Calls `willReplace` (once per save), saying whether the previous state is to be kept by
-  /// ``deferredKeeping`` after the swap rather than copied now.
+  /// Tells `versions` that the previous state is about to be replaced (once per save): it keeps
+  /// it now, or begins the capture that ``deferredKeeping`` completes after the swap.
   mutating func keepPreviousState() throws {
     guard !previousStateKept else { return }
-    try willReplace?(target, deferredKeeping != nil)
+    try versions?.willReplacePreviousState()
     previousStateKept = true
   }
 
@@ -333,9 +341,9 @@ struct Saver {
     try? TreeRemoval.remove(names.temporary, in: parentFD)
   }
 
-  private func syncDirectory(_ fd: CInt, _ path: FilePath) throws {
+  private func flushDirectory(_ fd: CInt, _ path: FilePath) throws {
     do { try Syscalls.synchronize(fd) } catch {
-      throw PackageError.io(error, "cannot sync directory", path: path.string, context: "while saving")
+      throw PackageError.io(error, "cannot flush directory", path: path.string, context: "while saving")
     }
   }
 

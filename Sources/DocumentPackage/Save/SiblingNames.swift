@@ -5,7 +5,7 @@ import SystemPackage
 ///
 /// | name                   | what it is                                                                   |
 /// |------------------------|------------------------------------------------------------------------------|
-/// | `.NAME.docpkg-lock`    | the advisory `flock` lock file, while a writer holds it (see ``PackageLock``)  |
+/// | `.NAME.docpkg-lock`    | the advisory `flock` lock file, while a writer holds it (see `PackageLock`)  |
 /// | `.NAME.docpkg-tmp`     | the new tree while it is built; after the exchange, the old tree being removed |
 /// | `.NAME.docpkg-ready`   | the earlier two-rename protocol: the new tree, complete, waiting to be renamed in |
 /// | `.NAME.docpkg-old`     | the earlier two-rename protocol: the old package, moved aside                  |

@@ -17,11 +17,11 @@ import Foundation
 ///   get the time of the save, unless their time was set explicitly).
 ///
 /// Directories are created owner-writable and get their permissions after their children are in.
-/// Everything written is made durable through ``SyncPlan``.
+/// Everything written is made durable through ``DurabilityPlan``.
 final class TreeBuilder {
   /// The package being saved, for messages.
   let packagePath: FilePath
-  var sync = SyncPlan()
+  var durability = DurabilityPlan()
   /// For a save that builds a new package root: the identity (``PackageIdentity``) the new root
   /// gets, given its status, so that ``PackageReference``s follow the package across saves.
   var rootIdentity: ((FileStatus) -> PackageIdentity)?
@@ -126,7 +126,7 @@ final class TreeBuilder {
     if let time = directory.time {
       try step("set modification time of", path) { () throws(Errno) in try Syscalls.setModificationTime(fd, time) }
     }
-    try step("sync", path) { () throws(Errno) in try sync.finished(fd) }
+    try step("flush", path) { () throws(Errno) in try durability.finished(fd) }
   }
 
   private func buildFile(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {
@@ -178,7 +178,7 @@ final class TreeBuilder {
     if let time {
       try step("set modification time of", path) { () throws(Errno) in try Syscalls.setModificationTime(fd, time) }
     }
-    try step("sync", path) { () throws(Errno) in try sync.finished(fd) }
+    try step("flush", path) { () throws(Errno) in try durability.finished(fd) }
   }
 
   private func buildLink(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {
@@ -204,7 +204,8 @@ final class TreeBuilder {
     do {
       try Syscalls.resolving(source) { sourceDirectory, sourceName throws(Errno) in
         try FileCarrier.carry(
-          RawName(cString: sourceName), from: sourceDirectory, to: dirfd, as: name, attributes: attributes, sync: &sync)
+          RawName(cString: sourceName), from: sourceDirectory, to: dirfd, as: name, attributes: attributes,
+          durability: &durability)
       }
     } catch {
       if error == .noSuchFileOrDirectory { throw node.onDiskError(error, path: source, action: "carry over") }
@@ -247,7 +248,7 @@ final class TreeBuilder {
         try step("set attributes of", frame.path) { () throws(Errno) in
           try Syscalls.setPermissions(frame.to, status.permissions)
           try Syscalls.setModificationTime(frame.to, status.modificationTime)
-          try sync.finished(frame.to)
+          try durability.finished(frame.to)
         }
         continue
       }
@@ -269,7 +270,7 @@ final class TreeBuilder {
       switch type {
       case .file, .symlink:
         try step("carry over", entryPath) { () throws(Errno) in
-          try FileCarrier.carry(entry.name, from: source, to: destination, as: entry.name, sync: &sync)
+          try FileCarrier.carry(entry.name, from: source, to: destination, as: entry.name, durability: &durability)
         }
       case .directory:
         let name = entry.name

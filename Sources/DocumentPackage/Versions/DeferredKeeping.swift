@@ -3,7 +3,7 @@ import SystemPackage
 /// Keeping the previous state in O(changed) on the save's critical path, and copying the rest
 /// later (``PackageFile/defersVersionCopies``).
 ///
-/// **On the save's path** (under the package lock): before the swap, ``begin(packagePath:)``
+/// **On the save's path** (under the package lock): before the swap, ``begin(in:)``
 /// takes the version's id and the capture time *T*: the modification time of a file it creates
 /// in the store (`pending/ID.start`), so that *T* comes from the same clock as the package
 /// files' times. After the swap, the subtree the save replaced (which holds the previous bytes
@@ -18,8 +18,9 @@ import SystemPackage
 /// written, the save puts the previous state back and fails: it never reports a version it did
 /// not keep.
 ///
-/// **Later** (``VersionStore/settlePendingVersions()``: `docpkg` starts it as a detached
-/// process after a save, and any reading of the store runs it first), the version is written
+/// **Later** (``VersionStore/settlePendingVersions()``: ``PendingSettler`` runs it after the
+/// save, as a detached `docpkg versions settle` for `docpkg` or in-process for a ``Document``, and
+/// any reading of the store runs it first), the version is written
 /// from `ID.old` and the package: a file is kept only if its modification time is not after *T*
 /// and its name cannot lead to another inode than at *T* (``PendingStateWalk`` says how a change
 /// time after *T*, such as a new hard link's, is told apart); any other is a file written in
@@ -29,7 +30,7 @@ import SystemPackage
 /// **Crash cases.** A kill before the rename leaves the replaced tree beside the package, which
 /// recovery removes: the version is not kept (no version rather than a wrong one). A kill
 /// between the rename and the record leaves `ID.old` without a record, removed by the next
-/// save's ``begin(packagePath:)`` (which holds the package lock, so no capture is in progress).
+/// save's ``begin(in:)`` (which holds the package lock, so no capture is in progress).
 final class DeferredKeeping {
   private let keepLast: Int?
   /// The times of the directory the save renamed its entry in, around the rename (set by the
@@ -41,10 +42,11 @@ final class DeferredKeeping {
     if case .keepLast(let count) = policy { keepLast = count } else { keepLast = nil }
   }
 
-  /// Takes the id and the capture time; called before the swap, under the package lock.
-  func begin(packagePath: FilePath) throws {
+  /// Takes the id and the capture time in `store` (the save's, see ``VersionKeeping``); called
+  /// before the swap, under the package lock.
+  func begin(in store: VersionStore) throws {
     guard begun == nil else { return }
-    let store = try VersionStore(packagePath: packagePath, lockHeld: true)
+    let packagePath = store.packagePath
     try store.prepareDirectories()
     store.removeAbandonedPending()
     let id = try store.takeNextID()

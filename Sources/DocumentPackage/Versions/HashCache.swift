@@ -13,18 +13,8 @@ import Foundation
 /// Also how a merge finds the contents a writer loaded (its base): the writer's load snapshot
 /// (device, inode, size, time) names the hash, and the blob is in the store if a save kept it.
 struct HashCache {
-  struct Key: Hashable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var time: FileTime
-    init(_ status: FileStatus) {
-      device = status.device
-      inode = status.inode
-      size = status.size
-      time = status.modificationTime
-    }
-  }
+  /// A file's stamp: equal stamps are the same bytes, by the one rule of `DiskStamp.swift`.
+  typealias Key = DiskStamp
 
   /// A SHA-256 as 32 bytes in four words: a cache of 100,000 files holds 100,000 of them, and a
   /// 64-digit `String` each (a heap object) would cost about four times the memory.
@@ -198,14 +188,5 @@ struct HashCache {
     defer { Syscalls.closeFile(fd) }
     let data = Data(text.utf8)
     _ = data.withUnsafeBytes { bytes in try? Syscalls.writeAll(fd, bytes) }
-  }
-}
-
-extension HashCache.Key {
-  init(device: UInt64, inode: UInt64, size: Int64, time: FileTime) {
-    self.device = device
-    self.inode = inode
-    self.size = size
-    self.time = time
   }
 }

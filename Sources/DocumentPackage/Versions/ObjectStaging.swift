@@ -20,7 +20,7 @@ import Foundation
 /// those are the bytes of the state being kept.
 ///
 /// **Crash safety.** An object is renamed into `objects/` only after it is durable: the first
-/// ``SyncPlan/perItemLimit`` are `fsync`ed as written, a version with more is made durable with
+/// ``DurabilityPlan/perItemLimit`` are `fsync`ed as written, a version with more is made durable with
 /// one `syncfs` before the renames. A kill before the renames leaves files in `tmp/` only (cleared
 /// when the store is next prepared); after them, only objects that no record names yet (removed
 /// by the next prune). A blob in `objects/` is therefore always whole.
@@ -32,7 +32,7 @@ final class ObjectStaging {
   let store: VersionStore
   private var temporaryFD: CInt = -1
   private var objectsFD: CInt = -1
-  private var sync = SyncPlan()
+  private var durability = DurabilityPlan()
   private var staged: [(name: RawName, hash: String)] = []
   private var stagedHashes: Set<String> = []
   private var counter = 0
@@ -138,7 +138,7 @@ final class ObjectStaging {
     }
     let hash = try body(fd, path)
     if replacingShared ? try owns(hash) : try has(hash) { return hash }
-    do { try sync.finished(fd) } catch { throw PackageError.io(error, "cannot write", path: path.string) }
+    do { try durability.finished(fd) } catch { throw PackageError.io(error, "cannot write", path: path.string) }
     keep = true
     staged.append((name, hash))
     stagedHashes.insert(hash)
@@ -149,8 +149,8 @@ final class ObjectStaging {
   /// `objects/` subdirectories that got entries (the caller syncs them).
   func commit() throws -> Set<String> {
     guard !staged.isEmpty else { return [] }
-    do { try sync.complete(through: temporaryFD) } catch {
-      throw PackageError.io(error, "cannot sync file system of", path: store.temporaryPath.string)
+    do { try durability.complete(through: temporaryFD) } catch {
+      throw PackageError.io(error, "cannot flush file system of", path: store.temporaryPath.string)
     }
     var touched: Set<String> = []
     for (name, hash) in staged {

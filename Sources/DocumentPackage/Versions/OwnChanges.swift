@@ -1,6 +1,6 @@
 import SystemPackage
 
-/// What a document changed in memory since it loaded (or last saved) the package, as entries:
+/// What a model (a package file's or a document's) changed in memory since it loaded (or last saved) the package, as entries:
 /// each file, link or empty new directory set at a path, and each path removed. With each, what
 /// was at that path when it was loaded (its `lstat`), to tell whether another writer changed it since.
 struct OwnChanges {

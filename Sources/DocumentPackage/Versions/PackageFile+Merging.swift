@@ -8,78 +8,42 @@ import Foundation
 
 extension PackageFile {
   /// Saves like ``save(options:)``, but when another writer saved the package since this
-  /// document loaded it, merges instead of failing — three-way, the common ancestor being what
-  /// this document loaded:
+  /// package file loaded it, merges instead of failing — three-way, the common ancestor being what
+  /// this package file loaded:
   ///
   /// - entries only one side changed: the package as the other writer saved it, with this
-  ///   document's changes applied, is saved (``SaveOutcome/merged(paths:)``);
+  ///   package file's changes applied, is saved (``SaveOutcome/merged(paths:)``);
   /// - an entry both sides changed: if both are text and the base is in the ``VersionStore``
-  ///   (the other writer's save kept it, found by this document's load snapshot), the line-wise
+  ///   (the other writer's save kept it, found by this package file's load snapshot), the line-wise
   ///   merge (diff3) is taken when the hunks do not overlap;
-  /// - otherwise the package keeps the other writer's state, and this document's state (that
-  ///   state with all this document's edits on top) is kept as an unresolved conflict version
+  /// - otherwise the package keeps the other writer's state, and this package file's state (that
+  ///   state with all its edits on top) is kept as an unresolved conflict version
   ///   (``SaveOutcome/conflict(version:paths:)``). Nothing either writer did is lost.
   ///
   /// After `saved` or `merged`, ``root`` is the saved tree (fetch nodes again). After `conflict`
-  /// the document and the package are unchanged; reopen it to edit the current state.
+  /// the package file and the package are unchanged; reopen it to edit the current state.
   /// - Throws: As ``save(options:)``, never `conflict`.
   /// - Complexity: As ``save(options:)``, plus O(*c*) `lstat`s for *c* changed entries.
   public func saveMerging() throws -> SaveOutcome {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
     _ = try Self.recover(path, locked: heldLock)
-    if externalChanges().isEmpty {
+    if outsideChanges().isEmpty {
       try saveLocked(root)
       return .saved
     }
-    let own = try OwnChanges(of: root)
     let current = try PackageNode(contentsOf: path)
     let store = try? VersionStore(packagePath: path, lockHeld: true)
-    var conflicts: [OwnChanges.Change] = []
-    var merged: [String] = []
-    for change in own.changes {
-      let now = try? Syscalls.statusNoFollow(change.path.isEmpty ? path : path.appending(change.path))
-      if !Self.differs(change.base, now) || (change.node == nil && now == nil) {
-        if (try? apply(change, to: current)) == nil { conflicts.append(change) }
-        continue
-      }
-      if let node = change.node, node.kind == .file, let base = change.base, base.kind == .file, now?.kind == .file,
-        let baseData = store?.contents(matching: base),
-        let theirs = try? current.node(at: change.path).contents(), let ours = try? node.contents(),
-        let result = TextMerge.merge(base: baseData, ours: ours, theirs: theirs)
-      {
-        _ = try current.setFile(at: change.path, contents: result)
-        try current.node(at: change.path).permissions = node.permissions
-        merged.append(change.path)
-        continue
-      }
-      conflicts.append(change)
-    }
-    if conflicts.isEmpty {
-      try saveLocked(current)
+    let merge = PackageMerge(try OwnChanges(of: root), into: current, packagePath: path, store: store)
+    if merge.conflicts.isEmpty {
+      try saveLocked(current, store: store)
       root = current
-      return .merged(paths: merged)
+      return .merged(paths: merge.mergedPaths)
     }
-    for change in conflicts { try? apply(change, to: current) }
-    let version = try VersionStore(packagePath: path, lockHeld: true).keep(
-      current, origin: .conflict, conflictPaths: conflicts.map(\.path))
-    return .conflict(version: version.id, paths: conflicts.map(\.path))
-  }
-
-  /// Whether what is at a path now differs from what was loaded there.
-  static func differs(_ base: FileStatus?, _ now: FileStatus?) -> Bool {
-    guard let base, let now else { return (base == nil) != (now == nil) }
-    if base.kind != now.kind || base.inode != now.inode || base.device != now.device { return true }
-    return base.kind != .directory && (base.size != now.size || base.modificationTime != now.modificationTime)
-  }
-
-  /// Puts this document's side of `change` into `tree`.
-  private func apply(_ change: OwnChanges.Change, to tree: PackageNode) throws {
-    guard let node = change.node else {
-      if try tree.nodeIfPresent(at: change.path) != nil { _ = try tree.removeNode(at: change.path) }
-      return
-    }
-    _ = try tree.setNode(try Self.detachedCopy(of: node), at: change.path)
+    merge.applyConflicts(to: current)
+    let version = try (store ?? VersionStore(packagePath: path, lockHeld: true)).keep(
+      current, origin: .conflict, conflictPaths: merge.conflictPaths)
+    return .conflict(version: version.id, paths: merge.conflictPaths)
   }
 
   /// A copy of `node` (and what is below it) that belongs to no tree, reading what it did.

@@ -7,14 +7,14 @@ extension PackageFile {
     try VersionStore(packagePath: path, lockHeld: lock != nil)
   }
 
-  /// The unresolved conflict versions: while there are any, the document is "in conflict".
+  /// The unresolved conflict versions: while there are any, the package is "in conflict".
   /// - Throws: As ``VersionStore/versions()``.
   public func unresolvedConflicts() throws -> [PackageVersion] {
     try versionStore().unresolvedConflicts()
   }
 
   /// Replaces the package with version `id`, atomically (an in-place save of the version's tree,
-  /// every blob checked against its hash), keeping the replaced state as a version. The document
+  /// every blob checked against its hash), keeping the replaced state as a version. The package file
   /// then edits the restored package; unsaved changes are dropped.
   /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `corrupt` for a
   ///   blob changed in place, or as ``save(options:)``. After a failure the package is unchanged.
@@ -26,21 +26,21 @@ extension PackageFile {
 
   func restoreLocked(_ id: Int, _ heldLock: PackageLock) throws {
     _ = try Self.recover(path, locked: heldLock)
-    let tree = try VersionStore(packagePath: path, lockHeld: true).tree(of: id)
+    let versions = versionKeeping(store: try VersionStore(packagePath: path, lockHeld: true))
+    let tree = try versions.store().tree(of: id)
     var saver = try Saver(target: path, root: tree)
-    saver.deferredKeeping = deferredKeeping()
-    saver.willReplace = previousStateHook(saver.deferredKeeping)
+    saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try saver.saveWhole(rebasing: true)
-    noteSaved()
+    versions.didSave()
     root = tree
   }
 
-  /// Settles the document's conflicts: keeps the current package (`keeping` nil) or restores the
+  /// Settles the package's conflicts: keeps the current package (`keeping` nil) or restores the
   /// version `keeping` (see ``restoreVersion(_:)``), then marks every unresolved conflict version
   /// resolved. To keep a merge of both, edit ``root``, save with
-  /// ``SaveOptions/overwritingExternalChanges``, then call this with nil.
+  /// ``SaveOptions/overwritingOutsideChanges``, then call this with nil.
   /// - Parameters:
   ///   - id: The version to restore, or nil to keep the current package.
   ///   - removing: Also remove the resolved conflict versions.
@@ -62,59 +62,22 @@ extension PackageFile {
   }
 
   /// Saves `tree` in place of the package (the lock is held, recovery done).
-  func saveLocked(_ tree: PackageNode) throws {
+  /// - Parameter store: The version store, if the caller opened it for this save already.
+  func saveLocked(_ tree: PackageNode, store: VersionStore? = nil) throws {
+    let versions = versionKeeping(store: store)
     var saver = try Saver(target: path, root: tree)
-    saver.deferredKeeping = deferredKeeping()
-    saver.willReplace = previousStateHook(saver.deferredKeeping)
+    saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try saver.saveInPlace()
-    noteSaved()
+    versions.didSave()
   }
 
-  /// The hook a save calls before its swap: the user's ``willReplacePreviousState``, then
-  /// keeping the previous state per ``versionPolicy`` (and recording the new root's identity as
-  /// pending, so a kill right after the swap still finds the store the package's).
-  func previousStateHook(_ deferred: DeferredKeeping?) -> ((FilePath, Bool) throws -> Void)? {
-    let user = willReplacePreviousState
-    let policy = versionPolicy
-    return { packagePath, deferring in
-      try user?(packagePath)
-      let names = try SiblingNames(of: packagePath)
-      let newRoot = try? Syscalls.statusNoFollow(names.path(names.temporary))
-      if policy == .none {
-        // Keep nothing, but keep an existing store the package's across a root replacement.
-        if let store = try? VersionStore(packagePath: packagePath, lockHeld: true), store.exists {
-          try store.recordPendingIdentity(newRoot)
-        }
-        return
-      }
-      let store = try VersionStore(packagePath: packagePath, lockHeld: true)
-      if let deferred, deferring {
-        // O(changed): the copies are made when the pending version is settled, which also prunes.
-        try deferred.begin(packagePath: packagePath)
-        try store.recordPendingIdentity(newRoot)
-        return
-      }
-      try store.keepPackageState()
-      try store.recordPendingIdentity(newRoot)
-      if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
-    }
-  }
-
-  /// The save's deferred keeping of the previous state, if ``defersVersionCopies`` and the policy
-  /// keeps versions.
-  func deferredKeeping() -> DeferredKeeping? {
-    defersVersionCopies && versionPolicy != .none ? DeferredKeeping(policy: versionPolicy) : nil
-  }
-
-  /// After a save: the store's identity is the package's root now (best effort: the pending
-  /// identity recorded before the swap already matches).
-  func noteSaved() {
-    guard let store = try? VersionStore(packagePath: path, lockHeld: true, checkingIdentity: false), store.exists,
-      let identity = StoreIdentity.read(from: store.path), let status = try? Syscalls.statusNoFollow(path),
-      identity.matches(status)  // only a store that was this package's (pending root included)
-    else { return }
-    try? store.recordIdentity()
+  /// What an in-place save does with the version store, per ``versionPolicy``,
+  /// ``defersVersionCopies`` and ``willReplacePreviousState``.
+  func versionKeeping(store: VersionStore? = nil) -> VersionKeeping {
+    VersionKeeping(
+      packagePath: path, policy: versionPolicy, defersCopies: defersVersionCopies, appHook: willReplacePreviousState,
+      store: store)
   }
 }

@@ -6,8 +6,8 @@ public enum SaveOutcome: Hashable, Sendable {
   /// are the entries both sides changed that were merged line-wise (often empty: disjoint edits).
   case merged(paths: [String])
   /// Both sides changed the same entries (`paths`): the package keeps the other writer's state,
-  /// and this document's state (the package with all its edits on top, its side winning) was
-  /// stored as the unresolved conflict version `version`. The document is "in conflict": see
+  /// and this writer's state (the package with all its edits on top, its side winning) was
+  /// stored as the unresolved conflict version `version`. The package is "in conflict": see
   /// ``PackageFile/resolveConflicts(keeping:removing:)``.
   case conflict(version: Int, paths: [String])
 }

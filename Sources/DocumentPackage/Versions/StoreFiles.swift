@@ -30,7 +30,7 @@ enum StoreFiles {
     return data
   }
 
-  /// Writes `data` to a new file in `temporary`, syncs it, and renames it to `path`, then syncs
+  /// Writes `data` to a new file in `temporary`, `fsync`s it, and renames it to `path`, then `fsync`s
   /// `path`'s directory: afterwards `path` is the whole new file, or (after a kill) the old one.
   static func writeAtomically(_ data: Data, to path: FilePath, temporary: FilePath) throws {
     try AtomicFile.write(to: path, stagingIn: temporary) { fd in
@@ -44,13 +44,13 @@ enum StoreFiles {
   }
 
   /// `syncfs(2)` of the file system `path` is on: everything written there is durable after it.
-  static func syncFileSystem(of path: FilePath) throws(Errno) {
+  static func flushFileSystem(of path: FilePath) throws(Errno) {
     let fd = try Syscalls.openFile(path, [.readOnly, .directory])
     defer { Syscalls.closeFile(fd) }
     try Syscalls.synchronizeFileSystem(fd)
   }
 
-  static func syncDirectory(_ path: FilePath) throws(Errno) {
+  static func flushDirectory(_ path: FilePath) throws(Errno) {
     let fd = try Syscalls.openFile(path, [.readOnly, .directory])
     defer { Syscalls.closeFile(fd) }
     try Syscalls.synchronize(fd)

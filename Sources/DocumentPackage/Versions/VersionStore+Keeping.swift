@@ -176,24 +176,24 @@ struct ObjectWriter {
   /// Makes the staged objects durable, renames them in, and appends the new hash cache entries.
   private mutating func commitObjects() throws {
     let touched = try staging.commit()
-    if touched.count > SyncPlan.perItemLimit {
+    if touched.count > DurabilityPlan.perItemLimit {
       // Hundreds of objects/ab directories got entries (a first version): one syncfs instead
-      // of one journal commit per directory (see SyncPlan).
-      do { try StoreFiles.syncFileSystem(of: store.objectsPath) } catch {
-        throw PackageError.io(error, "cannot sync file system of", path: store.objectsPath.string)
+      // of one journal commit per directory (see DurabilityPlan).
+      do { try StoreFiles.flushFileSystem(of: store.objectsPath) } catch {
+        throw PackageError.io(error, "cannot flush file system of", path: store.objectsPath.string)
       }
       cache.save()
       return
     }
     for name in touched.sorted() {
       let directory = store.objectsPath.appending(name)
-      do { try StoreFiles.syncDirectory(directory) } catch {
-        throw PackageError.io(error, "cannot sync", path: directory.string)
+      do { try StoreFiles.flushDirectory(directory) } catch {
+        throw PackageError.io(error, "cannot flush", path: directory.string)
       }
     }
     if !touched.isEmpty {
-      do { try StoreFiles.syncDirectory(store.objectsPath) } catch {
-        throw PackageError.io(error, "cannot sync", path: store.objectsPath.string)
+      do { try StoreFiles.flushDirectory(store.objectsPath) } catch {
+        throw PackageError.io(error, "cannot flush", path: store.objectsPath.string)
       }
     }
     cache.save()

@@ -85,7 +85,7 @@ extension VersionStore {
         throw PackageError.io(error, "cannot remove version", path: file)
       } catch {}
     }
-    try? StoreFiles.syncDirectory(versionsPath)
+    try? StoreFiles.flushDirectory(versionsPath)
     // A damaged record's objects are not known: keep every object rather than remove its only
     // copy (the records are gone; the objects wait for a removal once it is repaired or removed).
     guard !problems.contains(where: { $0.state == .damaged }) else { return }

@@ -50,7 +50,7 @@ import Foundation
 /// says so) until ``adopt(packageAt:)`` says it really is the same document. A package moved to
 /// another directory leaves its store behind; move `.NAME.docpkg-versions` along with it.
 ///
-/// Writes happen under the package's ``PackageLock``. A kill at any point leaves the store
+/// Writes happen under the package's `PackageLock`. A kill at any point leaves the store
 /// consistent: objects and records are written under `tmp/` and renamed into place, and a
 /// version exists only once its record is renamed in (objects without a record are harmless
 /// and removed by the next prune).

@@ -51,7 +51,9 @@ extension PackageSync {
     let baseBefore = try synced.map { try FlatTree(root: $0.tree, trees: trees) } ?? [:]
     let oursBefore = try FlatTree(root: before.root, trees: trees.merging(before.trees) { a, _ in a })
     var sizes = theirs
-    let planned = ThreeWayMerge(base: baseBefore, ours: oursBefore, theirs: theirs)
+    let planned = ThreeWayMerge(
+      base: baseBefore, ours: oursBefore, theirs: theirs,
+      directory: SyncEntry(kind: .directory, mode: 0o755, size: 0, reference: ""))
     // Names the package's file system cannot hold refuse the pull before anything is downloaded (and
     // again below, on the state the pull then finds).
     try await BlockingIO.run { [folder = self.folder] in try planned.result.checkNamesFit(in: folder, "cannot pull") }
@@ -73,7 +75,9 @@ extension PackageSync {
       for (hash, tree) in now.trees { allTrees[hash] = tree }
       let ours = try FlatTree(root: now.root, trees: allTrees)
       let base = try synced.map { try FlatTree(root: $0.tree, trees: allTrees) } ?? [:]
-      var merge = ThreeWayMerge(base: base, ours: ours, theirs: theirs)
+      var merge = ThreeWayMerge(
+        base: base, ours: ours, theirs: theirs,
+        directory: SyncEntry(kind: .directory, mode: 0o755, size: 0, reference: ""))
       let applier = TreeApplier(objects: folder.objects, localBlobs: now.blobs, packagePath: packagePath)
       // Text files both sides changed in different lines: the line-wise merge a local merging save makes.
       var texts: [String: Data] = [:]

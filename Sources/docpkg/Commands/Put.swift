@@ -45,15 +45,15 @@ struct Put: ParsableCommand {
 
   func run() throws {
     let locking: PackageFile.Options = merge ? [] : [.holdLock]
-    let document = try PackageFile(at: FilePath(package), options: create ? locking.union(.create) : locking)
-    document.versionPolicy = try versionOptions.policy
-    VersionsSettle.deferCopies(of: document)
+    let packageFile = try PackageFile(at: FilePath(package), options: create ? locking.union(.create) : locking)
+    packageFile.versionPolicy = try versionOptions.policy
+    PendingSettler.shared.deferCopies(of: packageFile)
     var cleanups: [() -> Void] = []
     defer {
-      document.close()
+      packageFile.close()
       cleanups.forEach { $0() }
     }
-    let root = document.root
+    let root = packageFile.root
     let existing = try root.nodeIfPresent(at: entry)
     if let existing, existing.kind != .file {
       throw PackageError(
@@ -67,7 +67,7 @@ struct Put: ParsableCommand {
     } else {
       let contents: DiskFileSource
       if source == "-" {
-        let spooled = try StandardInput.asFile(spoolingIn: document.path.removingLastComponent())
+        let spooled = try StandardInput.asFile(spoolingIn: packageFile.path.removingLastComponent())
         contents = spooled.source
         cleanups.append(spooled.cleanup)
       } else {
@@ -80,13 +80,13 @@ struct Put: ParsableCommand {
       }
     }
     if merge {
-      switch try document.saveMerging() {
+      switch try packageFile.saveMerging() {
       case .saved: StandardOutput.shared.write("saved\n")
       case .merged: StandardOutput.shared.write("merged\n")
       case .conflict(let version, _): StandardOutput.shared.write("conflict \(version)\n")
       }
     } else {
-      try document.save()
+      try packageFile.save()
     }
   }
 }

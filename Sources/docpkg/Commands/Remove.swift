@@ -20,17 +20,17 @@ struct Remove: ParsableCommand {
   @OptionGroup var versionOptions: VersionPolicyOption
 
   func run() throws {
-    let document = try PackageFile(at: FilePath(package), options: .holdLock)
-    document.versionPolicy = try versionOptions.policy
-    VersionsSettle.deferCopies(of: document)
-    defer { document.close() }
-    let node = try document.root.node(at: entry)
+    let packageFile = try PackageFile(at: FilePath(package), options: .holdLock)
+    packageFile.versionPolicy = try versionOptions.policy
+    PendingSettler.shared.deferCopies(of: packageFile)
+    defer { packageFile.close() }
+    let node = try packageFile.root.node(at: entry)
     if node.kind == .directory, !recursive, try !node.children().isEmpty {
       throw PackageError(
         .invalidArgument, "directory not empty (use -r to remove it and its contents):", path: entry,
         context: "in '\(package)'")
     }
-    try document.root.removeNode(at: entry)
-    try document.save()
+    try packageFile.root.removeNode(at: entry)
+    try packageFile.save()
   }
 }

@@ -95,7 +95,7 @@ struct DocumentTests {
     await #expect(throws: PackageError.self) { try await document.save() }
     #expect(await document.state == .inConflict)
     #expect(try file(path + "/Text.txt") == "theirs")
-    try await document.save(overwritingExternalChanges: true)  // keep mine
+    try await document.save(overwritingOutsideChanges: true)  // keep mine
     #expect(await document.state == .normal)
     #expect(try file(path + "/Text.txt") == "mine")
 
@@ -224,9 +224,9 @@ struct DocumentTests {
     let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     let updates = await document.stateUpdates()
     try await document.read { _ = try $0.node(at: "Index.json").contents() }
-    #expect(await document.checkForExternalChanges().isEmpty)
+    #expect(await document.checkForOutsideChanges().isEmpty)
     try temp.write("Notes.mydoc/Index.json", "{\"changed\": true}")
-    #expect(await document.checkForExternalChanges() == [ExternalChange(path: "Index.json", kind: .modified)])
+    #expect(await document.checkForOutsideChanges() == [OutsideEntryChange(path: "Index.json", kind: .modified)])
     #expect(await document.state == .inConflict)
     await #expect(throws: PackageError.self) {
       try await document.edit { try $0.setFile(at: "A.txt", contents: Data()) }

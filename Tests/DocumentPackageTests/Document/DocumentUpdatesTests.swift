@@ -51,7 +51,7 @@ struct DocumentUpdatesTests {
     try await document.read { _ = try $0.node(at: "Index.json").contents() }
     let updates = await document.updates()
     try temp.write("Notes.mydoc/Index.json", "{\"changed\": true}")
-    _ = await document.checkForExternalChanges()
+    _ = await document.checkForOutsideChanges()
     try await document.close(saving: false)
     var states: [DocumentState] = []
     for await update in updates { states.append(update.state) }

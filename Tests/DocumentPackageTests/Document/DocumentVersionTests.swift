@@ -135,4 +135,19 @@ struct DocumentVersionTests {
     #expect(try file(temp.appending("Copy.pkg/Text.txt")) == "v2\n")
     await #expect(throws: PackageError.self) { try await document.restoreVersion(1) }
   }
+
+  @Test func aDocumentSettlesTheVersionsItsSavesLeavePendingByItself() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("v2\n".utf8)) }
+    try await document.save()
+    try await document.close()  // returns once the background settle is done
+    let store = try VersionStore(forPackageAt: FilePath(path))
+    #expect(!store.hasPendingVersions)
+    let versions = try store.versions()
+    #expect(versions.count == 1 && versions.allSatisfy(\.unkeptPaths.isEmpty))
+    let kept = try store.tree(of: versions[0].id)
+    #expect(String(decoding: try kept.node(at: "Text.txt").contents(), as: UTF8.self) == "hello\n")
+  }
 }

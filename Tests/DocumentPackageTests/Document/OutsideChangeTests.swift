@@ -314,7 +314,7 @@ struct OutsideChangeTests {
     #expect(await !document.isWatching)
     _ = try await text(document, "a.txt")
     try writeFromAnotherProcess(path + "/a.txt", "unseen\n")
-    #expect(await document.checkForExternalChanges() == [ExternalChange(path: "a.txt", kind: .modified)])
+    #expect(await document.checkForOutsideChanges() == [OutsideEntryChange(path: "a.txt", kind: .modified)])
     #expect(await document.lastOutsideChange == nil)
     try await document.revert()
     try await document.startWatching()

@@ -23,10 +23,10 @@ struct VersionsResolve: ParsableCommand {
       guard let number = Int(keep) else { throw ValidationError("--keep takes current or a version id, not '\(keep)'") }
       id = number
     }
-    let document = try PackageFile(at: FilePath(package), options: [.holdLock])
-    defer { document.close() }
-    document.versionPolicy = .keepAll
-    VersionsSettle.deferCopies(of: document)
-    try document.resolveConflicts(keeping: id, removing: remove)
+    let packageFile = try PackageFile(at: FilePath(package), options: [.holdLock])
+    defer { packageFile.close() }
+    packageFile.versionPolicy = .keepAll
+    PendingSettler.shared.deferCopies(of: packageFile)
+    try packageFile.resolveConflicts(keeping: id, removing: remove)
   }
 }

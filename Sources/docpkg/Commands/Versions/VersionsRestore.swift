@@ -15,10 +15,10 @@ struct VersionsRestore: ParsableCommand {
   var id: Int
 
   func run() throws {
-    let document = try PackageFile(at: FilePath(package), options: [.holdLock])
-    defer { document.close() }
-    document.versionPolicy = .keepAll  // restoring must never prune what the user may want next
-    VersionsSettle.deferCopies(of: document)
-    try document.restoreVersion(id)
+    let packageFile = try PackageFile(at: FilePath(package), options: [.holdLock])
+    defer { packageFile.close() }
+    packageFile.versionPolicy = .keepAll  // restoring must never prune what the user may want next
+    PendingSettler.shared.deferCopies(of: packageFile)
+    try packageFile.restoreVersion(id)
   }
 }

@@ -12,19 +12,19 @@ import SystemPackage
 /// directories): one `fsync` per directory 4.2-5.4 s for the whole save, one `syncfs` 1.3-1.8 s. The price is flushing other programs' dirty data on that file
 /// system too, which is bounded by the kernel's dirty-page limits.
 /// Hard-linked files need nothing: their data is the old, already-saved file's, and the new
-/// directory entry is made durable by the directory's sync.
-struct SyncPlan {
-  /// Items synced one by one before switching to one `syncfs` at the end.
+/// directory entry is made durable by the directory's `fsync`.
+struct DurabilityPlan {
+  /// Items `fsync`ed one by one before switching to one `syncfs` at the end.
   static let perItemLimit = 32
 
   private(set) var items = 0
-  private(set) var needsFileSystemSync = false
+  private(set) var needsFileSystemFlush = false
 
   /// Called with a finished file or directory's open descriptor; `fsync`s it while under the limit.
   mutating func finished(_ fd: CInt) throws(Errno) {
     items += 1
     if items > Self.perItemLimit {
-      needsFileSystemSync = true
+      needsFileSystemFlush = true
       return
     }
     try Syscalls.synchronize(fd)
@@ -32,6 +32,6 @@ struct SyncPlan {
 
   /// Completes the plan: one `syncfs` through `fd` (any descriptor on the tree) if it switched.
   func complete(through fd: CInt) throws(Errno) {
-    if needsFileSystemSync { try Syscalls.synchronizeFileSystem(fd) }
+    if needsFileSystemFlush { try Syscalls.synchronizeFileSystem(fd) }
   }
 }

@@ -3,12 +3,12 @@ import SystemPackage
 /// Something that changed on disk, in a package opened for editing, since the model loaded it:
 /// another program wrote to the package meanwhile. ``PackageFile/save(options:)`` refuses to
 /// overwrite such changes (code ``PackageError/Code-swift.struct/conflict``);
-/// ``PackageFile/externalChanges()`` lists them.
-public struct ExternalChange: Hashable, Sendable, CustomStringConvertible {
+/// ``PackageFile/outsideChanges()`` lists them.
+public struct OutsideEntryChange: Hashable, Sendable, CustomStringConvertible {
   /// How an entry changed.
   public enum Kind: String, Hashable, Sendable {
-    /// A file's or link's size or times changed (same inode), or a directory's entries were
-    /// added, removed or renamed (its time changed).
+    /// A file's or link's size, modification time or permissions changed (same inode), or a
+    /// directory's entries were added, removed or renamed (its time changed).
     case modified
     /// The entry is gone from where it was loaded.
     case removed
@@ -35,18 +35,17 @@ public struct ExternalChange: Hashable, Sendable, CustomStringConvertible {
 /// Compares what a model loaded with the disk, one `lstat` per loaded node.
 ///
 /// Looked at: every node loaded from `location` that is still in the tree, and those removed
-/// from it since the last save (``PackageLocation/detachedNodes``). A file or link counts as
-/// changed when kind, inode, size or modification time differ; a listed directory when those
-/// differ (adding, removing or renaming an entry changes a directory's modification time). The
-/// change time is not compared: it also moves when a file gains or loses a hard link, which
-/// saves, save-to and version stores do to unchanged files all the time. A directory
-/// never listed is only checked to be the same directory: whatever is inside it now is carried
-/// over as it is, so nothing there can be lost.
+/// from it since the last save (``PackageLocation/detachedNodes``), by the one rule of
+/// `DiskStamp.swift`: a file or link counts as changed when kind, inode, size, modification time
+/// or permissions differ; a listed directory when those differ (adding, removing or renaming an
+/// entry changes a directory's modification time). A directory never listed is only checked to
+/// be the same directory (and its permissions): whatever is inside it now is carried over as it
+/// is, so nothing there can be lost.
 /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
-enum ExternalChangeDetector {
-  static func changes(in root: PackageNode, location: PackageLocation) -> [ExternalChange] {
+enum OutsideChangeDetector {
+  static func changes(in root: PackageNode, location: PackageLocation) -> [OutsideEntryChange] {
     var seen = Set<ObjectIdentifier>()
-    var changes: [ExternalChange] = []
+    var changes: [OutsideEntryChange] = []
     // An explicit stack, not recursion: the package's depth is not ours to choose.
     var pending: [PackageNode] = []
     func visit(_ node: PackageNode) {
@@ -56,18 +55,15 @@ enum ExternalChangeDetector {
         let listed = node.kind == .directory && node.loadedChildren != nil
         switch Result(catching: { () throws(Errno) in try Syscalls.statusNoFollow(origin.absolutePath) }) {
         case .failure(.noSuchFileOrDirectory), .failure(.notDirectory):
-          changes.append(ExternalChange(path: relative, kind: .removed))
+          changes.append(OutsideEntryChange(path: relative, kind: .removed))
           return
         case .failure:
-          changes.append(ExternalChange(path: relative, kind: .modified))
+          changes.append(OutsideEntryChange(path: relative, kind: .modified))
         case .success(let now):
-          let was = origin.status
-          if now.kind != was.kind || now.inode != was.inode || now.device != was.device {
-            changes.append(ExternalChange(path: relative, kind: .replaced))
-          } else if (node.kind != .directory || listed)
-            && (now.size != was.size || now.modificationTime != was.modificationTime)
-          {
-            changes.append(ExternalChange(path: relative, kind: .modified))
+          switch now.compared(with: origin.status, listing: listed) {
+          case .replaced: changes.append(OutsideEntryChange(path: relative, kind: .replaced))
+          case .modified: changes.append(OutsideEntryChange(path: relative, kind: .modified))
+          case .unchanged: break
           }
         }
       }

@@ -1,0 +1,89 @@
+import SystemPackage
+
+/// Everything one in-place save does with the package's version store, in one object the save
+/// holds: the save calls it, it never calls the save (Save → Versions, one way).
+///
+/// Before the swap (``willReplacePreviousState()``): the app's ``PackageFile/willReplacePreviousState``
+/// hook, then the previous state kept per the ``VersionPolicy`` — copied into the store now, or,
+/// with ``deferred``, captured in O(changed) and copied when the pending version is settled
+/// (``DeferredKeeping``) — and the new root recorded as the store's pending identity (so a kill
+/// right after the swap still finds the store the package's). After the swap, the save hands
+/// the replaced subtree to ``deferred``. After the save (``didSave()``): the store's identity is
+/// the new root. The store is opened once, by whichever of these needs it first.
+final class VersionKeeping {
+  let packagePath: FilePath
+  let policy: VersionPolicy
+  /// The app's hook, called first (see ``PackageFile/willReplacePreviousState``).
+  let appHook: ((FilePath) throws -> Void)?
+  /// Keeps the previous state after the swap, copying it later; nil: copied before the swap.
+  private(set) var deferred: DeferredKeeping?
+  private var opened: Result<VersionStore, any Error>?
+
+  /// - Parameters:
+  ///   - defersCopies: Keep the previous state pending (``PackageFile/defersVersionCopies``).
+  ///   - store: The store, if the caller opened it already for this save.
+  init(
+    packagePath: FilePath, policy: VersionPolicy, defersCopies: Bool, appHook: ((FilePath) throws -> Void)?,
+    store: VersionStore? = nil
+  ) {
+    self.packagePath = packagePath
+    self.policy = policy
+    self.appHook = appHook
+    deferred = defersCopies && policy != .none ? DeferredKeeping(policy: policy) : nil
+    opened = store.map { .success($0) }
+  }
+
+  /// The package's version store, opened on first use (with its identity checked).
+  func store() throws -> VersionStore {
+    if let opened { return try opened.get() }
+    let result = Result { try VersionStore(packagePath: packagePath, lockHeld: true) }
+    opened = result
+    return try result.get()
+  }
+
+  /// The save copies the previous state before its swap after all (a save by journal replaces
+  /// files one by one, leaving no subtree to move into the store; on a file system that copies
+  /// files up, every file would look replaced). Drops a capture already begun.
+  func copyInsteadOfDeferring() {
+    deferred?.abandon()
+    deferred = nil
+  }
+
+  /// Before the swap, under the package lock, with the new state built at the temporary name
+  /// beside the package (see the type's discussion).
+  /// - Throws: What the app's hook throws, or ``PackageError`` if the store cannot keep the
+  ///   previous state; the save then fails and the package stays as it was.
+  func willReplacePreviousState() throws {
+    try appHook?(packagePath)
+    let names = try SiblingNames(of: packagePath)
+    let newRoot = try? Syscalls.statusNoFollow(names.path(names.temporary))
+    if policy == .none {
+      // Keep nothing, but keep an existing store the package's across a root replacement.
+      if let store = try? store(), store.exists { try store.recordPendingIdentity(newRoot) }
+      return
+    }
+    let store = try store()
+    if let deferred {
+      // O(changed): the copies are made when the pending version is settled, which also prunes.
+      try deferred.begin(in: store)
+      try store.recordPendingIdentity(newRoot)
+      return
+    }
+    try store.keepPackageState()
+    try store.recordPendingIdentity(newRoot)
+    if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
+  }
+
+  /// After a save: the store's identity is the package's root now (best effort: the pending
+  /// identity recorded before the swap already matches). Only a store that was this package's
+  /// (its pending root included) is touched.
+  func didSave() {
+    if opened == nil {
+      opened = Result { try VersionStore(packagePath: packagePath, lockHeld: true, checkingIdentity: false) }
+    }
+    guard let store = try? opened?.get(), store.exists, let identity = StoreIdentity.read(from: store.path),
+      let status = try? Syscalls.statusNoFollow(packagePath), identity.matches(status)
+    else { return }
+    try? store.recordIdentity()
+  }
+}
