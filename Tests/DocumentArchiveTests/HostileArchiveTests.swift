@@ -67,6 +67,7 @@ struct HostileArchiveTests {
       archive: "central-extra-trailing.zip",
       expected: ["'pkg/good.txt'", "in its central directory entry, its extra field ends with 2 bytes"]),
     Case(archive: "gap-before-end.zip", expected: ["gap-before-end.zip'", "no valid central directory"]),
+    Case(archive: "end-record-other-disk.zip", expected: ["end-record-other-disk.zip'", "no valid central directory"]),
   ]
 
   @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)

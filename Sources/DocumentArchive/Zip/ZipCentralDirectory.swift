@@ -39,6 +39,9 @@ struct ZipCentralDirectory {
   /// How many bytes come before the archive (see `init`): added to every local header offset.
   let localHeaderShift: UInt64
 
+  /// How far from the end of the file libarchive looks for the end record (its seekable reader's window).
+  static let endRecordWindow = 16 * 1024
+
   /// Finds the central directory of the zip open as `fd` (`fileSize` bytes); `nil` if there is no
   /// well-formed end record (not a zip, or a truncated one: the full reader then says why).
   init?(fd: CInt, fileSize: Int64) {
@@ -47,19 +50,21 @@ struct ZipCentralDirectory {
     guard tailSize >= 22, let tail = try? Syscalls.readBytes(fd, at: fileSize - Int64(tailSize), count: tailSize),
       tail.count == tailSize
     else { return nil }
-    // The last end signature whose comment length reaches exactly to the end of the file.
+    // The end record as libarchive finds it: the last end signature in the file's last 16 KiB, which must be
+    // for this one volume (disk numbers 0, every entry on it). Its comment must reach exactly to the end of the
+    // file (libarchive does not ask; then it would read another archive's record than Python or Info-ZIP).
     var end: Int?
     var position = tailSize - 22
-    while position >= 0 {
-      if Self.u32(tail, position) == ZipRecords.endSignature,
-        position + 22 + Int(Self.u16(tail, position + 20)) == tailSize
-      {
+    while position >= max(0, tailSize - Self.endRecordWindow) {
+      if Self.u32(tail, position) == ZipRecords.endSignature {
         end = position
         break
       }
       position -= 1
     }
-    guard let end else { return nil }
+    guard let end, end + 22 + Int(Self.u16(tail, end + 20)) == tailSize, Self.u16(tail, end + 4) == 0,
+      Self.u16(tail, end + 6) == 0, Self.u16(tail, end + 8) == Self.u16(tail, end + 10)
+    else { return nil }
     var count = UInt64(Self.u16(tail, end + 10))
     var directorySize = UInt64(Self.u32(tail, end + 12))
     var directoryOffset = UInt64(Self.u32(tail, end + 16))
@@ -69,11 +74,13 @@ struct ZipCentralDirectory {
       // Zip64: the locator sits just before the end record and gives the zip64 end record's offset.
       let locatorPosition = fileSize - Int64(tailSize) + Int64(end) - 20
       guard locatorPosition >= 0, let locator = try? Syscalls.readBytes(fd, at: locatorPosition, count: 20),
-        locator.count == 20, Self.u32(locator, 0) == ZipRecords.zip64LocatorSignature
+        locator.count == 20, Self.u32(locator, 0) == ZipRecords.zip64LocatorSignature,
+        Self.u32(locator, 4) == 0, Self.u32(locator, 16) == 1
       else { return nil }
       let recordOffset = Int64(bitPattern: Self.u64(locator, 8))
       guard let record = try? Syscalls.readBytes(fd, at: recordOffset, count: 56), record.count == 56,
-        Self.u32(record, 0) == ZipRecords.zip64EndSignature
+        Self.u32(record, 0) == ZipRecords.zip64EndSignature, Self.u32(record, 16) == 0, Self.u32(record, 20) == 0,
+        Self.u64(record, 24) == Self.u64(record, 32)
       else { return nil }
       count = Self.u64(record, 32)
       directorySize = Self.u64(record, 40)
