@@ -49,16 +49,21 @@ print(try file.root.sortedChildren().map(\\.name))
 """
 
 
-def timed(h, command, cwd):
-    """Runs `command` once in `cwd`; returns the harness's Result with its wall time, or a failed one."""
+def timed(h, command, cwd, log):
+    """Runs `command` once in `cwd`, its output in the file `log`; returns the harness's Result with its wall
+    time, or a failed one naming the log and its last lines (the wall time of a failed run is logged too)."""
     Result = sys.modules[type(h).__module__].Result
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with open(log, "w") as out:
+        done = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
     wall = time.perf_counter() - start
+    h.log(f"  {' '.join(command)}: {wall:.1f} s (log: {log})")
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [""])[-1]
-        return Result(error=f"{' '.join(command)} exited {done.returncode}: {last}", command=" ".join(command))
-    h.log(f"  {' '.join(command)}: {wall:.1f} s")
+        with open(log, errors="replace") as out:
+            lines = [line.rstrip() for line in out if line.strip()]
+        failures = [line for line in lines if "failed" in line or "error:" in line][-3:] or lines[-3:]
+        return Result(error=f"{' '.join(command)} exited {done.returncode} after {wall:.0f} s ({log}): "
+                            + " | ".join(failures), command=" ".join(command))
     return Result(walls=[wall], command=" ".join(command))
 
 
@@ -67,7 +72,7 @@ def rows(h):
     clone = os.path.join(work, "DocumentPackage")
     subprocess.run(["git", "clone", "--quiet", REPO, clone], check=True)
 
-    demo = timed(h, ["make", "demo"], clone)
+    demo = timed(h, ["make", "demo"], clone, os.path.join(work, "demo.log"))
     h.row("adoption: `make demo` on a fresh clone", demo, limit_s=180,
           note="Builds docpkg alone in release (the demo does not sync), then runs it on Fixtures/Notes.mydoc.")
 
@@ -77,13 +82,13 @@ def rows(h):
         manifest.write(APP_MANIFEST.format(repo=clone))
     with open(os.path.join(app, "Sources", "NotesApp", "main.swift"), "w") as main:
         main.write(APP_MAIN)
-    build = timed(h, ["swift", "build", "--product", "NotesApp"], app)
+    build = timed(h, ["swift", "build", "--product", "NotesApp"], app, os.path.join(work, "app-build.log"))
     h.row("adoption: an app linking only DocumentPackage, first debug build", build, limit_s=90,
           note="A package made by this row, `.package(path:)` on the clone, `swift build` with no .build: "
                "DocumentPackage, swift-system and the app.")
 
     prefix = os.path.join(work, "prefix")
-    install = timed(h, ["make", "install", f"PREFIX={prefix}"], clone)
+    install = timed(h, ["make", "install", f"PREFIX={prefix}"], clone, os.path.join(work, "install.log"))
     if install.ok:
         for name in ["docpkg", "docpkg-sync"]:
             size = os.path.getsize(os.path.join(prefix, "bin", name)) / 1e6
@@ -92,5 +97,5 @@ def rows(h):
         h.row("adoption: installed binaries", install)
 
     if os.environ.get("DOCPKG_BENCH_ADOPTION_TEST") == "1":
-        test = timed(h, ["make", "test"], clone)
+        test = timed(h, ["make", "test"], clone, os.path.join(work, "test.log"))
         h.row("adoption: `make test` on a fresh clone", test, limit_s=600)
