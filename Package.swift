@@ -104,6 +104,7 @@ let package = Package(
     .executableTarget(
       name: "docpkg-sync",
       dependencies: [
+        "DocumentPackage",
         "DocumentSync",
         "DocumentArchive",
         "DocPkgCommandLine",

@@ -32,7 +32,7 @@ extension PackageSync {
     environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgressHandler? = nil
   ) async throws -> PackageSync {
     let folder = SyncFolder(packagePath: destination)
-    if FileManager.default.fileExists(atPath: folder.packagePath.string) {
+    if try LocalFiles.exists(folder.packagePath) {
       throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
     }
     let hadSyncFolder = (try? Syscalls.exists(folder.path)) ?? true
@@ -62,14 +62,18 @@ extension PackageSync {
         .apply(flat, over: [:], to: root)
       try PackageFile.create(at: folder.packagePath, root: root).close()
       folder.clearObjects()
-      // The index, from what was just written (one listing, no file read): the first push does not hash again.
-      _ = try Snapshot(packageAt: folder.packagePath, index: folder.indexFile, written: flat)
+      // The stat cache, from what was just written (one listing, no file read): the first push does not hash again.
+      _ = try VersionStore.scan(
+        packageAt: folder.packagePath, lockHeld: false,
+        written: flat.compactMapValues { $0.kind == .file ? ($0.reference, $0.size) : nil })
     }
     // Whether the server wants bare ETags was learned while nothing depended on it; keep it for later pushes.
     var added = probeRemote
     added.etagForm = try await client.probeETagForm(key: probeKey(url: url))
-    try folder.add(added)
-    try folder.setState(remoteName, tree: head.tree, etag: etag)
+    try await BlockingIO.run { [added] in
+      try folder.add(added)
+      try folder.setState(remoteName, tree: head.tree, etag: etag)
+    }
     return try PackageSync(
       folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment))
   }
@@ -87,7 +91,7 @@ extension PackageSync {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) async throws {
     let folder = SyncFolder(packagePath: packagePath)
-    if try folder.remotes().contains(where: { $0.name == remote.name }) {
+    if try await BlockingIO.run({ try folder.remotes() }).contains(where: { $0.name == remote.name }) {
       throw SyncError(.remote, "remote '\(remote.name)' exists already for package", key: packagePath.string)
     }
     var remote = remote
@@ -95,18 +99,11 @@ extension PackageSync {
       let client = try remote.client(credentials: credentials, environment: environment)
       remote.etagForm = try await client.probeETagForm(key: probeKey(url: remote.url))
     }
-    try folder.add(remote)
+    try await BlockingIO.run { [remote] in try folder.add(remote) }
   }
 }
 
 extension SyncFolder {
   /// Removes the sync folder and everything in it (a clone refused before it had anything to keep).
-  func remove() {
-    let parent = path.removingLastComponent()
-    guard let name = path.lastComponent, let fd = try? Syscalls.openDirectory(parent.isEmpty ? "." : parent) else {
-      return
-    }
-    defer { Syscalls.closeFile(fd) }
-    try? Syscalls.removeTree(in: fd, RawName(name))
-  }
+  func remove() { try? LocalFiles.remove(path) }
 }

@@ -35,11 +35,10 @@ extension PackageSync {
     let synced = folder.state(remote.name)
     if synced?.tree == head.tree { return .upToDate }
     progress?(SyncProgress(phase: .scanning, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    let index = folder.indexFile
-    let before = try await BlockingIO.run { try Snapshot(packageAt: packagePath, index: index) }
+    let before = try await BlockingIO.run { try VersionStore.scan(packageAt: packagePath, lockHeld: false) }
     if before.root == head.tree {
       _ = try await fetchTrees(from: head.tree, known: before.trees)
-      try folder.setState(remote.name, tree: head.tree, etag: etag)
+      try await BlockingIO.run { [folder, remote] in try folder.setState(remote.name, tree: head.tree, etag: etag) }
       return .upToDate
     }
     progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
@@ -68,7 +67,7 @@ extension PackageSync {
     let result = try await BlockingIO.run { [trees] () throws -> PullResult in
       let file = try PackageFile(at: packagePath, options: .holdLock)
       defer { file.close() }
-      let now = try Snapshot(packageAt: packagePath, index: index)
+      let now = try VersionStore.scan(packageAt: packagePath, lockHeld: true)
       var allTrees = trees
       for (hash, tree) in now.trees { allTrees[hash] = tree }
       let ours = try FlatTree(root: now.root, trees: allTrees)
@@ -95,15 +94,17 @@ extension PackageSync {
       try applier.apply(merge.result, over: ours, to: file.root)
       for (path, data) in texts {
         _ = try file.root.setFile(at: path, contents: data)
-        try file.root.setPermissions(FilePermissions(rawValue: .init(theirs[path]!.mode)), at: path)
+        try file.root.setPermissions(theirs[path]!.permissions, at: path)
       }
       try file.save()
       if let version { return .conflict(version: version, paths: merge.conflicts) }
       let fastForward = synced != nil && now.root == synced?.tree
       return fastForward ? .fastForwarded : .merged(paths: merge.merged.sorted())
     }
-    try folder.setState(remote.name, tree: head.tree, etag: etag)
-    folder.clearObjects()
+    try await BlockingIO.run { [remote] in
+      try folder.setState(remote.name, tree: head.tree, etag: etag)
+      folder.clearObjects()
+    }
     return result
   }
 
@@ -112,15 +113,13 @@ extension PackageSync {
   func fetchBlobs(_ hashes: [String], sizes entries: FlatTree, progress: SyncProgressHandler?) async throws {
     let objects = folder.objects
     let temporary = folder.temporary
-    try await BlockingIO.run {
-      for directory in [objects, temporary] {
-        try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
-      }
-    }
-    let left = hashes.filter { FileManager.default.fileExists(atPath: objects.appending($0).string) }
     // Blobs an interrupted pull left are used only if they still hash to their names: their renames were not
     // synced, so a crash of the machine may have left one empty or torn (it is then downloaded again).
-    let kept = try await BlockingIO.run { Set(left.filter { Self.keepIfIntact(objects.appending($0), hash: $0) }) }
+    let kept = try await BlockingIO.run {
+      for directory in [objects, temporary] { try LocalFiles.makeDirectories(directory) }
+      let left = hashes.filter { (try? LocalFiles.exists(objects.appending($0))) == true }
+      return Set(left.filter { Self.keepIfIntact(objects.appending($0), hash: $0) })
+    }
     let missing = hashes.filter { !kept.contains($0) }
     var sizes: [String: Int64] = [:]
     for entry in entries.values where entry.kind == .file { sizes[entry.reference] = entry.size }
@@ -128,18 +127,16 @@ extension PackageSync {
     let totalBytes = missing.reduce(Int64(0)) { $0 + (sizeOf[$1] ?? 0) }
     let counter = TransferCounter()
     try await forEachConcurrently(missing, width: downloadParallelism) { [self] hash in
-      let partial = temporary.appending("\(hash).\(UUID().uuidString.prefix(8))")
+      let partial = temporary.appending(TemporaryName.make("download", for: hash))
       let key = blobKey(hash)
       do {
         let result = try await client.download(key, toFile: partial)
         guard result.sha256 == hash else {
           throw SyncError(.corrupt, "downloaded blob does not hash to its key (got \(result.sha256))", key: key)
         }
-        try await BlockingIO.run {
-          try FileManager.default.moveItem(atPath: partial.string, toPath: objects.appending(hash).string)
-        }
+        try await BlockingIO.run { try LocalFiles.rename(partial, to: objects.appending(hash)) }
       } catch {
-        try? FileManager.default.removeItem(atPath: partial.string)
+        _ = try? await BlockingIO.run { try LocalFiles.remove(partial) }
         throw error
       }
       let (done, bytes) = counter.add(objects: 1, bytes: sizeOf[hash] ?? 0)
@@ -154,21 +151,8 @@ extension PackageSync {
 extension PackageSync {
   /// Whether the file at `path` hashes to `hash`; removes it if it does not (or cannot be read).
   static func keepIfIntact(_ path: FilePath, hash: String) -> Bool {
-    var intact = false
-    if let file = try? FileDescriptor.open(path, .readOnly, options: [.noFollow]) {
-      defer { try? file.close() }
-      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
-      defer { buffer.deallocate() }
-      var hasher = SHA256()
-      while let count = try? file.read(into: buffer) {
-        if count == 0 {
-          intact = Data(hasher.finalize()).hexString == hash
-          break
-        }
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-      }
-    }
-    if !intact { try? FileManager.default.removeItem(atPath: path.string) }
+    let intact = (try? ContentHash.ofFile(at: path)) == hash
+    if !intact { try? LocalFiles.remove(path) }
     return intact
   }
 }
@@ -176,7 +160,7 @@ extension PackageSync {
 extension SyncFolder {
   /// Removes the downloaded blobs once a save has taken them in.
   func clearObjects() {
-    try? FileManager.default.removeItem(atPath: objects.string)
-    try? FileManager.default.removeItem(atPath: temporary.string)
+    try? LocalFiles.remove(objects)
+    try? LocalFiles.remove(temporary)
   }
 }
