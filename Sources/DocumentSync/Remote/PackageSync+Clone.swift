@@ -29,7 +29,7 @@ extension PackageSync {
   public static func clone(
     from url: String, endpoint: String, to destination: FilePath, credentials: S3Credentials,
     remoteName: String = "origin", region: String? = nil, caBundle: String? = nil,
-    environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgressHandler? = nil
+    environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgress.Handler? = nil
   ) async throws -> PackageSync {
     let folder = SyncFolder(packagePath: destination)
     if try LocalFiles.exists(folder.packagePath) {
@@ -100,6 +100,21 @@ extension PackageSync {
       remote.etagForm = try await client.probeETagForm(key: probeKey(url: remote.url))
     }
     try await BlockingIO.run { [remote] in try folder.add(remote) }
+  }
+}
+
+extension PackageSync {
+  /// The remotes of the package at `packagePath`, in the order they were added.
+  /// - Throws: `PackageError` if its sync folder's `remotes.json` cannot be read or is damaged.
+  public static func remotes(ofPackageAt packagePath: FilePath) async throws -> [Remote] {
+    try await BlockingIO.run { try SyncFolder(packagePath: packagePath).remotes() }
+  }
+
+  /// Removes the remote `name` and its sync state from the package at `packagePath` (nothing on the server).
+  /// - Throws: ``SyncError`` with code `remote` if there is no such remote; `PackageError` if the sync folder
+  ///   cannot be read or written.
+  public static func removeRemote(named name: String, fromPackageAt packagePath: FilePath) async throws {
+    try await BlockingIO.run { try SyncFolder(packagePath: packagePath).remove(name) }
   }
 }
 

@@ -7,19 +7,21 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What a pull did.
-public enum PullResult: Sendable, Hashable {
-  /// The remote has no head yet (nothing was ever pushed).
-  case remoteEmpty
-  /// The package already has the remote's state (or the remote has nothing new).
-  case upToDate
-  /// The package had no changes since the last sync and now is the remote's state.
-  case fastForwarded
-  /// Both sides changed different paths: the package has both sides' changes (push it).
-  case merged(paths: [String])
-  /// Both sides changed `paths` differently: the package's state was kept as the unresolved conflict version
-  /// `version`, then those paths took the remote's side (other changes of both sides are in the package).
-  case conflict(version: Int, paths: [String])
+extension PackageSync {
+  /// What a pull did.
+  public enum PullResult: Sendable, Hashable {
+    /// The remote has no head yet (nothing was ever pushed).
+    case remoteEmpty
+    /// The package already has the remote's state (or the remote has nothing new).
+    case upToDate
+    /// The package had no changes since the last sync and now is the remote's state.
+    case fastForwarded
+    /// Both sides changed different paths: the package has both sides' changes (push it).
+    case merged(paths: [String])
+    /// Both sides changed `paths` differently: the package's state was kept as the unresolved conflict version
+    /// `version`, then those paths took the remote's side (other changes of both sides are in the package).
+    case conflict(version: Int, paths: [String])
+  }
 }
 
 extension PackageSync {
@@ -29,7 +31,7 @@ extension PackageSync {
   /// - Parameter progress: Called as objects arrive.
   /// - Throws: ``SyncError`` (`corrupt` for an object that does not match its key), `PackageError` from the save.
   @discardableResult
-  public func pull(progress: SyncProgressHandler? = nil) async throws -> PullResult {
+  public func pull(progress: SyncProgress.Handler? = nil) async throws -> PullResult {
     guard let (head, etag) = try await head() else { return .remoteEmpty }
     let packagePath = folder.packagePath
     let synced = folder.state(remote.name)
@@ -110,7 +112,7 @@ extension PackageSync {
 
   /// Downloads the blobs `hashes` into the sync folder's `objects/` (skipping those already there from an
   /// interrupted pull), each under a temporary name, checked against its SHA-256, then renamed into place.
-  func fetchBlobs(_ hashes: [String], sizes entries: FlatTree, progress: SyncProgressHandler?) async throws {
+  func fetchBlobs(_ hashes: [String], sizes entries: FlatTree, progress: SyncProgress.Handler?) async throws {
     let objects = folder.objects
     let temporary = folder.temporary
     // Blobs an interrupted pull left are used only if they still hash to their names: their renames were not

@@ -8,12 +8,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What a push did.
-public enum PushResult: Sendable, Hashable {
-  /// The remote's head is already the package's state.
-  case upToDate
-  /// The head now names the package's state; `blobs` and `trees` objects (`bytes` bytes of blobs) were sent.
-  case pushed(tree: String, blobs: Int, trees: Int, bytes: Int64)
+extension PackageSync {
+  /// What a push did.
+  public enum PushResult: Sendable, Hashable {
+    /// The remote's head is already the package's state.
+    case upToDate
+    /// The head now names the package's state; `blobs` and `trees` objects (`bytes` bytes of blobs) were sent.
+    case pushed(tree: String, blobs: Int, trees: Int, bytes: Int64)
+  }
 }
 
 extension PackageSync {
@@ -22,7 +24,7 @@ extension PackageSync {
   /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
   ///   the remote has changes this package has not pulled (both say to pull first); others as the client's.
   @discardableResult
-  public func push(progress: SyncProgressHandler? = nil) async throws -> PushResult {
+  public func push(progress: SyncProgress.Handler? = nil) async throws -> PushResult {
     let packagePath = folder.packagePath
     let folder = self.folder
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }

@@ -48,11 +48,11 @@ import Foundation
 /// cancelled (leaving the package and the remote consistent), and reports ``SyncProgress``.
 public final class PackageSync: Sendable {
   /// The package's sync folder.
-  public let folder: SyncFolder
+  package let folder: SyncFolder
   /// The remote.
   public let remote: Remote
   /// The client of the remote's bucket.
-  public let client: S3Client
+  package let client: S3Client
   let location: S3Location
   /// How many transfers run at once.
   public let parallelism: Int
@@ -83,7 +83,7 @@ public final class PackageSync: Sendable {
   func treeKey(_ hash: String) -> String { location.key("trees/\(hash)") }
 
   /// The remote's head and its ETag, or nil before the first push.
-  public func head() async throws -> (head: RemoteHead, etag: String)? {
+  package func head() async throws -> (head: RemoteHead, etag: String)? {
     do {
       let (data, etag) = try await client.get(headKey, limit: 1 << 16)
       return (try RemoteHead(decoding: data, key: headKey), etag)

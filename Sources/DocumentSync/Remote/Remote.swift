@@ -19,15 +19,25 @@ public struct Remote: Sendable, Hashable, Codable {
   /// The region requests are signed for (nil: the environment's, else `us-east-1`).
   public var region: String?
   /// How the server wants `If-Match` ETags, found when the remote was added (nil: try both).
-  public var etagForm: ETagForm?
+  package var etagForm: ETagForm?
   /// A PEM file of certificate authorities trusted for this remote besides the system's (a private CA's
   /// certificate; nil: `AWS_CA_BUNDLE`, else the system's only). Kept as an absolute path.
   public var caBundle: String?
 
-  /// A remote.
-  public init(
-    name: String, url: String, endpoint: String, region: String? = nil, etagForm: ETagForm? = nil,
-    caBundle: String? = nil
+  /// A remote: a bucket and prefix on a server.
+  /// - Parameters:
+  ///   - name: The remote's name in the package (`origin`).
+  ///   - url: `s3://BUCKET/PREFIX`.
+  ///   - endpoint: The server, `http[s]://HOST[:PORT]`.
+  ///   - region: The region requests are signed for (nil: the environment's, else `us-east-1`).
+  ///   - caBundle: A PEM file of certificate authorities trusted besides the system's (nil: `AWS_CA_BUNDLE`).
+  public init(name: String, url: String, endpoint: String, region: String? = nil, caBundle: String? = nil) {
+    self.init(name: name, url: url, endpoint: endpoint, region: region, etagForm: nil, caBundle: caBundle)
+  }
+
+  /// A remote whose server's ETag form is known.
+  package init(
+    name: String, url: String, endpoint: String, region: String? = nil, etagForm: ETagForm?, caBundle: String? = nil
   ) {
     self.name = name
     self.url = url
@@ -38,13 +48,13 @@ public struct Remote: Sendable, Hashable, Codable {
   }
 
   /// The bucket and prefix.
-  public func location() throws -> S3Location { try S3Location(url: url) }
+  package func location() throws -> S3Location { try S3Location(url: url) }
 
   /// A client of the remote's bucket signed with `credentials`, trusting ``caBundle`` (else `AWS_CA_BUNDLE` of
   /// `environment`) besides the system's authorities.
   /// - Throws: ``SyncError`` with code `invalidArgument` for a malformed URL or endpoint, or a CA bundle that
   ///   cannot be read or holds no PEM certificate.
-  public func client(credentials: S3Credentials, environment: [String: String]) throws -> S3Client {
+  package func client(credentials: S3Credentials, environment: [String: String]) throws -> S3Client {
     let bundle = caBundle ?? environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
     if let bundle { try Self.checkCABundle(bundle) }
     return S3Client(
@@ -81,14 +91,14 @@ public struct Remote: Sendable, Hashable, Codable {
 ///
 /// The stat cache a scan uses (which files are already hashed, by device, inode, size and time) is the version
 /// store's (`.NAME.docpkg-versions/hashes`): one cache for versions and sync.
-public struct SyncFolder: Sendable {
+package struct SyncFolder: Sendable {
   /// The package.
-  public let packagePath: FilePath
+  package let packagePath: FilePath
   /// `.NAME.docpkg-sync` beside it.
-  public let path: FilePath
+  package let path: FilePath
 
   /// The sync folder of the package at `packagePath` (not created).
-  public init(packagePath: FilePath) {
+  package init(packagePath: FilePath) {
     let normal = packagePath.lexicallyNormalized()
     self.packagePath = normal
     let name = normal.lastComponent?.string ?? "package"
@@ -106,7 +116,7 @@ public struct SyncFolder: Sendable {
   /// The remotes, by name.
   /// - Throws: `PackageError` with code `corrupt` if `remotes.json` is not a list of remotes, `io` if it cannot
   ///   be read.
-  public func remotes() throws -> [Remote] {
+  package func remotes() throws -> [Remote] {
     guard let data = try LocalFiles.read(remotesFile) else { return [] }
     do { return try JSONDecoder().decode([Remote].self, from: data) } catch {
       throw PackageError(.corrupt, "cannot read the remotes in", path: remotesFile.string, context: "(\(error))")
@@ -115,7 +125,7 @@ public struct SyncFolder: Sendable {
 
   /// The remote `name`.
   /// - Throws: ``SyncError`` with code `remote` if there is none.
-  public func remote(_ name: String) throws -> Remote {
+  package func remote(_ name: String) throws -> Remote {
     guard let remote = try remotes().first(where: { $0.name == name }) else {
       throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)
     }
@@ -125,7 +135,7 @@ public struct SyncFolder: Sendable {
   /// Adds `remote`.
   /// - Throws: ``SyncError`` with code `remote` if one of that name exists, `invalidArgument` for a bad name or
   ///   URL; `PackageError` if the sync folder cannot be written.
-  public func add(_ remote: Remote) throws {
+  package func add(_ remote: Remote) throws {
     guard !remote.name.isEmpty, !remote.name.contains("/"), !remote.name.hasPrefix(".") else {
       throw SyncError(
         .invalidArgument, "a remote name must be non-empty, without '/' or a leading '.':", key: remote.name)
@@ -144,7 +154,7 @@ public struct SyncFolder: Sendable {
   /// Removes the remote `name` and its sync state.
   /// - Throws: ``SyncError`` with code `remote` if there is none; `PackageError` if the sync folder cannot be
   ///   written.
-  public func remove(_ name: String) throws {
+  package func remove(_ name: String) throws {
     var all = try remotes()
     guard all.contains(where: { $0.name == name }) else {
       throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)

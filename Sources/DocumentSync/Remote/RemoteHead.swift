@@ -15,16 +15,16 @@ import Foundation
 ///
 /// The first line is also the remote layout's format: 2 since trees are the version store's (`TreeObject`: lines
 /// with modification times). A remote of another format is refused with one line saying so, never misread.
-public struct RemoteHead: Sendable, Hashable {
+package struct RemoteHead: Sendable, Hashable {
   /// The root tree of the remote's state.
-  public var tree: String
+  package var tree: String
   /// The root tree this head replaced, if any.
-  public var parent: String?
+  package var parent: String?
   /// When it was pushed (the pusher's clock).
-  public var date: Date
+  package var date: Date
 
   /// A head.
-  public init(tree: String, parent: String?, date: Date) {
+  package init(tree: String, parent: String?, date: Date) {
     self.tree = tree
     self.parent = parent
     self.date = date
@@ -34,7 +34,7 @@ public struct RemoteHead: Sendable, Hashable {
   static let format = 2
 
   /// The object's bytes.
-  public func encoded() -> Data {
+  package func encoded() -> Data {
     Data(
       "docpkg-sync-head \(Self.format)\ntree \(tree)\nparent \(parent ?? "-")\ndate \(Int64(date.timeIntervalSince1970))\n"
         .utf8)
@@ -42,7 +42,7 @@ public struct RemoteHead: Sendable, Hashable {
 
   /// Parses a head object.
   /// - Throws: ``SyncError`` with code `corrupt` naming `key` if it is not one.
-  public init(decoding data: Data, key: String) throws {
+  package init(decoding data: Data, key: String) throws {
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
     guard let first = lines.first, first.hasPrefix("docpkg-sync-head "),
       let format = Int(first.dropFirst("docpkg-sync-head ".count))

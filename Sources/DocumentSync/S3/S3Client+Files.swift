@@ -25,7 +25,7 @@ extension S3Client {
   /// - Throws: ``SyncError`` naming the key (`corrupt` naming the path when the file does not hash to
   ///   `expectedSHA256`); `PackageError` naming the path when the file cannot be read.
   @discardableResult
-  public func upload(
+  package func upload(
     _ key: String, fromFile path: FilePath, expectedSHA256: String? = nil, record: FilePath? = nil,
     progress: (@Sendable (Int64) -> Void)? = nil
   ) async throws -> String {
@@ -63,7 +63,7 @@ extension S3Client {
   ///   - progress: Called with the bytes received so far.
   /// - Returns: The object's bare ETag, its SHA-256 (hex) and its size.
   /// - Throws: ``SyncError`` naming the key; `PackageError` naming the path when the file cannot be written.
-  public func download(
+  package func download(
     _ key: String, toFile path: FilePath, progress: (@Sendable (Int64) -> Void)? = nil
   ) async throws -> (etag: String, sha256: String, size: Int64) {
     let response = try await send(.GET, key: key)
