@@ -112,5 +112,11 @@ import Testing
           fileURLWithPath: dir.appending(".P.mydoc.docpkg-versions/objects/\(d1.prefix(2))/\(d1.dropFirst(2))"))))
     #expect(SHA256Hex.of(object) == d1)
     #expect(String(decoding: scan.trees[scan.root]!.encoded(), as: UTF8.self).contains("d 755 0.000000000 0 "))
+    // Compared with times, the version differs from the package in the one file the save changed: its
+    // directories, whose times it does not keep, are not listed.
+    var options = PackageDifference.Options()
+    options.comparesModificationTimes = true
+    let changes = try PackageNode(contentsOf: package).difference(from: version, options: options)
+    #expect(changes.map(\.path) == ["d0/f0.txt"])
   }
 }
