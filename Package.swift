@@ -103,6 +103,7 @@ let package = Package(
     .executableTarget(
       name: "docpkg-sync",
       dependencies: [
+        "DocumentPackage",
         "DocumentSync",
         "DocPkgCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

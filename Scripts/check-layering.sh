@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Fails when C's system library is imported outside the one system layer.
+# Fails when C's system library is imported, or Foundation's file I/O (FileManager, FileHandle) is used, outside
+# the one system layer.
 #
-# Every system call of the libraries and the CLI goes through Sources/DocumentPackage/Internals/
-# (`Syscalls`, `AtomicFile`, `TemporaryName`, ...), so that the Darwin side compiles by design and
-# errors are made one way. C targets (Sources/C*) are the layer's own C. Examples, tests and
-# benchmarks are clients and may call libc as any app does.
+# Every system call and file operation of the libraries and the CLI goes through
+# Sources/DocumentPackage/Internals/ (`Syscalls`, `AtomicFile`, `LocalFiles`, `TemporaryName`, ...), so that the
+# Darwin side compiles by design and errors are made one way (`PackageError`, naming the path). C targets
+# (Sources/C*) are the layer's own C. Examples, tests and benchmarks are clients (outside Sources/) and may call
+# libc and FileManager as any app does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,4 +19,11 @@ if [[ -n "$violations" ]]; then
   echo "$violations" >&2
   exit 1
 fi
-echo "check-layering: ok (libc only in $layer)"
+foundation='\b(FileManager|FileHandle)\b'
+violations=$(grep -rnE "$foundation" Sources --include='*.swift' | grep -v "^$layer" || true)
+if [[ -n "$violations" ]]; then
+  echo "check-layering: Foundation file I/O outside $layer (use Syscalls or LocalFiles instead):" >&2
+  echo "$violations" >&2
+  exit 1
+fi
+echo "check-layering: ok (libc and file I/O only in $layer)"

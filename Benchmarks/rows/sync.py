@@ -104,8 +104,8 @@ def rows(h):
 
         one = h.run([h.docpkg, "push", many_copy, "--quiet"], setup=change_one, repeat=3)
         h.row("sync many: push after one changed file", one, limit_s=1.0,
-              note="one file rewritten in place; the push stats every entry, reads the changed file only (the sync "
-                   "folder's index), compares trees with the synced head's and sends one blob and the trees on its "
+              note="one file rewritten in place; the push stats every entry, reads the changed file only (the version "
+                   "store's stat cache), compares trees with the synced head's and sends one blob and the trees on its "
                    "path (no listing of the remote)")
     finally:
         if not was_running:

@@ -1,4 +1,5 @@
 import DocPkgCommandLine
+import DocumentPackage
 import DocumentSync
 import Foundation
 import SystemPackage
@@ -69,7 +70,7 @@ enum LiveSync: SyncCommandRunner {
 
   /// `path` from the working directory, so that a remote keeps a path that holds wherever it is used from.
   static func absolutePath(_ path: String) -> String {
-    FilePath(FileManager.default.currentDirectoryPath).pushing(FilePath(path)).lexicallyNormalized().string
+    LocalFiles.absolute(FilePath(path)).string
   }
 
   static func removeRemote(_ command: RemoteRemove<Self>) throws {

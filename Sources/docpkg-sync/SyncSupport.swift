@@ -33,7 +33,7 @@ final class SyncProgressBar: @unchecked Sendable {
 
   init(_ label: String, quiet: Bool) { bar = ProgressBar(label, quiet: quiet) }
 
-  var handler: SyncProgressHandler {
+  var handler: SyncProgress.Handler {
     { [self] progress in
       lock.withLock {
         bar.update(

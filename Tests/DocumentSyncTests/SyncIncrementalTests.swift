@@ -47,8 +47,33 @@ struct SyncIncrementalTests {
     #expect(try await sync(package).push() == .upToDate)
   }
 
-  @Test func aCloneFillsTheIndexSoThatItsFirstScanReadsNoFile() async throws {
-    let dir = try TemporaryDirectory("sync-clone-index")
+  func modificationDate(_ path: String) throws -> Date? {
+    try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+  }
+
+  /// A file's time is part of the state: a clone and a pull set it, and a touch alone is pushed (as the trees on
+  /// its path, no blob).
+  @Test func aTouchAloneIsPushedAsTreesAndAPullSetsTheTime() async throws {
+    let dir = try TemporaryDirectory("sync-touch")
+    let (_, url, package) = try await makePackage(dir)
+    _ = try await sync(package).push()
+    let copy = dir.appending("Copy.mydoc")
+    _ = try await PackageSync.clone(
+      from: url, endpoint: ObjectStore.endpointURL, to: FilePath(copy), credentials: credentials)
+    #expect(try modificationDate(copy + "/d2/f3.txt") == modificationDate(package + "/d2/f3.txt"))
+    let time = Date(timeIntervalSince1970: 1_600_000_000.25)
+    try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: package + "/d2/f3.txt")
+    guard case .pushed(_, 0, 2, _) = try await sync(package).push() else {
+      Issue.record("a touch did not push two trees and no blob")
+      return
+    }
+    #expect(try await sync(copy).pull() == .fastForwarded)
+    #expect(try modificationDate(copy + "/d2/f3.txt") == time)
+    #expect(try await sync(copy).push() == .upToDate)
+  }
+
+  @Test func aCloneFillsTheStatCacheSoThatItsFirstScanReadsNoFile() async throws {
+    let dir = try TemporaryDirectory("sync-clone-cache")
     let (_, url, package) = try await makePackage(dir)
     guard case .pushed(let tree, _, _, _) = try await sync(package).push() else {
       Issue.record("first push")
@@ -57,13 +82,13 @@ struct SyncIncrementalTests {
     let copy = dir.appending("Copy.mydoc")
     let cloned = try await PackageSync.clone(
       from: url, endpoint: ObjectStore.endpointURL, to: FilePath(copy), credentials: credentials)
-    let scan = try Snapshot(packageAt: FilePath(copy), index: cloned.folder.indexFile)
+    let scan = try VersionStore.scan(packageAt: cloned.folder.packagePath, lockHeld: false)
     #expect(scan.hashedFiles == 0)
     #expect(scan.root == tree)
     #expect(try await sync(copy).push() == .upToDate)
-    // The index is a cache of what is on disk: a file changed after the clone is read again.
+    // The stat cache is a cache of what is on disk: a file changed after the clone is read again.
     try dir.write("Copy.mydoc/d0/f0.txt", "changed after the clone\n")
-    #expect(try Snapshot(packageAt: FilePath(copy), index: cloned.folder.indexFile).hashedFiles == 1)
+    #expect(try VersionStore.scan(packageAt: FilePath(copy), lockHeld: false).hashedFiles == 1)
   }
 
   @Test func anInterruptedMultipartUploadResumesWithoutSendingThePartsThatArrived() async throws {

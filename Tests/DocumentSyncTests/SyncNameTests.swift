@@ -11,11 +11,20 @@ import Testing
 /// `DOCPKG_FS_EXFAT` names a mount, as `Scripts/filesystems.sh` makes it).
 @Suite struct SyncNameTests {
   static let tree: FlatTree = [
-    "Notes": SyncEntry(kind: .directory, mode: 0o755, size: 0, reference: ""),
-    "Notes/a.txt": SyncEntry(kind: .file, mode: 0o644, size: 1, reference: String(repeating: "a", count: 64)),
-    "Notes/A.txt": SyncEntry(kind: .file, mode: 0o644, size: 1, reference: String(repeating: "b", count: 64)),
-    "x:y.txt": SyncEntry(kind: .file, mode: 0o644, size: 1, reference: String(repeating: "c", count: 64)),
+    "Notes": entry(.directory, "Notes", ""),
+    "Notes/a.txt": entry(.file, "a.txt", String(repeating: "a", count: 64)),
+    "Notes/A.txt": entry(.file, "A.txt", String(repeating: "b", count: 64)),
+    "x:y.txt": entry(.file, "x:y.txt", String(repeating: "c", count: 64)),
   ]
+
+  static func entry(_ kind: NodeKind, _ name: String, _ reference: String) -> TreeEntry {
+    TreeEntry(
+      kind: kind,
+      permissions: kind == .directory
+        ? [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute]
+        : [.ownerReadWrite, .groupRead, .otherRead],
+      time: FileTime(seconds: 1_700_000_000), size: kind == .file ? 1 : 0, reference: reference, name: name)
+  }
 
   @Test func aFileSystemThatHoldsEveryNameTakesTheTree() throws {
     let dir = try TemporaryDirectory("sync-names")

@@ -27,7 +27,7 @@ struct SyncRecoveryTests {
     let dir = try TemporaryDirectory("sync-cancel")
     let (client, _, package) = try await makePackage(in: dir, files: 200)
     let sync = try PackageSync(packageAt: FilePath(package), remote: "origin", credentials: credentials, parallelism: 2)
-    let holder = TaskHolder<PushResult>()
+    let holder = TaskHolder<PackageSync.PushResult>()
     let task = Task {
       try await sync.push { progress in
         if progress.phase == .uploading, progress.objectsDone >= 20 { holder.cancel() }

@@ -173,7 +173,11 @@ struct DiffEngine {
   func attributeDetails(_ old: PackageNode, _ new: PackageNode) -> Change.Details {
     var details: Change.Details = []
     if old.kind != .symlink, old.permissions != new.permissions { details.insert(.permissions) }
-    if options.comparesModificationTimes, old.modificationTime != new.modificationTime {
+    // A directory's time is compared only where both sides know it: a version's trees do not keep it (see
+    // TreeEntry), so a version's directories have none.
+    if options.comparesModificationTimes, old.modificationTime != new.modificationTime,
+      old.kind != .directory || (old.modificationTime != nil && new.modificationTime != nil)
+    {
       details.insert(.modificationTime)
     }
     return details

@@ -2,7 +2,8 @@ extension PackageDifference {
   /// How two trees are compared.
   public struct Options {
     /// Report entries whose modification times differ (off by default: copies and archives
-    /// rarely keep times exactly).
+    /// rarely keep times exactly). A directory's time is compared only when both sides have one
+    /// (a version keeps files' and links' times, not directories').
     public var comparesModificationTimes = false
     /// Pair deleted and added entries into renames (on by default).
     public var detectsRenames = true

@@ -48,15 +48,25 @@ package final class AtomicFile {
   /// - Throws: ``PackageError`` (code `io`): "cannot write" the temporary file, "cannot rename
   ///   into place" `path`, or "cannot write directory". The temporary file is removed.
   package func commit(to path: FilePath, syncDirectory: Bool = true) throws {
+    try commit(to: path, syncing: true, syncDirectory: syncDirectory)
+  }
+
+  /// Renames the temporary file to `path` (replacing what is there); with `syncing`, syncs it first and (with
+  /// `syncDirectory`) `path`'s directory after, as ``commit(to:syncDirectory:)``. Without, the file is whole
+  /// while the machine runs, and may be empty or torn after a machine crash: for caches checked when read.
+  /// - Throws: ``PackageError`` (code `io`) as ``commit(to:syncDirectory:)`` does.
+  package func commit(to path: FilePath, syncing: Bool, syncDirectory: Bool = true) throws {
     defer { discard() }
-    try Syscalls.io("cannot write", path: errorPath.string) { () throws(Errno) in try Syscalls.synchronize(fd) }
+    if syncing {
+      try Syscalls.io("cannot write", path: errorPath.string) { () throws(Errno) in try Syscalls.synchronize(fd) }
+    }
     closeFile()
     try Syscalls.io("cannot rename into place", path: path.string) { () throws(Errno) in
       try Syscalls.rename(
         from: currentDirectory, RawName(path: temporaryPath), to: currentDirectory, RawName(path: path))
     }
     isDone = true
-    guard syncDirectory else { return }
+    guard syncing, syncDirectory else { return }
     let directory = path.removingLastComponent()
     try Syscalls.io("cannot write directory", path: directory.string) { () throws(Errno) in
       let dirfd = try Syscalls.openDirectory(directory.isEmpty ? "." : directory)

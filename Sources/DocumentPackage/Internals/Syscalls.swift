@@ -42,6 +42,13 @@ package enum Syscalls {
     return FileStatus(raw)
   }
 
+  /// The process's current directory (`getcwd`); "." if it cannot be named (removed, or too long).
+  package static func currentDirectoryPath() -> FilePath {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getcwd(&buffer, buffer.count) != nil else { return "." }
+    return FilePath(platformString: buffer)
+  }
+
   package static func statusFollowing(_ path: FilePath) throws(Errno) -> FileStatus {
     var raw = CStat()
     _ = try resolving(path) { dirfd, name throws(Errno) in try retrying { fstatat(dirfd, name, &raw, 0) } }

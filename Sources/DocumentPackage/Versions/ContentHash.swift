@@ -28,6 +28,17 @@ package enum ContentHash {
     return hex(hasher.finalize())
   }
 
+  /// The SHA-256 of the file at `path` (a link is not followed), read in 1 MiB chunks.
+  /// - Throws: ``PackageError`` (code `io`) naming `path` if it cannot be opened or read.
+  package static func ofFile(at path: FilePath) throws -> String {
+    let fd: CInt
+    do { fd = try Syscalls.openFile(path, [.readOnly, .noFollow]) } catch {
+      throw PackageError.io(error, "cannot open", path: path, context: "to hash it")
+    }
+    defer { Syscalls.closeFile(fd) }
+    return try of(fd: fd, path: path)
+  }
+
   static func isValid(_ hash: Substring) -> Bool {
     hash.utf8.count == 64 && hash.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
   }

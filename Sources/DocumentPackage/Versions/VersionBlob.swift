@@ -157,7 +157,8 @@ extension VersionStore {
         }
         try node.adopt(child, as: entry.name)
         child.permissions = entry.permissions
-        child.modificationTime = entry.time
+        // A directory's line carries no time (see TreeEntry): it gets the time it is saved.
+        if entry.kind != .directory || entry.time != TreeEntry.directoryTime { child.modificationTime = entry.time }
       }
     }
     return root

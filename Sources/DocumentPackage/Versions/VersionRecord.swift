@@ -6,14 +6,13 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The text formats of a ``VersionStore``: a version record (`versions/ID`) and a tree object
+/// A version record of a ``VersionStore`` (`versions/ID`); its root tree is a ``TreeObject``
 /// (one directory's entries, stored by its SHA-256 like a blob, so unchanged directories are
 /// shared between versions).
 ///
 /// Record: `docpkg-version 1`, then `date SECONDS.NANOS`, `origin saved|conflict`,
 /// `resolved yes|no`, `size BYTES`, `root TREEHASH MODE MTIME`, one `conflict PATH` per
-/// conflicting entry, and one `unkept PATH` per entry a deferred copy could not keep. Tree line: `KIND MODE MTIME SIZE HASH-OR-TARGET NAME`, KIND `f`/`d`/`l`,
-/// MODE octal, MTIME `SECONDS.NANOS`, names and targets percent-escaped (space, `%`, controls).
+/// conflicting entry, and one `unkept PATH` per entry a deferred copy could not keep.
 struct VersionRecord {
   var version: PackageVersion
   var rootTree: String
@@ -87,88 +86,6 @@ enum RecordDamage {
     let keys = Set(lines.dropFirst().map { String($0.prefix { $0 != " " }) })
     if let missing = required.first(where: { !keys.contains($0) }) { return "it has no '\(missing)' line" }
     return "a line of it is malformed"
-  }
-}
-
-/// One line of a tree object.
-struct TreeEntry {
-  var kind: NodeKind
-  var permissions: FilePermissions
-  var time: FileTime
-  var size: Int64
-  /// The blob (file) or tree (directory) hash, or a link's destination.
-  var reference: String
-  var name: String
-
-  var line: String {
-    let code = kind == .file ? "f" : kind == .directory ? "d" : "l"
-    let ref = kind == .symlink ? VersionEscaping.escape(reference) : reference
-    return
-      "\(code) \(String(permissions.rawValue, radix: 8)) \(time.encoded) \(size) \(ref) \(VersionEscaping.escape(name))\n"
-  }
-
-  init(kind: NodeKind, permissions: FilePermissions, time: FileTime, size: Int64, reference: String, name: String) {
-    self.kind = kind
-    self.permissions = permissions
-    self.time = time
-    self.size = size
-    self.reference = reference
-    self.name = name
-  }
-
-  init?(line: Substring) {
-    let parts = VersionEscaping.fields(line)
-    guard parts.count == 6, let mode = CModeT(parts[1], radix: 8), let time = FileTime(encoded: parts[2]),
-      let size = Int64(parts[3])
-    else { return nil }
-    switch parts[0] {
-    case "f": kind = .file
-    case "d": kind = .directory
-    case "l": kind = .symlink
-    default: return nil
-    }
-    if kind != .symlink && !ContentHash.isValid(parts[4]) { return nil }
-    permissions = FilePermissions(rawValue: mode)
-    self.time = time
-    self.size = size
-    reference = kind == .symlink ? VersionEscaping.unescape(parts[4]) : String(parts[4])
-    name = VersionEscaping.unescape(parts[5])
-  }
-
-  /// The blob (`f`) and tree (`d`) hashes a tree object refers to, scanned byte by byte
-  /// (parsing whole entries costs seconds per 100,000 lines; pruning needs only these).
-  static func references(_ data: Data) -> [(isTree: Bool, hash: String)] {
-    var result: [(isTree: Bool, hash: String)] = []
-    data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-      let bytes = raw.bindMemory(to: UInt8.self)
-      var index = 0
-      while index < bytes.count {
-        let kind = bytes[index]
-        var spaces = 0
-        while index < bytes.count, bytes[index] != 10, spaces < 4 {
-          if bytes[index] == 32 { spaces += 1 }
-          index += 1
-        }
-        let start = index
-        while index < bytes.count, bytes[index] != 10, bytes[index] != 32 { index += 1 }
-        if spaces == 4, index - start == 64, kind == 102 || kind == 100 {
-          result.append(
-            (kind == 100, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)))
-        }
-        while index < bytes.count, bytes[index] != 10 { index += 1 }
-        index += 1
-      }
-    }
-    return result
-  }
-
-  static func parse(_ data: Data) -> [TreeEntry]? {
-    var entries: [TreeEntry] = []
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-      guard let entry = TreeEntry(line: line) else { return nil }
-      entries.append(entry)
-    }
-    return entries
   }
 }
 

@@ -1,15 +1,11 @@
+import DocumentPackage
 import SystemPackage
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
-/// The sync folder's `trees/`: tree objects known to be on a remote — the trees of every head this package pushed
-/// or pulled — by hash (`trees/ab/cdef…`, the object's own bytes). A push compares the package's trees with the
-/// synced head's, path by path, and stops at the first equal subtree: what is under it is on the remote already
-/// (a head is moved only after every object it names arrived). A pull fetches only the trees it does not hold.
+/// The sync folder's `trees/`: tree objects (``TreeObject``, the version store's format) known to be on a
+/// remote — the trees of every head this package pushed or pulled — by hash (`trees/ab/cdef…`, the object's own
+/// bytes). A push compares the package's trees with the synced head's, path by path, and stops at the first
+/// equal subtree: what is under it is on the remote already (a head is moved only after every object it names
+/// arrived). A pull fetches only the trees it does not hold.
 ///
 /// Objects are written under a temporary name and renamed in, a tree after its subtrees, so a tree present here
 /// has its subtrees present too while nothing crashes. Reading checks the hash; a damaged or missing object reads as
@@ -23,26 +19,28 @@ struct LocalTrees: Sendable {
   }
 
   /// The tree `hash`, or nil if it is not here (or does not hash to its name).
-  func tree(_ hash: String) -> SyncTree? {
-    guard hash.count == 64, let data = FileManager.default.contents(atPath: file(hash).string) else { return nil }
-    return try? SyncTree(decoding: data, key: hash, expectedHash: hash)
+  func tree(_ hash: String) -> TreeObject? {
+    guard hash.count == 64, let data = (try? LocalFiles.read(file(hash))) ?? nil,
+      ContentHash.hex(SHA256.hash(data: data)) == hash
+    else { return nil }
+    return TreeObject(decoding: data)
   }
 
   /// Whether the tree `hash` is here.
-  func contains(_ hash: String) -> Bool { FileManager.default.fileExists(atPath: file(hash).string) }
+  func contains(_ hash: String) -> Bool { (try? LocalFiles.exists(file(hash))) ?? false }
 
   /// Writes the trees `hashes` (taken from `trees`) that are not here yet, subtrees before the trees naming them.
   /// Best effort: a tree that cannot be written is fetched or compared again later.
-  func add(_ hashes: [String], from trees: [String: SyncTree]) {
+  func add(_ hashes: [String], from trees: [String: TreeObject]) {
     var written = Set<String>()
     // An explicit stack, not recursion (the package chooses its depth): a tree is written once the
     // subtrees it names are.
-    var stack: [(hash: String, tree: SyncTree, subtrees: [String])] = []
+    var stack: [(hash: String, tree: TreeObject, subtrees: [String])] = []
     func enter(_ hash: String) {
       guard !written.contains(hash), let tree = trees[hash] else { return }
       written.insert(hash)
       guard !contains(hash) else { return }
-      stack.append((hash, tree, tree.entries.values.filter { $0.kind == .directory }.map(\.reference)))
+      stack.append((hash, tree, tree.subtrees))
     }
     for hash in hashes {
       enter(hash)
@@ -51,7 +49,7 @@ struct LocalTrees: Sendable {
           enter(subtree)
         } else {
           let (hash, tree, _) = stack.removeLast()
-          try? SyncFolder.writeUnsynced(tree.encoded(), to: file(hash))
+          try? LocalFiles.writeUnsynced(tree.encoded(), to: file(hash))
         }
       }
     }

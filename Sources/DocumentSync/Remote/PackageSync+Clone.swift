@@ -29,10 +29,10 @@ extension PackageSync {
   public static func clone(
     from url: String, endpoint: String, to destination: FilePath, credentials: S3Credentials,
     remoteName: String = "origin", region: String? = nil, caBundle: String? = nil,
-    environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgressHandler? = nil
+    environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgress.Handler? = nil
   ) async throws -> PackageSync {
     let folder = SyncFolder(packagePath: destination)
-    if FileManager.default.fileExists(atPath: folder.packagePath.string) {
+    if try LocalFiles.exists(folder.packagePath) {
       throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
     }
     let hadSyncFolder = (try? Syscalls.exists(folder.path)) ?? true
@@ -62,14 +62,18 @@ extension PackageSync {
         .apply(flat, over: [:], to: root)
       try PackageFile.create(at: folder.packagePath, root: root).close()
       folder.clearObjects()
-      // The index, from what was just written (one listing, no file read): the first push does not hash again.
-      _ = try Snapshot(packageAt: folder.packagePath, index: folder.indexFile, written: flat)
+      // The stat cache, from what was just written (one listing, no file read): the first push does not hash again.
+      _ = try VersionStore.scan(
+        packageAt: folder.packagePath, lockHeld: false,
+        written: flat.compactMapValues { $0.kind == .file ? ($0.reference, $0.size) : nil })
     }
     // Whether the server wants bare ETags was learned while nothing depended on it; keep it for later pushes.
     var added = probeRemote
     added.etagForm = try await client.probeETagForm(key: probeKey(url: url))
-    try folder.add(added)
-    try folder.setState(remoteName, tree: head.tree, etag: etag)
+    try await BlockingIO.run { [added] in
+      try folder.add(added)
+      try folder.setState(remoteName, tree: head.tree, etag: etag)
+    }
     return try PackageSync(
       folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment))
   }
@@ -87,7 +91,7 @@ extension PackageSync {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) async throws {
     let folder = SyncFolder(packagePath: packagePath)
-    if try folder.remotes().contains(where: { $0.name == remote.name }) {
+    if try await BlockingIO.run({ try folder.remotes() }).contains(where: { $0.name == remote.name }) {
       throw SyncError(.remote, "remote '\(remote.name)' exists already for package", key: packagePath.string)
     }
     var remote = remote
@@ -95,18 +99,26 @@ extension PackageSync {
       let client = try remote.client(credentials: credentials, environment: environment)
       remote.etagForm = try await client.probeETagForm(key: probeKey(url: remote.url))
     }
-    try folder.add(remote)
+    try await BlockingIO.run { [remote] in try folder.add(remote) }
+  }
+}
+
+extension PackageSync {
+  /// The remotes of the package at `packagePath`, in the order they were added.
+  /// - Throws: `PackageError` if its sync folder's `remotes.json` cannot be read or is damaged.
+  public static func remotes(ofPackageAt packagePath: FilePath) async throws -> [Remote] {
+    try await BlockingIO.run { try SyncFolder(packagePath: packagePath).remotes() }
+  }
+
+  /// Removes the remote `name` and its sync state from the package at `packagePath` (nothing on the server).
+  /// - Throws: ``SyncError`` with code `remote` if there is no such remote; `PackageError` if the sync folder
+  ///   cannot be read or written.
+  public static func removeRemote(named name: String, fromPackageAt packagePath: FilePath) async throws {
+    try await BlockingIO.run { try SyncFolder(packagePath: packagePath).remove(name) }
   }
 }
 
 extension SyncFolder {
   /// Removes the sync folder and everything in it (a clone refused before it had anything to keep).
-  func remove() {
-    let parent = path.removingLastComponent()
-    guard let name = path.lastComponent, let fd = try? Syscalls.openDirectory(parent.isEmpty ? "." : parent) else {
-      return
-    }
-    defer { Syscalls.closeFile(fd) }
-    try? Syscalls.removeTree(in: fd, RawName(name))
-  }
+  func remove() { try? LocalFiles.remove(path) }
 }

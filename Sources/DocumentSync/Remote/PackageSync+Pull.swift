@@ -7,19 +7,21 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What a pull did.
-public enum PullResult: Sendable, Hashable {
-  /// The remote has no head yet (nothing was ever pushed).
-  case remoteEmpty
-  /// The package already has the remote's state (or the remote has nothing new).
-  case upToDate
-  /// The package had no changes since the last sync and now is the remote's state.
-  case fastForwarded
-  /// Both sides changed different paths: the package has both sides' changes (push it).
-  case merged(paths: [String])
-  /// Both sides changed `paths` differently: the package's state was kept as the unresolved conflict version
-  /// `version`, then those paths took the remote's side (other changes of both sides are in the package).
-  case conflict(version: Int, paths: [String])
+extension PackageSync {
+  /// What a pull did.
+  public enum PullResult: Sendable, Hashable {
+    /// The remote has no head yet (nothing was ever pushed).
+    case remoteEmpty
+    /// The package already has the remote's state (or the remote has nothing new).
+    case upToDate
+    /// The package had no changes since the last sync and now is the remote's state.
+    case fastForwarded
+    /// Both sides changed different paths: the package has both sides' changes (push it).
+    case merged(paths: [String])
+    /// Both sides changed `paths` differently: the package's state was kept as the unresolved conflict version
+    /// `version`, then those paths took the remote's side (other changes of both sides are in the package).
+    case conflict(version: Int, paths: [String])
+  }
 }
 
 extension PackageSync {
@@ -29,17 +31,16 @@ extension PackageSync {
   /// - Parameter progress: Called as objects arrive.
   /// - Throws: ``SyncError`` (`corrupt` for an object that does not match its key), `PackageError` from the save.
   @discardableResult
-  public func pull(progress: SyncProgressHandler? = nil) async throws -> PullResult {
+  public func pull(progress: SyncProgress.Handler? = nil) async throws -> PullResult {
     guard let (head, etag) = try await head() else { return .remoteEmpty }
     let packagePath = folder.packagePath
     let synced = folder.state(remote.name)
     if synced?.tree == head.tree { return .upToDate }
     progress?(SyncProgress(phase: .scanning, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    let index = folder.indexFile
-    let before = try await BlockingIO.run { try Snapshot(packageAt: packagePath, index: index) }
+    let before = try await BlockingIO.run { try VersionStore.scan(packageAt: packagePath, lockHeld: false) }
     if before.root == head.tree {
       _ = try await fetchTrees(from: head.tree, known: before.trees)
-      try folder.setState(remote.name, tree: head.tree, etag: etag)
+      try await BlockingIO.run { [folder, remote] in try folder.setState(remote.name, tree: head.tree, etag: etag) }
       return .upToDate
     }
     progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
@@ -51,9 +52,7 @@ extension PackageSync {
     let baseBefore = try synced.map { try FlatTree(root: $0.tree, trees: trees) } ?? [:]
     let oursBefore = try FlatTree(root: before.root, trees: trees.merging(before.trees) { a, _ in a })
     var sizes = theirs
-    let planned = ThreeWayMerge(
-      base: baseBefore, ours: oursBefore, theirs: theirs,
-      directory: SyncEntry(kind: .directory, mode: 0o755, size: 0, reference: ""))
+    let planned = TreeMerge(base: baseBefore, ours: oursBefore, theirs: theirs)
     // Names the package's file system cannot hold refuse the pull before anything is downloaded (and
     // again below, on the state the pull then finds).
     try await BlockingIO.run { [folder = self.folder] in try planned.result.checkNamesFit(in: folder, "cannot pull") }
@@ -70,14 +69,12 @@ extension PackageSync {
     let result = try await BlockingIO.run { [trees] () throws -> PullResult in
       let file = try PackageFile(at: packagePath, options: .holdLock)
       defer { file.close() }
-      let now = try Snapshot(packageAt: packagePath, index: index)
+      let now = try VersionStore.scan(packageAt: packagePath, lockHeld: true)
       var allTrees = trees
       for (hash, tree) in now.trees { allTrees[hash] = tree }
       let ours = try FlatTree(root: now.root, trees: allTrees)
       let base = try synced.map { try FlatTree(root: $0.tree, trees: allTrees) } ?? [:]
-      var merge = ThreeWayMerge(
-        base: base, ours: ours, theirs: theirs,
-        directory: SyncEntry(kind: .directory, mode: 0o755, size: 0, reference: ""))
+      var merge = TreeMerge(base: base, ours: ours, theirs: theirs)
       let applier = TreeApplier(objects: folder.objects, localBlobs: now.blobs, packagePath: packagePath)
       // Text files both sides changed in different lines: the line-wise merge a local merging save makes.
       var texts: [String: Data] = [:]
@@ -99,32 +96,32 @@ extension PackageSync {
       try applier.apply(merge.result, over: ours, to: file.root)
       for (path, data) in texts {
         _ = try file.root.setFile(at: path, contents: data)
-        try file.root.setPermissions(FilePermissions(rawValue: .init(theirs[path]!.mode)), at: path)
+        try file.root.setPermissions(theirs[path]!.permissions, at: path)
       }
       try file.save()
       if let version { return .conflict(version: version, paths: merge.conflicts) }
       let fastForward = synced != nil && now.root == synced?.tree
       return fastForward ? .fastForwarded : .merged(paths: merge.merged.sorted())
     }
-    try folder.setState(remote.name, tree: head.tree, etag: etag)
-    folder.clearObjects()
+    try await BlockingIO.run { [remote] in
+      try folder.setState(remote.name, tree: head.tree, etag: etag)
+      folder.clearObjects()
+    }
     return result
   }
 
   /// Downloads the blobs `hashes` into the sync folder's `objects/` (skipping those already there from an
   /// interrupted pull), each under a temporary name, checked against its SHA-256, then renamed into place.
-  func fetchBlobs(_ hashes: [String], sizes entries: FlatTree, progress: SyncProgressHandler?) async throws {
+  func fetchBlobs(_ hashes: [String], sizes entries: FlatTree, progress: SyncProgress.Handler?) async throws {
     let objects = folder.objects
     let temporary = folder.temporary
-    try await BlockingIO.run {
-      for directory in [objects, temporary] {
-        try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
-      }
-    }
-    let left = hashes.filter { FileManager.default.fileExists(atPath: objects.appending($0).string) }
     // Blobs an interrupted pull left are used only if they still hash to their names: their renames were not
     // synced, so a crash of the machine may have left one empty or torn (it is then downloaded again).
-    let kept = try await BlockingIO.run { Set(left.filter { Self.keepIfIntact(objects.appending($0), hash: $0) }) }
+    let kept = try await BlockingIO.run {
+      for directory in [objects, temporary] { try LocalFiles.makeDirectories(directory) }
+      let left = hashes.filter { (try? LocalFiles.exists(objects.appending($0))) == true }
+      return Set(left.filter { Self.keepIfIntact(objects.appending($0), hash: $0) })
+    }
     let missing = hashes.filter { !kept.contains($0) }
     var sizes: [String: Int64] = [:]
     for entry in entries.values where entry.kind == .file { sizes[entry.reference] = entry.size }
@@ -132,18 +129,16 @@ extension PackageSync {
     let totalBytes = missing.reduce(Int64(0)) { $0 + (sizeOf[$1] ?? 0) }
     let counter = TransferCounter()
     try await forEachConcurrently(missing, width: downloadParallelism) { [self] hash in
-      let partial = temporary.appending("\(hash).\(UUID().uuidString.prefix(8))")
+      let partial = temporary.appending(TemporaryName.make("download", for: hash))
       let key = blobKey(hash)
       do {
         let result = try await client.download(key, toFile: partial)
         guard result.sha256 == hash else {
           throw SyncError(.corrupt, "downloaded blob does not hash to its key (got \(result.sha256))", key: key)
         }
-        try await BlockingIO.run {
-          try FileManager.default.moveItem(atPath: partial.string, toPath: objects.appending(hash).string)
-        }
+        try await BlockingIO.run { try LocalFiles.rename(partial, to: objects.appending(hash)) }
       } catch {
-        try? FileManager.default.removeItem(atPath: partial.string)
+        _ = try? await BlockingIO.run { try LocalFiles.remove(partial) }
         throw error
       }
       let (done, bytes) = counter.add(objects: 1, bytes: sizeOf[hash] ?? 0)
@@ -158,21 +153,8 @@ extension PackageSync {
 extension PackageSync {
   /// Whether the file at `path` hashes to `hash`; removes it if it does not (or cannot be read).
   static func keepIfIntact(_ path: FilePath, hash: String) -> Bool {
-    var intact = false
-    if let file = try? FileDescriptor.open(path, .readOnly, options: [.noFollow]) {
-      defer { try? file.close() }
-      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
-      defer { buffer.deallocate() }
-      var hasher = SHA256()
-      while let count = try? file.read(into: buffer) {
-        if count == 0 {
-          intact = Data(hasher.finalize()).hexString == hash
-          break
-        }
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-      }
-    }
-    if !intact { try? FileManager.default.removeItem(atPath: path.string) }
+    let intact = (try? ContentHash.ofFile(at: path)) == hash
+    if !intact { try? LocalFiles.remove(path) }
     return intact
   }
 }
@@ -180,7 +162,7 @@ extension PackageSync {
 extension SyncFolder {
   /// Removes the downloaded blobs once a save has taken them in.
   func clearObjects() {
-    try? FileManager.default.removeItem(atPath: objects.string)
-    try? FileManager.default.removeItem(atPath: temporary.string)
+    try? LocalFiles.remove(objects)
+    try? LocalFiles.remove(temporary)
   }
 }

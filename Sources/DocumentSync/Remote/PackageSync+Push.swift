@@ -8,12 +8,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What a push did.
-public enum PushResult: Sendable, Hashable {
-  /// The remote's head is already the package's state.
-  case upToDate
-  /// The head now names the package's state; `blobs` and `trees` objects (`bytes` bytes of blobs) were sent.
-  case pushed(tree: String, blobs: Int, trees: Int, bytes: Int64)
+extension PackageSync {
+  /// What a push did.
+  public enum PushResult: Sendable, Hashable {
+    /// The remote's head is already the package's state.
+    case upToDate
+    /// The head now names the package's state; `blobs` and `trees` objects (`bytes` bytes of blobs) were sent.
+    case pushed(tree: String, blobs: Int, trees: Int, bytes: Int64)
+  }
 }
 
 extension PackageSync {
@@ -22,13 +24,13 @@ extension PackageSync {
   /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
   ///   the remote has changes this package has not pulled (both say to pull first); others as the client's.
   @discardableResult
-  public func push(progress: SyncProgressHandler? = nil) async throws -> PushResult {
+  public func push(progress: SyncProgress.Handler? = nil) async throws -> PushResult {
     let packagePath = folder.packagePath
     let folder = self.folder
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
     defer { lock.value.unlock() }
     progress?(SyncProgress(phase: .scanning, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    let snapshot = try await BlockingIO.run { try Snapshot(packageAt: packagePath, index: folder.indexFile) }
+    let snapshot = try await BlockingIO.run { try VersionStore.scan(packageAt: packagePath, lockHeld: true) }
     let current = try await head()
     let synced = folder.state(remote.name)
     let local = LocalTrees(path: folder.treeStore)
@@ -119,8 +121,10 @@ extension PackageSync {
         throw error
       }
     }
-    try folder.setState(remote.name, tree: snapshot.root, etag: etag)
-    journal.finish()
+    try await BlockingIO.run { [remote] in
+      try folder.setState(remote.name, tree: snapshot.root, etag: etag)
+      journal.finish()
+    }
     return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: totalBytes)
   }
 
@@ -142,18 +146,20 @@ struct PushPlan {
   private var seenTrees: Set<String> = []
   private var seenBlobs: Set<String> = []
 
-  init(snapshot: Snapshot, base: String?, local: LocalTrees, sent: Set<String>) {
+  init(snapshot: PackageScan, base: String?, local: LocalTrees, sent: Set<String>) {
     walk(snapshot.root, base, snapshot: snapshot, local: local, sent: sent)
   }
 
   /// Notes what the tree `hash` needs sent that the tree `old` (synced before) did not have, subtrees
   /// before the trees naming them: with an explicit stack of the trees being walked, not recursion
   /// (the package chooses its depth).
-  private mutating func walk(_ hash: String, _ old: String?, snapshot: Snapshot, local: LocalTrees, sent: Set<String>) {
+  private mutating func walk(
+    _ hash: String, _ old: String?, snapshot: PackageScan, local: LocalTrees, sent: Set<String>
+  ) {
     struct Level {
       let hash: String
-      let entries: [(name: String, entry: SyncEntry)]
-      let oldTree: SyncTree?
+      let entries: [(name: String, entry: TreeEntry)]
+      let oldTree: TreeObject?
       var index = 0
     }
     func enter(_ hash: String, _ old: String?) -> Level? {

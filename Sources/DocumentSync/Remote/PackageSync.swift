@@ -12,11 +12,15 @@ import Foundation
 //
 // Remote layout under s3://BUCKET/PREFIX (see the DocC article "RemoteLayout"):
 //   blobs/SHA256   a file's bytes, keyed by their SHA-256: stored once, whatever shares it
-//   trees/SHA256   a directory (SyncTree's text), keyed by its SHA-256
-//   head           the current root tree (RemoteHead's text); the only object ever overwritten
+//   trees/SHA256   a directory (TreeObject's text, the version store's trees: a version and a pushed state
+//                  are the same objects), keyed by its SHA-256
+//   head           the current root tree (RemoteHead's text, format 2); the only object ever overwritten
 //
-// scan:  list every directory (one fstatat per entry) and hash only the files the sync folder's `index` does
-//        not know at their device, inode, size and time (Snapshot, SyncIndex): O(entries) stats, O(changed) reads.
+// scan:  list every directory (one fstatat per entry) and hash only the files the version store's stat cache
+//        (`hashes`, HashCache) does not know at their device, inode, size and time (PackageScan, the one walker
+//        and stat cache of versions and sync): O(entries) stats, O(changed) reads.
+// times: a file's and a link's modification time are part of a state (a pull sets them, a touch alone is
+//        pushed: a few tree objects, no blob); a directory's are not (see TreeEntry).
 // push:  lock the package (no local save runs meanwhile) → scan → GET head; if the head is neither absent nor the
 //        tree this package last synced, the remote has changes: refuse (pull first) → walk the package's trees
 //        against the synced head's (kept in the sync folder's `trees/`, LocalTrees) path by path, stopping at
@@ -44,11 +48,11 @@ import Foundation
 /// cancelled (leaving the package and the remote consistent), and reports ``SyncProgress``.
 public final class PackageSync: Sendable {
   /// The package's sync folder.
-  public let folder: SyncFolder
+  package let folder: SyncFolder
   /// The remote.
   public let remote: Remote
   /// The client of the remote's bucket.
-  public let client: S3Client
+  package let client: S3Client
   let location: S3Location
   /// How many transfers run at once.
   public let parallelism: Int
@@ -79,7 +83,7 @@ public final class PackageSync: Sendable {
   func treeKey(_ hash: String) -> String { location.key("trees/\(hash)") }
 
   /// The remote's head and its ETag, or nil before the first push.
-  public func head() async throws -> (head: RemoteHead, etag: String)? {
+  package func head() async throws -> (head: RemoteHead, etag: String)? {
     do {
       let (data, etag) = try await client.get(headKey, limit: 1 << 16)
       return (try RemoteHead(decoding: data, key: headKey), etag)
@@ -115,10 +119,10 @@ public final class PackageSync: Sendable {
   ///
   /// Pipelined: a tree's subtrees are asked for as soon as it arrives (at most ``downloadParallelism`` requests in
   /// flight), not level by level, so a deep or uneven tree does not wait for the slowest request of each level.
-  func fetchTrees(from root: String, known: [String: SyncTree]) async throws -> [String: SyncTree] {
+  func fetchTrees(from root: String, known: [String: TreeObject]) async throws -> [String: TreeObject] {
     var trees = known
     let local = LocalTrees(path: folder.treeStore)
-    try await withThrowingTaskGroup(of: (String, SyncTree).self) { group in
+    try await withThrowingTaskGroup(of: (String, TreeObject).self) { group in
       var pending: [String] = []
       var asked = Set<String>()
       // Walks down from `hash` through the trees already at hand, queueing the first unknown one on each path.
@@ -126,7 +130,7 @@ public final class PackageSync: Sendable {
         var stack = [hash]
         while let next = stack.popLast() {
           guard asked.insert(next).inserted else { continue }
-          if let tree = trees[next] { stack += Self.subtrees(of: tree) } else { pending.append(next) }
+          if let tree = trees[next] { stack += tree.subtrees } else { pending.append(next) }
         }
       }
       func launch() {
@@ -135,7 +139,7 @@ public final class PackageSync: Sendable {
           if let tree = try await BlockingIO.run({ local.tree(hash) }) { return (hash, tree) }
           let key = treeKey(hash)
           let (data, _) = try await client.get(key)
-          return (hash, try SyncTree(decoding: data, key: key, expectedHash: hash))
+          return (hash, try Self.tree(decoding: data, key: key, expectedHash: hash))
         }
       }
       reach(root)
@@ -148,7 +152,7 @@ public final class PackageSync: Sendable {
         running -= 1
         try Task.checkCancellation()
         trees[hash] = tree
-        for subtree in Self.subtrees(of: tree) { reach(subtree) }
+        for subtree in tree.subtrees { reach(subtree) }
         while running < downloadParallelism, !pending.isEmpty {
           launch()
           running += 1
@@ -160,7 +164,15 @@ public final class PackageSync: Sendable {
     return trees
   }
 
-  static func subtrees(of tree: SyncTree) -> [String] {
-    tree.entries.values.filter { $0.kind == .directory }.map(\.reference)
+  /// Parses a tree object fetched from `key`, checking that it hashes to `expectedHash`.
+  /// - Throws: ``SyncError`` with code `corrupt` naming `key` if it does not hash or parse.
+  static func tree(decoding data: Data, key: String, expectedHash: String) throws -> TreeObject {
+    guard ContentHash.hex(SHA256.hash(data: data)) == expectedHash else {
+      throw SyncError(.corrupt, "tree object does not hash to its key", key: key)
+    }
+    guard let tree = TreeObject(decoding: data) else {
+      throw SyncError(.corrupt, "malformed tree object", key: key)
+    }
+    return tree
   }
 }

@@ -1,3 +1,4 @@
+import DocumentPackage
 import NIOConcurrencyHelpers
 import SystemPackage
 
@@ -17,41 +18,43 @@ final class PushJournal: Sendable {
   let sent: Set<String>
   /// Whether a push to this remote was interrupted (the journal was there).
   let wasInterrupted: Bool
-  private let file: NIOLockedValueBox<FileDescriptor?>
+  /// The journal, open for appending (nil if it cannot be: then nothing is noted, and an interrupted push
+  /// sends again what it had sent).
+  private let file: NIOLockedValueBox<CInt?>
 
-  /// Opens (creating) the journal at `path`, reading what it lists.
+  /// Opens (creating) the journal at `path`, reading what it lists (blocking).
   init(path: FilePath) {
     self.path = path
-    let data = FileManager.default.contents(atPath: path.string)
+    let data = (try? LocalFiles.read(path)) ?? nil
     wasInterrupted = data != nil
     sent = Set(
       String(decoding: data ?? Data(), as: UTF8.self).split(separator: "\n").filter { $0.utf8.count == 64 }.map(
         String.init))
-    try? FileManager.default.createDirectory(
-      atPath: path.removingLastComponent().string, withIntermediateDirectories: true)
-    file = NIOLockedValueBox(
-      try? FileDescriptor.open(
-        path, .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite, .groupRead, .otherRead]))
+    file = NIOLockedValueBox(try? LocalFiles.openForAppending(path))
   }
 
   deinit { close() }
 
   private func close() {
     file.withLockedValue {
-      try? $0?.close()
+      if let fd = $0 { Syscalls.closeFile(fd) }
       $0 = nil
     }
   }
 
   /// Notes that the object `hash` arrived (one `write` with `O_APPEND`: lines of concurrent uploads never mix).
   func note(_ hash: String) async {
-    let file = self.file
-    _ = try? await BlockingIO.run { try file.withLockedValue { _ = try $0?.writeAll(Array("\(hash)\n".utf8)) } }
+    let (file, path) = (self.file, self.path)
+    _ = try? await BlockingIO.run {
+      try file.withLockedValue { fd in
+        if let fd { try LocalFiles.append(Data("\(hash)\n".utf8), to: fd, path: path) }
+      }
+    }
   }
 
-  /// Removes the journal: the push is complete.
+  /// Removes the journal: the push is complete (blocking).
   func finish() {
     close()
-    try? FileManager.default.removeItem(atPath: path.string)
+    try? LocalFiles.remove(path)
   }
 }

@@ -19,15 +19,25 @@ public struct Remote: Sendable, Hashable, Codable {
   /// The region requests are signed for (nil: the environment's, else `us-east-1`).
   public var region: String?
   /// How the server wants `If-Match` ETags, found when the remote was added (nil: try both).
-  public var etagForm: ETagForm?
+  package var etagForm: ETagForm?
   /// A PEM file of certificate authorities trusted for this remote besides the system's (a private CA's
   /// certificate; nil: `AWS_CA_BUNDLE`, else the system's only). Kept as an absolute path.
   public var caBundle: String?
 
-  /// A remote.
-  public init(
-    name: String, url: String, endpoint: String, region: String? = nil, etagForm: ETagForm? = nil,
-    caBundle: String? = nil
+  /// A remote: a bucket and prefix on a server.
+  /// - Parameters:
+  ///   - name: The remote's name in the package (`origin`).
+  ///   - url: `s3://BUCKET/PREFIX`.
+  ///   - endpoint: The server, `http[s]://HOST[:PORT]`.
+  ///   - region: The region requests are signed for (nil: the environment's, else `us-east-1`).
+  ///   - caBundle: A PEM file of certificate authorities trusted besides the system's (nil: `AWS_CA_BUNDLE`).
+  public init(name: String, url: String, endpoint: String, region: String? = nil, caBundle: String? = nil) {
+    self.init(name: name, url: url, endpoint: endpoint, region: region, etagForm: nil, caBundle: caBundle)
+  }
+
+  /// A remote whose server's ETag form is known.
+  package init(
+    name: String, url: String, endpoint: String, region: String? = nil, etagForm: ETagForm?, caBundle: String? = nil
   ) {
     self.name = name
     self.url = url
@@ -38,13 +48,13 @@ public struct Remote: Sendable, Hashable, Codable {
   }
 
   /// The bucket and prefix.
-  public func location() throws -> S3Location { try S3Location(url: url) }
+  package func location() throws -> S3Location { try S3Location(url: url) }
 
   /// A client of the remote's bucket signed with `credentials`, trusting ``caBundle`` (else `AWS_CA_BUNDLE` of
   /// `environment`) besides the system's authorities.
   /// - Throws: ``SyncError`` with code `invalidArgument` for a malformed URL or endpoint, or a CA bundle that
   ///   cannot be read or holds no PEM certificate.
-  public func client(credentials: S3Credentials, environment: [String: String]) throws -> S3Client {
+  package func client(credentials: S3Credentials, environment: [String: String]) throws -> S3Client {
     let bundle = caBundle ?? environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
     if let bundle { try Self.checkCABundle(bundle) }
     return S3Client(
@@ -72,21 +82,23 @@ public struct Remote: Sendable, Hashable, Codable {
 /// | entry            | what it is                                                                  |
 /// |------------------|-----------------------------------------------------------------------------|
 /// | `remotes.json`   | the remotes: name, URL, endpoint, region, ETag form, CA bundle path (no credentials) |
-/// | `state/NAME`     | per remote: the root tree last pushed or pulled, and the head's ETag then   |
+/// | `state/NAME`     | per remote: the root tree last pushed or pulled, the head's ETag then, and the layout's format |
 /// | `objects/HASH`   | blobs downloaded and verified, kept until the pull that needed them saved   |
 /// | `tmp/`           | downloads in progress                                                      |
-/// | `index`          | cache: the last scan of the package (`SyncIndex`), so a scan hashes only changed files |
 /// | `trees/ab/cd…`   | tree objects known to be on a remote (pushed or fetched), by hash           |
 /// | `pushing/NAME`   | objects a push to remote NAME sent, until its head moved (an interrupted push resumes) |
 /// | `uploads/HASH`   | a multipart upload in progress: its upload ID and the parts that arrived    |
-public struct SyncFolder: Sendable {
+///
+/// The stat cache a scan uses (which files are already hashed, by device, inode, size and time) is the version
+/// store's (`.NAME.docpkg-versions/hashes`): one cache for versions and sync.
+package struct SyncFolder: Sendable {
   /// The package.
-  public let packagePath: FilePath
+  package let packagePath: FilePath
   /// `.NAME.docpkg-sync` beside it.
-  public let path: FilePath
+  package let path: FilePath
 
   /// The sync folder of the package at `packagePath` (not created).
-  public init(packagePath: FilePath) {
+  package init(packagePath: FilePath) {
     let normal = packagePath.lexicallyNormalized()
     self.packagePath = normal
     let name = normal.lastComponent?.string ?? "package"
@@ -96,24 +108,24 @@ public struct SyncFolder: Sendable {
   var remotesFile: FilePath { path.appending("remotes.json") }
   func stateFile(_ remote: String) -> FilePath { path.appending("state").appending(remote) }
   var objects: FilePath { path.appending("objects") }
-  var indexFile: FilePath { path.appending("index") }
   var treeStore: FilePath { path.appending("trees") }
   func pushJournal(_ remote: String) -> FilePath { path.appending("pushing").appending(remote) }
   var uploads: FilePath { path.appending("uploads") }
   var temporary: FilePath { path.appending("tmp") }
 
   /// The remotes, by name.
-  /// - Throws: ``SyncError`` with code `corrupt` if `remotes.json` cannot be read.
-  public func remotes() throws -> [Remote] {
-    guard let data = FileManager.default.contents(atPath: remotesFile.string) else { return [] }
+  /// - Throws: `PackageError` with code `corrupt` if `remotes.json` is not a list of remotes, `io` if it cannot
+  ///   be read.
+  package func remotes() throws -> [Remote] {
+    guard let data = try LocalFiles.read(remotesFile) else { return [] }
     do { return try JSONDecoder().decode([Remote].self, from: data) } catch {
-      throw SyncError(.corrupt, "cannot read the remotes in", key: remotesFile.string, serverMessage: "\(error)")
+      throw PackageError(.corrupt, "cannot read the remotes in", path: remotesFile.string, context: "(\(error))")
     }
   }
 
   /// The remote `name`.
   /// - Throws: ``SyncError`` with code `remote` if there is none.
-  public func remote(_ name: String) throws -> Remote {
+  package func remote(_ name: String) throws -> Remote {
     guard let remote = try remotes().first(where: { $0.name == name }) else {
       throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)
     }
@@ -121,8 +133,9 @@ public struct SyncFolder: Sendable {
   }
 
   /// Adds `remote`.
-  /// - Throws: ``SyncError`` with code `remote` if one of that name exists, `invalidArgument` for a bad name or URL.
-  public func add(_ remote: Remote) throws {
+  /// - Throws: ``SyncError`` with code `remote` if one of that name exists, `invalidArgument` for a bad name or
+  ///   URL; `PackageError` if the sync folder cannot be written.
+  package func add(_ remote: Remote) throws {
     guard !remote.name.isEmpty, !remote.name.contains("/"), !remote.name.hasPrefix(".") else {
       throw SyncError(
         .invalidArgument, "a remote name must be non-empty, without '/' or a leading '.':", key: remote.name)
@@ -139,82 +152,37 @@ public struct SyncFolder: Sendable {
   }
 
   /// Removes the remote `name` and its sync state.
-  /// - Throws: ``SyncError`` with code `remote` if there is none.
-  public func remove(_ name: String) throws {
+  /// - Throws: ``SyncError`` with code `remote` if there is none; `PackageError` if the sync folder cannot be
+  ///   written.
+  package func remove(_ name: String) throws {
     var all = try remotes()
     guard all.contains(where: { $0.name == name }) else {
       throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)
     }
     all.removeAll { $0.name == name }
     try write(all)
-    try? FileManager.default.removeItem(atPath: stateFile(name).string)
+    try? LocalFiles.remove(stateFile(name))
   }
 
   private func write(_ remotes: [Remote]) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try writeAtomically(try encoder.encode(remotes), to: remotesFile)
+    try LocalFiles.writeAtomically(try encoder.encode(remotes), to: remotesFile)
   }
 
-  /// The state of the last push or pull with `remote`: the root tree then and the head's ETag then.
+  /// The state of the last push or pull with `remote`: the root tree then and the head's ETag then; nil if
+  /// there is none, or it was written for another remote layout format (its tree is not one this release reads).
   func state(_ remote: String) -> (tree: String, etag: String)? {
-    guard let data = FileManager.default.contents(atPath: stateFile(remote).string) else { return nil }
+    guard let data = (try? LocalFiles.read(stateFile(remote))) ?? nil else { return nil }
     let parts = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    guard parts.count >= 2 else { return nil }
+    guard parts.count >= 3, parts[2] == "format \(RemoteHead.format)" else { return nil }
     return (String(parts[0]), String(parts[1]))
   }
 
+  /// Records the state of a push or pull with `remote` (atomically and durably).
+  /// - Throws: `PackageError` if it cannot be written.
   func setState(_ remote: String, tree: String, etag: String) throws {
-    try writeAtomically(Data("\(tree)\n\(etag)\n".utf8), to: stateFile(remote))
-  }
-
-  /// Writes `data` to a temporary file in the folder and renames it over `file` (never a torn file).
-  func writeAtomically(_ data: Data, to file: FilePath) throws { try Self.writeAtomically(data, to: file) }
-
-  /// Writes `data` under a temporary name beside `file` and renames it in (never a torn file while running), with
-  /// no `fsync`: for caches whose contents are checked when read (tree objects against their names, index entries
-  /// against the file's device, inode, size and time), so that one a machine crash left empty or torn only costs
-  /// fetching or hashing again. (An `fsync` per tree cost about 9 ms on a busy disk: 4.8 s of a 500-tree clone.)
-  static func writeUnsynced(_ data: Data, to file: FilePath) throws {
-    let directory = file.removingLastComponent()
-    try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
-    let temporary = directory.appending(".\(file.lastComponent?.string ?? "tree").\(UUID().uuidString.prefix(8))")
-    do {
-      // Not `Data.write`: it `fsync`s every file, even without `.atomic`.
-      let descriptor = try FileDescriptor.open(
-        temporary, .writeOnly, options: [.create, .exclusiveCreate],
-        permissions: [.ownerReadWrite, .groupRead, .otherRead])
-      try descriptor.closeAfter { _ = try descriptor.writeAll(data) }
-      try Syscalls.rename(
-        from: currentDirectory, RawName(path: temporary), to: currentDirectory, RawName(path: file))
-    } catch {
-      try? FileManager.default.removeItem(atPath: temporary.string)
-      throw error
-    }
-  }
-
-  /// Appends `data` to the existing `file`, with no `fsync` (for the index, a cache: see ``writeUnsynced(_:to:)``),
-  /// first ending a line a crash left unfinished so that `data` starts a line of its own.
-  static func appendUnsynced(_ data: Data, to file: FilePath) throws {
-    let descriptor = try FileDescriptor.open(file, .readWrite, options: [.append, .noFollow])
-    try descriptor.closeAfter {
-      var last: UInt8 = 10
-      if try descriptor.seek(offset: 0, from: .end) > 0 {
-        _ = try descriptor.seek(offset: -1, from: .end)
-        _ = try withUnsafeMutableBytes(of: &last) { try descriptor.read(into: $0) }
-      }
-      _ = try descriptor.writeAll(last == 10 ? data : Data([10]) + data)
-    }
-  }
-
-  /// Writes `data` to a temporary file beside `file` and renames it over `file` (never a torn file).
-  static func writeAtomically(_ data: Data, to file: FilePath) throws {
-    do {
-      try FileManager.default.createDirectory(
-        atPath: file.removingLastComponent().string, withIntermediateDirectories: true)
-      try data.write(to: URL(fileURLWithPath: file.string), options: .atomic)
-    } catch {
-      throw SyncError(.invalidArgument, "cannot write \(error):", key: file.string)
-    }
+    try LocalFiles.writeAtomically(
+      Data("\(tree)\n\(etag)\nformat \(RemoteHead.format)\n".utf8), to: stateFile(remote))
   }
 }

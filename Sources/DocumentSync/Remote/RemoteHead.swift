@@ -8,37 +8,53 @@ import Foundation
 /// root tree it replaced, and when. It is the only object ever overwritten, and only by a conditional PUT on its
 /// ETag (`If-Match`, or `If-None-Match: *` for the first push), so two pushes can never both win.
 ///
-///     docpkg-sync-head 1
+///     docpkg-sync-head 2
 ///     tree 3f7a…       (64 hex digits: trees/3f7a…)
 ///     parent 9c01…     (the tree it replaced; `-` for the first push)
 ///     date 1764000000  (seconds since 1970, the pusher's clock: informative only)
-public struct RemoteHead: Sendable, Hashable {
+///
+/// The first line is also the remote layout's format: 2 since trees are the version store's (`TreeObject`: lines
+/// with modification times). A remote of another format is refused with one line saying so, never misread.
+package struct RemoteHead: Sendable, Hashable {
   /// The root tree of the remote's state.
-  public var tree: String
+  package var tree: String
   /// The root tree this head replaced, if any.
-  public var parent: String?
+  package var parent: String?
   /// When it was pushed (the pusher's clock).
-  public var date: Date
+  package var date: Date
 
   /// A head.
-  public init(tree: String, parent: String?, date: Date) {
+  package init(tree: String, parent: String?, date: Date) {
     self.tree = tree
     self.parent = parent
     self.date = date
   }
 
+  /// The remote layout's format this release reads and writes.
+  static let format = 2
+
   /// The object's bytes.
-  public func encoded() -> Data {
+  package func encoded() -> Data {
     Data(
-      "docpkg-sync-head 1\ntree \(tree)\nparent \(parent ?? "-")\ndate \(Int64(date.timeIntervalSince1970))\n".utf8)
+      "docpkg-sync-head \(Self.format)\ntree \(tree)\nparent \(parent ?? "-")\ndate \(Int64(date.timeIntervalSince1970))\n"
+        .utf8)
   }
 
   /// Parses a head object.
   /// - Throws: ``SyncError`` with code `corrupt` naming `key` if it is not one.
-  public init(decoding data: Data, key: String) throws {
+  package init(decoding data: Data, key: String) throws {
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    guard lines.first == "docpkg-sync-head 1" else {
-      throw SyncError(.corrupt, "not a docpkg-sync-head 1 object (another program's data, or a newer format)", key: key)
+    guard let first = lines.first, first.hasPrefix("docpkg-sync-head "),
+      let format = Int(first.dropFirst("docpkg-sync-head ".count))
+    else {
+      throw SyncError(.corrupt, "not a docpkg sync head (another program's data?)", key: key)
+    }
+    guard format == Self.format else {
+      let which =
+        format < Self.format
+        ? "an older docpkg's (remote format \(format); this docpkg reads format \(Self.format) only): push to a new prefix, or use that docpkg;"
+        : "a newer docpkg's (remote format \(format); this docpkg reads format \(Self.format)): update docpkg;"
+      throw SyncError(.remote, "the remote's layout is \(which) head", key: key)
     }
     var tree: String?
     var parent: String?

@@ -28,5 +28,8 @@ public struct SyncProgress: Sendable, Hashable {
   public var bytesTotal: Int64
 }
 
-/// A progress callback.
-public typealias SyncProgressHandler = @Sendable (SyncProgress) -> Void
+extension SyncProgress {
+  /// A progress callback: called from the transfers' tasks, so it must be `Sendable` (hop to your own actor
+  /// to update a view).
+  public typealias Handler = @Sendable (SyncProgress) -> Void
+}

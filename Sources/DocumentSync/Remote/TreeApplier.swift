@@ -9,7 +9,8 @@ import Foundation
 
 /// Changes a package's model tree from one flattened state to another: removals first (each at its topmost
 /// path), then additions and changes in path order (parents before children). Files take their bytes from the
-/// sync folder's downloaded blobs, or from the package's own file with the same hash.
+/// sync folder's downloaded blobs, or from the package's own file with the same hash; files and links take the
+/// state's modification times (a directory's time is not part of a state: it gets the time of the save).
 ///
 /// With `handOver` (a clone: the downloaded blobs are removed after the save), a downloaded blob that only one file
 /// uses is handed over to the save, which links it into the package instead of copying its bytes; a blob several
@@ -32,7 +33,7 @@ struct TreeApplier {
     for path in current.keys.sorted() {
       guard let now = current[path] else { continue }
       let wanted = target[path]
-      if wanted == nil || wanted?.kind != now.kind || (now.kind == .symlink && wanted != now) {
+      if wanted == nil || wanted?.kind != now.kind || (now.kind == .symlink && wanted?.reference != now.reference) {
         if removed.contains(where: { path.hasPrefix($0 + "/") }) { continue }
         _ = try root.removeNode(at: path)
         removed.append(path)
@@ -45,7 +46,6 @@ struct TreeApplier {
       let entry = target[path]!
       let existing = removedSet.contains(path) ? nil : current[path]
       if existing == entry { continue }
-      let permissions = FilePermissions(rawValue: .init(entry.mode))
       switch entry.kind {
       case .directory:
         if existing == nil { _ = try root.makeDirectory(at: path) }
@@ -56,10 +56,15 @@ struct TreeApplier {
           _ = try root.setNode(node, at: path)
         }
       case .symlink:
-        _ = try root.setNode(PackageNode(symbolicLinkWithDestination: entry.reference), at: path)
+        if existing == nil {
+          _ = try root.setNode(PackageNode(symbolicLinkWithDestination: entry.reference), at: path)
+        }
       }
-      if existing?.mode != entry.mode, entry.kind != .symlink {
-        try root.setPermissions(permissions, at: path)
+      if existing?.permissions != entry.permissions, entry.kind != .symlink {
+        try root.setPermissions(entry.permissions, at: path)
+      }
+      if entry.kind != .directory, existing?.time != entry.time || existing?.reference != entry.reference {
+        try root.setModificationTime(entry.time, at: path)
       }
     }
   }
@@ -68,11 +73,8 @@ struct TreeApplier {
 extension TreeApplier {
   /// The bytes of blob `hash` (downloaded, or a package file with that hash).
   func contents(_ hash: String) throws -> Data {
-    let downloaded = objects.appending(hash)
-    if let data = FileManager.default.contents(atPath: downloaded.string) { return data }
-    if let local = localBlobs[hash],
-      let data = FileManager.default.contents(atPath: packagePath.appending(local.path).string)
-    {
+    if let data = try LocalFiles.read(objects.appending(hash)) { return data }
+    if let local = localBlobs[hash], let data = try LocalFiles.read(packagePath.appending(local.path)) {
       return data
     }
     throw SyncError(.corrupt, "the package changed while it was pulled (pull again); no blob", key: hash)

@@ -3,7 +3,7 @@
 /// HTTP and AWS S3 send the ETag as the server gave it, in quotes (`If-Match: "9b2c…"`). Ceph's gateway (RGW, at
 /// least in 16.2) compares the header with the bare value, so the quoted form always fails there with 412 and only
 /// `If-Match: 9b2c…` succeeds.
-public enum ETagForm: String, Sendable, Hashable, Codable {
+package enum ETagForm: String, Sendable, Hashable, Codable {
   /// `"9b2c…"`, as HTTP and AWS S3 expect.
   case quoted
   /// `9b2c…`, as Ceph RGW expects.
@@ -18,7 +18,7 @@ public enum ETagForm: String, Sendable, Hashable, Codable {
 }
 
 /// The condition of a conditional write.
-public enum WriteCondition: Sendable, Hashable {
+package enum WriteCondition: Sendable, Hashable {
   /// No condition: the write replaces whatever is there.
   case none
   /// `If-None-Match: *`: only if no object has the key.

@@ -22,20 +22,24 @@ extension S3Client {
   ///     interrupted at any moment resumes without sending them again (nil: a failed upload is aborted).
   ///   - progress: Called with the bytes sent so far, after each request body.
   /// - Returns: The object's bare ETag.
-  /// - Throws: ``SyncError`` naming the key, or the path when the file cannot be read (`corrupt` when it does not
-  ///   hash to `expectedSHA256`).
+  /// - Throws: ``SyncError`` naming the key (`corrupt` naming the path when the file does not hash to
+  ///   `expectedSHA256`); `PackageError` naming the path when the file cannot be read.
   @discardableResult
-  public func upload(
+  package func upload(
     _ key: String, fromFile path: FilePath, expectedSHA256: String? = nil, record: FilePath? = nil,
     progress: (@Sendable (Int64) -> Void)? = nil
   ) async throws -> String {
-    let file = try await BlockingIO.run { () throws -> SystemPackage.FileDescriptor in
-      do { return try SystemPackage.FileDescriptor.open(path, .readOnly) } catch {
-        throw SyncError(.invalidArgument, "cannot read file \(error) to upload as '\(key)':", key: path.string)
+    let (file, size) = try await BlockingIO.run { () throws -> (CInt, Int) in
+      let fd: CInt
+      do throws(Errno) { fd = try Syscalls.openFile(path, [.readOnly, .noFollow]) } catch {
+        throw PackageError.io(error, "cannot open", path: path, context: "to upload it as '\(key)'")
+      }
+      do throws(Errno) { return (fd, Int(try Syscalls.status(of: fd).size)) } catch {
+        Syscalls.closeFile(fd)
+        throw PackageError.io(error, "cannot read status of", path: path, context: "to upload it as '\(key)'")
       }
     }
-    defer { try? file.close() }
-    let size = try await BlockingIO.run { try Int(file.seek(offset: 0, from: .end)) }
+    defer { Syscalls.closeFile(file) }
     if size <= multipartThreshold {
       let data = try await read(file, at: 0, count: size, path: path)
       if let expectedSHA256, Data(SHA256.hash(data: data)).hexString != expectedSHA256 {
@@ -58,33 +62,38 @@ extension S3Client {
   ///   - path: The new file.
   ///   - progress: Called with the bytes received so far.
   /// - Returns: The object's bare ETag, its SHA-256 (hex) and its size.
-  /// - Throws: ``SyncError`` naming the key, or the path when the file cannot be written.
-  public func download(
+  /// - Throws: ``SyncError`` naming the key; `PackageError` naming the path when the file cannot be written.
+  package func download(
     _ key: String, toFile path: FilePath, progress: (@Sendable (Int64) -> Void)? = nil
   ) async throws -> (etag: String, sha256: String, size: Int64) {
     let response = try await send(.GET, key: key)
-    let file = try await BlockingIO.run { () throws -> SystemPackage.FileDescriptor in
-      do {
-        return try SystemPackage.FileDescriptor.open(
-          path, .writeOnly, options: [.create, .exclusiveCreate],
-          permissions: [.ownerReadWrite, .groupRead, .otherRead])
+    let file = try await BlockingIO.run { () throws -> CInt in
+      do throws(Errno) {
+        return try Syscalls.openFile(path, [.writeOnly, .create, .exclusive, .noFollow], mode: 0o644)
       } catch {
-        throw SyncError(.invalidArgument, "cannot create file \(error) to download '\(key)' into:", key: path.string)
+        throw PackageError.io(error, "cannot create", path: path, context: "to download '\(key)' into it")
       }
     }
     var closed = false
-    defer { if !closed { try? file.close() } }
+    defer { if !closed { Syscalls.closeFile(file) } }
     var hasher = SHA256()
     var size: Int64 = 0
     do {
       for try await buffer in response.body {
         let chunk = Data(buffer.readableBytesView)
         hasher.update(data: chunk)
-        try await BlockingIO.run { _ = try file.writeAll(chunk) }
+        try await BlockingIO.run {
+          let result = chunk.withUnsafeBytes { bytes in
+            Result { () throws(Errno) in try Syscalls.writeAll(file, bytes) }
+          }
+          do throws(Errno) { try result.get() } catch { throw PackageError.io(error, "cannot write", path: path) }
+        }
         size += Int64(chunk.count)
         progress?(size)
       }
     } catch let error as SyncError {
+      throw error
+    } catch let error as PackageError {
       throw error
     } catch {
       throw SyncError(
@@ -94,31 +103,31 @@ extension S3Client {
     try await BlockingIO.run {
       // Start writing the bytes to the disk now (not waiting): a later sync of the package they go into (a clone's
       // `syncfs`) then finds them written instead of flushing the whole download at the end.
-      Syscalls.startWriteback(file.rawValue)
-      try file.close()
+      Syscalls.startWriteback(file)
+      Syscalls.closeFile(file)
     }
     return (response.etag ?? "", Data(hasher.finalize()).hexString, size)
   }
 
-  func read(_ file: SystemPackage.FileDescriptor, at offset: Int, count: Int, path: FilePath) async throws
-    -> Data
-  {
+  /// `count` bytes of the open file `file` (at `path`) from `offset`, read on ``BlockingIO``.
+  /// - Throws: `PackageError` naming `path` if it cannot be read; ``SyncError`` with code `corrupt` if it shrank.
+  func read(_ file: CInt, at offset: Int, count: Int, path: FilePath) async throws -> Data {
     try await BlockingIO.run {
       var data = Data(count: count)
       var done = 0
-      do {
-        while done < count {
-          let n = try data.withUnsafeMutableBytes { raw in
-            try file.read(
-              fromAbsoluteOffset: Int64(offset + done), into: UnsafeMutableRawBufferPointer(rebasing: raw[done...]))
+      while done < count {
+        let result = data.withUnsafeMutableBytes { raw in
+          Result { () throws(Errno) in
+            try Syscalls.readBytes(
+              file, into: UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: Int64(offset + done))
           }
-          if n == 0 { throw SyncError(.invalidArgument, "file shrank while it was uploaded:", key: path.string) }
-          done += n
         }
-      } catch let error as SyncError {
-        throw error
-      } catch {
-        throw SyncError(.invalidArgument, "cannot read file \(error):", key: path.string)
+        let n: Int
+        do throws(Errno) { n = try result.get() } catch { throw PackageError.io(error, "cannot read", path: path) }
+        if n == 0 {
+          throw SyncError(.corrupt, "the file changed while it was uploaded (it shrank):", key: path.string)
+        }
+        done += n
       }
       return data
     }

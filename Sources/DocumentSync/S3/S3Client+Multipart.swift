@@ -31,7 +31,7 @@ struct MultipartRecord {
 
   /// The record at `path`, or nil if there is none or it is not one.
   init?(path: FilePath) {
-    guard let data = FileManager.default.contents(atPath: path.string) else { return nil }
+    guard let data = (try? LocalFiles.read(path)) ?? nil else { return nil }
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
     guard lines.count >= 2, lines[0] == "docpkg-multipart 1" else { return nil }
     let header = lines[1].split(separator: " ")
@@ -59,7 +59,7 @@ extension S3Client {
   /// - Throws: ``SyncError`` with code `corrupt` when `expectedSHA256` is given and the bytes read differ (the
   ///   file changed while it was sent: the upload is aborted, nothing is written at `key`).
   func multipartUpload(
-    _ key: String, file: SystemPackage.FileDescriptor, size: Int, path: FilePath, expectedSHA256: String?,
+    _ key: String, file: CInt, size: Int, path: FilePath, expectedSHA256: String?,
     record: FilePath?,
     progress: (@Sendable (Int64) -> Void)?
   ) async throws -> String {
@@ -70,7 +70,7 @@ extension S3Client {
           key, resumed, file: file, size: size, path: path, expectedSHA256: expectedSHA256, record: record,
           progress: progress)
       } catch let error as SyncError where error.code == .noSuchKey {
-        try? FileManager.default.removeItem(atPath: record.string)
+        _ = try? await BlockingIO.run { try LocalFiles.remove(record) }
       }
     }
     let created = try await send(.POST, key: key, query: [("uploads", "")])
@@ -80,7 +80,7 @@ extension S3Client {
     }
     let fresh = MultipartRecord(key: key, uploadID: uploadID, partSize: partSize)
     if let record {
-      try await BlockingIO.run { try SyncFolder.writeAtomically(fresh.header, to: record) }
+      try await BlockingIO.run { try LocalFiles.writeAtomically(fresh.header, to: record) }
     }
     return try await sendParts(
       key, fresh, file: file, size: size, path: path, expectedSHA256: expectedSHA256, record: record,
@@ -88,7 +88,7 @@ extension S3Client {
   }
 
   private func sendParts(
-    _ key: String, _ upload: MultipartRecord, file: SystemPackage.FileDescriptor, size: Int, path: FilePath,
+    _ key: String, _ upload: MultipartRecord, file: CInt, size: Int, path: FilePath,
     expectedSHA256: String?, record: FilePath?, progress: (@Sendable (Int64) -> Void)?
   ) async throws -> String {
     let uploadID = upload.uploadID
@@ -124,9 +124,9 @@ extension S3Client {
             let etag = response.etag ?? ""
             if let recordFile {
               try? await BlockingIO.run {
-                let handle = try SystemPackage.FileDescriptor.open(recordFile, .writeOnly, options: [.append])
-                defer { try? handle.close() }
-                _ = try handle.writeAll(Array("\(number) \(etag)\n".utf8))
+                let fd = try LocalFiles.openForAppending(recordFile)
+                defer { Syscalls.closeFile(fd) }
+                try LocalFiles.append(Data("\(number) \(etag)\n".utf8), to: fd, path: recordFile)
               }
             }
             done.withLockedValue {
@@ -159,7 +159,7 @@ extension S3Client {
           .server, "completing the multipart upload failed for", key: key, status: completed.status, serverCode: code,
           serverMessage: XMLText.value("Message", in: text))
       }
-      if let record { try? FileManager.default.removeItem(atPath: record.string) }
+      if let record { _ = try? await BlockingIO.run { try LocalFiles.remove(record) } }
       if let etag = XMLText.value("ETag", in: text).map(bareETag), !etag.isEmpty { return etag }
       // Some servers (Ceph RGW) leave the ETag out of the answer: ask for it.
       return try await head(key)?.etag ?? ""
@@ -171,7 +171,7 @@ extension S3Client {
       _ = await Task.detached { [self] in
         _ = try? await send(.DELETE, key: key, query: [("uploadId", uploadID)])
       }.result
-      if let record { try? FileManager.default.removeItem(atPath: record.string) }
+      if let record { _ = try? await BlockingIO.run { try LocalFiles.remove(record) } }
       throw error
     }
   }

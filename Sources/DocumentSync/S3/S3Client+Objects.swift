@@ -10,19 +10,19 @@ import Foundation
 #endif
 
 /// What a HEAD or a listing says about an object.
-public struct ObjectInfo: Sendable, Hashable {
+package struct ObjectInfo: Sendable, Hashable {
   /// The key.
-  public var key: String
+  package var key: String
   /// The size in bytes.
-  public var size: Int64
+  package var size: Int64
   /// The bare ETag (without quotes).
-  public var etag: String
+  package var etag: String
 }
 
 extension S3Client {
   /// Creates the bucket; succeeds when it exists and is already the caller's.
   /// - Throws: ``SyncError`` with code `server` if the server refuses (another owner, a bad name).
-  public func createBucket() async throws {
+  package func createBucket() async throws {
     do {
       _ = try await send(.PUT, key: nil)
     } catch let error as SyncError where error.serverCode == "BucketAlreadyOwnedByYou" {
@@ -34,7 +34,7 @@ extension S3Client {
   /// - Returns: The new object's bare ETag.
   /// - Throws: ``SyncError`` with code `preconditionFailed` if the condition failed (another writer was first).
   @discardableResult
-  public func put(_ key: String, data: Data, condition: WriteCondition = .none) async throws -> String {
+  package func put(_ key: String, data: Data, condition: WriteCondition = .none) async throws -> String {
     let hash = Data(SHA256.hash(data: data)).hexString
     let form = etagForm
     let response: Response
@@ -68,7 +68,7 @@ extension S3Client {
   ///   - limit: The most bytes to read; a bigger object fails (use ``download(_:toFile:progress:)`` for big
   ///     ones).
   /// - Throws: ``SyncError`` with code `noSuchKey` if there is no such object.
-  public func get(_ key: String, limit: Int = 64 << 20) async throws -> (data: Data, etag: String) {
+  package func get(_ key: String, limit: Int = 64 << 20) async throws -> (data: Data, etag: String) {
     let response = try await send(.GET, key: key)
     do {
       return (try await response.data(limit: limit), response.etag ?? "")
@@ -80,7 +80,7 @@ extension S3Client {
   }
 
   /// The object `key`'s size and ETag, or nil if there is none.
-  public func head(_ key: String) async throws -> ObjectInfo? {
+  package func head(_ key: String) async throws -> ObjectInfo? {
     let response = try await send(.HEAD, key: key, accepting: [404])
     guard response.status != 404 else { return nil }
     let size = response.headers.first(name: "content-length").flatMap { Int64($0) } ?? 0
@@ -88,12 +88,12 @@ extension S3Client {
   }
 
   /// Deletes the object `key` (succeeds if there is none).
-  public func delete(_ key: String) async throws {
+  package func delete(_ key: String) async throws {
     _ = try await send(.DELETE, key: key, accepting: [404])
   }
 
   /// Every object whose key starts with `prefix`, in key order (ListObjectsV2, page by page).
-  public func list(prefix: String) async throws -> [ObjectInfo] {
+  package func list(prefix: String) async throws -> [ObjectInfo] {
     var objects: [ObjectInfo] = []
     var token: String?
     repeat {

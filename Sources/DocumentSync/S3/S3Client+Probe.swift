@@ -10,7 +10,7 @@ extension S3Client {
   /// - Returns: `.quoted` or `.unquoted`.
   /// - Throws: ``SyncError`` with code `server` if neither form succeeds (the server has no conditional writes,
   ///   which sync needs), or as ``put(_:data:condition:)``.
-  public func probeETagForm(key: String) async throws -> ETagForm {
+  package func probeETagForm(key: String) async throws -> ETagForm {
     defer { Task.detached { [self] in try? await delete(key) } }
     let etag = try await put(key, data: Data("docpkg probe".utf8))
     for form in [ETagForm.quoted, .unquoted] {

@@ -19,19 +19,19 @@ import Foundation
 /// Memory stays bounded: a file above ``multipartThreshold`` is uploaded in parts of ``partSize`` bytes, at most
 /// ``partParallelism`` of them in memory (and in flight) at a time, and downloads to a file are written as they
 /// arrive.
-public final class S3Client: Sendable {
+package final class S3Client: Sendable {
   /// The server.
-  public let endpoint: S3Endpoint
+  package let endpoint: S3Endpoint
   /// The bucket every key is in.
-  public let bucket: String
+  package let bucket: String
   /// Files larger than this are uploaded with a multipart upload (default 16 MiB).
-  public let multipartThreshold: Int
+  package let multipartThreshold: Int
   /// The size of each part of a multipart upload (default 8 MiB; S3 needs at least 5 MiB but for the last).
-  public let partSize: Int
+  package let partSize: Int
   /// How long one request may take before it fails.
-  public let timeout: TimeAmount
+  package let timeout: TimeAmount
   /// How many parts of one multipart upload are sent at once (and held in memory; default 4).
-  public let partParallelism: Int
+  package let partParallelism: Int
 
   let signer: SigV4Signer
   /// The PEM file of authorities trusted besides the system's, if any.
@@ -54,7 +54,7 @@ public final class S3Client: Sendable {
   ///   - timeout: How long one request may take before it fails.
   ///   - partParallelism: How many parts of one multipart upload are in flight (and in memory) at once.
   ///   - caBundle: A PEM file of authorities trusted besides the system's (a private CA's certificate).
-  public init(
+  package init(
     endpoint: S3Endpoint, bucket: String, credentials: S3Credentials, region: String = "us-east-1",
     etagForm: ETagForm = .automatic, multipartThreshold: Int = 16 << 20, partSize: Int = 8 << 20,
     timeout: TimeAmount = .seconds(120), partParallelism: Int = 4, caBundle: String? = nil
@@ -74,7 +74,7 @@ public final class S3Client: Sendable {
   }
 
   /// The ETag form `If-Match` uses now: the one given, or the one learned when it was `.automatic`.
-  public var etagForm: ETagForm { learnedForm.withLockedValue { $0 } }
+  package var etagForm: ETagForm { learnedForm.withLockedValue { $0 } }
 
   func learn(_ form: ETagForm) { learnedForm.withLockedValue { $0 = form } }
 

@@ -1,16 +1,16 @@
 /// Where an object store answers: `http://127.0.0.1:7480`, `https://s3.eu-west-1.amazonaws.com`, a MinIO server.
 /// Requests use path-style addressing (`/BUCKET/KEY`), which AWS S3, MinIO and Ceph RGW all serve.
-public struct S3Endpoint: Sendable, Hashable, CustomStringConvertible {
+package struct S3Endpoint: Sendable, Hashable, CustomStringConvertible {
   /// `http` or `https`.
-  public var scheme: String
+  package var scheme: String
   /// The host name or address.
-  public var host: String
+  package var host: String
   /// The port, if not the scheme's default.
-  public var port: Int?
+  package var port: Int?
 
   /// Parses `http[s]://HOST[:PORT][/]`.
   /// - Throws: ``SyncError`` with code `invalidArgument` naming the URL if it is not of that form.
-  public init(url: String) throws {
+  package init(url: String) throws {
     let parts = url.split(separator: "://", maxSplits: 1)
     guard parts.count == 2, parts[0] == "http" || parts[0] == "https" else {
       throw SyncError(.invalidArgument, "not an http or https endpoint URL", key: url)
@@ -31,31 +31,31 @@ public struct S3Endpoint: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The `Host` header: the host, and the port when it is not the scheme's default.
-  public var hostHeader: String {
+  package var hostHeader: String {
     guard let port, port != (scheme == "https" ? 443 : 80) else { return host }
     return "\(host):\(port)"
   }
 
   /// `scheme://host[:port]`.
-  public var description: String { "\(scheme)://\(hostHeader)" }
+  package var description: String { "\(scheme)://\(hostHeader)" }
 }
 
 /// A bucket and a key prefix: the place a remote keeps its objects, written `s3://BUCKET/PREFIX`.
-public struct S3Location: Sendable, Hashable, CustomStringConvertible {
+package struct S3Location: Sendable, Hashable, CustomStringConvertible {
   /// The bucket.
-  public var bucket: String
+  package var bucket: String
   /// The key prefix, without leading or trailing `/` (may be empty).
-  public var prefix: String
+  package var prefix: String
 
   /// A bucket and prefix.
-  public init(bucket: String, prefix: String) {
+  package init(bucket: String, prefix: String) {
     self.bucket = bucket
     self.prefix = prefix.split(separator: "/").joined(separator: "/")
   }
 
   /// Parses `s3://BUCKET[/PREFIX]`.
   /// - Throws: ``SyncError`` with code `invalidArgument` naming the URL if it is not of that form.
-  public init(url: String) throws {
+  package init(url: String) throws {
     guard url.hasPrefix("s3://") else {
       throw SyncError(.invalidArgument, "not an s3://BUCKET/PREFIX URL", key: url)
     }
@@ -67,8 +67,8 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The key of `name` under the prefix.
-  public func key(_ name: String) -> String { prefix.isEmpty ? name : "\(prefix)/\(name)" }
+  package func key(_ name: String) -> String { prefix.isEmpty ? name : "\(prefix)/\(name)" }
 
   /// `s3://bucket/prefix`.
-  public var description: String { prefix.isEmpty ? "s3://\(bucket)" : "s3://\(bucket)/\(prefix)" }
+  package var description: String { prefix.isEmpty ? "s3://\(bucket)" : "s3://\(bucket)/\(prefix)" }
 }

@@ -1,3 +1,4 @@
+import DocumentPackage
 import SystemPackage
 
 #if canImport(FoundationEssentials)
@@ -46,7 +47,7 @@ public struct S3Credentials: Sendable, CustomStringConvertible, CustomDebugStrin
     let file =
       environment["AWS_SHARED_CREDENTIALS_FILE"]
       ?? (environment["HOME"].map { $0 + "/.aws/credentials" } ?? "~/.aws/credentials")
-    guard let data = FileManager.default.contents(atPath: file) else {
+    guard let data = (try? LocalFiles.read(FilePath(file))) ?? nil else {
       throw SyncError(
         .credentials, "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or write them in", key: file)
     }
@@ -65,7 +66,7 @@ public struct S3Credentials: Sendable, CustomStringConvertible, CustomDebugStrin
     if let region = environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"], !region.isEmpty { return region }
     let file =
       environment["AWS_CONFIG_FILE"] ?? (environment["HOME"].map { $0 + "/.aws/config" } ?? "~/.aws/config")
-    guard let data = FileManager.default.contents(atPath: file) else { return "us-east-1" }
+    guard let data = (try? LocalFiles.read(FilePath(file))) ?? nil else { return "us-east-1" }
     return configRegion(String(decoding: data, as: UTF8.self), profile: environment["AWS_PROFILE"] ?? "default")
       ?? "us-east-1"
   }

@@ -15,39 +15,39 @@ import Foundation
 /// with trimmed values, the signed header names, and the payload's SHA-256 in hex.
 ///
 /// Verified against AWS's published test vectors (`Tests/DocumentSyncTests/Fixtures/sigv4`).
-public struct SigV4Signer: Sendable {
+package struct SigV4Signer: Sendable {
   /// The keys requests are signed with.
-  public var credentials: S3Credentials
+  package var credentials: S3Credentials
   /// The region in the credential scope (`us-east-1` for most S3-compatible stores).
-  public var region: String
+  package var region: String
   /// The service in the credential scope: `s3`.
-  public var service: String
+  package var service: String
 
   /// A signer for `service` in `region` with `credentials`.
-  public init(credentials: S3Credentials, region: String, service: String = "s3") {
+  package init(credentials: S3Credentials, region: String, service: String = "s3") {
     self.credentials = credentials
     self.region = region
     self.service = service
   }
 
   /// The SHA-256 of an empty payload, in hex.
-  public static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+  package static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
   /// The request parts a signature covers.
-  public struct Request: Sendable {
+  package struct Request: Sendable {
     /// `GET`, `PUT`, ...
-    public var method: String
+    package var method: String
     /// The path, not encoded (`/bucket/a b.txt`); encoded here as S3 expects.
-    public var path: String
+    package var path: String
     /// The query items, not encoded; a key without value is `("uploads", "")`.
-    public var query: [(String, String)]
+    package var query: [(String, String)]
     /// The headers to sign, `host` among them; a name given twice is signed as one comma-joined value.
-    public var headers: [(String, String)]
+    package var headers: [(String, String)]
     /// The payload's SHA-256 in hex, or `UNSIGNED-PAYLOAD`.
-    public var payloadHash: String
+    package var payloadHash: String
 
     /// A request to sign.
-    public init(
+    package init(
       method: String, path: String, query: [(String, String)] = [], headers: [(String, String)],
       payloadHash: String
     ) {
@@ -62,7 +62,7 @@ public struct SigV4Signer: Sendable {
   /// The headers to add to `request` to sign it at `date`: `x-amz-date`, `x-amz-security-token` when the
   /// credentials have a session token, and `authorization`. (`x-amz-content-sha256`, which S3 requires, is the
   /// caller's: put it in `request.headers` so that it is signed.)
-  public func signedHeaders(for request: Request, at date: Date) -> [(String, String)] {
+  package func signedHeaders(for request: Request, at date: Date) -> [(String, String)] {
     let stamp = Self.timestamp(date)
     var request = request
     var added = [("x-amz-date", stamp)]
@@ -77,7 +77,7 @@ public struct SigV4Signer: Sendable {
   }
 
   /// The canonical request's text and its `;`-joined signed header names.
-  public func canonicalRequest(_ request: Request) -> (text: String, signedHeaders: String) {
+  package func canonicalRequest(_ request: Request) -> (text: String, signedHeaders: String) {
     var merged: [String: [String]] = [:]
     for (name, value) in request.headers {
       merged[name.lowercased(), default: []].append(Self.trimmed(value))
@@ -98,13 +98,13 @@ public struct SigV4Signer: Sendable {
   }
 
   /// The string to sign for a canonical request made at `timestamp` (`20150830T123600Z`).
-  public func stringToSign(canonicalRequest: String, timestamp: String) -> String {
+  package func stringToSign(canonicalRequest: String, timestamp: String) -> String {
     let hash = SHA256.hash(data: Data(canonicalRequest.utf8)).hexString
     return ["AWS4-HMAC-SHA256", timestamp, scope(timestamp: timestamp), hash].joined(separator: "\n")
   }
 
   /// The hex signature of `stringToSign` (its timestamp's date picks the signing key).
-  public func signature(forStringToSign stringToSign: String) -> String {
+  package func signature(forStringToSign stringToSign: String) -> String {
     let timestamp = stringToSign.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().first ?? ""
     let key = signingKey(date: String(timestamp.prefix(8)))
     return HMACSHA256.authenticationCode(for: Array(stringToSign.utf8), key: key).hexString
@@ -123,7 +123,7 @@ public struct SigV4Signer: Sendable {
   }
 
   /// `20150830T123600Z` for `date` (UTC).
-  public static func timestamp(_ date: Date) -> String {
+  package static func timestamp(_ date: Date) -> String {
     let seconds = Int(date.timeIntervalSince1970.rounded(.down))
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let rest = seconds - days * 86_400
@@ -138,7 +138,7 @@ public struct SigV4Signer: Sendable {
   }
 
   /// Percent-encodes every byte of `text` but `A-Z a-z 0-9 - . _ ~` (and `/` when `keepingSlash`), upper-case hex.
-  public static func encode(_ text: String, keepingSlash: Bool) -> String {
+  package static func encode(_ text: String, keepingSlash: Bool) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for byte in text.utf8 {
