@@ -1,40 +1,43 @@
 import DocumentPackage
 
-/// A pull's three-way merge of flattened trees: the package's one merge (`ThreeWayMerge`) over the entries'
-/// contents, so that a change of time alone (a touch) never makes a conflict. Each merged path then takes the
-/// entry, time included, of the side its contents came from; where both sides have those contents, the later
-/// time. A missing base (never synced) makes every path whose contents differ a conflict.
+/// A pull's three-way merge of flattened trees: the package's one merge (`ThreeWayMerge`) over whole entries,
+/// times included, where a change of time alone (a touch) then never makes a conflict: of two sides that
+/// changed a path, one that only touched it takes the other side's entry, and two with the same contents take
+/// the later time. A missing base (never synced) makes every path whose contents differ a conflict.
 struct TreeMerge {
   /// The merged tree: conflicting paths hold theirs.
-  var result: FlatTree = [:]
+  var result: FlatTree
   /// The paths both sides changed differently, sorted.
-  var conflicts: [String]
-  /// The paths that took their side's entry (contents or a later time), sorted.
+  var conflicts: [String] = []
+  /// The paths that took their side's entry, sorted.
   var merged: [String]
 
   init(base: FlatTree, ours: FlatTree, theirs: FlatTree) {
-    let byContents = ThreeWayMerge(
-      base: base.mapValues(\.contents), ours: ours.mapValues(\.contents), theirs: theirs.mapValues(\.contents),
-      directory: TreeEntry(
-        kind: .directory, permissions: [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute],
-        time: TreeEntry.directoryTime, size: 0, reference: "", name: ""))
-    conflicts = byContents.conflicts
-    var merged = Set(byContents.merged)
-    for (path, contents) in byContents.result {
-      let mine = ours[path].flatMap { $0.contents == contents ? $0 : nil }
-      let their = theirs[path].flatMap { $0.contents == contents ? $0 : nil }
-      switch (mine, their) {
-      case (let mine?, let their?):
-        result[path] = their.time > mine.time ? their : mine
-        if their.time > mine.time { merged.insert(path) }
-      case (let mine?, nil): result[path] = mine
-      case (nil, let their?): result[path] = their
-      case (nil, nil):
-        // A directory the merge brought back for an entry kept below it.
-        var directory = contents
-        directory.name = String(path.split(separator: "/").last ?? "")
-        result[path] = directory
+    let directory = TreeEntry(
+      kind: .directory, permissions: [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute],
+      time: TreeEntry.directoryTime, size: 0, reference: "", name: "")
+    let merge = ThreeWayMerge(base: base, ours: ours, theirs: theirs, directory: directory)
+    result = merge.result
+    var merged = Set(merge.merged)
+    for path in merge.conflicts {
+      let (b, o, t) = (base[path], ours[path], theirs[path])
+      if let o, let t, o.contents == t.contents {
+        result[path] = t.time > o.time ? t : o
+        if t.time > o.time { merged.insert(path) }
+      } else if let b, o?.contents == b.contents {
+        merged.insert(path)  // ours only touched it: theirs, as the merge took
+      } else if let b, t?.contents == b.contents {
+        result[path] = o  // theirs only touched it
+        for parent in MergeDecision.parentDirectories(of: path) where o != nil && result[parent] == nil {
+          result[parent] = directory
+        }
+      } else {
+        conflicts.append(path)
       }
+    }
+    // The directories the merge brought back carry their own names, as every entry of a flat tree does.
+    for (path, entry) in result where entry.kind == .directory && entry.name.isEmpty {
+      result[path]?.name = String(path.split(separator: "/").last ?? "")
     }
     self.merged = merged.sorted()
   }
