@@ -25,10 +25,10 @@ enum EntryPolicy {
     return components
   }
 
-  /// Checks a path (an entry's name, or a hard link's target).
+  /// Checks a path decoded by ``EntryName`` (a hard link's target), on the bytes it stands for: a name's raw
+  /// bytes (a Latin-1 name in a GNU tar) are judged as the bytes they are, as the entry names are.
   static func validate(_ name: String, refuse: (PackageError.Code, String) -> PackageError) throws {
-    var name = name
-    _ = try name.withUTF8 { try split(UnsafeRawBufferPointer($0), refuse: refuse) }
+    _ = try EntryName.rawBytes(name).withUnsafeBytes { try split($0, refuse: refuse) }
   }
 
   /// Splits a UTF-8 path on `/` into its names (without empty ones and `.`), refusing unsafe paths.

@@ -1,0 +1,103 @@
+import DocumentPackage
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentArchive
+
+/// Random archives (Tests/Scripts/make-random-archives.py: zip stored and deflated, pax, GNU and ustar tars, Unicode
+/// and Latin-1 names, depths, modes, sizes, symbolic and hard links) read by Python's zipfile and tarfile and by us:
+/// the listing has Python's entries in Python's order, with the same name bytes, kinds, sizes, modes and link
+/// targets, none refused (the generator makes only archives docpkg accepts), and the tree read in place gives each
+/// file's bytes as Python read them.
+@Suite struct ArchiveDifferentialTests {
+  /// One archive as Python read it.
+  struct Listed: Decodable {
+    var archive: String
+    var entries: [Entry]
+  }
+
+  /// One entry as Python read it: names and targets as base64 of their bytes, `fnv` the FNV-1a 64 of a file's bytes.
+  struct Entry: Decodable {
+    var path: String
+    var kind: String
+    var size: Int64?
+    var mode: UInt32
+    var target: String?
+    var fnv: String?
+  }
+
+  @Test(arguments: [1, 2, 3])
+  func randomArchivesReadAsPythonReadsThem(seed: Int) throws {
+    let temp = try TemporaryDirectory()
+    let output = try Shell.run("python3", [Fixtures.script("make-random-archives.py"), temp.path, "\(seed)", "40"])
+    var disagreements: [String] = []
+    for line in output.standardOutput.split(separator: "\n") {
+      disagreements += try compare(JSONDecoder().decode(Listed.self, from: Data(line.utf8)))
+    }
+    #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
+  }
+
+  /// What we read differently from Python in one archive, in words.
+  private func compare(_ expected: Listed) throws -> [String] {
+    let archive = expected.archive
+    let name = FilePath(archive).lastComponent!.string
+    let listed: [ArchiveListingEntry]
+    do { listed = try ArchiveListing.entries(of: FilePath(archive)) } catch {
+      return ["\(name): the listing throws \(error)"]
+    }
+    guard listed.count == expected.entries.count else {
+      return ["\(name): we list \(listed.count) entries, Python \(expected.entries.count)"]
+    }
+    var found: [String] = []
+    for (ours, theirs) in zip(listed, expected.entries) {
+      let path = Data(base64Encoded: theirs.path)!
+      let shown = String(decoding: path, as: UTF8.self).debugDescription
+      if let refused = ours.refused { found.append("\(name): we refuse \(shown): \(refused)") }
+      if !Self.sameName(ours.path, path) { found.append("\(name): \(shown) is \(ours.path.debugDescription) to us") }
+      if ours.kind.rawValue != theirs.kind { found.append("\(name): \(shown) is a \(ours.kind) to us, \(theirs.kind)") }
+      if theirs.kind == "file", ours.size != theirs.size {
+        found.append("\(name): \(shown) has \(ours.size ?? -1) bytes to us, \(theirs.size ?? -1) to Python")
+      }
+      if ours.mode & 0o7777 != theirs.mode {
+        found.append("\(name): \(shown) has mode \(String(ours.mode, radix: 8)), \(String(theirs.mode, radix: 8))")
+      }
+      if let target = theirs.target.flatMap({ Data(base64Encoded: $0) }), !Self.sameName(ours.target, target) {
+        found.append("\(name): \(shown) links to \(ours.target ?? "nothing") to us")
+      }
+    }
+    guard found.isEmpty else { return found }
+    // The tree read in place: each file's bytes.
+    let root: PackageNode
+    do { root = try ArchivePackage.open(FilePath(archive), unwrappingSingleDirectory: false) } catch {
+      return ["\(name): reading it in place throws \(error)"]
+    }
+    for (ours, theirs) in zip(listed, expected.entries) {
+      guard let fnv = theirs.fnv else { continue }
+      do {
+        let contents = try root.node(at: ours.path).contents()
+        if Self.fnv(contents) != fnv { found.append("\(name): \(ours.path.debugDescription) reads other bytes") }
+      } catch {
+        found.append("\(name): reading \(ours.path.debugDescription) in place throws \(error)")
+      }
+    }
+    return found
+  }
+
+  /// Whether our decoded name is the name Python read as `bytes`: under Unicode canonical equivalence where the
+  /// bytes are UTF-8 (the model's rule: `é` precomposed and `e` + U+0301 are one entry), else byte for byte.
+  private static func sameName(_ ours: String?, _ bytes: Data) -> Bool {
+    guard let ours else { return false }
+    if let text = String(validating: bytes, as: UTF8.self) { return ours == text }
+    return Data(EntryName.rawBytes(ours)) == bytes
+  }
+
+  /// FNV-1a 64, as the generator computes it.
+  private static func fnv(_ data: Data) -> String {
+    var value: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in data { value = (value ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    let hex = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+  }
+}
