@@ -13,17 +13,17 @@ cd "$(dirname "$0")/.."
 layer='Sources/DocumentPackage/Internals/'
 pattern='^[[:space:]]*(@_exported[[:space:]]+)?import[[:space:]]+(Glibc|Darwin|Musl|CSystemShims|CLibCrypto|CryptoKit)\b|canImport\((Glibc|Darwin|Musl)\)|\b(Glibc|Darwin|Musl)\.[a-z_]'
 
-violations=$(grep -rnE "$pattern" Sources --include='*.swift' | grep -v "^$layer" || true)
-if [[ -n "$violations" ]]; then
-  echo "check-layering: libc imported outside $layer (call it through Syscalls instead):" >&2
-  echo "$violations" >&2
-  exit 1
-fi
-foundation='\b(FileManager|FileHandle)\b'
-violations=$(grep -rnE "$foundation" Sources --include='*.swift' | grep -v "^$layer" || true)
-if [[ -n "$violations" ]]; then
-  echo "check-layering: Foundation file I/O outside $layer (use Syscalls or LocalFiles instead):" >&2
-  echo "$violations" >&2
-  exit 1
-fi
+# Fails with `message` if a Swift source outside the layer matches `regex`.
+refuse_outside_layer() {
+  local regex="$1" message="$2" violations
+  violations=$(grep -rnE "$regex" Sources --include='*.swift' | grep -v "^$layer" || true)
+  if [[ -n "$violations" ]]; then
+    echo "check-layering: $message:" >&2
+    echo "$violations" >&2
+    exit 1
+  fi
+}
+
+refuse_outside_layer "$pattern" "libc imported outside $layer (call it through Syscalls instead)"
+refuse_outside_layer '\b(FileManager|FileHandle)\b' "Foundation file I/O outside $layer (use Syscalls or LocalFiles instead)"
 echo "check-layering: ok (libc and file I/O only in $layer)"
