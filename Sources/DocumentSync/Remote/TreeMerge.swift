@@ -28,7 +28,8 @@ struct TreeMerge {
         merged.insert(path)  // ours only touched it: theirs, as the merge took
       } else if let b, t?.contents == b.contents {
         result[path] = o  // theirs only touched it
-        for parent in MergeDecision.parentDirectories(of: path) where o != nil && result[parent] == nil {
+        guard o != nil else { continue }
+        for parent in MergeDecision.parentDirectories(of: path) where result[parent] == nil {
           result[parent] = directory
         }
       } else {
