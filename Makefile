@@ -13,6 +13,11 @@ INSTALL_FLAGS := $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS))
 # Installed binaries are stripped of their symbols (docpkg 50 MB -> 21 MB); STRIP= keeps them.
 STRIP ?= -s
 MAN_PAGE := .build/plugins/GenerateManual/outputs/docpkg/docpkg.1
+# The test bundle. Built as a product, it needs only what the test targets link: without DOCPKG_NETWORK_TESTS=1
+# (see Package.swift) neither docpkg-sync nor its HTTP and TLS stack, which `swift build --build-tests` would build too.
+BUILD_TESTS := $(SWIFT) build --product DocumentPackagePackageTests
+# Declares DocumentSyncTests, the tests of DocumentSync and docpkg-sync (make sync-test, make fs-test).
+NETWORK_TESTS := DOCPKG_NETWORK_TESTS=1
 
 .PHONY: setup build release demo test interop format format-check crash-test crash-sweeps bench clean man install docs docs-test
 
@@ -58,7 +63,7 @@ docs: setup
 ## PackageNode page renders: the DocsTests suite, which `make test` skips.
 docs-test: docs
 	Scripts/setup.sh --docs
-	$(SWIFT) build --build-tests
+	$(BUILD_TESTS)
 	DOCPKG_DOCS=$(DOCS_DIR) $(SWIFT) test --skip-build --filter DocsTests
 
 ## Runs docpkg on the shipped example package. Builds docpkg alone: the demo does not sync, and docpkg-sync's
@@ -67,36 +72,38 @@ demo: setup
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product docpkg
 	@Scripts/demo.sh $(DOCPKG) $(DEMO_DIR)
 
-## Checks that libc is called only from the system layer, then builds and runs the whole test
-## suite (Swift Testing), including CLI, crash and interop tests.
+## Checks that libc is called only from the system layer, then builds and runs the test suite (Swift Testing) of
+## DocumentPackage, DocumentArchive, docpkg and the examples, including CLI, crash and interop tests. The tests of
+## DocumentSync and docpkg-sync run with a real object store: `make sync-test`.
 test: setup
 	Scripts/check-layering.sh
-	$(SWIFT) build --build-tests
+	$(BUILD_TESTS)
 	$(SWIFT) test --skip-build
 
 ## The crash sweeps of the test suite (Tests/Scripts/crash-test.py --quick: `put`, `rm`, a restore and a settle
 ## killed at every step, with and without the exchange; errors injected): `make test` skips them, `.ci/run` runs them.
 crash-sweeps: setup
-	$(SWIFT) build --build-tests
+	$(BUILD_TESTS)
 	DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "killedAtEvery|injectedErrorsLeave"
 
 ## Sync against a real object store: starts a one-node Ceph cluster and its S3 gateway on loopback
 ## (Scripts/objectstore.sh, installs Debian's ceph-mon/ceph-osd/radosgw once), runs the DocumentSync tests
-## with its endpoint and keys in the environment, and stops it (also when the tests fail).
+## with its endpoint and keys in the environment, and stops it (also when the tests fail). DocumentSyncTests also
+## holds the tests of docpkg-sync that need no server (the hand-over from docpkg, `make install`, signing vectors).
 .PHONY: sync-test
 sync-test: setup
-	$(SWIFT) build --build-tests
+	$(NETWORK_TESTS) $(BUILD_TESTS)
 	@env="$$(Scripts/objectstore.sh start)" && eval "$$env" && \
-	  { $(SWIFT) test --skip-build --filter DocumentSyncTests; status=$$?; Scripts/objectstore.sh stop; exit $$status; }
+	  { $(NETWORK_TESTS) $(SWIFT) test --skip-build --filter DocumentSyncTests; status=$$?; Scripts/objectstore.sh stop; exit $$status; }
 
 ## Real file systems (issue 24): mounts exFAT (exfat-fuse), FAT (fusefat), sshfs to a local sshd, overlayfs, btrfs
 ## and xfs (Scripts/filesystems.sh: root; installs them from Debian), runs the FileSystemTests suite on each (the
 ## walkthrough, a crash sweep of a save, the overlay's lower layer), and unmounts them (also when the tests fail).
 .PHONY: fs-test
 fs-test: setup
-	$(SWIFT) build --build-tests
+	$(NETWORK_TESTS) $(BUILD_TESTS)
 	@env="$$(Scripts/filesystems.sh start)" && eval "$$env" && \
-	  { $(SWIFT) test --skip-build --filter "FileSystem|SyncNameTests"; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
+	  { $(NETWORK_TESTS) $(SWIFT) test --skip-build --filter "FileSystem|SyncNameTests"; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
 
 ## Formats the Swift sources with swift-format and the committed .swift-format.
 format:
@@ -110,7 +117,7 @@ format-check:
 ## the RealClientTests suite, which `make test` skips (LibreOffice and the JVM take a while). Installs them first.
 interop: setup
 	Scripts/setup.sh --interop
-	$(SWIFT) build --build-tests
+	$(BUILD_TESTS)
 	DOCPKG_INTEROP=1 $(SWIFT) test --skip-build --filter RealClientTests
 
 ## Kills `docpkg put`/`rm` at every mutating system call, injects EIO/ENOSPC, runs 2 x 100 concurrent puts, and

@@ -6,6 +6,11 @@ import PackageDescription
 /// the normal build and tests neither build nor see them.
 let fuzzing = Context.environment["DOCPKG_FUZZ"] == "1"
 
+/// `make sync-test` (and `make fs-test`) set DOCPKG_NETWORK_TESTS=1: only then is DocumentSyncTests, the test target of
+/// DocumentSync and `docpkg-sync`, part of the package. The other test targets need neither, so `make test` builds
+/// the tests without the HTTP and TLS stack (most of a first debug build: issue 25).
+let networkTests = Context.environment["DOCPKG_NETWORK_TESTS"] == "1"
+
 let package = Package(
   name: "DocumentPackage",
   platforms: [.macOS(.v13)],
@@ -167,17 +172,8 @@ let package = Package(
     .testTarget(
       name: "docpkgTests",
       dependencies: [
-        "DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg"),
-        .target(name: "docpkg-sync"), .target(name: "read-write-stress"),
+        "DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg"), .target(name: "read-write-stress"),
       ]
-    ),
-    .testTarget(
-      name: "DocumentSyncTests",
-      dependencies: [
-        "DocumentSync", "DocumentPackage", "TestSupport", .target(name: "docpkg"),
-        .target(name: "docpkg-sync"),
-      ],
-      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "ExamplesTests",
@@ -188,6 +184,17 @@ let package = Package(
     ),
   ]
 )
+
+if networkTests {
+  package.targets.append(
+    .testTarget(
+      name: "DocumentSyncTests",
+      dependencies: [
+        "DocumentSync", "DocumentPackage", "TestSupport", .target(name: "docpkg"), .target(name: "docpkg-sync"),
+      ],
+      exclude: ["Fixtures"]
+    ))
+}
 
 // libFuzzer targets (`make fuzz`, `make fuzz-smoke`; Tests/Fuzz/README.md): one executable per reader of outside
 // bytes, each an `@_cdecl("LLVMFuzzerTestOneInput")` over the library's own reading paths. `@testable import`
