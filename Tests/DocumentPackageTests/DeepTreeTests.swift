@@ -18,20 +18,20 @@ struct DeepTreeTests {
   /// A name of 200 bytes: 25 levels of it are 5,000 bytes, past PATH_MAX.
   static let longName = String(repeating: "n", count: 200)
 
-  /// Runs `body` on a thread whose stack is 512 KiB, like a Dispatch or Swift concurrency worker's.
-  func onSmallStack<T>(_ body: @escaping () throws -> T) throws -> T {
+  /// Runs `body` on a thread whose stack is 512 KiB, like a Dispatch or Swift concurrency worker's, and
+  /// waits for it without holding a thread of the cooperative pool (see `offThePool`).
+  func onSmallStack<T: Sendable>(_ body: @escaping () throws -> T) async throws -> T {
     let box = SmallStackBox<T>()
     box.body = body
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-      box.result = Result { try box.body!() }
-      box.body = nil
-      done.signal()
+    return try await withCheckedThrowingContinuation { continuation in
+      let thread = Thread {
+        let result = Result { try box.body!() }
+        box.body = nil
+        continuation.resume(with: result)
+      }
+      thread.stackSize = 512 << 10
+      thread.start()
     }
-    thread.stackSize = 512 << 10
-    thread.start()
-    done.wait()
-    return try box.result!.get()
   }
 
   /// What a refusal must be: one line, naming a path.
@@ -42,9 +42,9 @@ struct DeepTreeTests {
     #expect(((error as? PackageError)?.path ?? "").isEmpty == false)
   }
 
-  @Test func readsWalksComparesAndReleasesADeepPackage() throws {
+  @Test func readsWalksComparesAndReleasesADeepPackage() async throws {
     let package = try DeepPackage()
-    let (directories, text, matches) = try onSmallStack { () throws -> (Int, String, Bool) in
+    let (directories, text, matches) = try await onSmallStack { () throws -> (Int, String, Bool) in
       let root = try PackageNode(contentsOf: FilePath(package.path))
       var directories = 0
       try root.walk { node, _, _ in
@@ -60,7 +60,9 @@ struct DeepTreeTests {
     #expect(directories == Self.depth + 1)
     #expect(text == "bottom\n")
     #expect(matches)
-    let everything = try onSmallStack { try PackageNode(contentsOf: FilePath(package.path), options: .immediate).kind }
+    let everything = try await onSmallStack {
+      try PackageNode(contentsOf: FilePath(package.path), options: .immediate).kind
+    }
     #expect(everything == .directory)
   }
 
@@ -77,9 +79,9 @@ struct DeepTreeTests {
     return root
   }
 
-  @Test func walksComparesCopiesAndReleasesATreeMadeInMemory10000Deep() throws {
+  @Test func walksComparesCopiesAndReleasesATreeMadeInMemory10000Deep() async throws {
     let depth = 10_000
-    let paths = try onSmallStack { () throws -> [String] in
+    let paths = try await onSmallStack { () throws -> [String] in
       let old = try Self.chain(depth: depth, contents: "old\n")
       let new = try Self.chain(depth: depth, contents: "new\n")
       var count = 0
@@ -116,7 +118,7 @@ struct DeepTreeTests {
 
   /// Without versions, each save works; keeping versions, it works or is refused, changing nothing.
   @Test(arguments: [VersionPolicy.none, .default])
-  func savesAChangeAtTheBottomAndPutsAndRemovesDeepInside(policy: VersionPolicy) throws {
+  func savesAChangeAtTheBottomAndPutsAndRemovesDeepInside(policy: VersionPolicy) async throws {
     let package = try DeepPackage()
     let inner = DeepTree.innerPath(depth: Self.depth)
     let edits: [(String, (PackageNode) throws -> Void)] = [
@@ -126,7 +128,7 @@ struct DeepTreeTests {
     ]
     // Keeping a version still recurses per level, up to VersionStore.deepestKeptDirectory levels,
     // which a 512 KiB stack holds.
-    try onSmallStack {
+    try await onSmallStack {
       for (name, edit) in edits {
         let before = try PackageNode(contentsOf: FilePath(package.path), options: .immediate)
         let file = try PackageFile(at: FilePath(package.path))
@@ -152,10 +154,10 @@ struct DeepTreeTests {
     }
   }
 
-  @Test func diffsTwoDeepPackages() throws {
+  @Test func diffsTwoDeepPackages() async throws {
     let old = try DeepPackage("Old.pkg")
     let new = try DeepPackage("New.pkg", in: old.temp, contents: "other\n")
-    let changes = try onSmallStack {
+    let changes = try await onSmallStack {
       try PackageNode(contentsOf: FilePath(new.path)).difference(from: PackageNode(contentsOf: FilePath(old.path)))
         .map(\.path)
     }
@@ -198,6 +200,5 @@ struct DeepTreeTests {
 
 /// What `onSmallStack` hands its thread and gets back.
 private final class SmallStackBox<T>: @unchecked Sendable {
-  var result: Result<T, any Error>?
   var body: (() throws -> T)?
 }
