@@ -148,5 +148,14 @@ fuzz-smoke: setup
 bench: release
 	Benchmarks/run.sh
 
+## The deep-tree suites at 10,000 levels (issue 23; `make test` runs them at 300), in a release build with testing
+## enabled in .build-deep: a debug build of swift-system spends microseconds on each byte of each path it makes,
+## which at 10,000 levels (20 KB paths) is most of an hour per command.
+DEEP_BUILD := --scratch-path .build-deep -c release -Xswiftc -enable-testing
+.PHONY: deep-test
+deep-test: setup
+	$(SWIFT) build $(DEEP_BUILD) --product DocumentPackagePackageTests
+	DOCPKG_DEEP_TREE_DEPTH=10000 $(SWIFT) test $(DEEP_BUILD) --skip-build --filter DeepTree
+
 clean:
 	rm -rf .build $(DEMO_DIR)
