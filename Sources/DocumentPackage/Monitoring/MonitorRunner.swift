@@ -97,8 +97,11 @@ final class MonitorRunner: @unchecked Sendable {
       burst.overflowed = true
       return
     }
-    if tree.isParent(event.watch) {
-      if event.name == tree.packageName { burst.rootChanged = true }
+    if tree.isParent(event.watch) || tree.isAncestor(event.watch) {
+      // The package's name in its parent, or a move of a directory on the way to it.
+      if event.has(WatchMask.moveSelf) || (tree.isParent(event.watch) && event.name == tree.packageName) {
+        burst.rootChanged = true
+      }
       return
     }
     if event.has(WatchMask.ignored) {

@@ -58,8 +58,10 @@ import Foundation
 /// and the entries under a renamed directory are compared by their relative paths. Nothing is
 /// listed again for a changed file: its directory's watch said which name it was.
 ///
-/// **The package itself.** `IN_MOVE_SELF`/`IN_DELETE_SELF` on the package directory, or an event in
-/// the parent about the package's name, make the monitor look at the package's path:
+/// **The package itself.** `IN_MOVE_SELF`/`IN_DELETE_SELF` on the package directory, an event in
+/// the parent about the package's name, or `IN_MOVE_SELF` on the parent or any directory above it (a
+/// folder on the way to the package renamed: each is watched for that alone) make the monitor look at
+/// the package's path:
 /// - a directory with the same inode: nothing happened to the package;
 /// - a directory with another inode: another directory took the name — an atomic save, ours
 ///   (`renameat2(RENAME_EXCHANGE)`, which leaves the old watches on the old inode) or another
@@ -68,7 +70,7 @@ import Foundation
 ///   unchanged files keep their inode and are not reported);
 /// - nothing there: the descriptor kept on the package says where it went
 ///   (`/proc/self/fd`): ``PackageMonitor/Change/Kind-swift.enum/packageMoved`` with the new path (the watches follow
-///   the inodes; the new parent is watched instead of the old); or, if it is deleted,
+///   the inodes; the new parent and the folders above it are watched instead of the old); or, if it is deleted,
 ///   ``PackageMonitor/Change/Kind-swift.enum/packageDeleted``, and the sequence ends.
 /// A save that exchanges a subdirectory D of the package shows as D's name moving in its
 /// container: D is compared as above.

@@ -42,6 +42,9 @@ final class WatchedTree {
   private(set) var device: UInt64 = 0
   private(set) var rootDescriptor: CInt = -1
   private var parentWatch: CInt = -1
+  /// Watches for `IN_MOVE_SELF` on the directories above the parent, up to `/`: a rename of any of them moves the
+  /// package (as a rename of the parent or of the package itself does).
+  private var ancestorWatches: Set<CInt> = []
   /// Every entry under the root, by path inside the package.
   private(set) var entries: [String: Signature] = [:]
   private var watchOfDirectory: [String: CInt] = [:]
@@ -99,6 +102,8 @@ final class WatchedTree {
   /// The directory (inside the package) a watch is on; nil for the parent's watch or a dropped one.
   func directory(of watch: CInt) -> String? { directoryOfWatch[watch] }
   func isParent(_ watch: CInt) -> Bool { watch == parentWatch }
+  /// Whether `watch` is on a directory above the package's parent.
+  func isAncestor(_ watch: CInt) -> Bool { ancestorWatches.contains(watch) }
   var rootWatch: CInt? { watchOfDirectory[""] }
   var packageName: String { packagePath.lastComponent?.string ?? "" }
 
@@ -110,11 +115,22 @@ final class WatchedTree {
 
   // MARK: Setting up
 
+  /// Watches the package's parent (its entries, and its own moves) and every directory above it (their own moves).
+  /// A directory above that cannot be watched (not readable, say) is left out: a rename of it is then seen only
+  /// when something else makes the monitor look at the package's path.
   private func watchParent() throws(PackageError) {
     guard let instance else { return }  // polling: each poll looks at the package's path
-    let parent = packagePath.removingLastComponent()
+    var parent = packagePath.removingLastComponent()
     if parentWatch >= 0 { instance.removeWatch(parentWatch, for: inbox) }
-    parentWatch = try addWatch(parent, mask: WatchMask.entries, through: instance)
+    for watch in ancestorWatches { instance.removeWatch(watch, for: inbox) }
+    ancestorWatches = []
+    parentWatch = try addWatch(parent, mask: WatchMask.entries | WatchMask.moveSelf, through: instance)
+    while !parent.isEmpty, parent != parent.removingLastComponent() {
+      parent = parent.removingLastComponent()
+      if let watch = try? instance.addWatch(parent, mask: WatchMask.moveSelf, for: inbox), watch != parentWatch {
+        ancestorWatches.insert(watch)
+      }
+    }
   }
 
   private func openRoot() throws(PackageError) {

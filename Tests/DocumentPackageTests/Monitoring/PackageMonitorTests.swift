@@ -120,6 +120,27 @@ struct PackageMonitorTests {
     #expect(events.error == nil)
   }
 
+  /// Issue 26: a document moves when any folder above it is renamed, as NSFilePresenter reports it.
+  @Test(arguments: Watching.allCases)
+  func followsThePackageWhenAFolderAboveItsParentIsRenamed(_ watching: Watching) async throws {
+    let temp = try TemporaryDirectory("monitor")
+    try temp.write("Projects/2026/Doc.pkg/a.txt", "a\n")
+    let monitor = try PackageMonitor(
+      watching: FilePath(temp.appending("Projects/2026/Doc.pkg")), options: watching.options)
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    try FileManager.default.moveItem(atPath: temp.appending("Projects"), toPath: temp.appending("Archive"))
+    let newPath = Syscalls.resolvingLinks(FilePath(temp.appending("Archive/2026/Doc.pkg")))!.string
+    #expect(await events.wait(for: .packageMoved, newPath))
+    // The watches follow: a change at the new place is seen, and so is a second move further up.
+    try temp.write("Archive/2026/Doc.pkg/a.txt", "changed\n")
+    #expect(await events.wait(for: .modified, "a.txt"))
+    try FileManager.default.moveItem(atPath: temp.appending("Archive/2026"), toPath: temp.appending("Archive/2025"))
+    let secondPath = Syscalls.resolvingLinks(FilePath(temp.appending("Archive/2025/Doc.pkg")))!.string
+    #expect(await events.wait(for: .packageMoved, secondPath))
+    #expect(events.error == nil)
+  }
+
   @Test(arguments: Watching.allCases)
   func anotherProcessSaveIsAReplacementOrAChangeOfTheRightEntries(_ watching: Watching) async throws {
     let temp = try TemporaryDirectory("monitor")
