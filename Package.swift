@@ -99,12 +99,28 @@ let package = Package(
       ]
     ),
 
-    // `docpkg remote|push|pull|clone`, on DocumentSync (async-http-client, SwiftNIO).
+    // `docpkg serve`: the package inspector and version browser on a loopback HTTP server, written on
+    // SwiftNIO's HTTP/1 codec (already linked by the sync helper: no framework, see PackageServer.swift).
+    .target(
+      name: "PackageServer",
+      dependencies: [
+        "DocumentPackage",
+        "DocumentArchive",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]
+    ),
+
+    // `docpkg remote|push|pull|clone|serve`, on DocumentSync (async-http-client, SwiftNIO) and PackageServer.
     .executableTarget(
       name: "docpkg-sync",
       dependencies: [
         "DocumentPackage",
         "DocumentSync",
+        "PackageServer",
         "DocPkgCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
@@ -178,6 +194,15 @@ let package = Package(
         .target(name: "docpkg-sync"),
       ],
       exclude: ["Fixtures"]
+    ),
+    .testTarget(
+      name: "PackageServerTests",
+      dependencies: [
+        "PackageServer", "DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg"),
+        .target(name: "docpkg-sync"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]
     ),
     .testTarget(
       name: "ExamplesTests",
