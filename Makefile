@@ -14,7 +14,7 @@ INSTALL_FLAGS := $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS))
 STRIP ?= -s
 MAN_PAGE := .build/plugins/GenerateManual/outputs/docpkg/docpkg.1
 
-.PHONY: setup build release demo test interop format format-check crash-test crash-sweeps bench clean man install docs docs-test
+.PHONY: setup build release demo test interop format format-check crash-test crash-sweeps bench clean man install docs docs-test serve-test
 
 setup:
 	@Scripts/setup.sh
@@ -60,6 +60,14 @@ docs-test: docs
 	Scripts/setup.sh --docs
 	$(SWIFT) build --build-tests
 	DOCPKG_DOCS=$(DOCS_DIR) $(SWIFT) test --skip-build --filter DocsTests
+
+## `docpkg serve`'s page in headless Chromium (installed when missing), driven through the DevTools protocol: the
+## BrowserTests suite, which `make test` skips. SCREENSHOTS=DIR also saves the README's screenshots there.
+serve-test: setup
+	Scripts/setup.sh --docs
+	$(SWIFT) build --build-tests
+	DOCPKG_BROWSER=1 $(if $(SCREENSHOTS),DOCPKG_SCREENSHOTS=$(abspath $(SCREENSHOTS))) \
+	  $(SWIFT) test --skip-build --filter BrowserTests
 
 ## Runs docpkg on the shipped example package. Builds docpkg alone: the demo does not sync, and docpkg-sync's
 ## HTTP and TLS stack is most of a first build.

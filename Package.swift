@@ -200,8 +200,7 @@ let package = Package(
       dependencies: [
         "PackageServer", "DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg"),
         .target(name: "docpkg-sync"),
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
     .testTarget(

@@ -7,6 +7,7 @@ import PackageServer
 enum LiveServe: ServeCommandRunner {
   static func serve(_ command: ServeCommand<Self>) throws {
     Syscalls.ignoreBrokenPipes()  // a client leaving mid-download must not end the server
+    Syscalls.restoreTerminationSignals()  // runs until interrupted, whatever signals the parent blocked
     let location = try ServedLocation(command.path)
     let configuration = PackageServer.Configuration(
       location: location, port: command.port, allowsRestore: command.allowRestore)

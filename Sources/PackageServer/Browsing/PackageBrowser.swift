@@ -1,4 +1,5 @@
 import Dispatch
+import DocumentArchive
 import DocumentPackage
 import SystemPackage
 
@@ -21,11 +22,27 @@ package final class PackageBrowser: @unchecked Sendable {
   /// The totals of every directory of the served tree walked so far, by path (see ``totals(at:)``).
   private var totalsCache: [String: TreeTotals] = [:]
 
-  /// Opens `location` once, so that a path that cannot be served fails before the server starts.
-  /// - Throws: What opening it throws (``/DocumentPackage/PackageError`` naming the path).
+  /// Opens `location` once, so that a path that cannot be served fails before the server starts. An archive is
+  /// refused when `unpack` would refuse an entry of it: the tree read in place judges names and kinds as it is
+  /// built, and a symbolic link's target, which only extraction checks, is judged here by ``ArchiveListing``.
+  /// - Throws: What opening it throws (``/DocumentPackage/PackageError`` naming the path), or the first entry
+  ///   `unpack` would refuse.
   package init(_ location: ServedLocation) throws {
     self.location = location
-    served = try location.open()
+    let root = try location.open()
+    if case .archive(let path) = location {
+      var hasLinks = false
+      try root.walk { node, _, _ in
+        hasLinks = hasLinks || node.kind == .symlink
+        return !hasLinks
+      }
+      if hasLinks, let refused = try ArchiveListing.entries(of: path).first(where: { $0.refused != nil }) {
+        throw PackageError(
+          .unsupported, "refusing unsafe entry", path: refused.path,
+          context: "in '\(path)': \(refused.refused ?? "")")
+      }
+    }
+    served = root
   }
 
   /// Forgets the served tree after a change on disk: the next read opens it again.

@@ -277,7 +277,11 @@ extension PageAssets {
         el("button", { type: "button", class: "confirm-restore", text: "Restore", onclick: async () => {
           const response = await fetch(api("/api/restore", { id }), { method: "POST", headers: { "X-Docpkg-CSRF": csrf } });
           const body = await response.json();
-          panel.replaceChildren(response.ok ? "Restored version " + id + "." : el("span", { class: "error", text: body.error }));
+          const notice = document.getElementById("notice");
+          notice.hidden = false;
+          notice.textContent = response.ok ? "Restored version " + id + "." : "Not restored: " + body.error;
+          if (response.ok) document.body.dataset.restored = String(id);
+          panel.remove();
           versions();
         } }), " ", el("button", { type: "button", text: "Cancel", onclick: () => panel.remove() }));
       document.getElementById("versions").prepend(panel);

@@ -1,0 +1,166 @@
+import DocumentPackage
+import Foundation
+import PackageServer
+import TestSupport
+import Testing
+
+/// The page in a real browser: headless Chromium driven through its DevTools protocol (`Tests/Scripts/cdp-page.py`
+/// over a pipe). Runs only under `make serve-test` (`DOCPKG_BROWSER=1`; Chromium installed by
+/// `Scripts/setup.sh --docs`), which `make test` skips, as it does the documentation's browser test.
+/// With `DOCPKG_SCREENSHOTS=DIR` it also saves the screenshots the README shows.
+@Suite(
+  "docpkg serve in a browser",
+  .enabled(if: ProcessInfo.processInfo.environment["DOCPKG_BROWSER"] != nil && Shell.has("chromium")))
+struct BrowserTests {
+  /// One headless Chromium page, step by step.
+  final class BrowserPage: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffered = Data()
+
+    init() throws {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = ["python3", Fixtures.script("cdp-page.py")]
+      process.standardInput = input
+      process.standardOutput = output
+      process.standardError = FileHandle.standardError
+      try process.run()
+    }
+
+    deinit {
+      try? input.fileHandleForWriting.close()
+      process.waitUntilExit()
+    }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// Sends one command and waits for its answer's value.
+    @discardableResult
+    func send(_ command: [String: String]) throws -> Any? {
+      input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: command) + Data("\n".utf8))
+      while !buffered.contains(UInt8(ascii: "\n")) {
+        let data = output.fileHandleForReading.availableData
+        guard !data.isEmpty else { throw Failure(description: "the browser driver ended") }
+        buffered += data
+      }
+      let end = buffered.firstIndex(of: UInt8(ascii: "\n"))!
+      let line = buffered[..<end]
+      buffered = Data(buffered[(end + 1)...])
+      let answer = try JSONSerialization.jsonObject(with: line) as? [String: Any] ?? [:]
+      guard answer["ok"] as? Bool == true else { throw Failure(description: "\(command): \(answer["error"] ?? "")") }
+      return answer["value"]
+    }
+
+    @discardableResult
+    func eval(_ js: String) throws -> Any? { try send(["cmd": "eval", "js": js]) }
+  }
+
+  /// Runs `body` with a page off the cooperative pool (every step blocks on the browser).
+  func withPage<T: Sendable>(_ body: @escaping @Sendable (BrowserPage) throws -> T) async throws -> T {
+    try await offThePool { try body(BrowserPage()) }
+  }
+
+  static let screenshots = ProcessInfo.processInfo.environment["DOCPKG_SCREENSHOTS"]
+
+  @Test(
+    "open the page, expand a folder, preview a text and an image, compare versions, see a put, size map, download, restore"
+  )
+  func walkthrough() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionsServeTests.packageWithVersions(in: temp) }
+    let served = try await Served(package: package, allowsRestore: true)
+    let url = served.server.url
+    let downloads = try temp.makeDirectory("downloads")
+    let docpkg = Shell.docpkgPath
+    let screenshots = Self.screenshots
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      seen["title"] = try page.eval("document.getElementById('title').textContent") as? String
+      // Expand Images, preview the image.
+      try page.eval("document.querySelector('.row[data-path=\"Images\"]').click()")
+      try page.eval("waitFor(() => document.querySelector('.row[data-path=\"Images/tram.png\"]'))")
+      try page.eval("document.querySelector('.row[data-path=\"Images/tram.png\"]').click()")
+      seen["image"] = String(
+        describing: try page.eval(
+          "waitFor(() => { const i = document.querySelector('#preview img.preview'); return i && i.complete && i.naturalWidth })"
+        )
+          ?? "")
+      // Preview the text: numbered lines.
+      try page.eval("document.querySelector('.row[data-path=\"Text.txt\"]').click()")
+      seen["line1"] =
+        try page.eval(
+          "waitFor(() => { const l = document.querySelector('#preview pre.code .line[data-n=\"1\"]'); return l && l.textContent })"
+        )
+        as? String
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-tree.png"]) }
+      // Compare version 2 with the current state: the changed line.
+      try page.eval("document.querySelector('nav#tabs button[data-tab=\"versions\"]').click()")
+      try page.eval("waitFor(() => document.querySelector('#versions tr[data-id=\"2\"] button'))")
+      try page.eval("document.querySelector('#versions tr[data-id=\"2\"] button').click()")
+      seen["inserted"] =
+        try page.eval(
+          "waitFor(() => { const l = document.querySelector('.change[data-path=\"Text.txt\"] .patch .ins'); return l && l.textContent })"
+        )
+        as? String
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-compare.png"]) }
+      // Another process changes the package: the page shows it within a second.
+      try page.eval("document.querySelector('nav#tabs button[data-tab=\"preview\"]').click()")
+      let start = ContinuousClock.now
+      _ = try Shell.run(docpkg, ["put", package, "Text.txt", "-"], input: Data("put by another process\n".utf8))
+      seen["live"] =
+        try page.eval(
+          "waitFor(() => { const l = document.querySelector('#preview pre.code .line[data-n=\"1\"]'); "
+            + "return l && l.textContent === 'put by another process' && l.textContent }, 3000)") as? String
+      // Not a timed test (timings live in benchmarks): printed for the record.
+      print("serve-test: the page showed another process's put \(ContinuousClock.now - start) after it started")
+      // The size map draws the root's entries and drills into a directory.
+      try page.eval("document.querySelector('nav#tabs button[data-tab=\"sizemap\"]').click()")
+      try page.eval("waitFor(() => document.querySelector('svg.treemap rect[data-path=\"Images\"]'))")
+      try page.eval(
+        "document.querySelector('svg.treemap rect[data-path=\"Images\"]').dispatchEvent(new MouseEvent('click'))")
+      seen["drilled"] =
+        try page.eval(
+          "waitFor(() => document.querySelector('svg.treemap rect[data-path=\"Images/tram.png\"]') && 'yes')")
+        as? String
+      // Download the package as a zip.
+      try page.send(["cmd": "downloads", "dir": downloads])
+      try page.eval("document.getElementById('download').click()")
+      seen["download"] = try page.send(["cmd": "downloaded"]) as? String
+      // Back to the root's size map, for the README's picture.
+      try page.eval("document.querySelector('nav#tabs button[data-tab=\"sizemap\"]').click()")
+      try page.eval("document.querySelector('#sizemap a').click()")
+      try page.eval("waitFor(() => document.querySelector('svg.treemap rect[data-path=\"Images\"]'))")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-sizemap.png"]) }
+      // Restore version 1, after the page's confirmation (the server runs with --allow-restore).
+      try page.eval("document.querySelector('nav#tabs button[data-tab=\"versions\"]').click()")
+      try page.eval("waitFor(() => document.querySelector('#versions tr[data-id=\"1\"] button.restore'))")
+      try page.eval("document.querySelector('#versions tr[data-id=\"1\"] button.restore').click()")
+      try page.eval("waitFor(() => document.querySelector('.confirm button.confirm-restore'))")
+      seen["unconfirmed"] = try String(contentsOfFile: package + "/Text.txt", encoding: .utf8)
+      try page.eval("document.querySelector('.confirm button.confirm-restore').click()")
+      seen["restored"] =
+        try page.eval(
+          "waitFor(() => document.body.dataset.restored === '1' && document.getElementById('notice').textContent)"
+        ) as? String
+      return seen
+    }
+    await served.stop()
+    #expect(seen["title"] == "Notes.mydoc")
+    #expect(Int(seen["image"] ?? "") ?? 0 > 0, "\(seen)")
+    #expect(seen["line1"] == "third")
+    #expect(seen["inserted"] == "+third")
+    #expect(seen["live"] == "put by another process", "\(seen)")
+    #expect(seen["drilled"] == "yes")
+    #expect(seen["unconfirmed"] == "put by another process\n")
+    #expect(seen["restored"] == "Restored version 1.", "\(seen)")
+    let original = try String(contentsOf: Fixtures.url("Notes.mydoc/Text.txt"), encoding: .utf8)
+    #expect(try String(contentsOfFile: package + "/Text.txt", encoding: .utf8) == original)
+    let zip = downloads + "/" + (seen["download"] ?? "")
+    #expect(seen["download"] == "Notes.mydoc.zip")
+    let listing = try await offThePool { try Shell.run("unzip", ["-p", zip, "Notes.mydoc/Text.txt"]).standardOutput }
+    #expect(listing == "put by another process\n")
+  }
+}
