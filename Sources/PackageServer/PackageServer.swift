@@ -1,4 +1,5 @@
 import DocumentPackage
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -30,7 +31,8 @@ import SystemPackage
 /// (scripts from the server only, none inline); text reaches the page as JSON and is shown as text; images are
 /// sent only with the type their signature says, in a sandbox, and SVG only as an image.
 ///
-/// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``; each change it reports
+/// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``, started once the server
+/// listens (it lists the whole package first, which the first page need not wait for); each change it reports
 /// makes the browser drop its tree (read again at the next request) and is sent to every open page as a
 /// server-sent event.
 package final class PackageServer: Sendable {
@@ -59,8 +61,9 @@ package final class PackageServer: Sendable {
   package let token: String
   private let channel: any Channel
   private let events: EventHub
-  private let monitor: PackageMonitor?
-  private let watching: Task<Void, Never>?
+  /// The monitor, once it is watching (it lists the whole package first: it starts after the server listens).
+  private let monitor: NIOLockedValueBox<PackageMonitor?>
+  private let watching: Task<Void, Never>
   private let heartbeat: Task<Void, Never>
 
   /// The URL to open: `http://127.0.0.1:PORT/?token=TOKEN`.
@@ -73,14 +76,10 @@ package final class PackageServer: Sendable {
     let location = configuration.location
     let browser = try await BlockingIO.run { try PackageBrowser(location) }
     let events = EventHub()
-    var monitor: PackageMonitor?
-    if case .package(let path) = location {
-      monitor = try? PackageMonitor(watching: path)
-    }
     let token = configuration.token ?? ServerToken.random()
     let router = Router(
       browser: browser, requestGuard: RequestGuard(token: token, allowsWrites: configuration.allowsRestore),
-      events: events, isLive: monitor != nil)
+      events: events, isLive: location.isPackageOnDisk)
     channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(ChannelOptions.backlog, value: 64)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -96,21 +95,26 @@ package final class PackageServer: Sendable {
     port = channel.localAddress?.port ?? configuration.port
     self.token = token
     self.events = events
-    self.monitor = monitor
     // A comment on every event stream now and then: a page that went away is noticed at the next write.
     heartbeat = Task {
       while (try? await Task.sleep(for: .seconds(15))) != nil { events.ping() }
     }
-    watching = monitor.map { monitor in
-      Task {
-        do {
-          for try await event in monitor {
-            browser.invalidate()
-            events.publish("change", data: event)
-          }
-        } catch {
-          events.publish("error", data: ["error": String(describing: error)])
+    let monitorBox = NIOLockedValueBox<PackageMonitor?>(nil)
+    monitor = monitorBox
+    watching = Task {
+      guard case .package(let path) = location,
+        let monitor = try? await BlockingIO.run({ try PackageMonitor(watching: path) })
+      else { return }
+      monitorBox.withLockedValue { $0 = monitor }
+      if Task.isCancelled { monitor.stop() }
+      events.startWatching()
+      do {
+        for try await event in monitor {
+          browser.invalidate()
+          events.publish("change", data: event)
         }
+      } catch {
+        events.publish("error", data: ["error": String(describing: error)])
       }
     }
   }
@@ -122,8 +126,8 @@ package final class PackageServer: Sendable {
 
   /// Stops listening, ends the event streams and the watching.
   package func stop() async {
-    monitor?.stop()
-    watching?.cancel()
+    watching.cancel()
+    monitor.withLockedValue { $0 }?.stop()
     heartbeat.cancel()
     events.finishAll()
     try? await channel.close()

@@ -77,7 +77,7 @@ struct BrowserTests {
     let seen = try await withPage { page -> [String: String] in
       var seen: [String: String] = [:]
       try page.send(["cmd": "open", "url": url])
-      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true' && document.body.dataset.live === 'true')")
       seen["title"] = try page.eval("document.getElementById('title').textContent") as? String
       // Expand Images, preview the image.
       try page.eval("document.querySelector('.row[data-path=\"Images\"]').click()")

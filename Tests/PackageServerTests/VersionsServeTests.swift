@@ -97,10 +97,11 @@ struct VersionsServeTests {
     let connection = try await offThePool { try RawConnection(port: port) }
     connection.send(
       "GET \(Served.target("/api/events")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
-    let hello = try await offThePool {
-      connection.read { String(decoding: $0, as: UTF8.self).contains("event: hello") }
+    // The monitor starts after the server listens: `hello` says whether it watches, `live` when it starts.
+    let live = try await offThePool {
+      connection.read { String(decoding: $0, as: UTF8.self).contains("{\"live\":true}") }
     }
-    #expect(hello && connection.hasReceived("text/event-stream") && connection.hasReceived("{\"live\":true}"))
+    #expect(live && connection.hasReceived("text/event-stream") && connection.hasReceived("event: hello"))
     let before = try await served.get("/api/preview", ["path": "Text.txt"])
     try await offThePool {
       let file = try PackageFile(at: FilePath(package), options: .holdLock)

@@ -342,10 +342,13 @@ extension PageAssets {
     // Live: the monitor's changes, as server-sent events.
     function listen() {
       const source = new EventSource(api("/api/events"));
-      source.addEventListener("hello", (event) => {
-        const hello = JSON.parse(event.data);
-        document.getElementById("live").textContent = hello.live ? "● live" : "";
-      });
+      const showLive = (event) => {
+        const live = JSON.parse(event.data).live;
+        document.getElementById("live").textContent = live ? "● live" : "";
+        if (live) document.body.dataset.live = "true";
+      };
+      source.addEventListener("hello", showLive);
+      source.addEventListener("live", showLive);
       source.addEventListener("change", async (event) => {
         const change = JSON.parse(event.data);
         state.changes++;

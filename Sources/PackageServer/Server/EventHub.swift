@@ -5,6 +5,16 @@ import NIOConcurrencyHelpers
 final class EventHub: Sendable {
   private let subscribers = NIOLockedValueBox<[Int: AsyncStream<String>.Continuation]>([:])
   private let nextID = NIOLockedValueBox(0)
+  private let watching = NIOLockedValueBox(false)
+
+  /// Whether the package's monitor is watching (it starts after the server listens).
+  var isWatching: Bool { watching.withLockedValue { $0 } }
+
+  /// Says on every stream that changes are followed from now on (`live`).
+  func startWatching() {
+    watching.withLockedValue { $0 = true }
+    publish("live", data: ["live": true])
+  }
 
   /// A new stream of events (each an SSE record, `event: ...\ndata: ...\n\n`), until `cancel` is called.
   func subscribe() -> (events: AsyncStream<String>, cancel: @Sendable () -> Void) {

@@ -26,7 +26,7 @@ struct Router: Sendable {
   let browser: PackageBrowser
   let requestGuard: RequestGuard
   let events: EventHub
-  /// Whether the served package is watched (live updates).
+  /// Whether the served location can change (a package on disk): the page then opens the event stream.
   let isLive: Bool
 
   static let routes: Set<String> = [
@@ -154,13 +154,13 @@ struct Router: Sendable {
 
   private func eventStream() -> HTTPResponse {
     let events = events
-    let live = isLive
     var response = HTTPResponse(
       status: .ok, contentType: "text/event-stream",
       body: .stream { write in
         let (stream, cancel) = events.subscribe()
         defer { cancel() }
-        guard await write(Array("event: hello\ndata: {\"live\":\(live)}\n\n".utf8)) else { return }
+        // Subscribed first: if the monitor starts meanwhile, its `live` event follows.
+        guard await write(Array("event: hello\ndata: {\"live\":\(events.isWatching)}\n\n".utf8)) else { return }
         for await record in stream {
           guard await write(Array(record.utf8)) else { return }
         }
