@@ -277,9 +277,9 @@ extension PageAssets {
         el("button", { type: "button", class: "confirm-restore", text: "Restore", onclick: async () => {
           const response = await fetch(api("/api/restore", { id }), { method: "POST", headers: { "X-Docpkg-CSRF": csrf } });
           const body = await response.json();
-          const notice = document.getElementById("notice");
-          notice.hidden = false;
-          notice.textContent = response.ok ? "Restored version " + id + "." : "Not restored: " + body.error;
+          document.getElementById("notice").hidden = false;
+          document.getElementById("restore-note").textContent =
+            response.ok ? "Restored version " + id + "." : "Not restored: " + body.error;
           if (response.ok) document.body.dataset.restored = String(id);
           panel.remove();
           versions();
@@ -352,9 +352,9 @@ extension PageAssets {
       source.addEventListener("change", async (event) => {
         const change = JSON.parse(event.data);
         state.changes++;
-        const notice = document.getElementById("notice");
-        notice.hidden = false;
-        notice.textContent = "Changed on disk: " + change.changes.map((c) => c.kind + " " + c.path).join(", ");
+        document.getElementById("notice").hidden = false;
+        document.getElementById("change-note").textContent =
+          "Changed on disk: " + change.changes.map((c) => c.kind + " " + c.path).join(", ");
         await reloadTree();
         if (state.selected != null) await preview(state.selected);
         totals();

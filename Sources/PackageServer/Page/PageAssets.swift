@@ -24,7 +24,7 @@ enum PageAssets {
       <a id="download" class="button" download>Download zip</a>
       <span id="live" class="muted"></span>
     </header>
-    <div id="notice" hidden></div>
+    <div id="notice" hidden><span id="restore-note"></span> <span id="change-note"></span></div>
     <main>
       <section id="tree-pane" aria-label="Files">
         <div class="controls">
