@@ -9,6 +9,8 @@ import statistics
 import subprocess
 import time
 
+from rows.monitor import peak_rss_mb, stop
+
 CHANGES = 50
 FIRST_PAGE = ["/", "/app.js", "/app.css", "/api/info", "/api/children?path=&limit=200&sort=name&filter=&offset=0"]
 
@@ -25,20 +27,6 @@ def start(docpkg, package):
     url = line.split()[-1]
     port = int(url.split(":")[2].split("/")[0])
     return proc, port, url.split("token=")[1]
-
-
-def stop(proc):
-    proc.terminate()
-    proc.wait()
-
-
-def peak_rss_mb(pid):
-    """The process's peak resident set (VmHWM) in MiB."""
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def first_page(port, token):
