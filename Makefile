@@ -19,7 +19,7 @@ BUILD_TESTS := $(SWIFT) build --product DocumentPackagePackageTests
 # Declares DocumentSyncTests, the tests of DocumentSync and docpkg-sync (make sync-test, make fs-test).
 NETWORK_TESTS := DOCPKG_NETWORK_TESTS=1
 
-.PHONY: setup build release demo test interop format format-check crash-test crash-sweeps bench clean man install docs docs-test
+.PHONY: setup build release demo test interop format format-check crash-test crash-sweeps bench clean man install docs docs-test serve-test
 
 setup:
 	@Scripts/setup.sh
@@ -65,6 +65,15 @@ docs-test: docs
 	Scripts/setup.sh --docs
 	$(BUILD_TESTS)
 	DOCPKG_DOCS=$(DOCS_DIR) $(SWIFT) test --skip-build --filter DocsTests
+
+## `docpkg serve`'s tests (PackageServerTests, declared with DOCPKG_NETWORK_TESTS=1: the server lives in docpkg-sync),
+## with its page in headless Chromium (installed when missing), driven through the DevTools protocol (BrowserTests).
+## SCREENSHOTS=DIR also saves the README's screenshots there.
+serve-test: setup
+	Scripts/setup.sh --docs
+	$(NETWORK_TESTS) $(BUILD_TESTS)
+	DOCPKG_BROWSER=1 $(NETWORK_TESTS) $(if $(SCREENSHOTS),DOCPKG_SCREENSHOTS=$(abspath $(SCREENSHOTS))) \
+	  $(SWIFT) test --skip-build --filter PackageServerTests
 
 ## Runs docpkg on the shipped example package. Builds docpkg alone: the demo does not sync, and docpkg-sync's
 ## HTTP and TLS stack is most of a first build.

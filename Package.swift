@@ -6,9 +6,10 @@ import PackageDescription
 /// the normal build and tests neither build nor see them.
 let fuzzing = Context.environment["DOCPKG_FUZZ"] == "1"
 
-/// `make sync-test` (and `make fs-test`) set DOCPKG_NETWORK_TESTS=1: only then is DocumentSyncTests, the test target of
-/// DocumentSync and `docpkg-sync`, part of the package. The other test targets need neither, so `make test` builds
-/// the tests without the HTTP and TLS stack (most of a first debug build: issue 25).
+/// `make sync-test`, `make serve-test` and `make fs-test` set DOCPKG_NETWORK_TESTS=1: only then are DocumentSyncTests and
+/// PackageServerTests, the test targets of the networking helper `docpkg-sync` and its libraries, part of the package.
+/// The other test targets need none of it, so `make test` builds the tests without the HTTP and TLS stack (most of a
+/// first debug build: issue 25).
 let networkTests = Context.environment["DOCPKG_NETWORK_TESTS"] == "1"
 
 let package = Package(
@@ -104,12 +105,28 @@ let package = Package(
       ]
     ),
 
-    // `docpkg remote|push|pull|clone`, on DocumentSync (async-http-client, SwiftNIO).
+    // `docpkg serve`: the package inspector and version browser on a loopback HTTP server, written on
+    // SwiftNIO's HTTP/1 codec (already linked by the sync helper: no framework, see PackageServer.swift).
+    .target(
+      name: "PackageServer",
+      dependencies: [
+        "DocumentPackage",
+        "DocumentArchive",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]
+    ),
+
+    // `docpkg remote|push|pull|clone|serve`, on DocumentSync (async-http-client, SwiftNIO) and PackageServer.
     .executableTarget(
       name: "docpkg-sync",
       dependencies: [
         "DocumentPackage",
         "DocumentSync",
+        "PackageServer",
         "DocPkgCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
@@ -186,14 +203,22 @@ let package = Package(
 )
 
 if networkTests {
-  package.targets.append(
+  package.targets += [
     .testTarget(
       name: "DocumentSyncTests",
       dependencies: [
         "DocumentSync", "DocumentPackage", "TestSupport", .target(name: "docpkg"), .target(name: "docpkg-sync"),
       ],
       exclude: ["Fixtures"]
-    ))
+    ),
+    .testTarget(
+      name: "PackageServerTests",
+      dependencies: [
+        "PackageServer", "DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg"),
+        .target(name: "docpkg-sync"), .product(name: "SystemPackage", package: "swift-system"),
+      ]
+    ),
+  ]
 }
 
 // libFuzzer targets (`make fuzz`, `make fuzz-smoke`; Tests/Fuzz/README.md): one executable per reader of outside

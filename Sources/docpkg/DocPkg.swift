@@ -13,17 +13,17 @@ struct DocPkg: ParsableCommand {
       Inspect.self, Cat.self, Put.self, Remove.self, Check.self, Diff.self, Pack.self, Unpack.self, Versions.self,
       Watch.self, Bookmark.self, Resolve.self,
       RemoteCommand<SyncExecutable>.self, PushCommand<SyncExecutable>.self, PullCommand<SyncExecutable>.self,
-      CloneCommand<SyncExecutable>.self,
+      CloneCommand<SyncExecutable>.self, ServeCommand<SyncExecutable>.self,
     ]
   )
 
-  /// Parses the arguments and runs the command (see `runCommandLine(_:afterSuccess:)`). A sync command is not
-  /// parsed here: its command line goes to `docpkg-sync` as it is (see `SyncExecutable`). First, the
+  /// Parses the arguments and runs the command (see `runCommandLine(_:afterSuccess:)`). A sync command (or
+  /// `serve`) is not parsed here: its command line goes to `docpkg-sync` as it is (see `SyncExecutable`). First, the
   /// process-wide settings only a program may make: `TZ` names the zone file when unset (see
   /// `LocalTime`). After a command that saved with deferred version copies, starts
   /// `docpkg versions settle` detached.
   static func main() {
-    SyncExecutable.handOverIfSyncCommand()
+    SyncExecutable.handOverIfHelperCommand()
     LocalTime.readZoneFileOnce()
     runCommandLine(Self.self) {
       if let executable = Syscalls.executablePath() { PendingSettler.shared.startDetached(executable: executable) }

@@ -24,6 +24,8 @@ struct VersionTests {
     #expect(try text(store.tree(of: 1), "Text.txt") == "hello\n")
     #expect(try text(store.tree(of: 2), "Text.txt") == "v2\n")
     #expect(try text(store.tree(of: 1), "Pages/p1/text.txt") == "one\n")
+    // Named as the package (`docpkg pack PKG@1` wrote its entries below an empty name: '/').
+    #expect(try store.tree(of: 1).name == FilePath(package).lastComponent?.string)
     // The blob of an unchanged file is one blob for both versions, the store's own copy (a write
     // in place to the package file must not reach it), not the package's inode.
     let blob = store.objectPath(ContentHash.of(Data("one\n".utf8))).string

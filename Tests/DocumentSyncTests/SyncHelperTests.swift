@@ -51,7 +51,7 @@ struct SyncHelperTests {
     #expect(result.status == 1)
     #expect(
       result.standardError
-        == "docpkg: error: cannot run the sync helper '\(temp.appending("docpkg-sync"))' (install it beside docpkg): "
+        == "docpkg: error: cannot run the network helper '\(temp.appending("docpkg-sync"))' (install it beside docpkg): "
         + "No such file or directory\n", "\(result.standardError)")
     #expect(try Shell.run(alone, ["--version"]).standardOutput == "0.1.0\n")
   }

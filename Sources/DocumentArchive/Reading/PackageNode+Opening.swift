@@ -37,7 +37,7 @@ extension PackageNode {
 
   /// `PACKAGE@ID` split into the package's path and the id; `nil` unless `location` ends in `@` and digits after
   /// a non-empty path.
-  static func versionReference(_ location: String) -> (package: FilePath, id: Int)? {
+  package static func versionReference(_ location: String) -> (package: FilePath, id: Int)? {
     guard let at = location.lastIndex(of: "@"), at != location.startIndex,
       let id = Int(location[location.index(after: at)...])
     else { return nil }

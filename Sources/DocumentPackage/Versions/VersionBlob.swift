@@ -127,6 +127,8 @@ extension VersionStore {
   public func tree(of id: Int) throws -> PackageNode {
     let record = try record(id)
     let root = try directory(record.rootTree, version: id)
+    // Named as the package, as a tree read from disk is: an archive of it has the package as its top entry.
+    root.name = packagePath.lastComponent?.string ?? ""
     root.permissions = record.rootPermissions
     root.modificationTime = record.rootTime
     return root

@@ -2,24 +2,25 @@ import DocPkgCommandLine
 import DocumentPackage
 import SystemPackage
 
-/// The sync commands in `docpkg`: their command line goes, unparsed, to `docpkg-sync`, the executable beside
-/// `docpkg` that links the HTTP stack, so that no other command loads it (as git hands `git push` to
-/// `git-remote-https`); `docpkg-sync` parses it and reports usage errors as `docpkg` would. `docpkg` declares the
-/// commands only for its help, manual and completions.
-enum SyncExecutable: SyncCommandRunner {
+/// The sync commands and `serve` in `docpkg`: their command line goes, unparsed, to `docpkg-sync`, the
+/// executable beside `docpkg` that links the network stack, so that no other command loads it (as git hands
+/// `git push` to `git-remote-https`); `docpkg-sync` parses it and reports usage errors as `docpkg` would.
+/// `docpkg` declares the commands only for its help, manual and completions.
+enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
   /// The helper's file name, looked for in the folder of the running `docpkg`.
   static let name = "docpkg-sync"
 
-  /// The sync commands' names.
+  /// The names of the commands the helper runs.
   static let commandNames = Set(
     [
       RemoteCommand<Self>.configuration.commandName, PushCommand<Self>.configuration.commandName,
       PullCommand<Self>.configuration.commandName, CloneCommand<Self>.configuration.commandName,
+      ServeCommand<Self>.configuration.commandName,
     ].compactMap { $0 })
 
-  /// Runs `docpkg-sync` in this process's place if the first argument names a sync command; returns otherwise.
-  /// A helper that cannot run ends the process with one line naming it.
-  static func handOverIfSyncCommand() {
+  /// Runs `docpkg-sync` in this process's place if the first argument names a command it runs (a sync command,
+  /// `serve`); returns otherwise. A helper that cannot run ends the process with one line naming it.
+  static func handOverIfHelperCommand() {
     guard let first = CommandLine.arguments.dropFirst().first, commandNames.contains(first) else { return }
     do { try handOver() } catch {
       reportFailure(error)
@@ -37,7 +38,7 @@ enum SyncExecutable: SyncCommandRunner {
     StandardOutput.shared.flush()
     let errno = Syscalls.replaceProcess(with: helper, arguments: [name] + CommandLine.arguments.dropFirst())
     throw PackageError.io(
-      errno, "cannot run the sync helper", path: helper.string, context: "(install it beside docpkg)")
+      errno, "cannot run the network helper", path: helper.string, context: "(install it beside docpkg)")
   }
 
   static func clone(_ command: CloneCommand<Self>) throws { try handOver() }
@@ -46,4 +47,5 @@ enum SyncExecutable: SyncCommandRunner {
   static func addRemote(_ command: RemoteAdd<Self>) throws { try handOver() }
   static func listRemotes(_ command: RemoteList<Self>) throws { try handOver() }
   static func removeRemote(_ command: RemoteRemove<Self>) throws { try handOver() }
+  static func serve(_ command: ServeCommand<Self>) throws { try handOver() }
 }

@@ -1,0 +1,102 @@
+import NIOCore
+import NIOHTTP1
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A response: a status, headers, and a body in memory or streamed (a zip download, the event stream). Every
+/// response carries the headers of ``HTTPResponse/securityHeaders``.
+struct HTTPResponse: Sendable {
+  /// Writes a streamed body's chunks, waiting for each to be written (so a slow client slows the producer);
+  /// returns `false` once the client is gone.
+  typealias Producer = @Sendable (_ write: @escaping @Sendable ([UInt8]) async -> Bool) async -> Void
+
+  enum Body: Sendable {
+    case bytes([UInt8])
+    case stream(Producer)
+  }
+
+  var status: HTTPResponseStatus
+  var headers: HTTPHeaders
+  var body: Body
+
+  /// The page's policy: scripts and styles from this server only (no inline script, no `eval`), images from it
+  /// (package images through `/api/raw`), requests to it; no frames, no forms, no plugins.
+  static let pagePolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+  /// The policy of bytes from the package (`/api/raw`): a sandbox, so that an SVG opened on its own runs no
+  /// script and has no origin; it loads nothing.
+  static let contentPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+  /// Sent with every response: no type sniffing, no referrer (the URL holds the token), no caching, no framing.
+  static let securityHeaders: [(String, String)] = [
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cache-Control", "no-store"),
+    ("X-Frame-Options", "DENY"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+  ]
+
+  init(status: HTTPResponseStatus, contentType: String, body: Body, policy: String = Self.pagePolicy) {
+    self.status = status
+    var headers = HTTPHeaders(Self.securityHeaders)
+    headers.add(name: "Content-Type", value: contentType)
+    headers.add(name: "Content-Security-Policy", value: policy)
+    self.headers = headers
+    self.body = body
+  }
+
+  /// `value` as JSON, with `status`.
+  static func json(_ value: some Encodable, status: HTTPResponseStatus = .ok) -> HTTPResponse {
+    guard let bytes = encoded(value) else {
+      return HTTPResponse(status: .internalServerError, contentType: "text/plain", body: .bytes([]))
+    }
+    return HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: .bytes(bytes))
+  }
+
+  /// `value` as JSON on one line (sorted keys, slashes as they are), as every answer and event is sent.
+  static func encoded(_ value: some Encodable) -> [UInt8]? {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(value)).map(Array.init)
+  }
+
+  /// A refusal or failure: `{"error": MESSAGE}`, one line, with `status`.
+  static func failure(_ status: HTTPResponseStatus, _ message: String) -> HTTPResponse {
+    json(["error": message], status: status)
+  }
+
+  /// Writes the response on `channel`, then closes the connection unless it is kept alive.
+  func write(to channel: any Channel, version: HTTPVersion, keepAlive: Bool) async {
+    var headers = headers
+    headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+    switch body {
+    case .bytes(let bytes):
+      headers.replaceOrAdd(name: "Content-Length", value: String(bytes.count))
+      channel.write(
+        HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers)), promise: nil)
+      channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: bytes))), promise: nil)
+      _ = try? await channel.writeAndFlush(HTTPServerResponsePart.end(nil)).get()
+    case .stream(let produce):
+      // No length: HTTP/1.1 chunked encoding (NIO's encoder adds it).
+      channel.write(
+        HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers)), promise: nil)
+      await produce { chunk in
+        do {
+          try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: chunk)))).get()
+          return true
+        } catch {
+          return false
+        }
+      }
+      _ = try? await channel.writeAndFlush(HTTPServerResponsePart.end(nil)).get()
+    }
+    if !keepAlive { _ = try? await channel.close() }
+  }
+}

@@ -1,0 +1,236 @@
+import DocumentPackage
+import NIOHTTP1
+import SystemPackage
+
+/// The server's routes, each a fixed path (nothing is found by URL path): the page and its two assets, and the
+/// JSON API the page calls. Every request has passed ``RequestGuard`` first. Reads run on the
+/// ``PackageBrowser``'s queue or ``/DocumentPackage/BlockingIO``, never on an event loop or the cooperative pool.
+///
+/// | route | answer |
+/// | --- | --- |
+/// | `GET /` | the page (``PageAssets``), with a fresh CSRF token |
+/// | `GET /app.js`, `/app.css` | its script and style |
+/// | `GET /api/info` | what is served: name, kind, whether versions, live updates and restore are there |
+/// | `GET /api/children?path=&sort=name\|size&filter=&offset=&limit=` | a page of a directory (``DirectoryListing``) |
+/// | `GET /api/preview?path=&state=&offset=&length=` | a range of a file (``FilePreview``) |
+/// | `GET /api/raw?path=&state=` | an image's bytes (PNG, JPEG, GIF, WebP, SVG), sandboxed; nothing else |
+/// | `GET /api/sizemap?path=` | a directory's size map (``SizeMap``) |
+/// | `GET /api/versions` | the timeline (``VersionTimeline``) |
+/// | `GET /api/diff?from=&to=` | `PackageDifference` between two states, with text patches (`docpkg diff --json`) |
+/// | `GET /api/events` | server-sent events: `change` with the monitor's changes |
+/// | `GET /api/download?state=` | the state as a zip, streamed (``ZipDownload``) |
+/// | `POST /api/restore?id=` | restores a version (`--allow-restore`, CSRF token) |
+///
+/// A state is `current` (what was served) or a version's id.
+struct Router: Sendable {
+  let browser: PackageBrowser
+  let requestGuard: RequestGuard
+  let events: EventHub
+  /// Whether the served location can change (a package on disk): the page then opens the event stream.
+  let isLive: Bool
+
+  static let routes: Set<String> = [
+    "/", "/app.js", "/app.css", "/api/info", "/api/children", "/api/preview", "/api/raw", "/api/sizemap",
+    "/api/versions", "/api/diff", "/api/events", "/api/download", "/api/restore",
+  ]
+
+  /// The most entries one page of a directory holds.
+  static let pageLimit = 2000
+  /// The largest image `/api/raw` sends.
+  static let imageLimit: Int64 = 32 << 20
+
+  func respond(_ request: HTTPRequest) async -> HTTPResponse {
+    if let refusal = requestGuard.refusal(of: request, routes: Self.routes) { return refusal }
+    let query = request.query ?? [:]
+    let path = query["path"] ?? ""
+    do {
+      switch request.route {
+      case "/": return page()
+      case "/app.js":
+        return HTTPResponse(
+          status: .ok, contentType: "text/javascript; charset=utf-8", body: .bytes(Array(PageAssets.script.utf8)))
+      case "/app.css":
+        return HTTPResponse(
+          status: .ok, contentType: "text/css; charset=utf-8", body: .bytes(Array(PageAssets.style.utf8)))
+      case "/api/info": return try await info()
+      case "/api/children":
+        let order = DirectoryListing.Order(rawValue: query["sort"] ?? "name") ?? .name
+        let (filter, offset, limit) = (
+          query["filter"] ?? "", number(query["offset"]) ?? 0, min(number(query["limit"]) ?? 500, Self.pageLimit)
+        )
+        return .json(
+          try await browser.read { root in
+            try DirectoryListing(of: root, at: path, order: order, filter: filter, offset: offset, limit: limit)
+          })
+      case "/api/preview":
+        let (offset, length) = (Int64(number(query["offset"]) ?? 0), number(query["length"]))
+        return .json(
+          try await browser.read(try state(query["state"])) { root in
+            try FilePreview(of: root, at: path, offset: offset, length: length)
+          })
+      case "/api/raw": return try await raw(path, state: try state(query["state"]))
+      case "/api/sizemap":
+        return .json(try await browser.withTotals { root, totals in try SizeMap(of: root, at: path, totals: totals) })
+      case "/api/versions":
+        let location = browser.location
+        let restorable = requestGuard.allowsWrites
+        return .json(try await BlockingIO.run { try VersionTimeline(of: location, restorable: restorable) })
+      case "/api/diff": return try await difference(from: try state(query["from"]), to: try state(query["to"]))
+      case "/api/events": return eventStream()
+      case "/api/download": return try await download(try state(query["state"]))
+      case "/api/restore": return try await restore(number(query["id"]))
+      default: return .failure(.notFound, "no such page")
+      }
+    } catch let error as PackageError {
+      return .failure(Self.status(of: error), String(describing: error))
+    } catch {
+      return .failure(.internalServerError, String(describing: error))
+    }
+  }
+
+  private func number(_ text: String?) -> Int? { text.flatMap { Int($0) }.map { max(0, $0) } }
+
+  private func state(_ text: String?) throws -> TreeState {
+    guard let state = TreeState(text ?? "current") else {
+      throw PackageError(.invalidArgument, "no such state:", path: text ?? "", context: "(current or a version id)")
+    }
+    return state
+  }
+
+  /// The page, with a CSRF token of its own for the requests that change something.
+  private func page() -> HTTPResponse {
+    let pageToken = ServerToken.random()
+    requestGuard.issuePageToken(pageToken)
+    let html = PageAssets.html(token: requestGuard.token, pageToken: pageToken)
+    return HTTPResponse(status: .ok, contentType: "text/html; charset=utf-8", body: .bytes(Array(html.utf8)))
+  }
+
+  private struct Info: Codable {
+    var name: String
+    var location: String
+    var kind: String
+    var root: EntryInfo
+    var hasVersions: Bool
+    var live: Bool
+    var restorable: Bool
+  }
+
+  private func info() async throws -> HTTPResponse {
+    let location = browser.location
+    let root = try await browser.read { root in EntryInfo(root, path: "") }
+    return .json(
+      Info(
+        name: root.name.isEmpty ? location.displayName : root.name, location: location.displayName,
+        kind: location.kindName, root: root, hasVersions: location.versionedPackage != nil, live: isLive,
+        restorable: requestGuard.allowsWrites && location.isPackageOnDisk))
+  }
+
+  /// An image's bytes, with its type from its signature (never from its name, nor sniffed by the browser) and a
+  /// sandbox policy; other files are refused (their preview is text or hex).
+  private func raw(_ path: String, state: TreeState) async throws -> HTTPResponse {
+    let image = try await browser.read(state) { root -> (type: String, bytes: [UInt8])? in
+      let node = try root.node(at: path)
+      guard node.kind == .file, node.size <= Self.imageLimit else { return nil }
+      let head = try node.bytes(at: 0, count: 4096)
+      guard case (let form, let type?) = FilePreview.form(of: head, name: node.name), form == .image || form == .svg
+      else { return nil }
+      return (type, try node.bytes(at: 0, count: Int(node.size)))
+    }
+    guard let image else { return .failure(.unsupportedMediaType, "not an image (or over 32 MiB): \(path)") }
+    var response = HTTPResponse(
+      status: .ok, contentType: image.type, body: .bytes(image.bytes), policy: HTTPResponse.contentPolicy)
+    response.headers.add(name: "Content-Disposition", value: "inline")
+    return response
+  }
+
+  private func difference(from old: TreeState, to new: TreeState) async throws -> HTTPResponse {
+    .json(
+      try await browser.read(old, new) { oldRoot, newRoot in
+        var options = PackageDifference.Options()
+        options.includesTextPatches = true
+        return try newRoot.difference(from: oldRoot, options: options)
+      })
+  }
+
+  private func eventStream() -> HTTPResponse {
+    let events = events
+    var response = HTTPResponse(
+      status: .ok, contentType: "text/event-stream",
+      body: .stream { write in
+        let (stream, cancel) = events.subscribe()
+        defer { cancel() }
+        // Subscribed first: if the monitor starts meanwhile, its `live` event follows.
+        guard await write(Array("event: hello\ndata: {\"live\":\(events.isWatching)}\n\n".utf8)) else { return }
+        for await record in stream {
+          guard await write(Array(record.utf8)) else { return }
+        }
+      })
+    response.headers.add(name: "X-Accel-Buffering", value: "no")
+    return response
+  }
+
+  private func download(_ state: TreeState) async throws -> HTTPResponse {
+    let location = browser.location
+    // A tree of the download's own: the packer reads it on a thread of its own while the page goes on reading.
+    let tree = try await BlockingIO.run { () throws -> Handed<PackageNode> in
+      switch state {
+      case .served: return Handed(try location.open())
+      case .version(let id):
+        guard let package = location.versionedPackage else {
+          throw PackageError(.noSuchEntry, "no versions are kept for", path: location.displayName)
+        }
+        return Handed(try VersionStore(forPackageAt: package).tree(of: id))
+      }
+    }
+    let name = (tree.value.name.isEmpty ? "package" : tree.value.name) + (state == .served ? "" : "@\(state)")
+    var response = HTTPResponse(status: .ok, contentType: "application/zip", body: .stream(ZipDownload.body(of: tree)))
+    response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(Self.headerSafe(name)).zip\"")
+    return response
+  }
+
+  private func restore(_ id: Int?) async throws -> HTTPResponse {
+    guard let id else { throw PackageError(.invalidArgument, "no version to restore:", path: "id") }
+    guard case .package(let path) = browser.location else {
+      return .failure(.forbidden, "only a package on disk can be restored")
+    }
+    try await BlockingIO.run {
+      let file = try PackageFile(at: path, options: [.holdLock])
+      defer { file.close() }
+      file.versionPolicy = .keepAll  // restoring never prunes what the user may want next
+      try file.restoreVersion(id)
+    }
+    browser.invalidate()
+    return .json(["restored": id])
+  }
+
+  /// `name` with what cannot stand in a quoted header value replaced by `_`.
+  static func headerSafe(_ name: String) -> String {
+    String(name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" ? Character($0) : "_" })
+  }
+
+  static func status(of error: PackageError) -> HTTPResponseStatus {
+    switch error.code {
+    case .noSuchEntry: return .notFound
+    case .notADirectory, .notARegularFile, .notASymbolicLink, .invalidName, .invalidArgument: return .badRequest
+    case .locked, .conflict: return .conflict
+    default: return .internalServerError
+    }
+  }
+}
+
+extension TreeState: CustomStringConvertible {
+  package var description: String {
+    switch self {
+    case .served: return "current"
+    case .version(let id): return String(id)
+    }
+  }
+}
+
+extension ServedLocation {
+  /// Whether this is a package directory (or file) on disk: what can change, be watched and be restored.
+  var isPackageOnDisk: Bool {
+    if case .package = self { return true }
+    return false
+  }
+}

@@ -1,0 +1,21 @@
+import DocPkgCommandLine
+import DocumentPackage
+import PackageServer
+
+/// `docpkg serve`'s work, on ``PackageServer``: run by `docpkg-sync`, the executable that links the network
+/// stack. Prints the URL, then serves until interrupted.
+enum LiveServe: ServeCommandRunner {
+  static func serve(_ command: ServeCommand<Self>) throws {
+    Syscalls.ignoreBrokenPipes()  // a client leaving mid-download must not end the server
+    Syscalls.restoreTerminationSignals()  // runs until interrupted, whatever signals the parent blocked
+    let location = try ServedLocation(command.path)
+    let configuration = PackageServer.Configuration(
+      location: location, port: command.port, allowsRestore: command.allowRestore)
+    try runBlocking {
+      let server = try await PackageServer(configuration)
+      StandardOutput.shared.write("serving \(location.displayName) at \(server.url)\n")
+      StandardOutput.shared.flush()
+      try await server.waitUntilClosed()
+    }
+  }
+}

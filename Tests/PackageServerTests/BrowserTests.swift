@@ -1,0 +1,160 @@
+import DocumentPackage
+import Foundation
+import PackageServer
+import TestSupport
+import Testing
+
+/// The page in a real browser: headless Chromium driven through its DevTools protocol (`Tests/Scripts/cdp-page.py`
+/// over a pipe). Runs only under `make serve-test` (`DOCPKG_BROWSER=1`; Chromium installed by
+/// `Scripts/setup.sh --docs`), which `make test` skips, as it does the documentation's browser test.
+/// With `DOCPKG_SCREENSHOTS=DIR` it also saves the screenshots the README shows.
+@Suite(
+  "docpkg serve in a browser",
+  .enabled(if: ProcessInfo.processInfo.environment["DOCPKG_BROWSER"] != nil && Shell.has("chromium")))
+struct BrowserTests {
+  /// One headless Chromium page, step by step.
+  final class BrowserPage: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffered = Data()
+
+    init() throws {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = ["python3", Fixtures.script("cdp-page.py")]
+      process.standardInput = input
+      process.standardOutput = output
+      process.standardError = FileHandle.standardError
+      try process.run()
+    }
+
+    deinit {
+      try? input.fileHandleForWriting.close()
+      process.waitUntilExit()
+    }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// Sends one command and waits for its answer's value.
+    @discardableResult
+    func send(_ command: [String: String]) throws -> Any? {
+      input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: command) + Data("\n".utf8))
+      while !buffered.contains(UInt8(ascii: "\n")) {
+        let data = output.fileHandleForReading.availableData
+        guard !data.isEmpty else { throw Failure(description: "the browser driver ended") }
+        buffered += data
+      }
+      let end = buffered.firstIndex(of: UInt8(ascii: "\n"))!
+      let line = buffered[..<end]
+      buffered = Data(buffered[(end + 1)...])
+      let answer = try JSONSerialization.jsonObject(with: line) as? [String: Any] ?? [:]
+      guard answer["ok"] as? Bool == true else { throw Failure(description: "\(command): \(answer["error"] ?? "")") }
+      return answer["value"]
+    }
+
+    @discardableResult
+    func eval(_ js: String) throws -> Any? { try send(["cmd": "eval", "js": js]) }
+
+    /// Waits for the element `selector` names, then clicks it (an SVG element gets a dispatched click).
+    func click(_ selector: String) throws {
+      try eval("waitFor(() => document.querySelector(\(Self.quoted(selector))))")
+      try eval(
+        "document.querySelector(\(Self.quoted(selector))).dispatchEvent(new MouseEvent('click', { bubbles: true }))")
+    }
+
+    /// The text of the element `selector` names, once it has text for which `accept` (JavaScript, over `t`) holds.
+    func text(_ selector: String, where accept: String = "t") throws -> String? {
+      try eval(
+        "waitFor(() => { const e = document.querySelector(\(Self.quoted(selector))); const t = e && e.textContent; "
+          + "return t && (\(accept)) && t })") as? String
+    }
+
+    private static func quoted(_ text: String) -> String {
+      String(decoding: try! JSONSerialization.data(withJSONObject: text, options: .fragmentsAllowed), as: UTF8.self)
+    }
+  }
+
+  /// Runs `body` with a page off the cooperative pool (every step blocks on the browser).
+  func withPage<T: Sendable>(_ body: @escaping @Sendable (BrowserPage) throws -> T) async throws -> T {
+    try await offThePool { try body(BrowserPage()) }
+  }
+
+  static let screenshots = ProcessInfo.processInfo.environment["DOCPKG_SCREENSHOTS"]
+
+  @Test(
+    "open the page, expand a folder, preview a text and an image, compare versions, see a put, size map, download, restore"
+  )
+  func walkthrough() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionsServeTests.packageWithVersions(in: temp) }
+    let served = try await Served(package: package, allowsRestore: true)
+    let url = served.server.url
+    let downloads = try temp.makeDirectory("downloads")
+    let docpkg = Shell.docpkgPath
+    let screenshots = Self.screenshots
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true' && document.body.dataset.live === 'true')")
+      seen["title"] = try page.text("#title")
+      // Expand Images, preview the image.
+      try page.click(".row[data-path=\"Images\"]")
+      try page.click(".row[data-path=\"Images/tram.png\"]")
+      seen["image"] = String(
+        describing: try page.eval(
+          "waitFor(() => { const i = document.querySelector('#preview img.preview'); return i && i.complete && i.naturalWidth })"
+        ) ?? "")
+      // Preview the text: numbered lines.
+      let firstLine = "#preview pre.code .line[data-n=\"1\"]"
+      try page.click(".row[data-path=\"Text.txt\"]")
+      seen["line1"] = try page.text(firstLine)
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-tree.png"]) }
+      // Compare version 2 with the current state: the changed line.
+      try page.click("nav#tabs button[data-tab=\"versions\"]")
+      try page.click("#versions tr[data-id=\"2\"] button")
+      seen["inserted"] = try page.text(".change[data-path=\"Text.txt\"] .patch .ins")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-compare.png"]) }
+      // Another process changes the package: the page shows it.
+      try page.click("nav#tabs button[data-tab=\"preview\"]")
+      let start = ContinuousClock.now
+      _ = try Shell.run(docpkg, ["put", package, "Text.txt", "-"], input: Data("put by another process\n".utf8))
+      seen["live"] = try page.text(firstLine, where: "t === 'put by another process'")
+      // Not a timed test (timings live in benchmarks): printed for the record.
+      print("serve-test: the page showed another process's put \(ContinuousClock.now - start) after it started")
+      // The size map draws the root's entries and drills into a directory.
+      try page.click("nav#tabs button[data-tab=\"sizemap\"]")
+      try page.click("svg.treemap rect[data-path=\"Images\"]")
+      try page.eval("waitFor(() => document.querySelector('svg.treemap rect[data-path=\"Images/tram.png\"]'))")
+      // Download the package as a zip.
+      try page.send(["cmd": "downloads", "dir": downloads])
+      try page.click("#download")
+      seen["download"] = try page.send(["cmd": "downloaded"]) as? String
+      // Back to the root's size map, for the README's picture.
+      try page.click("#sizemap a")
+      try page.eval("waitFor(() => document.querySelector('svg.treemap rect[data-path=\"Images\"]'))")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-sizemap.png"]) }
+      // Restore version 1, after the page's confirmation (the server runs with --allow-restore).
+      try page.click("nav#tabs button[data-tab=\"versions\"]")
+      try page.click("#versions tr[data-id=\"1\"] button.restore")
+      try page.eval("waitFor(() => document.querySelector('.confirm button.confirm-restore'))")
+      seen["unconfirmed"] = try String(contentsOfFile: package + "/Text.txt", encoding: .utf8)
+      try page.click(".confirm button.confirm-restore")
+      seen["restored"] = try page.text("#restore-note", where: "document.body.dataset.restored === '1'")
+      return seen
+    }
+    await served.stop()
+    #expect(seen["title"] == "Notes.mydoc")
+    #expect(Int(seen["image"] ?? "") ?? 0 > 0, "\(seen)")
+    #expect(seen["line1"] == "third")
+    #expect(seen["inserted"] == "+third")
+    #expect(seen["live"] == "put by another process", "\(seen)")
+    #expect(seen["unconfirmed"] == "put by another process\n")
+    #expect(seen["restored"] == "Restored version 1.", "\(seen)")
+    let original = try String(contentsOf: Fixtures.url("Notes.mydoc/Text.txt"), encoding: .utf8)
+    #expect(try String(contentsOfFile: package + "/Text.txt", encoding: .utf8) == original)
+    let zip = downloads + "/" + (seen["download"] ?? "")
+    #expect(seen["download"] == "Notes.mydoc.zip")
+    let listing = try await offThePool { try Shell.run("unzip", ["-p", zip, "Notes.mydoc/Text.txt"]).standardOutput }
+    #expect(listing == "put by another process\n")
+  }
+}

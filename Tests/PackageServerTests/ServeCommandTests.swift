@@ -1,0 +1,52 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `docpkg serve` as a user runs it: `docpkg` hands the command to `docpkg-sync`, which prints the URL and serves.
+@Suite("docpkg serve, the command")
+struct ServeCommandTests {
+  @Test("prints a loopback URL with a token, then serves the page and the API until stopped")
+  func servesUntilStopped() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let process = try RunningProcess(Shell.docpkgPath, ["serve", package])
+    do { try await checkServing(process, package) } catch {
+      try await offThePool { process.stop() }
+      throw error
+    }
+    // SIGTERM ends it (whatever signals the test runner's thread blocked).
+    try await offThePool { process.stop() }
+    #expect(process.status == 128 + 15)
+  }
+
+  private func checkServing(_ process: RunningProcess, _ package: String) async throws {
+    #expect(await process.wait { $0.standardOutput.contains("\n") }, "\(process.standardError)")
+    let line = process.standardOutput
+    let url = try #require(line.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+    #expect(line.hasPrefix("serving \(package) at http://127.0.0.1:"), "\(line)")
+    let components = try #require(URLComponents(string: url))
+    let token = try #require(components.queryItems?.first { $0.name == "token" }?.value)
+    #expect(token.count == 32 && token.allSatisfy(\.isHexDigit))
+    let port = try #require(components.port)
+    let info = try await offThePool { try RawHTTP.get("/api/info?token=\(token)", port: port) }
+    #expect(info.status == 200 && info.json["name"] as? String == "Notes.mydoc", "\(info)")
+    let page = try await offThePool { try RawHTTP.get("/?token=\(token)", port: port) }
+    #expect(page.status == 200 && page.text.contains("<title>docpkg serve</title>"))
+  }
+
+  @Test("a path that cannot be served, or a port out of range, is one line and a non-zero status")
+  func refusals() async throws {
+    let temp = try TemporaryDirectory()
+    let (missing, port) = try await offThePool {
+      (
+        try Shell.docpkg(["serve", temp.appending("Nothing.mydoc")]),
+        try Shell.docpkg(["serve", temp.path, "--port", "70000"])
+      )
+    }
+    #expect(
+      missing.status == 1 && missing.standardError.hasPrefix("docpkg: error: no such package"),
+      "\(missing.standardError)")
+    #expect(missing.standardError.split(separator: "\n").count == 1)
+    #expect(port.status == 64 && port.standardError.contains("--port"), "\(port.standardError)")
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PackageServer
+import TestSupport
+
+/// A server started in the test process on a location, with a known token, and requests to it through
+/// ``RawHTTP`` (off the cooperative pool).
+struct Served {
+  let server: PackageServer
+  static let token = "0123456789abcdef0123456789abcdef"
+
+  var port: Int { server.port }
+
+  init(_ location: ServedLocation, allowsRestore: Bool = false) async throws {
+    server = try await PackageServer(
+      PackageServer.Configuration(location: location, allowsRestore: allowsRestore, token: Self.token))
+  }
+
+  init(package path: String, allowsRestore: Bool = false) async throws {
+    try await self.init(ServedLocation(path), allowsRestore: allowsRestore)
+  }
+
+  /// The target of `route` with the token and `parameters`, percent-encoded as the page encodes them.
+  static func target(_ route: String, _ parameters: [String: String] = [:], token: String? = Served.token) -> String {
+    var all = parameters
+    if let token { all["token"] = token }
+    let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~")
+    let query = all.sorted { $0.key < $1.key }.map { key, value in
+      key + "=" + (value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
+    }
+    return route + "?" + query.joined(separator: "&")
+  }
+
+  func get(_ route: String, _ parameters: [String: String] = [:]) async throws -> RawReply {
+    let (target, port) = (Self.target(route, parameters), port)
+    return try await offThePool { try RawHTTP.get(target, port: port) }
+  }
+
+  /// A raw `GET` of `target` exactly as written.
+  func getRaw(_ target: String, host: String? = nil, extra: [String] = []) async throws -> RawReply {
+    let port = port
+    return try await offThePool { try RawHTTP.get(target, port: port, host: host, extra: extra) }
+  }
+
+  func post(_ route: String, _ parameters: [String: String] = [:], extra: [String] = []) async throws -> RawReply {
+    let (target, port) = (Self.target(route, parameters), port)
+    return try await offThePool { try RawHTTP.post(target, port: port, extra: extra) }
+  }
+
+  /// The page's CSRF token, from a fresh page.
+  func pageToken() async throws -> String {
+    let page = try await get("/").text
+    let marker = "name=\"docpkg-csrf\" content=\""
+    guard let start = page.range(of: marker)?.upperBound else { return "" }
+    return String(page[start...].prefix { $0 != "\"" })
+  }
+
+  func stop() async { await server.stop() }
+}

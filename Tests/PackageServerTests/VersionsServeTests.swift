@@ -1,0 +1,131 @@
+import DocumentArchive
+import DocumentPackage
+import Foundation
+import PackageServer
+import SystemPackage
+import TestSupport
+import Testing
+
+/// Versions, comparisons, downloads and live changes through the server.
+@Suite("docpkg serve: versions, compare, download, live")
+struct VersionsServeTests {
+  /// Notes.mydoc saved twice: version 1 has the fixture's text, version 2 "second", the package "third".
+  static func packageWithVersions(in temp: TemporaryDirectory) throws -> String {
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    for text in ["second\n", "third\n"] {
+      let file = try PackageFile(at: FilePath(package), options: .holdLock)
+      try file.root.setFile(at: "Text.txt", contents: Data(text.utf8))
+      try file.save()
+      file.close()
+    }
+    return package
+  }
+
+  @Test("the timeline lists the versions; the comparison of two states has the changed line")
+  func timelineAndDiff() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Self.packageWithVersions(in: temp) }
+    let served = try await Served(package: package)
+    let timeline = try await served.get("/api/versions")
+    let versions = timeline.json["versions"] as? [[String: Any]] ?? []
+    #expect(versions.map { $0["id"] as? Int } == [1, 2] && versions.allSatisfy { $0["state"] as? String == "saved" })
+    #expect(timeline.json["restorable"] as? Bool == false)
+    let diff = try await served.get("/api/diff", ["from": "2", "to": "current"])
+    let changes = diff.json["changes"] as? [[String: Any]] ?? []
+    #expect(
+      changes.count == 1 && changes.first?["path"] as? String == "Text.txt"
+        && changes.first?["status"] as? String == "M")
+    #expect(changes.first?["patch"] as? String == "@@ -1 +1 @@\n-second\n+third\n", "\(diff)")
+    let old = try await served.get("/api/preview", ["path": "Text.txt", "state": "2"])
+    #expect(old.json["text"] as? String == "second\n")
+    let same = try await served.get("/api/diff", ["from": "current", "to": "current"])
+    #expect(same.json["identical"] as? Bool == true)
+    let missing = try await served.get("/api/diff", ["from": "9", "to": "current"])
+    #expect(missing.status == 404, "\(missing)")
+    #expect(try await served.get("/api/diff", ["from": "yesterday", "to": "current"]).status == 400)
+    await served.stop()
+  }
+
+  @Test("a version downloads as a zip streamed by the packer, which unzip reads back")
+  func download() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Self.packageWithVersions(in: temp) }
+    try temp.write("Notes.mydoc/big.bin", Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+    let served = try await Served(package: package)
+    for (state, text) in [("2", "second\n"), ("current", "third\n")] {
+      let reply = try await served.get("/api/download", ["state": state])
+      #expect(reply.status == 200 && reply.header("Content-Type") == "application/zip")
+      #expect(reply.header("Transfer-Encoding") == "chunked" && reply.header("Content-Length") == nil)
+      #expect(reply.header("Content-Disposition")?.contains("Notes.mydoc") == true)
+      let zip = temp.appending("download-\(state).zip")
+      try Data(reply.body).write(to: URL(fileURLWithPath: zip))
+      let out = try temp.makeDirectory("unzipped-\(state)")
+      try await offThePool { _ = try Shell.run("unzip", ["-q", zip, "-d", out]) }
+      #expect(try String(contentsOfFile: out + "/Notes.mydoc/Text.txt", encoding: .utf8) == text)
+      let image = try Data(contentsOf: URL(fileURLWithPath: out + "/Notes.mydoc/Images/tram.png"))
+      #expect(image == (try Data(contentsOf: Fixtures.url("Notes.mydoc/Images/tram.png"))))
+    }
+    let big = try Data(contentsOf: URL(fileURLWithPath: temp.appending("unzipped-current/Notes.mydoc/big.bin")))
+    #expect(big == (try Data(contentsOf: URL(fileURLWithPath: package + "/big.bin"))))
+    await served.stop()
+  }
+
+  @Test("an archive is served in place: tree, preview and download, no versions")
+  func archive() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let zip = temp.appending("Notes.zip")
+    try await ArchivePacker.pack(
+      try PackageNode(contentsOf: FilePath(package)), to: FilePath(zip), options: PackOptions(format: .zip))
+    let served = try await Served(package: zip)
+    let info = try await served.get("/api/info")
+    #expect(info.json["kind"] as? String == "archive" && info.json["live"] as? Bool == false)
+    let text = try await served.get("/api/preview", ["path": "Text.txt"])
+    #expect(text.json["text"] as? String == (try String(contentsOfFile: package + "/Text.txt", encoding: .utf8)))
+    let versions = try await served.get("/api/versions")
+    #expect((versions.json["versions"] as? [Any])?.isEmpty == true)
+    #expect(try await served.get("/api/download", ["state": "current"]).status == 200)
+    await served.stop()
+  }
+
+  @Test("a change on disk reaches an open event stream, and the next read shows it")
+  func liveChange() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package)
+    let port = served.port
+    let connection = try await offThePool { try RawConnection(port: port) }
+    connection.send(
+      "GET \(Served.target("/api/events")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
+    // The monitor starts after the server listens: `hello` says whether it watches, `live` when it starts.
+    let live = try await offThePool {
+      connection.read { String(decoding: $0, as: UTF8.self).contains("{\"live\":true}") }
+    }
+    #expect(live && connection.hasReceived("text/event-stream") && connection.hasReceived("event: hello"))
+    let before = try await served.get("/api/preview", ["path": "Text.txt"])
+    try await offThePool {
+      let file = try PackageFile(at: FilePath(package), options: .holdLock)
+      try file.root.setFile(at: "Added.txt", contents: Data("new".utf8))
+      try file.root.setFile(at: "Text.txt", contents: Data("changed\n".utf8))
+      try file.save()
+      file.close()
+    }
+    let seen = try await offThePool { connection.read { String(decoding: $0, as: UTF8.self).contains("Added.txt") } }
+    #expect(seen && connection.hasReceived("event: change"), "\(String(decoding: connection.received, as: UTF8.self))")
+    // The next read shows the new state (the tree was dropped and opened again).
+    let after = try await served.get("/api/preview", ["path": "Text.txt"])
+    #expect(before.json["text"] as? String != "changed\n" && after.json["text"] as? String == "changed\n")
+    await served.stop()
+  }
+
+  @Test("a version of a package is served read-only: PACKAGE@ID")
+  func servedVersion() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Self.packageWithVersions(in: temp) }
+    let served = try await Served(package: package + "@2")
+    let info = try await served.get("/api/info")
+    #expect(info.json["kind"] as? String == "version" && info.json["restorable"] as? Bool == false)
+    #expect(try await served.get("/api/preview", ["path": "Text.txt"]).json["text"] as? String == "second\n")
+    await served.stop()
+  }
+}
