@@ -46,4 +46,5 @@ enum SyncExecutable: SyncCommandRunner {
   static func addRemote(_ command: RemoteAdd<Self>) throws { try handOver() }
   static func listRemotes(_ command: RemoteList<Self>) throws { try handOver() }
   static func removeRemote(_ command: RemoteRemove<Self>) throws { try handOver() }
+  static func pruneRemote(_ command: RemotePrune<Self>) throws { try handOver() }
 }
