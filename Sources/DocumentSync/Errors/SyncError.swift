@@ -65,8 +65,8 @@ extension SyncError {
     /// The connection closed, reset or timed out during a request (retried a few times first, see
     /// <doc:RemoteLayout>).
     public static var transport: Code { Code(.transport) }
-    /// The server cannot be reached: the connection was refused, the host name does not resolve, or no connection
-    /// opened within 5 s. Never retried: the command fails within seconds.
+    /// The server cannot be reached: the connection was refused or the host name does not resolve. Never retried:
+    /// the command fails within seconds.
     public static var unreachable: Code { Code(.unreachable) }
     /// The server's certificate was refused (unknown authority, another host name, expired) or the TLS handshake
     /// failed: never retried.

@@ -16,8 +16,9 @@ import SystemPackage
 // refused, a host name that does not resolve, a TLS refusal (see `S3Client+TLS.swift`), any 4xx answer (a missing
 // bucket, a refused signature, a missing key: the caller decides what a missing key means). The connection pool
 // does not retry opening connections itself (async-http-client would until the request's deadline, 120 s: that
-// was the 90 s a refused connection took to fail); a connection that does not open within
-// `RetryPolicy.connectTimeout` fails too.
+// was the 90 s a refused connection took to fail). A connection that does not open within
+// `RetryPolicy.connectTimeout` (a busy server's full backlog drops the attempt, as does a host that drops every
+// packet) is retried like a reset: a few attempts of 5 s.
 //
 // Conditional writes (`If-Match`, `If-None-Match`) and POSTs are sent once: a second attempt of a write that
 // landed would be refused (412) or act twice, and their callers look at the outcome themselves (a push reads the
@@ -102,7 +103,7 @@ extension S3Client {
       return SyncError(.unreachable, unreachable, key: key, serverMessage: "\(reason) \(hint)")
     }
     if let client = error as? HTTPClientError, client == .connectTimeout {
-      return SyncError(.unreachable, unreachable, key: key, serverMessage: "\(Self.words(for: client)) \(hint)")
+      return SyncError(.transport, unreachable, key: key, serverMessage: "\(Self.words(for: client)) \(hint)")
     }
     if let unknown = error as? SocketAddressError.UnknownHost {
       return SyncError(
