@@ -62,7 +62,8 @@ struct SyncFailureTests {
   }
 
   @Test func aDeletedHeadIsReportedAndOnlyForceNewHeadStartsAgain() async throws {
-    let (_, client, _, a, b) = try await twoDevices("fail-head")
+    let (dir, client, _, a, b) = try await twoDevices("fail-head")
+    defer { withExtendedLifetime(dir) {} }  // the folder lives until the test ends
     try await client.delete("p/head")
 
     try expectFailure(["pull", b], saying: "push --force-new-head")
@@ -83,7 +84,8 @@ struct SyncFailureTests {
   }
 
   @Test func aHeadNamingAMissingTreeNamesTheRepair() async throws {
-    let (_, client, _, a, b) = try await twoDevices("fail-tree")
+    let (dir, client, _, a, b) = try await twoDevices("fail-tree")
+    defer { withExtendedLifetime(dir) {} }  // the folder lives until the test ends
     #expect(try Shell.docpkg(["put", b, "Index.json", "-"], input: Data("{\"b\":1}\n".utf8)).status == 0)
     try expectSuccess(["push", b])
     let head = String(decoding: try await client.get("p/head").data, as: UTF8.self)
