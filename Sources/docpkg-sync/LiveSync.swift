@@ -27,7 +27,8 @@ enum LiveSync: SyncCommandRunner {
       packageAt: FilePath(command.package), remote: command.name, credentials: environmentCredentials())
     let bar = SyncProgressBar("pushing", quiet: command.quietOption.quiet)
     let handler = bar.handler
-    let result = try runBlocking { try await sync.push(progress: handler) }
+    let force = command.forceNewHead
+    let result = try runBlocking { try await sync.push(forcingNewHead: force, progress: handler) }
     bar.finish()
     switch result {
     case .upToDate: StandardOutput.shared.write("up to date\n")
@@ -51,6 +52,13 @@ enum LiveSync: SyncCommandRunner {
     case .merged: out.write("merged\n")
     case .conflict(let version, let paths): out.write("conflict \(version) \(paths.joined(separator: " "))\n")
     }
+    // Conflict versions are shared through the remote: say which are still open, wherever they were kept.
+    var reported: Int?
+    if case .conflict(let version, _) = result { reported = version }
+    for version in try VersionStore(forPackageAt: FilePath(command.package)).unresolvedConflicts()
+    where version.id != reported {
+      out.write("unresolved conflict \(version.id) \(version.conflictPaths.joined(separator: " "))\n")
+    }
   }
 
   static func addRemote(_ command: RemoteAdd<Self>) throws {
@@ -71,6 +79,15 @@ enum LiveSync: SyncCommandRunner {
   /// `path` from the working directory, so that a remote keeps a path that holds wherever it is used from.
   static func absolutePath(_ path: String) -> String {
     LocalFiles.absolute(FilePath(path)).string
+  }
+
+  static func pruneRemote(_ command: RemotePrune<Self>) throws {
+    let packagePath = FilePath(command.package)
+    if let keep = command.keep { try SyncFolder(packagePath: packagePath).setKeepStates(keep, of: command.name) }
+    let sync = try PackageSync(packageAt: packagePath, remote: command.name, credentials: environmentCredentials())
+    let result = try runBlocking { try await sync.prune() }
+    StandardOutput.shared.write(
+      "kept \(result.keptStates) states (\(result.keptObjects) objects), removed \(result.removedObjects) objects\n")
   }
 
   static func removeRemote(_ command: RemoteRemove<Self>) throws {

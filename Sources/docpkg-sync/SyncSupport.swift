@@ -1,19 +1,37 @@
 import DocPkgCommandLine
+import DocumentPackage
 import DocumentSync
 import Foundation
 
 /// Runs async sync work from a synchronous command (the root command is synchronous): the work runs in a task,
-/// this thread (the main thread, not one of the cooperative pool's) waits for it. SIGINT cancels nothing yet:
-/// a killed push or pull leaves the package and the remote consistent, and the next run continues.
+/// this thread (the main thread, not one of the cooperative pool's) waits for it. Ctrl-C (SIGINT), SIGTERM and
+/// SIGHUP cancel the task — a push or pull stops at the next object, leaving the package and the remote
+/// consistent; a clone removes what it made (but the blobs it downloaded, which the next clone resumes from) —
+/// then the process ends by that signal. A second signal ends it at once.
 func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
   let box = ResultBox<T>()
   let done = DispatchSemaphore(value: 0)
-  Task.detached {
+  let task = Task.detached {
     do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
     done.signal()
   }
+  let received = SignalBox()
+  TerminationSignals.handle { signalNumber in
+    received.set(signalNumber)
+    task.cancel()
+  }
   done.wait()
+  if let signalNumber = received.value { TerminationSignals.endProcess(by: signalNumber) }
   return try box.result!.get()
+}
+
+/// The signal received, set on the signal thread and read on the main thread.
+private final class SignalBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var number: CInt?
+
+  func set(_ value: CInt) { lock.withLock { if number == nil { number = value } } }
+  var value: CInt? { lock.withLock { number } }
 }
 
 /// The result handed from the task to the waiting thread (written before the semaphore is signalled).

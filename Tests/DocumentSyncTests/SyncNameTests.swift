@@ -63,7 +63,7 @@ import Testing
     let dir = try TemporaryDirectory("sync-names")
     let folder = SyncFolder(packagePath: FilePath(dir.appending("P.mydoc")))
     try dir.write(".P.mydoc.docpkg-sync/trees/ab/cdef", "tree")
-    folder.remove()
+    folder.removeIfOnlyACloneLeftover()
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
   }
 }

@@ -13,7 +13,9 @@ package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
         ~/.aws/credentials (profile AWS_PROFILE); the region from AWS_REGION, else ~/.aws/config. They are never printed or stored. An https server whose certificate comes from a private \
         authority is trusted with --ca-bundle FILE (or AWS_CA_BUNDLE); a refused certificate fails at once, never retried.
         """,
-      subcommands: [RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self])
+      subcommands: [
+        RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self, RemotePrune<Runner>.self,
+      ])
   }
 
   package init() {}
@@ -63,4 +65,33 @@ package struct RemoteRemove<Runner: SyncCommandRunner>: ParsableCommand {
   package init() {}
 
   package func run() throws { try Runner.removeRemote(self) }
+}
+
+/// `docpkg remote prune PACKAGE [NAME] [--keep N]`.
+package struct RemotePrune<Runner: SyncCommandRunner>: ParsableCommand {
+  package static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "prune",
+      abstract: "Delete from the remote what no retained state reaches; keep its last N states.",
+      discussion: """
+        Keeps the newest N states of the remote's history (every push records one), its head and the conflict \
+        versions the head lists, and deletes every other tree and blob on the remote and in the sync folder's \
+        tree cache. N is the remote's setting: --keep N sets it (kept in remotes.json), else the last one set, \
+        else 10. Safe against pushes from other devices: prune and push take turns through lock objects under \
+        the remote's locks/ (a push waits up to a minute for a prune, and a prune for pushes). Prints 'kept N \
+        states (M objects), removed R objects'.
+        """)
+  }
+
+  @Argument(help: "The package.", completion: .file()) package var package: String
+  @Argument(help: "The remote (default origin).") package var name = "origin"
+  @Option(help: "How many states to keep (at least 1); remembered for this remote.") package var keep: Int?
+
+  package init() {}
+
+  package func validate() throws {
+    if let keep, keep < 1 { throw ValidationError("--keep takes a number of states of at least 1, not \(keep)") }
+  }
+
+  package func run() throws { try Runner.pruneRemote(self) }
 }

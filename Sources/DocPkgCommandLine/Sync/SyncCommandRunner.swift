@@ -15,4 +15,6 @@ package protocol SyncCommandRunner {
   static func listRemotes(_ command: RemoteList<Self>) throws
   /// `docpkg remote remove PACKAGE NAME`.
   static func removeRemote(_ command: RemoteRemove<Self>) throws
+  /// `docpkg remote prune PACKAGE [NAME] [--keep N]`.
+  static func pruneRemote(_ command: RemotePrune<Self>) throws
 }

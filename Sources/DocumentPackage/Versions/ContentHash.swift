@@ -39,7 +39,8 @@ package enum ContentHash {
     return try of(fd: fd, path: path)
   }
 
-  static func isValid(_ hash: Substring) -> Bool {
+  /// Whether `hash` is a SHA-256 in 64 lower-case hex digits.
+  package static func isValid(_ hash: Substring) -> Bool {
     hash.utf8.count == 64 && hash.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
   }
 }

@@ -48,20 +48,26 @@ extension SyncError {
   /// A kind of ``SyncError``: a struct over a private enum, so that codes can be added without breaking `switch`es.
   public struct Code: Hashable, Sendable, CustomStringConvertible {
     private enum Value: String, Hashable, Sendable {
-      case noSuchKey, preconditionFailed, server, transport, tls, credentials, corrupt, invalidArgument, remote,
-        cancelled
+      case noSuchKey, noSuchBucket, preconditionFailed, server, transport, unreachable, tls, credentials, corrupt,
+        invalidArgument, remote, cancelled
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
 
     /// The object does not exist (404).
     public static var noSuchKey: Code { Code(.noSuchKey) }
+    /// The bucket does not exist (404 `NoSuchBucket`): deleted, or a wrong name in the remote's URL.
+    public static var noSuchBucket: Code { Code(.noSuchBucket) }
     /// A conditional request's condition failed (412): another writer changed the object.
     public static var preconditionFailed: Code { Code(.preconditionFailed) }
     /// The server refused or failed the request (any other non-2xx status).
     public static var server: Code { Code(.server) }
-    /// The connection failed or timed out.
+    /// The connection closed, reset or timed out during a request (retried a few times first, see
+    /// <doc:RemoteLayout>).
     public static var transport: Code { Code(.transport) }
+    /// The server cannot be reached: the connection was refused or the host name does not resolve. Never retried:
+    /// the command fails within seconds.
+    public static var unreachable: Code { Code(.unreachable) }
     /// The server's certificate was refused (unknown authority, another host name, expired) or the TLS handshake
     /// failed: never retried.
     public static var tls: Code { Code(.tls) }

@@ -35,23 +35,34 @@ extension PackageSync {
     if try LocalFiles.exists(folder.packagePath) {
       throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
     }
-    let hadSyncFolder = (try? Syscalls.exists(folder.path)) ?? true
     let probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region, caBundle: caBundle)
     let client = try probeRemote.client(credentials: credentials, environment: environment)
     let sync = try PackageSync(folder: folder, remote: probeRemote, client: client)
-    guard let (head, etag) = try await sync.head() else {
-      throw SyncError(.remote, "nothing to clone: no head at", key: sync.headKey)
-    }
-    progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    let trees = try await sync.fetchTrees(from: head.tree, known: [:])
-    let flat = try FlatTree(root: head.tree, trees: trees)
-    // Names the destination's file system cannot hold refuse the clone before anything is downloaded;
-    // the sync folder the trees were kept in goes too, when this clone made it.
-    do { try await BlockingIO.run { try flat.checkNamesFit(in: folder, "cannot clone") } } catch {
-      if !hadSyncFolder { folder.remove() }
+    do {
+      return try await sync.cloneHead(credentials: credentials, environment: environment, progress: progress)
+    } catch {
+      // Nothing half made stays: the package appears whole or not at all, and the sync folder goes unless it
+      // holds downloaded blobs the next clone resumes from (a clone cut short keeps them, a refused one has none).
+      try? await BlockingIO.run { folder.removeIfOnlyACloneLeftover() }
       throw error
     }
-    try await sync.fetchBlobs(
+  }
+
+  /// The work of ``clone(from:endpoint:to:credentials:remoteName:region:caBundle:environment:progress:)`` on
+  /// this sync of the package to be made.
+  private func cloneHead(
+    credentials: S3Credentials, environment: [String: String], progress: SyncProgress.Handler?
+  ) async throws -> PackageSync {
+    guard let (head, etag) = try await head() else {
+      throw SyncError(.remote, "nothing to clone: nothing was pushed to the remote, no head at", key: headKey)
+    }
+    progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
+    let trees = try await fetchHeadTrees(head)
+    let flat = try FlatTree(root: head.tree, trees: trees)
+    let folder = self.folder
+    // Names the destination's file system cannot hold refuse the clone before anything is downloaded.
+    try await BlockingIO.run { try flat.checkNamesFit(in: folder, "cannot clone") }
+    try await fetchBlobs(
       Set(flat.values.filter { $0.kind == .file }.map(\.reference)).sorted(), sizes: flat, progress: progress)
     progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
     try await BlockingIO.run {
@@ -68,11 +79,12 @@ extension PackageSync {
         written: flat.compactMapValues { $0.kind == .file ? ($0.reference, $0.size) : nil })
     }
     // Whether the server wants bare ETags was learned while nothing depended on it; keep it for later pushes.
-    var added = probeRemote
-    added.etagForm = try await client.probeETagForm(key: probeKey(url: url))
+    var added = remote
+    added.etagForm = try await client.probeETagForm(key: Self.probeKey(url: remote.url))
     try await BlockingIO.run { [added] in
       try folder.add(added)
-      try folder.setState(remoteName, tree: head.tree, etag: etag)
+      // No conflict versions yet: the first pull finds the remote's list new and keeps them here.
+      try folder.setState(added.name, tree: head.tree, etag: etag, conflicts: [])
     }
     return try PackageSync(
       folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment))
@@ -119,6 +131,15 @@ extension PackageSync {
 }
 
 extension SyncFolder {
-  /// Removes the sync folder and everything in it (a clone refused before it had anything to keep).
-  func remove() { try? LocalFiles.remove(path) }
+  /// Removes the sync folder when it is what a failed clone left: no package beside it, no remotes, and no
+  /// downloaded blob (whole in `objects/` or partial in `tmp/`) that the next clone would resume from.
+  func removeIfOnlyACloneLeftover() {
+    guard (try? LocalFiles.exists(packagePath)) == false, (try? LocalFiles.exists(remotesFile)) == false else { return }
+    func holdsBytes(_ directory: FilePath) -> Bool {
+      guard let (_, entries) = try? Syscalls.listDirectory(directory) else { return false }
+      return entries.contains { $0.status.kind == .file && $0.status.size > 0 }
+    }
+    if holdsBytes(objects) || holdsBytes(temporary) { return }
+    try? LocalFiles.remove(path)
+  }
 }

@@ -1,4 +1,5 @@
 import DocumentPackage
+import NIOConcurrencyHelpers
 import SystemPackage
 
 #if canImport(FoundationEssentials)
@@ -29,22 +30,45 @@ extension PackageSync {
   /// or a conflict version for overlapping ones (see ``PullResult``). Downloaded blobs are checked against their
   /// SHA-256 before use.
   /// - Parameter progress: Called as objects arrive.
-  /// - Throws: ``SyncError`` (`corrupt` for an object that does not match its key), `PackageError` from the save.
+  /// - Throws: ``SyncError`` (`corrupt` for an object that does not match its key; `remote` when the remote has
+  ///   no head although this package synced with it before, or its head names an object the remote lacks: both
+  ///   name the repair, ``push(forcingNewHead:progress:)``), `PackageError` from the save.
   @discardableResult
   public func pull(progress: SyncProgress.Handler? = nil) async throws -> PullResult {
-    guard let (head, etag) = try await head() else { return .remoteEmpty }
-    let packagePath = folder.packagePath
     let synced = folder.state(remote.name)
-    if synced?.tree == head.tree { return .upToDate }
+    guard let (head, etag) = try await head() else {
+      if synced != nil { throw missingHead() }
+      return .remoteEmpty
+    }
+    let packagePath = folder.packagePath
+    let conflicts = ConflictMerge(
+      theirs: head.conflicts, local: try await localConflicts(), base: synced?.conflicts ?? [])
+    if synced?.tree == head.tree, conflicts.isEmpty {
+      if synced?.conflicts != head.conflictTrees {
+        try await BlockingIO.run { [folder, remote] in
+          try folder.setState(remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
+        }
+      }
+      return .upToDate
+    }
     progress?(SyncProgress(phase: .scanning, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
     let before = try await BlockingIO.run { try VersionStore.scan(packageAt: packagePath, lockHeld: false) }
     if before.root == head.tree {
-      _ = try await fetchTrees(from: head.tree, known: before.trees)
-      try await BlockingIO.run { [folder, remote] in try folder.setState(remote.name, tree: head.tree, etag: etag) }
+      // Only the list of conflict versions may differ: keep the remote's new ones, resolve those resolved there.
+      let trees = try await conflicts.fetch(
+        with: self, trees: try await fetchHeadTrees(head, known: before.trees), localBlobs: Set(before.blobs.keys))
+      try await BlockingIO.run { [folder, remote] in
+        let lock = try PackageLock(forPackageAt: packagePath)
+        defer { lock.unlock() }
+        let now = try VersionStore.scan(packageAt: packagePath, lockHeld: true)
+        _ = try conflicts.apply(to: packagePath, folder: folder, trees: trees, localBlobs: now.blobs)
+        try folder.setState(remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
+        folder.clearObjects()
+      }
       return .upToDate
     }
     progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    var trees = try await fetchTrees(from: head.tree, known: before.trees)
+    var trees = try await fetchHeadTrees(head, known: before.trees)
     if let base = synced?.tree { trees = try await fetchTrees(from: base, known: trees) }
     let theirs = try FlatTree(root: head.tree, trees: trees)
     var needed = Set(theirs.values.filter { $0.kind == .file }.map(\.reference))
@@ -63,6 +87,7 @@ extension PackageSync {
     }
     needed.subtract(before.blobs.keys)
     try await fetchBlobs(needed.sorted(), sizes: sizes, progress: progress)
+    trees = try await conflicts.fetch(with: self, trees: trees, localBlobs: Set(before.blobs.keys))
 
     progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
     let folder = self.folder
@@ -93,6 +118,8 @@ extension PackageSync {
       if !merge.conflicts.isEmpty {
         version = try VersionStore.keepConflictVersion(ofPackageAt: packagePath, conflictPaths: merge.conflicts).id
       }
+      // Another device's conflict versions, kept here too (before the save: their blobs may be the package's).
+      _ = try conflicts.apply(to: packagePath, folder: folder, trees: allTrees, localBlobs: now.blobs)
       try applier.apply(merge.result, over: ours, to: file.root)
       for (path, data) in texts {
         _ = try file.root.setFile(at: path, contents: data)
@@ -104,49 +131,83 @@ extension PackageSync {
       return fastForward ? .fastForwarded : .merged(paths: merge.merged.sorted())
     }
     try await BlockingIO.run { [remote] in
-      try folder.setState(remote.name, tree: head.tree, etag: etag)
+      try folder.setState(remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
       folder.clearObjects()
     }
     return result
   }
 
   /// Downloads the blobs `hashes` into the sync folder's `objects/` (skipping those already there from an
-  /// interrupted pull), each under a temporary name, checked against its SHA-256, then renamed into place.
+  /// interrupted pull), each into `tmp/HASH.partial`, checked against its SHA-256, then renamed into place.
+  ///
+  /// A download cut short (a reset connection after the retries, a cancelled task, a killed process) keeps its
+  /// partial file: the next attempt reads and hashes what it holds and asks only for the rest (a ranged GET). The
+  /// whole is checked against its hash at the end; a partial file that was not the blob's beginning (torn by a
+  /// crash) fails that check and the blob is downloaded again from its first byte.
+  /// - Parameter progress: Called as bytes arrive: `bytesDone` counts the bytes received from the server, and
+  ///   `bytesTotal` the bytes still to receive when the downloads started (kept partial files not counted).
   func fetchBlobs(_ hashes: [String], sizes entries: FlatTree, progress: SyncProgress.Handler?) async throws {
     let objects = folder.objects
     let temporary = folder.temporary
-    // Blobs an interrupted pull left are used only if they still hash to their names: their renames were not
-    // synced, so a crash of the machine may have left one empty or torn (it is then downloaded again).
-    let kept = try await BlockingIO.run {
-      for directory in [objects, temporary] { try LocalFiles.makeDirectories(directory) }
-      let left = hashes.filter { (try? LocalFiles.exists(objects.appending($0))) == true }
-      return Set(left.filter { Self.keepIfIntact(objects.appending($0), hash: $0) })
-    }
-    let missing = hashes.filter { !kept.contains($0) }
     var sizes: [String: Int64] = [:]
     for entry in entries.values where entry.kind == .file { sizes[entry.reference] = entry.size }
     let sizeOf = sizes
-    let totalBytes = missing.reduce(Int64(0)) { $0 + (sizeOf[$1] ?? 0) }
+    // Blobs an interrupted pull left are used only if they still hash to their names: their renames were not
+    // synced, so a crash of the machine may have left one empty or torn (it is then downloaded again).
+    let (kept, partialBytes) = try await BlockingIO.run { () throws -> (Set<String>, Int64) in
+      for directory in [objects, temporary] { try LocalFiles.makeDirectories(directory) }
+      let left = hashes.filter { (try? LocalFiles.exists(objects.appending($0))) == true }
+      let partial = hashes.reduce(Int64(0)) { total, hash in
+        total + min(sizeOf[hash] ?? 0, (try? Syscalls.statusNoFollow(Self.partialPath(temporary, hash)).size) ?? 0)
+      }
+      return (Set(left.filter { Self.keepIfIntact(objects.appending($0), hash: $0) }), partial)
+    }
+    let missing = hashes.filter { !kept.contains($0) }
+    let totalBytes = missing.reduce(Int64(0)) { $0 + (sizeOf[$1] ?? 0) } - partialBytes
     let counter = TransferCounter()
     try await forEachConcurrently(missing, width: downloadParallelism) { [self] hash in
-      let partial = temporary.appending(TemporaryName.make("download", for: hash))
+      let partial = Self.partialPath(temporary, hash)
       let key = blobKey(hash)
-      do {
-        let result = try await client.download(key, toFile: partial)
-        guard result.sha256 == hash else {
-          throw SyncError(.corrupt, "downloaded blob does not hash to its key (got \(result.sha256))", key: key)
+      let reported = NIOLockedValueBox(Int64(0))
+      let chunkProgress: @Sendable (Int64) -> Void = { received in
+        let more = reported.withLockedValue { reported in
+          defer { reported = received }
+          return received - reported
         }
-        try await BlockingIO.run { try LocalFiles.rename(partial, to: objects.appending(hash)) }
-      } catch {
-        _ = try? await BlockingIO.run { try LocalFiles.remove(partial) }
-        throw error
+        let (done, bytes) = counter.add(objects: 0, bytes: more)
+        progress?(
+          SyncProgress(
+            phase: .downloading, objectsDone: done, objectsTotal: missing.count, bytesDone: bytes,
+            bytesTotal: totalBytes))
       }
-      let (done, bytes) = counter.add(objects: 1, bytes: sizeOf[hash] ?? 0)
+      var result: (etag: String, sha256: String, size: Int64, received: Int64)
+      do { result = try await client.download(key, toFile: partial, progress: chunkProgress) } catch let error
+        as SyncError where error.code == .noSuchKey
+      {
+        throw brokenHead(missing: key)
+      }
+      if result.sha256 != hash, result.received < result.size {
+        // The kept part was not the blob's beginning: once more, from the first byte.
+        try await BlockingIO.run { try LocalFiles.remove(partial) }
+        reported.withLockedValue { $0 = 0 }
+        result = try await client.download(key, toFile: partial, progress: chunkProgress)
+      }
+      guard result.sha256 == hash else {
+        _ = try? await BlockingIO.run { try LocalFiles.remove(partial) }
+        throw SyncError(.corrupt, "downloaded blob does not hash to its key (got \(result.sha256))", key: key)
+      }
+      try await BlockingIO.run { try LocalFiles.rename(partial, to: objects.appending(hash)) }
+      let (done, bytes) = counter.add(objects: 1, bytes: 0)
       progress?(
         SyncProgress(
           phase: .downloading, objectsDone: done, objectsTotal: missing.count, bytesDone: bytes, bytesTotal: totalBytes)
       )
     }
+  }
+
+  /// Where the download of blob `hash` is kept until it is whole and checked.
+  static func partialPath(_ temporary: FilePath, _ hash: String) -> FilePath {
+    temporary.appending("\(hash).partial")
   }
 }
 

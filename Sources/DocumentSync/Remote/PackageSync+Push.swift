@@ -21,10 +21,20 @@ extension PackageSync {
 extension PackageSync {
   /// Uploads the blobs and trees the remote lacks, then moves the remote's head to the package's state with a
   /// conditional write. Holds the package's lock meanwhile (local saves wait).
+  ///
+  /// A push never starts a new history by itself: when the remote has no head although this package pushed or
+  /// pulled it before (the head was deleted on the server), or its head names objects the remote lacks, the push
+  /// fails and says so. `forcingNewHead` is the repair: it uploads every object of the package's state that the
+  /// remote lacks (found by listing the remote) and makes that state the head, replacing the missing or broken
+  /// one. It is refused when the head is whole (pull instead: replacing it would drop another device's changes).
+  /// - Parameters:
+  ///   - forcingNewHead: Replace a missing or broken head with the package's state (`docpkg push --force-new-head`).
+  ///   - progress: Called as objects go up.
   /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
-  ///   the remote has changes this package has not pulled (both say to pull first); others as the client's.
+  ///   the remote has changes this package has not pulled (both say to pull first) or its head is missing or
+  ///   broken (naming the repair); others as the client's.
   @discardableResult
-  public func push(progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+  public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
     let packagePath = folder.packagePath
     let folder = self.folder
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
@@ -34,98 +44,142 @@ extension PackageSync {
     let current = try await head()
     let synced = folder.state(remote.name)
     let local = LocalTrees(path: folder.treeStore)
-    if let current {
-      if current.head.tree == snapshot.root {
+    let conflicts = try await localConflicts()
+    let unresolved = conflicts.filter { !$0.isResolved }
+    let conflictTrees = Set(unresolved.map(\.tree))
+    if forcingNewHead {
+      if let current, try await firstMissingObject(of: current.head) == nil {
+        throw SyncError(
+          .remote,
+          "the remote's head is whole: nothing to repair (--force-new-head replaces only a missing or broken head); pull, then push; head",
+          key: headKey)
+      }
+    } else if current == nil, synced != nil {
+      throw missingHead()
+    } else if let current {
+      if current.head.tree == snapshot.root, current.head.conflictTrees == conflictTrees {
         try await BlockingIO.run {
           local.add([snapshot.root], from: snapshot.trees)
-          try folder.setState(self.remote.name, tree: snapshot.root, etag: current.etag)
+          try folder.setState(self.remote.name, tree: snapshot.root, etag: current.etag, conflicts: conflictTrees)
         }
         return .upToDate
       }
-      guard let synced, synced.tree == current.head.tree else {
+      // The head's tree and its list of conflicts must be what this package last synced: else another device
+      // changed them, and this push would drop its changes.
+      guard let synced, synced.tree == current.head.tree, synced.conflicts == current.head.conflictTrees else {
+        // Before sending the user to a pull, make sure a pull can work: a head naming a missing tree cannot.
+        if try await client.head(treeKey(current.head.tree)) == nil {
+          throw brokenHead(missing: treeKey(current.head.tree))
+        }
         throw SyncError(
           .remote, "the remote has changes this package has not pulled: pull, then push again; remote head",
           key: headKey)
       }
     }
 
-    progress?(SyncProgress(phase: .comparing, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    let journal = try await BlockingIO.run { PushJournal(path: folder.pushJournal(self.remote.name)) }
-    var plan = try await BlockingIO.run {
-      PushPlan(snapshot: snapshot, base: current == nil ? nil : synced?.tree, local: local, sent: journal.sent)
-    }
-    if plan.blobs.count + plan.trees.count > Self.listingThreshold {
-      // Many objects of unknown presence (a first push, or one after an interrupted push): one listing of the
-      // remote is cheaper than asking for each.
-      async let listedBlobs = client.list(prefix: location.key("blobs/"))
-      async let listedTrees = client.list(prefix: location.key("trees/"))
-      let haveBlobs = Set(try await listedBlobs.map { String($0.key.split(separator: "/").last ?? "") })
-      let haveTrees = Set(try await listedTrees.map { String($0.key.split(separator: "/").last ?? "") })
-      plan.blobs.removeAll { haveBlobs.contains($0) }
-      plan.trees.removeAll { haveTrees.contains($0) }
-    } else {
-      // A few: small blobs are sent (a PUT costs what a HEAD does), big ones only if the remote lacks them.
-      let big = plan.blobs.filter { (snapshot.blobs[$0]?.size ?? 0) > Self.headCheckSize }
-      let present = NIOLockedValueBox(Set<String>())
-      try await forEachConcurrently(big) { [self] hash in
-        if try await client.head(blobKey(hash)) != nil { present.withLockedValue { _ = $0.insert(hash) } }
+    // Holding the remote's push lock from here until the head moved: no prune runs meanwhile (RemoteLock).
+    return try await withRemoteLock(.push) {
+      progress?(SyncProgress(phase: .comparing, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
+      let journal = try await BlockingIO.run { PushJournal(path: folder.pushJournal(self.remote.name)) }
+      // A repair trusts nothing it did not see on the remote: no base to stop at, no journal, one listing.
+      let base = forcingNewHead || current == nil ? nil : synced?.tree
+      var plan = try await BlockingIO.run {
+        PushPlan(snapshot: snapshot, base: base, local: local, sent: forcingNewHead ? [] : journal.sent)
       }
-      let skip = present.withLockedValue { $0 }
-      plan.blobs.removeAll { skip.contains($0) }
-    }
-    let blobs = plan.blobs.map { ($0, snapshot.blobs[$0]!.path, snapshot.blobs[$0]!.size) }
-    let trees = plan.trees.map { ($0, snapshot.trees[$0]!) }
-    let totalBytes = blobs.reduce(Int64(0)) { $0 + $1.2 }
-    let objectsTotal = blobs.count + trees.count
-    let counter = TransferCounter()
-
-    try await forEachConcurrently(blobs) { [self] (hash, path, size) in
-      try await client.upload(
-        blobKey(hash), fromFile: packagePath.appending(path), expectedSHA256: hash,
-        record: folder.uploads.appending(hash))
-      await journal.note(hash)
-      let (objects, bytes) = counter.add(objects: 1, bytes: size)
-      progress?(
-        SyncProgress(
-          phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes, bytesTotal: totalBytes)
-      )
-    }
-    // Trees after blobs, the head last: the head never names an object that is not there.
-    try await forEachConcurrently(trees) { [self] (hash, tree) in
-      try await client.put(treeKey(hash), data: tree.encoded())
-      await journal.note(hash)
-      let (objects, bytes) = counter.add(objects: 1, bytes: 0)
-      progress?(
-        SyncProgress(
-          phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes, bytesTotal: totalBytes)
-      )
-    }
-    try await BlockingIO.run { local.add([snapshot.root], from: snapshot.trees) }
-
-    progress?(SyncProgress(phase: .updatingHead, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
-    let newHead = RemoteHead(tree: snapshot.root, parent: current?.head.tree, date: Date())
-    let etag: String
-    do {
-      etag = try await client.put(
-        headKey, data: newHead.encoded(), condition: current.map { .matches($0.etag) } ?? .absent)
-    } catch let error as SyncError where error.code == .preconditionFailed {
-      throw lostRace(error)
-    } catch let error as SyncError where error.code == .transport || (error.status ?? 0) >= 500 {
-      // The outcome is unknown (Ceph RGW answers 500 to the loser of two racing conditional PUTs): look.
-      guard let now = try? await head() else { throw error }
-      if now.head.tree == newHead.tree && now.head.parent == newHead.parent {
-        etag = now.etag
-      } else if now.etag != current?.etag {
-        throw lostRace(error)
+      if forcingNewHead || plan.blobs.count + plan.trees.count > Self.listingThreshold {
+        // Many objects of unknown presence (a first push, or one after an interrupted push): one listing of the
+        // remote is cheaper than asking for each.
+        async let listedBlobs = client.list(prefix: location.key("blobs/"))
+        async let listedTrees = client.list(prefix: location.key("trees/"))
+        let haveBlobs = Set(try await listedBlobs.map { String($0.key.split(separator: "/").last ?? "") })
+        let haveTrees = Set(try await listedTrees.map { String($0.key.split(separator: "/").last ?? "") })
+        plan.blobs.removeAll { haveBlobs.contains($0) }
+        plan.trees.removeAll { haveTrees.contains($0) }
       } else {
-        throw error
+        // A few: small blobs are sent (a PUT costs what a HEAD does), big ones only if the remote lacks them.
+        let big = plan.blobs.filter { (snapshot.blobs[$0]?.size ?? 0) > Self.headCheckSize }
+        let present = NIOLockedValueBox(Set<String>())
+        try await forEachConcurrently(big) { [self] hash in
+          if try await client.head(blobKey(hash)) != nil { present.withLockedValue { _ = $0.insert(hash) } }
+        }
+        let skip = present.withLockedValue { $0 }
+        plan.blobs.removeAll { skip.contains($0) }
       }
+      // The unresolved conflict versions the remote lacks go up with the state (from the version store).
+      let newConflicts = unresolved.filter { !(current?.head.conflictTrees ?? []).contains($0.tree) || forcingNewHead }
+      var extra = try await conflictObjects(
+        newConflicts, local: forcingNewHead ? nil : local,
+        plannedTrees: Set(plan.trees), plannedBlobs: Set(plan.blobs))
+      let bigExtra = extra.blobs.filter { $0.2 > Self.headCheckSize }.map(\.0)
+      let presentExtra = NIOLockedValueBox(Set<String>())
+      try await forEachConcurrently(bigExtra) { [self] hash in
+        if try await client.head(blobKey(hash)) != nil { presentExtra.withLockedValue { _ = $0.insert(hash) } }
+      }
+      let skipExtra = presentExtra.withLockedValue { $0 }
+      extra.blobs.removeAll { skipExtra.contains($0.0) }
+      let blobs =
+        plan.blobs.map { ($0, packagePath.appending(snapshot.blobs[$0]!.path), snapshot.blobs[$0]!.size) }
+        + extra.blobs
+      let trees = plan.trees.map { ($0, snapshot.trees[$0]!.encoded()) } + extra.trees
+      let totalBytes = blobs.reduce(Int64(0)) { $0 + $1.2 }
+      let objectsTotal = blobs.count + trees.count
+      let counter = TransferCounter()
+
+      try await forEachConcurrently(blobs) { [self] (hash, file, size) in
+        try await client.upload(
+          blobKey(hash), fromFile: file, expectedSHA256: hash, record: folder.uploads.appending(hash))
+        await journal.note(hash)
+        let (objects, bytes) = counter.add(objects: 1, bytes: size)
+        progress?(
+          SyncProgress(
+            phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes,
+            bytesTotal: totalBytes)
+        )
+      }
+      // Trees after blobs, the head last: the head never names an object that is not there.
+      try await forEachConcurrently(trees) { [self] (hash, data) in
+        try await client.put(treeKey(hash), data: data)
+        await journal.note(hash)
+        let (objects, bytes) = counter.add(objects: 1, bytes: 0)
+        progress?(
+          SyncProgress(
+            phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes,
+            bytesTotal: totalBytes)
+        )
+      }
+      try await BlockingIO.run { local.add([snapshot.root], from: snapshot.trees) }
+
+      progress?(SyncProgress(phase: .updatingHead, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
+      let newHead = RemoteHead(
+        tree: snapshot.root, parent: current?.head.tree ?? synced?.tree, date: Date(),
+        conflicts: conflicts.remoteConflicts)
+      let etag: String
+      do {
+        etag = try await client.put(
+          headKey, data: newHead.encoded(), condition: current.map { .matches($0.etag) } ?? .absent)
+      } catch let error as SyncError where error.code == .preconditionFailed {
+        throw lostRace(error)
+      } catch let error as SyncError where error.code == .transport || (error.status ?? 0) >= 500 {
+        // The outcome is unknown (Ceph RGW answers 500 to the loser of two racing conditional PUTs): look.
+        guard let now = try? await head() else { throw error }
+        if now.head.tree == newHead.tree, now.head.parent == newHead.parent,
+          now.head.conflictTrees == newHead.conflictTrees
+        {
+          etag = now.etag
+        } else if now.etag != current?.etag {
+          throw lostRace(error)
+        } else {
+          throw error
+        }
+      }
+      try await BlockingIO.run { [remote] in
+        try folder.setState(remote.name, tree: snapshot.root, etag: etag, conflicts: conflictTrees)
+        journal.finish()
+      }
+      // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
+      _ = try? await client.put(stateKey(newHead), data: newHead.encoded())
+      return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: totalBytes)
     }
-    try await BlockingIO.run { [remote] in
-      try folder.setState(remote.name, tree: snapshot.root, etag: etag)
-      journal.finish()
-    }
-    return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: totalBytes)
   }
 
   /// Above this many objects of unknown presence, a push lists the remote instead of asking for each.

@@ -23,6 +23,9 @@ public struct Remote: Sendable, Hashable, Codable {
   /// A PEM file of certificate authorities trusted for this remote besides the system's (a private CA's
   /// certificate; nil: `AWS_CA_BUNDLE`, else the system's only). Kept as an absolute path.
   public var caBundle: String?
+  /// How many states of the remote's history ``PackageSync/prune(keepingStates:)`` keeps (nil:
+  /// ``PackageSync/defaultKeptStates``, 10).
+  public var keepStates: Int?
 
   /// A remote: a bucket and prefix on a server.
   /// - Parameters:
@@ -164,25 +167,53 @@ package struct SyncFolder: Sendable {
     try? LocalFiles.remove(stateFile(name))
   }
 
+  /// Sets how many states a prune of the remote `name` keeps.
+  /// - Throws: ``SyncError`` with code `remote` if there is no such remote; `PackageError` if the sync folder
+  ///   cannot be written.
+  package func setKeepStates(_ count: Int, of name: String) throws {
+    var all = try remotes()
+    guard let index = all.firstIndex(where: { $0.name == name }) else {
+      throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)
+    }
+    all[index].keepStates = count
+    try write(all)
+  }
+
   private func write(_ remotes: [Remote]) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     try LocalFiles.writeAtomically(try encoder.encode(remotes), to: remotesFile)
   }
 
-  /// The state of the last push or pull with `remote`: the root tree then and the head's ETag then; nil if
-  /// there is none, or it was written for another remote layout format (its tree is not one this release reads).
-  func state(_ remote: String) -> (tree: String, etag: String)? {
+  /// The state of the last push or pull with `remote`: the root tree then, the head's ETag then, and the
+  /// unresolved conflict versions the head listed then (the base of the next conflict-list merge); nil if there
+  /// is none, or it was written for another remote layout format (its tree is not one this release reads).
+  func state(_ remote: String) -> SyncedState? {
     guard let data = (try? LocalFiles.read(stateFile(remote))) ?? nil else { return nil }
     let parts = String(decoding: data, as: UTF8.self).split(separator: "\n")
     guard parts.count >= 3, parts[2] == "format \(RemoteHead.format)" else { return nil }
-    return (String(parts[0]), String(parts[1]))
+    let conflicts = parts.dropFirst(3).first { $0.hasPrefix("conflicts") }.map {
+      Set($0.split(separator: " ").dropFirst().map(String.init))
+    }
+    return SyncedState(tree: String(parts[0]), etag: String(parts[1]), conflicts: conflicts ?? [])
   }
 
   /// Records the state of a push or pull with `remote` (atomically and durably).
   /// - Throws: `PackageError` if it cannot be written.
-  func setState(_ remote: String, tree: String, etag: String) throws {
+  func setState(_ remote: String, tree: String, etag: String, conflicts: Set<String>) throws {
     try LocalFiles.writeAtomically(
-      Data("\(tree)\n\(etag)\nformat \(RemoteHead.format)\n".utf8), to: stateFile(remote))
+      Data(
+        "\(tree)\n\(etag)\nformat \(RemoteHead.format)\nconflicts\(conflicts.sorted().map { " " + $0 }.joined())\n"
+          .utf8), to: stateFile(remote))
   }
+}
+
+/// What a package last synced with a remote (`state/NAME`).
+struct SyncedState: Sendable, Hashable {
+  /// The root tree of the head pushed or pulled.
+  var tree: String
+  /// The head's ETag then.
+  var etag: String
+  /// The root trees of the unresolved conflict versions the head listed then.
+  var conflicts: Set<String>
 }

@@ -1,3 +1,5 @@
+import DocumentPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -12,6 +14,7 @@ import Foundation
 ///     tree 3f7a…       (64 hex digits: trees/3f7a…)
 ///     parent 9c01…     (the tree it replaced; `-` for the first push)
 ///     date 1764000000  (seconds since 1970, the pusher's clock: informative only)
+///     conflict 5d2e… 1764000000 Index.json Notes/a.txt   (one per unresolved conflict version, if any)
 ///
 /// The first line is also the remote layout's format: 2 since trees are the version store's (`TreeObject`: lines
 /// with modification times). A remote of another format is refused with one line saying so, never misread.
@@ -22,22 +25,33 @@ package struct RemoteHead: Sendable, Hashable {
   package var parent: String?
   /// When it was pushed (the pusher's clock).
   package var date: Date
+  /// The unresolved conflict versions of the state, by root tree (its objects are on the remote too).
+  package var conflicts: [RemoteConflict]
 
   /// A head.
-  package init(tree: String, parent: String?, date: Date) {
+  package init(tree: String, parent: String?, date: Date, conflicts: [RemoteConflict] = []) {
     self.tree = tree
     self.parent = parent
     self.date = date
+    self.conflicts = conflicts.sorted { $0.tree < $1.tree }
   }
+
+  /// The root trees of ``conflicts``.
+  var conflictTrees: Set<String> { Set(conflicts.map(\.tree)) }
 
   /// The remote layout's format this release reads and writes.
   static let format = 2
 
   /// The object's bytes.
   package func encoded() -> Data {
-    Data(
+    var text =
       "docpkg-sync-head \(Self.format)\ntree \(tree)\nparent \(parent ?? "-")\ndate \(Int64(date.timeIntervalSince1970))\n"
-        .utf8)
+    for conflict in conflicts {
+      text += "conflict \(conflict.tree) \(Int64(conflict.date.timeIntervalSince1970))"
+      for path in conflict.paths { text += " " + VersionEscaping.escape(path) }
+      text += "\n"
+    }
+    return Data(text.utf8)
   }
 
   /// Parses a head object.
@@ -59,7 +73,19 @@ package struct RemoteHead: Sendable, Hashable {
     var tree: String?
     var parent: String?
     var date = Date(timeIntervalSince1970: 0)
+    var conflicts: [RemoteConflict] = []
     for line in lines.dropFirst() {
+      if line.hasPrefix("conflict ") {
+        let fields = VersionEscaping.fields(line)
+        guard fields.count >= 3, ContentHash.isValid(fields[1]), let seconds = Double(fields[2]) else {
+          throw SyncError(.corrupt, "malformed conflict line in head object", key: key)
+        }
+        conflicts.append(
+          RemoteConflict(
+            tree: String(fields[1]), date: Date(timeIntervalSince1970: seconds),
+            paths: fields.dropFirst(3).map { VersionEscaping.unescape($0) }))
+        continue
+      }
       let parts = line.split(separator: " ", maxSplits: 1)
       guard parts.count == 2 else { continue }
       switch parts[0] {
@@ -70,6 +96,24 @@ package struct RemoteHead: Sendable, Hashable {
       }
     }
     guard let tree, tree.count == 64 else { throw SyncError(.corrupt, "head object names no tree", key: key) }
-    self.init(tree: tree, parent: parent, date: date)
+    self.init(tree: tree, parent: parent, date: date, conflicts: conflicts)
+  }
+}
+
+/// An unresolved conflict version a head lists: its root tree (its identity on every device), when it was kept,
+/// and the entries both sides changed.
+package struct RemoteConflict: Sendable, Hashable {
+  /// The conflict version's root tree.
+  package var tree: String
+  /// When it was kept (the keeping device's clock).
+  package var date: Date
+  /// The entries both sides changed.
+  package var paths: [String]
+
+  /// A conflict.
+  package init(tree: String, date: Date, paths: [String]) {
+    self.tree = tree
+    self.date = date
+    self.paths = paths
   }
 }

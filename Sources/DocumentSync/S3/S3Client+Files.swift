@@ -55,49 +55,88 @@ extension S3Client {
       key, file: file, size: size, path: path, expectedSHA256: expectedSHA256, record: record, progress: progress)
   }
 
-  /// Downloads the object `key` into a new file at `path` as its bytes arrive (bounded memory), hashing them.
-  /// The file is created with `O_EXCL`: the caller picks a fresh temporary name and renames it after checking.
+  /// Downloads the object `key` into the file at `path` as its bytes arrive (bounded memory), hashing them.
+  ///
+  /// Resumes: the bytes already in the file at `path` (a download cut short earlier, by this call or an earlier
+  /// process) are read and hashed, and only the rest is asked for, with a ranged GET (`Range: bytes=N-`). A
+  /// connection reset while the body arrives asks again for the rest, as ``retryPolicy`` allows. A server that
+  /// answers a range with the whole object (200) starts the file over. The caller checks the returned hash: a
+  /// kept part that is not the object's beginning (a crash tore it) shows there, and the caller starts over.
   /// - Parameters:
   ///   - key: The object's key below the bucket.
-  ///   - path: The new file.
-  ///   - progress: Called with the bytes received so far.
-  /// - Returns: The object's bare ETag, its SHA-256 (hex) and its size.
-  /// - Throws: ``SyncError`` naming the key; `PackageError` naming the path when the file cannot be written.
+  ///   - path: The file: absent, or a part of the object's beginning kept from an earlier attempt.
+  ///   - progress: Called with the bytes received so far by this call (the kept part not counted).
+  /// - Returns: The object's bare ETag, the SHA-256 (hex) and size of the whole file, and how many of its bytes
+  ///   this call received (the rest were kept from before).
+  /// - Throws: ``SyncError`` naming the key; `PackageError` naming the path when the file cannot be read or
+  ///   written.
   package func download(
     _ key: String, toFile path: FilePath, progress: (@Sendable (Int64) -> Void)? = nil
-  ) async throws -> (etag: String, sha256: String, size: Int64) {
-    let response = try await send(.GET, key: key)
-    let file = try await BlockingIO.run { () throws -> CInt in
+  ) async throws -> (etag: String, sha256: String, size: Int64, received: Int64) {
+    let (file, kept, keptHasher) = try await BlockingIO.run { () throws -> (CInt, Int64, Handed<SHA256>) in
+      let file: CInt
       do throws(Errno) {
-        return try Syscalls.openFile(path, [.writeOnly, .create, .exclusive, .noFollow], mode: 0o644)
+        file = try Syscalls.openFile(path, [.readWrite, .create, .append, .noFollow], mode: 0o644)
       } catch {
-        throw PackageError.io(error, "cannot create", path: path, context: "to download '\(key)' into it")
+        throw PackageError.io(error, "cannot open", path: path, context: "to download '\(key)' into it")
       }
+      var hasher = SHA256()
+      var size: Int64 = 0
+      do {
+        try Syscalls.readChunks(file, path: path) { chunk in
+          hasher.update(bufferPointer: chunk)
+          size += Int64(chunk.count)
+        }
+      } catch {
+        Syscalls.closeFile(file)
+        throw error
+      }
+      return (file, size, Handed(hasher))
     }
     var closed = false
     defer { if !closed { Syscalls.closeFile(file) } }
-    var hasher = SHA256()
-    var size: Int64 = 0
-    do {
-      for try await buffer in response.body {
-        let chunk = Data(buffer.readableBytesView)
-        hasher.update(data: chunk)
+    var hasher = keptHasher.value
+    var size = kept
+    var received: Int64 = 0
+    var etag = ""
+    // Each attempt asks for the bytes the file lacks; a reset mid-body is transient, so `retrying` asks again.
+    try await retrying(.GET, key: key) { _ in
+      let headers = size > 0 ? [("range", "bytes=\(size)-")] : []
+      let response = try await sendOnce(.GET, key: key, headers: headers, accepting: [416])
+      if response.status == 416 { return }  // nothing after `size`: the file is whole (or longer: the hash says)
+      if response.status == 200, size > 0 {
+        // The server sent the whole object: start the file over.
         try await BlockingIO.run {
-          let result = chunk.withUnsafeBytes { bytes in
-            Result { () throws(Errno) in try Syscalls.writeAll(file, bytes) }
+          do throws(Errno) { try Syscalls.setSize(file, 0) } catch {
+            throw PackageError.io(error, "cannot truncate", path: path)
           }
-          do throws(Errno) { try result.get() } catch { throw PackageError.io(error, "cannot write", path: path) }
         }
-        size += Int64(chunk.count)
-        progress?(size)
+        hasher = SHA256()
+        size = 0
       }
-    } catch let error as SyncError {
-      throw error
-    } catch let error as PackageError {
-      throw error
-    } catch {
-      throw SyncError(
-        .transport, "GET failed while writing to \(path) the body of", key: key, serverMessage: "\(error)")
+      etag = response.etag ?? etag
+      do {
+        for try await buffer in response.body {
+          let chunk = Data(buffer.readableBytesView)
+          try await BlockingIO.run {
+            let result = chunk.withUnsafeBytes { bytes in
+              Result { () throws(Errno) in try Syscalls.writeAll(file, bytes) }
+            }
+            do throws(Errno) { try result.get() } catch { throw PackageError.io(error, "cannot write", path: path) }
+          }
+          hasher.update(data: chunk)
+          size += Int64(chunk.count)
+          received += Int64(chunk.count)
+          progress?(received)
+        }
+      } catch let error as PackageError {
+        throw error
+      } catch is CancellationError {
+        throw SyncError(.cancelled, "GET cancelled", key: key)
+      } catch {
+        throw SyncError(
+          .transport, "GET failed while writing to \(path) the body of", key: key, serverMessage: "\(error)")
+      }
     }
     closed = true
     try await BlockingIO.run {
@@ -106,7 +145,7 @@ extension S3Client {
       Syscalls.startWriteback(file)
       Syscalls.closeFile(file)
     }
-    return (response.etag ?? "", Data(hasher.finalize()).hexString, size)
+    return (etag, Data(hasher.finalize()).hexString, size, received)
   }
 
   /// `count` bytes of the open file `file` (at `path`) from `offset`, read on ``BlockingIO``.

@@ -69,14 +69,20 @@ extension S3Client {
   ///     ones).
   /// - Throws: ``SyncError`` with code `noSuchKey` if there is no such object.
   package func get(_ key: String, limit: Int = 64 << 20) async throws -> (data: Data, etag: String) {
-    let response = try await send(.GET, key: key)
-    do {
-      return (try await response.data(limit: limit), response.etag ?? "")
-    } catch let error as SyncError {
-      throw error
-    } catch {
-      throw SyncError(.transport, "GET failed while reading the body of", key: key, serverMessage: "\(error)")
+    // The request and its body are one attempt: a connection reset while the body arrives is retried too.
+    try await retrying(.GET, key: key) { _ in
+      let response = try await sendOnce(.GET, key: key)
+      do {
+        return (try await response.data(limit: limit), response.etag ?? "")
+      } catch {
+        throw SyncError(.transport, "GET failed while reading the body of", key: key, serverMessage: "\(error)")
+      }
     }
+  }
+
+  /// Deletes the bucket, which must be empty (what a test does to a remote whose bucket goes away).
+  package func deleteBucket() async throws {
+    _ = try await send(.DELETE, key: nil)
   }
 
   /// The object `key`'s size and ETag, or nil if there is none.

@@ -5,17 +5,15 @@ import NIOSSL
 
 // TLS: which authorities are trusted, and why a refused certificate fails in seconds rather than minutes.
 //
-// async-http-client's connection pool retries a connection that fails to open, with backoff, until the request's
-// deadline (`timeout`, 120 s): right for a server that is restarting or a network that drops, wrong for a
-// certificate that will be refused again. The pool does not tell the two apart, so before its first request to an
-// https endpoint a client opens one connection through a second client that does not retry (a HEAD of `/`, whose
-// status does not matter). A certificate refused there throws a ``SyncError`` with code `tls` at once and is never
-// retried; any other failure of that check is left to the request itself, whose pool retries it as before.
+// Before its first request to an https endpoint a client opens one connection through a second client (a HEAD of
+// `/`, whose status does not matter), so that a refused certificate is told apart from a request's failure. A
+// certificate refused there throws a ``SyncError`` with code `tls` at once and is never retried; any other failure
+// of that check is left to the request itself (see `S3Client+Retry.swift` for what is retried).
 
 extension S3Client {
   /// The two HTTP clients of one set of trust roots: one for requests, one for the TLS check.
   struct HTTPClients: Sendable {
-    /// Retries connections that fail to open, until the request's deadline.
+    /// The requests' client (a connection that fails to open fails the request; `send` retries what is transient).
     var requests: HTTPClient
     /// Does not retry; connects within a few seconds.
     var check: HTTPClient
@@ -35,6 +33,9 @@ extension S3Client {
       var configuration = HTTPClient.Configuration.singletonConfiguration
       configuration.tlsConfiguration = tls
       configuration.connectionPool = .init(idleTimeout: .seconds(600), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
+      // A connection that does not open fails the request at once: `send` decides what is retried (RetryPolicy).
+      configuration.connectionPool.retryConnectionEstablishment = false
+      configuration.timeout.connect = RetryPolicy.connectTimeout
       var checking = configuration
       checking.connectionPool.retryConnectionEstablishment = false
       checking.timeout.connect = .seconds(4)

@@ -32,6 +32,8 @@ package final class S3Client: Sendable {
   package let timeout: TimeAmount
   /// How many parts of one multipart upload are sent at once (and held in memory; default 4).
   package let partParallelism: Int
+  /// How often a request that failed for a transient reason is sent again (see ``RetryPolicy``).
+  package let retryPolicy: RetryPolicy
 
   let signer: SigV4Signer
   /// The PEM file of authorities trusted besides the system's, if any.
@@ -54,11 +56,14 @@ package final class S3Client: Sendable {
   ///   - timeout: How long one request may take before it fails.
   ///   - partParallelism: How many parts of one multipart upload are in flight (and in memory) at once.
   ///   - caBundle: A PEM file of authorities trusted besides the system's (a private CA's certificate).
+  ///   - retryPolicy: How often a request that failed for a transient reason is sent again.
   package init(
     endpoint: S3Endpoint, bucket: String, credentials: S3Credentials, region: String = "us-east-1",
     etagForm: ETagForm = .automatic, multipartThreshold: Int = 16 << 20, partSize: Int = 8 << 20,
-    timeout: TimeAmount = .seconds(120), partParallelism: Int = 4, caBundle: String? = nil
+    timeout: TimeAmount = .seconds(120), partParallelism: Int = 4, caBundle: String? = nil,
+    retryPolicy: RetryPolicy = RetryPolicy()
   ) {
+    self.retryPolicy = retryPolicy
     self.partParallelism = max(1, partParallelism)
     self.endpoint = endpoint
     self.bucket = bucket
@@ -96,10 +101,24 @@ package final class S3Client: Sendable {
     }
   }
 
-  /// Sends one signed request and returns a 2xx response (or one whose status is in `accepting`).
-  /// - Throws: ``SyncError``: `noSuchKey` (404), `preconditionFailed` (412), `server` (other statuses),
-  ///   `transport`, `cancelled`.
+  /// Sends one signed request and returns a 2xx response (or one whose status is in `accepting`), sending it
+  /// again after a transient failure as ``retryPolicy`` says (never a conditional write or a POST).
+  /// - Throws: ``SyncError``: `noSuchKey` (404 but for a missing bucket), `noSuchBucket`, `preconditionFailed`
+  ///   (412), `server` (other statuses), `transport`, `unreachable`, `tls`, `cancelled`.
   func send(
+    _ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
+    body: HTTPClientRequest.Body? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
+    accepting: Set<Int> = []
+  ) async throws -> Response {
+    let conditional = headers.contains { ["if-match", "if-none-match"].contains($0.0.lowercased()) }
+    return try await retrying(method, key: key ?? bucket, retryable: !conditional && method != .POST) { _ in
+      try await sendOnce(
+        method, key: key, query: query, headers: headers, body: body, payloadHash: payloadHash, accepting: accepting)
+    }
+  }
+
+  /// One attempt of ``send(_:key:query:headers:body:payloadHash:accepting:)``, not retried.
+  func sendOnce(
     _ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
     body: HTTPClientRequest.Body? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
     accepting: Set<Int> = []
@@ -135,8 +154,7 @@ package final class S3Client: Sendable {
     } catch let error as SyncError {
       throw error
     } catch {
-      if let refusal = Self.tlsRefusal(error, endpoint: endpoint, caBundle: caBundle) { throw refusal }
-      throw SyncError(.transport, "\(method.rawValue) to \(endpoint) failed", key: shownKey, serverMessage: "\(error)")
+      throw transportFailure(error, method, key: shownKey)
     }
     let status = Int(response.status.code)
     if (200..<300).contains(status) || accepting.contains(status) {
@@ -146,6 +164,12 @@ package final class S3Client: Sendable {
     if method != .HEAD, let buffer = try? await response.body.collect(upTo: 64 << 10) {
       text = String(buffer: buffer)
     }
+    let serverCode = XMLText.value("Code", in: Substring(text))
+    if status == 404, serverCode == "NoSuchBucket" {
+      throw SyncError(
+        .noSuchBucket, "no such bucket on \(endpoint) (deleted, or a wrong name in the remote's URL):", key: bucket,
+        status: status, serverCode: serverCode)
+    }
     let code: SyncError.Code =
       switch status {
       case 404: .noSuchKey
@@ -154,7 +178,7 @@ package final class S3Client: Sendable {
       }
     throw SyncError(
       code, "\(method.rawValue) failed", key: shownKey, status: status,
-      serverCode: XMLText.value("Code", in: Substring(text)) ?? response.status.reasonPhrase,
+      serverCode: serverCode ?? response.status.reasonPhrase,
       serverMessage: XMLText.value("Message", in: Substring(text)))
   }
 }

@@ -21,6 +21,9 @@ struct Watch: ParsableCommand {
       package), packageMoved NEWPATH, packageReplaced PATH (another directory took the package's name: an \
       atomic save; the entries that differ follow), rescanned PATH (events were lost and the package was \
       listed again). A burst of changes is reported once it has been quiet for --delay milliseconds. \
+      After a burst that left the package with a new unresolved conflict version (a merging save, or a pull \
+      that kept one here or fetched one another device kept), watch prints conflict ID PATH... (--json: kind \
+      "conflict", path the entries, oldPath the version id). \
       When the package is deleted, watch prints packageDeleted PATH and stops. \
       --json prints one object per line: {"kind","path","oldPath","packagePath"}.
 
@@ -73,9 +76,13 @@ struct Watch: ParsableCommand {
     )
     let outcome = WatchOutcome()
     let json = output.json
+    let conflicts = ConflictWatch(package: FilePath(package))
     Task {
       do {
-        for try await event in monitor { try Self.print(event, json: json) }
+        for try await event in monitor {
+          try Self.print(event, json: json)
+          try conflicts.reportNew(json: json, packagePath: event.packagePath)
+        }
       } catch { outcome.fail(error) }
       outcome.done.signal()
     }
@@ -107,4 +114,37 @@ private final class WatchOutcome: @unchecked Sendable {
   let done = DispatchSemaphore(value: 0)
   private(set) var error: (any Error)?
   func fail(_ error: any Error) { self.error = error }
+}
+
+/// The unresolved conflict versions watch has reported (those there when it started count as reported): after each
+/// burst it prints the new ones, which a merging save or a pull (of a conflict kept on another device too) made.
+private final class ConflictWatch: @unchecked Sendable {
+  private let package: FilePath
+  private var known: Set<Int>
+
+  init(package: FilePath) {
+    self.package = package
+    known = Set(Self.unresolved(package).map(\.id))
+  }
+
+  private static func unresolved(_ package: FilePath) -> [PackageVersion] {
+    (try? VersionStore(forPackageAt: package).unresolvedConflicts()) ?? []
+  }
+
+  func reportNew(json: Bool, packagePath: String) throws {
+    let out = StandardOutput.shared
+    for version in Self.unresolved(package) where known.insert(version.id).inserted {
+      let paths = version.conflictPaths.joined(separator: " ")
+      if json {
+        let line = Watch.Line(kind: "conflict", path: paths, oldPath: String(version.id), packagePath: packagePath)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(line).withUnsafeBytes { out.write(bytes: $0) }
+        out.write("\n")
+      } else {
+        out.write("conflict \(version.id) \(paths)\n")
+      }
+    }
+    out.flush()
+  }
 }

@@ -48,4 +48,5 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
   static func listRemotes(_ command: RemoteList<Self>) throws { try handOver() }
   static func removeRemote(_ command: RemoteRemove<Self>) throws { try handOver() }
   static func serve(_ command: ServeCommand<Self>) throws { try handOver() }
+  static func pruneRemote(_ command: RemotePrune<Self>) throws { try handOver() }
 }

@@ -1,0 +1,122 @@
+import DocumentPackage
+import NIOConcurrencyHelpers
+import SystemPackage
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// The remote's history and its pruning.
+//
+// Every push, once its head moved, writes `states/STAMP-TREE` (STAMP: milliseconds since 1970, 13 digits, so
+// that keys sort by time; the body is the head it wrote): the remote's own history of states, which another
+// device can restore. `prune` keeps the newest N of them (N per remote: `Remote.keepStates`, default 10) and the
+// head with its conflict versions, marks every tree and blob they reach, and deletes every other object under
+// `trees/` and `blobs/`, the older `states/` entries and stale locks; in the sync folder it removes the `trees/`
+// no retained state reaches. It holds the remote's prune lock throughout (RemoteLock: no push runs meanwhile,
+// so no object a push in flight relies on is deleted) and the package's lock (no local push or pull meanwhile).
+
+extension PackageSync {
+  /// What a prune did.
+  public struct PruneResult: Sendable, Hashable {
+    /// The states kept (the newest ones of the remote's history).
+    public var keptStates: Int
+    /// The trees and blobs kept: what the kept states, the head and its conflict versions reach.
+    public var keptObjects: Int
+    /// The trees, blobs and older history entries deleted.
+    public var removedObjects: Int
+  }
+
+  /// How many states a prune keeps when the remote does not say (``Remote/keepStates``).
+  public static let defaultKeptStates = 10
+
+  /// Deletes from the remote (and the sync folder's tree cache) what no retained state reaches: keeps the newest
+  /// `count` states of the remote's history, the head and its unresolved conflict versions. Safe against pushes
+  /// from other devices: it holds the remote's prune lock, and pushes wait for it (as it waits for them).
+  /// - Parameter count: How many states to keep (at least 1; nil: ``Remote/keepStates``, else
+  ///   ``defaultKeptStates``).
+  /// - Returns: What was kept and removed.
+  /// - Throws: ``SyncError`` with code `remote` when the remote has no head although this package synced with it,
+  ///   or stays locked by another device's push; others as the client's.
+  /// - Complexity: One listing of the remote, the retained states' trees (fetched unless the sync folder has
+  ///   them), and one DELETE per object removed.
+  @discardableResult
+  public func prune(keepingStates count: Int? = nil) async throws -> PruneResult {
+    let keep = max(1, count ?? remote.keepStates ?? Self.defaultKeptStates)
+    let packagePath = folder.packagePath
+    let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
+    defer { lock.value.unlock() }
+    return try await withRemoteLock(.prune) {
+      guard let (head, _) = try await head() else {
+        if folder.state(remote.name) != nil { throw missingHead() }
+        return PruneResult(keptStates: 0, keptObjects: 0, removedObjects: 0)
+      }
+      let states = try await client.list(prefix: location.key("states/")).map(\.key).sorted(by: >)
+      let keptStates = states.prefix(keep)
+      var roots = [head.tree] + head.conflicts.map(\.tree)
+      roots += keptStates.compactMap { key in key.split(separator: "-").last.map(String.init) }
+      // Mark: every tree and blob a retained state reaches.
+      var trees: [String: TreeObject] = [:]
+      for root in Set(roots) {
+        do { trees = try await fetchTrees(from: root, known: trees) } catch let error as SyncError
+          where error.code == .noSuchKey && root != head.tree
+        {
+          continue  // a state whose objects are gone already keeps nothing
+        }
+      }
+      var reached = Set(trees.keys.map(treeKey))
+      for tree in trees.values {
+        for entry in tree.entries.values where entry.kind == .file { reached.insert(blobKey(entry.reference)) }
+      }
+      // Sweep.
+      async let listedTrees = client.list(prefix: location.key("trees/"))
+      async let listedBlobs = client.list(prefix: location.key("blobs/"))
+      async let listedLocks = client.list(prefix: location.key("locks/"))
+      let objects = try await (listedTrees + listedBlobs).map(\.key)
+      let unreached = objects.filter { !reached.contains($0) }
+      var doomed = unreached + states.dropFirst(keep)
+      for lock in try await listedLocks {
+        if let data = try? await client.get(lock.key, limit: 1 << 12).data,
+          RemoteLock(key: lock.key, data: data)?.isStale == true
+        {
+          doomed.append(lock.key)
+        }
+      }
+      try await forEachConcurrently(doomed) { [client] key in try await client.delete(key) }
+      let local = LocalTrees(path: folder.treeStore)
+      let keptTrees = Set(trees.keys)
+      try await BlockingIO.run { try local.remove { !keptTrees.contains($0) } }
+      return PruneResult(
+        keptStates: keptStates.count, keptObjects: objects.count - unreached.count, removedObjects: doomed.count)
+    }
+  }
+
+  /// The `states/` key of the remote's history entry for `head`.
+  func stateKey(_ head: RemoteHead) -> String {
+    let milliseconds = String(Int64(head.date.timeIntervalSince1970 * 1000))
+    let stamp = String(repeating: "0", count: max(0, 13 - milliseconds.count)) + milliseconds
+    return location.key("states/\(stamp)-\(head.tree)")
+  }
+}
+
+extension LocalTrees {
+  /// Removes the trees whose hash `isGarbage` says so.
+  /// - Throws: `PackageError` if a folder of the cache cannot be listed.
+  func remove(where isGarbage: (String) -> Bool) throws {
+    guard (try? LocalFiles.exists(path)) == true else { return }
+    let (_, prefixes) = try Syscalls.io("cannot list", path: path.string) { () throws(Errno) in
+      try Syscalls.listDirectory(path)
+    }
+    for prefix in prefixes where prefix.status.kind == .directory {
+      let directory = path.appending(prefix.rawName)
+      let (_, entries) = try Syscalls.io("cannot list", path: directory.string) { () throws(Errno) in
+        try Syscalls.listDirectory(directory)
+      }
+      for entry in entries where isGarbage(prefix.name + entry.name) {
+        try? LocalFiles.remove(directory.appending(entry.rawName))
+      }
+    }
+  }
+}

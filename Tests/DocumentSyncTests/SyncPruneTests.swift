@@ -1,0 +1,96 @@
+import DocumentSync
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+/// `remote prune` against the real server (issue 26): the bucket keeps exactly what the retained states reach, and
+/// a push racing the prune from another process loses nothing.
+@Suite(.enabled(if: ObjectStore.isConfigured, ObjectStore.skipReason))
+struct SyncPruneTests {
+  let credentials = try! S3Credentials.fromEnvironment(ObjectStore.environment)
+
+  /// A package A.mydoc with `fixed.txt` and `counter.txt`, pushed `count` times (`counter.txt` is "push N\n").
+  func pushed(_ count: Int, label: String) async throws -> (TemporaryDirectory, S3Client, String, PackageSync) {
+    let client = try await ObjectStore.freshBucket()
+    let dir = try TemporaryDirectory(label)
+    try dir.write("A.mydoc/fixed.txt", "fixed\n")
+    try dir.write("A.mydoc/counter.txt", "push 0\n")
+    let url = "s3://\(client.bucket)/p"
+    let package = FilePath(dir.appending("A.mydoc"))
+    try await PackageSync.addRemote(
+      Remote(name: "origin", url: url, endpoint: ObjectStore.endpointURL), toPackageAt: package,
+      credentials: credentials)
+    let sync = try PackageSync(packageAt: package, remote: "origin", credentials: credentials)
+    for number in 1...count {
+      try dir.write("A.mydoc/counter.txt", "push \(number)\n")
+      try await sync.push()
+    }
+    return (dir, client, url, sync)
+  }
+
+  func keys(_ client: S3Client, _ prefix: String) async throws -> Set<String> {
+    Set(try await client.list(prefix: prefix).map(\.key))
+  }
+
+  @Test func afterAHundredPushesPruneKeepsExactlyWhatTheLastStatesReach() async throws {
+    let (dir, client, url, sync) = try await pushed(100, label: "prune-count")
+    #expect(try await keys(client, "p/blobs/").count == 101)
+    #expect(try await keys(client, "p/trees/").count == 100)
+    #expect(try await keys(client, "p/states/").count == 100)
+
+    let result = try await sync.prune(keepingStates: 5)
+    #expect(result.keptStates == 5)
+    #expect(result.removedObjects == 95 + 95 + 95)  // blobs, trees, history entries
+
+    // The last five states are one tree each, with fixed.txt (one blob for all) and their own counter.txt.
+    let blobs = Set(
+      (["fixed\n"] + (96...100).map { "push \($0)\n" }).map { "p/blobs/" + SHA256Hex.of(Data($0.utf8)) })
+    #expect(try await keys(client, "p/blobs/") == blobs)
+    #expect(try await keys(client, "p/trees/").count == 5)
+    #expect(try await keys(client, "p/states/").count == 5)
+    #expect(try await keys(client, "p/").count == 6 + 5 + 5 + 1)  // and the head; no lock left behind
+    #expect(result.keptObjects == 11)
+    // The sync folder's tree cache keeps the same five trees.
+    let cache = dir.appending(".A.mydoc.docpkg-sync/trees")
+    let cached = try FileManager.default.subpathsOfDirectory(atPath: cache).filter { $0.count > 3 }
+    #expect(cached.count == 5)
+
+    // The remote still clones, at its head.
+    let copy = dir.appending("Copy.mydoc")
+    try await PackageSync.clone(
+      from: url, endpoint: ObjectStore.endpointURL, to: FilePath(copy), credentials: credentials)
+    #expect(try String(contentsOfFile: copy + "/counter.txt", encoding: .utf8) == "push 100\n")
+  }
+
+  @Test func aPushRacingThePruneFromAnotherProcessLosesNothing() async throws {
+    let (dir, client, url, _) = try await pushed(30, label: "prune-race")
+    let b = dir.appending("B.mydoc")
+    try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
+
+    let prune = try RunningProcess(Shell.docpkgPath, ["remote", "prune", dir.appending("A.mydoc"), "--keep", "2"])
+    var pushes: [Shell.Output] = []
+    for number in 1...5 {
+      try dir.write("B.mydoc/counter.txt", "from B \(number)\n")
+      try dir.write("B.mydoc/b\(number).txt", "b \(number)\n")
+      pushes.append(try Shell.docpkg(["push", b]))
+    }
+    #expect(await prune.waitForExit(seconds: 60))
+    #expect(prune.status == 0, "\(prune.standardError)")
+    #expect(prune.standardOutput.hasPrefix("kept 2 states"), "\(prune.standardOutput)")
+    for push in pushes { #expect(push.status == 0, "\(push.standardError)") }
+
+    // Nothing B pushed is missing: the head's state is whole on the remote, and a fresh clone is B.
+    let sync = try PackageSync(packageAt: FilePath(b), remote: "origin", credentials: credentials)
+    let head = try #require(try await sync.head())
+    #expect(try await sync.firstMissingObject(of: head.head) == nil)
+    let copy = dir.appending("Copy.mydoc")
+    try await PackageSync.clone(
+      from: url, endpoint: ObjectStore.endpointURL, to: FilePath(copy), credentials: credentials)
+    #expect(try String(contentsOfFile: copy + "/counter.txt", encoding: .utf8) == "from B 5\n")
+    for number in 1...5 {
+      #expect(try String(contentsOfFile: copy + "/b\(number).txt", encoding: .utf8) == "b \(number)\n")
+    }
+    #expect(try await client.list(prefix: "p/locks/").isEmpty)
+  }
+}
