@@ -78,6 +78,7 @@ final class WatchedTree {
       try watchParent()
       try openRoot()
       entries = try scan("")
+      watchAncestors()
     } catch {
       close()
       throw error
@@ -115,16 +116,22 @@ final class WatchedTree {
 
   // MARK: Setting up
 
-  /// Watches the package's parent (its entries, and its own moves) and every directory above it (their own moves).
-  /// A directory above that cannot be watched (not readable, say) is left out: a rename of it is then seen only
-  /// when something else makes the monitor look at the package's path.
+  /// Watches the package's parent: its entries, and its own moves.
   private func watchParent() throws(PackageError) {
     guard let instance else { return }  // polling: each poll looks at the package's path
-    var parent = packagePath.removingLastComponent()
     if parentWatch >= 0 { instance.removeWatch(parentWatch, for: inbox) }
+    parentWatch = try addWatch(
+      packagePath.removingLastComponent(), mask: WatchMask.entries | WatchMask.moveSelf, through: instance)
+  }
+
+  /// Watches every directory above the parent for its own moves, after the package's directories (which come first
+  /// under the user's limit of watches). One that cannot be watched (not readable, or the limit reached) is left
+  /// out: a rename of it is then seen only when something else makes the monitor look at the package's path.
+  private func watchAncestors() {
+    guard let instance else { return }
     for watch in ancestorWatches { instance.removeWatch(watch, for: inbox) }
     ancestorWatches = []
-    parentWatch = try addWatch(parent, mask: WatchMask.entries | WatchMask.moveSelf, through: instance)
+    var parent = packagePath.removingLastComponent()
     while !parent.isEmpty, parent != parent.removingLastComponent() {
       parent = parent.removingLastComponent()
       if let watch = try? instance.addWatch(parent, mask: WatchMask.moveSelf, for: inbox), watch != parentWatch {
@@ -297,6 +304,7 @@ final class WatchedTree {
   func follow(to path: FilePath) throws(PackageError) {
     packagePath = path
     try watchParent()
+    watchAncestors()
   }
 
   /// Starts over on the directory that now has the package's name.
