@@ -8,7 +8,7 @@ import DocumentPackage
 //                                               SAVES saves, save g setting every generation file to g;
 //                                               each waits for readers at most LIMIT_MS (default 10 s)
 //     read-write-stress read PACKAGE STOPFILE [--uncoordinated]
-//                                               reads in a loop until STOPFILE exists
+//                                               reads in a loop until STOPFILE exists (or its folder is gone)
 //
 // Generation files: Data/A/gen.txt, Data/B/gen.txt, Data/C/x/gen.txt hold g; markers Data/A/gen-g
 // and Data/B/gen-g are renamed along; Index.txt holds g rounded down to even (even saves change the
@@ -113,7 +113,10 @@ func read(_ path: String, stopFile: String, coordinated: Bool) -> Int32 {
   var reads = 0
   var torn = 0
   var errors = 0
-  while !FileManager.default.fileExists(atPath: stopFile) || reads == 0 {
+  // Stops when STOPFILE exists, or when its folder is gone: a test that failed before making it removes its
+  // temporary folder, and a reader left looping would outlive the test run.
+  let folder = URL(fileURLWithPath: stopFile).deletingLastPathComponent().path
+  while !FileManager.default.fileExists(atPath: stopFile) && FileManager.default.fileExists(atPath: folder) || reads == 0 {
     reads += 1
     do {
       let mixed =
