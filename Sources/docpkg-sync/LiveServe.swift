@@ -15,7 +15,12 @@ enum LiveServe: ServeCommandRunner {
       let server = try await PackageServer(configuration)
       StandardOutput.shared.write("serving \(location.displayName) at \(server.url)\n")
       StandardOutput.shared.flush()
-      try await server.waitUntilClosed()
+      // A termination signal cancels this task (see `runBlocking`): stop serving, and the process ends by it.
+      try await withTaskCancellationHandler {
+        try await server.waitUntilClosed()
+      } onCancel: {
+        Task { await server.stop() }
+      }
     }
   }
 }
