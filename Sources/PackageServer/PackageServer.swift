@@ -42,6 +42,8 @@ package final class PackageServer: Sendable {
   package struct Configuration: Sendable {
     /// What to serve.
     package var location: ServedLocation
+    /// Other locations the page may compare the served one with (`--compare`): packages, archives, versions.
+    package var compared: [ServedLocation] = []
     /// The port; 0 picks a free one.
     package var port: Int = 0
     /// Whether `POST /api/restore` may restore a version (`--allow-restore`).
@@ -49,8 +51,12 @@ package final class PackageServer: Sendable {
     /// The URL's token; a random one when `nil`.
     package var token: String?
 
-    package init(location: ServedLocation, port: Int = 0, allowsRestore: Bool = false, token: String? = nil) {
+    package init(
+      location: ServedLocation, compared: [ServedLocation] = [], port: Int = 0, allowsRestore: Bool = false,
+      token: String? = nil
+    ) {
       self.location = location
+      self.compared = compared
       self.port = port
       self.allowsRestore = allowsRestore
       self.token = token
@@ -76,7 +82,8 @@ package final class PackageServer: Sendable {
   ///   would refuse among them), or NIO's error when the port cannot be bound.
   package init(_ configuration: Configuration) async throws {
     let location = configuration.location
-    let browser = try await BlockingIO.run { try PackageBrowser(location) }
+    let compared = configuration.compared
+    let browser = try await BlockingIO.run { try PackageBrowser(location, compared: compared) }
     let events = EventHub()
     let token = configuration.token ?? ServerToken.random()
     let router = Router(

@@ -10,7 +10,8 @@ enum LiveServe: ServeCommandRunner {
     Syscalls.restoreTerminationSignals()  // runs until interrupted, whatever signals the parent blocked
     let location = try ServedLocation(command.path)
     let configuration = PackageServer.Configuration(
-      location: location, port: command.port, allowsRestore: command.allowRestore)
+      location: location, compared: try command.compare.map(ServedLocation.init), port: command.port,
+      allowsRestore: command.allowRestore)
     try runBlocking {
       let server = try await PackageServer(configuration)
       StandardOutput.shared.write("serving \(location.displayName) at \(server.url)\n")

@@ -157,4 +157,67 @@ struct BrowserTests {
     let listing = try await offThePool { try Shell.run("unzip", ["-p", zip, "Notes.mydoc/Text.txt"]).standardOutput }
     #expect(listing == "put by another process\n")
   }
+
+  /// A 4×4 red PNG, made by Python's zlib (another writer than the fixture's).
+  static func redPNG(in temp: TemporaryDirectory) throws -> Data {
+    let path = temp.appending("red.png")
+    let script = """
+      import struct, sys, zlib
+      def chunk(kind, data):
+          return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+      rows = b"".join(b"\\x00" + b"\\xff\\x00\\x00" * 4 for _ in range(4))
+      header = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
+      png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+      png += chunk(b"IEND", b"")
+      open(sys.argv[1], "wb").write(png)
+      """
+    _ = try Shell.run("python3", ["-c", script, path])
+    return try Data(contentsOf: URL(fileURLWithPath: path))
+  }
+
+  @Test("compare the package with a zip given with --compare: the changed line, and both images side by side")
+  func comparedArchiveSideBySide() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionsServeTests.packageWithVersions(in: temp) }
+    let zip = temp.appending("Sent.zip")
+    try await VersionsServeTests.packVersion2(of: package, to: zip)
+    try await offThePool {
+      _ = try Shell.docpkg(["put", package, "Images/tram.png", "-"], input: try Self.redPNG(in: temp))
+    }
+    let served = try await Served(package: package, compared: [zip])
+    let url = served.server.url
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.click("nav#tabs button[data-tab=\"diff\"]")
+      // The zip is offered first, and picked as the state to compare from.
+      seen["from"] =
+        try page.eval(
+          "waitFor(() => document.querySelector('#diff-from option[value=\"compared-0\"]') && "
+            + "document.getElementById('diff-from').value)") as? String
+      try page.click("#diff-run")
+      seen["inserted"] = try page.text(".change[data-path=\"Text.txt\"] .patch .ins")
+      let images = ".change[data-path=\"Images/tram.png\"] .side-by-side img"
+      seen["widths"] = String(
+        describing: try page.eval(
+          "waitFor(() => { const i = [...document.querySelectorAll('\(images)')]; "
+            + "return i.length === 2 && i.every((x) => x.complete && x.naturalWidth) && "
+            + "i.map((x) => x.naturalWidth).join(' ') })") ?? "")
+      seen["captions"] =
+        try page.eval(
+          "[...document.querySelectorAll('.change[data-path=\"Images/tram.png\"] figcaption')]"
+            + ".map((c) => c.textContent).join(' | ')") as? String
+      return seen
+    }
+    await served.stop()
+    #expect(seen["from"] == "compared-0", "\(seen)")
+    #expect(seen["inserted"] == "+third", "\(seen)")
+    let fixtureWidth = try await offThePool {
+      let png = try Data(contentsOf: Fixtures.url("Notes.mydoc/Images/tram.png"))
+      return png[16..<20].reduce(0) { $0 << 8 | Int($1) }  // IHDR's width
+    }
+    #expect(seen["widths"] == "\(fixtureWidth) 4", "\(seen)")
+    #expect(seen["captions"] == "\(zip) | current", "\(seen)")
+  }
 }

@@ -208,6 +208,19 @@ struct ServerSecurityTests {
     #expect(String(describing: error).contains(reason), "\(String(describing: error))")
   }
 
+  @Test("a hostile archive given to compare with is refused before anything is served")
+  func hostileComparedArchive() async throws {
+    let setup = try await offThePool { try Setup() }
+    let archives = try setup.temp.makeDirectory("archives")
+    try await offThePool {
+      _ = try Shell.run("python3", [Fixtures.script("make-hostile-archives.py"), archives, "symlink-escape"])
+    }
+    let error = await #expect(throws: PackageError.self) {
+      try await Served(package: setup.package, compared: [archives + "/symlink-escape.zip"])
+    }
+    #expect(String(describing: error).contains("pkg/escape"), "\(String(describing: error))")
+  }
+
   @Test("the server listens on the loopback address only")
   func loopbackOnly() async throws {
     let setup = try await offThePool { try Setup() }

@@ -88,6 +88,64 @@ struct VersionsServeTests {
     await served.stop()
   }
 
+  /// Version 2 of `package` (text "second") packed as a zip at `zip` by `docpkg pack PACKAGE@2`.
+  static func packVersion2(of package: String, to zip: String) async throws {
+    let packed = try await offThePool { try Shell.docpkg(["pack", package + "@2", "-o", zip]) }
+    #expect(packed.status == 0, "\(packed.standardError)")
+  }
+
+  @Test("a zip given to compare with is a state: the comparison with it, its previews and its download")
+  func comparedArchive() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Self.packageWithVersions(in: temp) }
+    let zip = temp.appending("Sent.zip")
+    try await Self.packVersion2(of: package, to: zip)
+    let served = try await Served(package: package, compared: [zip])
+    let info = try await served.get("/api/info")
+    let compared = info.json["compared"] as? [[String: Any]] ?? []
+    #expect(compared.count == 1 && compared.first?["state"] as? String == "compared-0")
+    #expect(compared.first?["location"] as? String == zip && compared.first?["kind"] as? String == "archive")
+    let diff = try await served.get("/api/diff", ["from": "compared-0", "to": "current"])
+    let changes = diff.json["changes"] as? [[String: Any]] ?? []
+    #expect(changes.map { $0["path"] as? String } == ["Text.txt"], "\(diff)")
+    #expect(changes.first?["patch"] as? String == "@@ -1 +1 @@\n-second\n+third\n", "\(diff)")
+    // The zip against the version it was packed from: the same files.
+    #expect(try await served.get("/api/diff", ["from": "compared-0", "to": "2"]).json["identical"] as? Bool == true)
+    let old = try await served.get("/api/preview", ["path": "Text.txt", "state": "compared-0"])
+    #expect(old.json["text"] as? String == "second\n")
+    let image = try await served.get("/api/raw", ["path": "Images/tram.png", "state": "compared-0"])
+    #expect(Data(image.body) == (try Data(contentsOf: URL(fileURLWithPath: package + "/Images/tram.png"))))
+    let download = try await served.get("/api/download", ["state": "compared-0"])
+    #expect(download.status == 200 && download.header("Content-Type") == "application/zip")
+    // Only what was given: no other index, and nothing the page makes up.
+    #expect(try await served.get("/api/diff", ["from": "compared-1", "to": "current"]).status == 404)
+    #expect(try await served.get("/api/diff", ["from": "compared-x", "to": "current"]).status == 400)
+    await served.stop()
+  }
+
+  @Test("an archive served in place compares with a package and a version given with it")
+  func archiveComparedWithPackage() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Self.packageWithVersions(in: temp) }
+    let zip = temp.appending("Sent.zip")
+    try await Self.packVersion2(of: package, to: zip)
+    let served = try await Served(package: zip, compared: [package, package + "@1"])
+    let kinds = (try await served.get("/api/info").json["compared"] as? [[String: Any]] ?? []).map {
+      $0["kind"] as? String
+    }
+    #expect(kinds == ["package", "version"])
+    let toPackage = try await served.get("/api/diff", ["from": "current", "to": "compared-0"])
+    #expect(
+      (toPackage.json["changes"] as? [[String: Any]])?.first?["patch"] as? String == "@@ -1 +1 @@\n-second\n+third\n")
+    let toVersion = try await served.get("/api/diff", ["from": "compared-1", "to": "current"])
+    #expect((toVersion.json["changes"] as? [[String: Any]])?.map { $0["path"] as? String } == ["Text.txt"])
+    // The compared package changes on disk: the next comparison reads it anew.
+    _ = try await offThePool { try Shell.docpkg(["put", package, "Text.txt", "-"], input: Data("fourth\n".utf8)) }
+    let later = try await served.get("/api/preview", ["path": "Text.txt", "state": "compared-0"])
+    #expect(later.json["text"] as? String == "fourth\n", "\(later)")
+    await served.stop()
+  }
+
   @Test("a change on disk reaches an open event stream, and the next read shows it")
   func liveChange() async throws {
     let temp = try TemporaryDirectory()

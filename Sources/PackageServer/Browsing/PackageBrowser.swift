@@ -4,45 +4,38 @@ import DocumentPackage
 import SystemPackage
 
 /// The trees the page reads, kept on one serial queue of their own: the served tree (the package, archive or
-/// version given) and the versions the page compares. A ``PackageNode`` is not thread-safe and its reads block,
-/// so every read runs here — never on an event loop, never on Swift's cooperative pool.
+/// version given), the versions the page compares, and the other locations given to compare with (`--compare`).
+/// A ``PackageNode`` is not thread-safe and its reads block, so every read runs here — never on an event loop,
+/// never on Swift's cooperative pool.
 ///
 /// The served tree is read lazily and kept between requests (a directory listed once is not listed again), until
 /// the change monitor says the package changed (``invalidate()``: the next request opens it anew) or a read meets
-/// a newer save (`changedOnDisk`: the tree is opened anew and the request runs again, once). A package on disk is
+/// a newer save (`changedOnDisk`: the tree is opened anew and the request runs again, once). Versions and
+/// archives never change, so the last few read are kept too; a compared package on disk, which nothing watches,
+/// is opened anew for each request. A package on disk is
 /// read under its read lock (``/DocumentPackage/PackageReadLock``), request by request, so one request sees one
 /// saved state.
 package final class PackageBrowser: @unchecked Sendable {
   /// What is served.
   package let location: ServedLocation
+  /// The other locations the page may compare with (``TreeState/compared(_:)``), in the order given.
+  package let compared: [ServedLocation]
   private let queue = DispatchQueue(label: "PackageServer.PackageBrowser")
   // The state below is touched only on `queue`.
   private var served: PackageNode?
-  private var versionTrees: [(id: Int, root: PackageNode)] = []
+  /// The trees of versions and compared locations read lately, newest first.
+  private var otherTrees: [(state: TreeState, root: PackageNode)] = []
   /// The totals of every directory of the served tree walked so far, by path (see ``totals(at:)``).
   private var totalsCache: [String: TreeTotals] = [:]
 
-  /// Opens `location` once, so that a path that cannot be served fails before the server starts. An archive is
-  /// refused when `unpack` would refuse an entry of it: the tree read in place judges names and kinds as it is
-  /// built, and a symbolic link's target, which only extraction checks, is judged here by ``ArchiveListing``.
-  /// - Throws: What opening it throws (``/DocumentPackage/PackageError`` naming the path), or the first entry
-  ///   `unpack` would refuse.
-  package init(_ location: ServedLocation) throws {
+  /// Opens `location` and each of `compared` once, so that a path that cannot be served fails before the server
+  /// starts.
+  /// - Throws: What ``ServedLocation/openChecked()`` throws for any of them.
+  package init(_ location: ServedLocation, compared: [ServedLocation] = []) throws {
     self.location = location
-    let root = try location.open()
-    if case .archive(let path) = location {
-      var hasLinks = false
-      try root.walk { node, _, _ in
-        hasLinks = hasLinks || node.kind == .symlink
-        return !hasLinks
-      }
-      if hasLinks, let refused = try ArchiveListing.entries(of: path).first(where: { $0.refused != nil }) {
-        throw PackageError(
-          .unsupported, "refusing unsafe entry", path: refused.path,
-          context: "in '\(path)': \(refused.refused ?? "")")
-      }
-    }
-    served = root
+    self.compared = compared
+    served = try location.openChecked()
+    for other in compared { _ = try other.openChecked() }
   }
 
   /// Forgets the served tree after a change on disk: the next read opens it again.
@@ -93,76 +86,132 @@ package final class PackageBrowser: @unchecked Sendable {
   ) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
       queue.async {
-        continuation.resume(
-          with: Result {
-            try self.readOnQueue(first == .served ? first : second) { _ in
-              try work(self.root(of: first), self.root(of: second))
-            }
-          })
+        continuation.resume(with: Result { try self.readOnQueue([first, second]) { try work($0[0], $0[1]) } })
       }
     }
   }
 
-  /// Runs `work` on the root of `state`, under the package's read lock when `state` is the package on disk; a
-  /// read that meets a newer save opens the tree anew and runs `work` again, once.
-  private func readOnQueue<T>(_ state: TreeState, _ work: (PackageNode) throws -> T) throws -> T {
-    let lock = state == .served ? try location.readLock() : nil
-    defer { lock?.unlock() }
-    do { return try work(root(of: state)) } catch let error as PackageError where error.code == .changedOnDisk {
-      guard state == .served else { throw error }
-      served = nil
-      totalsCache = [:]
-      return try work(root(of: state))
+  /// The location a state names: the served one, a version of its package, or a compared one.
+  /// - Throws: ``/DocumentPackage/PackageError`` `noSuchEntry` for a version of what has no versions, or a
+  ///   compared location that was not given.
+  package func location(of state: TreeState) throws -> ServedLocation {
+    switch state {
+    case .served: return location
+    case .version(let id):
+      guard let package = location.versionedPackage else {
+        throw PackageError(.noSuchEntry, "no versions are kept for", path: location.displayName)
+      }
+      return .version(package: package, id: id)
+    case .compared(let index):
+      guard compared.indices.contains(index) else {
+        throw PackageError(.noSuchEntry, "nothing was given to compare as", path: state.description)
+      }
+      return compared[index]
     }
+  }
+
+  /// Runs `work` on the root of `state`, under the package's read lock when `state` is a package on disk.
+  private func readOnQueue<T>(_ state: TreeState, _ work: (PackageNode) throws -> T) throws -> T {
+    try readOnQueue([state]) { try work($0[0]) }
+  }
+
+  /// Runs `work` on the roots of `states`, each package on disk among them under its read lock, so that one
+  /// request sees one saved state of each; a read that meets a newer save opens the trees of packages on disk
+  /// anew and runs `work` again, once.
+  private func readOnQueue<T>(_ states: [TreeState], _ work: ([PackageNode]) throws -> T) throws -> T {
+    var locks: [PackageReadLock] = []
+    defer { for lock in locks { lock.unlock() } }
+    var seen: Set<TreeState> = []
+    for state in states where seen.insert(state).inserted {
+      if let lock = try location(of: state).readLock() { locks.append(lock) }
+    }
+    do { return try work(states.map(root(of:))) } catch let error as PackageError where error.code == .changedOnDisk {
+      guard !locks.isEmpty else { throw error }
+      forgetTreesOnDisk()
+      return try work(states.map(root(of:)))
+    }
+  }
+
+  /// Forgets the served tree if it is a package on disk, after a newer save (compared packages on disk are not
+  /// kept).
+  private func forgetTreesOnDisk() {
+    guard location.isPackageOnDisk else { return }
+    served = nil
+    totalsCache = [:]
   }
 
   private func root(of state: TreeState) throws -> PackageNode {
-    switch state {
-    case .served: return try servedRoot()
-    case .version(let id): return try versionRoot(id)
+    if state == .served {
+      if let served { return served }
+      let root = try location.open()
+      served = root
+      return root
     }
-  }
-
-  private func servedRoot() throws -> PackageNode {
-    if let served { return served }
-    let root = try location.open()
-    served = root
-    return root
-  }
-
-  /// Version `id`'s tree, kept for the next few requests (a comparison reads two trees several times).
-  private func versionRoot(_ id: Int) throws -> PackageNode {
-    if let kept = versionTrees.first(where: { $0.id == id }) { return kept.root }
-    guard let package = location.versionedPackage else {
-      throw PackageError(.noSuchEntry, "no versions are kept for", path: location.displayName)
-    }
-    let root = try VersionStore(forPackageAt: package).tree(of: id)
-    versionTrees.insert((id, root), at: 0)
-    if versionTrees.count > 4 { versionTrees.removeLast() }
+    if let kept = otherTrees.first(where: { $0.state == state }) { return kept.root }
+    let other = try location(of: state)
+    let root = try other.open()
+    guard !other.isPackageOnDisk else { return root }
+    otherTrees.insert((state, root), at: 0)
+    if otherTrees.count > 4 { otherTrees.removeLast() }
     return root
   }
 }
 
-/// A state of the package the page names: the served tree, or a version kept beside the package.
-package enum TreeState: Sendable, Equatable {
+/// A state the page names: the served tree, a version kept beside the package, or a location given to compare with.
+package enum TreeState: Sendable, Hashable {
   /// The tree `docpkg serve` was given (the package as it is on disk, the archive, or the version).
   case served
   /// Version `id` of the package.
   case version(Int)
+  /// The location given `index`-th to compare with (`docpkg serve PATH --compare OTHER`).
+  case compared(Int)
 
-  /// `current` or a version's number, as the page writes it; `nil` for anything else.
+  /// `current`, a version's number or `compared-N`, as the page writes it; `nil` for anything else.
   package init?(_ text: String) {
     if text == "current" {
       self = .served
     } else if let id = Int(text), id >= 0 {
       self = .version(id)
+    } else if text.hasPrefix("compared-"), let index = Int(text.dropFirst("compared-".count)), index >= 0 {
+      self = .compared(index)
     } else {
       return nil
     }
   }
 }
 
+extension TreeState: CustomStringConvertible {
+  /// The state as the page writes it.
+  package var description: String {
+    switch self {
+    case .served: return "current"
+    case .version(let id): return String(id)
+    case .compared(let index): return "compared-\(index)"
+    }
+  }
+}
+
 extension ServedLocation {
+  /// Opens the tree lazily, as ``open()`` does, and refuses an archive when `unpack` would refuse an entry of it:
+  /// the tree read in place judges names and kinds as it is built, and a symbolic link's target, which only
+  /// extraction checks, is judged here by ``/DocumentArchive/ArchiveListing``.
+  /// - Throws: What opening it throws (``/DocumentPackage/PackageError`` naming the path), or the first entry
+  ///   `unpack` would refuse.
+  func openChecked() throws -> PackageNode {
+    let root = try open()
+    guard case .archive(let path) = self else { return root }
+    var hasLinks = false
+    try root.walk { node, _, _ in
+      hasLinks = hasLinks || node.kind == .symlink
+      return !hasLinks
+    }
+    if hasLinks, let refused = try ArchiveListing.entries(of: path).first(where: { $0.refused != nil }) {
+      throw PackageError(
+        .unsupported, "refusing unsafe entry", path: refused.path, context: "in '\(path)': \(refused.refused ?? "")")
+    }
+    return root
+  }
+
   /// The read lock of a package on disk, held for one request; `nil` for an archive or a version (nothing
   /// rewrites them in place).
   func readLock() throws -> PackageReadLock? {

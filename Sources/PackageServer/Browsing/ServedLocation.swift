@@ -35,6 +35,12 @@ package enum ServedLocation: Sendable, Equatable {
     }
   }
 
+  /// Whether this is a package directory (or file) on disk: what can change, be watched and be restored.
+  package var isPackageOnDisk: Bool {
+    if case .package = self { return true }
+    return false
+  }
+
   /// `package`, `archive` or `version`, for the page.
   package var kindName: String {
     switch self {

@@ -39,7 +39,12 @@ extension PageAssets {
     function showError(container, error) {
       container.replaceChildren(el("p", { class: "error", text: String(error.message || error) }));
     }
-    function stateName(id) { return id === "current" ? "current" : "version " + id; }
+    function comparedStates() { return (state.info && state.info.compared) || []; }
+    function stateName(id) {
+      if (id === "current") return "current";
+      const other = comparedStates().find((c) => c.state === id);
+      return other ? other.location : "version " + id;
+    }
 
     // Tree: each directory lists its children when opened, a page at a time.
     const pageSize = 200;
@@ -291,9 +296,11 @@ extension PageAssets {
         const select = document.getElementById(id);
         const value = select.value;
         select.replaceChildren(el("option", { value: "current", text: "current" }),
+          ...comparedStates().map((c) => el("option", { value: c.state, text: c.location + " (" + c.kind + ")" })),
           ...state.versions.filter((v) => v.state === "saved" || v.state === "conflict").reverse()
             .map((v) => el("option", { value: String(v.id), text: "version " + v.id })));
         if (value) select.value = value;
+        else if (id === "diff-from" && comparedStates().length) select.value = comparedStates()[0].state;
       }
     }
 

@@ -10,7 +10,7 @@ import SystemPackage
 /// | --- | --- |
 /// | `GET /` | the page (``PageAssets``), with a fresh CSRF token |
 /// | `GET /app.js`, `/app.css` | its script and style |
-/// | `GET /api/info` | what is served: name, kind, whether versions, live updates and restore are there |
+/// | `GET /api/info` | what is served: name, kind, whether versions, live updates and restore are there; what it may be compared with |
 /// | `GET /api/children?path=&sort=name\|size&filter=&offset=&limit=` | a page of a directory (``DirectoryListing``) |
 /// | `GET /api/preview?path=&state=&offset=&length=` | a range of a file (``FilePreview``) |
 /// | `GET /api/raw?path=&state=` | an image's bytes (PNG, JPEG, GIF, WebP, SVG), sandboxed; nothing else |
@@ -21,7 +21,8 @@ import SystemPackage
 /// | `GET /api/download?state=` | the state as a zip, streamed (``ZipDownload``) |
 /// | `POST /api/restore?id=` | restores a version (`--allow-restore`, CSRF token) |
 ///
-/// A state is `current` (what was served) or a version's id.
+/// A state is `current` (what was served), a version's id, or `compared-N`: the N-th location given with
+/// `--compare` (from 0).
 struct Router: Sendable {
   let browser: PackageBrowser
   let requestGuard: RequestGuard
@@ -92,7 +93,8 @@ struct Router: Sendable {
 
   private func state(_ text: String?) throws -> TreeState {
     guard let state = TreeState(text ?? "current") else {
-      throw PackageError(.invalidArgument, "no such state:", path: text ?? "", context: "(current or a version id)")
+      throw PackageError(
+        .invalidArgument, "no such state:", path: text ?? "", context: "(current, a version id or compared-N)")
     }
     return state
   }
@@ -113,6 +115,17 @@ struct Router: Sendable {
     var hasVersions: Bool
     var live: Bool
     var restorable: Bool
+    var compared: [ComparedInfo]
+  }
+
+  /// A location given to compare with.
+  private struct ComparedInfo: Codable {
+    /// How the page names it as a state: `compared-N`.
+    var state: String
+    /// The location as the user wrote it.
+    var location: String
+    /// `package`, `archive` or `version`.
+    var kind: String
   }
 
   private func info() async throws -> HTTPResponse {
@@ -122,7 +135,11 @@ struct Router: Sendable {
       Info(
         name: root.name.isEmpty ? location.displayName : root.name, location: location.displayName,
         kind: location.kindName, root: root, hasVersions: location.versionedPackage != nil, live: isLive,
-        restorable: requestGuard.allowsWrites && location.isPackageOnDisk))
+        restorable: requestGuard.allowsWrites && location.isPackageOnDisk,
+        compared: browser.compared.enumerated().map { index, other in
+          ComparedInfo(
+            state: TreeState.compared(index).description, location: other.displayName, kind: other.kindName)
+        }))
   }
 
   /// An image's bytes, with its type from its signature (never from its name, nor sniffed by the browser) and a
@@ -170,19 +187,11 @@ struct Router: Sendable {
   }
 
   private func download(_ state: TreeState) async throws -> HTTPResponse {
-    let location = browser.location
+    let location = try browser.location(of: state)
     // A tree of the download's own: the packer reads it on a thread of its own while the page goes on reading.
-    let tree = try await BlockingIO.run { () throws -> Handed<PackageNode> in
-      switch state {
-      case .served: return Handed(try location.open())
-      case .version(let id):
-        guard let package = location.versionedPackage else {
-          throw PackageError(.noSuchEntry, "no versions are kept for", path: location.displayName)
-        }
-        return Handed(try VersionStore(forPackageAt: package).tree(of: id))
-      }
-    }
-    let name = (tree.value.name.isEmpty ? "package" : tree.value.name) + (state == .served ? "" : "@\(state)")
+    let tree = try await BlockingIO.run { Handed(try location.open()) }
+    var name = tree.value.name.isEmpty ? "package" : tree.value.name
+    if case .version(let id) = state { name += "@\(id)" }
     var response = HTTPResponse(status: .ok, contentType: "application/zip", body: .stream(ZipDownload.body(of: tree)))
     response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(Self.headerSafe(name)).zip\"")
     return response
@@ -215,22 +224,5 @@ struct Router: Sendable {
     case .locked, .conflict: return .conflict
     default: return .internalServerError
     }
-  }
-}
-
-extension TreeState: CustomStringConvertible {
-  package var description: String {
-    switch self {
-    case .served: return "current"
-    case .version(let id): return String(id)
-    }
-  }
-}
-
-extension ServedLocation {
-  /// Whether this is a package directory (or file) on disk: what can change, be watched and be restored.
-  var isPackageOnDisk: Bool {
-    if case .package = self { return true }
-    return false
   }
 }

@@ -10,13 +10,16 @@ struct Served {
 
   var port: Int { server.port }
 
-  init(_ location: ServedLocation, allowsRestore: Bool = false) async throws {
+  init(_ location: ServedLocation, compared: [ServedLocation] = [], allowsRestore: Bool = false) async throws {
     server = try await PackageServer(
-      PackageServer.Configuration(location: location, allowsRestore: allowsRestore, token: Self.token))
+      PackageServer.Configuration(
+        location: location, compared: compared, allowsRestore: allowsRestore, token: Self.token))
   }
 
-  init(package path: String, allowsRestore: Bool = false) async throws {
-    try await self.init(ServedLocation(path), allowsRestore: allowsRestore)
+  /// Serves `path`, with `compared` to compare with (`docpkg serve PATH --compare OTHER...`).
+  init(package path: String, compared: [String] = [], allowsRestore: Bool = false) async throws {
+    try await self.init(
+      ServedLocation(path), compared: try compared.map(ServedLocation.init), allowsRestore: allowsRestore)
   }
 
   /// The target of `route` with the token and `parameters`, percent-encoded as the page encodes them.
