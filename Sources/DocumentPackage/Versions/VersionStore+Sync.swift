@@ -7,6 +7,12 @@ import Foundation
 #endif
 
 extension VersionStore {
+  /// The store of the package at `packagePath`, resolved as ``PackageFile`` resolves it: what DocumentSync's entry
+  /// points below open. `lockHeld` says whether the caller holds the package's lock.
+  private static func store(ofPackageAt packagePath: FilePath, lockHeld: Bool) throws -> VersionStore {
+    try VersionStore(packagePath: PackageFile.resolve(packagePath), lockHeld: lockHeld)
+  }
+
   /// Keeps the package as it is on disk now as an unresolved conflict version naming `conflictPaths`: what a pull
   /// from a remote (DocumentSync) does with the local side before it takes the remote's side of overlapping
   /// changes. The caller holds the package's lock.
@@ -14,9 +20,9 @@ extension VersionStore {
   package static func keepConflictVersion(ofPackageAt packagePath: FilePath, conflictPaths: [String]) throws
     -> PackageVersion
   {
-    let resolved = PackageFile.resolve(packagePath)
-    let store = try VersionStore(packagePath: resolved, lockHeld: true)
-    return try store.keep(try PackageNode(contentsOf: resolved), origin: .conflict, conflictPaths: conflictPaths)
+    let store = try Self.store(ofPackageAt: packagePath, lockHeld: true)
+    return try store.keep(
+      try PackageNode(contentsOf: store.packagePath), origin: .conflict, conflictPaths: conflictPaths)
   }
 }
 
@@ -40,7 +46,7 @@ extension VersionStore {
   /// version store.
   /// - Throws: ``PackageError`` if the store cannot be read.
   package static func conflictVersions(ofPackageAt packagePath: FilePath) throws -> [SharedConflictVersion] {
-    let store = try VersionStore(packagePath: PackageFile.resolve(packagePath), lockHeld: false)
+    let store = try Self.store(ofPackageAt: packagePath, lockHeld: false)
     guard store.exists else { return [] }
     return try store.records().filter { $0.version.origin == .conflict }.map {
       SharedConflictVersion(
@@ -56,7 +62,7 @@ extension VersionStore {
   package static func keepConflictVersion(
     ofPackageAt packagePath: FilePath, root: PackageNode, conflictPaths: [String]
   ) throws -> SharedConflictVersion {
-    let store = try VersionStore(packagePath: PackageFile.resolve(packagePath), lockHeld: true)
+    let store = try Self.store(ofPackageAt: packagePath, lockHeld: true)
     let version = try store.keep(root, origin: .conflict, conflictPaths: conflictPaths)
     return SharedConflictVersion(
       id: version.id, tree: try store.record(version.id).rootTree, date: version.date, paths: conflictPaths,
@@ -67,7 +73,7 @@ extension VersionStore {
   /// package's lock.
   /// - Throws: ``PackageError`` if a record cannot be read or written.
   package static func markConflictsResolved(ofPackageAt packagePath: FilePath, ids: [Int]) throws {
-    let store = try VersionStore(packagePath: PackageFile.resolve(packagePath), lockHeld: true)
+    let store = try Self.store(ofPackageAt: packagePath, lockHeld: true)
     for id in ids {
       var record = try store.record(id)
       guard !record.version.isResolved else { continue }
@@ -79,7 +85,7 @@ extension VersionStore {
   /// The file of the stored object `hash` (a blob's bytes, or a tree object's text) of the package at
   /// `packagePath`'s store: what a push uploads of a conflict version.
   package static func objectFile(ofPackageAt packagePath: FilePath, hash: String) throws -> FilePath {
-    try VersionStore(packagePath: PackageFile.resolve(packagePath), lockHeld: false).objectPath(hash)
+    try Self.store(ofPackageAt: packagePath, lockHeld: false).objectPath(hash)
   }
 }
 
