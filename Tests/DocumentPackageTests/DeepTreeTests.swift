@@ -18,20 +18,10 @@ struct DeepTreeTests {
   /// A name of 200 bytes: 25 levels of it are 5,000 bytes, past PATH_MAX.
   static let longName = String(repeating: "n", count: 200)
 
-  /// Runs `body` on a thread whose stack is 512 KiB, like a Dispatch or Swift concurrency worker's, and
-  /// waits for it without holding a thread of the cooperative pool (see `offThePool`).
-  func onSmallStack<T: Sendable>(_ body: @escaping () throws -> T) async throws -> T {
-    let box = SmallStackBox<T>()
-    box.body = body
-    return try await withCheckedThrowingContinuation { continuation in
-      let thread = Thread {
-        let result = Result { try box.body!() }
-        box.body = nil
-        continuation.resume(with: result)
-      }
-      thread.stackSize = 512 << 10
-      thread.start()
-    }
+  /// Runs `body` off the cooperative pool on a thread whose stack is 512 KiB, like a Dispatch or Swift
+  /// concurrency worker's: a walk that recursed as deep as the tree would overflow it.
+  func onSmallStack<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await offThePool(stackSize: 512 << 10, body)
   }
 
   /// What a refusal must be: one line, naming a path.
@@ -121,7 +111,7 @@ struct DeepTreeTests {
   func savesAChangeAtTheBottomAndPutsAndRemovesDeepInside(policy: VersionPolicy) async throws {
     let package = try DeepPackage()
     let inner = DeepTree.innerPath(depth: Self.depth)
-    let edits: [(String, (PackageNode) throws -> Void)] = [
+    let edits: [(String, @Sendable (PackageNode) throws -> Void)] = [
       ("changed\n", { try $0.setFile(at: Self.bottom, contents: Data("changed\n".utf8)) }),
       ("added", { try $0.setFile(at: inner + "/new.txt", contents: Data("new\n".utf8)) }),
       ("removed", { try $0.removeNode(at: inner + "/new.txt") }),
@@ -196,9 +186,4 @@ struct DeepTreeTests {
       expectOneLine(error)
     }
   }
-}
-
-/// What `onSmallStack` hands its thread and gets back.
-private final class SmallStackBox<T>: @unchecked Sendable {
-  var body: (() throws -> T)?
 }

@@ -53,7 +53,7 @@ public enum DeepTree {
 }
 
 /// A temporary folder holding a package ``depth`` deep, removed (through descriptors) when released.
-public final class DeepPackage {
+public final class DeepPackage: Sendable {
   /// The depth the deep-tree tests use: `DOCPKG_DEEP_TREE_DEPTH`, else 300 (loading costs time in the
   /// square of the depth in a debug build, so 10,000 is for a run by hand).
   public static let depth = Int(ProcessInfo.processInfo.environment["DOCPKG_DEEP_TREE_DEPTH"] ?? "") ?? 300
