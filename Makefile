@@ -16,8 +16,10 @@ MAN_PAGE := .build/plugins/GenerateManual/outputs/docpkg/docpkg.1
 # The test bundle. Built as a product, it needs only what the test targets link: without DOCPKG_NETWORK_TESTS=1
 # (see Package.swift) neither docpkg-sync nor its HTTP and TLS stack, which `swift build --build-tests` would build too.
 BUILD_TESTS := $(SWIFT) build --product DocumentPackagePackageTests
-# Declares DocumentSyncTests, the tests of DocumentSync and docpkg-sync (make sync-test, make fs-test).
-NETWORK_TESTS := DOCPKG_NETWORK_TESTS=1
+# The same with DOCPKG_NETWORK_TESTS=1, which declares DocumentSyncTests and PackageServerTests, the tests of
+# docpkg-sync and its libraries (make sync-test, make serve-test, make fs-test), and runs them once built.
+BUILD_NETWORK_TESTS := DOCPKG_NETWORK_TESTS=1 $(BUILD_TESTS)
+RUN_NETWORK_TESTS := DOCPKG_NETWORK_TESTS=1 $(SWIFT) test --skip-build
 
 .PHONY: setup build release demo test interop format format-check crash-test crash-sweeps bench clean man install docs docs-test serve-test
 
@@ -71,9 +73,9 @@ docs-test: docs
 ## SCREENSHOTS=DIR also saves the README's screenshots there.
 serve-test: setup
 	Scripts/setup.sh --docs
-	$(NETWORK_TESTS) $(BUILD_TESTS)
-	DOCPKG_BROWSER=1 $(NETWORK_TESTS) $(if $(SCREENSHOTS),DOCPKG_SCREENSHOTS=$(abspath $(SCREENSHOTS))) \
-	  $(SWIFT) test --skip-build --filter PackageServerTests
+	$(BUILD_NETWORK_TESTS)
+	DOCPKG_BROWSER=1 $(if $(SCREENSHOTS),DOCPKG_SCREENSHOTS=$(abspath $(SCREENSHOTS))) \
+	  $(RUN_NETWORK_TESTS) --filter PackageServerTests
 
 ## Runs docpkg on the shipped example package. Builds docpkg alone: the demo does not sync, and docpkg-sync's
 ## HTTP and TLS stack is most of a first build.
@@ -101,18 +103,18 @@ crash-sweeps: setup
 ## holds the tests of docpkg-sync that need no server (the hand-over from docpkg, `make install`, signing vectors).
 .PHONY: sync-test
 sync-test: setup
-	$(NETWORK_TESTS) $(BUILD_TESTS)
+	$(BUILD_NETWORK_TESTS)
 	@env="$$(Scripts/objectstore.sh start)" && eval "$$env" && \
-	  { $(NETWORK_TESTS) $(SWIFT) test --skip-build --filter DocumentSyncTests; status=$$?; Scripts/objectstore.sh stop; exit $$status; }
+	  { $(RUN_NETWORK_TESTS) --filter DocumentSyncTests; status=$$?; Scripts/objectstore.sh stop; exit $$status; }
 
 ## Real file systems (issue 24): mounts exFAT (exfat-fuse), FAT (fusefat), sshfs to a local sshd, overlayfs, btrfs
 ## and xfs (Scripts/filesystems.sh: root; installs them from Debian), runs the FileSystemTests suite on each (the
 ## walkthrough, a crash sweep of a save, the overlay's lower layer), and unmounts them (also when the tests fail).
 .PHONY: fs-test
 fs-test: setup
-	$(NETWORK_TESTS) $(BUILD_TESTS)
+	$(BUILD_NETWORK_TESTS)
 	@env="$$(Scripts/filesystems.sh start)" && eval "$$env" && \
-	  { $(NETWORK_TESTS) $(SWIFT) test --skip-build --filter "FileSystem|SyncNameTests"; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
+	  { $(RUN_NETWORK_TESTS) --filter "FileSystem|SyncNameTests"; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
 
 ## Formats the Swift sources with swift-format and the committed .swift-format.
 format:
