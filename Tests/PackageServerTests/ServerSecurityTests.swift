@@ -168,6 +168,21 @@ struct ServerSecurityTests {
     await served.stop()
   }
 
+  @Test("a page's CSRF token expires once 64 newer pages were served")
+  func pageTokensExpire() async throws {
+    let setup = try await offThePool { try Setup() }
+    let served = try await Served(package: setup.package, allowsRestore: true)
+    let oldest = try await served.pageToken()
+    var newest = oldest
+    for _ in 0..<64 { newest = try await served.pageToken() }
+    // No version 99: a token that passes gets "no such version", one that does not gets 403.
+    let expired = try await served.post("/api/restore", ["id": "99"], extra: ["X-Docpkg-CSRF: \(oldest)"])
+    #expect(expired.status == 403 && expired.text.contains("reload the page"), "\(expired)")
+    let current = try await served.post("/api/restore", ["id": "99"], extra: ["X-Docpkg-CSRF: \(newest)"])
+    #expect(current.status == 404, "\(current)")
+    await served.stop()
+  }
+
   @Test("package content never runs as the page: nosniff and a policy on every answer, HTML as text, SVG sandboxed")
   func contentIsNotActive() async throws {
     let setup = try await offThePool { try Setup() }

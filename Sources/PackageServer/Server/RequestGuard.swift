@@ -24,8 +24,11 @@ struct RequestGuard: Sendable {
   let allowsWrites: Bool
   /// The one route that changes something (`POST` only; every other route is `GET` only).
   static let writingRoute = "/api/restore"
-  /// The CSRF tokens of the pages served so far.
-  let pageTokens = NIOLockedValueBox<Set<String>>([])
+  /// The CSRF tokens of the pages served last, oldest first: at most ``keptPageTokens``.
+  let pageTokens = NIOLockedValueBox<[String]>([])
+  /// How many pages' CSRF tokens stay valid: a page older than the last 64 served must be reloaded before it
+  /// restores, so that a server left running does not collect a token for every page load.
+  static let keptPageTokens = 64
 
   /// The `Host` values that name this server on `port`.
   static func acceptedHosts(port: Int) -> [String] { ["127.0.0.1:\(port)", "localhost:\(port)"] }
@@ -68,9 +71,12 @@ struct RequestGuard: Sendable {
     return nil
   }
 
-  /// Remembers the CSRF token of a page just served.
+  /// Remembers the CSRF token of a page just served, forgetting the oldest beyond ``keptPageTokens``.
   func issuePageToken(_ value: String) {
-    pageTokens.withLockedValue { _ = $0.insert(value) }
+    pageTokens.withLockedValue { tokens in
+      tokens.append(value)
+      if tokens.count > Self.keptPageTokens { tokens.removeFirst(tokens.count - Self.keptPageTokens) }
+    }
   }
 
   /// Whether `path` names an entry below the root without leaving it: relative, no `.`, `..` or empty
