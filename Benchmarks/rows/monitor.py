@@ -8,6 +8,7 @@ import time
 
 WRITES = 200
 SAVES = 100
+MOVES = 50
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -63,6 +64,38 @@ def latencies(proc, package, writes):
                 pending = lines.pop()
                 seen = any(b'"Data/watched.txt"' in line for line in lines)
         results.append(time.perf_counter() - start)
+    return results
+
+
+def move_latencies(proc, top, package_below, moves):
+    """Rename the folder `top` (two levels above the package) back and forth `moves` times; return the seconds
+    from each rename to watch's `packageMoved` line naming the package's new path."""
+    results = []
+    pending = b""
+    names = [top, top + "-moved"]
+    for index in range(moves):
+        old, new = names[index % 2], names[(index + 1) % 2]
+        expected = os.path.join(new, package_below).encode()
+        start = time.perf_counter()
+        os.rename(old, new)
+        deadline = start + 5
+        seen = False
+        while not seen:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise RuntimeError(f"move {index} not reported within 5 s")
+            ready, _, _ = select.select([proc.stdout], [], [], left)
+            if ready:
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    raise RuntimeError("docpkg watch ended")
+                pending += chunk
+                lines = pending.split(b"\n")
+                pending = lines.pop()
+                seen = any(b'"packageMoved"' in line and b'"' + expected + b'"' in line for line in lines)
+        results.append(time.perf_counter() - start)
+    if moves % 2:
+        os.rename(names[1], names[0])
     return results
 
 
@@ -131,6 +164,28 @@ def rows(h):
                    f"max {samples[-1] * 1000:.1f} ms.")
     except RuntimeError as error:
         h.row("monitor: outside write reported, p99 of 200", None, note=f"not measured: {error}")
+
+    # A folder two levels above the package renamed, as a user reorganizing their documents does: NSFilePresenter
+    # reports that move with the new path; so must watch (issue 26).
+    name = f"monitor: folder above the package renamed, reported with the new path, p99 of {MOVES}"
+    top = os.path.join(h.scratch("monitor-move"), "Projects")
+    moved = os.path.join(top, "2026", "Doc.pkg")
+    os.makedirs(os.path.join(moved, "Data"))
+    with open(os.path.join(moved, "Data", "a.txt"), "w") as out:
+        out.write("a\n")
+    try:
+        proc, _ = start_watch(h.docpkg, moved)
+        try:
+            samples = sorted(move_latencies(proc, top, os.path.join("2026", "Doc.pkg"), MOVES))
+        finally:
+            stop(proc)
+        p99 = samples[int(0.99 * (len(samples) - 1))]
+        h.row(name, p99, limit_s=0.1,
+              note=f"`docpkg watch --json` on Projects/2026/Doc.pkg; Projects renamed back and forth; time from the "
+                   f"rename to the packageMoved line with the new path; median "
+                   f"{samples[len(samples) // 2] * 1000:.1f} ms, max {samples[-1] * 1000:.1f} ms.")
+    except RuntimeError as error:
+        h.row(name, None, note=f"not measured: {error}")
 
     many = h.corpus("many")
     files = sum(len(names) for _, _, names in os.walk(many))
