@@ -73,6 +73,40 @@ struct SyncDownloadTests {
       try await PackageSync(packageAt: FilePath(b), remote: "origin", credentials: credentials).push() == .upToDate)
   }
 
+  @Test func aPullHandsOverTheBlobsOneFileUsesAndCopiesTheOthers() async throws {
+    let (dir, url, a, _) = try await pushed("pull-handover", files: ["f.txt": "first\n"])
+    let b = dir.appending("B.mydoc")
+    try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
+    try dir.write("A.mydoc/new.bin", "only here\n")
+    try dir.write("A.mydoc/Twins/a.txt", "twice here\n")
+    try dir.write("A.mydoc/Twins/b.txt", "twice here\n")
+    try await PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials).push()
+
+    // The downloads' inodes just before the save, when every blob has arrived.
+    let objects = dir.appending(".B.mydoc.docpkg-sync/objects")
+    let single = SHA256Hex.of(Data("only here\n".utf8))
+    let shared = SHA256Hex.of(Data("twice here\n".utf8))
+    let downloaded = InodeLog()
+    let result = try await PackageSync(packageAt: FilePath(b), remote: "origin", credentials: credentials).pull {
+      guard $0.phase == .saving else { return }
+      for hash in [single, shared] {
+        if let node = try? self.inode(objects + "/" + hash).inode { downloaded.record(hash, node) }
+      }
+    }
+    #expect(result == .fastForwarded)
+    let seen = downloaded.inodes
+    #expect(seen.count == 2, "the downloads were not there when the save began: \(seen)")
+    // The blob one file uses became that file (no bytes copied); the one two files use was copied for each.
+    #expect(try inode(b + "/new.bin").inode == seen[single])
+    for path in ["new.bin", "Twins/a.txt", "Twins/b.txt"] {
+      #expect(try inode(b + "/" + path).links == 1, "\(path) shares its inode")
+    }
+    #expect(try inode(b + "/Twins/a.txt").inode != seen[shared] && inode(b + "/Twins/b.txt").inode != seen[shared])
+    #expect(try String(contentsOfFile: b + "/new.bin", encoding: .utf8) == "only here\n")
+    #expect(try String(contentsOfFile: b + "/Twins/b.txt", encoding: .utf8) == "twice here\n")
+    #expect(!FileManager.default.fileExists(atPath: objects))
+  }
+
   @Test func aDamagedBlobLeftByAnInterruptedPullIsDownloadedAgain() async throws {
     let (dir, url, a, _) = try await pushed("pull-leftover", files: ["f.txt": "first\n", "g.txt": "other\n"])
     let b = dir.appending("B.mydoc")
@@ -103,7 +137,7 @@ struct SyncDownloadTests {
     try await PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials).push()
 
     let objects = dir.appending(".B.mydoc.docpkg-sync/objects")
-    func arrived() -> [String] {
+    @Sendable func arrived() -> [String] {
       ((try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? []).filter {
         $0.count == 64 && $0.allSatisfy(\.isHexDigit)
       }
@@ -127,4 +161,12 @@ struct SyncDownloadTests {
           == Data(contentsOf: URL(fileURLWithPath: a + "/Big/\(index).raw")))
     }
   }
+}
+
+/// The inodes a progress handler saw, by blob hash (the handler may run on any thread).
+private final class InodeLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var seen: [String: UInt64] = [:]
+  var inodes: [String: UInt64] { lock.withLock { seen } }
+  func record(_ hash: String, _ inode: UInt64) { lock.withLock { seen[hash] = inode } }
 }

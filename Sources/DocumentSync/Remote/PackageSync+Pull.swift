@@ -100,7 +100,9 @@ extension PackageSync {
       let ours = try FlatTree(root: now.root, trees: allTrees)
       let base = try synced.map { try FlatTree(root: $0.tree, trees: allTrees) } ?? [:]
       var merge = TreeMerge(base: base, ours: ours, theirs: theirs)
-      let applier = TreeApplier(objects: folder.objects, localBlobs: now.blobs, packagePath: packagePath)
+      // The downloads are removed after the save (`clearObjects`): the blobs one file uses are handed over to it.
+      let applier = TreeApplier(
+        objects: folder.objects, localBlobs: now.blobs, packagePath: packagePath, handOver: true)
       // Text files both sides changed in different lines: the line-wise merge a local merging save makes.
       var texts: [String: Data] = [:]
       for path in merge.conflicts {

@@ -12,9 +12,11 @@ import Foundation
 /// sync folder's downloaded blobs, or from the package's own file with the same hash; files and links take the
 /// state's modification times (a directory's time is not part of a state: it gets the time of the save).
 ///
-/// With `handOver` (a clone: the downloaded blobs are removed after the save), a downloaded blob that only one file
-/// uses is handed over to the save, which links it into the package instead of copying its bytes; a blob several
-/// files use is copied for each, so that no two files of the package share an inode.
+/// With `handOver` (a clone or a pull: the downloaded blobs are removed after the save), a downloaded blob that only
+/// one file of the target uses is handed over to the save, which links it into the package instead of copying its
+/// bytes; a blob several files use is copied for each, so that no two files of the package share an inode. What
+/// reads a download before the save (a line-wise merge, another device's conflict version kept first) reads it
+/// in place.
 struct TreeApplier {
   let objects: FilePath
   let localBlobs: [String: (path: String, size: Int64)]
