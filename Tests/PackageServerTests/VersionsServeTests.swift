@@ -70,6 +70,35 @@ struct VersionsServeTests {
     await served.stop()
   }
 
+  @Test("a download whose packer fails half-way ends without HTTP's last chunk: never a short zip that looks whole")
+  func downloadCutByAChange() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    // Random bytes (the zip stays as large) that the packer reads first, then a file it reads last.
+    var generator = SplitMix64(seed: 5)
+    let words = (0..<((24 << 20) / 8)).map { _ in generator.next() }
+    try temp.write("Notes.mydoc/0-big.bin", words.withUnsafeBytes { Data($0) })
+    try temp.write("Notes.mydoc/zz-last.txt", "read last\n")
+    let served = try await Served(package: package)
+    let port = served.port
+    let connection = try await offThePool { try RawConnection(port: port) }
+    connection.send(
+      "GET \(Served.target("/api/download", ["state": "current"])) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+    // Read a little, so that the packer waits in the big file with the socket and the pipe full ...
+    let started = try await offThePool { connection.read { $0.count >= 256 << 10 } }
+    #expect(started)
+    // ... remove the file it reads last, then read on to the end.
+    let removed = try await offThePool { try Shell.docpkg(["rm", package, "zz-last.txt"]) }
+    #expect(removed.status == 0, "\(removed.standardError)")
+    try await offThePool { _ = connection.read() }
+    let end = Array("\r\n0\r\n\r\n".utf8)
+    #expect(connection.received.count > 1 << 20 && !connection.received.suffix(end.count).elementsEqual(end))
+    // The server goes on: the next download is whole.
+    let next = try await served.get("/api/download", ["state": "current"])
+    #expect(next.status == 200 && next.body.count > 1 << 20)
+    await served.stop()
+  }
+
   @Test("an archive is served in place: tree, preview and download, no versions")
   func archive() async throws {
     let temp = try TemporaryDirectory()

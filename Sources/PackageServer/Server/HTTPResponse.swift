@@ -11,8 +11,10 @@ import Foundation
 /// response carries the headers of ``HTTPResponse/securityHeaders``.
 struct HTTPResponse: Sendable {
   /// Writes a streamed body's chunks, waiting for each to be written (so a slow client slows the producer);
-  /// returns `false` once the client is gone.
-  typealias Producer = @Sendable (_ write: @escaping @Sendable ([UInt8]) async -> Bool) async -> Void
+  /// `write` returns `false` once the client is gone. The producer returns whether the body it wrote is whole:
+  /// `false` (a download whose packer failed half-way) ends the connection without HTTP's last chunk, so that the
+  /// client sees a failed transfer rather than a short body that looks complete.
+  typealias Producer = @Sendable (_ write: @escaping @Sendable ([UInt8]) async -> Bool) async -> Bool
 
   enum Body: Sendable {
     case bytes([UInt8])
@@ -87,13 +89,17 @@ struct HTTPResponse: Sendable {
       // No length: HTTP/1.1 chunked encoding (NIO's encoder adds it).
       channel.write(
         HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers)), promise: nil)
-      await produce { chunk in
+      let whole = await produce { chunk in
         do {
           try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: chunk)))).get()
           return true
         } catch {
           return false
         }
+      }
+      guard whole else {
+        _ = try? await channel.close()
+        return
       }
       _ = try? await channel.writeAndFlush(HTTPServerResponsePart.end(nil)).get()
     }

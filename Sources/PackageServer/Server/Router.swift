@@ -177,10 +177,11 @@ struct Router: Sendable {
         let (stream, cancel) = events.subscribe()
         defer { cancel() }
         // Subscribed first: if the monitor starts meanwhile, its `live` event follows.
-        guard await write(Array("event: hello\ndata: {\"live\":\(events.isWatching)}\n\n".utf8)) else { return }
+        guard await write(Array("event: hello\ndata: {\"live\":\(events.isWatching)}\n\n".utf8)) else { return false }
         for await record in stream {
-          guard await write(Array(record.utf8)) else { return }
+          guard await write(Array(record.utf8)) else { return false }
         }
+        return true  // the server stops: the stream ends as a stream should
       })
     response.headers.add(name: "X-Accel-Buffering", value: "no")
     return response

@@ -1,6 +1,7 @@
 import Dispatch
 import DocumentArchive
 import DocumentPackage
+import NIOConcurrencyHelpers
 import SystemPackage
 
 /// A download of a tree as a zip, streamed: ``/DocumentArchive/ArchivePacker`` writes the zip into a pipe on a
@@ -19,13 +20,21 @@ enum ZipDownload {
   /// The body of a download of `tree` (opened for this download alone: the packer reads it on its own thread).
   static func body(of tree: Handed<PackageNode>) -> HTTPResponse.Producer {
     { write in
-      guard let ends = try? Syscalls.makePipe() else { return }
+      guard let ends = try? Syscalls.makePipe() else { return false }
       let cancellation = ArchiveCancellation()
+      // Set by the packer before it closes the pipe, read after the pipe's end: whether the zip is whole.
+      let packed = NIOLockedValueBox(false)
       DispatchQueue(label: "PackageServer.ZipDownload.pack").async {
         defer { Syscalls.closeFile(ends.write) }
-        try? ArchivePacker.pack(
-          tree.value, writingTo: FileDescriptor(rawValue: ends.write), label: "download",
-          options: PackOptions(format: .zip), cancellation: cancellation)
+        do {
+          try ArchivePacker.pack(
+            tree.value, writingTo: FileDescriptor(rawValue: ends.write), label: "download",
+            options: PackOptions(format: .zip), cancellation: cancellation)
+          packed.withLockedValue { $0 = true }
+        } catch {
+          // The package changed under the packer, or a file could not be read: the client must not take what
+          // arrived for the whole zip (see `HTTPResponse.Producer`).
+        }
       }
       let reader = ends.read
       let reads = DispatchQueue(label: "PackageServer.ZipDownload.read")
@@ -42,7 +51,9 @@ enum ZipDownload {
               })
           }
         }
-        guard let chunk, !chunk.isEmpty, await write(chunk) else { return }
+        guard let chunk else { return false }  // the pipe could not be read
+        if chunk.isEmpty { return packed.withLockedValue { $0 } }  // the packer's end: whole if it finished
+        guard await write(chunk) else { return false }  // the client left
       }
     }
   }
