@@ -48,21 +48,7 @@ def latencies(proc, package, writes):
         start = time.perf_counter()
         with open(path, "w") as out:
             out.write(f"write {index}\n")
-        deadline = start + 5
-        seen = False
-        while not seen:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise RuntimeError(f"write {index} not reported within 5 s")
-            ready, _, _ = select.select([proc.stdout], [], [], left)
-            if ready:
-                chunk = os.read(proc.stdout.fileno(), 65536)
-                if not chunk:
-                    raise RuntimeError("docpkg watch ended")
-                pending += chunk
-                lines = pending.split(b"\n")
-                pending = lines.pop()
-                seen = any(b'"Data/watched.txt"' in line for line in lines)
+        pending = read_until(proc, pending, lambda line: b'"Data/watched.txt"' in line, 5, f"write {index}")
         results.append(time.perf_counter() - start)
     return results
 
@@ -75,24 +61,11 @@ def move_latencies(proc, top, package_below, moves):
     names = [top, top + "-moved"]
     for index in range(moves):
         old, new = names[index % 2], names[(index + 1) % 2]
-        expected = os.path.join(new, package_below).encode()
+        expected = b'"' + os.path.join(new, package_below).encode() + b'"'
         start = time.perf_counter()
         os.rename(old, new)
-        deadline = start + 5
-        seen = False
-        while not seen:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise RuntimeError(f"move {index} not reported within 5 s")
-            ready, _, _ = select.select([proc.stdout], [], [], left)
-            if ready:
-                chunk = os.read(proc.stdout.fileno(), 65536)
-                if not chunk:
-                    raise RuntimeError("docpkg watch ended")
-                pending += chunk
-                lines = pending.split(b"\n")
-                pending = lines.pop()
-                seen = any(b'"packageMoved"' in line and b'"' + expected + b'"' in line for line in lines)
+        pending = read_until(proc, pending, lambda line: b'"packageMoved"' in line and expected in line, 5,
+                             f"move {index}")
         results.append(time.perf_counter() - start)
     if moves % 2:
         os.rename(names[1], names[0])
@@ -107,22 +80,23 @@ def build_example():
     return os.path.join(REPO, ".build", "release", "LiveDocument")
 
 
-def read_until(proc, pending, marker, seconds):
-    """Read the process's stdout until a line containing `marker`; return the bytes after that line."""
+def read_until(proc, pending, match, seconds, what):
+    """Read the process's stdout until a line for which `match` holds (bytes -> bool); return the bytes after
+    that line. Raises RuntimeError naming `what` after `seconds`, or when the process ends."""
     deadline = time.perf_counter() + seconds
     while True:
         lines = pending.split(b"\n")
         for index, line in enumerate(lines[:-1]):
-            if marker in line:
+            if match(line):
                 return b"\n".join(lines[index + 1:])
         left = deadline - time.perf_counter()
         if left <= 0:
-            raise RuntimeError(f"no {marker.decode()!r} within {seconds} s")
+            raise RuntimeError(f"{what} not seen within {seconds} s")
         ready, _, _ = select.select([proc.stdout], [], [], left)
         if ready:
             chunk = os.read(proc.stdout.fileno(), 65536)
             if not chunk:
-                raise RuntimeError("LiveDocument ended")
+                raise RuntimeError(f"the program ended before {what}")
             pending += chunk
 
 
@@ -131,13 +105,14 @@ def document_reactions(h, example, package, saves):
     proc = subprocess.Popen([example, package, "--changes", str(saves), "--timeout", "600"], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        pending = read_until(proc, b"", b"ready: watching", 30)
+        pending = read_until(proc, b"", lambda line: b"ready: watching" in line, 30, "ready: watching")
         results = []
         for index in range(saves):
             subprocess.run([h.docpkg, "put", package, "Data/watched.txt", "--versions", "none"],
                            input=f"save {index}\n".encode(), check=True, stdout=subprocess.DEVNULL)
             start = time.perf_counter()
-            pending = read_until(proc, pending, f"outside change {index + 1}: reloaded".encode(), 5)
+            marker = f"outside change {index + 1}: reloaded".encode()
+            pending = read_until(proc, pending, lambda line: marker in line, 5, marker.decode())
             results.append(time.perf_counter() - start)
         return results
     finally:

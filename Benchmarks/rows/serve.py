@@ -44,6 +44,19 @@ def first_page(port, token):
     return seconds
 
 
+def first_pages(docpkg, path, runs=3):
+    """The first page's seconds and the server's peak RSS (MiB) over `runs` fresh `docpkg serve PATH`."""
+    pages, peaks = [], []
+    for _ in range(runs):
+        proc, port, token = start(docpkg, path)
+        try:
+            pages.append(first_page(port, token))
+            peaks.append(peak_rss_mb(proc.pid))
+        finally:
+            stop(proc)
+    return pages, peaks
+
+
 def change_delays(port, token, package, count):
     """Seconds from renaming a new file into the package to its name on the event stream, `count` times."""
     stream = socket.create_connection(("127.0.0.1", port), timeout=600)
@@ -75,14 +88,7 @@ def rows(h):
     files = sum(len(names) for _, _, names in os.walk(many))
     inspect = h.run([h.docpkg, "inspect", many, "--depth", "1"])
     try:
-        pages, peaks = [], []
-        for _ in range(3):
-            proc, port, token = start(h.docpkg, many)
-            try:
-                pages.append(first_page(port, token))
-                peaks.append(peak_rss_mb(proc.pid))
-            finally:
-                stop(proc)
+        pages, peaks = first_pages(h.docpkg, many)
         h.row(f"serve: first page, many ({files:,} files)", statistics.median(pages), "inspect --depth 1", inspect,
               target=2, note="median of 3 fresh `docpkg serve` runs: the HTML, script, style, /api/info and the "
                              "root's first 200 entries, one after the other on one connection (server start not "
@@ -104,14 +110,7 @@ def rows(h):
         zip_path = os.path.join(h.scratch("serve-zip"), "many.zip")
         subprocess.run([h.docpkg, "pack", many, "-o", zip_path], check=True, stdout=subprocess.DEVNULL)
         inspect_zip = h.run([h.docpkg, "inspect", zip_path, "--depth", "1"])
-        pages, peaks = [], []
-        for _ in range(3):
-            proc, port, token = start(h.docpkg, zip_path)
-            try:
-                pages.append(first_page(port, token))
-                peaks.append(peak_rss_mb(proc.pid))
-            finally:
-                stop(proc)
+        pages, peaks = first_pages(h.docpkg, zip_path)
         h.row(f"serve: first page, zip of many ({files:,} files)", statistics.median(pages),
               "inspect ZIP --depth 1", inspect_zip, target=2,
               note="as the first row, on a zip of the many package made by `docpkg pack`, served in place.")
