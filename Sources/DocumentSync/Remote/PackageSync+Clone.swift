@@ -35,9 +35,15 @@ extension PackageSync {
     if try LocalFiles.exists(folder.packagePath) {
       throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
     }
-    let probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region, caBundle: caBundle)
+    var probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region, caBundle: caBundle)
     let client = try probeRemote.client(credentials: credentials, environment: environment)
-    let sync = try PackageSync(folder: folder, remote: probeRemote, client: client)
+    // A remote with a key-parameters object is encrypted: the clone is too, and needs the passphrase.
+    let encrypted =
+      try await client.head(try probeRemote.location().key(RemoteKeyParameters.objectName)) != nil
+    probeRemote.encrypted = encrypted ? true : nil
+    let sync = try PackageSync(
+      folder: folder, remote: probeRemote, client: client,
+      passphrase: encrypted ? passphrase(in: environment) : nil)
     do {
       return try await sync.cloneHead(credentials: credentials, environment: environment, progress: progress)
     } catch {
@@ -87,7 +93,8 @@ extension PackageSync {
       try folder.setState(added.name, tree: head.tree, etag: etag, conflicts: [])
     }
     return try PackageSync(
-      folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment))
+      folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment),
+      passphrase: passphrase, cipher: cipher)
   }
 
   /// A key for ``S3Client/probeETagForm(key:)`` under the remote's prefix, unique to this run.
@@ -107,11 +114,48 @@ extension PackageSync {
       throw SyncError(.remote, "remote '\(remote.name)' exists already for package", key: packagePath.string)
     }
     var remote = remote
+    let client = try remote.client(credentials: credentials, environment: environment)
     if remote.etagForm == nil {
-      let client = try remote.client(credentials: credentials, environment: environment)
       remote.etagForm = try await client.probeETagForm(key: probeKey(url: remote.url))
     }
+    try await checkEncryption(of: remote, client: client, passphrase: passphrase(in: environment))
     try await BlockingIO.run { [remote] in try folder.add(remote) }
+  }
+
+  /// Checks that `remote` is what the bucket holds, before it is added: an encrypted remote's passphrase opens its
+  /// key (whose parameters are written first, with a new master key, when the prefix holds nothing yet); a plain
+  /// remote is not an encrypted one, nor the other way round.
+  /// - Throws: ``SyncError`` with code `passphrase` if the passphrase is missing or wrong, `remote` if the prefix
+  ///   holds a history of the other kind; the client's errors. Nothing is changed on the server then.
+  private static func checkEncryption(of remote: Remote, client: S3Client, passphrase: String?) async throws {
+    let location = try remote.location()
+    let key = location.key(RemoteKeyParameters.objectName)
+    let hasKey = try await client.head(key) != nil
+    guard remote.encrypted == true else {
+      if hasKey {
+        throw SyncError(
+          .remote, "the remote is encrypted (it has key parameters): add it with --encrypt and its passphrase;",
+          key: key)
+      }
+      return
+    }
+    guard let passphrase else { throw missingPassphrase(key: key) }
+    if hasKey {
+      _ = try await openKey(client: client, key: key, passphrase: passphrase)
+      return
+    }
+    if try await client.head(location.key("head")) != nil {
+      throw SyncError(
+        .remote, "the remote holds an unencrypted history: an encrypted remote needs a new prefix; head",
+        key: location.key("head"))
+    }
+    let (parameters, _) = try await BlockingIO.run { try RemoteKeyParameters.make(passphrase: passphrase) }
+    do { _ = try await client.put(key, data: parameters.encoded(), condition: .absent) } catch let error
+      as SyncError where error.code == .preconditionFailed
+    {
+      // Another device made the remote's key meanwhile: this passphrase must open it.
+      _ = try await openKey(client: client, key: key, passphrase: passphrase)
+    }
   }
 }
 
