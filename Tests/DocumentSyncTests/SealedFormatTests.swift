@@ -25,7 +25,10 @@ import Testing
   }
 
   /// 2 segments and 10 bytes: `i * 7 % 251` for each byte index i.
-  static let big = Data((0..<(2 * 65536 + 10)).map { UInt8($0 * 7 % 251) })
+  static let big: Data = {
+    let count: Int = 2 * 65_536 + 10
+    return Data((0..<count).map { (index: Int) -> UInt8 in UInt8(index * 7 % 251) })
+  }()
 
   @Test func objectNamesAreKeyedHashes() {
     let hash = Self.sha256(Data("hello\n".utf8))
@@ -100,15 +103,19 @@ import Testing
       flipped[offset] ^= 0x01
       variants.append(("byte \(offset) flipped", flipped))
     }
-    variants.append(("last segment dropped", sealed.prefix(28 + 2 * 65_552)))
-    variants.append(("last byte dropped", sealed.dropLast()))
-    variants.append(("a byte appended", sealed + [0]))
-    variants.append(("header only", sealed.prefix(28)))
+    variants.append(("last segment dropped", Data(sealed.prefix(28 + 131_104))))
+    variants.append(("last byte dropped", Data(sealed.dropLast())))
+    variants.append(("a byte appended", sealed + Data([0])))
+    variants.append(("header only", Data(sealed.prefix(28))))
     variants.append(("empty", Data()))
-    var swapped = Data(sealed.prefix(28))
-    swapped += sealed[(28 + 65_552)..<(28 + 2 * 65_552)]
-    swapped += sealed[28..<(28 + 65_552)]
-    swapped += sealed[(28 + 2 * 65_552)...]
+    let segment: Int = 65_552
+    let first: Int = 28
+    let second: Int = first + segment
+    let third: Int = second + segment
+    var swapped = Data(sealed.prefix(first))
+    swapped.append(sealed[second..<third])
+    swapped.append(sealed[first..<second])
+    swapped.append(sealed[third...])
     variants.append(("segments swapped", swapped))
     for (change, body) in variants {
       let error = #expect(throws: SyncError.self, "\(change)") {
