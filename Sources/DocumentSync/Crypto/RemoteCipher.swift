@@ -30,6 +30,11 @@ package final class RemoteCipher: Sendable {
     seedKey = derive("docpkg-sync seed key")
   }
 
+  /// The keys derived from the master key `bytes` (32 bytes), for callers that do not import Crypto.
+  package convenience init(masterKeyBytes bytes: [UInt8]) {
+    self.init(masterKey: SymmetricKey(data: bytes))
+  }
+
   /// The name on the remote of the object whose plain SHA-256 is `hash`: 64 hex digits.
   package func name(_ hash: String) -> String {
     ContentHash.hex(HMAC<Crypto.SHA256>.authenticationCode(for: Array(hash.utf8), using: nameKey))

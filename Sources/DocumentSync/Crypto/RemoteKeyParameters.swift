@@ -62,8 +62,10 @@ package struct RemoteKeyParameters: Codable, Sendable, Hashable {
     guard let parameters = try? JSONDecoder().decode(Self.self, from: data) else {
       throw SyncError(.corrupt, "malformed key-parameters object", key: key)
     }
-    guard parameters.format == 1, parameters.kdf == "scrypt", (10...22).contains(parameters.logN),
-      (1...32).contains(parameters.r), (1...16).contains(parameters.p), parameters.salt.count >= 16
+    // scrypt takes 128 × r × N bytes: at most 1 GiB here, whatever the server asks.
+    guard parameters.format == 1, parameters.kdf == "scrypt", (10...20).contains(parameters.logN),
+      (1...16).contains(parameters.r), (1...4).contains(parameters.p), parameters.salt.count >= 16,
+      128 * parameters.r << parameters.logN <= 1 << 30
     else {
       throw SyncError(.corrupt, "key parameters of another format or out of bounds in", key: key)
     }
