@@ -20,11 +20,14 @@ extension PackageSync {
   ///     in `~/.aws/config`, else `us-east-1`).
   ///   - caBundle: A PEM file of authorities trusted besides the system's, kept with the remote (else
   ///     `AWS_CA_BUNDLE` from `environment`).
-  ///   - environment: Where `AWS_REGION` and `AWS_CA_BUNDLE` are looked up.
+  ///   - environment: Where `AWS_REGION` and `AWS_CA_BUNDLE` are looked up, and an encrypted remote's passphrase
+  ///     (`DOCPKG_SYNC_PASSPHRASE`, else the file `DOCPKG_SYNC_PASSPHRASE_FILE` names). A remote that holds key
+  ///     parameters is encrypted, and so is the clone's remote.
   ///   - progress: Called as objects arrive.
   /// - Returns: The sync of the new package with its remote.
-  /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet; `PackageError` with code
-  ///   `nameTaken` if something is at `destination`.
+  /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet, `passphrase` if it is
+  ///   encrypted and the passphrase is missing or wrong, `corrupt` naming an object changed on the server;
+  ///   `PackageError` with code `nameTaken` if something is at `destination`. Nothing is left at `destination`.
   @discardableResult
   public static func clone(
     from url: String, endpoint: String, to destination: FilePath, credentials: S3Credentials,
@@ -104,7 +107,12 @@ extension PackageSync {
 
   /// Adds the remote `remote` to the package at `packagePath`, after finding how its server wants `If-Match`
   /// ETags (one probe object, written and deleted under the prefix) unless `remote.etagForm` is given.
-  /// - Throws: ``SyncError`` with code `remote` if a remote of that name exists; the client's errors.
+  ///
+  /// An encrypted remote (``Remote/encrypted``) needs its passphrase in `environment` (`DOCPKG_SYNC_PASSPHRASE`,
+  /// else the file `DOCPKG_SYNC_PASSPHRASE_FILE` names): on a prefix with key parameters it must open them; on an
+  /// empty prefix a new master key is made and its parameters written (`key`).
+  /// - Throws: ``SyncError`` with code `remote` if a remote of that name exists or the prefix holds a remote of
+  ///   the other kind (encrypted or not), `passphrase` if the passphrase is missing or wrong; the client's errors.
   public static func addRemote(
     _ remote: Remote, toPackageAt packagePath: FilePath, credentials: S3Credentials,
     environment: [String: String] = ProcessInfo.processInfo.environment

@@ -35,6 +35,8 @@ extension PackageSync {
   ///   broken (naming the repair); others as the client's.
   @discardableResult
   public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+    // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
+    try await unlock()
     let packagePath = folder.packagePath
     let folder = self.folder
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
