@@ -44,9 +44,9 @@ extension PackageSync {
     let encrypted =
       try await client.head(try probeRemote.location().key(RemoteKeyParameters.objectName)) != nil
     probeRemote.encrypted = encrypted ? true : nil
-    let sync = try PackageSync(
-      folder: folder, remote: probeRemote, client: client,
-      passphrase: encrypted ? passphrase(in: environment) : nil)
+    let passphrase: String? =
+      if encrypted { try await BlockingIO.run { Self.passphrase(in: environment) } } else { nil }
+    let sync = try PackageSync(folder: folder, remote: probeRemote, client: client, passphrase: passphrase)
     do {
       return try await sync.cloneHead(credentials: credentials, environment: environment, progress: progress)
     } catch {
@@ -126,7 +126,9 @@ extension PackageSync {
     if remote.etagForm == nil {
       remote.etagForm = try await client.probeETagForm(key: probeKey(url: remote.url))
     }
-    try await checkEncryption(of: remote, client: client, passphrase: passphrase(in: environment))
+    let passphrase: String? =
+      if remote.encrypted == true { try await BlockingIO.run { Self.passphrase(in: environment) } } else { nil }
+    try await checkEncryption(of: remote, client: client, passphrase: passphrase)
     try await BlockingIO.run { [remote] in try folder.add(remote) }
   }
 
