@@ -141,6 +141,27 @@ struct EncryptedSyncTests {
     #expect(plain.status != 0 && plain.standardError.contains("--encrypt"), "\(plain.standardError)")
   }
 
+  @Test func pruneKeepsWhatTheRetainedStatesReach() async throws {
+    let (temp, package, url, client) = try await pushedNotes("crypt-prune")
+    for round in 1...3 {
+      try Data("round \(round)\n".utf8).write(to: URL(fileURLWithPath: package + "/Text.txt"))
+      let push = try Shell.docpkg(["push", package], environment: Self.passphrase)
+      #expect(push.status == 0, "\(push.standardError)")
+    }
+    let states = try await client.list(prefix: "notes/states/")
+    #expect(states.count == 4)
+    let prune = try Shell.docpkg(["remote", "prune", package, "--keep", "1"], environment: Self.passphrase)
+    #expect(prune.status == 0, "\(prune.standardError)")
+    // Three old versions of Text.txt and three old root trees go; the head's state stays whole.
+    #expect(prune.standardOutput.hasPrefix("kept 1 states"), "\(prune.standardOutput)")
+    #expect(prune.standardOutput.hasSuffix("removed 9 objects\n"), "\(prune.standardOutput)")
+    let desk = temp.appending("Desk.mydoc")
+    let clone = try Shell.docpkg(
+      ["clone", url, desk, "--endpoint", ObjectStore.endpointURL], environment: Self.passphrase)
+    #expect(clone.status == 0, "\(clone.standardError)")
+    #expect(try Self.files(under: desk) == Self.files(under: package))
+  }
+
   @Test(arguments: ["blobs/", "trees/", "head"])
   func aFlippedByteIsRefusedNamingTheObject(_ prefix: String) async throws {
     let (temp, _, url, client) = try await pushedNotes("crypt-tamper")
