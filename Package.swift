@@ -29,6 +29,9 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
+    // End-to-end encryption of a remote (DocumentSync only): ChaCha20-Poly1305 and HMAC (CryptoKit on Apple
+    // platforms), scrypt (_CryptoExtras).
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     // `make docs`: DocC's generate-documentation plugin (used by no target).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -80,6 +83,8 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]
     ),
 
@@ -209,6 +214,7 @@ if networkTests {
       name: "DocumentSyncTests",
       dependencies: [
         "DocumentSync", "DocumentPackage", "TestSupport", .target(name: "docpkg"), .target(name: "docpkg-sync"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ],
       exclude: ["Fixtures"]
     ),

@@ -64,7 +64,7 @@ enum LiveSync: SyncCommandRunner {
   static func addRemote(_ command: RemoteAdd<Self>) throws {
     let remote = Remote(
       name: command.name, url: command.url, endpoint: command.server.endpoint, region: command.server.region,
-      caBundle: command.server.caBundle.map(absolutePath))
+      caBundle: command.server.caBundle.map(absolutePath), encrypted: command.encrypt)
     let packagePath = FilePath(command.package)
     let credentials = try environmentCredentials()
     try runBlocking { try await PackageSync.addRemote(remote, toPackageAt: packagePath, credentials: credentials) }
@@ -72,7 +72,8 @@ enum LiveSync: SyncCommandRunner {
 
   static func listRemotes(_ command: RemoteList<Self>) throws {
     for remote in try SyncFolder(packagePath: FilePath(command.package)).remotes() {
-      StandardOutput.shared.write("\(remote.name)\t\(remote.url)\t\(remote.endpoint)\n")
+      let encrypted = remote.encrypted == true ? "\tencrypted" : ""
+      StandardOutput.shared.write("\(remote.name)\t\(remote.url)\t\(remote.endpoint)\(encrypted)\n")
     }
   }
 

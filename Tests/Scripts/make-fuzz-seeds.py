@@ -167,6 +167,16 @@ def sync():
     for name, (selector, text) in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(bytes([selector]) + text.encode())
+    # An encrypted remote's objects (0xF0: a sealed body, 0xF1: the key parameters), from SealedFormatTests.
+    sealed_head = bytes.fromhex("647073310909090909090909090909090909090909090909090909094b863087e60f53ffec62092dd5"
+                                "48a207f131e4523cc1c7f27ec9fb7576ed1f59fac92d")
+    key_parameters = ('{"format": 1, "kdf": "scrypt", "logN": 10, "p": 1, "r": 8, "salt": "AAECAwQFBgcICQoLDA0O'
+                      'Dw==", "sealedKey": "BwcHBwcHBwcHBwcHGtYgLlxbXA11jc24HMtfCx01jhkZV3MKRkcdWjjJDwHtBF1V4h7Az'
+                      'lOHesQgNMZx"}')
+    for name, body in {"sealed-head": bytes([0xF0]) + sealed_head,
+                       "key-parameters": bytes([0xF1]) + key_parameters.encode()}.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(body)
 
 
 def main():

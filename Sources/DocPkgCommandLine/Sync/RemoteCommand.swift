@@ -11,7 +11,9 @@ package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
         Ceph RGW). Remotes are kept in .NAME.docpkg-sync/remotes.json beside the package, never inside it. \
         Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), else \
         ~/.aws/credentials (profile AWS_PROFILE); the region from AWS_REGION, else ~/.aws/config. They are never printed or stored. An https server whose certificate comes from a private \
-        authority is trusted with --ca-bundle FILE (or AWS_CA_BUNDLE); a refused certificate fails at once, never retried.
+        authority is trusted with --ca-bundle FILE (or AWS_CA_BUNDLE); a refused certificate fails at once, never retried. \
+        With --encrypt, everything is encrypted on the device with a key from a passphrase \
+        (DOCPKG_SYNC_PASSPHRASE, needed by every push, pull, clone and prune of that remote).
         """,
       subcommands: [
         RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self, RemotePrune<Runner>.self,
@@ -33,6 +35,14 @@ package struct RemoteAdd<Runner: SyncCommandRunner>: ParsableCommand {
   @Argument(help: "The remote's name (origin).") package var name: String
   @Argument(help: "s3://BUCKET/PREFIX") package var url: String
   @OptionGroup package var server: RemoteServerOptions
+  @Flag(
+    help: ArgumentHelp(
+      "Encrypt everything sent to this remote on this device (names and contents); the server sees only sizes.",
+      discussion: """
+        The passphrase comes from DOCPKG_SYNC_PASSPHRASE (or the file DOCPKG_SYNC_PASSPHRASE_FILE names) on every \
+        command, and is kept nowhere. On an empty prefix a new key is made; on an encrypted one the passphrase must \
+        open its key.
+        """)) package var encrypt = false
 
   package init() {}
 

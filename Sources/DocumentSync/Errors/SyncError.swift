@@ -49,7 +49,7 @@ extension SyncError {
   public struct Code: Hashable, Sendable, CustomStringConvertible {
     private enum Value: String, Hashable, Sendable {
       case noSuchKey, noSuchBucket, preconditionFailed, server, transport, unreachable, tls, credentials, corrupt,
-        invalidArgument, remote, cancelled
+        invalidArgument, remote, cancelled, passphrase
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
@@ -81,6 +81,8 @@ extension SyncError {
     public static var remote: Code { Code(.remote) }
     /// The operation was cancelled.
     public static var cancelled: Code { Code(.cancelled) }
+    /// An encrypted remote's passphrase is missing or wrong (its key-parameters object does not open with it).
+    public static var passphrase: Code { Code(.passphrase) }
 
     /// The code's name.
     public var description: String { value.rawValue }

@@ -20,11 +20,14 @@ extension PackageSync {
   ///     in `~/.aws/config`, else `us-east-1`).
   ///   - caBundle: A PEM file of authorities trusted besides the system's, kept with the remote (else
   ///     `AWS_CA_BUNDLE` from `environment`).
-  ///   - environment: Where `AWS_REGION` and `AWS_CA_BUNDLE` are looked up.
+  ///   - environment: Where `AWS_REGION` and `AWS_CA_BUNDLE` are looked up, and an encrypted remote's passphrase
+  ///     (`DOCPKG_SYNC_PASSPHRASE`, else the file `DOCPKG_SYNC_PASSPHRASE_FILE` names). A remote that holds key
+  ///     parameters is encrypted, and so is the clone's remote.
   ///   - progress: Called as objects arrive.
   /// - Returns: The sync of the new package with its remote.
-  /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet; `PackageError` with code
-  ///   `nameTaken` if something is at `destination`.
+  /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet, `passphrase` if it is
+  ///   encrypted and the passphrase is missing or wrong, `corrupt` naming an object changed on the server;
+  ///   `PackageError` with code `nameTaken` if something is at `destination`. Nothing is left at `destination`.
   @discardableResult
   public static func clone(
     from url: String, endpoint: String, to destination: FilePath, credentials: S3Credentials,
@@ -35,9 +38,15 @@ extension PackageSync {
     if try LocalFiles.exists(folder.packagePath) {
       throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
     }
-    let probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region, caBundle: caBundle)
+    var probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region, caBundle: caBundle)
     let client = try probeRemote.client(credentials: credentials, environment: environment)
-    let sync = try PackageSync(folder: folder, remote: probeRemote, client: client)
+    // A remote with a key-parameters object is encrypted: the clone is too, and needs the passphrase.
+    let encrypted =
+      try await client.head(try probeRemote.location().key(RemoteKeyParameters.objectName)) != nil
+    probeRemote.encrypted = encrypted ? true : nil
+    let passphrase: String? =
+      if encrypted { try await BlockingIO.run { Self.passphrase(in: environment) } } else { nil }
+    let sync = try PackageSync(folder: folder, remote: probeRemote, client: client, passphrase: passphrase)
     do {
       return try await sync.cloneHead(credentials: credentials, environment: environment, progress: progress)
     } catch {
@@ -87,7 +96,8 @@ extension PackageSync {
       try folder.setState(added.name, tree: head.tree, etag: etag, conflicts: [])
     }
     return try PackageSync(
-      folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment))
+      folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment),
+      passphrase: passphrase, cipher: cipher)
   }
 
   /// A key for ``S3Client/probeETagForm(key:)`` under the remote's prefix, unique to this run.
@@ -97,7 +107,12 @@ extension PackageSync {
 
   /// Adds the remote `remote` to the package at `packagePath`, after finding how its server wants `If-Match`
   /// ETags (one probe object, written and deleted under the prefix) unless `remote.etagForm` is given.
-  /// - Throws: ``SyncError`` with code `remote` if a remote of that name exists; the client's errors.
+  ///
+  /// An encrypted remote (``Remote/encrypted``) needs its passphrase in `environment` (`DOCPKG_SYNC_PASSPHRASE`,
+  /// else the file `DOCPKG_SYNC_PASSPHRASE_FILE` names): on a prefix with key parameters it must open them; on an
+  /// empty prefix a new master key is made and its parameters written (`key`).
+  /// - Throws: ``SyncError`` with code `remote` if a remote of that name exists or the prefix holds a remote of
+  ///   the other kind (encrypted or not), `passphrase` if the passphrase is missing or wrong; the client's errors.
   public static func addRemote(
     _ remote: Remote, toPackageAt packagePath: FilePath, credentials: S3Credentials,
     environment: [String: String] = ProcessInfo.processInfo.environment
@@ -107,11 +122,50 @@ extension PackageSync {
       throw SyncError(.remote, "remote '\(remote.name)' exists already for package", key: packagePath.string)
     }
     var remote = remote
+    let client = try remote.client(credentials: credentials, environment: environment)
     if remote.etagForm == nil {
-      let client = try remote.client(credentials: credentials, environment: environment)
       remote.etagForm = try await client.probeETagForm(key: probeKey(url: remote.url))
     }
+    let passphrase: String? =
+      if remote.encrypted == true { try await BlockingIO.run { Self.passphrase(in: environment) } } else { nil }
+    try await checkEncryption(of: remote, client: client, passphrase: passphrase)
     try await BlockingIO.run { [remote] in try folder.add(remote) }
+  }
+
+  /// Checks that `remote` is what the bucket holds, before it is added: an encrypted remote's passphrase opens its
+  /// key (whose parameters are written first, with a new master key, when the prefix holds nothing yet); a plain
+  /// remote is not an encrypted one, nor the other way round.
+  /// - Throws: ``SyncError`` with code `passphrase` if the passphrase is missing or wrong, `remote` if the prefix
+  ///   holds a history of the other kind; the client's errors. Nothing is changed on the server then.
+  private static func checkEncryption(of remote: Remote, client: S3Client, passphrase: String?) async throws {
+    let location = try remote.location()
+    let key = location.key(RemoteKeyParameters.objectName)
+    let hasKey = try await client.head(key) != nil
+    guard remote.encrypted == true else {
+      if hasKey {
+        throw SyncError(
+          .remote, "the remote is encrypted (it has key parameters): add it with --encrypt and its passphrase;",
+          key: key)
+      }
+      return
+    }
+    guard let passphrase else { throw missingPassphrase(key: key) }
+    if hasKey {
+      _ = try await openKey(client: client, key: key, passphrase: passphrase)
+      return
+    }
+    if try await client.head(location.key("head")) != nil {
+      throw SyncError(
+        .remote, "the remote holds an unencrypted history: an encrypted remote needs a new prefix; head",
+        key: location.key("head"))
+    }
+    let (parameters, _) = try await BlockingIO.run { try RemoteKeyParameters.make(passphrase: passphrase) }
+    do { _ = try await client.put(key, data: parameters.encoded(), condition: .absent) } catch let error
+      as SyncError where error.code == .preconditionFailed
+    {
+      // Another device made the remote's key meanwhile: this passphrase must open it.
+      _ = try await openKey(client: client, key: key, passphrase: passphrase)
+    }
   }
 }
 

@@ -48,6 +48,7 @@ extension PackageSync {
     let packagePath = folder.packagePath
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
     defer { lock.value.unlock() }
+    try await unlock()
     return try await withRemoteLock(.prune) {
       guard let (head, _) = try await head() else {
         if folder.state(remote.name) != nil { throw missingHead() }
@@ -56,7 +57,15 @@ extension PackageSync {
       let states = try await client.list(prefix: location.key("states/")).map(\.key).sorted(by: >)
       let keptStates = states.prefix(keep)
       var roots = [head.tree] + head.conflicts.map(\.tree)
-      roots += keptStates.compactMap { key in key.split(separator: "-").last.map(String.init) }
+      if cipher == nil {
+        roots += keptStates.compactMap { key in key.split(separator: "-").last.map(String.init) }
+      } else {
+        // An encrypted remote's state keys name their tree by its keyed hash: the tree is in the (sealed) body.
+        for key in keptStates {
+          guard let data = try? await client.get(key, limit: 1 << 16).data else { continue }
+          roots.append(try RemoteHead(decoding: opened(data, kind: .state, key: key), key: key).tree)
+        }
+      }
       // Mark: every tree and blob a retained state reaches.
       var trees: [String: TreeObject] = [:]
       for root in Set(roots) {
@@ -79,7 +88,7 @@ extension PackageSync {
       var doomed = unreached + states.dropFirst(keep)
       for lock in try await listedLocks {
         if let data = try? await client.get(lock.key, limit: 1 << 12).data,
-          RemoteLock(key: lock.key, data: data)?.isStale == true
+          RemoteLock(key: lock.key, data: (try? opened(data, kind: .lock, key: lock.key)) ?? Data())?.isStale == true
         {
           doomed.append(lock.key)
         }
@@ -97,7 +106,7 @@ extension PackageSync {
   func stateKey(_ head: RemoteHead) -> String {
     let milliseconds = String(Int64(head.date.timeIntervalSince1970 * 1000))
     let stamp = String(repeating: "0", count: max(0, 13 - milliseconds.count)) + milliseconds
-    return location.key("states/\(stamp)-\(head.tree)")
+    return location.key("states/\(stamp)-\(objectName(head.tree))")
   }
 }
 

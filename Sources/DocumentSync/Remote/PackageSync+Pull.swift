@@ -183,7 +183,7 @@ extension PackageSync {
             bytesTotal: totalBytes))
       }
       var result: (etag: String, sha256: String, size: Int64, received: Int64)
-      do { result = try await client.download(key, toFile: partial, progress: chunkProgress) } catch let error
+      do { result = try await downloadBlob(key, to: partial, progress: chunkProgress) } catch let error
         as SyncError where error.code == .noSuchKey
       {
         throw brokenHead(missing: key)
@@ -192,7 +192,7 @@ extension PackageSync {
         // The kept part was not the blob's beginning: once more, from the first byte.
         try await BlockingIO.run { try LocalFiles.remove(partial) }
         reported.withLockedValue { $0 = 0 }
-        result = try await client.download(key, toFile: partial, progress: chunkProgress)
+        result = try await downloadBlob(key, to: partial, progress: chunkProgress)
       }
       guard result.sha256 == hash else {
         _ = try? await BlockingIO.run { try LocalFiles.remove(partial) }
@@ -204,6 +204,31 @@ extension PackageSync {
         SyncProgress(
           phase: .downloading, objectsDone: done, objectsTotal: missing.count, bytesDone: bytes, bytesTotal: totalBytes)
       )
+    }
+  }
+
+  /// Downloads the blob at `key` into `partial` (resuming what it holds), as ``S3Client/download(_:toFile:progress:)``
+  /// does. For an encrypted remote the sealed bytes are downloaded into `partial.sealed` (so a cut download resumes
+  /// by byte offset) and then opened into `partial`; the hash returned is the plaintext's.
+  /// - Throws: ``SyncError`` with code `corrupt` naming `key` if the sealed blob does not open (it is then removed,
+  ///   so that the next attempt downloads it again); the client's errors.
+  func downloadBlob(
+    _ key: String, to partial: FilePath, progress: @escaping @Sendable (Int64) -> Void
+  ) async throws -> (etag: String, sha256: String, size: Int64, received: Int64) {
+    guard let cipher else { return try await client.download(key, toFile: partial, progress: progress) }
+    let sealedPartial = FilePath(partial.string + ".sealed")
+    let result = try await client.download(key, toFile: sealedPartial, progress: progress)
+    do {
+      let plainHash = try await BlockingIO.run { try cipher.openFile(at: sealedPartial, key: key, to: partial) }
+      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedPartial) }
+      return (result.etag, plainHash, result.size, result.received)
+    } catch let error as SyncError where error.code == .corrupt && result.received < result.size {
+      // The kept part may not have been the object's beginning: once more, from the first byte.
+      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedPartial) }
+      return try await downloadBlob(key, to: partial, progress: progress)
+    } catch {
+      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedPartial) }
+      throw error
     }
   }
 

@@ -35,6 +35,8 @@ extension PackageSync {
   ///   broken (naming the repair); others as the client's.
   @discardableResult
   public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+    // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
+    try await unlock()
     let packagePath = folder.packagePath
     let folder = self.folder
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
@@ -93,8 +95,8 @@ extension PackageSync {
         async let listedTrees = client.list(prefix: location.key("trees/"))
         let haveBlobs = Set(try await listedBlobs.map { String($0.key.split(separator: "/").last ?? "") })
         let haveTrees = Set(try await listedTrees.map { String($0.key.split(separator: "/").last ?? "") })
-        plan.blobs.removeAll { haveBlobs.contains($0) }
-        plan.trees.removeAll { haveTrees.contains($0) }
+        plan.blobs.removeAll { haveBlobs.contains(objectName($0)) }
+        plan.trees.removeAll { haveTrees.contains(objectName($0)) }
       } else {
         // A few: small blobs are sent (a PUT costs what a HEAD does), big ones only if the remote lacks them.
         let big = plan.blobs.filter { (snapshot.blobs[$0]?.size ?? 0) > Self.headCheckSize }
@@ -126,8 +128,7 @@ extension PackageSync {
       let counter = TransferCounter()
 
       try await forEachConcurrently(blobs) { [self] (hash, file, size) in
-        try await client.upload(
-          blobKey(hash), fromFile: file, expectedSHA256: hash, record: folder.uploads.appending(hash))
+        try await uploadBlob(hash, from: file)
         await journal.note(hash)
         let (objects, bytes) = counter.add(objects: 1, bytes: size)
         progress?(
@@ -138,7 +139,7 @@ extension PackageSync {
       }
       // Trees after blobs, the head last: the head never names an object that is not there.
       try await forEachConcurrently(trees) { [self] (hash, data) in
-        try await client.put(treeKey(hash), data: data)
+        try await client.put(treeKey(hash), data: sealed(data, kind: .tree, contentHash: hash))
         await journal.note(hash)
         let (objects, bytes) = counter.add(objects: 1, bytes: 0)
         progress?(
@@ -156,7 +157,8 @@ extension PackageSync {
       let etag: String
       do {
         etag = try await client.put(
-          headKey, data: newHead.encoded(), condition: current.map { .matches($0.etag) } ?? .absent)
+          headKey, data: sealed(newHead.encoded(), kind: .head), condition: current.map { .matches($0.etag) } ?? .absent
+        )
       } catch let error as SyncError where error.code == .preconditionFailed {
         throw lostRace(error)
       } catch let error as SyncError where error.code == .transport || (error.status ?? 0) >= 500 {
@@ -177,9 +179,30 @@ extension PackageSync {
         journal.finish()
       }
       // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
-      _ = try? await client.put(stateKey(newHead), data: newHead.encoded())
+      _ = try? await client.put(stateKey(newHead), data: sealed(newHead.encoded(), kind: .state))
       return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: totalBytes)
     }
+  }
+
+  /// Uploads blob `hash` from the package's file `file`: as it is, or for an encrypted remote sealed into the sync
+  /// folder's `sealing/` first (a segment at a time; the same bytes every time, so a multipart upload resumes).
+  func uploadBlob(_ hash: String, from file: FilePath) async throws {
+    let record = folder.uploads.appending(hash)
+    guard let cipher else {
+      try await client.upload(blobKey(hash), fromFile: file, expectedSHA256: hash, record: record)
+      return
+    }
+    let sealing = folder.sealing
+    let sealedFile = sealing.appending(hash)
+    try await BlockingIO.run {
+      try LocalFiles.makeDirectories(sealing)
+      try cipher.sealFile(at: file, blob: hash, to: sealedFile)
+    }
+    do { try await client.upload(blobKey(hash), fromFile: sealedFile, record: record) } catch {
+      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
+      throw error
+    }
+    _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
   }
 
   /// Above this many objects of unknown presence, a push lists the remote instead of asking for each.

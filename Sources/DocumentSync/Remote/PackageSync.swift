@@ -41,6 +41,12 @@ import Foundation
 //        into the sync folder's objects/ under temporary names, their SHA-256 checked, and renamed into place
 //        (so a killed pull resumes without downloading them again); then one atomic save.
 // clone: as a pull into a new package, which gets the remote as `origin`.
+// encrypted remotes (`remote add --encrypt`): the same protocol over sealed objects. Before its first request a
+//        sync GETs the key-parameters object `key` and opens the master key with the passphrase (scrypt;
+//        RemoteKeyParameters); then every object's name below `blobs/`, `trees/` and `states/` is the HMAC of its
+//        plain hash (RemoteCipher), and every body is sealed on the way up and opened (and authenticated) on the
+//        way down (SealedFormat); a blob as a file, a segment at a time: sealed into `sealing/` before its upload,
+//        downloaded sealed into `tmp/` (so a cut download resumes by byte offset) and opened into `objects/`.
 
 /// Push, pull and clone a package through an S3-compatible object store.
 ///
@@ -56,8 +62,15 @@ public final class PackageSync: Sendable {
   let location: S3Location
   /// How many transfers run at once.
   public let parallelism: Int
+  /// An encrypted remote's passphrase (from the environment), nil for a plain remote or none given.
+  let passphrase: String?
+  /// An encrypted remote's keys once ``unlock()`` opened them.
+  private let unlocked = NIOLockedValueBox<RemoteCipher?>(nil)
 
   /// A sync of the package at `packagePath` with its remote `remoteName`.
+  ///
+  /// An encrypted remote's passphrase is `DOCPKG_SYNC_PASSPHRASE` in `environment`, else the first line of the
+  /// file `DOCPKG_SYNC_PASSPHRASE_FILE` names; it is checked by the first operation.
   /// - Throws: ``SyncError`` with code `remote` if the package has no such remote.
   public convenience init(
     packageAt packagePath: FilePath, remote remoteName: String, credentials: S3Credentials,
@@ -67,26 +80,101 @@ public final class PackageSync: Sendable {
     let remote = try folder.remote(remoteName)
     try self.init(
       folder: folder, remote: remote, client: remote.client(credentials: credentials, environment: environment),
-      parallelism: parallelism)
+      parallelism: parallelism, passphrase: remote.encrypted == true ? Self.passphrase(in: environment) : nil)
   }
 
-  init(folder: SyncFolder, remote: Remote, client: S3Client, parallelism: Int = 8) throws {
+  init(
+    folder: SyncFolder, remote: Remote, client: S3Client, parallelism: Int = 8, passphrase: String? = nil,
+    cipher: RemoteCipher? = nil
+  ) throws {
     self.folder = folder
     self.remote = remote
     self.client = client
     self.location = try remote.location()
     self.parallelism = max(1, parallelism)
+    self.passphrase = passphrase
+    unlocked.withLockedValue { $0 = cipher }
   }
 
   var headKey: String { location.key("head") }
-  func blobKey(_ hash: String) -> String { location.key("blobs/\(hash)") }
-  func treeKey(_ hash: String) -> String { location.key("trees/\(hash)") }
+  func blobKey(_ hash: String) -> String { location.key("blobs/\(objectName(hash))") }
+  func treeKey(_ hash: String) -> String { location.key("trees/\(objectName(hash))") }
+  /// The key-parameters object of an encrypted remote.
+  var keyParametersKey: String { location.key(RemoteKeyParameters.objectName) }
+
+  /// The name on the remote of the object whose plain hash is `hash`: the hash itself, or for an encrypted remote
+  /// its keyed hash.
+  func objectName(_ hash: String) -> String { cipher?.name(hash) ?? hash }
+
+  /// An encrypted remote's keys (nil for a plain remote). Every operation calls ``unlock()`` before its first
+  /// request, so that no object of an encrypted remote is ever named or written in plain.
+  var cipher: RemoteCipher? {
+    let cipher = unlocked.withLockedValue { $0 }
+    precondition(cipher != nil || remote.encrypted != true, "an encrypted remote used before unlock()")
+    return cipher
+  }
+
+  /// `plain` as an object body of `kind` on the remote: itself, or sealed for an encrypted remote.
+  func sealed(_ plain: Data, kind: SealedKind, contentHash: String? = nil) -> Data {
+    cipher?.seal(plain, kind: kind, contentHash: contentHash) ?? plain
+  }
+
+  /// The plaintext of the body `data` of object `key`, of `kind`.
+  /// - Throws: ``SyncError`` with code `corrupt` naming `key` if an encrypted remote's object does not open.
+  func opened(_ data: Data, kind: SealedKind, key: String) throws -> Data {
+    try cipher?.open(data, kind: kind, key: key) ?? data
+  }
+
+  /// Opens an encrypted remote's keys with the passphrase (once; nothing for a plain remote).
+  /// - Throws: ``SyncError`` with code `passphrase` if none was given or it is wrong, `corrupt` if the
+  ///   key-parameters object is missing or malformed.
+  package func unlock() async throws {
+    guard remote.encrypted == true, unlocked.withLockedValue({ $0 }) == nil else { return }
+    let cipher = try await Self.openKey(client: client, key: keyParametersKey, passphrase: passphrase)
+    unlocked.withLockedValue { $0 = cipher }
+  }
+
+  /// The keys of the encrypted remote whose key-parameters object is `key`, opened with `passphrase`.
+  static func openKey(client: S3Client, key: String, passphrase: String?) async throws -> RemoteCipher {
+    let data: Data
+    do { data = try await client.get(key, limit: 1 << 14).data } catch let error as SyncError
+      where error.code == .noSuchKey
+    {
+      throw SyncError(
+        .corrupt, "the encrypted remote has no key-parameters object (deleted on the server?):", key: key)
+    }
+    let parameters = try RemoteKeyParameters(decoding: data, key: key)
+    guard let passphrase else { throw missingPassphrase(key: key) }
+    // scrypt is seconds of CPU and tens of MiB at most: off the cooperative pool.
+    let master = try await BlockingIO.run { try parameters.masterKey(passphrase: passphrase, key: key) }
+    return RemoteCipher(masterKey: master)
+  }
+
+  /// The error when an encrypted remote is used without a passphrase.
+  static func missingPassphrase(key: String) -> SyncError {
+    SyncError(
+      .passphrase,
+      "the remote is encrypted: give its passphrase in DOCPKG_SYNC_PASSPHRASE (or a file named by DOCPKG_SYNC_PASSPHRASE_FILE); key parameters",
+      key: key)
+  }
+
+  /// The passphrase `environment` gives: `DOCPKG_SYNC_PASSPHRASE`, else the first line of the file
+  /// `DOCPKG_SYNC_PASSPHRASE_FILE` names (nil if neither is set or the file cannot be read).
+  static func passphrase(in environment: [String: String]) -> String? {
+    if let passphrase = environment["DOCPKG_SYNC_PASSPHRASE"], !passphrase.isEmpty { return passphrase }
+    guard let file = environment["DOCPKG_SYNC_PASSPHRASE_FILE"], !file.isEmpty,
+      let data = (try? LocalFiles.read(FilePath(file))) ?? nil
+    else { return nil }
+    let line = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
+    return line.map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+  }
 
   /// The remote's head and its ETag, or nil before the first push.
   package func head() async throws -> (head: RemoteHead, etag: String)? {
+    try await unlock()
     do {
       let (data, etag) = try await client.get(headKey, limit: 1 << 16)
-      return (try RemoteHead(decoding: data, key: headKey), etag)
+      return (try RemoteHead(decoding: opened(data, kind: .head, key: headKey), key: headKey), etag)
     } catch let error as SyncError where error.code == .noSuchKey {
       return nil
     }
@@ -139,7 +227,7 @@ public final class PackageSync: Sendable {
           if let tree = try await BlockingIO.run({ local.tree(hash) }) { return (hash, tree) }
           let key = treeKey(hash)
           let (data, _) = try await client.get(key)
-          return (hash, try Self.tree(decoding: data, key: key, expectedHash: hash))
+          return (hash, try Self.tree(decoding: opened(data, kind: .tree, key: key), key: key, expectedHash: hash))
         }
       }
       reach(root)

@@ -26,6 +26,10 @@ public struct Remote: Sendable, Hashable, Codable {
   /// How many states of the remote's history ``PackageSync/prune(keepingStates:)`` keeps (nil:
   /// ``PackageSync/defaultKeptStates``, 10).
   public var keepStates: Int?
+  /// Whether the remote is end-to-end encrypted: every object sealed on the device and named by a keyed hash,
+  /// with a key from a passphrase (`DOCPKG_SYNC_PASSPHRASE`) that never leaves the devices (see
+  /// <doc:RemoteLayout>). Set when the remote is added; nil or false: plain.
+  public var encrypted: Bool?
 
   /// A remote: a bucket and prefix on a server.
   /// - Parameters:
@@ -34,8 +38,13 @@ public struct Remote: Sendable, Hashable, Codable {
   ///   - endpoint: The server, `http[s]://HOST[:PORT]`.
   ///   - region: The region requests are signed for (nil: the environment's, else `us-east-1`).
   ///   - caBundle: A PEM file of certificate authorities trusted besides the system's (nil: `AWS_CA_BUNDLE`).
-  public init(name: String, url: String, endpoint: String, region: String? = nil, caBundle: String? = nil) {
+  ///   - encrypted: Whether the remote is end-to-end encrypted.
+  public init(
+    name: String, url: String, endpoint: String, region: String? = nil, caBundle: String? = nil,
+    encrypted: Bool = false
+  ) {
     self.init(name: name, url: url, endpoint: endpoint, region: region, etagForm: nil, caBundle: caBundle)
+    self.encrypted = encrypted ? true : nil
   }
 
   /// A remote whose server's ETag form is known.
@@ -91,6 +100,7 @@ public struct Remote: Sendable, Hashable, Codable {
 /// | `trees/ab/cd…`   | tree objects known to be on a remote (pushed or fetched), by hash           |
 /// | `pushing/NAME`   | objects a push to remote NAME sent, until its head moved (an interrupted push resumes) |
 /// | `uploads/HASH`   | a multipart upload in progress: its upload ID and the parts that arrived    |
+/// | `sealing/HASH`   | an encrypted remote's blob sealed for its upload, until it went up          |
 ///
 /// The stat cache a scan uses (which files are already hashed, by device, inode, size and time) is the version
 /// store's (`.NAME.docpkg-versions/hashes`): one cache for versions and sync.
@@ -115,6 +125,8 @@ package struct SyncFolder: Sendable {
   func pushJournal(_ remote: String) -> FilePath { path.appending("pushing").appending(remote) }
   var uploads: FilePath { path.appending("uploads") }
   var temporary: FilePath { path.appending("tmp") }
+  /// An encrypted remote's blobs sealed for their upload (each removed after it).
+  var sealing: FilePath { path.appending("sealing") }
 
   /// The remotes, by name.
   /// - Throws: `PackageError` with code `corrupt` if `remotes.json` is not a list of remotes, `io` if it cannot

@@ -73,7 +73,7 @@ extension PackageSync {
     let key = location.key("locks/\(kind.rawValue)-\(UUID().uuidString.lowercased())")
     let deadline = ContinuousClock.now + wait
     while true {
-      try await client.put(key, data: RemoteLock(kind: kind, date: Date()).encoded())
+      try await client.put(key, data: sealed(RemoteLock(kind: kind, date: Date()).encoded(), kind: .lock))
       guard let other = try await excludingLock(of: kind, besides: key) else { break }
       try? await client.delete(key)
       guard ContinuousClock.now < deadline else {
@@ -104,7 +104,7 @@ extension PackageSync {
         kind.excludes(otherKind)
       else { continue }
       guard let data = try? await client.get(object.key, limit: 1 << 12).data,
-        let lock = RemoteLock(key: object.key, data: data)
+        let lock = RemoteLock(key: object.key, data: (try? opened(data, kind: .lock, key: object.key)) ?? Data())
       else { continue }  // removed meanwhile (released), or not a lock
       if !lock.isStale { return lock }
     }

@@ -14,7 +14,9 @@ public func fuzzSync(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = FuzzInput.bytes(data, size)
   guard let selector = bytes.first else { return 0 }
   let rest = Data(bytes.dropFirst())
-  switch selector % 4 {
+  switch selector == 0xF0 || selector == 0xF1 ? selector : selector % 4 {
+  case 0xF0: SyncFuzz.sealedBody(rest)
+  case 0xF1: SyncFuzz.keyParameters(rest)
   case 0: SyncFuzz.serverAnswer(rest)
   case 1: SyncFuzz.head(rest)
   case 2: SyncFuzz.credentials(rest)
@@ -24,8 +26,48 @@ public func fuzzSync(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 /// What sync reads from the object store and from the user's configuration: an S3 answer (XML), the remote's
-/// head object, an AWS credentials or config file, the package's list of remotes.
+/// head object, an AWS credentials or config file, the package's list of remotes; and an encrypted remote's sealed
+/// object bodies and key-parameters object.
 enum SyncFuzz {
+  /// The keys of the sealed bodies: the master key of SealedFormatTests' known answers (bytes 0 to 31).
+  static let cipher = RemoteCipher(masterKeyBytes: Array(0..<32))
+
+  /// A sealed body, opened as each kind whole and in pieces (the sizes taken from the input): both ways give the
+  /// same plaintext or both refuse it; and the input as a plaintext, sealed, opens to itself.
+  static func sealedBody(_ data: Data) {
+    let piece = 1 + Int(data.first ?? 0) * 263
+    for kind in SealedKind.allCases {
+      let whole = try? cipher.open(data, kind: kind, key: "k")
+      var opener = cipher.opener(kind: kind)
+      var streamed: [UInt8]? = []
+      var start = data.startIndex
+      while start < data.endIndex, streamed != nil {
+        let end = min(data.endIndex, start + piece)
+        do { streamed! += try opener.update(data[start..<end]) } catch { streamed = nil }
+        start = end
+      }
+      if streamed != nil {
+        do { streamed! += try opener.finish() } catch { streamed = nil }
+      }
+      if whole.map({ Array($0) }) != streamed {
+        fuzzFailure("a \(kind) body opens otherwise in pieces of \(piece) bytes: \(Array(data))")
+      }
+    }
+    let sealed = cipher.seal(data, kind: .blob, contentHash: "x")
+    guard (try? cipher.open(sealed, kind: .blob, key: "k")) == data else {
+      fuzzFailure("\(Array(data)), sealed, does not open to itself")
+    }
+  }
+
+  /// A key-parameters object: what reads, written again, reads the same (scrypt is not run: its cost is bounded by
+  /// the reader, and a run would take the fuzzer's time).
+  static func keyParameters(_ data: Data) {
+    guard let parameters = try? RemoteKeyParameters(decoding: data, key: "key") else { return }
+    guard let again = try? RemoteKeyParameters(decoding: parameters.encoded(), key: "key"), again == parameters else {
+      fuzzFailure("key parameters read from \(Array(data)) change when written and read again")
+    }
+  }
+
   /// An S3 answer, read as the client reads each kind (a listing page, an error, a multipart answer); and any
   /// text, escaped for a request body, decodes back to itself.
   static func serverAnswer(_ data: Data) {
