@@ -9,7 +9,9 @@ package struct PushCommand<Runner: SyncCommandRunner>: ParsableCommand {
       discussion: """
         Sends only the blobs and trees the remote does not have, then moves the remote's head with a conditional \
         write: when another device pushed first, nothing is overwritten and push fails, saying to pull first. \
-        Prints 'up to date' or 'pushed N blobs, M trees (B bytes)'. A push never starts a new history by itself:         when the remote lost its head (deleted on the server) or its head names objects the remote lacks, push         fails and says so; --force-new-head is the repair.
+        Prints 'up to date' or 'pushed N blobs, M trees (B bytes)'. A push never starts a new history by itself: \
+        when the remote lost its head (deleted on the server) or its head names objects the remote lacks, push \
+        fails and says so; --force-new-head is the repair.
         """)
   }
 
