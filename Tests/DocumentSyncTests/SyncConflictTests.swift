@@ -47,6 +47,16 @@ struct SyncConflictTests {
     // Round 1: B keeps the conflict; B pushes it; A sees it after its pull, with B's text; A resolves; B sees it go.
     let onB = try makeConflict(first: a, second: b, round: 1)
     #expect(try docpkg(["push", b]).hasPrefix("pushed"))  // not "up to date": the conflict goes up with the state
+    // A device that clones now lists the conflict at once, with B's text, and has nothing to pull.
+    let c = dir.appending("C.mydoc")
+    _ = try docpkg(["clone", url, c, "--endpoint", ObjectStore.endpointURL])
+    let onC = try unresolved(c)
+    #expect(onC.count == 1 && onC.first?.paths == ["Notes.txt"])
+    let cloned = try VersionStore(forPackageAt: FilePath(c)).tree(of: try #require(onC.first?.id))
+    #expect(try cloned.node(at: "Notes.txt").contents() == Data("second's line 1\n".utf8))
+    #expect(try cloned.node(at: "Pages/one.txt").contents() == Data("one\n".utf8))
+    let pulledByC = try docpkg(["pull", c])
+    #expect(pulledByC == "up to date\nunresolved conflict \(onC.first?.id ?? 0) Notes.txt\n", "\(pulledByC)")
     let pulled = try docpkg(["pull", a])
     #expect(pulled.contains("unresolved conflict "), "\(pulled)")
     let onA = try unresolved(a)

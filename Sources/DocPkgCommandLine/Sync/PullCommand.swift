@@ -10,7 +10,11 @@ package struct PullCommand<Runner: SyncCommandRunner>: ParsableCommand {
         Prints 'up to date', 'fast-forward' (no local changes since the last sync), 'merged' (both sides changed \
         different entries; push next), or 'conflict ID PATH...' (both changed the same entries: the package's \
         state is kept as the unresolved conflict version ID, the entries take the remote's side; see \
-        'docpkg versions resolve'). Downloaded blobs are checked against their SHA-256. Conflict versions are         pushed with the state, so every device sees them: after the result, one line 'unresolved conflict ID         PATH...' per unresolved conflict version the package has (kept by this pull or an earlier one, here or         on another device); resolving them ('docpkg versions resolve') on any device clears them on every         device after its next push and their next pull.
+        'docpkg versions resolve'). Downloaded blobs are checked against their SHA-256. Conflict versions are \
+        pushed with the state, so every device sees them: after the result, one line 'unresolved conflict ID \
+        PATH...' per unresolved conflict version the package has (kept by this pull or an earlier one, here or \
+        on another device, or brought by the clone); resolving them ('docpkg versions resolve') on any device \
+        clears them on every device after its next push and their next pull.
         """)
   }
 

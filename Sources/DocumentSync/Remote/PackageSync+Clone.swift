@@ -71,8 +71,11 @@ extension PackageSync {
     let folder = self.folder
     // Names the destination's file system cannot hold refuse the clone before anything is downloaded.
     try await BlockingIO.run { try flat.checkNamesFit(in: folder, "cannot clone") }
-    try await fetchBlobs(
-      Set(flat.values.filter { $0.kind == .file }.map(\.reference)).sorted(), sizes: flat, progress: progress)
+    let headBlobs = Set(flat.values.filter { $0.kind == .file }.map(\.reference))
+    try await fetchBlobs(headBlobs.sorted(), sizes: flat, progress: progress)
+    // The remote's unresolved conflict versions, kept here too: a clone lists them as every other device does.
+    let conflicts = ConflictMerge(theirs: head.conflicts, local: [], base: [])
+    let allTrees = try await conflicts.fetch(with: self, trees: trees, localBlobs: headBlobs)
     progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
     try await BlockingIO.run {
       let root = try PackageNode(directoryWithChildren: [:])
@@ -81,6 +84,14 @@ extension PackageSync {
       try TreeApplier(objects: folder.objects, localBlobs: [:], packagePath: folder.packagePath, handOver: true)
         .apply(flat, over: [:], to: root)
       try PackageFile.create(at: folder.packagePath, root: root).close()
+      if !conflicts.isEmpty {
+        // A conflict version's blobs: downloaded, or the new package's file with the same bytes (handed over).
+        var packageBlobs: [String: (path: String, size: Int64)] = [:]
+        for (path, entry) in flat where entry.kind == .file { packageBlobs[entry.reference] = (path, entry.size) }
+        let lock = try PackageLock(forPackageAt: folder.packagePath)
+        defer { lock.unlock() }
+        _ = try conflicts.apply(to: folder.packagePath, folder: folder, trees: allTrees, localBlobs: packageBlobs)
+      }
       folder.clearObjects()
       // The stat cache, from what was just written (one listing, no file read): the first push does not hash again.
       _ = try VersionStore.scan(
@@ -92,8 +103,7 @@ extension PackageSync {
     added.etagForm = try await client.probeETagForm(key: Self.probeKey(url: remote.url))
     try await BlockingIO.run { [added] in
       try folder.add(added)
-      // No conflict versions yet: the first pull finds the remote's list new and keeps them here.
-      try folder.setState(added.name, tree: head.tree, etag: etag, conflicts: [])
+      try folder.setState(added.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
     }
     return try PackageSync(
       folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment),
