@@ -7,9 +7,11 @@ import Testing
 /// The page in a real browser: headless Chromium driven through its DevTools protocol (`Tests/Scripts/cdp-page.py`
 /// over a pipe). Runs only under `make serve-test` (`DOCPKG_BROWSER=1`; Chromium installed by
 /// `Scripts/setup.sh --docs`), which `make test` skips, as it does the documentation's browser test.
-/// With `DOCPKG_SCREENSHOTS=DIR` it also saves the screenshots the README shows.
+/// With `DOCPKG_SCREENSHOTS=DIR` it also saves the screenshots the README shows. One browser at a time (a second
+/// one starting beside it on two busy cores held an image's load past the page's wait), and each wait on the page
+/// gives up after 20 s (`waitFor` in `cdp-page.py`): a wait ends as soon as its condition holds.
 @Suite(
-  "docpkg serve in a browser",
+  "docpkg serve in a browser", .serialized,
   .enabled(if: ProcessInfo.processInfo.environment["DOCPKG_BROWSER"] != nil && Shell.has("chromium")))
 struct BrowserTests {
   /// One headless Chromium page, step by step.

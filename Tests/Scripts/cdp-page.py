@@ -90,7 +90,7 @@ call("Runtime.enable", session=session)
 call("Emulation.setDeviceMetricsOverride",
      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=session)
 
-HELPER = ("const waitFor = async (f, ms = 5000) => { const end = Date.now() + ms; for (;;) { const v = await f(); "
+HELPER = ("const waitFor = async (f, ms = 20000) => { const end = Date.now() + ms; for (;;) { const v = await f(); "
           "if (v) return v; if (Date.now() > end) throw new Error('timed out: ' + f); "
           "await new Promise((r) => setTimeout(r, 20)); } };")
 
