@@ -273,8 +273,11 @@ extension PageAssets {
           el("td", { text: stateText + (v.reason ? ": " + v.reason : "") }),
           el("td", { class: "number", text: v.size != null ? bytes(v.size) : "" }), actions);
       });
+      // A confirmation the user opened stays open when the list is drawn again (a live change, a second click).
+      const confirming = box.querySelector(":scope > .confirm");
       box.replaceChildren(el("table", {}, el("thead", {}, el("tr", {}, ...["Id", "Date", "State", "Size", ""].map((t) => el("th", { text: t })))),
         el("tbody", {}, ...rows)));
+      if (confirming) box.prepend(confirming);
     }
     function confirmRestore(row, id) {
       document.querySelector(".confirm")?.remove();
