@@ -35,6 +35,8 @@ package struct RemoteKeyParameters: Codable, Sendable, Hashable {
   package static let defaultCosts = (logN: 15, r: 8, p: 1)
   /// The name of the object under the remote's prefix.
   package static let objectName = "key"
+  /// The key of the object under `location`'s prefix: what every reader and writer of it names.
+  package static func key(in location: S3Location) -> String { location.key(objectName) }
   /// Authenticated with the sealed master key: what it is.
   private static let label = Array("docpkg-sync master key 1".utf8)
 

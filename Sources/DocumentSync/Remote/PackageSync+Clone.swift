@@ -42,7 +42,7 @@ extension PackageSync {
     let client = try probeRemote.client(credentials: credentials, environment: environment)
     // A remote with a key-parameters object is encrypted: the clone is too, and needs the passphrase.
     let encrypted =
-      try await client.head(try probeRemote.location().key(RemoteKeyParameters.objectName)) != nil
+      try await client.head(RemoteKeyParameters.key(in: try probeRemote.location())) != nil
     probeRemote.encrypted = encrypted ? true : nil
     let passphrase: String? =
       if encrypted { try await BlockingIO.run { Self.passphrase(in: environment) } } else { nil }
@@ -149,7 +149,7 @@ extension PackageSync {
   ///   holds a history of the other kind; the client's errors. Nothing is changed on the server then.
   private static func checkEncryption(of remote: Remote, client: S3Client, passphrase: String?) async throws {
     let location = try remote.location()
-    let key = location.key(RemoteKeyParameters.objectName)
+    let key = RemoteKeyParameters.key(in: location)
     let hasKey = try await client.head(key) != nil
     guard remote.encrypted == true else {
       if hasKey {

@@ -100,7 +100,7 @@ public final class PackageSync: Sendable {
   func blobKey(_ hash: String) -> String { location.key("blobs/\(objectName(hash))") }
   func treeKey(_ hash: String) -> String { location.key("trees/\(objectName(hash))") }
   /// The key-parameters object of an encrypted remote.
-  var keyParametersKey: String { location.key(RemoteKeyParameters.objectName) }
+  var keyParametersKey: String { RemoteKeyParameters.key(in: location) }
 
   /// The name on the remote of the object whose plain hash is `hash`: the hash itself, or for an encrypted remote
   /// its keyed hash.
