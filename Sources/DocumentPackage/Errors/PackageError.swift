@@ -45,7 +45,7 @@ extension PackageError {
     private enum Value: String, Hashable, Sendable {
       case noSuchEntry, notADirectory, notARegularFile, notASymbolicLink, invalidName, nameTaken
       case changedOnDisk, io, invalidArgument, unsupported, conflict, locked, corrupt, limitExceeded
-      case cancelled
+      case cancelled, onRemote
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
@@ -81,6 +81,9 @@ extension PackageError {
     public static var limitExceeded: Code { Code(.limitExceeded) }
     /// The operation was cancelled (an interrupted `pack` or `unpack`); it left nothing behind.
     public static var cancelled: Code { Code(.cancelled) }
+    /// A version's file is kept on a remote, not in the version store, and was not fetched yet (see
+    /// ``PackageVersion/remote``).
+    public static var onRemote: Code { Code(.onRemote) }
 
     public var description: String { value.rawValue }
   }

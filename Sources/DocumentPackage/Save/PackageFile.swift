@@ -87,6 +87,11 @@ public final class PackageFile {
   /// of the store, by any process.
   public var defersVersionCopies = false
 
+  /// A remote that holds some of the files of the state the next save replaces (DocumentSync's pull sets it): the
+  /// version kept of that state references them instead of copying them (``PackageVersion/remote``). The save
+  /// copies the other files before its swap, as without deferred copies. Cleared by each save.
+  package var previousStateHolding: RemoteHolding?
+
   let options: Options
   var lock: PackageLock?
   /// Set once `RENAME_EXCHANGE` was refused here: later saves go by journal (``SaveJournal``) at once.

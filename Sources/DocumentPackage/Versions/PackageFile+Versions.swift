@@ -76,8 +76,9 @@ extension PackageFile {
   /// What an in-place save does with the version store, per ``versionPolicy``,
   /// ``defersVersionCopies`` and ``willReplacePreviousState``.
   func versionKeeping(store: VersionStore? = nil) -> VersionKeeping {
-    VersionKeeping(
+    defer { previousStateHolding = nil }
+    return VersionKeeping(
       packagePath: path, policy: versionPolicy, defersCopies: defersVersionCopies, appHook: willReplacePreviousState,
-      store: store)
+      holding: previousStateHolding, store: store)
   }
 }

@@ -34,4 +34,12 @@ public struct PackageVersion: Hashable, Sendable {
   /// trailing `/`: entries removed from it are missing). The version has none of these entries;
   /// `docpkg check` reports them.
   public var unkeptPaths: [String] = []
+  /// The remote (DocumentSync) that holds those of the version's files the store has no copy of, or nil when
+  /// the store holds them all. A pull keeps the state it replaces this way: the files that are also in the
+  /// remote's state stay there, and only the files changed on this device are copied (a pull of a small change
+  /// to a large package costs no copy of it). Reading such a file before it was fetched fails with code
+  /// ``PackageError/Code/onRemote``; DocumentSync's `PackageSync.fetchVersion(_:)` (`docpkg remote fetch`, which
+  /// `docpkg versions show` and `restore` run for you) downloads them into the store, checked against their
+  /// SHA-256.
+  public var remote: String? = nil
 }

@@ -32,6 +32,9 @@ final class VersionBlob: FileContentSource {
       if error == .noSuchFileOrDirectory, let version, let removed = store.removedWhileReading(version) {
         throw removed
       }
+      if error == .noSuchFileOrDirectory, let version, let remote = try? store.record(version).version.remote {
+        throw store.notFetched(version, remote: remote)
+      }
       throw PackageError(
         error == .noSuchFileOrDirectory ? .corrupt : .io, "cannot open version blob", path: path.string,
         errno: error)
@@ -168,6 +171,13 @@ extension VersionStore {
 }
 
 extension VersionStore {
+  /// The error for a file of version `id` that is on `remote` and not fetched yet.
+  func notFetched(_ id: Int, remote: String) -> PackageError {
+    PackageError(
+      .onRemote, "version \(id) of", path: packagePath.lastComponent?.string ?? packagePath.string,
+      context: "keeps some files on remote '\(remote)': fetch them first (docpkg remote fetch PACKAGE \(id))")
+  }
+
   /// When version `id` is no longer in the store (a missing object was read for it): the error
   /// that says it was removed while it was being read; nil while it is still there.
   func removedWhileReading(_ id: Int) -> PackageError? {

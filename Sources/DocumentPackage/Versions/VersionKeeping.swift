@@ -15,21 +15,26 @@ final class VersionKeeping {
   let policy: VersionPolicy
   /// The app's hook, called first (see ``PackageFile/willReplacePreviousState``).
   let appHook: ((FilePath) throws -> Void)?
+  /// A remote holding some of the previous state's files: the version references them (then nothing is deferred).
+  let holding: RemoteHolding?
   /// Keeps the previous state after the swap, copying it later; nil: copied before the swap.
   private(set) var deferred: DeferredKeeping?
   private var opened: Result<VersionStore, any Error>?
 
   /// - Parameters:
   ///   - defersCopies: Keep the previous state pending (``PackageFile/defersVersionCopies``).
+  ///   - holding: A remote holding some of the previous state's files (``PackageFile/previousStateHolding``).
   ///   - store: The store, if the caller opened it already for this save.
   init(
     packagePath: FilePath, policy: VersionPolicy, defersCopies: Bool, appHook: ((FilePath) throws -> Void)?,
-    store: VersionStore? = nil
+    holding: RemoteHolding? = nil, store: VersionStore? = nil
   ) {
     self.packagePath = packagePath
     self.policy = policy
     self.appHook = appHook
-    deferred = defersCopies && policy != .none ? DeferredKeeping(policy: policy) : nil
+    self.holding = holding
+    // What a remote holds is not copied at all: a pending version would only put off copying the rest.
+    deferred = defersCopies && policy != .none && holding == nil ? DeferredKeeping(policy: policy) : nil
     opened = store.map { .success($0) }
   }
 
@@ -69,7 +74,7 @@ final class VersionKeeping {
       try store.recordPendingIdentity(newRoot)
       return
     }
-    try store.keepPackageState()
+    try store.keepPackageState(holding: holding)
     try store.recordPendingIdentity(newRoot)
     if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
   }

@@ -12,10 +12,14 @@ import Foundation
 ///
 /// Record: `docpkg-version 1`, then `date SECONDS.NANOS`, `origin saved|conflict`,
 /// `resolved yes|no`, `size BYTES`, `root TREEHASH MODE MTIME`, one `conflict PATH` per
-/// conflicting entry, and one `unkept PATH` per entry a deferred copy could not keep.
+/// conflicting entry, one `unkept PATH` per entry a deferred copy could not keep, and `remote NAME TREE` for a
+/// version whose files the store has only in part: the others are on remote NAME, in its state TREE (see
+/// ``PackageVersion/remote``).
 struct VersionRecord {
   var version: PackageVersion
   var rootTree: String
+  /// For a version held in part by a remote: the root tree of the remote's state that holds the other files.
+  var remoteTree: String?
   var rootPermissions: FilePermissions
   var rootTime: FileTime
 
@@ -28,12 +32,19 @@ struct VersionRecord {
     text += "root \(rootTree) \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)\n"
     for path in version.conflictPaths { text += "conflict \(VersionEscaping.escape(path))\n" }
     for path in version.unkeptPaths { text += "unkept \(VersionEscaping.escape(path))\n" }
+    if let remote = version.remote, let remoteTree {
+      text += "remote \(VersionEscaping.escape(remote)) \(remoteTree)\n"
+    }
     return Data(text.utf8)
   }
 
-  init(version: PackageVersion, rootTree: String, rootPermissions: FilePermissions, rootTime: FileTime) {
+  init(
+    version: PackageVersion, rootTree: String, rootPermissions: FilePermissions, rootTime: FileTime,
+    remoteTree: String? = nil
+  ) {
     self.version = version
     self.rootTree = rootTree
+    self.remoteTree = remoteTree
     self.rootPermissions = rootPermissions
     self.rootTime = rootTime
   }
@@ -48,6 +59,7 @@ struct VersionRecord {
     var root: (String, FilePermissions, FileTime)?
     var conflicts: [String] = []
     var unkept: [String] = []
+    var remote: (String, String)?
     for line in lines.dropFirst() {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
@@ -63,13 +75,17 @@ struct VersionRecord {
         root = (String(parts[1]), FilePermissions(rawValue: mode), time)
       case "conflict": conflicts.append(VersionEscaping.unescape(parts[1]))
       case "unkept": unkept.append(VersionEscaping.unescape(parts[1]))
+      case "remote":
+        guard parts.count == 3, ContentHash.isValid(parts[2]) else { return nil }
+        remote = (VersionEscaping.unescape(parts[1]), String(parts[2]))
       default: break
       }
     }
     guard let date, let origin, let resolved, let size, let root else { return nil }
     version = PackageVersion(
       id: id, date: date.date, origin: origin, isResolved: resolved, size: size, conflictPaths: conflicts,
-      unkeptPaths: unkept)
+      unkeptPaths: unkept, remote: remote?.0)
+    remoteTree = remote?.1
     (rootTree, rootPermissions, rootTime) = root
   }
 }

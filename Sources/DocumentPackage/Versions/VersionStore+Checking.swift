@@ -18,6 +18,9 @@ extension VersionStore {
   /// one whose record (settled or pending) is damaged or cannot be read (see ``versionProblems()``;
   /// a pending version that cannot be settled is listed there, not here).
   ///
+  /// A version that keeps some files on a remote (``PackageVersion/remote``) is checked for what the store holds:
+  /// its tree objects and the files fetched or copied; the others are the remote's.
+  ///
   /// A blob is checked once however many versions share it. Without `thorough`, a blob whose
   /// device, inode, size and modification time are those it had when it last matched its
   /// SHA-256 (the store's `verified` cache) is not read again, so a second check reads only new
@@ -44,6 +47,8 @@ extension VersionStore {
         let root = try tree(of: record.version.id)
         try root.walk { node, entry, _ in
           guard node.kind == .file, case .source(let blob as VersionBlob) = node.fileBody else { return true }
+          // A file the version keeps on a remote and that was not fetched: not here, and not damage.
+          if record.version.remote != nil, (try? Syscalls.entryExists(blob.path)) == false { return true }
           let problem: String?
           if let known = results[blob.hash] {
             problem = known

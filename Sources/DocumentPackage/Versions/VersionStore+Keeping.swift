@@ -13,32 +13,40 @@ extension VersionStore {
   ///   since the last version are skipped); only files whose contents the store does not hold
   ///   yet (by device, inode, size and modification time) are read, each copied into the store
   ///   once (see ``ObjectStaging``).
+  /// - Parameter holding: A remote that holds some of the files: those are referenced, not copied (see
+  ///   ``RemoteHolding``).
   @discardableResult
-  func keepPackageState() throws -> PackageVersion {
+  func keepPackageState(holding: RemoteHolding? = nil) throws -> PackageVersion {
     let tree = try PackageNode(contentsOf: packagePath)
-    return try keep(tree, origin: .saved, conflictPaths: [])
+    return try keep(tree, origin: .saved, conflictPaths: [], holding: holding)
   }
 
-  /// Keeps `root` (a model tree: files on disk are copied or cloned, contents in memory written) as a new version.
-  func keep(_ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String]) throws -> PackageVersion {
+  /// Keeps `root` (a model tree: files on disk are copied or cloned, contents in memory written) as a new version;
+  /// the files of it that `holding`'s remote holds are referenced, not copied.
+  func keep(
+    _ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String], holding: RemoteHolding? = nil
+  ) throws -> PackageVersion {
     try prepareDirectories()
-    return try withStoreLock { try keepLocked(root, origin: origin, conflictPaths: conflictPaths) }
+    return try withStoreLock { try keepLocked(root, origin: origin, conflictPaths: conflictPaths, holding: holding) }
   }
 
-  private func keepLocked(_ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String]) throws
-    -> PackageVersion
-  {
+  private func keepLocked(
+    _ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String], holding: RemoteHolding?
+  ) throws -> PackageVersion {
     try prepare()
     var writer = ObjectWriter(store: self, cache: HashCache(path: hashesPath))
+    writer.holding = holding
     let (tree, size) = try writer.store(directory: root)
     try writer.finish()
     let next = try takeNextID()
+    // Only a version that really left files on the remote names it.
+    let remote = writer.heldRemotely > 0 ? holding : nil
     let version = PackageVersion(
       id: next, date: Date(), origin: origin, isResolved: origin == .saved, size: size,
-      conflictPaths: conflictPaths)
+      conflictPaths: conflictPaths, remote: remote?.remote)
     let record = VersionRecord(
       version: version, rootTree: tree, rootPermissions: root.permissions,
-      rootTime: root.modificationTime ?? FileTime(Date()))
+      rootTime: root.modificationTime ?? FileTime(Date()), remoteTree: remote?.tree)
     try StoreFiles.writeAtomically(
       record.encoded(), to: versionsPath.appending(String(next)), temporary: temporaryPath)
     return version
@@ -53,6 +61,10 @@ struct ObjectWriter {
   let staging: ObjectStaging
 
   var directories: DirectoryCache
+  /// A remote holding some of the files: those the store does not have are referenced, not copied.
+  var holding: RemoteHolding?
+  /// How many files were referenced on ``holding``'s remote rather than copied.
+  private(set) var heldRemotely = 0
 
   init(store: VersionStore, cache: HashCache) {
     self.store = store
@@ -72,6 +84,7 @@ struct ObjectWriter {
     {
       return cached
     }
+    let heldBefore = heldRemotely
     var text = ""
     var total: Int64 = 0
     var entries: [TreeEntry] = []
@@ -99,8 +112,10 @@ struct ObjectWriter {
     }
     let data = Data(text.utf8)
     let hash = ContentHash.of(data)
+    // A directory with files left on a remote is not cached: a later version's walk takes a cached directory's
+    // tree as the store's whole, blobs and all.
     if let origin = node.origin, node.edits.isEmpty, node.origin?.status.kind == .directory,
-      node.hasUnsavedChanges == false
+      node.hasUnsavedChanges == false, heldRemotely == heldBefore
     {
       let subdirectories = entries.filter { $0.kind == .directory }.map { (name: $0.name, tree: $0.reference) }
       directories.note(origin.status, DirectoryCache.Entry(tree: hash, size: total, subdirectories: subdirectories))
@@ -135,6 +150,15 @@ struct ObjectWriter {
   mutating func storeFile(at location: FilePath, status: FileStatus) throws -> String {
     let key = HashCache.Key(status)
     if let known = cache.hash(for: key), try staging.owns(known) { return known }
+    if let holding {
+      let known = cache.hash(for: key)
+      let hash = try known ?? ContentHash.ofFile(at: location)
+      if known == nil { cache.add(key, hash) }
+      if holding.blobs.contains(hash) {
+        heldRemotely += 1
+        return hash
+      }
+    }
     let hash = try staging.copy(location)
     if hash != cache.hash(for: key) { cache.add(key, hash) }
     return hash
