@@ -117,7 +117,8 @@ def records():
         "path": "/home/ann/Trip.mydoc", "version": 1}, sort_keys=True).encode()).decode().rstrip("=")
     seeds = {
         "version-record": (0, "docpkg-version 1\ndate 1700000000.000000005\norigin saved\nresolved no\nsize 42\n"
-                              f"root {tree} 755 1700000000.000000000\nconflict Text%20copy.txt\nunkept a/b.txt\n"),
+                              f"root {tree} 755 1700000000.000000000\nconflict Text%20copy.txt\nunkept a/b.txt\n"
+                              f"remote my%20remote {tree}\n"),
         "tree": (1, f"d 755 1700000000.000000000 0 {tree} Images\nf 644 1700000000.000000001 5 {blob} Text.txt\n"
                     "l 777 1700000000.000000002 0 ../Text.txt link%20name\n"),
         "pending": (2, "docpkg-pending 1\nstart 1700000000.000000000\nroot 755 1700000000.000000000\n"
@@ -167,14 +168,17 @@ def sync():
     for name, (selector, text) in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(bytes([selector]) + text.encode())
-    # An encrypted remote's objects (0xF0: a sealed body, 0xF1: the key parameters), from SealedFormatTests.
+    # An encrypted remote's objects (0xF0: a sealed body, 0xF1: the key parameters), from SealedFormatTests, and
+    # a device's pins (0xF2).
     sealed_head = bytes.fromhex("647073310909090909090909090909090909090909090909090909094b863087e60f53ffec62092dd5"
                                 "48a207f131e4523cc1c7f27ec9fb7576ed1f59fac92d")
     key_parameters = ('{"format": 1, "kdf": "scrypt", "logN": 10, "p": 1, "r": 8, "salt": "AAECAwQFBgcICQoLDA0O'
                       'Dw==", "sealedKey": "BwcHBwcHBwcHBwcHGtYgLlxbXA11jc24HMtfCx01jhkZV3MKRkcdWjjJDwHtBF1V4h7Az'
                       'lOHesQgNMZx"}')
+    pins = "docpkg-sync-pins 1\ntree " + "ab" * 32 + "\ntree " + "cd" * 32 + "\n"
     for name, body in {"sealed-head": bytes([0xF0]) + sealed_head,
-                       "key-parameters": bytes([0xF1]) + key_parameters.encode()}.items():
+                       "key-parameters": bytes([0xF1]) + key_parameters.encode(),
+                       "pins": bytes([0xF2]) + pins.encode()}.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(body)
 

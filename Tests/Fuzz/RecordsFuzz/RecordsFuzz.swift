@@ -39,7 +39,8 @@ enum RecordsFuzz {
       fuzzFailure("a version record read from \(Array(data)) is written as \(Array(written)), which does not read")
     }
     if again.encoded() != written || again.version.conflictPaths != record.version.conflictPaths
-      || again.version.unkeptPaths != record.version.unkeptPaths
+      || again.version.unkeptPaths != record.version.unkeptPaths || again.version.remote != record.version.remote
+      || again.remoteTree != record.remoteTree
     {
       fuzzFailure("a version record changes when written and read again: \(Array(data))")
     }

@@ -14,9 +14,10 @@ public func fuzzSync(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = FuzzInput.bytes(data, size)
   guard let selector = bytes.first else { return 0 }
   let rest = Data(bytes.dropFirst())
-  switch selector == 0xF0 || selector == 0xF1 ? selector : selector % 4 {
+  switch (0xF0...0xF2).contains(selector) ? selector : selector % 4 {
   case 0xF0: SyncFuzz.sealedBody(rest)
   case 0xF1: SyncFuzz.keyParameters(rest)
+  case 0xF2: SyncFuzz.pins(rest)
   case 0: SyncFuzz.serverAnswer(rest)
   case 1: SyncFuzz.head(rest)
   case 2: SyncFuzz.credentials(rest)
@@ -26,8 +27,8 @@ public func fuzzSync(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 /// What sync reads from the object store and from the user's configuration: an S3 answer (XML), the remote's
-/// head object, an AWS credentials or config file, the package's list of remotes; and an encrypted remote's sealed
-/// object bodies and key-parameters object.
+/// head object, a device's pins, an AWS credentials or config file, the package's list of remotes; and an encrypted
+/// remote's sealed object bodies and key-parameters object.
 enum SyncFuzz {
   /// The keys of the sealed bodies: the master key of SealedFormatTests' known answers (bytes 0 to 31).
   static let cipher = RemoteCipher(masterKeyBytes: Array(0..<32))
@@ -94,6 +95,14 @@ enum SyncFuzz {
     }
     if again.tree != head.tree || again.parent != head.parent || again.encoded() != written {
       fuzzFailure("a head changes when written and read again: \(Array(data))")
+    }
+  }
+
+  /// A device's pin object (`pins/DEVICE`): what reads, written again, reads as the same pins.
+  static func pins(_ data: Data) {
+    guard let pins = RemotePins(data: data) else { return }
+    guard RemotePins(data: pins.encoded()) == pins else {
+      fuzzFailure("pins read from \(Array(data)) change when written and read again")
     }
   }
 
