@@ -130,6 +130,55 @@ def rows(h):
               note="one file rewritten in place; the push stats every entry, reads the changed file only (the version "
                    "store's stat cache), compares trees with the synced head's and sends one blob and the trees on its "
                    "path (no listing of the remote)")
+        pull_rows(h, endpoint, bucket, aws, work)
     finally:
         if not was_running:
             subprocess.run([STORE, "stop"], check=False)
+
+
+def disk_bytes(folder):
+    """Bytes of disk the entries of ``folder`` take (allocated blocks, as `du` counts them)."""
+    out = subprocess.run(["du", "-s", "-B1", folder], capture_output=True, text=True, check=True).stdout
+    return int(out.split()[0])
+
+
+def pull_rows(h, endpoint, bucket, aws, work):
+    """Issue 26: the first pull of a 1 KB change into a fresh clone of a 1 GiB package (the big corpus and a
+    note) adds less than 10 MB of disk: the state it replaces is kept as a version whose files stay on the remote.
+    The peer is `aws s3 sync` down into an up-to-date copy after the same change (it keeps no previous state)."""
+    big = h.corpus("big")
+    source = os.path.join(work, "Big.pkg")
+    subprocess.run(["cp", "-a", big, source], check=True)
+    note = os.path.join(source, "note.txt")
+    with open(note, "w") as f:
+        f.write("x" * 1024)
+    subprocess.run([h.docpkg, "remote", "add", source, "origin", f"s3://{bucket}/big", "--endpoint", endpoint],
+                   check=True)
+    subprocess.run([h.docpkg, "push", source, "--quiet"], check=True, capture_output=True)
+    side = os.path.join(work, "pull-side")  # the clone and its sync folder and version store, alone in a folder
+    clone = os.path.join(side, "Big.pkg")
+    subprocess.run(["rm", "-rf", side], check=True)
+    os.makedirs(side)
+    subprocess.run([h.docpkg, "clone", f"s3://{bucket}/big", clone, "--endpoint", endpoint, "--quiet"], check=True)
+    with open(note, "w") as f:
+        f.write("y" * 1024)
+    subprocess.run([h.docpkg, "push", source, "--quiet"], check=True, capture_output=True)
+    before = disk_bytes(side)
+    pull = h.run([h.docpkg, "pull", clone, "--quiet"], repeat=1)
+    added = (disk_bytes(side) - before) / 1e6
+
+    copy = os.path.join(work, "aws-big")
+    subprocess.run(["rm", "-rf", copy], check=True)
+    subprocess.run(aws + ["--only-show-errors", "s3", "sync", big, f"s3://{bucket}/aws-big"], check=True)
+    subprocess.run(aws + ["--only-show-errors", "s3", "sync", f"s3://{bucket}/aws-big", copy], check=True)
+    changed = os.path.join(work, "aws-note.txt")
+    with open(changed, "w") as f:
+        f.write("z" * 1024)
+    subprocess.run(aws + ["--only-show-errors", "s3", "cp", changed, f"s3://{bucket}/aws-big/note.txt"], check=True)
+    down = h.run(aws + ["--only-show-errors", "s3", "sync", f"s3://{bucket}/aws-big", copy], repeat=1)
+    h.row("sync big: first pull of a 1 KB change into a fresh clone", pull, "aws s3 sync down (1 changed)", down,
+          note="1 GiB package (4 x 256 MiB and a 1 KB note); one run; the pull keeps the replaced state as a "
+               "version whose unchanged files stay on the remote")
+    h.row("sync big: disk added by that pull (MB)", added, limit=10,
+          note=f"du -B1 of the folder holding the clone, its sync folder and version store, before and after "
+               f"the pull ({before / 1e6:.0f} MB before)")

@@ -91,6 +91,20 @@ enum LiveSync: SyncCommandRunner {
       "kept \(result.keptStates) states (\(result.keptObjects) objects), removed \(result.removedObjects) objects\n")
   }
 
+  static func fetchVersion(_ command: RemoteFetch<Self>) throws {
+    let packagePath = FilePath(command.package)
+    guard let held = try VersionStore.remoteHeldVersion(command.id, ofPackageAt: packagePath) else {
+      StandardOutput.shared.write("fetched 0 files\n")
+      return
+    }
+    let sync = try PackageSync(packageAt: packagePath, remote: held.remote, credentials: environmentCredentials())
+    let bar = SyncProgressBar("fetching", quiet: command.quietOption.quiet)
+    let handler = bar.handler
+    let count = try runBlocking { try await sync.fetchVersion(command.id, progress: handler) }
+    bar.finish()
+    StandardOutput.shared.write("fetched \(count) files\n")
+  }
+
   static func removeRemote(_ command: RemoteRemove<Self>) throws {
     try SyncFolder(packagePath: FilePath(command.package)).remove(command.name)
   }

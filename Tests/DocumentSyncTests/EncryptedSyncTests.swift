@@ -95,6 +95,16 @@ struct EncryptedSyncTests {
     let pull = try Shell.docpkg(["pull", package], environment: Self.passphrase)
     #expect(pull.standardOutput == "fast-forward\n", "\(pull.standardError)")
     #expect(try Self.files(under: package) == Self.files(under: desk))
+    // The state the pull replaced is a version whose files stay on the remote, opened when it is shown; the
+    // device's pin that keeps them there is sealed like every other object.
+    let listed = try Shell.docpkg(["versions", "list", package, "--json"])
+    #expect(listed.standardOutput.contains("\"remote\":\"origin\""), "\(listed.standardOutput)")
+    let shown = try Shell.docpkg(["versions", "show", package, "1", "Text.txt"], environment: Self.passphrase)
+    #expect(shown.status == 0, "\(shown.standardError)")
+    #expect(Data(shown.standardOutput.utf8) == files["Text.txt"])
+    let pins = try await Self.objects(client).filter { $0.key.contains("/pins/") }
+    #expect(pins.count == 1)
+    for pin in pins { #expect(!String(decoding: pin.data, as: UTF8.self).contains("tree ")) }
   }
 
   @Test func aWrongOrMissingPassphraseFailsInOneLineAndChangesNothing() async throws {

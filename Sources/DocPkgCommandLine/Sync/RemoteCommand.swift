@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `docpkg remote add|list|remove`: the object-store remotes of a package.
+/// `docpkg remote add|list|remove|prune|fetch`: the object-store remotes of a package.
 package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
   package static var configuration: CommandConfiguration {
     CommandConfiguration(
@@ -17,6 +17,7 @@ package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
         """,
       subcommands: [
         RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self, RemotePrune<Runner>.self,
+        RemoteFetch<Runner>.self,
       ])
   }
 
@@ -104,4 +105,27 @@ package struct RemotePrune<Runner: SyncCommandRunner>: ParsableCommand {
   }
 
   package func run() throws { try Runner.pruneRemote(self) }
+}
+
+/// `docpkg remote fetch PACKAGE ID`.
+package struct RemoteFetch<Runner: SyncCommandRunner>: ParsableCommand {
+  package static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "fetch",
+      abstract: "Download the files a version keeps on its remote into the version store.",
+      discussion: """
+        A pull keeps the state it replaces as a version without copying the files the remote holds too (versions \
+        list says 'saved (files on NAME)'). This downloads them, checked against their SHA-256, so that the \
+        version reads and restores without the remote. versions show, versions restore, and diff, cat, inspect or \
+        pack of PACKAGE@ID run it when a version needs it. Prints 'fetched N files'.
+        """)
+  }
+
+  @Argument(help: "The package.", completion: .file()) package var package: String
+  @Argument(help: "The version's id (see versions list).") package var id: Int
+  @OptionGroup package var quietOption: QuietOption
+
+  package init() {}
+
+  package func run() throws { try Runner.fetchVersion(self) }
 }

@@ -17,4 +17,6 @@ package protocol SyncCommandRunner {
   static func removeRemote(_ command: RemoteRemove<Self>) throws
   /// `docpkg remote prune PACKAGE [NAME] [--keep N]`.
   static func pruneRemote(_ command: RemotePrune<Self>) throws
+  /// `docpkg remote fetch PACKAGE ID`.
+  static func fetchVersion(_ command: RemoteFetch<Self>) throws
 }

@@ -108,6 +108,28 @@ extension Syscalls {
     if result != 0 { throw Errno(rawValue: result) }
   }
 
+  /// Runs `executable` with `arguments`, its standard streams this process's but its standard output this
+  /// process's standard error (what it prints is never mixed into this process's output), and waits for it.
+  /// - Returns: Its exit status (128 + the signal's number if a signal ended it).
+  package static func runAndWait(_ executable: FilePath, _ arguments: [String]) throws(Errno) -> Int32 {
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable.string] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    _ = posix_spawn_file_actions_adddup2(&actions, 2, 1)
+    var pid: pid_t = 0
+    let result = executable.withPlatformString { posix_spawn(&pid, $0, &actions, nil, argv, environ) }
+    if result != 0 { throw Errno(rawValue: result) }
+    var status: CInt = 0
+    while waitpid(pid, &status, 0) < 0 {
+      guard errno == EINTR else { throw Errno(rawValue: errno) }
+    }
+    // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (macros).
+    let signal = status & 0x7f
+    return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+  }
+
   /// `path` with every symbolic link and `.`/`..` resolved (`realpath`), or nil if that fails.
   package static func resolvingLinks(_ path: FilePath) -> FilePath? {
     guard let resolved = path.withPlatformString({ realpath($0, nil) }) else { return nil }

@@ -22,7 +22,7 @@ import Foundation
 //
 // The seed: for a content-addressed object (blob, tree) HMAC-SHA256(seed key, KIND " " PLAIN-SHA256) cut to 24
 // bytes, so the same plaintext is sealed to the same bytes (dedup, and a multipart upload resumes with the same
-// parts); for the others (head, state, lock: one key, many bodies) 24 random bytes, so no key and nonce is used
+// parts); for the others (head, state, lock, pins: one key, many bodies) 24 random bytes, so no key and nonce is used
 // twice for different plaintexts.
 //
 // A segment can be sealed and opened alone, so a body is sealed and opened as a stream (memory bounded by a
@@ -30,7 +30,7 @@ import Foundation
 
 /// What an object of an encrypted remote is: part of the key of its segments.
 package enum SealedKind: String, Sendable, CaseIterable {
-  case blob, tree, head, state, lock, keyCheck = "key-check"
+  case blob, tree, head, state, lock, pins, keyCheck = "key-check"
 }
 
 /// Why a sealed body was refused.

@@ -12,8 +12,9 @@ import Foundation
 //
 // Every push, once its head moved, writes `states/STAMP-TREE` (STAMP: milliseconds since 1970, 13 digits, so
 // that keys sort by time; the body is the head it wrote): the remote's own history of states, which another
-// device can restore. `prune` keeps the newest N of them (N per remote: `Remote.keepStates`, default 10) and the
-// head with its conflict versions, marks every tree and blob they reach, and deletes every other object under
+// device can restore. `prune` keeps the newest N of them (N per remote: `Remote.keepStates`, default 10), the
+// head with its conflict versions, and the states devices' versions keep files in (their pins, RemotePins.swift),
+// marks every tree and blob they reach, and deletes every other object under
 // `trees/` and `blobs/`, the older `states/` entries and stale locks; in the sync folder it removes the `trees/`
 // no retained state reaches. It holds the remote's prune lock throughout (RemoteLock: no push runs meanwhile,
 // so no object a push in flight relies on is deleted) and the package's lock (no local push or pull meanwhile).
@@ -33,7 +34,8 @@ extension PackageSync {
   public static let defaultKeptStates = 10
 
   /// Deletes from the remote (and the sync folder's tree cache) what no retained state reaches: keeps the newest
-  /// `count` states of the remote's history, the head and its unresolved conflict versions. Safe against pushes
+  /// `count` states of the remote's history, the head and its unresolved conflict versions, and the states that
+  /// devices' versions keep files in (pinned by their pulls). Safe against pushes
   /// from other devices: it holds the remote's prune lock, and pushes wait for it (as it waits for them).
   /// - Parameter count: How many states to keep (at least 1; nil: ``Remote/keepStates``, else
   ///   ``defaultKeptStates``).
@@ -66,6 +68,8 @@ extension PackageSync {
           roots.append(try RemoteHead(decoding: opened(data, kind: .state, key: key), key: key).tree)
         }
       }
+      // The states devices' versions keep files in (RemotePins.swift).
+      roots += try await pinnedTrees()
       // Mark: every tree and blob a retained state reaches.
       var trees: [String: TreeObject] = [:]
       for root in Set(roots) {

@@ -89,11 +89,18 @@ extension PackageSync {
     try await fetchBlobs(needed.sorted(), sizes: sizes, progress: progress)
     trees = try await conflicts.fetch(with: self, trees: trees, localBlobs: Set(before.blobs.keys))
 
+    // The state this pull replaces is kept as a version; the files of it that the head holds too stay on the
+    // remote (pinned there, RemotePins.swift), so that the version costs the files changed here, not a copy.
+    let headBlobs = Set(theirs.values.filter { $0.kind == .file }.map(\.reference))
+    let holding =
+      await pin(head, etag: etag) ? RemoteHolding(remote: remote.name, tree: head.tree, blobs: headBlobs) : nil
+
     progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
     let folder = self.folder
     let result = try await BlockingIO.run { [trees] () throws -> PullResult in
       let file = try PackageFile(at: packagePath, options: .holdLock)
       defer { file.close() }
+      file.previousStateHolding = holding
       let now = try VersionStore.scan(packageAt: packagePath, lockHeld: true)
       var allTrees = trees
       for (hash, tree) in now.trees { allTrees[hash] = tree }
@@ -149,11 +156,19 @@ extension PackageSync {
   /// - Parameter progress: Called as bytes arrive: `bytesDone` counts the bytes received from the server, and
   ///   `bytesTotal` the bytes still to receive when the downloads started (kept partial files not counted).
   func fetchBlobs(_ hashes: [String], sizes entries: FlatTree, progress: SyncProgress.Handler?) async throws {
-    let objects = folder.objects
-    let temporary = folder.temporary
     var sizes: [String: Int64] = [:]
     for entry in entries.values where entry.kind == .file { sizes[entry.reference] = entry.size }
-    let sizeOf = sizes
+    try await fetchBlobs(hashes, sizes: sizes, into: folder.objects, progress: progress)
+  }
+
+  /// Downloads the blobs `hashes` (of sizes `sizeOf`) into `objects` as above, partial downloads in the sync
+  /// folder's `tmp/`. A blob the remote does not have is the error `missingError` makes of its key (by default the
+  /// head's damage, ``brokenHead(missing:)``).
+  func fetchBlobs(
+    _ hashes: [String], sizes sizeOf: [String: Int64], into objects: FilePath, progress: SyncProgress.Handler?,
+    missingError: (@Sendable (String) -> SyncError)? = nil
+  ) async throws {
+    let temporary = folder.temporary
     // Blobs an interrupted pull left are used only if they still hash to their names: their renames were not
     // synced, so a crash of the machine may have left one empty or torn (it is then downloaded again).
     let (kept, partialBytes) = try await BlockingIO.run { () throws -> (Set<String>, Int64) in
@@ -186,7 +201,7 @@ extension PackageSync {
       do { result = try await downloadBlob(key, to: partial, progress: chunkProgress) } catch let error
         as SyncError where error.code == .noSuchKey
       {
-        throw brokenHead(missing: key)
+        throw missingError?(key) ?? brokenHead(missing: key)
       }
       if result.sha256 != hash, result.received < result.size {
         // The kept part was not the blob's beginning: once more, from the first byte.

@@ -101,6 +101,8 @@ public struct Remote: Sendable, Hashable, Codable {
 /// | `pushing/NAME`   | objects a push to remote NAME sent, until its head moved (an interrupted push resumes) |
 /// | `uploads/HASH`   | a multipart upload in progress: its upload ID and the parts that arrived    |
 /// | `sealing/HASH`   | an encrypted remote's blob sealed for its upload, until it went up          |
+/// | `fetching/HASH`  | files of a version kept on a remote, downloaded until the version store took them |
+/// | `device`         | this device's random id, naming its pins on the remotes (RemotePins.swift)  |
 ///
 /// The stat cache a scan uses (which files are already hashed, by device, inode, size and time) is the version
 /// store's (`.NAME.docpkg-versions/hashes`): one cache for versions and sync.

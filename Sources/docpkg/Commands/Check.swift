@@ -16,7 +16,8 @@ struct Check: ParsableCommand {
       that matched before and whose size, inode and time did not change since is not read again; --full \
       reads them all). Prints what it did and each damaged version with its damaged entries, each version \
       record that is damaged or cannot be read, and each pending version that cannot be settled (with the \
-      reason). Exits 0 when the package and all its versions are consistent, 1 otherwise.
+      reason). A version a pull kept with files left on its remote is checked for what the store holds; a line \
+      says how many files are on the remote (remote fetch downloads them). Exits 0 when the package and all its versions are consistent, 1 otherwise.
       """
   )
 
@@ -75,6 +76,11 @@ struct Check: ParsableCommand {
         "\(failed.count) of \(total) versions damaged\(unsettled.isEmpty ? "" : " or not settled") "
           + "(\(failed.map { String($0) }.joined(separator: ", "))) in",
         path: store.path.string)
+    }
+    for held in try VersionStore.remoteHeldVersions(ofPackageAt: FilePath(package), listingFiles: true)
+    where !held.unfetched.isEmpty {
+      out.write(
+        "on remote: version \(held.id): \(held.unfetched.count) files on '\(held.remote.escapingControlCharacters)'\n")
     }
     out.write("ok: \(versions.count) versions\n")
   }

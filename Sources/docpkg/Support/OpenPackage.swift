@@ -13,6 +13,10 @@ import SystemPackage
 /// exit costs more than `inspect`'s own work on them, and the kernel frees it all at once anyway.
 func openPackage(_ location: String) throws -> PackageNode {
   let path = FilePath(location)
+  // A version that keeps files on a remote has them fetched first, before this process takes a lock.
+  if (try? Syscalls.entryExists(path)) != true, let (package, id) = PackageNode.versionReference(location) {
+    try fetchRemoteFiles(ofVersion: id, of: package)
+  }
   let locked = PackageReadLock.enclosingPackage(of: path) ?? path
   // One lock per package: a second one (`diff PKG PKG`) would queue behind a save waiting for the first.
   if !OpenedPackages.readLocks.contains(where: { $0.packagePath == locked }) {

@@ -41,6 +41,22 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
       errno, "cannot run the network helper", path: helper.string, context: "(install it beside docpkg)")
   }
 
+  /// Runs `docpkg-sync` with `arguments` as a child process, its output on this process's standard error, and
+  /// waits for it.
+  /// - Returns: Its exit status.
+  /// - Throws: ``/DocumentPackage/PackageError`` naming the helper's path if it is missing or cannot run.
+  static func run(_ arguments: [String]) throws -> Int32 {
+    guard let executable = Syscalls.executablePath() else {
+      throw PackageError(.noSuchEntry, "cannot find the folder of docpkg to run", path: name)
+    }
+    let helper = executable.removingLastComponent().appending(name)
+    StandardOutput.shared.flush()
+    do { return try Syscalls.runAndWait(helper, arguments) } catch {
+      throw PackageError.io(
+        error, "cannot run the network helper", path: helper.string, context: "(install it beside docpkg)")
+    }
+  }
+
   static func clone(_ command: CloneCommand<Self>) throws { try handOver() }
   static func push(_ command: PushCommand<Self>) throws { try handOver() }
   static func pull(_ command: PullCommand<Self>) throws { try handOver() }
@@ -49,4 +65,5 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
   static func removeRemote(_ command: RemoteRemove<Self>) throws { try handOver() }
   static func serve(_ command: ServeCommand<Self>) throws { try handOver() }
   static func pruneRemote(_ command: RemotePrune<Self>) throws { try handOver() }
+  static func fetchVersion(_ command: RemoteFetch<Self>) throws { try handOver() }
 }

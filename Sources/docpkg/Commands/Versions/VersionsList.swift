@@ -14,14 +14,16 @@ struct VersionsList: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list", abstract: "List a package's versions, oldest first.",
     discussion: """
-      Prints a header, then one line per version: id, date (local time), saved or conflict (resolved or not), \
-      size in bytes, and the entries a conflict version disagrees on. A version whose record is damaged is \
-      listed as damaged, and one a save left pending that cannot be settled as pending, each with its record \
-      and the reason in the last column. Nothing for a package without versions. --json prints [{"id", \
-      "state" (saved, conflict, damaged or pending), "date" (seconds since 1970), "origin", "resolved", \
-      "size", "conflictPaths"}], and "unkeptPaths" for a version that could not keep entries written in \
-      place before its copy was made; a damaged or pending one has "id", "state", "record" and "reason" \
-      (and "date" when its record says).
+      Prints a header, then one line per version: id, date (local time), saved or conflict (resolved or not; \
+      a saved version that keeps files on a remote, as a pull keeps the state it replaced, says which), size \
+      in bytes, and the entries a conflict version disagrees on. A version whose record is damaged is listed \
+      as damaged, and one a save left pending that cannot be settled as pending, each with its record and the \
+      reason in the last column. Nothing for a package without versions. --json prints [{"id", "state" \
+      (saved, conflict, damaged or pending), "date" (seconds since 1970), "origin", "resolved", "size", \
+      "conflictPaths"}], "unkeptPaths" for a version that could not keep entries written in place before its \
+      copy was made, and "remote" for one that keeps files on a remote (fetched when the version is shown or \
+      restored); a damaged or pending one has "id", "state", "record" and "reason" (and "date" when its \
+      record says).
       """)
 
   @Argument(help: "The package.", completion: .file())
@@ -45,7 +47,8 @@ struct VersionsList: ParsableCommand {
           return "{\"id\":\(version.id),\"state\":\"\(version.origin.rawValue)\","
             + "\"date\":\(version.date.timeIntervalSince1970),"
             + "\"origin\":\"\(version.origin.rawValue)\",\"resolved\":\(version.isResolved),"
-            + "\"size\":\(version.size),\"conflictPaths\":[\(paths)]" + unkept(version) + "}"
+            + "\"size\":\(version.size),\"conflictPaths\":[\(paths)]" + unkept(version)
+            + (version.remote.map { ",\"remote\":\($0.jsonQuoted)" } ?? "") + "}"
         }
         let problem = entry.problem!
         return "{\"id\":\(problem.id),\"state\":\"\(problem.state.rawValue)\","
@@ -65,7 +68,9 @@ struct VersionsList: ParsableCommand {
       let state =
         version.origin == .conflict
         ? (version.isResolved ? "conflict (resolved)" : "conflict (unresolved)")
-        : version.unkeptPaths.isEmpty ? "saved" : "saved (\(version.unkeptPaths.count) not kept)"
+        : !version.unkeptPaths.isEmpty
+          ? "saved (\(version.unkeptPaths.count) not kept)"
+          : version.remote.map { "saved (files on \($0))" } ?? "saved"
       return [
         "\(version.id)", version.date.localTimestamp, state, Int64(version.size).grouped,
         version.conflictPaths.joined(separator: ", "),

@@ -15,6 +15,7 @@ struct VersionsRestore: ParsableCommand {
   var id: Int
 
   func run() throws {
+    try fetchRemoteFiles(ofVersion: id, of: FilePath(package))
     let packageFile = try PackageFile(at: FilePath(package), options: [.holdLock])
     defer { packageFile.close() }
     packageFile.versionPolicy = .keepAll  // restoring must never prune what the user may want next

@@ -1,0 +1,40 @@
+import DocumentPackage
+import SystemPackage
+
+// A version that keeps files on a remote (`PackageVersion.remote`: the state a pull replaced) is read from the
+// version store like any other once its files were fetched: downloaded by their keys, checked against their
+// SHA-256, and taken into the store as its own blobs. They stay there as long as the version does.
+
+extension PackageSync {
+  /// Downloads the files version `id` keeps on this remote into the package's version store, so that the version
+  /// can be read and restored without the remote. Files fetched before are not downloaded again; a version whose
+  /// files the store holds costs nothing.
+  /// - Parameter progress: Called as bytes arrive.
+  /// - Returns: How many files were downloaded.
+  /// - Throws: `PackageError` with code `noSuchEntry` for an unknown version; ``SyncError`` with code `remote` when
+  ///   the version keeps its files on another remote or the remote no longer has one of them (deleted on the
+  ///   server), `corrupt` for a download that does not match its SHA-256; the client's errors.
+  @discardableResult
+  public func fetchVersion(_ id: Int, progress: SyncProgress.Handler? = nil) async throws -> Int {
+    let packagePath = folder.packagePath
+    guard let held = try await BlockingIO.run({ try VersionStore.remoteHeldVersion(id, ofPackageAt: packagePath) })
+    else { return 0 }
+    guard held.remote == remote.name else {
+      throw SyncError(
+        .remote, "version \(id) keeps its files on remote '\(held.remote)', not on this one:", key: remote.name)
+    }
+    guard !held.unfetched.isEmpty else { return 0 }
+    try await unlock()
+    let hashes = held.unfetched.keys.sorted()
+    let fetching = folder.path.appending("fetching")
+    try await fetchBlobs(hashes, sizes: held.unfetched, into: fetching, progress: progress) { key in
+      SyncError(.remote, "version \(id) keeps a file the remote no longer has (deleted on the server):", key: key)
+    }
+    try await BlockingIO.run {
+      try VersionStore.takeFetchedBlobs(
+        ofPackageAt: packagePath, hashes.map { (hash: $0, path: fetching.appending($0)) })
+      try LocalFiles.remove(fetching)
+    }
+    return hashes.count
+  }
+}
