@@ -50,6 +50,10 @@ package final class PackageServer: Sendable {
     package var allowsRestore = false
     /// The URL's token; a random one when `nil`.
     package var token: String?
+    /// Downloads the files a version keeps on a remote (a pull's version, ``/DocumentPackage/PackageVersion/remote``)
+    /// before the page reads it: `docpkg-sync` sets it, with the environment's credentials. Without it, such a
+    /// version's files fail to read with code `onRemote`.
+    package var fetchVersionFiles: PackageBrowser.VersionFetcher?
 
     package init(
       location: ServedLocation, compared: [ServedLocation] = [], port: Int = 0, allowsRestore: Bool = false,
@@ -83,7 +87,8 @@ package final class PackageServer: Sendable {
   package init(_ configuration: Configuration) async throws {
     let location = configuration.location
     let compared = configuration.compared
-    let browser = try await BlockingIO.run { try PackageBrowser(location, compared: compared) }
+    let fetcher = configuration.fetchVersionFiles
+    let browser = try await BlockingIO.run { try PackageBrowser(location, compared: compared, fetcher: fetcher) }
     let events = EventHub()
     let token = configuration.token ?? ServerToken.random()
     let router = Router(

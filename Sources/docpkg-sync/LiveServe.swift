@@ -1,5 +1,6 @@
 import DocPkgCommandLine
 import DocumentPackage
+import DocumentSync
 import PackageServer
 
 /// `docpkg serve`'s work, on ``PackageServer``: run by `docpkg-sync`, the executable that links the network
@@ -9,9 +10,17 @@ enum LiveServe: ServeCommandRunner {
     Syscalls.ignoreBrokenPipes()  // a client leaving mid-download must not end the server
     Syscalls.restoreTerminationSignals()  // runs until interrupted, whatever signals the parent blocked
     let location = try ServedLocation(command.path)
-    let configuration = PackageServer.Configuration(
+    var settings = PackageServer.Configuration(
       location: location, compared: try command.compare.map(ServedLocation.init), port: command.port,
       allowsRestore: command.allowRestore)
+    // A version a pull kept with files left on the remote: they are downloaded when the page first reads it.
+    settings.fetchVersionFiles = { package, id in
+      let held = try await BlockingIO.run { try VersionStore.remoteHeldVersion(id, ofPackageAt: package) }
+      guard let held, !held.unfetched.isEmpty else { return }
+      let sync = try PackageSync(packageAt: package, remote: held.remote, credentials: environmentCredentials())
+      try await sync.fetchVersion(id)
+    }
+    let configuration = settings
     try runBlocking {
       let server = try await PackageServer(configuration)
       StandardOutput.shared.write("serving \(location.displayName) at \(server.url)\n")

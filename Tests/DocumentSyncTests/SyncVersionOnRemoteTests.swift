@@ -136,4 +136,24 @@ struct SyncVersionOnRemoteTests {
     #expect(try version.node(at: "media/one.bin").contents() == noise(4 << 20, seed: 1))
     #expect(!FileManager.default.fileExists(atPath: dir.appending(".B.mydoc.docpkg-sync/fetching")))
   }
+
+  @Test func theServedPageFetchesAVersionsFilesWhenItFirstReadsIt() async throws {
+    let (dir, _, _, a, b) = try await pushedAndCloned("version-served")
+    try dir.write("A.mydoc/notes.txt", "second\n")
+    try run(["push", a, "--quiet"])
+    try run(["pull", b, "--quiet"])
+    let server = try RunningProcess(Shell.docpkgPath, ["serve", b])
+    defer { server.stop() }
+    #expect(await server.wait { $0.standardOutput.contains("\n") }, "\(server.standardError)")
+    let url = try #require(server.standardOutput.split(separator: " ").last).trimmingCharacters(
+      in: .whitespacesAndNewlines)
+    let components = try #require(URLComponents(string: url))
+    let token = try #require(components.queryItems?.first { $0.name == "token" }?.value)
+    let port = try #require(components.port)
+    let preview = try Shell.run(
+      "curl", ["-fsS", "http://127.0.0.1:\(port)/api/preview?path=notes.txt&state=1&token=\(token)"], check: false)
+    #expect(preview.status == 0, "\(preview.standardError)")
+    #expect(preview.standardOutput.contains("\"text\":\"first\\n\""), "\(preview.standardOutput)")
+    #expect(try !run(["check", b]).contains("on remote"))  // the page's read fetched them into the store
+  }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import DocumentArchive
 import DocumentPackage
+import NIOConcurrencyHelpers
 import SystemPackage
 
 /// The trees the page reads, kept on one serial queue of their own: the served tree (the package, archive or
@@ -28,12 +29,21 @@ package final class PackageBrowser: @unchecked Sendable {
   /// The totals of every directory of the served tree walked so far, by path (see ``totals(at:)``).
   private var totalsCache: [String: TreeTotals] = [:]
 
+  /// Downloads the files version `id` of the package at the path keeps on a remote, if any (see
+  /// ``PackageServer/Configuration/fetchVersionFiles``).
+  package typealias VersionFetcher = @Sendable (FilePath, Int) async throws -> Void
+  private let fetcher: VersionFetcher?
+  /// The versions whose files are all in their store: fetched, or found so.
+  private let fetched = NIOLockedValueBox(Set<ServedLocation>())
+
   /// Opens `location` and each of `compared` once, so that a path that cannot be served fails before the server
   /// starts.
+  /// - Parameter fetcher: Downloads the files a version keeps on a remote before it is read.
   /// - Throws: What ``ServedLocation/openChecked()`` throws for any of them.
-  package init(_ location: ServedLocation, compared: [ServedLocation] = []) throws {
+  package init(_ location: ServedLocation, compared: [ServedLocation] = [], fetcher: VersionFetcher? = nil) throws {
     self.location = location
     self.compared = compared
+    self.fetcher = fetcher
     served = try location.openChecked()
     for other in compared { _ = try other.openChecked() }
   }
@@ -51,7 +61,8 @@ package final class PackageBrowser: @unchecked Sendable {
   package func read<T: Sendable>(_ state: TreeState = .served, _ work: @escaping @Sendable (PackageNode) throws -> T)
     async throws -> T
   {
-    try await withCheckedThrowingContinuation { continuation in
+    try await fetchRemoteFiles(of: [state])
+    return try await withCheckedThrowingContinuation { continuation in
       queue.async { continuation.resume(with: Result { try self.readOnQueue(state, work) }) }
     }
   }
@@ -63,7 +74,8 @@ package final class PackageBrowser: @unchecked Sendable {
   package func withTotals<T: Sendable>(
     _ work: @escaping @Sendable (PackageNode, [String: TreeTotals]) throws -> T
   ) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
+    try await fetchRemoteFiles(of: [.served])
+    return try await withCheckedThrowingContinuation { continuation in
       queue.async {
         continuation.resume(
           with: Result {
@@ -84,10 +96,25 @@ package final class PackageBrowser: @unchecked Sendable {
   package func read<T: Sendable>(
     _ first: TreeState, _ second: TreeState, _ work: @escaping @Sendable (PackageNode, PackageNode) throws -> T
   ) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
+    try await fetchRemoteFiles(of: [first, second])
+    return try await withCheckedThrowingContinuation { continuation in
       queue.async {
         continuation.resume(with: Result { try self.readOnQueue([first, second]) { try work($0[0], $0[1]) } })
       }
+    }
+  }
+
+  /// Has the files that the versions among `states` keep on a remote downloaded (by the fetcher), once per version:
+  /// before a read, a download or a restore.
+  /// - Throws: What the fetcher throws (a remote that cannot be reached, a file gone from it).
+  package func fetchRemoteFiles(of states: [TreeState]) async throws {
+    guard let fetcher else { return }
+    for state in states {
+      let location = try location(of: state)
+      guard case .version(let package, let id) = location, !fetched.withLockedValue({ $0.contains(location) })
+      else { continue }
+      try await fetcher(package, id)
+      fetched.withLockedValue { _ = $0.insert(location) }
     }
   }
 

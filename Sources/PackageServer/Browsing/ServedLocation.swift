@@ -4,7 +4,7 @@ import SystemPackage
 
 /// What `docpkg serve` was given, told apart once at start: a package on disk (it has versions and changes), an
 /// archive read in place, or a version kept beside a package (`PACKAGE@ID`, read-only).
-package enum ServedLocation: Sendable, Equatable {
+package enum ServedLocation: Sendable, Hashable {
   /// A package directory (or a single file) on disk.
   case package(FilePath)
   /// A zip or tar file, read in place through ``DocumentArchive`` with `unpack`'s policy.

@@ -189,6 +189,7 @@ struct Router: Sendable {
 
   private func download(_ state: TreeState) async throws -> HTTPResponse {
     let location = try browser.location(of: state)
+    try await browser.fetchRemoteFiles(of: [state])
     // A tree of the download's own: the packer reads it on a thread of its own while the page goes on reading.
     let tree = try await BlockingIO.run { Handed(try location.open()) }
     var name = tree.value.name.isEmpty ? "package" : tree.value.name
@@ -203,6 +204,7 @@ struct Router: Sendable {
     guard case .package(let path) = browser.location else {
       return .failure(.forbidden, "only a package on disk can be restored")
     }
+    try await browser.fetchRemoteFiles(of: [.version(id)])
     try await BlockingIO.run {
       let file = try PackageFile(at: path, options: [.holdLock])
       defer { file.close() }
