@@ -13,13 +13,17 @@ import Testing
 struct RemoteHeldVersionTests {
   let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
-  /// A package with a big file in a folder and a small one; the holding names the big file's blob.
-  func makeHeld(_ temp: TemporaryDirectory) throws -> (PackageFile, RemoteHolding) {
+  /// A package with a big file in a folder and a small one, saved with the small one changed and a remote holding
+  /// the big file's blob (as a pull saves): its previous state is the last version.
+  func savedWithHolding(_ temp: TemporaryDirectory) throws -> (PackageFile, RemoteHolding) {
     try temp.write("Doc.pkg/media/big.bin", big)
     try temp.write("Doc.pkg/notes.txt", "before\n")
     let file = try PackageFile(at: FilePath(temp.appending("Doc.pkg")))
     let holding = RemoteHolding(
       remote: "origin", tree: String(repeating: "ab", count: 32), blobs: [ContentHash.of(big)])
+    try file.root.setFile(at: "notes.txt", contents: Data("after\n".utf8))
+    file.previousStateHolding = holding
+    try file.save()
     return (file, holding)
   }
 
@@ -36,10 +40,7 @@ struct RemoteHeldVersionTests {
 
   @Test func aHeldFileIsReferencedNotCopiedAndSaysSoWhenRead() throws {
     let temp = try TemporaryDirectory()
-    let (file, holding) = try makeHeld(temp)
-    try file.root.setFile(at: "notes.txt", contents: Data("after\n".utf8))
-    file.previousStateHolding = holding
-    try file.save()
+    let (file, holding) = try savedWithHolding(temp)
     #expect(file.previousStateHolding == nil)  // for one save only
     let store = try file.versionStore()
     let version = try #require(try store.versions().last)
@@ -58,10 +59,7 @@ struct RemoteHeldVersionTests {
 
   @Test func fetchedBytesAreTakenInOnlyWhenTheyMatch() throws {
     let temp = try TemporaryDirectory()
-    let (file, holding) = try makeHeld(temp)
-    try file.root.setFile(at: "notes.txt", contents: Data("after\n".utf8))
-    file.previousStateHolding = holding
-    try file.save()
+    let (file, _) = try savedWithHolding(temp)
     let id = try #require(try file.versionStore().versions().last?.id)
     let hash = ContentHash.of(big)
     let wrong = try temp.write("download-wrong", Data("not the bytes\n".utf8))
@@ -83,10 +81,7 @@ struct RemoteHeldVersionTests {
 
   @Test func aLaterVersionOfTheSameFoldersCopiesItsFiles() throws {
     let temp = try TemporaryDirectory()
-    let (file, holding) = try makeHeld(temp)
-    try file.root.setFile(at: "notes.txt", contents: Data("after\n".utf8))
-    file.previousStateHolding = holding
-    try file.save()
+    let (file, _) = try savedWithHolding(temp)
     // media/ is unchanged on disk: a save that keeps a plain version must still copy big.bin.
     try file.root.setFile(at: "notes.txt", contents: Data("later\n".utf8))
     try file.save()
