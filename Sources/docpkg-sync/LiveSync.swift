@@ -14,17 +14,27 @@ enum LiveSync: SyncCommandRunner {
     let (url, endpoint, region, destination) =
       (command.url, command.server.endpoint, command.server.region, FilePath(command.destination))
     let caBundle = command.server.caBundle.map(absolutePath)
-    try runBlocking {
-      _ = try await PackageSync.clone(
-        from: url, endpoint: endpoint, to: destination, credentials: credentials, region: region,
-        caBundle: caBundle, progress: handler)
+    let encrypted = command.encrypt
+    let clone = { @Sendable (environment: [String: String]) in
+      try runBlocking {
+        _ = try await PackageSync.clone(
+          from: url, endpoint: endpoint, to: destination, credentials: credentials, region: region,
+          caBundle: caBundle, requiringEncryption: encrypted, environment: environment, progress: handler)
+      }
+    }
+    do { try clone(ProcessInfo.processInfo.environment) } catch let error as SyncError
+      where error.code == .passphrase && PackageSync.passphrase(in: ProcessInfo.processInfo.environment) == nil
+    {
+      // The remote turned out to be encrypted, and no passphrase was given: ask for it at the terminal, if any.
+      let environment = try syncEnvironment(encrypted: true, remote: "origin")
+      guard PackageSync.passphrase(in: environment) != nil else { throw error }
+      try clone(environment)
     }
     bar.finish()
   }
 
   static func push(_ command: PushCommand<Self>) throws {
-    let sync = try PackageSync(
-      packageAt: FilePath(command.package), remote: command.name, credentials: environmentCredentials())
+    let sync = try packageSync(command.package, remote: command.name)
     let bar = SyncProgressBar("pushing", quiet: command.quietOption.quiet)
     let handler = bar.handler
     let force = command.forceNewHead
@@ -38,8 +48,7 @@ enum LiveSync: SyncCommandRunner {
   }
 
   static func pull(_ command: PullCommand<Self>) throws {
-    let sync = try PackageSync(
-      packageAt: FilePath(command.package), remote: command.name, credentials: environmentCredentials())
+    let sync = try packageSync(command.package, remote: command.name)
     let bar = SyncProgressBar("pulling", quiet: command.quietOption.quiet)
     let handler = bar.handler
     let result = try runBlocking { try await sync.pull(progress: handler) }
@@ -67,7 +76,11 @@ enum LiveSync: SyncCommandRunner {
       caBundle: command.server.caBundle.map(absolutePath), encrypted: command.encrypt)
     let packagePath = FilePath(command.package)
     let credentials = try environmentCredentials()
-    try runBlocking { try await PackageSync.addRemote(remote, toPackageAt: packagePath, credentials: credentials) }
+    let environment = try syncEnvironment(encrypted: command.encrypt, remote: command.name)
+    try runBlocking {
+      try await PackageSync.addRemote(
+        remote, toPackageAt: packagePath, credentials: credentials, environment: environment)
+    }
   }
 
   static func listRemotes(_ command: RemoteList<Self>) throws {
@@ -85,7 +98,7 @@ enum LiveSync: SyncCommandRunner {
   static func pruneRemote(_ command: RemotePrune<Self>) throws {
     let packagePath = FilePath(command.package)
     if let keep = command.keep { try SyncFolder(packagePath: packagePath).setKeepStates(keep, of: command.name) }
-    let sync = try PackageSync(packageAt: packagePath, remote: command.name, credentials: environmentCredentials())
+    let sync = try packageSync(command.package, remote: command.name)
     let result = try runBlocking { try await sync.prune() }
     StandardOutput.shared.write(
       "kept \(result.keptStates) states (\(result.keptObjects) objects), removed \(result.removedObjects) objects\n")
@@ -97,12 +110,37 @@ enum LiveSync: SyncCommandRunner {
       StandardOutput.shared.write("fetched 0 files\n")
       return
     }
-    let sync = try PackageSync(packageAt: packagePath, remote: held.remote, credentials: environmentCredentials())
+    let sync = try packageSync(command.package, remote: held.remote)
     let bar = SyncProgressBar("fetching", quiet: command.quietOption.quiet)
     let handler = bar.handler
     let count = try runBlocking { try await sync.fetchVersion(command.id, progress: handler) }
     bar.finish()
     StandardOutput.shared.write("fetched \(count) files\n")
+  }
+
+  static func changePassphrase(_ command: RemotePassphrase<Self>) throws {
+    let sync = try packageSync(command.package, remote: command.name)
+    let environment = ProcessInfo.processInfo.environment
+    var new = PackageSync.passphrase(
+      in: [
+        "DOCPKG_SYNC_PASSPHRASE": environment["DOCPKG_SYNC_NEW_PASSPHRASE"] ?? "",
+        "DOCPKG_SYNC_PASSPHRASE_FILE": environment["DOCPKG_SYNC_NEW_PASSPHRASE_FILE"] ?? "",
+      ])
+    if new == nil, let typed = try askSecret("New passphrase for remote '\(command.name)': "), !typed.isEmpty {
+      guard try askSecret("The same again: ") == typed else {
+        throw SyncError(
+          .invalidArgument, "the two new passphrases differ; nothing was changed for remote", key: command.name)
+      }
+      new = typed
+    }
+    guard let new else {
+      throw SyncError(
+        .invalidArgument,
+        "no new passphrase: give it in DOCPKG_SYNC_NEW_PASSPHRASE (or a file named by DOCPKG_SYNC_NEW_PASSPHRASE_FILE), or type it at a terminal; remote",
+        key: command.name)
+    }
+    try runBlocking { try await sync.changePassphrase(to: new) }
+    StandardOutput.shared.write("passphrase changed: every device needs the new one from now on\n")
   }
 
   static func removeRemote(_ command: RemoteRemove<Self>) throws {

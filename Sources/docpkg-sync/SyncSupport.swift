@@ -2,6 +2,7 @@ import DocPkgCommandLine
 import DocumentPackage
 import DocumentSync
 import Foundation
+import SystemPackage
 
 /// Runs async sync work from a synchronous command (the root command is synchronous): the work runs in a task,
 /// this thread (the main thread, not one of the cooperative pool's) waits for it. Ctrl-C (SIGINT), SIGTERM and
@@ -63,4 +64,36 @@ final class SyncProgressBar: @unchecked Sendable {
   }
 
   func finish() { lock.withLock { bar.finish() } }
+}
+
+/// The environment of a command on a remote: the process's, and for an encrypted remote whose passphrase neither
+/// `DOCPKG_SYNC_PASSPHRASE` nor `DOCPKG_SYNC_PASSPHRASE_FILE` gives, the passphrase typed at the terminal (echo off)
+/// when there is one, in `DOCPKG_SYNC_PASSPHRASE`. Without a terminal, the library's error says what to set.
+/// - Throws: `PackageError` if the terminal cannot be read.
+func syncEnvironment(encrypted: Bool, remote name: String) throws -> [String: String] {
+  var environment = ProcessInfo.processInfo.environment
+  guard encrypted, PackageSync.passphrase(in: environment) == nil else { return environment }
+  if let typed = try askSecret("Passphrase for remote '\(name)': "), !typed.isEmpty {
+    environment["DOCPKG_SYNC_PASSPHRASE"] = typed
+  }
+  return environment
+}
+
+/// The sync of the package at `package` with its remote `name`, its passphrase asked for if needed
+/// (``syncEnvironment(encrypted:remote:)``).
+/// - Throws: What ``/DocumentSync/PackageSync/init(packageAt:remote:credentials:environment:parallelism:)`` throws.
+func packageSync(_ package: String, remote name: String) throws -> PackageSync {
+  let path = FilePath(package)
+  let encrypted = (try? SyncFolder(packagePath: path).remote(name).encrypted) == true
+  return try PackageSync(
+    packageAt: path, remote: name, credentials: environmentCredentials(),
+    environment: try syncEnvironment(encrypted: encrypted, remote: name))
+}
+
+/// A secret typed at the terminal after `prompt`, or nil without a terminal.
+/// - Throws: `PackageError` if the terminal cannot be read or set.
+func askSecret(_ prompt: String) throws -> String? {
+  do { return try Syscalls.readSecretLine(prompt: prompt) } catch {
+    throw PackageError.io(error, "cannot read a passphrase from the terminal", path: "/dev/tty")
+  }
 }

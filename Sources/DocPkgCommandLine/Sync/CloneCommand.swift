@@ -12,6 +12,13 @@ package struct CloneCommand<Runner: SyncCommandRunner>: ParsableCommand {
   @Argument(help: "The new package's path.", completion: .file()) package var destination: String
   @OptionGroup package var server: RemoteServerOptions
   @OptionGroup package var quietOption: QuietOption
+  @Flag(
+    help: ArgumentHelp(
+      "Refuse the remote unless it is encrypted (remote add --encrypt).",
+      discussion: """
+        A clone finds out by itself whether a remote is encrypted; with --encrypt, a remote that is not (say, one \
+        a server replaced with plain objects of its own) is refused before anything is downloaded.
+        """)) package var encrypt = false
 
   package init() {}
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `docpkg remote add|list|remove|prune|fetch`: the object-store remotes of a package.
+/// `docpkg remote add|list|remove|prune|fetch|passphrase`: the object-store remotes of a package.
 package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
   package static var configuration: CommandConfiguration {
     CommandConfiguration(
@@ -13,11 +13,12 @@ package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
         ~/.aws/credentials (profile AWS_PROFILE); the region from AWS_REGION, else ~/.aws/config. They are never printed or stored. An https server whose certificate comes from a private \
         authority is trusted with --ca-bundle FILE (or AWS_CA_BUNDLE); a refused certificate fails at once, never retried. \
         With --encrypt, everything is encrypted on the device with a key from a passphrase \
-        (DOCPKG_SYNC_PASSPHRASE, needed by every push, pull, clone and prune of that remote).
+        (DOCPKG_SYNC_PASSPHRASE, else typed at the terminal: needed by every push, pull, clone and prune of that \
+        remote; remote passphrase changes it).
         """,
       subcommands: [
         RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self, RemotePrune<Runner>.self,
-        RemoteFetch<Runner>.self,
+        RemoteFetch<Runner>.self, RemotePassphrase<Runner>.self,
       ])
   }
 
@@ -41,7 +42,7 @@ package struct RemoteAdd<Runner: SyncCommandRunner>: ParsableCommand {
       "Encrypt everything sent to this remote on this device (names and contents); the server sees only sizes.",
       discussion: """
         The passphrase comes from DOCPKG_SYNC_PASSPHRASE (or the file DOCPKG_SYNC_PASSPHRASE_FILE names) on every \
-        command, and is kept nowhere. On an empty prefix a new key is made; on an encrypted one the passphrase must \
+        command, else it is typed at the terminal (echo off); it is kept nowhere. On an empty prefix a new key is made; on an encrypted one the passphrase must \
         open its key.
         """)) package var encrypt = false
 
@@ -128,4 +129,27 @@ package struct RemoteFetch<Runner: SyncCommandRunner>: ParsableCommand {
   package init() {}
 
   package func run() throws { try Runner.fetchVersion(self) }
+}
+
+/// `docpkg remote passphrase PACKAGE [NAME]`.
+package struct RemotePassphrase<Runner: SyncCommandRunner>: ParsableCommand {
+  package static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "passphrase",
+      abstract: "Change an encrypted remote's passphrase.",
+      discussion: """
+        The current passphrase comes as for every command (DOCPKG_SYNC_PASSPHRASE, DOCPKG_SYNC_PASSPHRASE_FILE, or \
+        typed at the terminal); the new one from DOCPKG_SYNC_NEW_PASSPHRASE or the file \
+        DOCPKG_SYNC_NEW_PASSPHRASE_FILE names, else typed twice at the terminal. The remote's key is sealed anew \
+        with it (nothing else on the remote changes); every device needs the new passphrase from then on. If \
+        another device changed the passphrase meanwhile, nothing is written and the command says so.
+        """)
+  }
+
+  @Argument(help: "The package.", completion: .file()) package var package: String
+  @Argument(help: "The remote (default origin).") package var name = "origin"
+
+  package init() {}
+
+  package func run() throws { try Runner.changePassphrase(self) }
 }

@@ -19,4 +19,6 @@ package protocol SyncCommandRunner {
   static func pruneRemote(_ command: RemotePrune<Self>) throws
   /// `docpkg remote fetch PACKAGE ID`.
   static func fetchVersion(_ command: RemoteFetch<Self>) throws
+  /// `docpkg remote passphrase PACKAGE [NAME]`.
+  static func changePassphrase(_ command: RemotePassphrase<Self>) throws
 }

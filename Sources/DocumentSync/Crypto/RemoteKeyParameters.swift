@@ -48,13 +48,18 @@ package struct RemoteKeyParameters: Codable, Sendable, Hashable {
   /// - Returns: The parameters and the master key.
   package static func make(passphrase: String) throws -> (RemoteKeyParameters, SymmetricKey) {
     let master = SymmetricKey(size: .bits256)
+    return (try make(passphrase: passphrase, masterKey: master), master)
+  }
+
+  /// New parameters (a new salt, today's costs) for `master`, sealed with `passphrase`: a change of passphrase.
+  package static func make(passphrase: String, masterKey master: SymmetricKey) throws -> RemoteKeyParameters {
     let salt = Data(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
     var parameters = RemoteKeyParameters(
       logN: defaultCosts.logN, r: defaultCosts.r, p: defaultCosts.p, salt: salt, sealedKey: Data())
     let box = try ChaChaPoly.seal(
       master.withUnsafeBytes { Array($0) }, using: try parameters.passphraseKey(passphrase), authenticating: label)
     parameters.sealedKey = box.combined
-    return (parameters, master)
+    return parameters
   }
 
   /// Reads the object's bytes.

@@ -20,18 +20,20 @@ extension PackageSync {
   ///     in `~/.aws/config`, else `us-east-1`).
   ///   - caBundle: A PEM file of authorities trusted besides the system's, kept with the remote (else
   ///     `AWS_CA_BUNDLE` from `environment`).
+  ///   - requiringEncryption: Refuse a remote that is not encrypted (a server could replace an encrypted remote
+  ///     with a plain one of its choosing; a device that knows it should be encrypted says so).
   ///   - environment: Where `AWS_REGION` and `AWS_CA_BUNDLE` are looked up, and an encrypted remote's passphrase
   ///     (`DOCPKG_SYNC_PASSPHRASE`, else the file `DOCPKG_SYNC_PASSPHRASE_FILE` names). A remote that holds key
   ///     parameters is encrypted, and so is the clone's remote.
   ///   - progress: Called as objects arrive.
   /// - Returns: The sync of the new package with its remote.
   /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet, `passphrase` if it is
-  ///   encrypted and the passphrase is missing or wrong, `corrupt` naming an object changed on the server;
+  ///   encrypted and the passphrase is missing or wrong (or not encrypted with `requiringEncryption`), `corrupt` naming an object changed on the server;
   ///   `PackageError` with code `nameTaken` if something is at `destination`. Nothing is left at `destination`.
   @discardableResult
   public static func clone(
     from url: String, endpoint: String, to destination: FilePath, credentials: S3Credentials,
-    remoteName: String = "origin", region: String? = nil, caBundle: String? = nil,
+    remoteName: String = "origin", region: String? = nil, caBundle: String? = nil, requiringEncryption: Bool = false,
     environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgress.Handler? = nil
   ) async throws -> PackageSync {
     let folder = SyncFolder(packagePath: destination)
@@ -44,6 +46,12 @@ extension PackageSync {
     let encrypted =
       try await client.head(RemoteKeyParameters.key(in: try probeRemote.location())) != nil
     probeRemote.encrypted = encrypted ? true : nil
+    if requiringEncryption, !encrypted {
+      // A server that dropped the key object (and put plain objects in place) would feed the clone what it wants.
+      throw SyncError(
+        .remote, "the remote is not encrypted (it has no key-parameters object), but an encrypted one was asked for:",
+        key: RemoteKeyParameters.key(in: try probeRemote.location()))
+    }
     let passphrase: String? =
       if encrypted { try await BlockingIO.run { Self.passphrase(in: environment) } } else { nil }
     let sync = try PackageSync(folder: folder, remote: probeRemote, client: client, passphrase: passphrase)
@@ -57,7 +65,7 @@ extension PackageSync {
     }
   }
 
-  /// The work of ``clone(from:endpoint:to:credentials:remoteName:region:caBundle:environment:progress:)`` on
+  /// The work of ``clone(from:endpoint:to:credentials:remoteName:region:caBundle:requiringEncryption:environment:progress:)`` on
   /// this sync of the package to be made.
   private func cloneHead(
     credentials: S3Credentials, environment: [String: String], progress: SyncProgress.Handler?

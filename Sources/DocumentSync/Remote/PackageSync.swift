@@ -160,7 +160,7 @@ public final class PackageSync: Sendable {
 
   /// The passphrase `environment` gives: `DOCPKG_SYNC_PASSPHRASE`, else the first line of the file
   /// `DOCPKG_SYNC_PASSPHRASE_FILE` names (nil if neither is set or the file cannot be read).
-  static func passphrase(in environment: [String: String]) -> String? {
+  package static func passphrase(in environment: [String: String]) -> String? {
     if let passphrase = environment["DOCPKG_SYNC_PASSPHRASE"], !passphrase.isEmpty { return passphrase }
     guard let file = environment["DOCPKG_SYNC_PASSPHRASE_FILE"], !file.isEmpty,
       let data = (try? LocalFiles.read(FilePath(file))) ?? nil

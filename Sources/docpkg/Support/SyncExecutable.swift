@@ -66,4 +66,5 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
   static func serve(_ command: ServeCommand<Self>) throws { try handOver() }
   static func pruneRemote(_ command: RemotePrune<Self>) throws { try handOver() }
   static func fetchVersion(_ command: RemoteFetch<Self>) throws { try handOver() }
+  static func changePassphrase(_ command: RemotePassphrase<Self>) throws { try handOver() }
 }
