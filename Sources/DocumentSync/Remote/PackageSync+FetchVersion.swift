@@ -9,7 +9,9 @@ extension PackageSync {
   /// Downloads the files version `id` keeps on this remote into the package's version store, so that the version
   /// can be read and restored without the remote. Files fetched before are not downloaded again; a version whose
   /// files the store holds costs nothing.
-  /// - Parameter progress: Called as bytes arrive.
+  /// - Parameters:
+  ///   - id: The version (see `VersionStore.versions()`; `PackageVersion.remote` names its remote).
+  ///   - progress: Called as bytes arrive.
   /// - Returns: How many files were downloaded.
   /// - Throws: `PackageError` with code `noSuchEntry` for an unknown version; ``SyncError`` with code `remote` when
   ///   the version keeps its files on another remote or the remote no longer has one of them (deleted on the
