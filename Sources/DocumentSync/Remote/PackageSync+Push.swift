@@ -13,7 +13,9 @@ extension PackageSync {
   public enum PushResult: Sendable, Hashable {
     /// The remote's head is already the package's state.
     case upToDate
-    /// The head now names the package's state; `blobs` and `trees` objects (`bytes` bytes of blobs) were sent.
+    /// The head now names the package's state; `blobs` and `trees` objects were sent, and `bytes` bytes of blobs
+    /// (as stored: sealed, for an encrypted remote; the parts of a multipart upload that an interrupted push had
+    /// sent are not sent again, and not counted).
     case pushed(tree: String, blobs: Int, trees: Int, bytes: Int64)
   }
 }
@@ -123,14 +125,31 @@ extension PackageSync {
         plan.blobs.map { ($0, packagePath.appending(snapshot.blobs[$0]!.path), snapshot.blobs[$0]!.size) }
         + extra.blobs
       let trees = plan.trees.map { ($0, snapshot.trees[$0]!.encoded()) } + extra.trees
-      let totalBytes = blobs.reduce(Int64(0)) { $0 + $1.2 }
+      // Bytes as stored (sealed, for an encrypted remote). Progress counts them as parts go up; a resumed
+      // multipart upload's parts that had arrived count as done when its blob is, and not as sent.
+      let totalBytes = blobs.reduce(Int64(0)) { $0 + storedSize(ofBlob: $1.2) }
       let objectsTotal = blobs.count + trees.count
       let counter = TransferCounter()
+      let sentBytes = TransferCounter()
 
       try await forEachConcurrently(blobs) { [self] (hash, file, size) in
-        try await uploadBlob(hash, from: file)
+        let reported = NIOLockedValueBox(Int64(0))
+        let sent = try await uploadBlob(hash, from: file) { bytes in
+          let delta = reported.withLockedValue { before in
+            let delta = max(0, bytes - before)
+            before += delta
+            return delta
+          }
+          let (objects, done) = counter.add(objects: 0, bytes: delta)
+          progress?(
+            SyncProgress(
+              phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: done,
+              bytesTotal: totalBytes))
+        }
         await journal.note(hash)
-        let (objects, bytes) = counter.add(objects: 1, bytes: size)
+        _ = sentBytes.add(objects: 1, bytes: sent)
+        let resumed = max(0, storedSize(ofBlob: size) - reported.withLockedValue { $0 })
+        let (objects, bytes) = counter.add(objects: 1, bytes: resumed)
         progress?(
           SyncProgress(
             phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes,
@@ -180,17 +199,27 @@ extension PackageSync {
       }
       // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
       _ = try? await client.put(stateKey(newHead), data: sealed(newHead.encoded(), kind: .state))
-      return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: totalBytes)
+      return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
     }
   }
 
   /// Uploads blob `hash` from the package's file `file`: as it is, or for an encrypted remote sealed into the sync
   /// folder's `sealing/` first (a segment at a time; the same bytes every time, so a multipart upload resumes).
-  func uploadBlob(_ hash: String, from file: FilePath) async throws {
+  /// - Parameter progress: Called with the bytes of this blob sent so far, as parts go up.
+  /// - Returns: The bytes sent: the blob's size (sealed, for an encrypted remote), less the parts of a resumed
+  ///   multipart upload that had arrived before.
+  func uploadBlob(
+    _ hash: String, from file: FilePath, progress: (@Sendable (Int64) -> Void)? = nil
+  ) async throws -> Int64 {
     let record = folder.uploads.appending(hash)
+    let sent = NIOLockedValueBox(Int64(0))
+    let counted: @Sendable (Int64) -> Void = { bytes in
+      sent.withLockedValue { $0 = max($0, bytes) }
+      progress?(bytes)
+    }
     guard let cipher else {
-      try await client.upload(blobKey(hash), fromFile: file, expectedSHA256: hash, record: record)
-      return
+      try await client.upload(blobKey(hash), fromFile: file, expectedSHA256: hash, record: record, progress: counted)
+      return sent.withLockedValue { $0 }
     }
     let sealing = folder.sealing
     let sealedFile = sealing.appending(hash)
@@ -198,11 +227,17 @@ extension PackageSync {
       try LocalFiles.makeDirectories(sealing)
       try cipher.sealFile(at: file, blob: hash, to: sealedFile)
     }
-    do { try await client.upload(blobKey(hash), fromFile: sealedFile, record: record) } catch {
+    do { try await client.upload(blobKey(hash), fromFile: sealedFile, record: record, progress: counted) } catch {
       _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
       throw error
     }
     _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
+    return sent.withLockedValue { $0 }
+  }
+
+  /// The bytes a blob of `size` bytes takes on the remote: itself, or sealed for an encrypted remote.
+  func storedSize(ofBlob size: Int64) -> Int64 {
+    cipher == nil ? size : SealedFormat.sealedSize(plainSize: size)
   }
 
   /// Above this many objects of unknown presence, a push lists the remote instead of asking for each.
@@ -286,6 +321,8 @@ extension PackageSync {
 /// Objects and bytes done so far, shared by concurrent transfers.
 final class TransferCounter: Sendable {
   private let state = NIOLockedValueBox((0, Int64(0)))
+  /// The bytes so far.
+  var bytes: Int64 { state.withLockedValue { $0.1 } }
   func add(objects: Int, bytes: Int64) -> (Int, Int64) {
     state.withLockedValue {
       $0.0 += objects
