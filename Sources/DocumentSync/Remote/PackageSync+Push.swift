@@ -66,6 +66,7 @@ extension PackageSync {
           local.add([snapshot.root], from: snapshot.trees)
           try folder.setState(self.remote.name, tree: snapshot.root, etag: current.etag, conflicts: conflictTrees)
         }
+        await dropLeftoverUploads()
         return .upToDate
       }
       // The head's tree and its list of conflicts must be what this package last synced: else another device
@@ -199,45 +200,9 @@ extension PackageSync {
       }
       // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
       _ = try? await client.put(stateKey(newHead), data: sealed(newHead.encoded(), kind: .state))
+      await dropLeftoverUploads()
       return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
     }
-  }
-
-  /// Uploads blob `hash` from the package's file `file`: as it is, or for an encrypted remote sealed into the sync
-  /// folder's `sealing/` first (a segment at a time; the same bytes every time, so a multipart upload resumes).
-  /// - Parameter progress: Called with the bytes of this blob sent so far, as parts go up.
-  /// - Returns: The bytes sent: the blob's size (sealed, for an encrypted remote), less the parts of a resumed
-  ///   multipart upload that had arrived before.
-  func uploadBlob(
-    _ hash: String, from file: FilePath, progress: (@Sendable (Int64) -> Void)? = nil
-  ) async throws -> Int64 {
-    let record = folder.uploads.appending(hash)
-    let sent = NIOLockedValueBox(Int64(0))
-    let counted: @Sendable (Int64) -> Void = { bytes in
-      sent.withLockedValue { $0 = max($0, bytes) }
-      progress?(bytes)
-    }
-    guard let cipher else {
-      try await client.upload(blobKey(hash), fromFile: file, expectedSHA256: hash, record: record, progress: counted)
-      return sent.withLockedValue { $0 }
-    }
-    let sealing = folder.sealing
-    let sealedFile = sealing.appending(hash)
-    try await BlockingIO.run {
-      try LocalFiles.makeDirectories(sealing)
-      try cipher.sealFile(at: file, blob: hash, to: sealedFile)
-    }
-    do { try await client.upload(blobKey(hash), fromFile: sealedFile, record: record, progress: counted) } catch {
-      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
-      throw error
-    }
-    _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
-    return sent.withLockedValue { $0 }
-  }
-
-  /// The bytes a blob of `size` bytes takes on the remote: itself, or sealed for an encrypted remote.
-  func storedSize(ofBlob size: Int64) -> Int64 {
-    cipher == nil ? size : SealedFormat.sealedSize(plainSize: size)
   }
 
   /// Above this many objects of unknown presence, a push lists the remote instead of asking for each.

@@ -99,8 +99,12 @@ public struct Remote: Sendable, Hashable, Codable {
 /// | `tmp/`           | downloads in progress                                                      |
 /// | `trees/ab/cd…`   | tree objects known to be on a remote (pushed or fetched), by hash           |
 /// | `pushing/NAME`   | objects a push to remote NAME sent, until its head moved (an interrupted push resumes) |
-/// | `uploads/HASH`   | a multipart upload in progress: its upload ID and the parts that arrived    |
-/// | `sealing/HASH`   | an encrypted remote's blob sealed for its upload, until it went up          |
+/// | `uploads/NAME/HASH` | a multipart upload of blob HASH to remote NAME in progress: its upload ID and the parts that arrived |
+/// | `sealing/NAME/HASH` | an encrypted remote NAME's blob sealed for its upload, until it went up  |
+///
+/// What is kept per remote (`state/`, `pushing/`, `uploads/`, `sealing/`) is removed with the remote. A multipart
+/// upload's record outlives its upload only when a push was interrupted: the next push resumes it, and a push
+/// that moved the head (or found it up to date) aborts any upload still recorded, which no later push needs.
 ///
 /// The stat cache a scan uses (which files are already hashed, by device, inode, size and time) is the version
 /// store's (`.NAME.docpkg-versions/hashes`): one cache for versions and sync.
@@ -123,10 +127,11 @@ package struct SyncFolder: Sendable {
   var objects: FilePath { path.appending("objects") }
   var treeStore: FilePath { path.appending("trees") }
   func pushJournal(_ remote: String) -> FilePath { path.appending("pushing").appending(remote) }
-  var uploads: FilePath { path.appending("uploads") }
+  /// The records of the multipart uploads to `remote` in progress, one file per blob (`MultipartRecord`).
+  func uploads(_ remote: String) -> FilePath { path.appending("uploads").appending(remote) }
   var temporary: FilePath { path.appending("tmp") }
   /// An encrypted remote's blobs sealed for their upload (each removed after it).
-  var sealing: FilePath { path.appending("sealing") }
+  func sealing(_ remote: String) -> FilePath { path.appending("sealing").appending(remote) }
 
   /// The remotes, by name.
   /// - Throws: `PackageError` with code `corrupt` if `remotes.json` is not a list of remotes, `io` if it cannot
@@ -166,7 +171,9 @@ package struct SyncFolder: Sendable {
     try write(all)
   }
 
-  /// Removes the remote `name` and its sync state.
+  /// Removes the remote `name` and what the sync folder keeps for it: its state, an interrupted push's journal,
+  /// its multipart upload records and sealed blobs (a remote added later under the same name starts afresh).
+  /// Nothing on the server: an upload the records name stays there until the bucket's lifecycle rule removes it.
   /// - Throws: ``SyncError`` with code `remote` if there is none; `PackageError` if the sync folder cannot be
   ///   written.
   package func remove(_ name: String) throws {
@@ -176,7 +183,7 @@ package struct SyncFolder: Sendable {
     }
     all.removeAll { $0.name == name }
     try write(all)
-    try? LocalFiles.remove(stateFile(name))
+    for kept in [stateFile(name), pushJournal(name), uploads(name), sealing(name)] { try? LocalFiles.remove(kept) }
   }
 
   /// Sets how many states a prune of the remote `name` keeps.

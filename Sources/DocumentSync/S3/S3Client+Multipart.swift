@@ -162,11 +162,16 @@ extension S3Client {
       throw error
     } catch {
       // Aborted in a task of its own, so that it is sent even when this one was cancelled.
-      _ = await Task.detached { [self] in
-        _ = try? await send(.DELETE, key: key, query: [("uploadId", uploadID)])
-      }.result
+      _ = await Task.detached { [self] in try? await abortMultipartUpload(key, uploadID: uploadID) }.result
       if let record { _ = try? await BlockingIO.run { try LocalFiles.remove(record) } }
       throw error
     }
+  }
+
+  /// Aborts the multipart upload `uploadID` of `key`: the server drops the parts it holds (an upload neither
+  /// completed nor aborted keeps them, and on AWS they are billed, until a lifecycle rule removes them).
+  /// - Throws: ``SyncError`` naming the key (`noSuchKey` when the server does not know the upload).
+  package func abortMultipartUpload(_ key: String, uploadID: String) async throws {
+    _ = try await send(.DELETE, key: key, query: [("uploadId", uploadID)])
   }
 }
