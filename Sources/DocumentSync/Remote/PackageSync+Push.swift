@@ -32,11 +32,17 @@ extension PackageSync {
   /// - Parameters:
   ///   - forcingNewHead: Replace a missing or broken head with the package's state (`docpkg push --force-new-head`).
   ///   - progress: Called as objects go up.
+  ///   - autoPruned: Called when the push pruned the remote by itself (``Remote/autoPrune``: when the remote's
+  ///     history holds more than twice ``Remote/keepStates`` states), with what the prune did, or why it failed
+  ///     or was skipped (another device's push or prune held the remote's lock). The push succeeded either way.
   /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
   ///   the remote has changes this package has not pulled (both say to pull first) or its head is missing or
   ///   broken (naming the repair); others as the client's.
   @discardableResult
-  public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+  public func push(
+    forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil,
+    autoPruned: (@Sendable (Result<PruneResult, any Error>) -> Void)? = nil
+  ) async throws -> PushResult {
     // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
     try await unlock()
     let packagePath = folder.packagePath
@@ -83,7 +89,7 @@ extension PackageSync {
     }
 
     // Holding the remote's push lock from here until the head moved: no prune runs meanwhile (RemoteLock).
-    return try await withRemoteLock(.push) {
+    let result = try await withRemoteLock(.push) {
       progress?(SyncProgress(phase: .comparing, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
       let journal = try await BlockingIO.run { PushJournal(path: folder.pushJournal(self.remote.name)) }
       // A repair trusts nothing it did not see on the remote: no base to stop at, no journal, one listing.
@@ -201,8 +207,15 @@ extension PackageSync {
       // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
       _ = try? await client.put(stateKey(newHead), data: sealed(newHead.encoded(), kind: .state))
       await dropLeftoverUploads()
-      return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
+      return PushResult.pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
     }
+    // The push succeeded: a prune that is due runs now (see PackageSync+Prune.swift), and never fails it.
+    do {
+      if let pruned = try await pruneIfDue() { autoPruned?(.success(pruned)) }
+    } catch {
+      autoPruned?(.failure(error))
+    }
+    return result
   }
 
   /// Above this many objects of unknown presence, a push lists the remote instead of asking for each.

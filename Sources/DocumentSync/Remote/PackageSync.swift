@@ -29,7 +29,8 @@ import Foundation
 //        a few: small blobs are sent, big ones after a HEAD → upload blobs (a big one as a parallel multipart
 //        upload whose ID and finished parts are kept in `uploads/NAME/HASH`, so a killed push resumes it), then trees,
 //        bounded parallelism, each noted in the journal → PUT head conditionally (If-None-Match: * for the
-//        first push, else If-Match: the ETag read) → record the state, drop the journal.
+//        first push, else If-Match: the ETag read) → record the state, drop the journal → write the history
+//        entry `states/…` → when the history holds more than 2N states, prune it to N (PackageSync+Prune.swift).
 //        Killed at any step: the head still names a complete tree (objects go up before the head moves), and
 //        the next push skips what the journal and the multipart records name. A 412 on the head: another device
 //        pushed between our GET and PUT — nothing was overwritten; the error says to pull.

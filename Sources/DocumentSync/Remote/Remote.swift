@@ -26,6 +26,11 @@ public struct Remote: Sendable, Hashable, Codable {
   /// How many states of the remote's history ``PackageSync/prune(keepingStates:)`` keeps (nil:
   /// ``PackageSync/defaultKeptStates``, 10).
   public var keepStates: Int?
+  /// Whether a push prunes the remote by itself when its history holds more than twice ``keepStates`` states
+  /// (keeping ``keepStates``, as ``PackageSync/prune(keepingStates:)`` does), so that the bucket stays bounded
+  /// without `docpkg remote prune`. nil or true: on; false: off (the history and what it reaches grow until a
+  /// prune).
+  public var autoPrune: Bool?
   /// Whether the remote is end-to-end encrypted: every object sealed on the device and named by a keyed hash,
   /// with a key from a passphrase (`DOCPKG_SYNC_PASSPHRASE`) that never leaves the devices (see
   /// <doc:RemoteLayout>). Set when the remote is added; nil or false: plain.
@@ -190,11 +195,18 @@ package struct SyncFolder: Sendable {
   /// - Throws: ``SyncError`` with code `remote` if there is no such remote; `PackageError` if the sync folder
   ///   cannot be written.
   package func setKeepStates(_ count: Int, of name: String) throws {
+    try update(name) { $0.keepStates = count }
+  }
+
+  /// Changes the remote `name` with `change` and writes the remotes.
+  /// - Throws: ``SyncError`` with code `remote` if there is no such remote; `PackageError` if the sync folder
+  ///   cannot be written.
+  package func update(_ name: String, _ change: (inout Remote) -> Void) throws {
     var all = try remotes()
     guard let index = all.firstIndex(where: { $0.name == name }) else {
       throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)
     }
-    all[index].keepStates = count
+    change(&all[index])
     try write(all)
   }
 

@@ -49,4 +49,5 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
   static func removeRemote(_ command: RemoteRemove<Self>) throws { try handOver() }
   static func serve(_ command: ServeCommand<Self>) throws { try handOver() }
   static func pruneRemote(_ command: RemotePrune<Self>) throws { try handOver() }
+  static func setRemote(_ command: RemoteSet<Self>) throws { try handOver() }
 }
