@@ -7,11 +7,20 @@ unless it was running already (`make sync-test` or a by-hand run may be using it
 
 The two-device stress figure (2 x 50 concurrent edit/push/pull rounds: edits lost, heads overwritten) is a test,
 not a row: `DOCPKG_SYNC_ROUNDS=50 make sync-test` prints it.
+
+Issue 26's 4 GiB file: push and clone of one file of 4 GiB + 5 random bytes (generated once into
+Benchmarks/work/sync-big/, scaled with --scale) against `aws s3 cp` up and down, with docpkg's peak RSS and the
+clone's SHA-256 checked. It needs more than the default 4 GiB store: once the other rows are done it starts a
+fresh one with OBJECTSTORE_BYTES = 10 GiB unless set (memory-backed: about 1.5 GiB of the OSD's memory per GiB
+stored, so it keeps one copy of the file at a time, and checks first that twice the file's size and 2 GiB of
+memory are available), and frees what each run deleted at once (`radosgw-admin gc process`; Ceph RGW otherwise
+keeps a deleted multipart object's data for two hours). Skipped when a store was running already.
 """
 
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,6 +42,136 @@ def start_store():
             key, value = line[len("export "):].split("=", 1)
             os.environ[key] = value
     return os.environ["DOCPKG_S3_ENDPOINT"]
+
+
+def collect_garbage():
+    """Frees at once the data of the objects deleted so far (RGW's garbage collection waits two hours by default)."""
+    conf = os.path.join(os.environ.get("OBJECTSTORE_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                                                                       "docpkg-objectstore")), "ceph.conf")
+    subprocess.run(["radosgw-admin", "-c", conf, "gc", "process", "--include-all"], check=False, capture_output=True)
+
+
+def load():
+    """The 1-minute load average, for the notes."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def available_memory():
+    """MemAvailable of /proc/meminfo, in bytes (0 if unknown)."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def big_file_rows(h):
+    """Issue 26: a 4 GiB file pushed and cloned (multipart upload, parts in flight in parallel; streamed download),
+    side by side with `aws s3 cp` of the same file up and down, on a store of its own.
+
+    The store keeps its objects in memory, about 1.5 bytes of RSS per byte stored (measured: 1 GiB pushed, the OSD
+    at 1.6 GiB), so the runs hold one copy of the file at a time: docpkg's pushes then clones, the copy deleted,
+    then aws's uploads and downloads; each upload's set-up deletes the one before (and frees it at once)."""
+    size = int((4 << 30) * h.scale) + 5
+    needed = 2 * size + (2 << 30)
+    if available_memory() < needed:
+        h.row(f"sync {size} B file", bench_result(h, error=f"skipped: {needed >> 20} MiB of available memory "
+                                                          f"needed for the memory-backed store, "
+                                                          f"{available_memory() >> 20} MiB available"))
+        return
+    home = os.path.join(REPO, "Benchmarks", "work", "sync-big")  # kept between runs: generated once
+    package = os.path.join(home, "Big.pkg")
+    big = os.path.join(package, "big.raw")
+    digest_file = os.path.join(home, "big.raw.sha256")
+    if not (os.path.exists(big) and os.path.getsize(big) == size and os.path.exists(digest_file)):
+        h.log(f"sync: generating {size} random bytes into {big}")
+        subprocess.run(["rm", "-rf", home], check=True)
+        os.makedirs(package)
+        subprocess.run(f"head -c {size} /dev/urandom > {big}", shell=True, check=True)
+        digest = subprocess.run(["sha256sum", big], check=True, capture_output=True, text=True).stdout.split()[0]
+        with open(digest_file, "w") as f:
+            f.write(digest + "\n")
+    with open(digest_file) as f:
+        digest = f.read().strip()
+
+    os.environ.setdefault("OBJECTSTORE_BYTES", str(10 << 30))
+    endpoint = start_store()
+    try:
+        aws = ["aws", "--endpoint-url", endpoint, "--region", "us-east-1"]
+        bucket = f"bench-big-{int(time.time())}"
+        subprocess.run(aws + ["s3api", "create-bucket", "--bucket", bucket], check=True, capture_output=True)
+        work = h.scratch("sync-big")
+        counter = os.path.join(work, "n")
+        turn = [0]
+
+        def next_turn():
+            turn[0] += 1
+            with open(counter, "w") as f:
+                f.write(str(turn[0]))
+            return turn[0]
+
+        stored = []
+
+        def drop_stored():
+            for prefix in stored:
+                subprocess.run(aws + ["--only-show-errors", "s3", "rm", "--recursive", f"s3://{bucket}/{prefix}"],
+                               check=False, capture_output=True)
+            stored.clear()
+            collect_garbage()
+
+        def fresh_remote():  # each push to an empty prefix, the one before deleted
+            drop_stored()
+            n = next_turn()
+            stored.append(f"big-{n}")
+            subprocess.run(["rm", "-rf", os.path.join(home, ".Big.pkg.docpkg-sync")], check=True)
+            subprocess.run([h.docpkg, "remote", "add", package, "origin", f"s3://{bucket}/big-{n}", "--endpoint",
+                            endpoint], check=True, capture_output=True)
+
+        def fresh_aws_prefix():
+            drop_stored()
+            stored.append(f"aws-big-{next_turn()}")
+
+        def fresh_destination():
+            next_turn()
+            subprocess.run(f"rm -rf {work}/clone-* {work}/.clone-* {work}/down-*", shell=True, check=True)
+
+        push_load = load()
+        push = h.run([h.docpkg, "push", package, "--quiet"], setup=fresh_remote, repeat=1)
+        push_load += f"–{load()}"
+        clone_load = load()
+        clone = h.run(f"{h.docpkg} clone s3://{bucket}/{stored[-1]} {work}/clone-$(cat {counter}).pkg "
+                      f"--endpoint {endpoint} --quiet", setup=fresh_destination, repeat=1)
+        clone_load += f"–{load()}"
+        if clone.ok:  # checked before the next run's set-up removes the clone
+            clone_copy = os.path.join(work, f"clone-{turn[0]}.pkg", "big.raw")
+            cloned = subprocess.run(["sha256sum", clone_copy], capture_output=True, text=True).stdout.split()
+            if not cloned or cloned[0] != digest:
+                clone = bench_result(h, error=f"the clone's big.raw does not hash to {digest} (got {cloned[:1]})")
+        up_load = load()
+        up = h.run(f"aws --endpoint-url {endpoint} --region us-east-1 --only-show-errors s3 cp {big} "
+                   f"s3://{bucket}/aws-big-$(cat {counter})", setup=fresh_aws_prefix, repeat=1)
+        up_load += f"–{load()}"
+        down_load = load()
+        down = h.run(f"aws --endpoint-url {endpoint} --region us-east-1 --only-show-errors s3 cp "
+                     f"s3://{bucket}/{stored[-1]} {work}/down-$(cat {counter})", setup=fresh_destination, repeat=1)
+        down_load += f"–{load()}"
+        h.row(f"sync {size} B file: push", push, "aws s3 cp up", up, target=1.0, rss_limit_mb=256,
+              note=f"one file of random bytes; docpkg: multipart upload, 8 MiB parts, 4 in flight, each part's and "
+                   f"the whole file's SHA-256 computed as it is read; aws: its defaults (8 MiB parts, 10 requests in "
+                   f"flight); each run to an empty prefix of a store of its own (Ceph RGW, loopback); load average "
+                   f"{push_load} over docpkg's runs, {up_load} over aws's")
+        h.row(f"sync {size} B file: clone", clone, "aws s3 cp down", down, target=1.0, rss_limit_mb=256,
+              note=f"streamed to disk, the whole file's SHA-256 checked, the package made durable before its rename "
+                   f"(aws cp does not sync); the clone's big.raw hashes to the file's ({digest[:16]}…, sha256sum); "
+                   f"load average {clone_load} over docpkg's runs, {down_load} over aws's")
+        subprocess.run(f"rm -rf {work}/clone-* {work}/.clone-* {work}/down-*", shell=True, check=False)
+    finally:
+        subprocess.run([STORE, "stop"], check=False)
+
+
+def bench_result(h, **fields):
+    """The harness's Result (bench.py is the harness's module, loaded as __main__ or by name)."""
+    return sys.modules[type(h).__module__].Result(**fields)
 
 
 def rows(h):
@@ -134,6 +273,10 @@ def rows(h):
     finally:
         if not was_running:
             subprocess.run([STORE, "stop"], check=False)
+    if was_running:
+        h.log("sync: the 4 GiB file rows skipped: they start a store of their own (10 GiB), and one was running")
+        return
+    big_file_rows(h)
 
 
 def disk_bytes(folder):

@@ -38,12 +38,26 @@ enum LiveSync: SyncCommandRunner {
     let bar = SyncProgressBar("pushing", quiet: command.quietOption.quiet)
     let handler = bar.handler
     let force = command.forceNewHead
-    let result = try runBlocking { try await sync.push(forcingNewHead: force, progress: handler) }
+    let pruned = PruneOutcome()
+    let result = try runBlocking {
+      try await sync.push(forcingNewHead: force, progress: handler) { outcome in pruned.set(outcome) }
+    }
     bar.finish()
     switch result {
     case .upToDate: StandardOutput.shared.write("up to date\n")
     case .pushed(_, let blobs, let trees, let bytes):
       StandardOutput.shared.write("pushed \(blobs) blobs, \(trees) trees (\(bytes) bytes)\n")
+    }
+    switch pruned.value {
+    case .success(let result):
+      StandardOutput.shared.write(
+        "pruned: kept \(result.keptStates) states (\(result.keptObjects) objects), removed \(result.removedObjects) objects\n"
+      )
+    case .failure(let error):
+      StandardError.write(
+        "docpkg: the automatic prune was skipped (the push succeeded): \(String(describing: error).escapingControlCharacters)\n"
+      )
+    case nil: break
     }
   }
 
@@ -143,7 +157,29 @@ enum LiveSync: SyncCommandRunner {
     StandardOutput.shared.write("passphrase changed: every device needs the new one from now on\n")
   }
 
+  static func setRemote(_ command: RemoteSet<Self>) throws {
+    let folder = SyncFolder(packagePath: FilePath(command.package))
+    let (keep, autoPrune) = (command.keep, command.autoPrune)
+    try folder.update(command.name) { remote in
+      if let keep { remote.keepStates = keep }
+      if let autoPrune { remote.autoPrune = autoPrune == .on }
+    }
+    let remote = try folder.remote(command.name)
+    StandardOutput.shared.write(
+      "keep \(remote.keepStates ?? PackageSync.defaultKeptStates) states, automatic prune \(remote.autoPrune == false ? "off" : "on")\n"
+    )
+  }
+
   static func removeRemote(_ command: RemoteRemove<Self>) throws {
     try SyncFolder(packagePath: FilePath(command.package)).remove(command.name)
   }
+}
+
+/// What a push's automatic prune did, set by the push's task and read once the push returned.
+private final class PruneOutcome: @unchecked Sendable {
+  private let lock = NSLock()
+  private var outcome: Result<PackageSync.PruneResult, any Error>?
+
+  func set(_ value: Result<PackageSync.PruneResult, any Error>) { lock.withLock { outcome = value } }
+  var value: Result<PackageSync.PruneResult, any Error>? { lock.withLock { outcome } }
 }

@@ -133,40 +133,6 @@ struct SyncIncrementalTests {
     }
   }
 
-  @Test func aPushKilledMidUploadLeavesThePackageAndTheHeadAndTheNextPushResumes() async throws {
-    let dir = try TemporaryDirectory("sync-kill")
-    let (client, url, package) = try await makePackage(dir)
-    var generator = SplitMix64(seed: 11)
-    var words = [UInt64](repeating: 0, count: (96 << 20) / 8)
-    for index in words.indices { words[index] = generator.next() }
-    let big = words.withUnsafeBytes { Data($0) }
-    try dir.write("P.mydoc/big.raw", big)
-    let uploads = dir.appending(".P.mydoc.docpkg-sync/uploads")
-
-    // Killed once the first part of the big file arrived (its record has a part line).
-    let push = try await docpkgKilled(["push", package, "--quiet"]) {
-      guard let name = try? FileManager.default.contentsOfDirectory(atPath: uploads).first,
-        let text = try? String(contentsOfFile: uploads + "/" + name, encoding: .utf8)
-      else { return false }
-      return text.split(separator: "\n").count > 2
-    }
-    #expect(push.conditionHeld, "no part arrived before the push ended")
-    #expect(push.killed)
-    #expect(try await client.head("p/head") == nil)  // the head never moved
-    #expect(try Data(contentsOf: URL(fileURLWithPath: package + "/big.raw")) == big)
-
-    guard case .pushed = try await sync(package).push() else {
-      Issue.record("the push after the kill")
-      return
-    }
-    #expect((try? FileManager.default.contentsOfDirectory(atPath: uploads))?.isEmpty ?? true)
-    let copy = dir.appending("Copy.mydoc")
-    try await PackageSync.clone(
-      from: url, endpoint: ObjectStore.endpointURL, to: FilePath(copy), credentials: credentials)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "/big.raw")) == big)
-    #expect(try String(contentsOfFile: copy + "/d9/f19.txt", encoding: .utf8) == "file 9/19\n")
-  }
-
   @Test func aPullMergesATextFileBothSidesChangedInDifferentLines() async throws {
     let dir = try TemporaryDirectory("sync-text")
     let (_, url, a) = try await makePackage(dir, "A.mydoc")

@@ -1,8 +1,9 @@
-import DocumentSync
 import Foundation
 import SystemPackage
 import TestSupport
 import Testing
+
+@testable import DocumentSync
 
 /// `remote prune` against the real server (issue 26): the bucket keeps exactly what the retained states reach, and
 /// a push racing the prune from another process loses nothing.
@@ -10,17 +11,21 @@ import Testing
 struct SyncPruneTests {
   let credentials = try! S3Credentials.fromEnvironment(ObjectStore.environment)
 
-  /// A package A.mydoc with `fixed.txt` and `counter.txt`, pushed `count` times (`counter.txt` is "push N\n").
-  func pushed(_ count: Int, label: String) async throws -> (TemporaryDirectory, S3Client, String, PackageSync) {
+  /// A package A.mydoc with `fixed.txt` and `counter.txt`, pushed `count` times (`counter.txt` is "push N\n"), to a
+  /// remote whose pushes do not prune by themselves unless `autoPrune` (keeping `keepStates`, nil: the default).
+  func pushed(
+    _ count: Int, label: String, autoPrune: Bool = false, keepStates: Int? = nil
+  ) async throws -> (TemporaryDirectory, S3Client, String, PackageSync) {
     let client = try await ObjectStore.freshBucket()
     let dir = try TemporaryDirectory(label)
     try dir.write("A.mydoc/fixed.txt", "fixed\n")
     try dir.write("A.mydoc/counter.txt", "push 0\n")
     let url = "s3://\(client.bucket)/p"
     let package = FilePath(dir.appending("A.mydoc"))
-    try await PackageSync.addRemote(
-      Remote(name: "origin", url: url, endpoint: ObjectStore.endpointURL), toPackageAt: package,
-      credentials: credentials)
+    var remote = Remote(name: "origin", url: url, endpoint: ObjectStore.endpointURL)
+    remote.autoPrune = autoPrune
+    remote.keepStates = keepStates
+    try await PackageSync.addRemote(remote, toPackageAt: package, credentials: credentials)
     let sync = try PackageSync(packageAt: package, remote: "origin", credentials: credentials)
     for number in 1...count {
       try dir.write("A.mydoc/counter.txt", "push \(number)\n")
@@ -92,5 +97,55 @@ struct SyncPruneTests {
       #expect(try String(contentsOfFile: copy + "/b\(number).txt", encoding: .utf8) == "b \(number)\n")
     }
     #expect(try await client.list(prefix: "p/locks/").isEmpty)
+  }
+
+  @Test func pushesKeepTheBucketBoundedWithoutARemotePrune() async throws {
+    // N = 2: a push that finds more than 4 states prunes to 2, so after pushes 5, 8 and 11 the history holds
+    // 2 states, and 3 after the 12th.
+    let (dir, client, _, sync) = try await pushed(12, label: "prune-auto", autoPrune: true, keepStates: 2)
+    #expect(try await keys(client, "p/states/").count == 3)
+    #expect(try await keys(client, "p/trees/").count == 3)
+    let blobs = Set((["fixed\n"] + (10...12).map { "push \($0)\n" }).map { "p/blobs/" + SHA256Hex.of(Data($0.utf8)) })
+    #expect(try await keys(client, "p/blobs/") == blobs)
+    #expect(try await client.list(prefix: "p/locks/").isEmpty)
+
+    // Turned off (`docpkg remote set --auto-prune off`), the history grows again.
+    let set = try Shell.docpkg(["remote", "set", dir.appending("A.mydoc"), "--auto-prune", "off"])
+    #expect(set.standardOutput == "keep 2 states, automatic prune off\n", "\(set.standardError)")
+    for number in 13...15 {
+      try dir.write("A.mydoc/counter.txt", "push \(number)\n")
+      let push = try Shell.docpkg(["push", dir.appending("A.mydoc")])
+      #expect(push.standardOutput.hasPrefix("pushed 1 blobs"), "\(push.standardError)")
+    }
+    #expect(try await keys(client, "p/states/").count == 6)
+    _ = sync
+  }
+
+  @Test func aPushWhileAnotherDeviceHoldsTheRemoteLockSkipsItsPruneAndSucceeds() async throws {
+    // N = 1: the third push finds 3 states, more than 2.
+    let (dir, client, _, _) = try await pushed(2, label: "prune-auto-busy", autoPrune: true, keepStates: 1)
+    #expect(try await keys(client, "p/states/").count == 2)
+    // Another device's push is running: its lock is there, fresh.
+    let lock = "p/locks/push-" + UUID().uuidString.lowercased()
+    _ = try await client.put(lock, data: RemoteLock(kind: .push, date: Date()).encoded())
+    let package = dir.appending("A.mydoc")
+    try dir.write("A.mydoc/counter.txt", "push 3\n")
+    let push = try Shell.docpkg(["push", package])
+    #expect(push.status == 0)
+    #expect(push.standardOutput.hasPrefix("pushed 1 blobs"))
+    let lines = push.standardError.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].hasPrefix("docpkg: the automatic prune was skipped (the push succeeded):"))
+    #expect(lines.first?.contains("the remote is busy") == true, "\(push.standardError)")
+    #expect(try await keys(client, "p/states/").count == 3)
+
+    // Once the other push is done, the next push prunes: N states, and what they reach.
+    try await client.delete(lock)
+    try dir.write("A.mydoc/counter.txt", "push 4\n")
+    let next = try Shell.docpkg(["push", package])
+    #expect(next.status == 0 && next.standardError.isEmpty, "\(next.standardError)")
+    #expect(next.standardOutput.hasSuffix("pruned: kept 1 states (3 objects), removed 9 objects\n"))
+    #expect(try await keys(client, "p/states/").count == 1)
+    #expect(try await keys(client, "p/blobs/").count == 2)
+    #expect(try await keys(client, "p/trees/").count == 1)
   }
 }

@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// `docpkg remote add|list|remove|prune|fetch|passphrase`: the object-store remotes of a package.
+/// `docpkg remote add|list|remove|prune|set|fetch|passphrase`: the object-store remotes of a package.
 package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
   package static var configuration: CommandConfiguration {
     CommandConfiguration(
       commandName: "remote",
-      abstract: "Add, list and remove a package's remotes (S3-compatible object stores).",
+      abstract: "Add, list, prune, set and remove a package's remotes (S3-compatible object stores).",
       discussion: """
         A remote is a bucket and prefix, s3://BUCKET/PREFIX, on a server given with --endpoint (AWS S3, MinIO, \
         Ceph RGW). Remotes are kept in .NAME.docpkg-sync/remotes.json beside the package, never inside it. \
@@ -18,7 +18,7 @@ package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
         """,
       subcommands: [
         RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self, RemotePrune<Runner>.self,
-        RemoteFetch<Runner>.self, RemotePassphrase<Runner>.self,
+        RemoteSet<Runner>.self, RemoteFetch<Runner>.self, RemotePassphrase<Runner>.self,
       ])
   }
 
@@ -91,7 +91,8 @@ package struct RemotePrune<Runner: SyncCommandRunner>: ParsableCommand {
         tree cache. N is the remote's setting: --keep N sets it (kept in remotes.json), else the last one set, \
         else 10. Safe against pushes from other devices: prune and push take turns through lock objects under \
         the remote's locks/ (a push waits up to a minute for a prune, and a prune for pushes). Prints 'kept N \
-        states (M objects), removed R objects'.
+        states (M objects), removed R objects'. A push also prunes by itself when the history holds more than \
+        2N states, unless 'remote set --auto-prune off' turned that off.
         """)
   }
 
@@ -106,6 +107,40 @@ package struct RemotePrune<Runner: SyncCommandRunner>: ParsableCommand {
   }
 
   package func run() throws { try Runner.pruneRemote(self) }
+}
+
+/// `docpkg remote set PACKAGE [NAME] [--keep N] [--auto-prune on|off]`.
+package struct RemoteSet<Runner: SyncCommandRunner>: ParsableCommand {
+  package static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "set",
+      abstract: "Set how many states a prune keeps and whether a push prunes by itself.",
+      discussion: """
+        Changes the remote's settings in remotes.json (nothing on the server) and prints them: 'keep N states, \
+        automatic prune on|off'. With the automatic prune on (the default), a push whose remote's history holds \
+        more than 2N states prunes it to N, as 'remote prune' does: the bucket stays bounded, and the prune's cost \
+        falls on one push in N. When another device is pushing or pruning at that moment, the prune is skipped \
+        (the push succeeds and says so on standard error) and a later push prunes.
+        """)
+  }
+
+  /// On or off.
+  package enum Switch: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case on, off
+  }
+
+  @Argument(help: "The package.", completion: .file()) package var package: String
+  @Argument(help: "The remote (default origin).") package var name = "origin"
+  @Option(help: "How many states a prune keeps (at least 1).") package var keep: Int?
+  @Option(help: "Whether a push prunes the remote by itself (on or off).") package var autoPrune: Switch?
+
+  package init() {}
+
+  package func validate() throws {
+    if let keep, keep < 1 { throw ValidationError("--keep takes a number of states of at least 1, not \(keep)") }
+  }
+
+  package func run() throws { try Runner.setRemote(self) }
 }
 
 /// `docpkg remote fetch PACKAGE ID`.

@@ -13,6 +13,8 @@ package protocol SyncCommandRunner {
   static func addRemote(_ command: RemoteAdd<Self>) throws
   /// `docpkg remote list PACKAGE`.
   static func listRemotes(_ command: RemoteList<Self>) throws
+  /// `docpkg remote set PACKAGE [NAME] [--keep N] [--auto-prune on|off]`.
+  static func setRemote(_ command: RemoteSet<Self>) throws
   /// `docpkg remote remove PACKAGE NAME`.
   static func removeRemote(_ command: RemoteRemove<Self>) throws
   /// `docpkg remote prune PACKAGE [NAME] [--keep N]`.

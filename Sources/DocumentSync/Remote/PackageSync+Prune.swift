@@ -18,6 +18,13 @@ import Foundation
 // `trees/` and `blobs/`, the older `states/` entries and stale locks; in the sync folder it removes the `trees/`
 // no retained state reaches. It holds the remote's prune lock throughout (RemoteLock: no push runs meanwhile,
 // so no object a push in flight relies on is deleted) and the package's lock (no local push or pull meanwhile).
+//
+// A push prunes by itself when it is cheap (`Remote.autoPrune`, on unless turned off): once its head moved, it
+// lists `states/` and, when the history holds more than 2N states, runs the same prune keeping N — so the
+// bucket holds at most 2N states and what they reach, and the prune's cost (a listing of `trees/` and `blobs/`,
+// the deletes) falls on one push in N. It takes the prune lock after releasing its push lock, without waiting: a
+// push or prune of another device running then skips it (the push succeeds and says so), and a later push
+// prunes.
 
 extension PackageSync {
   /// What a prune did.
@@ -51,59 +58,78 @@ extension PackageSync {
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
     defer { lock.value.unlock() }
     try await unlock()
-    return try await withRemoteLock(.prune) {
-      guard let (head, _) = try await head() else {
-        if folder.state(remote.name) != nil { throw missingHead() }
-        return PruneResult(keptStates: 0, keptObjects: 0, removedObjects: 0)
-      }
-      let states = try await client.list(prefix: location.key("states/")).map(\.key).sorted(by: >)
-      let keptStates = states.prefix(keep)
-      var roots = [head.tree] + head.conflicts.map(\.tree)
-      if cipher == nil {
-        roots += keptStates.compactMap { key in key.split(separator: "-").last.map(String.init) }
-      } else {
-        // An encrypted remote's state keys name their tree by its keyed hash: the tree is in the (sealed) body.
-        for key in keptStates {
-          guard let data = try? await client.get(key, limit: 1 << 16).data else { continue }
-          roots.append(try RemoteHead(decoding: opened(data, kind: .state, key: key), key: key).tree)
-        }
-      }
-      // The states devices' versions keep files in (RemotePins.swift).
-      roots += try await pinnedTrees()
-      // Mark: every tree and blob a retained state reaches.
-      var trees: [String: TreeObject] = [:]
-      for root in Set(roots) {
-        do { trees = try await fetchTrees(from: root, known: trees) } catch let error as SyncError
-          where error.code == .noSuchKey && root != head.tree
-        {
-          continue  // a state whose objects are gone already keeps nothing
-        }
-      }
-      var reached = Set(trees.keys.map(treeKey))
-      for tree in trees.values {
-        for entry in tree.entries.values where entry.kind == .file { reached.insert(blobKey(entry.reference)) }
-      }
-      // Sweep.
-      async let listedTrees = client.list(prefix: location.key("trees/"))
-      async let listedBlobs = client.list(prefix: location.key("blobs/"))
-      async let listedLocks = client.list(prefix: location.key("locks/"))
-      let objects = try await (listedTrees + listedBlobs).map(\.key)
-      let unreached = objects.filter { !reached.contains($0) }
-      var doomed = unreached + states.dropFirst(keep)
-      for lock in try await listedLocks {
-        if let data = try? await client.get(lock.key, limit: 1 << 12).data,
-          RemoteLock(key: lock.key, data: (try? opened(data, kind: .lock, key: lock.key)) ?? Data())?.isStale == true
-        {
-          doomed.append(lock.key)
-        }
-      }
-      try await forEachConcurrently(doomed) { [client] key in try await client.delete(key) }
-      let local = LocalTrees(path: folder.treeStore)
-      let keptTrees = Set(trees.keys)
-      try await BlockingIO.run { try local.remove { !keptTrees.contains($0) } }
-      return PruneResult(
-        keptStates: keptStates.count, keptObjects: objects.count - unreached.count, removedObjects: doomed.count)
+    return try await withRemoteLock(.prune) { try await sweep(keeping: keep) }
+  }
+
+  /// The prune's mark and sweep, keeping the newest `keep` states, with the package's lock and the remote's prune
+  /// lock held.
+  func sweep(keeping keep: Int) async throws -> PruneResult {
+    guard let (head, _) = try await head() else {
+      if folder.state(remote.name) != nil { throw missingHead() }
+      return PruneResult(keptStates: 0, keptObjects: 0, removedObjects: 0)
     }
+    let states = try await client.list(prefix: location.key("states/")).map(\.key).sorted(by: >)
+    let keptStates = states.prefix(keep)
+    var roots = [head.tree] + head.conflicts.map(\.tree)
+    if cipher == nil {
+      roots += keptStates.compactMap { key in key.split(separator: "-").last.map(String.init) }
+    } else {
+      // An encrypted remote's state keys name their tree by its keyed hash: the tree is in the (sealed) body.
+      for key in keptStates {
+        guard let data = try? await client.get(key, limit: 1 << 16).data else { continue }
+        roots.append(try RemoteHead(decoding: opened(data, kind: .state, key: key), key: key).tree)
+      }
+    }
+    // The states devices' versions keep files in (RemotePins.swift).
+    roots += try await pinnedTrees()
+    // Mark: every tree and blob a retained state reaches.
+    var trees: [String: TreeObject] = [:]
+    for root in Set(roots) {
+      do { trees = try await fetchTrees(from: root, known: trees) } catch let error as SyncError
+        where error.code == .noSuchKey && root != head.tree
+      {
+        continue  // a state whose objects are gone already keeps nothing
+      }
+    }
+    var reached = Set(trees.keys.map(treeKey))
+    for tree in trees.values {
+      for entry in tree.entries.values where entry.kind == .file { reached.insert(blobKey(entry.reference)) }
+    }
+    // Sweep.
+    async let listedTrees = client.list(prefix: location.key("trees/"))
+    async let listedBlobs = client.list(prefix: location.key("blobs/"))
+    async let listedLocks = client.list(prefix: location.key("locks/"))
+    let objects = try await (listedTrees + listedBlobs).map(\.key)
+    let unreached = objects.filter { !reached.contains($0) }
+    var doomed = unreached + states.dropFirst(keep)
+    for lock in try await listedLocks {
+      if let data = try? await client.get(lock.key, limit: 1 << 12).data,
+        RemoteLock(key: lock.key, data: (try? opened(data, kind: .lock, key: lock.key)) ?? Data())?.isStale == true
+      {
+        doomed.append(lock.key)
+      }
+    }
+    try await forEachConcurrently(doomed) { [client] key in try await client.delete(key) }
+    let local = LocalTrees(path: folder.treeStore)
+    let keptTrees = Set(trees.keys)
+    try await BlockingIO.run { try local.remove { !keptTrees.contains($0) } }
+    return PruneResult(
+      keptStates: keptStates.count, keptObjects: objects.count - unreached.count, removedObjects: doomed.count)
+  }
+
+  /// After a push moved the head: prunes when ``Remote/autoPrune`` allows it and the remote's history holds more
+  /// than twice the states a prune keeps (N, ``Remote/keepStates``), keeping N. The check is one listing of
+  /// `states/` (at most 2N + 1 keys, a few more when other devices push meanwhile); the prune itself runs once
+  /// every N pushes or so, so its listing of the remote and its deletes are shared by N pushes. It does not wait
+  /// for the remote's lock: when another device pushes or prunes, it is skipped (thrown, for the push to say so),
+  /// and the next push tries again.
+  /// - Returns: What the prune did, or nil when none was due.
+  /// - Throws: ``SyncError`` with code `remote` when the remote is busy; others as ``prune(keepingStates:)``'s.
+  func pruneIfDue() async throws -> PruneResult? {
+    guard remote.autoPrune != false else { return nil }
+    let keep = max(1, remote.keepStates ?? Self.defaultKeptStates)
+    guard try await client.list(prefix: location.key("states/")).count > 2 * keep else { return nil }
+    return try await withRemoteLock(.prune, wait: .zero) { try await sweep(keeping: keep) }
   }
 
   /// The `states/` key of the remote's history entry for `head`.

@@ -13,7 +13,9 @@ extension PackageSync {
   public enum PushResult: Sendable, Hashable {
     /// The remote's head is already the package's state.
     case upToDate
-    /// The head now names the package's state; `blobs` and `trees` objects (`bytes` bytes of blobs) were sent.
+    /// The head now names the package's state; `blobs` and `trees` objects were sent, and `bytes` bytes of blobs
+    /// (as stored: sealed, for an encrypted remote; the parts of a multipart upload that an interrupted push had
+    /// sent are not sent again, and not counted).
     case pushed(tree: String, blobs: Int, trees: Int, bytes: Int64)
   }
 }
@@ -30,11 +32,17 @@ extension PackageSync {
   /// - Parameters:
   ///   - forcingNewHead: Replace a missing or broken head with the package's state (`docpkg push --force-new-head`).
   ///   - progress: Called as objects go up.
+  ///   - autoPruned: Called when the push pruned the remote by itself (``Remote/autoPrune``: when the remote's
+  ///     history holds more than twice ``Remote/keepStates`` states), with what the prune did, or why it failed
+  ///     or was skipped (another device's push or prune held the remote's lock). The push succeeded either way.
   /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
   ///   the remote has changes this package has not pulled (both say to pull first) or its head is missing or
   ///   broken (naming the repair); others as the client's.
   @discardableResult
-  public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+  public func push(
+    forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil,
+    autoPruned: (@Sendable (Result<PruneResult, any Error>) -> Void)? = nil
+  ) async throws -> PushResult {
     // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
     try await unlock()
     let packagePath = folder.packagePath
@@ -64,6 +72,7 @@ extension PackageSync {
           local.add([snapshot.root], from: snapshot.trees)
           try folder.setState(self.remote.name, tree: snapshot.root, etag: current.etag, conflicts: conflictTrees)
         }
+        await dropLeftoverUploads()
         return .upToDate
       }
       // The head's tree and its list of conflicts must be what this package last synced: else another device
@@ -80,7 +89,7 @@ extension PackageSync {
     }
 
     // Holding the remote's push lock from here until the head moved: no prune runs meanwhile (RemoteLock).
-    return try await withRemoteLock(.push) {
+    let result = try await withRemoteLock(.push) {
       progress?(SyncProgress(phase: .comparing, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
       let journal = try await BlockingIO.run { PushJournal(path: folder.pushJournal(self.remote.name)) }
       // A repair trusts nothing it did not see on the remote: no base to stop at, no journal, one listing.
@@ -123,14 +132,31 @@ extension PackageSync {
         plan.blobs.map { ($0, packagePath.appending(snapshot.blobs[$0]!.path), snapshot.blobs[$0]!.size) }
         + extra.blobs
       let trees = plan.trees.map { ($0, snapshot.trees[$0]!.encoded()) } + extra.trees
-      let totalBytes = blobs.reduce(Int64(0)) { $0 + $1.2 }
+      // Bytes as stored (sealed, for an encrypted remote). Progress counts them as parts go up; a resumed
+      // multipart upload's parts that had arrived count as done when its blob is, and not as sent.
+      let totalBytes = blobs.reduce(Int64(0)) { $0 + storedSize(ofBlob: $1.2) }
       let objectsTotal = blobs.count + trees.count
       let counter = TransferCounter()
+      let sentBytes = TransferCounter()
 
       try await forEachConcurrently(blobs) { [self] (hash, file, size) in
-        try await uploadBlob(hash, from: file)
+        let reported = NIOLockedValueBox(Int64(0))
+        let sent = try await uploadBlob(hash, from: file) { bytes in
+          let delta = reported.withLockedValue { before in
+            let delta = max(0, bytes - before)
+            before += delta
+            return delta
+          }
+          let (objects, done) = counter.add(objects: 0, bytes: delta)
+          progress?(
+            SyncProgress(
+              phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: done,
+              bytesTotal: totalBytes))
+        }
         await journal.note(hash)
-        let (objects, bytes) = counter.add(objects: 1, bytes: size)
+        _ = sentBytes.add(objects: 1, bytes: sent)
+        let resumed = max(0, storedSize(ofBlob: size) - reported.withLockedValue { $0 })
+        let (objects, bytes) = counter.add(objects: 1, bytes: resumed)
         progress?(
           SyncProgress(
             phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes,
@@ -180,29 +206,16 @@ extension PackageSync {
       }
       // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
       _ = try? await client.put(stateKey(newHead), data: sealed(newHead.encoded(), kind: .state))
-      return .pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: totalBytes)
+      await dropLeftoverUploads()
+      return PushResult.pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
     }
-  }
-
-  /// Uploads blob `hash` from the package's file `file`: as it is, or for an encrypted remote sealed into the sync
-  /// folder's `sealing/` first (a segment at a time; the same bytes every time, so a multipart upload resumes).
-  func uploadBlob(_ hash: String, from file: FilePath) async throws {
-    let record = folder.uploads.appending(hash)
-    guard let cipher else {
-      try await client.upload(blobKey(hash), fromFile: file, expectedSHA256: hash, record: record)
-      return
+    // The push succeeded: a prune that is due runs now (see PackageSync+Prune.swift), and never fails it.
+    do {
+      if let pruned = try await pruneIfDue() { autoPruned?(.success(pruned)) }
+    } catch {
+      autoPruned?(.failure(error))
     }
-    let sealing = folder.sealing
-    let sealedFile = sealing.appending(hash)
-    try await BlockingIO.run {
-      try LocalFiles.makeDirectories(sealing)
-      try cipher.sealFile(at: file, blob: hash, to: sealedFile)
-    }
-    do { try await client.upload(blobKey(hash), fromFile: sealedFile, record: record) } catch {
-      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
-      throw error
-    }
-    _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
+    return result
   }
 
   /// Above this many objects of unknown presence, a push lists the remote instead of asking for each.
@@ -286,6 +299,8 @@ extension PackageSync {
 /// Objects and bytes done so far, shared by concurrent transfers.
 final class TransferCounter: Sendable {
   private let state = NIOLockedValueBox((0, Int64(0)))
+  /// The bytes so far.
+  var bytes: Int64 { state.withLockedValue { $0.1 } }
   func add(objects: Int, bytes: Int64) -> (Int, Int64) {
     state.withLockedValue {
       $0.0 += objects

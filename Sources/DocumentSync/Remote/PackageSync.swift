@@ -27,9 +27,10 @@ import Foundation
 //        every equal subtree: what differs is what may be missing (PushPlan), minus what an interrupted push's
 //        journal (`pushing/NAME`) says arrived; many unknowns (a first push): one listing of the remote decides;
 //        a few: small blobs are sent, big ones after a HEAD → upload blobs (a big one as a parallel multipart
-//        upload whose ID and finished parts are kept in `uploads/HASH`, so a killed push resumes it), then trees,
+//        upload whose ID and finished parts are kept in `uploads/NAME/HASH`, so a killed push resumes it), then trees,
 //        bounded parallelism, each noted in the journal → PUT head conditionally (If-None-Match: * for the
-//        first push, else If-Match: the ETag read) → record the state, drop the journal.
+//        first push, else If-Match: the ETag read) → record the state, drop the journal → write the history
+//        entry `states/…` → when the history holds more than 2N states, prune it to N (PackageSync+Prune.swift).
 //        Killed at any step: the head still names a complete tree (objects go up before the head moves), and
 //        the next push skips what the journal and the multipart records name. A 412 on the head: another device
 //        pushed between our GET and PUT — nothing was overwritten; the error says to pull.
@@ -45,7 +46,7 @@ import Foundation
 //        sync GETs the key-parameters object `key` and opens the master key with the passphrase (scrypt;
 //        RemoteKeyParameters); then every object's name below `blobs/`, `trees/` and `states/` is the HMAC of its
 //        plain hash (RemoteCipher), and every body is sealed on the way up and opened (and authenticated) on the
-//        way down (SealedFormat); a blob as a file, a segment at a time: sealed into `sealing/` before its upload,
+//        way down (SealedFormat); a blob as a file, a segment at a time: sealed into `sealing/NAME/` before its upload,
 //        downloaded sealed into `tmp/` (so a cut download resumes by byte offset) and opened into `objects/`.
 
 /// Push, pull and clone a package through an S3-compatible object store.

@@ -26,6 +26,11 @@ public struct Remote: Sendable, Hashable, Codable {
   /// How many states of the remote's history ``PackageSync/prune(keepingStates:)`` keeps (nil:
   /// ``PackageSync/defaultKeptStates``, 10).
   public var keepStates: Int?
+  /// Whether a push prunes the remote by itself when its history holds more than twice ``keepStates`` states
+  /// (keeping ``keepStates``, as ``PackageSync/prune(keepingStates:)`` does), so that the bucket stays bounded
+  /// without `docpkg remote prune`. nil or true: on; false: off (the history and what it reaches grow until a
+  /// prune).
+  public var autoPrune: Bool?
   /// Whether the remote is end-to-end encrypted: every object sealed on the device and named by a keyed hash,
   /// with a key from a passphrase (`DOCPKG_SYNC_PASSPHRASE`) that never leaves the devices (see
   /// <doc:RemoteLayout>). Set when the remote is added; nil or false: plain.
@@ -99,10 +104,14 @@ public struct Remote: Sendable, Hashable, Codable {
 /// | `tmp/`           | downloads in progress                                                      |
 /// | `trees/ab/cd…`   | tree objects known to be on a remote (pushed or fetched), by hash           |
 /// | `pushing/NAME`   | objects a push to remote NAME sent, until its head moved (an interrupted push resumes) |
-/// | `uploads/HASH`   | a multipart upload in progress: its upload ID and the parts that arrived    |
-/// | `sealing/HASH`   | an encrypted remote's blob sealed for its upload, until it went up          |
+/// | `uploads/NAME/HASH` | a multipart upload of blob HASH to remote NAME in progress: its upload ID and the parts that arrived |
+/// | `sealing/NAME/HASH` | an encrypted remote NAME's blob sealed for its upload, until it went up  |
 /// | `fetching/HASH`  | files of a version kept on a remote, downloaded until the version store took them |
 /// | `device`         | this device's random id, naming its pins on the remotes (RemotePins.swift)  |
+///
+/// What is kept per remote (`state/`, `pushing/`, `uploads/`, `sealing/`) is removed with the remote. A multipart
+/// upload's record outlives its upload only when a push was interrupted: the next push resumes it, and a push
+/// that moved the head (or found it up to date) aborts any upload still recorded, which no later push needs.
 ///
 /// The stat cache a scan uses (which files are already hashed, by device, inode, size and time) is the version
 /// store's (`.NAME.docpkg-versions/hashes`): one cache for versions and sync.
@@ -125,10 +134,11 @@ package struct SyncFolder: Sendable {
   var objects: FilePath { path.appending("objects") }
   var treeStore: FilePath { path.appending("trees") }
   func pushJournal(_ remote: String) -> FilePath { path.appending("pushing").appending(remote) }
-  var uploads: FilePath { path.appending("uploads") }
+  /// The records of the multipart uploads to `remote` in progress, one file per blob (`MultipartRecord`).
+  func uploads(_ remote: String) -> FilePath { path.appending("uploads").appending(remote) }
   var temporary: FilePath { path.appending("tmp") }
   /// An encrypted remote's blobs sealed for their upload (each removed after it).
-  var sealing: FilePath { path.appending("sealing") }
+  func sealing(_ remote: String) -> FilePath { path.appending("sealing").appending(remote) }
 
   /// The remotes, by name.
   /// - Throws: `PackageError` with code `corrupt` if `remotes.json` is not a list of remotes, `io` if it cannot
@@ -168,7 +178,9 @@ package struct SyncFolder: Sendable {
     try write(all)
   }
 
-  /// Removes the remote `name` and its sync state.
+  /// Removes the remote `name` and what the sync folder keeps for it: its state, an interrupted push's journal,
+  /// its multipart upload records and sealed blobs (a remote added later under the same name starts afresh).
+  /// Nothing on the server: an upload the records name stays there until the bucket's lifecycle rule removes it.
   /// - Throws: ``SyncError`` with code `remote` if there is none; `PackageError` if the sync folder cannot be
   ///   written.
   package func remove(_ name: String) throws {
@@ -178,18 +190,25 @@ package struct SyncFolder: Sendable {
     }
     all.removeAll { $0.name == name }
     try write(all)
-    try? LocalFiles.remove(stateFile(name))
+    for kept in [stateFile(name), pushJournal(name), uploads(name), sealing(name)] { try? LocalFiles.remove(kept) }
   }
 
   /// Sets how many states a prune of the remote `name` keeps.
   /// - Throws: ``SyncError`` with code `remote` if there is no such remote; `PackageError` if the sync folder
   ///   cannot be written.
   package func setKeepStates(_ count: Int, of name: String) throws {
+    try update(name) { $0.keepStates = count }
+  }
+
+  /// Changes the remote `name` with `change` and writes the remotes.
+  /// - Throws: ``SyncError`` with code `remote` if there is no such remote; `PackageError` if the sync folder
+  ///   cannot be written.
+  package func update(_ name: String, _ change: (inout Remote) -> Void) throws {
     var all = try remotes()
     guard let index = all.firstIndex(where: { $0.name == name }) else {
       throw SyncError(.remote, "no remote '\(name)' for package", key: packagePath.string)
     }
-    all[index].keepStates = count
+    change(&all[index])
     try write(all)
   }
 

@@ -20,7 +20,8 @@ extension S3Client {
   ///     since it was hashed), nothing is written at `key`.
   ///   - record: Where a multipart upload keeps its upload ID and the parts that arrived, so that an upload
   ///     interrupted at any moment resumes without sending them again (nil: a failed upload is aborted).
-  ///   - progress: Called with the bytes sent so far, after each request body.
+  ///   - progress: Called with the bytes this call sent so far, after each request body (a resumed multipart
+  ///     upload's parts that had arrived before are not sent, and not counted).
   /// - Returns: The object's bare ETag.
   /// - Throws: ``SyncError`` naming the key (`corrupt` naming the path when the file does not hash to
   ///   `expectedSHA256`); `PackageError` naming the path when the file cannot be read.

@@ -54,7 +54,8 @@ extension S3Client {
   ///
   /// With a `record` path, the upload ID and each part that arrived are written there: an upload killed at any
   /// moment resumes from it (the parts listed are read and hashed again, not sent), and it is removed when the
-  /// upload completes. Without one, a failed upload is aborted.
+  /// upload completes. Without one, a failed upload is aborted. `progress` counts the bytes of the parts this
+  /// call sends, not those of the parts that had arrived before.
   /// - Returns: The object's bare ETag.
   /// - Throws: ``SyncError`` with code `corrupt` when `expectedSHA256` is given and the bytes read differ (the
   ///   file changed while it was sent: the upload is aborted, nothing is written at `key`).
@@ -104,14 +105,7 @@ extension S3Client {
           let count = min(partSize, size - offset)
           let data = try await read(file, at: offset, count: count, path: path)
           hasher.update(data: data)
-          if upload.parts[number] != nil {
-            let bytes = done.withLockedValue {
-              $0.bytes += Int64(count)
-              return $0.bytes
-            }
-            progress?(bytes)
-            continue
-          }
+          if upload.parts[number] != nil { continue }  // arrived before: read for the hash, not sent
           if inFlight >= partParallelism {
             _ = try await group.next()
             inFlight -= 1
@@ -168,11 +162,16 @@ extension S3Client {
       throw error
     } catch {
       // Aborted in a task of its own, so that it is sent even when this one was cancelled.
-      _ = await Task.detached { [self] in
-        _ = try? await send(.DELETE, key: key, query: [("uploadId", uploadID)])
-      }.result
+      _ = await Task.detached { [self] in try? await abortMultipartUpload(key, uploadID: uploadID) }.result
       if let record { _ = try? await BlockingIO.run { try LocalFiles.remove(record) } }
       throw error
     }
+  }
+
+  /// Aborts the multipart upload `uploadID` of `key`: the server drops the parts it holds (an upload neither
+  /// completed nor aborted keeps them, and on AWS they are billed, until a lifecycle rule removes them).
+  /// - Throws: ``SyncError`` naming the key (`noSuchKey` when the server does not know the upload).
+  package func abortMultipartUpload(_ key: String, uploadID: String) async throws {
+    _ = try await send(.DELETE, key: key, query: [("uploadId", uploadID)])
   }
 }

@@ -67,4 +67,5 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
   static func pruneRemote(_ command: RemotePrune<Self>) throws { try handOver() }
   static func fetchVersion(_ command: RemoteFetch<Self>) throws { try handOver() }
   static func changePassphrase(_ command: RemotePassphrase<Self>) throws { try handOver() }
+  static func setRemote(_ command: RemoteSet<Self>) throws { try handOver() }
 }
