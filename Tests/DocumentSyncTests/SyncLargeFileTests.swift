@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 
 /// A file over 1 GiB pushed and cloned by `docpkg` against the real server in bounded memory: multipart upload with
-/// a few parts in flight, streamed download. (The 4 GiB figure is measured by hand: the test server's
-/// memory-backed disk holds 4 GiB in all.)
+/// a few parts in flight, streamed download. (The 4 GiB file is a benchmark row, Benchmarks/rows/sync.py:
+/// the test server's memory-backed disk holds 4 GiB in all.)
 @Suite(
   .enabled(
     if: ObjectStore.isConfigured && FileManager.default.fileExists(atPath: "/usr/bin/time"), ObjectStore.skipReason))
