@@ -114,7 +114,7 @@ enum LiveSync: SyncCommandRunner {
     }
     let remote = try folder.remote(command.name)
     StandardOutput.shared.write(
-      "keep \(remote.keepStates ?? PackageSync.defaultKeptStates) states, automatic prune \(remote.autoPrune == false ? "off" : "on")\n"
+      "keep \(remote.keepStates ?? PackageSync.defaultKeptStates) states, automatic prune \(remote.autoPrune == true ? "on" : "off")\n"
     )
   }
 
