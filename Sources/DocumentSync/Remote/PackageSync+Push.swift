@@ -29,20 +29,19 @@ extension PackageSync {
   /// fails and says so. `forcingNewHead` is the repair: it uploads every object of the package's state that the
   /// remote lacks (found by listing the remote) and makes that state the head, replacing the missing or broken
   /// one. It is refused when the head is whole (pull instead: replacing it would drop another device's changes).
+  ///
+  /// With ``Remote/autoPrune`` on, a push whose head moved then prunes the remote when its history holds more than
+  /// twice ``Remote/keepStates`` states; ``lastAutoPrune`` says what that prune did, or why it failed or was
+  /// skipped. The push succeeds either way.
   /// - Parameters:
   ///   - forcingNewHead: Replace a missing or broken head with the package's state (`docpkg push --force-new-head`).
   ///   - progress: Called as objects go up.
-  ///   - autoPruned: Called when the push pruned the remote by itself (``Remote/autoPrune``: when the remote's
-  ///     history holds more than twice ``Remote/keepStates`` states), with what the prune did, or why it failed
-  ///     or was skipped (another device's push or prune held the remote's lock). The push succeeded either way.
   /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
   ///   the remote has changes this package has not pulled (both say to pull first) or its head is missing or
   ///   broken (naming the repair); others as the client's.
   @discardableResult
-  public func push(
-    forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil,
-    autoPruned: (@Sendable (Result<PruneResult, any Error>) -> Void)? = nil
-  ) async throws -> PushResult {
+  public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+    autoPruneOutcome.withLockedValue { $0 = nil }
     // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
     try await unlock()
     let packagePath = folder.packagePath
@@ -217,11 +216,9 @@ extension PackageSync {
       return PushResult.pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
     }
     // The push succeeded: a prune that is due runs now (see PackageSync+Prune.swift), and never fails it.
-    do {
-      if let pruned = try await pruneIfDue() { autoPruned?(.success(pruned)) }
-    } catch {
-      autoPruned?(.failure(error))
-    }
+    let outcome: Result<PruneResult, any Error>?
+    do { outcome = try await pruneIfDue().map { .success($0) } } catch { outcome = .failure(error) }
+    autoPruneOutcome.withLockedValue { $0 = outcome }
     return result
   }
 

@@ -68,6 +68,13 @@ public final class PackageSync: Sendable {
   let passphrase: String?
   /// An encrypted remote's keys once ``unlock()`` opened them.
   private let unlocked = NIOLockedValueBox<RemoteCipher?>(nil)
+  /// What the last push's automatic prune did (``lastAutoPrune``).
+  let autoPruneOutcome = NIOLockedValueBox<Result<PruneResult, any Error>?>(nil)
+
+  /// What the automatic prune of the last ``push(forcingNewHead:progress:)`` did (``Remote/autoPrune``): what it
+  /// kept and removed, or why it failed or was skipped (another device's push or prune held the remote's lock);
+  /// nil when that push ran none (not due, turned off, or the push did not move the head).
+  public var lastAutoPrune: Result<PruneResult, any Error>? { autoPruneOutcome.withLockedValue { $0 } }
 
   /// A sync of the package at `packagePath` with its remote `remoteName`.
   ///
