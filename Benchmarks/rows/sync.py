@@ -10,11 +10,10 @@ not a row: `DOCPKG_SYNC_ROUNDS=50 make sync-test` prints it.
 
 Issue 26's 4 GiB file: push and clone of one file of 4 GiB + 5 random bytes (generated once into
 Benchmarks/work/sync-big/, scaled with --scale) against `aws s3 cp` up and down, with docpkg's peak RSS and the
-clone's SHA-256 checked. It needs more than the default 4 GiB store: once the other rows are done it starts a
-fresh one with OBJECTSTORE_BYTES = 10 GiB unless set (memory-backed: about 1.5 GiB of the OSD's memory per GiB
-stored, so it keeps one copy of the file at a time, and checks first that twice the file's size and 2 GiB of
-memory are available), and frees what each run deleted at once (`radosgw-admin gc process`; Ceph RGW otherwise
-keeps a deleted multipart object's data for two hours). Skipped when a store was running already.
+clone's SHA-256 checked. It needs more than the default 4 GiB store: once the other rows are done it starts
+stores with OBJECTSTORE_BYTES = 10 GiB unless set, a fresh one before every upload (memory-backed: the OSD holds
+about 1.5 bytes of memory per byte stored and keeps what deleted objects held), after checking that twice the
+file's size and 2 GiB of memory are available. Skipped when a store was running already.
 """
 
 import os
@@ -34,9 +33,18 @@ def store_running():
                           capture_output=True).returncode == 0
 
 
-def start_store():
-    """Starts the store and puts its endpoint and keys into this process's environment (children inherit it)."""
-    out = subprocess.run([STORE, "start"], capture_output=True, text=True, check=True).stdout
+def start_store(attempts=1):
+    """Starts the store and puts its endpoint and keys into this process's environment (children inherit it).
+
+    With more than one attempt, a start that fails (a daemon that did not come up on a busy machine) is tried
+    again from nothing; the last failure raises, with the script's last lines of stderr."""
+    for attempt in range(attempts):
+        done = subprocess.run([STORE, "start"], capture_output=True, text=True)
+        if done.returncode == 0:
+            break
+        if attempt == attempts - 1:
+            raise RuntimeError(f"{STORE} start exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    out = done.stdout
     for line in out.splitlines():
         if line.startswith("export ") and "=" in line:
             key, value = line[len("export "):].split("=", 1)
@@ -44,16 +52,52 @@ def start_store():
     return os.environ["DOCPKG_S3_ENDPOINT"]
 
 
-def collect_garbage():
-    """Frees at once the data of the objects deleted so far (RGW's garbage collection waits two hours by default)."""
-    conf = os.path.join(os.environ.get("OBJECTSTORE_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"),
-                                                                       "docpkg-objectstore")), "ceph.conf")
-    subprocess.run(["radosgw-admin", "-c", conf, "gc", "process", "--include-all"], check=False, capture_output=True)
+def disk_bytes(folder):
+    """Bytes of disk the entries of ``folder`` take (allocated blocks, as `du` counts them)."""
+    out = subprocess.run(["du", "-s", "-B1", folder], capture_output=True, text=True, check=True).stdout
+    return int(out.split()[0])
 
 
-def load():
-    """The 1-minute load average, for the notes."""
-    return f"{os.getloadavg()[0]:.1f}"
+def pull_rows(h, endpoint, bucket, aws, work):
+    """Issue 26: the first pull of a 1 KB change into a fresh clone of a 1 GiB package (the big corpus and a
+    note) adds less than 10 MB of disk: the state it replaces is kept as a version whose files stay on the remote.
+    The peer is `aws s3 sync` down into an up-to-date copy after the same change (it keeps no previous state)."""
+    big = h.corpus("big")
+    source = os.path.join(work, "Big.pkg")
+    subprocess.run(["cp", "-a", big, source], check=True)
+    note = os.path.join(source, "note.txt")
+    with open(note, "w") as f:
+        f.write("x" * 1024)
+    subprocess.run([h.docpkg, "remote", "add", source, "origin", f"s3://{bucket}/big", "--endpoint", endpoint],
+                   check=True)
+    subprocess.run([h.docpkg, "push", source, "--quiet"], check=True, capture_output=True)
+    side = os.path.join(work, "pull-side")  # the clone and its sync folder and version store, alone in a folder
+    clone = os.path.join(side, "Big.pkg")
+    subprocess.run(["rm", "-rf", side], check=True)
+    os.makedirs(side)
+    subprocess.run([h.docpkg, "clone", f"s3://{bucket}/big", clone, "--endpoint", endpoint, "--quiet"], check=True)
+    with open(note, "w") as f:
+        f.write("y" * 1024)
+    subprocess.run([h.docpkg, "push", source, "--quiet"], check=True, capture_output=True)
+    before = disk_bytes(side)
+    pull = h.run([h.docpkg, "pull", clone, "--quiet"], repeat=1)
+    added = (disk_bytes(side) - before) / 1e6
+
+    copy = os.path.join(work, "aws-big")
+    subprocess.run(["rm", "-rf", copy], check=True)
+    subprocess.run(aws + ["--only-show-errors", "s3", "sync", big, f"s3://{bucket}/aws-big"], check=True)
+    subprocess.run(aws + ["--only-show-errors", "s3", "sync", f"s3://{bucket}/aws-big", copy], check=True)
+    changed = os.path.join(work, "aws-note.txt")
+    with open(changed, "w") as f:
+        f.write("z" * 1024)
+    subprocess.run(aws + ["--only-show-errors", "s3", "cp", changed, f"s3://{bucket}/aws-big/note.txt"], check=True)
+    down = h.run(aws + ["--only-show-errors", "s3", "sync", f"s3://{bucket}/aws-big", copy], repeat=1)
+    h.row("sync big: first pull of a 1 KB change into a fresh clone", pull, "aws s3 sync down (1 changed)", down,
+          note="1 GiB package (4 x 256 MiB and a 1 KB note); one run; the pull keeps the replaced state as a "
+               "version whose unchanged files stay on the remote")
+    h.row("sync big: disk added by that pull (MB)", added, limit=10,
+          note=f"du -B1 of the folder holding the clone, its sync folder and version store, before and after "
+               f"the pull ({before / 1e6:.0f} MB before)")
 
 
 def available_memory():
@@ -69,9 +113,10 @@ def big_file_rows(h):
     """Issue 26: a 4 GiB file pushed and cloned (multipart upload, parts in flight in parallel; streamed download),
     side by side with `aws s3 cp` of the same file up and down, on a store of its own.
 
-    The store keeps its objects in memory, about 1.5 bytes of RSS per byte stored (measured: 1 GiB pushed, the OSD
-    at 1.6 GiB), so the runs hold one copy of the file at a time: docpkg's pushes then clones, the copy deleted,
-    then aws's uploads and downloads; each upload's set-up deletes the one before (and frees it at once)."""
+    The store keeps its objects in memory, and its OSD does not give back what deleted objects held (measured
+    here: 1 GiB stored took the OSD to 1.6 GiB; holding one 4 GiB copy at a time, deleting each before the next
+    upload, still took it to 12.8 GB by the fourth upload). So every upload (each run's set-up) starts on a fresh
+    store: the OSD holds one copy, about 6 GiB."""
     size = int((4 << 30) * h.scale) + 5
     needed = 2 * size + (2 << 30)
     if available_memory() < needed:
@@ -99,7 +144,6 @@ def big_file_rows(h):
     try:
         aws = ["aws", "--endpoint-url", endpoint, "--region", "us-east-1"]
         bucket = f"bench-big-{int(time.time())}"
-        subprocess.run(aws + ["s3api", "create-bucket", "--bucket", bucket], check=True, capture_output=True)
         work = h.scratch("sync-big")
         counter = os.path.join(work, "n")
         turn = [0]
@@ -110,60 +154,74 @@ def big_file_rows(h):
                 f.write(str(turn[0]))
             return turn[0]
 
-        stored = []
+        started = [True]  # the store just started is empty
 
-        def drop_stored():
-            for prefix in stored:
-                subprocess.run(aws + ["--only-show-errors", "s3", "rm", "--recursive", f"s3://{bucket}/{prefix}"],
-                               check=False, capture_output=True)
-            stored.clear()
-            collect_garbage()
+        def fresh_store():
+            if not started[0]:
+                subprocess.run([STORE, "stop"], check=False)
+                start_store(attempts=3)
+            started[0] = False
+            subprocess.run(aws + ["s3api", "create-bucket", "--bucket", bucket], check=True, capture_output=True)
+            # A first multipart upload, so that the gateway's pools exist before the timed one (it makes them on
+            # first use, which takes a second or two).
+            warm = os.path.join(work, "warm")
+            with open(warm, "wb") as f:
+                f.write(b"w" * (9 << 20))
+            subprocess.run(aws + ["--only-show-errors", "s3", "cp", warm, f"s3://{bucket}/warm"], check=True,
+                           capture_output=True)
+            subprocess.run(aws + ["--only-show-errors", "s3", "rm", f"s3://{bucket}/warm"], check=True,
+                           capture_output=True)
 
-        def fresh_remote():  # each push to an empty prefix, the one before deleted
-            drop_stored()
-            n = next_turn()
-            stored.append(f"big-{n}")
+        loads = {"push": [], "up": [], "clone": [], "down": []}  # the load average as each run starts
+
+        def fresh_remote():
+            fresh_store()
+            next_turn()
             subprocess.run(["rm", "-rf", os.path.join(home, ".Big.pkg.docpkg-sync")], check=True)
-            subprocess.run([h.docpkg, "remote", "add", package, "origin", f"s3://{bucket}/big-{n}", "--endpoint",
+            subprocess.run([h.docpkg, "remote", "add", package, "origin", f"s3://{bucket}/big", "--endpoint",
                             endpoint], check=True, capture_output=True)
+            loads["push"].append(os.getloadavg()[0])
 
         def fresh_aws_prefix():
-            drop_stored()
-            stored.append(f"aws-big-{next_turn()}")
+            fresh_store()
+            next_turn()
+            loads["up"].append(os.getloadavg()[0])
 
-        def fresh_destination():
+        def fresh_destination(tool):
             next_turn()
             subprocess.run(f"rm -rf {work}/clone-* {work}/.clone-* {work}/down-*", shell=True, check=True)
+            loads[tool].append(os.getloadavg()[0])
 
-        push_load = load()
-        push = h.run([h.docpkg, "push", package, "--quiet"], setup=fresh_remote, repeat=1)
-        push_load += f"–{load()}"
-        clone_load = load()
-        clone = h.run(f"{h.docpkg} clone s3://{bucket}/{stored[-1]} {work}/clone-$(cat {counter}).pkg "
-                      f"--endpoint {endpoint} --quiet", setup=fresh_destination, repeat=1)
-        clone_load += f"–{load()}"
+        def spread(values):
+            return f"{min(values):.1f}–{max(values):.1f}" if values else "-"
+
+        aws_up = (f"aws --endpoint-url {endpoint} --region us-east-1 --only-show-errors s3 cp {big} "
+                  f"s3://{bucket}/aws-big")
+        # The uploads take turns (aws, docpkg, aws, docpkg, ...), so that a change of the machine's load falls on
+        # both; the last one leaves docpkg's copy for the clones.
+        up, push = h.run_side_by_side([(aws_up, fresh_aws_prefix), ([h.docpkg, "push", package, "--quiet"],
+                                                                     fresh_remote)], repeat=2)
+        h.row(f"sync {size} B file: push", push, "aws s3 cp up", up, target=1.0, rss_limit_mb=256,
+              note=f"one file of random bytes; docpkg: multipart upload, 8 MiB parts, 4 in flight, each part's and "
+                   f"the whole file's SHA-256 computed as it is read; aws: its defaults (8 MiB parts, 10 requests in "
+                   f"flight); runs taking turns, each upload to a fresh store of its own (Ceph RGW, loopback); load "
+                   f"average {spread(loads['push'])} as docpkg's runs started, {spread(loads['up'])} as aws's")
+        clone = h.run(f"{h.docpkg} clone s3://{bucket}/big {work}/clone-$(cat {counter}).pkg "
+                      f"--endpoint {endpoint} --quiet", setup=lambda: fresh_destination("clone"), repeat=2)
         if clone.ok:  # checked before the next run's set-up removes the clone
             clone_copy = os.path.join(work, f"clone-{turn[0]}.pkg", "big.raw")
             cloned = subprocess.run(["sha256sum", clone_copy], capture_output=True, text=True).stdout.split()
             if not cloned or cloned[0] != digest:
                 clone = bench_result(h, error=f"the clone's big.raw does not hash to {digest} (got {cloned[:1]})")
-        up_load = load()
-        up = h.run(f"aws --endpoint-url {endpoint} --region us-east-1 --only-show-errors s3 cp {big} "
-                   f"s3://{bucket}/aws-big-$(cat {counter})", setup=fresh_aws_prefix, repeat=1)
-        up_load += f"–{load()}"
-        down_load = load()
+        fresh_store()  # untimed: aws's copy for its downloads
+        subprocess.run(aws_up, shell=True, check=True, capture_output=True)
         down = h.run(f"aws --endpoint-url {endpoint} --region us-east-1 --only-show-errors s3 cp "
-                     f"s3://{bucket}/{stored[-1]} {work}/down-$(cat {counter})", setup=fresh_destination, repeat=1)
-        down_load += f"–{load()}"
-        h.row(f"sync {size} B file: push", push, "aws s3 cp up", up, target=1.0, rss_limit_mb=256,
-              note=f"one file of random bytes; docpkg: multipart upload, 8 MiB parts, 4 in flight, each part's and "
-                   f"the whole file's SHA-256 computed as it is read; aws: its defaults (8 MiB parts, 10 requests in "
-                   f"flight); each run to an empty prefix of a store of its own (Ceph RGW, loopback); load average "
-                   f"{push_load} over docpkg's runs, {up_load} over aws's")
+                     f"s3://{bucket}/aws-big {work}/down-$(cat {counter})", setup=lambda: fresh_destination("down"),
+                     repeat=2)
         h.row(f"sync {size} B file: clone", clone, "aws s3 cp down", down, target=1.0, rss_limit_mb=256,
               note=f"streamed to disk, the whole file's SHA-256 checked, the package made durable before its rename "
                    f"(aws cp does not sync); the clone's big.raw hashes to the file's ({digest[:16]}…, sha256sum); "
-                   f"load average {clone_load} over docpkg's runs, {down_load} over aws's")
+                   f"load average {spread(loads['clone'])} as docpkg's runs started, {spread(loads['down'])} as aws's")
         subprocess.run(f"rm -rf {work}/clone-* {work}/.clone-* {work}/down-*", shell=True, check=False)
     finally:
         subprocess.run([STORE, "stop"], check=False)
@@ -277,51 +335,3 @@ def rows(h):
         h.log("sync: the 4 GiB file rows skipped: they start a store of their own (10 GiB), and one was running")
         return
     big_file_rows(h)
-
-
-def disk_bytes(folder):
-    """Bytes of disk the entries of ``folder`` take (allocated blocks, as `du` counts them)."""
-    out = subprocess.run(["du", "-s", "-B1", folder], capture_output=True, text=True, check=True).stdout
-    return int(out.split()[0])
-
-
-def pull_rows(h, endpoint, bucket, aws, work):
-    """Issue 26: the first pull of a 1 KB change into a fresh clone of a 1 GiB package (the big corpus and a
-    note) adds less than 10 MB of disk: the state it replaces is kept as a version whose files stay on the remote.
-    The peer is `aws s3 sync` down into an up-to-date copy after the same change (it keeps no previous state)."""
-    big = h.corpus("big")
-    source = os.path.join(work, "Big.pkg")
-    subprocess.run(["cp", "-a", big, source], check=True)
-    note = os.path.join(source, "note.txt")
-    with open(note, "w") as f:
-        f.write("x" * 1024)
-    subprocess.run([h.docpkg, "remote", "add", source, "origin", f"s3://{bucket}/big", "--endpoint", endpoint],
-                   check=True)
-    subprocess.run([h.docpkg, "push", source, "--quiet"], check=True, capture_output=True)
-    side = os.path.join(work, "pull-side")  # the clone and its sync folder and version store, alone in a folder
-    clone = os.path.join(side, "Big.pkg")
-    subprocess.run(["rm", "-rf", side], check=True)
-    os.makedirs(side)
-    subprocess.run([h.docpkg, "clone", f"s3://{bucket}/big", clone, "--endpoint", endpoint, "--quiet"], check=True)
-    with open(note, "w") as f:
-        f.write("y" * 1024)
-    subprocess.run([h.docpkg, "push", source, "--quiet"], check=True, capture_output=True)
-    before = disk_bytes(side)
-    pull = h.run([h.docpkg, "pull", clone, "--quiet"], repeat=1)
-    added = (disk_bytes(side) - before) / 1e6
-
-    copy = os.path.join(work, "aws-big")
-    subprocess.run(["rm", "-rf", copy], check=True)
-    subprocess.run(aws + ["--only-show-errors", "s3", "sync", big, f"s3://{bucket}/aws-big"], check=True)
-    subprocess.run(aws + ["--only-show-errors", "s3", "sync", f"s3://{bucket}/aws-big", copy], check=True)
-    changed = os.path.join(work, "aws-note.txt")
-    with open(changed, "w") as f:
-        f.write("z" * 1024)
-    subprocess.run(aws + ["--only-show-errors", "s3", "cp", changed, f"s3://{bucket}/aws-big/note.txt"], check=True)
-    down = h.run(aws + ["--only-show-errors", "s3", "sync", f"s3://{bucket}/aws-big", copy], repeat=1)
-    h.row("sync big: first pull of a 1 KB change into a fresh clone", pull, "aws s3 sync down (1 changed)", down,
-          note="1 GiB package (4 x 256 MiB and a 1 KB note); one run; the pull keeps the replaced state as a "
-               "version whose unchanged files stay on the remote")
-    h.row("sync big: disk added by that pull (MB)", added, limit=10,
-          note=f"du -B1 of the folder holding the clone, its sync folder and version store, before and after "
-               f"the pull ({before / 1e6:.0f} MB before)")

@@ -38,17 +38,14 @@ enum LiveSync: SyncCommandRunner {
     let bar = SyncProgressBar("pushing", quiet: command.quietOption.quiet)
     let handler = bar.handler
     let force = command.forceNewHead
-    let pruned = PruneOutcome()
-    let result = try runBlocking {
-      try await sync.push(forcingNewHead: force, progress: handler) { outcome in pruned.set(outcome) }
-    }
+    let result = try runBlocking { try await sync.push(forcingNewHead: force, progress: handler) }
     bar.finish()
     switch result {
     case .upToDate: StandardOutput.shared.write("up to date\n")
     case .pushed(_, let blobs, let trees, let bytes):
       StandardOutput.shared.write("pushed \(blobs) blobs, \(trees) trees (\(bytes) bytes)\n")
     }
-    switch pruned.value {
+    switch sync.lastAutoPrune {
     case .success(let result):
       StandardOutput.shared.write(
         "pruned: kept \(result.keptStates) states (\(result.keptObjects) objects), removed \(result.removedObjects) objects\n"
@@ -166,20 +163,11 @@ enum LiveSync: SyncCommandRunner {
     }
     let remote = try folder.remote(command.name)
     StandardOutput.shared.write(
-      "keep \(remote.keepStates ?? PackageSync.defaultKeptStates) states, automatic prune \(remote.autoPrune == false ? "off" : "on")\n"
+      "keep \(remote.keepStates ?? PackageSync.defaultKeptStates) states, automatic prune \(remote.autoPrune == true ? "on" : "off")\n"
     )
   }
 
   static func removeRemote(_ command: RemoteRemove<Self>) throws {
     try SyncFolder(packagePath: FilePath(command.package)).remove(command.name)
   }
-}
-
-/// What a push's automatic prune did, set by the push's task and read once the push returned.
-private final class PruneOutcome: @unchecked Sendable {
-  private let lock = NSLock()
-  private var outcome: Result<PackageSync.PruneResult, any Error>?
-
-  func set(_ value: Result<PackageSync.PruneResult, any Error>) { lock.withLock { outcome = value } }
-  var value: Result<PackageSync.PruneResult, any Error>? { lock.withLock { outcome } }
 }

@@ -148,4 +148,54 @@ struct SyncPruneTests {
     #expect(try await keys(client, "p/blobs/").count == 2)
     #expect(try await keys(client, "p/trees/").count == 1)
   }
+
+  @Test func objectsAPushSentBeforeLosingTheRaceAreSentAgainWhenAPruneDeletedThem() async throws {
+    let (dir, client, url, _) = try await pushed(1, label: "prune-journal")
+    let a = dir.appending("A.mydoc")
+    let b = dir.appending("B.mydoc")
+    try await PackageSync.clone(from: url, endpoint: ObjectStore.endpointURL, to: FilePath(b), credentials: credentials)
+    // A's push sends its new blob, then B pushes first: A's head write loses the race, its journal keeps the blob.
+    try dir.write("A.mydoc/a.txt", "from A\n")
+    try dir.write("B.mydoc/b.txt", "from B\n")
+    let sync = try PackageSync(packageAt: FilePath(a), remote: "origin", credentials: credentials)
+    let bPushed = Locked(false)
+    let error = await #expect(throws: SyncError.self) {
+      try await sync.push { progress in
+        guard progress.phase == .updatingHead, !bPushed.value else { return }
+        bPushed.value = true
+        _ = try? Shell.docpkg(["push", b])
+      }
+    }
+    #expect(error?.code == .preconditionFailed)
+    let blob = "p/blobs/" + SHA256Hex.of(Data("from A\n".utf8))
+    #expect(try await client.head(blob) != nil)
+    // A prune from B deletes it: no state names it.
+    let prune = try Shell.docpkg(["remote", "prune", b, "--keep", "1"])
+    #expect(prune.status == 0, "\(prune.standardError)")
+    #expect(try await client.head(blob) == nil)
+
+    // A pulls and pushes again: the blob goes up again (the journal's word is checked), and the head is whole.
+    guard case .merged = try await sync.pull() else {
+      Issue.record("A's pull did not merge")
+      return
+    }
+    guard case .pushed = try await sync.push() else {
+      Issue.record("A's second push")
+      return
+    }
+    let head = try #require(try await sync.head())
+    #expect(try await sync.firstMissingObject(of: head.head) == nil)
+    #expect(try await client.head(blob) != nil)
+  }
+}
+
+/// A value shared with a `Sendable` callback.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: Value
+  init(_ value: Value) { stored = value }
+  var value: Value {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
+  }
 }

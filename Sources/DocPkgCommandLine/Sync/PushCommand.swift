@@ -11,11 +11,11 @@ package struct PushCommand<Runner: SyncCommandRunner>: ParsableCommand {
         write: when another device pushed first, nothing is overwritten and push fails, saying to pull first. \
         Prints 'up to date' or 'pushed N blobs, M trees (B bytes)'. A push never starts a new history by itself: \
         when the remote lost its head (deleted on the server) or its head names objects the remote lacks, push \
-        fails and says so; --force-new-head is the repair. When the remote's history then holds more than twice \
-        the states a prune keeps (N, 'remote set --keep N', default 10), the push prunes it to N as 'remote prune' \
-        does and prints 'pruned: kept N states (M objects), removed R objects'; when another device is pushing \
-        or pruning, that prune is skipped, saying so on standard error, and the push still succeeds \
-        ('remote set --auto-prune off' turns it off).
+        fails and says so; --force-new-head is the repair. With 'remote set --auto-prune on', when the remote's \
+        history then holds more than twice the states a prune keeps (N, 'remote set --keep N', default 10), the \
+        push prunes it to N as 'remote prune' does and prints 'pruned: kept N states (M objects), removed R \
+        objects'; when another device is pushing or pruning, that prune is skipped, saying so on standard error, \
+        and the push still succeeds.
         """)
   }
 

@@ -91,8 +91,8 @@ package struct RemotePrune<Runner: SyncCommandRunner>: ParsableCommand {
         tree cache. N is the remote's setting: --keep N sets it (kept in remotes.json), else the last one set, \
         else 10. Safe against pushes from other devices: prune and push take turns through lock objects under \
         the remote's locks/ (a push waits up to a minute for a prune, and a prune for pushes). Prints 'kept N \
-        states (M objects), removed R objects'. A push also prunes by itself when the history holds more than \
-        2N states, unless 'remote set --auto-prune off' turned that off.
+        states (M objects), removed R objects'. With 'remote set --auto-prune on', a push also prunes by itself \
+        when the history holds more than 2N states.
         """)
   }
 
@@ -117,10 +117,12 @@ package struct RemoteSet<Runner: SyncCommandRunner>: ParsableCommand {
       abstract: "Set how many states a prune keeps and whether a push prunes by itself.",
       discussion: """
         Changes the remote's settings in remotes.json (nothing on the server) and prints them: 'keep N states, \
-        automatic prune on|off'. With the automatic prune on (the default), a push whose remote's history holds \
-        more than 2N states prunes it to N, as 'remote prune' does: the bucket stays bounded, and the prune's cost \
-        falls on one push in N. When another device is pushing or pruning at that moment, the prune is skipped \
-        (the push succeeds and says so on standard error) and a later push prunes.
+        automatic prune on|off'. With the automatic prune on, a push whose remote's history holds more than 2N \
+        states prunes it to N, as 'remote prune' does: the bucket stays bounded, and the prune's cost falls on one \
+        push in N. When another device is pushing or pruning at that moment, the prune is skipped (the push \
+        succeeds and says so on standard error) and a later push prunes. It is off unless turned on: a device whose \
+        last synced state was pruned cannot yet pull a text file both sides changed (the pull fails, changing \
+        nothing), as after 'remote prune'.
         """)
   }
 

@@ -19,7 +19,7 @@ import Foundation
 // no retained state reaches. It holds the remote's prune lock throughout (RemoteLock: no push runs meanwhile,
 // so no object a push in flight relies on is deleted) and the package's lock (no local push or pull meanwhile).
 //
-// A push prunes by itself when it is cheap (`Remote.autoPrune`, on unless turned off): once its head moved, it
+// A push prunes by itself when it is cheap (`Remote.autoPrune`, off unless turned on): once its head moved, it
 // lists `states/` and, when the history holds more than 2N states, runs the same prune keeping N — so the
 // bucket holds at most 2N states and what they reach, and the prune's cost (a listing of `trees/` and `blobs/`,
 // the deletes) falls on one push in N. It takes the prune lock after releasing its push lock, without waiting: a
@@ -126,7 +126,7 @@ extension PackageSync {
   /// - Returns: What the prune did, or nil when none was due.
   /// - Throws: ``SyncError`` with code `remote` when the remote is busy; others as ``prune(keepingStates:)``'s.
   func pruneIfDue() async throws -> PruneResult? {
-    guard remote.autoPrune != false else { return nil }
+    guard remote.autoPrune == true else { return nil }
     let keep = max(1, remote.keepStates ?? Self.defaultKeptStates)
     guard try await client.list(prefix: location.key("states/")).count > 2 * keep else { return nil }
     return try await withRemoteLock(.prune, wait: .zero) { try await sweep(keeping: keep) }

@@ -29,20 +29,19 @@ extension PackageSync {
   /// fails and says so. `forcingNewHead` is the repair: it uploads every object of the package's state that the
   /// remote lacks (found by listing the remote) and makes that state the head, replacing the missing or broken
   /// one. It is refused when the head is whole (pull instead: replacing it would drop another device's changes).
+  ///
+  /// With ``Remote/autoPrune`` on, a push whose head moved then prunes the remote when its history holds more than
+  /// twice ``Remote/keepStates`` states; ``lastAutoPrune`` says what that prune did, or why it failed or was
+  /// skipped. The push succeeds either way.
   /// - Parameters:
   ///   - forcingNewHead: Replace a missing or broken head with the package's state (`docpkg push --force-new-head`).
   ///   - progress: Called as objects go up.
-  ///   - autoPruned: Called when the push pruned the remote by itself (``Remote/autoPrune``: when the remote's
-  ///     history holds more than twice ``Remote/keepStates`` states), with what the prune did, or why it failed
-  ///     or was skipped (another device's push or prune held the remote's lock). The push succeeded either way.
   /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
   ///   the remote has changes this package has not pulled (both say to pull first) or its head is missing or
   ///   broken (naming the repair); others as the client's.
   @discardableResult
-  public func push(
-    forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil,
-    autoPruned: (@Sendable (Result<PruneResult, any Error>) -> Void)? = nil
-  ) async throws -> PushResult {
+  public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+    autoPruneOutcome.withLockedValue { $0 = nil }
     // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
     try await unlock()
     let packagePath = folder.packagePath
@@ -92,11 +91,14 @@ extension PackageSync {
     let result = try await withRemoteLock(.push) {
       progress?(SyncProgress(phase: .comparing, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
       let journal = try await BlockingIO.run { PushJournal(path: folder.pushJournal(self.remote.name)) }
-      // A repair trusts nothing it did not see on the remote: no base to stop at, no journal, one listing.
+      // A repair trusts nothing it did not see on the remote: no base to stop at, one listing.
       let base = forcingNewHead || current == nil ? nil : synced?.tree
-      var plan = try await BlockingIO.run {
-        PushPlan(snapshot: snapshot, base: base, local: local, sent: forcingNewHead ? [] : journal.sent)
-      }
+      var plan = try await BlockingIO.run { PushPlan(snapshot: snapshot, base: base, local: local) }
+      // What the journal lists was sent by a push that did not move the head (killed, or it lost the race for the
+      // head): no state names it, so a prune that ran since (on any device, between that push's lock and this
+      // one's) may have deleted it. It is checked here, under this push's lock, like any object of unknown
+      // presence; never skipped on the journal's word.
+      let journaled = forcingNewHead ? [] : journal.sent
       if forcingNewHead || plan.blobs.count + plan.trees.count > Self.listingThreshold {
         // Many objects of unknown presence (a first push, or one after an interrupted push): one listing of the
         // remote is cheaper than asking for each.
@@ -107,14 +109,18 @@ extension PackageSync {
         plan.blobs.removeAll { haveBlobs.contains(objectName($0)) }
         plan.trees.removeAll { haveTrees.contains(objectName($0)) }
       } else {
-        // A few: small blobs are sent (a PUT costs what a HEAD does), big ones only if the remote lacks them.
-        let big = plan.blobs.filter { (snapshot.blobs[$0]?.size ?? 0) > Self.headCheckSize }
+        // A few: small blobs are sent (a PUT costs what a HEAD does), big ones and what the journal lists only if
+        // the remote lacks them.
+        let asked =
+          plan.blobs.filter { (snapshot.blobs[$0]?.size ?? 0) > Self.headCheckSize || journaled.contains($0) }
+          .map { blobKey($0) } + plan.trees.filter { journaled.contains($0) }.map { treeKey($0) }
         let present = NIOLockedValueBox(Set<String>())
-        try await forEachConcurrently(big) { [self] hash in
-          if try await client.head(blobKey(hash)) != nil { present.withLockedValue { _ = $0.insert(hash) } }
+        try await forEachConcurrently(asked) { [self] key in
+          if try await client.head(key) != nil { present.withLockedValue { _ = $0.insert(key) } }
         }
         let skip = present.withLockedValue { $0 }
-        plan.blobs.removeAll { skip.contains($0) }
+        plan.blobs.removeAll { skip.contains(blobKey($0)) }
+        plan.trees.removeAll { skip.contains(treeKey($0)) }
       }
       // The unresolved conflict versions the remote lacks go up with the state (from the version store).
       let newConflicts = unresolved.filter { !(current?.head.conflictTrees ?? []).contains($0.tree) || forcingNewHead }
@@ -210,11 +216,9 @@ extension PackageSync {
       return PushResult.pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
     }
     // The push succeeded: a prune that is due runs now (see PackageSync+Prune.swift), and never fails it.
-    do {
-      if let pruned = try await pruneIfDue() { autoPruned?(.success(pruned)) }
-    } catch {
-      autoPruned?(.failure(error))
-    }
+    let outcome: Result<PruneResult, any Error>?
+    do { outcome = try await pruneIfDue().map { .success($0) } } catch { outcome = .failure(error) }
+    autoPruneOutcome.withLockedValue { $0 = outcome }
     return result
   }
 
@@ -227,7 +231,7 @@ extension PackageSync {
 /// What a push may have to send: the package's trees that differ from the synced head's tree at the same path,
 /// and the blobs of files that differ from the synced head's file at the same path — found by walking both
 /// states from the root and stopping at every equal subtree, so a push after changing one file of 100,000 looks
-/// at the trees on that file's path only. Objects an interrupted push sent (its journal) are left out.
+/// at the trees on that file's path only.
 struct PushPlan {
   /// Trees to send, subtrees first.
   var trees: [String] = []
@@ -236,16 +240,14 @@ struct PushPlan {
   private var seenTrees: Set<String> = []
   private var seenBlobs: Set<String> = []
 
-  init(snapshot: PackageScan, base: String?, local: LocalTrees, sent: Set<String>) {
-    walk(snapshot.root, base, snapshot: snapshot, local: local, sent: sent)
+  init(snapshot: PackageScan, base: String?, local: LocalTrees) {
+    walk(snapshot.root, base, snapshot: snapshot, local: local)
   }
 
   /// Notes what the tree `hash` needs sent that the tree `old` (synced before) did not have, subtrees
   /// before the trees naming them: with an explicit stack of the trees being walked, not recursion
   /// (the package chooses its depth).
-  private mutating func walk(
-    _ hash: String, _ old: String?, snapshot: PackageScan, local: LocalTrees, sent: Set<String>
-  ) {
+  private mutating func walk(_ hash: String, _ old: String?, snapshot: PackageScan, local: LocalTrees) {
     struct Level {
       let hash: String
       let entries: [(name: String, entry: TreeEntry)]
@@ -264,7 +266,7 @@ struct PushPlan {
       let top = stack.count - 1
       guard stack[top].index < stack[top].entries.count else {
         let level = stack.removeLast()
-        if !sent.contains(level.hash) { trees.append(level.hash) }
+        trees.append(level.hash)
         continue
       }
       let (name, entry) = stack[top].entries[stack[top].index]
@@ -277,9 +279,7 @@ struct PushPlan {
         }
       case .file:
         if before?.kind == .file, before?.reference == entry.reference { continue }
-        if !sent.contains(entry.reference), seenBlobs.insert(entry.reference).inserted {
-          blobs.append(entry.reference)
-        }
+        if seenBlobs.insert(entry.reference).inserted { blobs.append(entry.reference) }
       case .symlink:
         break
       }

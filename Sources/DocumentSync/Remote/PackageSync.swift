@@ -24,15 +24,16 @@ import Foundation
 // push:  lock the package (no local save runs meanwhile) → scan → GET head; if the head is neither absent nor the
 //        tree this package last synced, the remote has changes: refuse (pull first) → walk the package's trees
 //        against the synced head's (kept in the sync folder's `trees/`, LocalTrees) path by path, stopping at
-//        every equal subtree: what differs is what may be missing (PushPlan), minus what an interrupted push's
-//        journal (`pushing/NAME`) says arrived; many unknowns (a first push): one listing of the remote decides;
-//        a few: small blobs are sent, big ones after a HEAD → upload blobs (a big one as a parallel multipart
+//        every equal subtree: what differs is what may be missing (PushPlan); many unknowns (a first push, or one
+//        after an interrupted push): one listing of the remote decides; a few: small blobs are sent, big ones and
+//        those an unfinished push's journal (`pushing/NAME`) lists after a HEAD (a prune may have deleted what no
+//        state names: checked under this push's lock, never assumed) → upload blobs (a big one as a parallel multipart
 //        upload whose ID and finished parts are kept in `uploads/NAME/HASH`, so a killed push resumes it), then trees,
 //        bounded parallelism, each noted in the journal → PUT head conditionally (If-None-Match: * for the
 //        first push, else If-Match: the ETag read) → record the state, drop the journal → write the history
 //        entry `states/…` → when the history holds more than 2N states, prune it to N (PackageSync+Prune.swift).
 //        Killed at any step: the head still names a complete tree (objects go up before the head moves), and
-//        the next push skips what the journal and the multipart records name. A 412 on the head: another device
+//        the next push skips what it finds on the remote and the parts the multipart records name. A 412 on the head: another device
 //        pushed between our GET and PUT — nothing was overwritten; the error says to pull.
 // pull:  GET head → fetch the trees it names that neither the scan nor `trees/` has → lock and scan the package
 //        → three-way on paths: base = the tree last synced, ours = the package, theirs = the head. Only theirs
@@ -67,6 +68,13 @@ public final class PackageSync: Sendable {
   let passphrase: String?
   /// An encrypted remote's keys once ``unlock()`` opened them.
   private let unlocked = NIOLockedValueBox<RemoteCipher?>(nil)
+  /// What the last push's automatic prune did (``lastAutoPrune``).
+  let autoPruneOutcome = NIOLockedValueBox<Result<PruneResult, any Error>?>(nil)
+
+  /// What the automatic prune of the last ``push(forcingNewHead:progress:)`` did (``Remote/autoPrune``): what it
+  /// kept and removed, or why it failed or was skipped (another device's push or prune held the remote's lock);
+  /// nil when that push ran none (not due, turned off, or the push did not move the head).
+  public var lastAutoPrune: Result<PruneResult, any Error>? { autoPruneOutcome.withLockedValue { $0 } }
 
   /// A sync of the package at `packagePath` with its remote `remoteName`.
   ///

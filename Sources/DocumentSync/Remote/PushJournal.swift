@@ -10,8 +10,10 @@ import Foundation
 
 /// The sync folder's `pushing/NAME`: the objects a push to remote NAME sent, one hash a line, appended as each
 /// upload is answered, and removed once the push moved the head (then the synced head's trees say what the remote
-/// has). A push killed at any moment leaves it behind, and the next push skips what it lists; a line lost to the
-/// kill only costs sending that object again (keys are content hashes, so a second PUT writes the same bytes).
+/// has). A push killed at any moment, or one that lost the race for the head, leaves it behind. The next push does
+/// not take its word: no state names those objects, so a prune that ran in between (on any device) may have
+/// deleted them; it asks the remote (a HEAD each, or one listing when many), under its lock, and sends what is
+/// missing.
 final class PushJournal: Sendable {
   let path: FilePath
   /// The objects an interrupted push sent.

@@ -28,8 +28,9 @@ public struct Remote: Sendable, Hashable, Codable {
   public var keepStates: Int?
   /// Whether a push prunes the remote by itself when its history holds more than twice ``keepStates`` states
   /// (keeping ``keepStates``, as ``PackageSync/prune(keepingStates:)`` does), so that the bucket stays bounded
-  /// without `docpkg remote prune`. nil or true: on; false: off (the history and what it reaches grow until a
-  /// prune).
+  /// without `docpkg remote prune`. true: on; nil or false: off (the history and what it reaches grow until a
+  /// prune). Off unless set: a pull by a device whose last synced state was pruned needs, to merge a text file
+  /// both sides changed, that state's bytes of the file, and fails without them (as after `remote prune`).
   public var autoPrune: Bool?
   /// Whether the remote is end-to-end encrypted: every object sealed on the device and named by a keyed hash,
   /// with a key from a passphrase (`DOCPKG_SYNC_PASSPHRASE`) that never leaves the devices (see
