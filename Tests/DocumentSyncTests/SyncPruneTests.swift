@@ -199,3 +199,35 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     set { lock.withLock { stored = newValue } }
   }
 }
+
+extension SyncPruneTests {
+  /// A pull whose line-wise text merge needs a base state a prune removed keeps its side as a conflict version
+  /// (it failed, naming the head as damaged).
+  @Test func aTextMergeWhoseBaseWasPrunedIsAConflictVersionNotAFailure() async throws {
+    let client = try await ObjectStore.freshBucket()
+    let dir = try TemporaryDirectory("prune-base")
+    try dir.write("A.mydoc/notes.txt", "one\ntwo\nthree\n")
+    let (a, b) = (dir.appending("A.mydoc"), dir.appending("B.mydoc"))
+    let url = "s3://\(client.bucket)/p"
+    func docpkg(_ arguments: [String]) throws -> String {
+      let result = try Shell.docpkg(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.standardError)")
+      return result.standardOutput
+    }
+    _ = try docpkg(["remote", "add", a, "origin", url, "--endpoint", ObjectStore.endpointURL])
+    _ = try docpkg(["push", a])
+    _ = try docpkg(["clone", url, b, "--endpoint", ObjectStore.endpointURL])
+    // A changes the first line and pushes on; a prune keeping one state removes B's base of notes.txt.
+    try dir.write("A.mydoc/notes.txt", "ONE\ntwo\nthree\n")
+    _ = try docpkg(["push", a])
+    try dir.write("A.mydoc/other.txt", "other\n")
+    _ = try docpkg(["push", a])
+    #expect(try docpkg(["remote", "prune", a, "--keep", "1"]).hasPrefix("kept 1 states"))
+    // B changes the last line: a line-wise merge would need the pruned base; B's side becomes a conflict version.
+    try dir.write("B.mydoc/notes.txt", "one\ntwo\nTHREE\n")
+    let pulled = try docpkg(["pull", b])
+    #expect(pulled.hasPrefix("conflict 1 notes.txt"), "\(pulled)")
+    #expect(try String(contentsOfFile: b + "/notes.txt", encoding: .utf8) == "ONE\ntwo\nthree\n")
+    #expect(try docpkg(["versions", "show", b, "1", "notes.txt"]) == "one\ntwo\nTHREE\n")
+  }
+}

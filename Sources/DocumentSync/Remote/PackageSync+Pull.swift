@@ -75,18 +75,28 @@ extension PackageSync {
     // Text files both sides changed are merged line-wise: their base's bytes are needed too.
     let baseBefore = try synced.map { try FlatTree(root: $0.tree, trees: trees) } ?? [:]
     let oursBefore = try FlatTree(root: before.root, trees: trees.merging(before.trees) { a, _ in a })
-    var sizes = theirs
+    let sizes = theirs
     let planned = TreeMerge(base: baseBefore, ours: oursBefore, theirs: theirs)
     // Names the package's file system cannot hold refuse the pull before anything is downloaded (and
     // again below, on the state the pull then finds).
     try await BlockingIO.run { [folder = self.folder] in try planned.result.checkNamesFit(in: folder, "cannot pull") }
+    var bases: [String: Int64] = [:]
     for path in planned.conflicts {
       guard let base = TextConflict.mergeable(base: baseBefore[path], oursBefore[path], theirs[path]) else { continue }
-      needed.insert(base.reference)
-      sizes["\u{0}base/\(path)"] = base
+      bases[base.reference] = base.size
     }
     needed.subtract(before.blobs.keys)
     try await fetchBlobs(needed.sorted(), sizes: sizes, progress: progress)
+    // A base the remote no longer holds (its state was pruned) merges nothing: that file is a conflict version.
+    for hash in Set(bases.keys).subtracting(needed).subtracting(before.blobs.keys).sorted() {
+      do {
+        try await fetchBlobs([hash], sizes: bases, into: folder.objects, progress: progress) { key in
+          SyncError(.noSuchKey, "the base of a text merge is no longer on the remote:", key: key)
+        }
+      } catch let error as SyncError where error.code == .noSuchKey {
+        continue
+      }
+    }
     trees = try await conflicts.fetch(with: self, trees: trees, localBlobs: Set(before.blobs.keys))
 
     // The state this pull replaces is kept as a version; the files of it that the head holds too stay on the
