@@ -52,6 +52,19 @@ def start_store(attempts=1):
     return os.environ["DOCPKG_S3_ENDPOINT"]
 
 
+def turn_counter(path):
+    """A function that counts turns and writes the current one to ``path``, where the timed shell commands read it."""
+    turn = [0]
+
+    def next_turn():
+        turn[0] += 1
+        with open(path, "w") as f:
+            f.write(str(turn[0]))
+        return turn[0]
+
+    return next_turn
+
+
 def disk_bytes(folder):
     """Bytes of disk the entries of ``folder`` take (allocated blocks, as `du` counts them)."""
     out = subprocess.run(["du", "-s", "-B1", folder], capture_output=True, text=True, check=True).stdout
@@ -146,13 +159,7 @@ def big_file_rows(h):
         bucket = f"bench-big-{int(time.time())}"
         work = h.scratch("sync-big")
         counter = os.path.join(work, "n")
-        turn = [0]
-
-        def next_turn():
-            turn[0] += 1
-            with open(counter, "w") as f:
-                f.write(str(turn[0]))
-            return turn[0]
+        next_turn = turn_counter(counter)
 
         started = [True]  # the store just started is empty
 
@@ -209,7 +216,8 @@ def big_file_rows(h):
         clone = h.run(f"{h.docpkg} clone s3://{bucket}/big {work}/clone-$(cat {counter}).pkg "
                       f"--endpoint {endpoint} --quiet", setup=lambda: fresh_destination("clone"), repeat=2)
         if clone.ok:  # checked before the next run's set-up removes the clone
-            clone_copy = os.path.join(work, f"clone-{turn[0]}.pkg", "big.raw")
+            with open(counter) as f:
+                clone_copy = os.path.join(work, f"clone-{f.read().strip()}.pkg", "big.raw")
             cloned = subprocess.run(["sha256sum", clone_copy], capture_output=True, text=True).stdout.split()
             if not cloned or cloned[0] != digest:
                 clone = bench_result(h, error=f"the clone's big.raw does not hash to {digest} (got {cloned[:1]})")
@@ -250,13 +258,7 @@ def rows(h):
         typical = h.corpus("typical")
         copy = os.path.join(work, "Typical.pkg")
         subprocess.run(["cp", "-a", typical, copy], check=True)
-        turn = [0]
-
-        def next_turn():
-            turn[0] += 1
-            with open(counter, "w") as f:
-                f.write(str(turn[0]))
-            return turn[0]
+        next_turn = turn_counter(counter)
 
         last_push = [0]
 
