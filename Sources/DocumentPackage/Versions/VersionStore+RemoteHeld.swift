@@ -20,7 +20,7 @@ extension VersionStore {
   package static func remoteHeldVersions(ofPackageAt packagePath: FilePath, listingFiles: Bool) throws
     -> [RemoteHeldVersion]
   {
-    let store = try VersionStore(packagePath: PackageFile.resolve(packagePath), lockHeld: false)
+    let store = try store(ofPackageAt: packagePath, lockHeld: false)
     guard store.exists else { return [] }
     return try store.records().compactMap { record in
       guard let remote = record.version.remote, let remoteTree = record.remoteTree else { return nil }

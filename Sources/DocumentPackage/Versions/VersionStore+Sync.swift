@@ -9,7 +9,7 @@ import Foundation
 extension VersionStore {
   /// The store of the package at `packagePath`, resolved as ``PackageFile`` resolves it: what DocumentSync's entry
   /// points below open. `lockHeld` says whether the caller holds the package's lock.
-  private static func store(ofPackageAt packagePath: FilePath, lockHeld: Bool) throws -> VersionStore {
+  static func store(ofPackageAt packagePath: FilePath, lockHeld: Bool) throws -> VersionStore {
     try VersionStore(packagePath: PackageFile.resolve(packagePath), lockHeld: lockHeld)
   }
 
