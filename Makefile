@@ -95,7 +95,19 @@ test: setup
 ## killed at every step, with and without the exchange; errors injected): `make test` skips them, `.ci/run` runs them.
 crash-sweeps: setup
 	$(BUILD_TESTS)
-	DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "killedAtEvery|injectedErrorsLeave"
+	DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "killedAtEvery|injectedErrorsLeave|InterleavedAtEachStep|UnderLoad"
+
+## Versions under load (issue 35), the long forms of what `make crash-sweeps` samples: 10 minutes of writers, settles,
+## readers and kills with both cores and the disk busy (Tests/Scripts/version-stress.py), then 2 with the writers
+## killed too; every step of a save and of a settle interleaved (Tests/Scripts/settle-interleaving.py); versions of
+## a package 1,000 directories deep (the DeepTree suite).
+.PHONY: stress
+stress: setup
+	$(BUILD_TESTS)
+	python3 Tests/Scripts/version-stress.py --docpkg .build/debug/docpkg --seconds 600
+	python3 Tests/Scripts/version-stress.py --docpkg .build/debug/docpkg --seconds 120 --kill-writers
+	python3 Tests/Scripts/settle-interleaving.py --docpkg .build/debug/docpkg --points 0 --kill
+	DOCPKG_DEEP_TREE_DEPTH=1000 $(SWIFT) test --skip-build --filter DeepTree
 
 ## Sync against a real object store: starts a one-node Ceph cluster and its S3 gateway on loopback
 ## (Scripts/objectstore.sh, installs Debian's ceph-mon/ceph-osd/radosgw once), runs the DocumentSync tests

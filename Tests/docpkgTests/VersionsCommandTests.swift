@@ -124,6 +124,35 @@ struct VersionsCommandTests {
     #expect(result.standardOutput.contains(" 0 failures"))
   }
 
+  /// Issue 35: a save paused after each of its steps while a settle runs beside it, a settle paused
+  /// after (a sample of) its steps while a save runs, and a settle killed beside a paused save: every
+  /// version holds the state its save replaced (Tests/Scripts/settle-interleaving.py; `make stress`
+  /// runs every step).
+  @Test(.enabled(if: Shell.crashSweeps))
+  func aSaveAndASettleInterleavedAtEachStepKeepEveryVersionWhole() async throws {
+    let script = Fixtures.script("settle-interleaving.py")
+    let result = try await offThePool {
+      try Shell.run(
+        "python3", [script, "--docpkg", Shell.docpkgPath, "--points", "2", "--save-points", "2", "--kill"],
+        check: false)
+    }
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    #expect(result.standardOutput.contains(" 0 failures"))
+  }
+
+  /// Issue 35, the short form of `make stress`: writers putting, removing and restoring while settles
+  /// run and are killed, both cores and the disk busy; every version is a state the package had, one
+  /// save from the next (Tests/Scripts/version-stress.py).
+  @Test(.enabled(if: Shell.crashSweeps))
+  func versionsUnderLoadEachHoldAStateThePackageHad() async throws {
+    let script = Fixtures.script("version-stress.py")
+    let result = try await offThePool {
+      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--seconds", "45"], check: false)
+    }
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    #expect(result.standardOutput.contains(" 0 failures"))
+  }
+
   /// The reduced restore crash test (see Tests/Scripts/crash-test.py --restore).
   @Test(.enabled(if: Shell.crashSweeps))
   func killedAtEveryStepOfARestoreThePackageIsOldOrNew() async throws {

@@ -27,6 +27,10 @@ import SystemPackage
 /// place (or replaced) during the window, and the version names it in
 /// ``PackageVersion/unkeptPaths`` instead of keeping bytes that are not the version's.
 ///
+/// **Beside a settle.** The settle walks the package while saves go on; the order of this type's
+/// steps (id, marker, swap, record, marker removed) is what lets it tell a walk no swap fell
+/// inside (``SaveSequence``).
+///
 /// **Crash cases.** A kill before the rename leaves the replaced tree beside the package, which
 /// recovery removes: the version is not kept (no version rather than a wrong one). A kill
 /// between the rename and the record leaves `ID.old` without a record, removed by the next
@@ -110,11 +114,18 @@ final class DeferredKeeping {
     try record(changedPath: changedPath, replaced: .absent)
   }
 
-  /// After a save that failed once the capture was begun: removes the capture's time marker.
+  /// After a save that failed once the capture was begun: renames the capture's time marker to
+  /// `ID.abandoned` (removed by the next save's ``begin(in:)``), so that a settle walking the
+  /// package meanwhile sees that a save may have swapped and swapped back (``SaveSequence``).
   func abandon() {
     guard let begun else { return }
     self.begun = nil
-    try? Syscalls.unlink(begun.store.pendingPath.appending("\(begun.id).start"))
+    guard let fd = try? Syscalls.openFile(begun.store.pendingPath, [.readOnly, .directory]) else { return }
+    defer { Syscalls.closeFile(fd) }
+    let marker = RawName("\(begun.id).start")
+    if (try? Syscalls.rename(from: fd, marker, to: fd, RawName("\(begun.id).abandoned"))) == nil {
+      try? Syscalls.unlink(in: fd, marker, directory: false)
+    }
   }
 
   private func record(changedPath: String, replaced: PendingVersion.Replaced) throws {

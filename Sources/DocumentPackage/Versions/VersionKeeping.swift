@@ -10,6 +10,9 @@ import SystemPackage
 /// right after the swap still finds the store the package's). After the swap, the save hands
 /// the replaced subtree to ``deferred``. After the save (``didSave()``): the store's identity is
 /// the new root. The store is opened once, by whichever of these needs it first.
+///
+/// A save that keeps no pending version of its own (versions off, or copied before the swap)
+/// settles the pending ones first: it removes the subtree it replaces, which they may still read.
 final class VersionKeeping {
   let packagePath: FilePath
   let policy: VersionPolicy
@@ -63,8 +66,12 @@ final class VersionKeeping {
     let names = try SiblingNames(of: packagePath)
     let newRoot = try? Syscalls.statusNoFollow(names.path(names.temporary))
     if policy == .none {
-      // Keep nothing, but keep an existing store the package's across a root replacement.
-      if let store = try? store(), store.exists { try store.recordPendingIdentity(newRoot) }
+      // Keep nothing, but keep an existing store the package's across a root replacement, and
+      // its pending versions whole: this save removes the subtree it replaces, which they may read.
+      if let store = try? store(), store.exists {
+        try store.settlePendingVersions()
+        try store.recordPendingIdentity(newRoot)
+      }
       return
     }
     let store = try store()
@@ -74,6 +81,9 @@ final class VersionKeeping {
       try store.recordPendingIdentity(newRoot)
       return
     }
+    // Copied now, the replaced subtree is removed after the swap: the pending versions, which may
+    // read it, are settled first (see ``SaveSequence``).
+    try store.settlePendingVersions()
     try store.keepPackageState(holding: holding)
     try store.recordPendingIdentity(newRoot)
     if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }

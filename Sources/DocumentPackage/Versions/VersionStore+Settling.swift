@@ -22,17 +22,28 @@ extension VersionStore {
 
   /// Copies the pending versions' contents into the store and makes them versions, oldest first
   /// (what `docpkg` runs as a detached process after a save, and what every reading of the store
-  /// runs first). Takes the store's own lock, never the package's: saves go on meanwhile. Only one
-  /// process settles at a time; a second waits for the first, then finds nothing left to do.
-  /// After a kill, the next call starts the interrupted version again.
+  /// runs first). Takes the store's own lock, not the package's: saves go on meanwhile, and a walk
+  /// of the package that a save's swap fell inside is done again (see ``SaveSequence``); when saves
+  /// keep coming, or a killed save left its capture marker, the last try takes the package's lock
+  /// too, so that saves wait for one walk. Only one process settles at a time; a second waits for
+  /// the first, then finds nothing left to do. After a kill, the next call starts the interrupted
+  /// version again.
   /// - Returns: The versions made.
   /// - Throws: ``PackageError`` with code `io` if the store or the package cannot be read or written.
   /// - Complexity: O(*n*) directory reads and `lstat`s for the package's *n* entries per pending
-  ///   version, plus one copy (or clone) of each content the store does not hold yet.
+  ///   version and try, plus one copy (or clone) of each content the store does not hold yet.
   @discardableResult
   public func settlePendingVersions() throws -> [PackageVersion] {
     guard exists, hasPendingVersions else { return [] }
-    return try withStoreLock { try settleLocked() }
+    var settled: [PackageVersion] = []
+    let outcome = try withStoreLock { try settleLocked(into: &settled, savesExcluded: packageLockHeld) }
+    // (Never while this instance holds the store's lock already: the package's is taken first.)
+    guard outcome == .savesKeptComing, !holdsStoreLock else { return settled }
+    // Saves kept changing the package under the walks: walk once more with them held off.
+    let lock = try PackageLock(forPackageAt: packagePath)
+    defer { withExtendedLifetime(lock) {} }
+    _ = try withStoreLock { try settleLocked(into: &settled, savesExcluded: true) }
+    return settled
   }
 
   /// Settles the pending versions, if any, unless this instance is settling already. Readers
@@ -82,54 +93,71 @@ extension VersionStore {
     }
   }
 
-  /// Settles the pending versions oldest first. A pending record that cannot be read is left in
-  /// place with the files it names (the only copy of what its save replaced) and reported by
-  /// ``versionProblems()``; the versions after it are settled without it (a path its save
-  /// replaced is then read from the package, where its times name it as not kept). The first
-  /// version that fails stops the settling, and ``settleFailure`` says why.
-  private func settleLocked() throws -> [PackageVersion] {
+  /// How a settle under the store's lock ended.
+  enum SettleOutcome {
+    /// Every pending version that can be settled was.
+    case done
+    /// Saves kept changing the package while it was walked: the rest needs the package's lock.
+    case savesKeptComing
+  }
+
+  /// Settles the pending versions oldest first, appending the versions made to `settled`. A
+  /// pending record that cannot be read is left in place with the files it names (the only copy of
+  /// what its save replaced) and reported by ``versionProblems()``; the versions after it are
+  /// settled without it (a path its save replaced is then read from the package, where its times
+  /// name it as not kept). The first version that fails stops the settling, and ``settleFailure``
+  /// says why.
+  /// - Parameter savesExcluded: The package's lock is held: no save can change the package.
+  private func settleLocked(into settled: inout [PackageVersion], savesExcluded: Bool) throws -> SettleOutcome {
     settleFailure = nil
     try prepare()
-    var settled: [PackageVersion] = []
     var damaged = Set<Int>()
     while let first = pendingIDs.first(where: { !damaged.contains($0) }) {
       guard let oldest = pendingRecord(first) else {
         damaged.insert(first)
         continue
       }
-      do { settled.append(try settle(oldest)) } catch {
+      do {
+        guard let version = try settle(oldest, savesExcluded: savesExcluded) else { return .savesKeptComing }
+        settled.append(version)
+      } catch {
         settleFailure = (oldest.id, "\(error)")
         throw error
       }
     }
-    return settled
+    return .done
   }
 
   private func pendingRecord(_ id: Int) -> PendingVersion? {
     (try? StoreFiles.read(pendingPath.appending(String(id)))).flatMap { PendingVersion(id: id, data: $0) }
   }
 
-  /// Makes the oldest pending version a version (see ``PendingStateWalk``).
-  private func settle(_ oldest: PendingVersion) throws -> PackageVersion {
+  /// How many walks a settle tries while saves go on, before it holds them off.
+  static let walksBetweenSaves = 6
+
+  /// Makes the oldest pending version a version (see ``PendingStateWalk``) from a walk of the
+  /// package that no save's swap fell inside (``SaveSequence``); nil when saves kept coming.
+  private func settle(_ oldest: PendingVersion, savesExcluded: Bool) throws -> PackageVersion? {
     if let existing = try? record(oldest.id) {  // made before a kill; only the cleanup was left
       removePending(oldest.id)
       return existing.version
     }
-    var ids = pendingIDs
-    var attempt = 0
-    while true {
-      // A save that starts meanwhile moves paths this walk reads into a new pending version:
-      // paths found changed are then looked up again with it.
-      attempt += 1
-      let pending = ids.compactMap { $0 == oldest.id ? oldest : pendingRecord($0) }
+    for attempt in 0..<(savesExcluded ? 1 : Self.walksBetweenSaves) {
+      let before = SaveSequence.read(in: self)
+      if !savesExcluded && before.hasSaveInFlight {
+        Syscalls.pause(microseconds: 1000 << min(attempt, 5))  // its record follows within milliseconds
+        continue
+      }
+      let pending = before.pendingIDs.filter { $0 >= oldest.id }.compactMap {
+        $0 == oldest.id ? oldest : pendingRecord($0)
+      }
       var walk = PendingStateWalk(store: self, pending: pending)
       let result = try walk.run()
-      let now = pendingIDs
-      if walk.unkept.isEmpty || now == ids || attempt == 3 {
+      if savesExcluded || SaveSequence.read(in: self) == before {
         return try finish(oldest, result, unkept: walk.unkept)
       }
-      ids = now
     }
+    return nil
   }
 
   private func finish(_ oldest: PendingVersion, _ result: (tree: String, size: Int64)?, unkept: [String]) throws

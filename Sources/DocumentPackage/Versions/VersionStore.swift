@@ -61,6 +61,9 @@ public final class VersionStore {
   public let path: FilePath
   /// Whether this instance holds the store's own lock (see ``withStoreLock(_:)``).
   var holdsStoreLock = false
+  /// Whether whoever opened this instance holds the package's lock: no save can run meanwhile
+  /// (a settle then walks the package without checking for saves; see ``SaveSequence``).
+  let packageLockHeld: Bool
   /// The pending version this instance last failed to settle, and why (see ``versionProblems()``).
   var settleFailure: (id: Int, reason: String)?
 
@@ -79,6 +82,7 @@ public final class VersionStore {
 
   init(packagePath: FilePath, lockHeld: Bool, checkingIdentity: Bool = true) throws {
     self.packagePath = packagePath
+    packageLockHeld = lockHeld
     let names = try SiblingNames(of: packagePath)
     path = names.path(names.versions)
     if try !Syscalls.entryExists(path) {

@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""Interleavings of a save and a settle (issue 35): every version holds exactly the state its save replaced.
+
+`docpkg put`/`rm` keep the state they replace as a *pending* version, and `docpkg versions settle` copies it later
+while saves go on (see Sources/DocumentPackage/Versions/SaveSequence.swift for the protocol). This script pauses
+one of the two processes after each of its system calls in turn and runs the other one whole meanwhile:
+
+  * save paused: the save runs under ``strace -e inject=CALL:signal=SIGSTOP:when=N``; once it is stopped, a settle
+    runs (it may finish, or wait for the package lock, which the paused save may hold); then the save goes on;
+  * settle paused: the same with the roles swapped: the settle stops after its Nth CALL, a save runs whole, and
+    the settle goes on.
+  * settle killed (--kill): the settle is killed after its Nth CALL while the save is paused after its own Mth.
+
+After each case a last settle runs, `docpkg check` must exit 0 without naming damage, and every version must hold
+the state before the save that made it, byte for byte (`docpkg diff PACKAGE@ID SNAPSHOT` finds nothing), which a
+copy of the package taken before each save records. Before the paused save, three saves leave pending versions in
+nested folders, a removal and a root entry, so that the settle has several to walk.
+
+Steps of the settle are sampled (it makes thousands of calls): --points K keeps K of each call's steps, spread
+evenly, with --seed shifting them; --points 0 takes every step. Prints the cases run and " N failures".
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SAVE_CALLS = ["openat", "linkat", "mkdirat", "renameat2", "renameat", "unlinkat", "fsync"]
+SETTLE_CALLS = ["openat", "newfstatat", "getdents64", "renameat", "unlinkat", "copy_file_range", "write"]
+
+
+def make_package(path):
+    """Nested folders, a root file and enough files that a settle's walk takes a while."""
+    for section in range(4):
+        for sub in range(2):
+            folder = os.path.join(path, f"sec{section}", f"sub{sub}")
+            os.makedirs(folder)
+            for number in range(6):
+                with open(os.path.join(folder, f"f{number}.txt"), "w") as f:
+                    f.write(f"section {section} sub {sub} file {number}\n" * (number + 1))
+    with open(os.path.join(path, "root0.txt"), "w") as f:
+        f.write("root, first state\n")
+
+
+# The saves before the paused one, then the paused one's candidates (one per case, in turn).
+EARLIER = [
+    ["put", "{P}", "sec1/sub1/new1.txt", "{new}"],
+    ["rm", "{P}", "sec2/sub0/f3.txt"],
+    ["put", "{P}", "root1.txt", "{new}"],
+]
+PAUSED = [
+    ["put", "{P}", "root0.txt", "{changed}"],
+    ["put", "{P}", "sec1/sub1/f2.txt", "{changed}"],
+    ["rm", "{P}", "sec3"],
+]
+
+
+class Case:
+    def __init__(self, docpkg, work, index):
+        self.docpkg = docpkg
+        self.dir = tempfile.mkdtemp(prefix="case-", dir=work)
+        self.package = os.path.join(self.dir, "Q.mydoc")
+        self.new = os.path.join(self.dir, "new.txt")
+        self.changed = os.path.join(self.dir, "changed.txt")
+        self.env = dict(os.environ, DOCPKG_NO_BACKGROUND_SETTLE="1")
+        self.snapshots = []
+        self.save = [a.format(P=self.package, new=self.new, changed=self.changed) for a in PAUSED[index % len(PAUSED)]]
+        make_package(self.package)
+        with open(self.new, "w") as f:
+            f.write("a new file\n")
+        with open(self.changed, "w") as f:
+            f.write("changed contents\n")
+        for argv in EARLIER:
+            self.snapshot()
+            self.run([a.format(P=self.package, new=self.new, changed=self.changed) for a in argv])
+        self.snapshot()  # the state the paused save replaces
+
+    def snapshot(self):
+        target = os.path.join(self.dir, f"snap{len(self.snapshots) + 1}")
+        shutil.copytree(self.package, target, symlinks=True)
+        self.snapshots.append(target)
+
+    def run(self, argv, check=True):
+        result = subprocess.run([self.docpkg] + argv, env=self.env, capture_output=True, text=True, timeout=120)
+        if check and result.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)}: {result.stderr.strip()}")
+        return result
+
+    def traced(self, argv, call, n, action="SIGSTOP"):
+        inject = f"inject={call}:signal={action}:when={n}"
+        return subprocess.Popen(
+            ["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={call}", "-e", inject, self.docpkg] + argv,
+            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def count(self, argv, calls):
+        """How many times `argv` makes each call (run on this case, which is then thrown away)."""
+        trace = os.path.join(self.dir, "count.trace")
+        subprocess.run(["strace", "-f", "-qq", "-o", trace, "-e", "trace=" + ",".join(calls), self.docpkg] + argv,
+                       env=self.env, capture_output=True, timeout=120)
+        counts = {c: 0 for c in calls}
+        with open(trace) as f:
+            for line in f:
+                rest = line.split(None, 1)[1] if line[:1].isdigit() else line
+                name = rest.split("(", 1)[0]
+                if name in counts:
+                    counts[name] += 1
+        return counts
+
+    def check(self):
+        """Returns a failure message, or None."""
+        self.run(["versions", "settle", self.package], check=False)
+        check = self.run(["check", self.package], check=False)
+        if check.returncode != 0 or "damaged" in check.stdout + check.stderr:
+            return "check: " + (check.stdout + check.stderr).strip().replace("\n", " | ")
+        listing = self.run(["versions", "list", self.package]).stdout.split("\n")[1:]
+        ids = [int(line.split()[0]) for line in listing if line.strip()]
+        if ids != list(range(1, len(self.snapshots) + 1)):
+            return f"versions {ids}, expected 1...{len(self.snapshots)}"
+        for version, snapshot in zip(ids, self.snapshots):
+            diff = self.run(["diff", f"{self.package}@{version}", snapshot], check=False)
+            if diff.returncode != 0:
+                return f"version {version} is not the state its save replaced: " + diff.stdout.strip().replace("\n", " | ")
+        return None
+
+
+def stopped(process):
+    """Waits until the traced command (strace's child) is stopped; False if it ended first."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        for child in children(process.pid):
+            try:
+                with open(f"/proc/{child}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state in ("t", "T"):
+                return True
+        time.sleep(0.005)
+    return False
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def resume(process):
+    for child in children(process.pid):
+        try:
+            os.kill(child, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    process.wait(timeout=120)
+
+
+def steps(count, points, rng):
+    if points == 0 or count <= points:
+        return list(range(1, count + 1))
+    stride = count / points
+    offset = rng.random()
+    return sorted({min(count, int((i + offset) * stride) + 1) for i in range(points)})
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--docpkg", required=True)
+    parser.add_argument("--work", default=None)
+    parser.add_argument("--points", type=int, default=6, help="steps of each settle call to pause at (0: all)")
+    parser.add_argument("--save-points", type=int, default=0, help="steps of each save call (0: all)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kill", action="store_true", help="also kill the settle beside a paused save")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    work = tempfile.mkdtemp(prefix="settle-interleaving-", dir=args.work)
+    cases = failures = 0
+    index = 0
+
+    def report(kind, message):
+        nonlocal failures
+        failures += 1
+        print(f"FAIL {kind}: {message}", flush=True)
+
+    try:
+        # The save paused after each of its steps, a settle run whole beside it.
+        for variant in range(len(PAUSED)):
+            probe = Case(args.docpkg, work, variant)
+            counts = probe.count(probe.save, SAVE_CALLS)
+            shutil.rmtree(probe.dir)
+            for call in SAVE_CALLS:
+                for n in steps(counts[call], args.save_points, rng):
+                    case = Case(args.docpkg, work, variant)
+                    save = case.traced(case.save, call, n)
+                    if stopped(save):
+                        settle = subprocess.Popen([args.docpkg, "versions", "settle", case.package], env=case.env,
+                                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                        try:
+                            settle.wait(timeout=1.5)  # or it waits for the package lock the save holds
+                        except subprocess.TimeoutExpired:
+                            pass
+                        resume(save)
+                        settle.wait(timeout=120)
+                    else:
+                        save.wait(timeout=120)
+                    cases += 1
+                    kind = f"{' '.join(PAUSED[variant][:1] + PAUSED[variant][2:3])} paused after {call} #{n}"
+                    if save.returncode != 0:
+                        report(kind, "the save failed: " + save.stderr.read().strip())
+                    elif (message := case.check()) is not None:
+                        report(kind, message)
+                    else:
+                        shutil.rmtree(case.dir)
+            index += 1
+
+        # The settle paused after each of its (sampled) steps, a save run whole beside it.
+        for variant in range(len(PAUSED)):
+            probe = Case(args.docpkg, work, variant)
+            counts = probe.count(["versions", "settle", probe.package], SETTLE_CALLS)
+            shutil.rmtree(probe.dir)
+            for call in SETTLE_CALLS:
+                for n in steps(counts[call], args.points, rng):
+                    case = Case(args.docpkg, work, variant)
+                    settle = case.traced(["versions", "settle", case.package], call, n)
+                    if stopped(settle):
+                        case.run(case.save)
+                        resume(settle)
+                    else:
+                        settle.wait(timeout=120)
+                        case.run(case.save)
+                    cases += 1
+                    kind = f"settle paused after {call} #{n} beside {' '.join(PAUSED[variant][:1])}"
+                    if settle.returncode != 0:
+                        report(kind, "the settle failed: " + settle.stderr.read().strip())
+                    elif (message := case.check()) is not None:
+                        report(kind, message)
+                    else:
+                        shutil.rmtree(case.dir)
+
+        # The settle killed at a step while a save is paused at one (sampled pairs).
+        if args.kill:
+            for variant in range(len(PAUSED)):
+                probe = Case(args.docpkg, work, variant)
+                save_counts = probe.count(probe.save, SAVE_CALLS)
+                settle_counts = probe.count(["versions", "settle", probe.package], SETTLE_CALLS)
+                shutil.rmtree(probe.dir)
+                for _ in range(max(args.points, 1) * 2):
+                    save_call = rng.choice([c for c in SAVE_CALLS if save_counts[c]])
+                    settle_call = rng.choice([c for c in SETTLE_CALLS if settle_counts[c]])
+                    m = rng.randint(1, save_counts[save_call])
+                    n = rng.randint(1, settle_counts[settle_call])
+                    case = Case(args.docpkg, work, variant)
+                    settle = case.traced(["versions", "settle", case.package], settle_call, n, action="SIGKILL")
+                    save = case.traced(case.save, save_call, m)
+                    if stopped(save):
+                        settle.wait(timeout=120)
+                        resume(save)
+                    else:
+                        save.wait(timeout=120)
+                        settle.wait(timeout=120)
+                    cases += 1
+                    kind = f"settle killed after {settle_call} #{n}, save paused after {save_call} #{m}"
+                    if save.returncode != 0:
+                        report(kind, "the save failed: " + save.stderr.read().strip())
+                    elif (message := case.check()) is not None:
+                        report(kind, message)
+                    else:
+                        shutil.rmtree(case.dir)
+    finally:
+        if failures == 0:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"{cases} interleavings, {failures} failures")
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
