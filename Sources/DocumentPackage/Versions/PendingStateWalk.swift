@@ -48,10 +48,10 @@ struct PendingStateWalk {
   /// The version to settle first, then the later pending versions, oldest first.
   let pending: [PendingVersion]
   var writer: ObjectWriter
-  private(set) var unkept: [String] = []
-  private let start: FileTime
-  private let changedPaths: Set<String>
-  private let containers: Set<String>
+  fileprivate(set) var unkept: [String] = []
+  fileprivate let start: FileTime
+  fileprivate let changedPaths: Set<String>
+  fileprivate let containers: Set<String>
 
   init(store: VersionStore, pending: [PendingVersion]) {
     self.store = store
@@ -84,8 +84,9 @@ struct PendingStateWalk {
     }
     let underChanged = source < pending.count
     let rootStable = !underChanged && (try? Syscalls.statusNoFollow(root)).map { isStable("", $0) } == true
-    let result = try directory(
-      relative: "", physical: root, source: source, underChanged: underChanged, stable: rootStable)
+    let top = try Directory(
+      relative: "", physical: root, source: source, underChanged: underChanged, stable: rootStable, self)
+    let result = try TreeFold.run(top, &self)
     try writer.finish()
     return result
   }
@@ -94,130 +95,187 @@ struct PendingStateWalk {
     store.pendingPath.appending("\(pending[index].id).old")
   }
 
-  /// Writes the tree of the directory at `physical` (`relative` in the version).
-  /// - Parameters:
-  ///   - underChanged: It is in a subtree a save since *T* replaced (its files were relinked).
-  ///   - stable: No entry of it can lead to another inode than at *T* (see the type's discussion).
-  private mutating func directory(
-    relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool, depth: Int = 0
-  ) throws -> (String, Int64) {
-    try VersionStore.checkDepth(depth, path: physical.string)
-    let fd: CInt
-    do { fd = try Syscalls.openFile(physical, [.readOnly, .directory, .noFollow]) } catch {
-      throw PackageError.io(error, "cannot open directory", path: physical.string, context: "while keeping a version")
-    }
-    defer { Syscalls.closeFile(fd) }
-    // Judged on the directory opened (not the one at the path a moment ago), and re-checked after
-    // each copy that relies on it: a rename into it while it is walked makes it unstable.
-    let opened = stable ? try? Syscalls.status(of: fd) : nil
-    let stable = opened.map { isStable(relative, $0) } ?? false
-    func stillStable() -> Bool {
-      guard let opened, let now = try? Syscalls.status(of: fd) else { return false }
-      return now.modificationTime == opened.modificationTime && now.changeTime == opened.changeTime
-    }
-    let names: [String]
-    do { names = try Syscalls.entries(ofDirectory: fd).map(\.name.string) } catch {
-      throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
-    }
-    var text = ""
-    var total: Int64 = 0
-    for name in names.sorted(by: { $0.utf8Precedes($1) }) {
-      let path = relative.isEmpty ? name : relative + "/" + name
-      var childPhysical = physical.appending(name)
-      var childSource = source
-      if let index = pending.indices.first(where: { $0 < source && pending[$0].changed == path }) {
-        switch pending[index].replaced {
-        case .kept: break
-        case .absent:
-          // Added by that save: not in this state, unless another program removed it between *T*
-          // and that save, which only the directory's times can rule out.
-          if !stable && !underChanged { unkept.append(path) }
-          continue
-        case .lost:
-          unkept.append(path)
-          continue
-        }
-        childPhysical = oldPath(index)
-        childSource = index
+  /// One directory of the version being written: the package's directory at `physical` (or a
+  /// replaced subtree's), `relative` in the version.
+  struct Directory: TreeFoldFrame {
+    typealias Context = PendingStateWalk
+    typealias Output = (tree: String, size: Int64)
+
+    let relative: String
+    let physical: FilePath
+    /// The pending version whose replaced subtree holds it (`pending.count`: the package).
+    let source: Int
+    /// It is in a subtree a save since *T* replaced (its files were relinked).
+    let underChanged: Bool
+    /// Its status as listed, when it was judged stable (see the type's discussion).
+    private let opened: FileStatus?
+    /// No entry of it can lead to another inode than at *T*.
+    private let stable: Bool
+    private let names: [String]
+    private var next = 0
+    private var text = ""
+    private var total: Int64 = 0
+    /// The subdirectory handed out last, awaiting its tree.
+    private var awaiting: (name: String, status: FileStatus)?
+
+    init(
+      relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool, _ walk: PendingStateWalk
+    ) throws {
+      self.relative = relative
+      self.physical = physical
+      self.source = source
+      self.underChanged = underChanged
+      let fd: CInt
+      do { fd = try Syscalls.openFile(physical, [.readOnly, .directory, .noFollow]) } catch {
+        throw PackageError.io(
+          error, "cannot open directory", path: physical.string, context: "while keeping a version")
       }
-      let relinked = underChanged || changedPaths.contains(path)
-      guard let status = try? Syscalls.statusNoFollow(childPhysical), let kind = status.kind else { continue }
-      let entry: TreeEntry
-      switch kind {
-      case .directory:
-        if childSource != 0, status.modificationTime > start, !containers.contains(path), !changedPaths.contains(path) {
-          unkept.append(path + "/")
-        }
-        let childStable = !relinked && isStable(path, status)
-        let (tree, size) = try directory(
-          relative: path, physical: childPhysical, source: childSource, underChanged: relinked, stable: childStable,
-          depth: depth + 1)
-        total += size
-        entry = TreeEntry(
-          kind: .directory, permissions: status.permissions, time: status.modificationTime, size: 0, reference: tree,
-          name: name)
-      case .file:
-        guard status.modificationTime <= start else {
-          unkept.append(path)  // written in place (or replaced by a newer file) after T
-          continue
-        }
-        let reliesOnDirectory = !relinked && status.changeTime > start
-        if reliesOnDirectory && !stable {
-          // Linked, renamed onto or chmod'ed since T, in a directory that changed too: keep it
-          // only if the store already has its own copy of this content identity.
-          guard let known = try writer.ownedBlob(for: status) else {
-            unkept.append(path)
+      defer { Syscalls.closeFile(fd) }
+      // Judged on the directory opened (not the one at the path a moment ago), and re-checked after
+      // each copy that relies on it: a rename into it while it is walked makes it unstable.
+      opened = stable ? try? Syscalls.status(of: fd) : nil
+      self.stable = opened.map { walk.isStable(relative, $0) } ?? false
+      do { names = try Syscalls.entries(ofDirectory: fd).map(\.name.string).sorted { $0.utf8Precedes($1) } } catch {
+        throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
+      }
+    }
+
+    /// Whether the directory at the path is still the one listed, with the same entries.
+    private func stillStable() -> Bool {
+      guard let opened, let now = try? Syscalls.statusNoFollow(physical) else { return false }
+      return now.inode == opened.inode && now.device == opened.device
+        && now.modificationTime == opened.modificationTime && now.changeTime == opened.changeTime
+    }
+
+    mutating func nextSubdirectory(_ walk: inout PendingStateWalk) throws -> Directory? {
+      while next < names.count {
+        let name = names[next]
+        let path = relative.isEmpty ? name : relative + "/" + name
+        var childPhysical = physical.appending(name)
+        var childSource = source
+        if let index = walk.pending.indices.first(where: { $0 < source && walk.pending[$0].changed == path }) {
+          switch walk.pending[index].replaced {
+          case .kept:
+            childPhysical = walk.oldPath(index)
+            childSource = index
+          case .absent:
+            // Added by that save: not in this state, unless another program removed it between *T*
+            // and that save, which only the directory's times can rule out.
+            if !stable && !underChanged { walk.unkept.append(path) }
+            next += 1
+            continue
+          case .lost:
+            walk.unkept.append(path)
+            next += 1
             continue
           }
-          total += status.size
-          text +=
-            TreeEntry(
-              kind: .file, permissions: status.permissions, time: status.modificationTime, size: status.size,
-              reference: known, name: name
-            ).line
+        }
+        let relinked = underChanged || walk.changedPaths.contains(path)
+        guard let status = try? Syscalls.statusNoFollow(childPhysical) else {
+          walk.unkept.append(path)  // listed, then gone: removed since T, its bytes with it
+          next += 1
           continue
         }
-        let hash = try writer.storeFile(at: childPhysical, status: status)
-        try writer.commitIfMany()
-        guard let after = try? Syscalls.statusNoFollow(childPhysical), after.inode == status.inode,
+        switch status.kind {
+        case .directory?:
+          if childSource != 0, status.modificationTime > walk.start, !walk.containers.contains(path),
+            !walk.changedPaths.contains(path)
+          {
+            walk.unkept.append(path + "/")
+          }
+          awaiting = (name, status)
+          return try Directory(
+            relative: path, physical: childPhysical, source: childSource, underChanged: relinked,
+            stable: !relinked && walk.isStable(path, status), walk)
+        case .file?:
+          try file(name, path: path, at: childPhysical, status: status, relinked: relinked, &walk)
+        case .symlink?:
+          // A link's target cannot be written in place; a new link at the name changes the directory.
+          if walk.unchanged(status, relinked: relinked || stable),
+            let target = try? Syscalls.readLink(at: childPhysical)
+          {
+            text +=
+              TreeEntry(
+                kind: .symlink, permissions: status.permissions, time: status.modificationTime, size: status.size,
+                reference: target, name: name
+              ).line
+          } else {
+            walk.unkept.append(path)
+          }
+        case nil: break  // not a kind a package holds (a FIFO, a socket)
+        }
+        next += 1
+      }
+      return nil
+    }
+
+    /// Keeps the file `name`, or names it as not kept (see the type's discussion).
+    private mutating func file(
+      _ name: String, path: String, at location: FilePath, status: FileStatus, relinked: Bool,
+      _ walk: inout PendingStateWalk
+    ) throws {
+      guard status.modificationTime <= walk.start else {
+        walk.unkept.append(path)  // written in place (or replaced by a newer file) after T
+        return
+      }
+      let reliesOnDirectory = !relinked && status.changeTime > walk.start
+      let hash: String
+      if reliesOnDirectory && !stable {
+        // Linked, renamed onto or chmod'ed since T, in a directory that changed too: keep it
+        // only if the store already has its own copy of this content identity.
+        guard let known = try walk.writer.ownedBlob(for: status) else {
+          walk.unkept.append(path)
+          return
+        }
+        hash = known
+      } else {
+        hash = try walk.writer.storeFile(at: location, status: status)
+        try walk.writer.commitIfMany()
+        guard let after = try? Syscalls.statusNoFollow(location), after.inode == status.inode,
           after.size == status.size, after.modificationTime == status.modificationTime,
           after.changeTime == status.changeTime, !reliesOnDirectory || stillStable()
         else {
-          unkept.append(path)  // written while it was being copied
-          continue
+          walk.unkept.append(path)  // written while it was being copied
+          return
         }
-        total += status.size
-        entry = TreeEntry(
-          kind: .file, permissions: status.permissions, time: status.modificationTime, size: status.size,
-          reference: hash, name: name)
-      case .symlink:
-        // A link's target cannot be written in place; a new link at the name changes the directory.
-        guard unchanged(status, relinked: relinked || stable), let target = try? Syscalls.readLink(at: childPhysical)
-        else {
-          unkept.append(path)
-          continue
-        }
-        entry = TreeEntry(
-          kind: .symlink, permissions: status.permissions, time: status.modificationTime, size: status.size,
-          reference: target, name: name)
       }
-      text += entry.line
+      total += status.size
+      text +=
+        TreeEntry(
+          kind: .file, permissions: status.permissions, time: status.modificationTime, size: status.size,
+          reference: hash, name: name
+        ).line
     }
-    let data = Data(text.utf8)
-    let hash = ContentHash.of(data)
-    try writer.writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
-    return (hash, total)
+
+    mutating func adopt(_ output: Output, _ walk: inout PendingStateWalk) throws {
+      guard let (name, status) = awaiting else { return }
+      awaiting = nil
+      total += output.size
+      text +=
+        TreeEntry(
+          kind: .directory, permissions: status.permissions, time: status.modificationTime, size: 0,
+          reference: output.tree, name: name
+        ).line
+      next += 1
+    }
+
+    func finish(_ walk: inout PendingStateWalk) throws -> Output {
+      let data = Data(text.utf8)
+      let hash = ContentHash.of(data)
+      try walk.writer.writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
+      return (hash, total)
+    }
   }
 
   /// Whether an entry's times say it is as it was at the capture (see the type's discussion).
-  private func unchanged(_ status: FileStatus, relinked: Bool) -> Bool {
+  func unchanged(_ status: FileStatus, relinked: Bool) -> Bool {
     status.modificationTime <= start && (relinked || status.changeTime <= start)
   }
 
   /// Whether the entries of the package's directory at `path` (whose status is `status`) cannot
   /// lead to other inodes than at *T*, apart from those our saves renamed in it (see the type's
   /// discussion).
-  private func isStable(_ path: String, _ status: FileStatus) -> Bool {
+  func isStable(_ path: String, _ status: FileStatus) -> Bool {
     guard containers.contains(path) else {
       return status.modificationTime <= start && status.changeTime <= start
     }

@@ -73,57 +73,6 @@ struct ObjectWriter {
     directories = DirectoryCache(path: store.path.appending("dirs"))
   }
 
-  /// Stores a directory (recursively, `depth` levels below the top); returns its tree hash and the size of its files.
-  /// - Throws: ``PackageError`` with code `unsupported` for a directory deeper than
-  ///   ``VersionStore/deepestKeptDirectory``.
-  mutating func store(directory node: PackageNode, depth: Int = 0) throws -> (String, Int64) {
-    try VersionStore.checkDepth(depth, path: node.origin?.absolutePath.string ?? node.path)
-    // A directory as it is on disk (never listed or edited here): maybe known already.
-    if let origin = node.origin, node.edits.isEmpty, node.loadedChildren == nil,
-      let cached = try cachedDirectory(at: origin.absolutePath, status: origin.status, depth: depth)
-    {
-      return cached
-    }
-    let heldBefore = heldRemotely
-    var text = ""
-    var total: Int64 = 0
-    var entries: [TreeEntry] = []
-    for child in try node.sortedChildren() {
-      let time = child.modificationTime ?? FileTime(Date())
-      let entry: TreeEntry
-      switch child.kind {
-      case .directory:
-        let (hash, size) = try store(directory: child, depth: depth + 1)
-        total += size
-        entry = TreeEntry(
-          kind: .directory, permissions: child.permissions, time: time, size: 0, reference: hash, name: child.name)
-      case .file:
-        let hash = try store(file: child)
-        total += child.size
-        entry = TreeEntry(
-          kind: .file, permissions: child.permissions, time: time, size: child.size, reference: hash, name: child.name)
-      case .symlink:
-        entry = TreeEntry(
-          kind: .symlink, permissions: child.permissions, time: time, size: child.size,
-          reference: child.symbolicLinkDestination, name: child.name)
-      }
-      text += entry.line
-      if entry.kind == .directory { entries.append(entry) }
-    }
-    let data = Data(text.utf8)
-    let hash = ContentHash.of(data)
-    // A directory with files left on a remote is not cached: a later version's walk takes a cached directory's
-    // tree as the store's whole, blobs and all.
-    if let origin = node.origin, node.edits.isEmpty, node.origin?.status.kind == .directory,
-      node.hasUnsavedChanges == false, heldRemotely == heldBefore
-    {
-      let subdirectories = entries.filter { $0.kind == .directory }.map { (name: $0.name, tree: $0.reference) }
-      directories.note(origin.status, DirectoryCache.Entry(tree: hash, size: total, subdirectories: subdirectories))
-    }
-    try writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
-    return (hash, total)
-  }
-
   /// Stores a file's contents; returns the blob hash.
   mutating func store(file node: PackageNode) throws -> String {
     if case .source(let blob as VersionBlob) = node.fileBody, blob.store.path == store.path {
@@ -221,20 +170,5 @@ struct ObjectWriter {
       }
     }
     cache.save()
-  }
-}
-
-extension VersionStore {
-  /// How many directories deep a version may go. Keeping and settling a version still recurse
-  /// once per directory level, so a deeper package is refused with an error naming the path rather
-  /// than crashing the process: 100 levels fit a 512 KiB worker stack even in a debug build (256 did
-  /// not: it overflowed at about 135), which DeepTreeTests checks.
-  static let deepestKeptDirectory = 100
-
-  /// Throws for a directory `depth` levels down past ``deepestKeptDirectory``.
-  static func checkDepth(_ depth: Int, path: String) throws {
-    guard depth > deepestKeptDirectory else { return }
-    throw PackageError(
-      .unsupported, "too deep to keep in a version (more than \(deepestKeptDirectory) directories down):", path: path)
   }
 }
