@@ -36,6 +36,35 @@ struct VersionDamageCommandTests {
     return result.standardOutput.split(separator: "\n").dropFirst().map { $0.split(separator: " ") }
   }
 
+  /// Issue 35: a blob deleted or with a byte flipped is marked in `versions list` (text and JSON) on
+  /// the versions that hold it, as `check` reports it.
+  @Test(arguments: ["deleted", "flipped"])
+  func aDamagedBlobIsMarkedInTheList(_ damage: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("B.mydoc")
+    try Self.fiveSaves(package)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    // Version 3 holds "1": the only version with that blob.
+    let hash = try Shell.run("/bin/sh", ["-c", "printf 1 | sha256sum | cut -c1-64"]).standardOutput
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let blob = Self.store(of: package) + "/objects/" + hash.prefix(2) + "/" + hash.dropFirst(2)
+    if damage == "deleted" {
+      try FileManager.default.removeItem(atPath: blob)
+    } else {
+      try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: blob)
+      try Data("7".utf8).write(to: URL(fileURLWithPath: blob))
+    }
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1, "\(check.standardOutput)")
+    let rows = try Self.rows(package)
+    #expect(rows.map { $0[0] } == ["1", "2", "3", "4", "5"])
+    #expect(rows.filter { $0.contains("damaged") }.map { $0[0] } == ["3"], "\(rows)")
+    let json = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
+    #expect(json.contains("{\"id\":3,\"state\":\"damaged\""), "\(json)")
+    #expect(json.contains("\"problems\":[\"a.txt: blob"), "\(json)")
+    #expect(!json.contains("{\"id\":2,\"state\":\"damaged\""), "\(json)")
+  }
+
   @Test func aTruncatedRecordIsReportedByCheckAndMarkedInTheList() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("T.mydoc")

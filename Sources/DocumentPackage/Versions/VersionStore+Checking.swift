@@ -7,7 +7,7 @@ public struct VersionDamage: Sendable, Equatable {
   public let id: Int
   /// What is wrong, one line per damaged tree object or file: the entry's path in the version
   /// and the reason (a missing blob, a blob whose bytes no longer match its SHA-256, an entry
-  /// the version could not keep).
+  /// the version could not keep). The entries the version could not keep come first.
   public let problems: [String]
 }
 

@@ -18,12 +18,14 @@ struct VersionsList: ParsableCommand {
       a saved version that keeps files on a remote, as a pull keeps the state it replaced, says which), size \
       in bytes, and the entries a conflict version disagrees on. A version whose record is damaged is listed \
       as damaged, and one a save left pending that cannot be settled as pending, each with its record and the \
-      reason in the last column. Nothing for a package without versions. --json prints [{"id", "state" \
+      reason in the last column; so is a version whose files or trees are missing or damaged in the store, as \
+      `docpkg check` finds them (each blob is hashed once; the store remembers which ones it found whole), with \
+      the first problem in the last column. Nothing for a package without versions. --json prints [{"id", "state" \
       (saved, conflict, damaged or pending), "date" (seconds since 1970), "origin", "resolved", "size", \
       "conflictPaths"}], "unkeptPaths" for a version that could not keep entries written in place before its \
       copy was made, and "remote" for one that keeps files on a remote (fetched when the version is shown or \
       restored); a damaged or pending one has "id", "state", "record" and "reason" (and "date" when its \
-      record says).
+      record says); one whose files are damaged has its usual keys, "state": "damaged" and "problems".
       """)
 
   @Argument(help: "The package.", completion: .file())
@@ -36,6 +38,14 @@ struct VersionsList: ParsableCommand {
     let store = try VersionStore(forPackageAt: FilePath(package))
     let versions = try store.versions()
     let problems = try store.versionProblems()
+    // What `check` finds in the blobs and trees, past the entries a version could not keep (listed
+    // first, and shown as "not kept"); its damaged records are in `problems` already.
+    let unkeptCounts = Dictionary(versions.map { ($0.id, $0.unkeptPaths.count) }, uniquingKeysWith: { a, _ in a })
+    let damage = Dictionary(
+      try store.damagedVersions().compactMap { damage -> (Int, [String])? in
+        let problems = Array(damage.problems.dropFirst(unkeptCounts[damage.id] ?? 0))
+        return problems.isEmpty ? nil : (damage.id, problems)
+      }, uniquingKeysWith: { first, _ in first })
     let out = StandardOutput.shared
     // Versions and problems by id: a damaged or pending version is listed where it belongs.
     let entries: [(id: Int, version: PackageVersion?, problem: VersionProblem?)] =
@@ -44,11 +54,15 @@ struct VersionsList: ParsableCommand {
       let items = entries.map { entry in
         if let version = entry.version {
           let paths = version.conflictPaths.map(\.jsonQuoted).joined(separator: ",")
-          return "{\"id\":\(version.id),\"state\":\"\(version.origin.rawValue)\","
+          let state = damage[version.id] != nil ? "damaged" : version.origin.rawValue
+          let problems = damage[version.id].map {
+            ",\"problems\":[" + $0.map(\.jsonQuoted).joined(separator: ",") + "]"
+          }
+          return "{\"id\":\(version.id),\"state\":\"\(state)\","
             + "\"date\":\(version.date.timeIntervalSince1970),"
             + "\"origin\":\"\(version.origin.rawValue)\",\"resolved\":\(version.isResolved),"
             + "\"size\":\(version.size),\"conflictPaths\":[\(paths)]" + unkept(version)
-            + (version.remote.map { ",\"remote\":\($0.jsonQuoted)" } ?? "") + "}"
+            + (version.remote.map { ",\"remote\":\($0.jsonQuoted)" } ?? "") + (problems ?? "") + "}"
         }
         let problem = entry.problem!
         return "{\"id\":\(problem.id),\"state\":\"\(problem.state.rawValue)\","
@@ -64,6 +78,10 @@ struct VersionsList: ParsableCommand {
         let problem = entry.problem!
         let record = "\(problem.recordPath.string): \(problem.reason)"
         return ["\(problem.id)", problem.date?.localTimestamp ?? "-", problem.state.rawValue, "-", record]
+      }
+      if let problems = damage[version.id], let first = problems.first {
+        let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
+        return ["\(version.id)", version.date.localTimestamp, "damaged", Int64(version.size).grouped, first + more]
       }
       let state =
         version.origin == .conflict
