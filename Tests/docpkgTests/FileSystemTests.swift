@@ -75,6 +75,19 @@ struct FileSystemTests {
         || beside == [".Doc.pkg.docpkg-versions", "Doc.pkg", "Doc.zip", "out"], "\(beside)")
   }
 
+  /// Issue 35: a package name the file system forbids is refused naming the character, not as a lock
+  /// file that cannot be made, and nothing is left in the folder.
+  @Test(arguments: mounts.filter { $0.name == "FAT" || $0.name == "EXFAT" })
+  func aPackageNameTheFileSystemForbidsIsNamed(_ mount: Mount) throws {
+    let folder = try Self.folder(in: mount)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let result = try Shell.docpkg(["put", folder + "/a:b.mydoc", "x.txt"], input: Data("x\n".utf8))
+    #expect(result.status != 0)
+    #expect(result.standardError.contains("':' is not allowed in a name"), "\(result.standardError)")
+    #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+  }
+
   /// One scenario of the crash test (Tests/Scripts/crash-test.py: killed at each mutating system call,
   /// the package is old or new once recovered), the one that makes directories, on each file system.
   @Test(

@@ -46,6 +46,7 @@ package final class PackageLock {
     while true {
       let candidate: CInt
       do { candidate = try Syscalls.openLockFile(path) } catch {
+        if let problem = Self.nameProblem(packagePath) { throw problem }
         throw PackageError.io(error, "cannot create lock file", path: path.string)
       }
       do { try Syscalls.lock(candidate, exclusive: true, wait: wait) } catch {
@@ -61,6 +62,17 @@ package final class PackageLock {
       }
       Syscalls.closeFile(candidate)  // the holder we waited for removed it: lock the new one
     }
+  }
+
+  /// The error for a package name that the file system of its folder cannot hold (`a:b.mydoc` on
+  /// FAT): a lock file named after it cannot be made either, and the name is the reason.
+  private static func nameProblem(_ packagePath: FilePath) -> PackageError? {
+    guard let name = packagePath.lastComponent?.string else { return nil }
+    let parent = packagePath.removingLastComponent().isEmpty ? FilePath(".") : packagePath.removingLastComponent()
+    let naming = FileSystemNaming.of(directory: parent).naming
+    guard let reason = naming.problem(with: name) else { return nil }
+    return NameClash(path: name, reason: reason, fileSystem: parent).error(
+      "cannot use package", "in '\(parent.string)'")
   }
 
   /// Whether `path` names the file open as `fd` (not removed, not replaced by another lock file).
