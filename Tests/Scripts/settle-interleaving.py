@@ -129,19 +129,24 @@ class Case:
 
 
 def stopped(process):
-    """Waits until the traced command (strace's child) is stopped; False if it ended first."""
+    """Waits until the traced command (strace's child) is stopped by the injected SIGSTOP; False if it ended first.
+    A traced process also shows as stopped for the instant strace looks at each of its calls: only a stop that
+    lasts (ten looks over 50 ms) is the injected one."""
     deadline = time.monotonic() + 60
+    seen = 0
     while time.monotonic() < deadline:
         if process.poll() is not None:
             return False
+        states = []
         for child in children(process.pid):
             try:
                 with open(f"/proc/{child}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
             except OSError:
-                continue
-            if state in ("t", "T"):
-                return True
+                pass
+        seen = seen + 1 if any(state in ("t", "T") for state in states) else 0
+        if seen >= 10:
+            return True
         time.sleep(0.005)
     return False
 

@@ -50,8 +50,17 @@ struct SaveJournal {
   /// Applies every step, in order, to the package `names.package` in `parentFD`, with the journal
   /// folder open as `journalFD`; then makes every directory it changed durable.
   /// - Throws: ``PackageError`` naming the path of the step that failed; applying again completes it.
-  func apply(parentFD: CInt, journalFD: CInt, packagePath: FilePath) throws {
+  func apply(parentFD: CInt, journalFD: CInt, packagePath: FilePath, rootFD givenRoot: CInt? = nil) throws {
     var changedDirectories: Set<[RawName]> = []
+    // Every step is made below the package's root directory as opened (by the caller before the plan
+    // was committed, else here): a package renamed or moved meanwhile is still the one completed.
+    var ownRoot: CInt = -1
+    defer { if ownRoot >= 0 { Syscalls.closeFile(ownRoot) } }
+    func root() throws(Errno) -> CInt {
+      if let givenRoot { return givenRoot }
+      if ownRoot < 0 { ownRoot = try Syscalls.openDirectory(in: parentFD, names.package) }
+      return ownRoot
+    }
     for step in steps {
       let path = step.path
       func fail(_ action: String, _ error: Errno) -> PackageError {
@@ -60,14 +69,15 @@ struct SaveJournal {
       }
       if case .makeDirectory(let path) = step, path.isEmpty {
         do {
-          if try !Syscalls.exists(in: parentFD, names.package) {
+          // The package's root: there already when it was opened before the plan (wherever it is now).
+          if givenRoot == nil, try !Syscalls.exists(in: parentFD, names.package) {
             try Syscalls.makeDirectory(in: parentFD, names.package)
           }
         } catch { throw fail("create directory", error) }
         continue
       }
       let containerFD: CInt
-      do { containerFD = try Self.openDirectory(path.dropLast(), in: parentFD, package: names.package) } catch {
+      do { containerFD = try Self.openDirectory(path.dropLast(), below: root()) } catch {
         throw fail("open the directory of", error)
       }
       defer { Syscalls.closeFile(containerFD) }
@@ -90,10 +100,8 @@ struct SaveJournal {
             try Syscalls.rename(from: journalFD, staged, to: containerFD, name)
           }
         case .setAttributes(_, let permissions, let time):
-          let fd =
-            path.isEmpty
-            ? try Syscalls.openDirectory(in: parentFD, names.package)
-            : try Syscalls.openDirectory(in: containerFD, name)
+          let fd = try Syscalls.openDirectory(
+            in: path.isEmpty ? root() : containerFD, path.isEmpty ? RawName(".") : name)
           defer { Syscalls.closeFile(fd) }
           try Syscalls.setPermissions(fd, FilePermissions(rawValue: CInterop.Mode(permissions)))
           if let time { try Syscalls.setModificationTime(fd, time) }
@@ -105,7 +113,7 @@ struct SaveJournal {
     // Longest first: a directory's own entry is synced with its parent after it.
     for directory in changedDirectories.sorted(by: { $0.count > $1.count }) {
       do {
-        let fd = try Self.openDirectory(directory[...], in: parentFD, package: names.package)
+        let fd = try Self.openDirectory(directory[...], below: root())
         defer { Syscalls.closeFile(fd) }
         try Syscalls.synchronize(fd)
       } catch {
@@ -118,7 +126,15 @@ struct SaveJournal {
   /// Opens the package's directory at `path` (relative to the package, in `parentFD`) without
   /// following symbolic links.
   static func openDirectory(_ path: ArraySlice<RawName>, in parentFD: CInt, package: RawName) throws(Errno) -> CInt {
-    var fd = try Syscalls.openDirectory(in: parentFD, package)
+    let root = try Syscalls.openDirectory(in: parentFD, package)
+    defer { Syscalls.closeFile(root) }
+    return try openDirectory(path, below: root)
+  }
+
+  /// Opens the package's directory at `path` (relative to the package) below its root directory,
+  /// open as `rootFD` (left open), without following symbolic links.
+  static func openDirectory(_ path: ArraySlice<RawName>, below rootFD: CInt) throws(Errno) -> CInt {
+    var fd = try Syscalls.openDirectory(in: rootFD, RawName("."))
     for component in path {
       let next: CInt
       do { next = try Syscalls.openDirectory(in: fd, component) } catch {

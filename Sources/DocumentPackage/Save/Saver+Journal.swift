@@ -43,8 +43,34 @@ extension Saver {
     // one by one, so there is no replaced subtree to move into the store afterwards.
     versions?.copyInsteadOfDeferring()
     let readers: ReaderExclusion
+    // The package's root, opened before the plan is committed: the plan is applied below it, so a
+    // package renamed or moved while the save runs is the one completed (no package yet: nil).
+    var rootFD: CInt?
+    defer { if let rootFD { Syscalls.closeFile(rootFD) } }
+    let createsPackage = journal.steps.contains {
+      if case .makeDirectory(let path) = $0 { path.isEmpty } else { false }
+    }
     do {
-      if try Syscalls.exists(in: parentFD, names.package) { try keepPreviousState() }
+      // An in-place save of a package that has versions: it was there when it was loaded, so a
+      // plan that makes it anew means it was moved or deleted meanwhile.
+      if createsPackage, let versions, (try? versions.store())?.exists == true {
+        throw PackageError(
+          .conflict, "cannot save: the package was moved or deleted while it was saved:", path: target.string,
+          context: "(nothing was changed)")
+      }
+      if !createsPackage {
+        // The package the plan was made for: still at its name, the directory it was loaded from.
+        let opened = try? Syscalls.openDirectory(in: parentFD, names.package)
+        rootFD = opened
+        let status = opened.flatMap { try? Syscalls.status(of: $0) }
+        let loaded = versions != nil ? root.origin?.status : nil  // an in-place save: loaded from here
+        guard let status, loaded.map({ $0.device == status.device && $0.inode == status.inode }) ?? true else {
+          throw PackageError(
+            .conflict, "cannot save: the package was moved, replaced or deleted while it was saved:",
+            path: target.string, context: "(nothing was changed)")
+        }
+        try keepPreviousState()
+      }
       readers = try ReaderExclusion(names)
       try AtomicFile.write(to: journalPath.appending(SaveJournal.planName.string), label: "plan") { fd in
         let plan = journal.encodedPlan()
@@ -62,7 +88,7 @@ extension Saver {
       OwnSaves.shared.willPlace(journalPath.appending(SaveJournal.stagedName(number).string), package: target)
     }
     do {
-      try journal.apply(parentFD: parentFD, journalFD: journalFD, packagePath: target)
+      try journal.apply(parentFD: parentFD, journalFD: journalFD, packagePath: target, rootFD: rootFD)
     } catch var error as PackageError {
       error.context += " (the save is committed: the next open or `docpkg check` completes it)"
       throw error

@@ -27,18 +27,26 @@ import SystemPackage
 /// program (judged by the files' times, see ``PendingStateWalk``).
 ///
 /// A walk the reads reject is done again; after a few tries (saves keep coming, or a killed save
-/// left its `ID.start`), the settle takes the package lock and walks with no save possible.
+/// left its `ID.start`), the settle takes the package lock and walks with no save possible. The
+/// reads also compare what the package's path names: a package moved (or replaced) during the walk
+/// was not walked whole, and the settle fails rather than name what it missed as not kept; the
+/// pending version waits for the next settle, at the package's new name.
 struct SaveSequence: Equatable {
   /// The highest id given (`last-id`, or the records present).
   let lastID: Int
   /// The names in `pending/`.
   let names: Set<String>
+  /// The device and inode of the package's root at its path (nil: nothing there). A package moved
+  /// or replaced while it was walked was not walked whole either.
+  let root: [UInt64]?
 
-  /// Reads `store`'s sequence: `last-id` first, then `pending/` (see the type's discussion).
+  /// Reads `store`'s sequence: `last-id` first, then `pending/` (see the type's discussion), then
+  /// what the package's path names.
   static func read(in store: VersionStore) -> SaveSequence {
     let lastID = (try? store.lastGivenID()) ?? -1
     let names = (try? StoreFiles.names(in: store.pendingPath)) ?? []
-    return SaveSequence(lastID: lastID, names: Set(names))
+    let root = (try? Syscalls.statusNoFollow(store.packagePath)).map { [$0.device, $0.inode] }
+    return SaveSequence(lastID: lastID, names: Set(names), root: root)
   }
 
   /// Whether a save is between its id and its record: its swap may happen at any moment.

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""A package renamed at each step of a journaled save (issue 35): it ends old or new at its new name, no journal left.
+
+A journaled save (what FAT, exFAT and sshfs get: here forced by refusing the exchange, ``renameat2`` → EINVAL) of
+`docpkg versions restore Q.mydoc 1` and of `docpkg put` runs under ``strace -e inject=CALL:signal=SIGSTOP:when=N``;
+once it is stopped, the package is renamed (`mv Q.mydoc R.mydoc`, as a file manager does at any moment) and the
+save goes on. Then `docpkg check R.mydoc` runs, and:
+  * the save either succeeded and R.mydoc is its new state, or failed with one line and R.mydoc is the old or the
+    new state once `check` ran; `check` says ok only then;
+  * no journal, temporary or lock is left beside either name.
+--work DIR runs in a folder made in DIR (a mount of the file system to test, where the exchange may be refused
+for real). Prints the cases and " N failures".
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+CALLS = ["openat", "mkdirat", "renameat", "unlinkat", "fsync"]
+
+
+def make(path):
+    for section in range(3):
+        for sub in range(2):
+            folder = os.path.join(path, f"sec{section}", f"sub{sub}")
+            os.makedirs(folder)
+            for number in range(5):
+                with open(os.path.join(folder, f"f{number}.txt"), "w") as f:
+                    f.write(f"{section} {sub} {number} first\n")
+
+
+def state(path):
+    files = {}
+    for directory, _, names in os.walk(path):
+        for name in names:
+            full = os.path.join(directory, name)
+            with open(full, "rb") as f:
+                files[os.path.relpath(full, path)] = f.read()
+    return files
+
+
+class Case:
+    def __init__(self, args, scenario):
+        self.args = args
+        self.dir = tempfile.mkdtemp(prefix="moved-", dir=args.work)
+        self.q = os.path.join(self.dir, "Q.mydoc")
+        self.r = os.path.join(self.dir, "R.mydoc")
+        self.env = dict(os.environ, DOCPKG_NO_BACKGROUND_SETTLE="1")
+        make(self.q)
+        first = state(self.q)
+        self.docpkg(["put", self.q, "sec0/sub0/f0.txt", "-"], input=b"second\n")  # version 1: the first state
+        for section in range(3):  # the second state: more files
+            self.docpkg(["put", self.q, f"sec{section}/sub1/extra.txt", "-"], input=b"extra\n")
+        self.before = state(self.q)
+        if scenario == "restore":
+            self.save = ["versions", "restore", self.q, "1"]
+            self.after = first
+        else:
+            self.save = ["put", self.q, "sec2/sub0/f4.txt", "-"]
+            self.after = dict(self.before, **{"sec2/sub0/f4.txt": b"put\n"})
+        self.input = b"" if scenario == "restore" else b"put\n"
+
+    def docpkg(self, argv, input=b""):
+        result = subprocess.run([self.args.docpkg] + argv, input=input, env=self.env, capture_output=True,
+                                timeout=120)
+        if result.returncode != 0:
+            raise RuntimeError(f"{argv}: {result.stderr.decode().strip()}")
+        return result
+
+    def traced(self, call, n):
+        inject = ["-e", "inject=renameat2:error=EINVAL", "-e", f"inject={call}:signal=SIGSTOP:when={n}"]
+        return subprocess.Popen(
+            ["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={call},renameat2"] + inject
+            + [self.args.docpkg] + self.save,
+            env=self.env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def stopped(process):
+    """Waits until the traced command (strace's child) is stopped by the injected SIGSTOP; False if it ended first.
+    A traced process also shows as stopped for the instant strace looks at each of its calls: only a stop that
+    lasts (ten looks over 50 ms) is the injected one."""
+    deadline = time.monotonic() + 60
+    seen = 0
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        states = []
+        for child in children(process.pid):
+            try:
+                with open(f"/proc/{child}/stat") as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+            except OSError:
+                pass
+        seen = seen + 1 if any(state in ("t", "T") for state in states) else 0
+        if seen >= 10:
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def count(args, scenario, call):
+    case = Case(args, scenario)
+    trace = os.path.join(case.dir, "trace")
+    subprocess.run(["strace", "-f", "-qq", "-o", trace, "-e", f"trace={call}", "-e", "inject=renameat2:error=EINVAL",
+                    args.docpkg] + case.save, input=case.input, env=case.env, capture_output=True, timeout=120)
+    with open(trace) as f:
+        calls = sum(1 for line in f if f"{call}(" in line)
+    shutil.rmtree(case.dir)
+    return calls
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--docpkg", required=True)
+    parser.add_argument("--work", default=None)
+    parser.add_argument("--every", type=int, default=1, help="pause at every Kth step of each call")
+    args = parser.parse_args()
+    cases = failures = 0
+    for scenario in ("restore", "put"):
+        for call in CALLS:
+            for n in range(1, count(args, scenario, call) + 1, args.every):
+                case = Case(args, scenario)
+                save = case.traced(call, n)
+                save.stdin.write(case.input)
+                save.stdin.close()
+                moved = stopped(save)
+                if moved:
+                    os.rename(case.q, case.r)
+                    for child in children(save.pid):
+                        os.kill(child, 18)  # SIGCONT
+                save.wait(timeout=120)
+                cases += 1
+                where = case.r if moved else case.q
+                check = subprocess.run([args.docpkg, "check", where], env=case.env, capture_output=True, timeout=120)
+                after = state(where)
+                problems = []
+                if save.returncode != 0 and len(save.stderr.read().decode().strip().split("\n")) != 1:
+                    problems.append("the save's error is not one line")
+                if check.returncode != 0:
+                    problems.append("check: " + (check.stdout + check.stderr).decode().strip().replace("\n", " | "))
+                if save.returncode == 0 and after != case.after:
+                    problems.append("the save succeeded, but the package is not its new state")
+                elif after not in (case.before, case.after):
+                    problems.append("neither old nor new after check")
+                left = [n for n in os.listdir(case.dir) if "docpkg-journal" in n or "docpkg-tmp" in n]
+                if left:
+                    problems.append("left beside: " + ", ".join(left))
+                if problems:
+                    failures += 1
+                    print(f"FAIL {scenario} paused after {call} #{n}{' and moved' if moved else ''}: "
+                          + "; ".join(problems), flush=True)
+                else:
+                    shutil.rmtree(case.dir)
+    print(f"{cases} renames during saves, {failures} failures")
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
