@@ -30,18 +30,24 @@ extension Document {
   /// This is how a ``DocumentState/deleted`` document (its package deleted on disk by another
   /// program) keeps its contents: everything it read or changed is written to `newPath`, and the
   /// document edits that package, clean, with an empty undo stack (the steps referred to the
-  /// deleted files). A file it never read was deleted with the package: the save then fails, naming it.
+  /// deleted files). What it never read went with the package: a directory it never listed, a
+  /// file it never read. Those are left out, and the result names them
+  /// (``SaveAsResult/uncarriedPaths``); they never make the save fail.
   /// A watching document watches `newPath` afterwards.
+  /// - Returns: What could not be carried to `newPath` (only ever something for a deleted package).
   /// - Throws: As ``save(overwritingOutsideChanges:)``, except that changes on disk at the old
   ///   path are not checked.
-  public func save(to newPath: FilePath) async throws {
+  @discardableResult
+  public func save(to newPath: FilePath) async throws -> SaveAsResult {
     try requireEditable()
-    guard let package else { return }
+    guard let package else { return SaveAsResult() }
     defer { publish() }
     cancelAutosave()
+    var result = SaveAsResult()
     if state.contains(.deleted) {
-      let copy = try PackageFile.detachedCopy(of: editor.root)
+      let (copy, leftOut) = try PackageFile.carriedCopy(of: editor.root)
       try saving { try copy.write(to: newPath) }
+      result.uncarriedPaths = leftOut
       path = PackageFile.resolve(newPath)
       replaceModel(with: try reopen())
       state.remove(.deleted)
@@ -50,6 +56,7 @@ extension Document {
       path = package.path
     }
     restartWatching()
+    return result
   }
 
   /// Saving in place is refused once the package was deleted on disk (see ``DocumentState/deleted``).

@@ -307,6 +307,34 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func aDeletedPackageSavedElsewhereCarriesWhatTheDocumentHeldAndNamesTheRest() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/Text.txt", "text\n")
+    try temp.write("Doc.pkg/Big/x.txt", "x\n")
+    try temp.write("Doc.pkg/Notes/read.txt", "read\n")
+    try temp.write("Doc.pkg/Notes/unread.txt", "unread\n")
+    let path = temp.appending("Doc.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    #expect(try await text(document, "Notes/read.txt") == "read\n")
+    try Shell.run("rm", ["-rf", path])  // another program; `Big` was never listed, `unread.txt` never read
+    #expect(await eventually { await document.state.contains(.deleted) })
+    await #expect(throws: PackageError.self) { try await document.save() }
+    let rescue = FilePath(temp.appending("Recovered.pkg"))
+    let result = try await document.save(to: rescue)
+    #expect(result.uncarriedPaths == ["Big", "Notes/unread.txt"])
+    #expect(!result.carriedEverything)
+    #expect(try file(rescue.string + "/Text.txt") == "unsaved\n")
+    #expect(try file(rescue.string + "/Notes/read.txt") == "read\n")
+    #expect(!FileManager.default.fileExists(atPath: rescue.string + "/Big"))
+    #expect(!FileManager.default.fileExists(atPath: rescue.string + "/Notes/unread.txt"))
+    #expect(await document.path == rescue)
+    #expect(await document.state == .normal)
+    #expect(await !document.hasUnsavedChanges)
+    #expect(try await document.read { try $0.sortedChildren().map(\.name) } == ["Notes", "Text.txt"])
+    try await document.close()
+  }
+
   @Test func watchingCanBeTurnedOffAndOn() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
