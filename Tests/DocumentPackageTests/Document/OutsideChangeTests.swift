@@ -335,6 +335,44 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func anotherProgramsPutAfterOwnSavesListsOnlyWhatItChanged() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/Text.txt", "text\n")
+    try temp.write("P.pkg/Other.txt", "other\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    for round in 0..<5 {
+      try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("round \(round)\n".utf8)) }
+      try await document.save()
+    }
+    let put = try Shell.docpkg(["put", path, "Other.txt"], input: Data("put\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.modified, "Other.txt")])
+    #expect(try await text(document, "Other.txt") == "put\n")
+    #expect(try await text(document, "Text.txt") == "round 4\n")
+    try await document.close()
+  }
+
+  @Test func eachOfSeveralPutsByAnotherProgramIsReported() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/Text.txt", "text\n")
+    try temp.write("P.pkg/Other.txt", "other\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+    try await document.save()
+    for round in 1...5 {
+      let put = try Shell.docpkg(["put", path, "Other.txt"], input: Data("put \(round)\n".utf8))
+      #expect(put.status == 0, "\(put.standardError)")
+      // Each put is its own outside change, reported before the next one is made.
+      #expect(await eventually { await document.lastOutsideChange?.number == round }, "put \(round)")
+      #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.modified, "Other.txt")])
+    }
+    #expect(try await text(document, "Other.txt") == "put 5\n")
+    try await document.close()
+  }
+
   @Test func watchingCanBeTurnedOffAndOn() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
