@@ -194,6 +194,7 @@ extension Document {
       let version = try VersionStore(packagePath: path, lockHeld: true).keep(
         scratch, origin: .conflict, conflictPaths: merge.conflictPaths)
       state.insert(.inConflict)
+      noteKeptConflict(version: version.id, paths: merge.conflictPaths)
       cancelAutosave()
       return .conflict(version: version.id, paths: merge.conflictPaths)
     }

@@ -335,6 +335,42 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func oneConflictIsOneConflictVersionWhicheverSideNoticesItFirst() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let a = try await Document(contentsOf: FilePath(path))
+    let b = try await Document(contentsOf: FilePath(path))
+    try await a.edit { try $0.setFile(at: "a.txt", contents: Data("A\n".utf8)) }
+    try await b.edit { try $0.setFile(at: "a.txt", contents: Data("B\n".utf8)) }
+    try await a.save()
+    // B's monitor notices first and keeps B's side as a conflict version…
+    #expect(await eventually { await b.lastOutsideChange != nil })
+    guard case .conflict(let kept, let paths) = await b.lastOutsideChange?.reaction else {
+      Issue.record("expected a conflict, got \(String(describing: await b.lastOutsideChange))")
+      return
+    }
+    #expect(paths == ["a.txt"])
+    // …then the app's save notices the same conflict: the same version, not a second one.
+    #expect(try await b.saveMerging() == .conflict(version: kept, paths: ["a.txt"]))
+    #expect(try await b.saveMerging() == .conflict(version: kept, paths: ["a.txt"]))
+    #expect(try await b.unresolvedConflicts().map(\.id) == [kept])
+    #expect(await b.state.contains(.inConflict))
+    // A change the document makes afterwards is another side: a new conflict version holds it.
+    try await b.edit { try $0.setFile(at: "a.txt", contents: Data("B again\n".utf8)) }
+    guard case .conflict(let second, _) = try await b.saveMerging() else {
+      Issue.record("expected a conflict")
+      return
+    }
+    #expect(second != kept)
+    #expect(try await b.unresolvedConflicts().map(\.id) == [kept, second])
+    let shown = try Shell.docpkg(["versions", "show", path, "\(second)", "a.txt"])
+    #expect(shown.standardOutput == "B again\n", "\(shown.standardError)")
+    try await b.resolveConflicts(keeping: second, removing: true)
+    #expect(try file(path + "/a.txt") == "B again\n")
+    try await a.close()
+    try await b.close()
+  }
+
   @Test func anotherProgramsPutAfterOwnSavesListsOnlyWhatItChanged() async throws {
     let temp = try TemporaryDirectory()
     try temp.write("P.pkg/Text.txt", "text\n")
