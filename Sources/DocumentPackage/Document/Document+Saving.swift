@@ -10,10 +10,19 @@ extension Document {
   /// ``DocumentState/inConflict`` are cleared.
   /// - Parameter overwritingOutsideChanges: Save even though another program changed the package
   ///   since it was loaded (resolves a conflict in favour of this version).
+  /// **Cancellation.** Cancelling the task that runs the save is honoured up to the save's commit
+  /// point: while the new state is built beside the package (checked before each entry) and
+  /// once more when it is complete and durable, just before it replaces the package. The save
+  /// then throws `CancellationError`: the package is as it was, no version was kept, the
+  /// document keeps its unsaved changes and its state (no ``DocumentState/savingError``).
+  /// From the commit point on the save is not cancellable: it replaces the package, makes that
+  /// durable, keeps the previous state as a version, and returns normally, the document clean —
+  /// a cancellation that comes then is left to the caller's next `await`.
+  /// ``saveMerging()``, ``save(to:)`` and ``close(saving:)`` save the same way.
   /// - Throws: ``PackageError`` with code `conflict` if the package changed on disk (the state
   ///   gains ``DocumentState/inConflict``; see ``saveMerging()`` to merge instead), or another error
   ///   (the state gains ``DocumentState/savingError``); the package on disk is then unchanged. Also
-  ///   throws if the document is closed or read-only.
+  ///   throws if the document is closed or read-only, and `CancellationError` (see above).
   public func save(overwritingOutsideChanges: Bool = false) async throws {
     try requireEditable()
     try requireNotDeleted()
@@ -82,11 +91,14 @@ extension Document {
     }
   }
 
-  /// Runs a save of the package through `body`, turning its failure into the document's state.
+  /// Runs a save of the package through `body`, turning its failure into the document's state
+  /// (a cancelled save is no failure of the document: its state stays as it was).
   func saving(_ body: () throws -> Void) throws {
     executor.requireOnQueue()
     do {
       try body()
+    } catch let error as CancellationError {
+      throw error
     } catch let error as PackageError {
       lastError = error
       state.insert(error.code == .conflict ? .inConflict : .savingError)

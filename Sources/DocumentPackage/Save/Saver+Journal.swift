@@ -44,7 +44,11 @@ extension Saver {
     versions?.copyInsteadOfDeferring()
     let readers: ReaderExclusion
     do {
-      if try Syscalls.exists(in: parentFD, names.package) { try keepPreviousState() }
+      if try Syscalls.exists(in: parentFD, names.package) {
+        try keepPreviousState()
+      } else {
+        try Task.checkCancellation()
+      }
       readers = try ReaderExclusion(names)
       try AtomicFile.write(to: journalPath.appending(SaveJournal.planName.string), label: "plan") { fd in
         let plan = journal.encodedPlan()
