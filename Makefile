@@ -109,6 +109,12 @@ stress: setup
 	python3 Tests/Scripts/settle-interleaving.py --docpkg .build/debug/docpkg --points 0 --kill
 	DOCPKG_DEEP_TREE_DEPTH=1000 $(SWIFT) test --skip-build --filter DeepTree
 
+## The randomized Document model test (issue 36) at 3,000 steps per seed instead of `make test`'s 150.
+.PHONY: stress
+stress: setup
+	$(BUILD_TESTS)
+	DOCPKG_STRESS=1 $(SWIFT) test --skip-build --filter DocumentModelRandomizedTests
+
 ## Sync against a real object store: starts a one-node Ceph cluster and its S3 gateway on loopback
 ## (Scripts/objectstore.sh, installs Debian's ceph-mon/ceph-osd/radosgw once), runs the DocumentSync tests
 ## with its endpoint and keys in the environment, and stops it (also when the tests fail). DocumentSyncTests also

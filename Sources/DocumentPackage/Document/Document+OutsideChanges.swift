@@ -22,11 +22,13 @@ import Foundation
 //    deleted document holds all it held before the deletion began.
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself.
-// 3. Anything else: the model is compared with the disk (`outsideChanges()`, one `lstat` per
-//    loaded node). Nothing that the model loaded changed, and the event is this process's save
-//    (or only moved the package): nothing to do. This is what tells the document's own saves from
-//    others' — another document in this process saving the same package is an outside change.
-//    Otherwise:
+// 3. Anything else: the changes the model already holds are left out of the event (its own
+//    saves; `Document+HeldChanges`), and the model is compared with the disk (`outsideChanges()`,
+//    one `lstat` per loaded node). No entry change left, and nothing that the model loaded
+//    changed (or the event is this process's save: what else changed comes in a later event):
+//    nothing to do. This is what tells the document's own saves from others', change by change,
+//    even in one burst — another document in this process saving the same package is an outside
+//    change. Otherwise:
 //    - in conflict already: nothing is applied (`deferred`) until the app settles the conflict;
 //    - no unsaved changes: the package is opened again and becomes the model, the undo stack is
 //      emptied (its steps describe a state that no longer exists) — `reloaded`;
@@ -82,11 +84,14 @@ extension Document {
     }
     let onDisk = outsideChangesOfModel()
     let packageLevel: Set<PackageMonitor.Change.Kind> = [.packageMoved, .packageReplaced, .rescanned]
-    let touchesEntries = event.changes.contains { !packageLevel.contains($0.kind) }
-    if onDisk.isEmpty && (event.isOwnSave || !touchesEntries) {
+    // Only what the model does not hold yet is reacted to and reported (`Document+HeldChanges`).
+    let news = changesNotHeld(in: event)
+    let touchesEntries = news.contains { !packageLevel.contains($0.kind) }
+    if !touchesEntries && (onDisk.isEmpty || event.isOwnSave) {
       if moved { finish(event, .followed) }
       return
     }
+    event = PackageMonitor.Event(changes: news, isOwnSave: event.isOwnSave, packagePath: event.packagePath)
     let reaction: OutsideChange.Reaction
     if state.contains(.inConflict) {
       reaction = .deferred
@@ -189,6 +194,7 @@ extension Document {
       let version = try VersionStore(packagePath: path, lockHeld: true).keep(
         scratch, origin: .conflict, conflictPaths: merge.conflictPaths)
       state.insert(.inConflict)
+      noteKeptConflict(version: version.id, paths: merge.conflictPaths)
       cancelAutosave()
       return .conflict(version: version.id, paths: merge.conflictPaths)
     }

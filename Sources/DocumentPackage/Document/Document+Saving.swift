@@ -10,10 +10,19 @@ extension Document {
   /// ``DocumentState/inConflict`` are cleared.
   /// - Parameter overwritingOutsideChanges: Save even though another program changed the package
   ///   since it was loaded (resolves a conflict in favour of this version).
+  /// **Cancellation.** Cancelling the task that runs the save is honoured up to the save's commit
+  /// point: while the new state is built beside the package (checked before each entry) and
+  /// once more when it is complete and durable, just before it replaces the package. The save
+  /// then throws `CancellationError`: the package is as it was, no version was kept, the
+  /// document keeps its unsaved changes and its state (no ``DocumentState/savingError``).
+  /// From the commit point on the save is not cancellable: it replaces the package, makes that
+  /// durable, keeps the previous state as a version, and returns normally, the document clean —
+  /// a cancellation that comes then is left to the caller's next `await`.
+  /// ``saveMerging()``, ``save(to:)`` and ``close(saving:)`` save the same way.
   /// - Throws: ``PackageError`` with code `conflict` if the package changed on disk (the state
   ///   gains ``DocumentState/inConflict``; see ``saveMerging()`` to merge instead), or another error
   ///   (the state gains ``DocumentState/savingError``); the package on disk is then unchanged. Also
-  ///   throws if the document is closed or read-only.
+  ///   throws if the document is closed or read-only, and `CancellationError` (see above).
   public func save(overwritingOutsideChanges: Bool = false) async throws {
     try requireEditable()
     try requireNotDeleted()
@@ -30,18 +39,24 @@ extension Document {
   /// This is how a ``DocumentState/deleted`` document (its package deleted on disk by another
   /// program) keeps its contents: everything it read or changed is written to `newPath`, and the
   /// document edits that package, clean, with an empty undo stack (the steps referred to the
-  /// deleted files). A file it never read was deleted with the package: the save then fails, naming it.
+  /// deleted files). What it never read went with the package: a directory it never listed, a
+  /// file it never read. Those are left out, and the result names them
+  /// (``SaveAsResult/uncarriedPaths``); they never make the save fail.
   /// A watching document watches `newPath` afterwards.
+  /// - Returns: What could not be carried to `newPath` (only ever something for a deleted package).
   /// - Throws: As ``save(overwritingOutsideChanges:)``, except that changes on disk at the old
   ///   path are not checked.
-  public func save(to newPath: FilePath) async throws {
+  @discardableResult
+  public func save(to newPath: FilePath) async throws -> SaveAsResult {
     try requireEditable()
-    guard let package else { return }
+    guard let package else { return SaveAsResult() }
     defer { publish() }
     cancelAutosave()
+    var result = SaveAsResult()
     if state.contains(.deleted) {
-      let copy = try PackageFile.detachedCopy(of: editor.root)
+      let (copy, leftOut) = try PackageFile.carriedCopy(of: editor.root)
       try saving { try copy.write(to: newPath) }
+      result.uncarriedPaths = leftOut
       path = PackageFile.resolve(newPath)
       replaceModel(with: try reopen())
       state.remove(.deleted)
@@ -50,6 +65,7 @@ extension Document {
       path = package.path
     }
     restartWatching()
+    return result
   }
 
   /// Saving in place is refused once the package was deleted on disk (see ``DocumentState/deleted``).
@@ -75,11 +91,14 @@ extension Document {
     }
   }
 
-  /// Runs a save of the package through `body`, turning its failure into the document's state.
+  /// Runs a save of the package through `body`, turning its failure into the document's state
+  /// (a cancelled save is no failure of the document: its state stays as it was).
   func saving(_ body: () throws -> Void) throws {
     executor.requireOnQueue()
     do {
       try body()
+    } catch let error as CancellationError {
+      throw error
     } catch let error as PackageError {
       lastError = error
       state.insert(error.code == .conflict ? .inConflict : .savingError)

@@ -60,6 +60,11 @@ extension Document {
   ///   version. The document stays as it is and gains ``DocumentState/inConflict``, until
   ///   ``resolveConflicts(keeping:removing:)`` (or ``revert()``).
   ///
+  /// One conflict is one conflict version: when this document's side of the conflict is kept
+  /// already (by its reaction to the outside change, ``OutsideChange/Reaction-swift.enum/conflict(version:paths:)``,
+  /// or an earlier `saveMerging()`), and neither side changed since, that version is returned and
+  /// no other is kept.
+  ///
   /// - Throws: As ``save(overwritingOutsideChanges:)``, never `conflict`.
   public func saveMerging() async throws -> SaveOutcome {
     try requireEditable()
@@ -67,13 +72,15 @@ extension Document {
     guard let package else { return .saved }
     defer { publish() }
     cancelAutosave()
+    if let kept = currentKeptConflict { return .conflict(version: kept.version, paths: kept.paths) }
     var outcome = SaveOutcome.saved
     try saving { outcome = try package.saveMerging() }
     switch outcome {
     case .saved: break
     case .merged: replaceModel(with: package.root)
-    case .conflict:
+    case .conflict(let version, let paths):
       state.insert(.inConflict)
+      noteKeptConflict(version: version, paths: paths)
       cancelAutosave()
     }
     return outcome

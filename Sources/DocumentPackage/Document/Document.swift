@@ -113,6 +113,8 @@ public actor Document {
   /// nothing has changed in the document since: brought back if the package is deleted next (see
   /// ``react(to:)``).
   var modelBeforeRemovals: ModelBeforeRemovals?
+  /// The conflict version that keeps this document's side, while ``DocumentState/inConflict`` (see ``KeptConflict``).
+  var keptConflict: KeptConflict?
   /// Whether the app wants the package watched (on unless ``Options/unwatched`` or ``stopWatching()``).
   var watchingWanted = false
 

@@ -180,8 +180,19 @@ final class MonitorRunner: @unchecked Sendable {
         newInodes.contains { OwnSaves.shared.isOwn(device: tree.device, inode: $0, folder: folder) }
       } ?? false
     if own && !options.reportsOwnSaves { return true }
-    continuation.yield(PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string))
+    var event = PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string)
+    for change in changes where !change.path.hasPrefix("/") {  // entries; package-level paths are absolute
+      event.seen[change.path] = .some(new[change.path].map(Self.seen))
+      if let from = change.oldPath { event.seen[from] = .some(nil) }
+    }
+    continuation.yield(event)
     return true
+  }
+
+  private static func seen(_ signature: WatchedTree.Signature) -> PackageMonitor.SeenEntry {
+    PackageMonitor.SeenEntry(
+      kind: signature.kind, inode: signature.inode, size: signature.size,
+      modificationTime: signature.modificationTime, permissions: signature.permissions)
   }
 
   /// The changes between what was (`old`) and what is (`new`) at the paths a burst touched;

@@ -1,3 +1,5 @@
+import SystemPackage
+
 extension PackageMonitor {
   /// What a ``PackageMonitor`` reports at once: the changes of one burst, after the debounce delay.
   public struct Event: Sendable, Hashable, Codable {
@@ -8,6 +10,14 @@ extension PackageMonitor {
     public var isOwnSave: Bool
     /// The package's path on disk after these changes.
     public var packagePath: String
+    /// What the monitor saw at each changed path when it compared the burst (`nil`: nothing was
+    /// there), so that a document can tell the changes its own save made from a later program's
+    /// at the same path (`Document+HeldChanges`). Not encoded.
+    var seen: [String: SeenEntry?] = [:]
+
+    private enum CodingKeys: String, CodingKey {
+      case changes, isOwnSave, packagePath
+    }
 
     /// Creates an event.
     public init(changes: [Change], isOwnSave: Bool, packagePath: String) {
@@ -22,6 +32,42 @@ extension PackageMonitor.Event {
   /// This event followed by `later`, as one: both bursts' changes, an own save only if both
   /// were, and the package's path after `later`.
   func followed(by later: Self) -> Self {
-    Self(changes: changes + later.changes, isOwnSave: isOwnSave && later.isOwnSave, packagePath: later.packagePath)
+    var joined = Self(
+      changes: changes + later.changes, isOwnSave: isOwnSave && later.isOwnSave, packagePath: later.packagePath)
+    joined.seen = seen.merging(later.seen) { $1 }
+    return joined
+  }
+}
+
+extension PackageMonitor {
+  /// An entry as a monitor saw it when it compared a burst: what ``DiskStamp``'s rule compares.
+  struct SeenEntry: Hashable, Sendable {
+    var kind: NodeKind?
+    var inode: UInt64
+    var size: Int64
+    var modificationTime: FileTime
+    var permissions: FilePermissions
+
+    init(kind: NodeKind?, inode: UInt64, size: Int64, modificationTime: FileTime, permissions: FilePermissions) {
+      self.kind = kind
+      self.inode = inode
+      self.size = size
+      self.modificationTime = modificationTime
+      self.permissions = permissions
+    }
+
+    init(_ status: FileStatus) {
+      self.init(
+        kind: status.kind, inode: status.inode, size: status.size, modificationTime: status.modificationTime,
+        permissions: status.permissions)
+    }
+
+    /// Whether this is the entry `recorded` describes, unchanged (see `DiskStamp.swift`; a
+    /// directory's size and time count when its listing was loaded).
+    func isUnchanged(from recorded: FileStatus, listing: Bool) -> Bool {
+      guard kind == recorded.kind, inode == recorded.inode, permissions == recorded.permissions else { return false }
+      return kind == .directory && !listing
+        || (size == recorded.size && modificationTime == recorded.modificationTime)
+    }
   }
 }

@@ -70,6 +70,8 @@ extension Saver {
             path: target.string, context: "(nothing was changed)")
         }
         try keepPreviousState()
+      } else {
+        try Task.checkCancellation()
       }
       readers = try ReaderExclusion(names)
       try AtomicFile.write(to: journalPath.appending(SaveJournal.planName.string), label: "plan") { fd in

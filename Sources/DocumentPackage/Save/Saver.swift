@@ -38,6 +38,14 @@ import SystemPackage
 /// installed) before it starts and after it succeeded, so undo keeps working across saves
 /// without the caller's help.
 ///
+/// **Cancellation.** A save whose task is cancelled stops with `CancellationError` while it builds
+/// the new state (checked before each entry) and, at the latest, just before its commit point:
+/// after the app's ``PackageFile/willReplacePreviousState`` hook and before the version store is
+/// touched (``keepPreviousState()``; for a new package, before its rename; by journal, before the
+/// plan is committed). It then fails as below, leaving the package untouched. From the commit
+/// point on, cancellation is not looked at: the swap (or the journal's steps), its fsyncs and
+/// the keeping of the previous state complete, and the save succeeds.
+///
 /// A failure before the swap removes the temporary tree and leaves the package untouched; a
 /// failed fsync after the swap swaps back, and so does a deferred version that the store cannot
 /// take (``DeferredKeeping``: the replaced subtree cannot be moved into it, or its record cannot
@@ -229,6 +237,10 @@ struct Saver {
       throw PackageError.io(error, "cannot read status of", path: target.string)
     }
     if !exists {
+      do { try Task.checkCancellation() } catch {  // the last point a cancelled save stops at
+        discardTemporary(parentFD)
+        throw error
+      }
       do {
         try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, names.package)
       } catch {
@@ -315,7 +327,7 @@ struct Saver {
   /// it now, or begins the capture that ``deferredKeeping`` completes after the swap.
   mutating func keepPreviousState() throws {
     guard !previousStateKept else { return }
-    try versions?.willReplacePreviousState()
+    if let versions { try versions.willReplacePreviousState() } else { try Task.checkCancellation() }
     previousStateKept = true
   }
 

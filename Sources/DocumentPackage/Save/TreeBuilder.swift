@@ -41,6 +41,7 @@ final class TreeBuilder {
     defer { for directory in open { Syscalls.closeFile(directory.fd) } }
     open.append(try startDirectory(node, in: dirfd, as: name, path: path))
     while !open.isEmpty {
+      try Task.checkCancellation()  // a cancelled save stops building (see `Saver`, "Cancellation")
       let top = open.count - 1
       guard let child = open[top].remaining.popLast() else {
         let directory = open.removeLast()

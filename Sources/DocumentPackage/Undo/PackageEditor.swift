@@ -71,18 +71,19 @@ public final class PackageEditor {
   public var hasUnsavedChanges: Bool { undoStack.hasUnsavedChanges }
 
   /// Runs `body` with the tree read-only: every change attempted in it (through any node of the
-  /// tree) is refused, and this method then throws, even if `body` swallowed the error.
+  /// tree) is refused, and this method then throws, even if `body` swallowed the error. A refusal
+  /// is forgotten when the outermost call returns or throws: it never reaches a later call.
   /// - Throws: What `body` throws, or ``PackageError`` with code `invalidArgument` naming the path
   ///   of the first change attempted.
   public func readingOnly<Result>(_ body: (PackageNode) throws -> Result) throws -> Result {
     let wasReadOnly = isReadOnly
     isReadOnly = true
-    defer { isReadOnly = wasReadOnly }
-    let result = try body(root)
-    if !wasReadOnly, let violation = readOnlyViolation {
-      readOnlyViolation = nil
-      throw violation
+    defer {
+      isReadOnly = wasReadOnly
+      if !wasReadOnly { readOnlyViolation = nil }
     }
+    let result = try body(root)
+    if !wasReadOnly, let violation = readOnlyViolation { throw violation }
     return result
   }
 

@@ -47,15 +47,47 @@ extension PackageFile {
   }
 
   /// A copy of `node` (and what is below it) that belongs to no tree, reading what it did.
-  /// (An explicit stack of the directories still to copy, not recursion: the depth is the package's.)
+  /// - Throws: ``PackageError`` naming the first entry that cannot be read.
   static func detachedCopy(of node: PackageNode) throws -> PackageNode {
+    try detachedCopy(of: node) { _, error in throw error }
+  }
+
+  /// A copy of `node` with what can still be read: an entry that cannot (a directory never
+  /// listed, or a file never read, gone from disk with its package) is left out of the copy and
+  /// named in `leftOut` (its ``PackageNode/path``, sorted), rather than failing the copy.
+  static func carriedCopy(of node: PackageNode) throws -> (copy: PackageNode, leftOut: [String]) {
+    var leftOut: [String] = []
+    let copy = try detachedCopy(of: node) { entry, _ in leftOut.append(entry.path) }
+    return (copy, leftOut.sorted())
+  }
+
+  /// The copy of ``detachedCopy(of:)``, calling `unreadable` for each entry that cannot be read,
+  /// which is then left out (`node` itself, when it cannot be listed, is copied empty). (An
+  /// explicit stack of the directories still to copy, not recursion: the depth is the package's.)
+  private static func detachedCopy(
+    of node: PackageNode, unreadable: (PackageNode, any Error) throws -> Void
+  ) throws -> PackageNode {
+    func children(of directory: PackageNode) throws -> [PackageNode]? {
+      do { return try directory.sortedChildren() } catch {
+        try unreadable(directory, error)
+        return nil
+      }
+    }
     let top = try copyAlone(node)
-    var pending: [(original: PackageNode, copy: PackageNode)] = node.kind == .directory ? [(node, top)] : []
-    while let (original, copy) = pending.popLast() {
-      for child in try original.sortedChildren() {
-        let childCopy = try copyAlone(child)
+    var pending: [(children: [PackageNode], copy: PackageNode)] = []
+    if node.kind == .directory, let listed = try children(of: node) { pending.append((listed, top)) }
+    while let (originals, copy) = pending.popLast() {
+      for child in originals {
+        let childCopy: PackageNode
+        do { childCopy = try copyAlone(child) } catch {
+          try unreadable(child, error)
+          continue
+        }
+        if child.kind == .directory {
+          guard let listed = try children(of: child) else { continue }
+          pending.append((listed, childCopy))
+        }
         try copy.adopt(childCopy, as: child.name)
-        if child.kind == .directory { pending.append((child, childCopy)) }
       }
     }
     return top

@@ -59,10 +59,13 @@ final class VersionKeeping {
 
   /// Before the swap, under the package lock, with the new state built at the temporary name
   /// beside the package (see the type's discussion).
-  /// - Throws: What the app's hook throws, or ``PackageError`` if the store cannot keep the
-  ///   previous state; the save then fails and the package stays as it was.
+  /// - Throws: What the app's hook throws, `CancellationError` if the save's task was cancelled
+  ///   (the last point where it is honoured, before the store is touched: see `Saver`), or
+  ///   ``PackageError`` if the store cannot keep the previous state; the save then fails and the
+  ///   package stays as it was.
   func willReplacePreviousState() throws {
     try appHook?(packagePath)
+    try Task.checkCancellation()
     let names = try SiblingNames(of: packagePath)
     let newRoot = try? Syscalls.statusNoFollow(names.path(names.temporary))
     if policy == .none {

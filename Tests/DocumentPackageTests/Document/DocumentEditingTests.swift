@@ -38,6 +38,32 @@ struct DocumentEditingTests {
     #expect(try file(path + "/Text.txt") == original)
   }
 
+  @Test func aRefusedChangeLeavesNothingBehindForLaterReads() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let n = try await Document(contentsOf: FilePath(path))
+    try await n.edit { try $0.renameNode(at: "Images/tram.png", to: "Tram.png") }
+    try await n.undo()
+    try await n.edit(named: "Add Page") { try $0.setFile(at: "Pages/p1.txt", contents: Data("1".utf8)) }
+    // The body's own `try` lets the refusal out of it: `read` throws, as documented.
+    let refused = try? await n.read { r in
+      _ = try r.setFile(at: "X.txt", contents: Data())
+      return 0
+    }
+    #expect(refused == nil)
+    try await n.undo()
+    try await n.edit {
+      _ = try $0.node(at: "Images").addRegularFile(contents: Data("a".utf8), preferredName: "tram.png")
+    }
+    // Later reads are reads: the earlier refusal is not thrown again.
+    let names = try await n.read { try $0.node(at: "Images").sortedChildren().map(\.name) }
+    #expect(names.count == 2)
+    #expect(try await n.read { try $0.nodeIfPresent(at: "X.txt") == nil })
+    #expect(try await n.read { try $0.nodeIfPresent(at: "Pages") == nil })
+    try await n.close()
+    #expect(!FileManager.default.fileExists(atPath: path + "/X.txt"))
+  }
+
   @Test func aChangeMadeOnANodeOfTheTreeIsUndoableAndSavedByClose() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)

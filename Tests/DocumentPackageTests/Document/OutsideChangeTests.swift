@@ -307,6 +307,108 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func aDeletedPackageSavedElsewhereCarriesWhatTheDocumentHeldAndNamesTheRest() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/Text.txt", "text\n")
+    try temp.write("Doc.pkg/Big/x.txt", "x\n")
+    try temp.write("Doc.pkg/Notes/read.txt", "read\n")
+    try temp.write("Doc.pkg/Notes/unread.txt", "unread\n")
+    let path = temp.appending("Doc.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    #expect(try await text(document, "Notes/read.txt") == "read\n")
+    try Shell.run("rm", ["-rf", path])  // another program; `Big` was never listed, `unread.txt` never read
+    #expect(await eventually { await document.state.contains(.deleted) })
+    await #expect(throws: PackageError.self) { try await document.save() }
+    let rescue = FilePath(temp.appending("Recovered.pkg"))
+    let result = try await document.save(to: rescue)
+    #expect(result.uncarriedPaths == ["Big", "Notes/unread.txt"])
+    #expect(!result.carriedEverything)
+    #expect(try file(rescue.string + "/Text.txt") == "unsaved\n")
+    #expect(try file(rescue.string + "/Notes/read.txt") == "read\n")
+    #expect(!FileManager.default.fileExists(atPath: rescue.string + "/Big"))
+    #expect(!FileManager.default.fileExists(atPath: rescue.string + "/Notes/unread.txt"))
+    #expect(await document.path == rescue)
+    #expect(await document.state == .normal)
+    #expect(await !document.hasUnsavedChanges)
+    #expect(try await document.read { try $0.sortedChildren().map(\.name) } == ["Notes", "Text.txt"])
+    try await document.close()
+  }
+
+  @Test func oneConflictIsOneConflictVersionWhicheverSideNoticesItFirst() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let a = try await Document(contentsOf: FilePath(path))
+    let b = try await Document(contentsOf: FilePath(path))
+    try await a.edit { try $0.setFile(at: "a.txt", contents: Data("A\n".utf8)) }
+    try await b.edit { try $0.setFile(at: "a.txt", contents: Data("B\n".utf8)) }
+    try await a.save()
+    // B's monitor notices first and keeps B's side as a conflict version…
+    #expect(await eventually { await b.lastOutsideChange != nil })
+    guard case .conflict(let kept, let paths) = await b.lastOutsideChange?.reaction else {
+      Issue.record("expected a conflict, got \(String(describing: await b.lastOutsideChange))")
+      return
+    }
+    #expect(paths == ["a.txt"])
+    // …then the app's save notices the same conflict: the same version, not a second one.
+    #expect(try await b.saveMerging() == .conflict(version: kept, paths: ["a.txt"]))
+    #expect(try await b.saveMerging() == .conflict(version: kept, paths: ["a.txt"]))
+    #expect(try await b.unresolvedConflicts().map(\.id) == [kept])
+    #expect(await b.state.contains(.inConflict))
+    // A change the document makes afterwards is another side: a new conflict version holds it.
+    try await b.edit { try $0.setFile(at: "a.txt", contents: Data("B again\n".utf8)) }
+    guard case .conflict(let second, _) = try await b.saveMerging() else {
+      Issue.record("expected a conflict")
+      return
+    }
+    #expect(second != kept)
+    #expect(try await b.unresolvedConflicts().map(\.id) == [kept, second])
+    let shown = try Shell.docpkg(["versions", "show", path, "\(second)", "a.txt"])
+    #expect(shown.standardOutput == "B again\n", "\(shown.standardError)")
+    try await b.resolveConflicts(keeping: second, removing: true)
+    #expect(try file(path + "/a.txt") == "B again\n")
+    try await a.close()
+    try await b.close()
+  }
+
+  @Test func anotherProgramsPutAfterOwnSavesListsOnlyWhatItChanged() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/Text.txt", "text\n")
+    try temp.write("P.pkg/Other.txt", "other\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    for round in 0..<5 {
+      try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("round \(round)\n".utf8)) }
+      try await document.save()
+    }
+    let put = try Shell.docpkg(["put", path, "Other.txt"], input: Data("put\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.modified, "Other.txt")])
+    #expect(try await text(document, "Other.txt") == "put\n")
+    #expect(try await text(document, "Text.txt") == "round 4\n")
+    try await document.close()
+  }
+
+  @Test func eachOfSeveralPutsByAnotherProgramIsReported() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/Text.txt", "text\n")
+    try temp.write("P.pkg/Other.txt", "other\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+    try await document.save()
+    for round in 1...5 {
+      let put = try Shell.docpkg(["put", path, "Other.txt"], input: Data("put \(round)\n".utf8))
+      #expect(put.status == 0, "\(put.standardError)")
+      // Each put is its own outside change, reported before the next one is made.
+      #expect(await eventually { await document.lastOutsideChange?.number == round }, "put \(round)")
+      #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.modified, "Other.txt")])
+    }
+    #expect(try await text(document, "Other.txt") == "put 5\n")
+    try await document.close()
+  }
+
   @Test func watchingCanBeTurnedOffAndOn() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)

@@ -1,0 +1,73 @@
+import SystemPackage
+
+// Which changes of a monitor's burst are news to the document (read with `Document+OutsideChanges`).
+//
+// A burst can hold this document's own save and another program's change together: a save's
+// events and a `docpkg put` made right after it come within the monitor's quiet time (parent-folder
+// events of the save, and the settling of its version, keep the burst open). The monitor marks
+// such a burst as this process's save (`isOwnSave`: an inode one of its saves placed is in it)
+// and lists every change. So the document judges each change itself, comparing the model with
+// what the monitor saw at its path when it compared the burst (`Event.seen`: later changes come
+// in later events) and with what is there now (the event may come after a later save of the
+// document's own), by the one rule of `DiskStamp.swift`:
+// - held: the model loaded (or last saved) the entry at that path and either is what it recorded
+//   (changes made in memory since sit on that state), or the model listed the directory, has
+//   nothing of that name in it, and either had nothing there. Its own save, or a state it has
+//   already taken in: neither reacted to nor reported.
+// - not held: the model loaded the entry (or listed its directory) and both had something else
+//   there: news, whoever made it (another document of this process too).
+// - unknown: in a directory the model never listed. News unless the burst is this process's
+//   save; an outside change there that shares a burst with such a save goes unreported, and
+//   nothing is lost by it: the lazy model reads the new state when it gets there.
+extension Document {
+  /// The changes of `event` that are news to the model (see the comment above); package-level
+  /// changes (moved, replaced, rescanned) are kept as they are.
+  /// - Complexity: O(*c* · *d*) for *c* changes at depth *d*, one `lstat` per changed path.
+  func changesNotHeld(in event: PackageMonitor.Event) -> [PackageMonitor.Change] {
+    func isNews(_ held: Held) -> Bool { held == .notHeld || (held == .unknown && !event.isOwnSave) }
+    return event.changes.filter { change in
+      switch change.kind {
+      case .packageMoved, .packageReplaced, .packageDeleted, .rescanned: return true
+      case .renamed:
+        let sides = [held(change.path, event), held(change.oldPath ?? "", event)]
+        return sides.contains(.notHeld) || (sides.contains(.unknown) && !event.isOwnSave)
+      case .added, .removed, .modified: return isNews(held(change.path, event))
+      }
+    }
+  }
+
+  private enum Held { case held, notHeld, unknown }
+
+  /// Whether the model holds what `event` saw at `relative` (a path in the package), or what is
+  /// on disk there now: the saved state its unsaved changes, if any, are made on. (What the
+  /// event saw: the model's own save, which another program changed since; that change comes in
+  /// a later event. What is there now: a save of the model's own that came after the event.)
+  private func held(_ relative: String, _ event: PackageMonitor.Event) -> Held {
+    guard !relative.isEmpty, let location = editor.root.origin?.location else { return .unknown }
+    let now = (try? Syscalls.statusNoFollow(location.root.appending(relative))).map(PackageMonitor.SeenEntry.init)
+    let candidates = event.seen[relative].map { [$0, now] } ?? [now]
+    let components = relative.split(separator: "/")
+    let wanted = FilePath(relative)
+    var directory = editor.root
+    for component in components.dropLast() {
+      guard let children = directory.loadedChildren else { return .unknown }  // never listed
+      guard let child = children[String(component)] else { return candidates.contains { $0 == nil } ? .held : .notHeld }
+      directory = child
+    }
+    guard let children = directory.loadedChildren else { return .unknown }
+    // The node the model's saved state has there: under that name, or renamed in memory since
+    // (in its directory), or removed; none when the model has nothing there or only a new node.
+    let base =
+      children[String(components.last ?? "")].flatMap { $0.origin?.relativePath == wanted ? $0 : nil }
+      ?? children.values.first { $0.origin?.relativePath == wanted }
+      ?? location.detachedNodes.last { $0.origin?.relativePath == wanted }
+    guard let base else { return candidates.contains { $0 == nil } ? .held : .notHeld }
+    return candidates.contains { matches(base, $0, location) } ? .held : .notHeld
+  }
+
+  /// Whether `node` was loaded (or last saved) at its path from `location` and `seen` is what it recorded.
+  private func matches(_ node: PackageNode, _ seen: PackageMonitor.SeenEntry?, _ location: PackageLocation) -> Bool {
+    guard let origin = node.origin, origin.location === location, let seen else { return false }
+    return seen.isUnchanged(from: origin.status, listing: node.loadedChildren != nil)
+  }
+}

@@ -1,0 +1,54 @@
+import SystemPackage
+
+/// The conflict version a document kept for its side, and what it kept it against: so that one
+/// conflict is one version, whichever notices it first — the reaction to an outside change
+/// (``Document/react(to:)``) or ``Document/saveMerging()`` — and however often the app saves.
+///
+/// A conflict version holds the other writer's state with this document's changes on top. Kept
+/// again for the same two sides, it would hold the same thing: the document's side is the same
+/// while its model (``PackageEditor``) has recorded no change since; the other side is the same
+/// while the entries where the disk differs from the model are the same and still have the
+/// stamps (``DiskStamp``) they had. Another change on either side is another conflict, kept as
+/// a version of its own.
+struct KeptConflict {
+  let version: Int
+  let paths: [String]
+  /// The document's side: its model and how many changes it had recorded.
+  let editor: PackageEditor
+  let changesThen: Int
+  /// The other side: where the disk differed from the model, and what was there.
+  let otherSide: [OutsideEntryChange: DiskStamp?]
+
+  /// Whether keeping the document's side now would keep what `version` holds.
+  func isCurrent(_ current: PackageEditor, otherSide now: [OutsideEntryChange: DiskStamp?]) -> Bool {
+    current === editor && current.changesRecorded == changesThen && now == otherSide
+  }
+}
+
+extension Document {
+  /// Remembers that `version` keeps this document's side of a conflict on `paths` (see ``KeptConflict``).
+  func noteKeptConflict(version: Int, paths: [String]) {
+    keptConflict = KeptConflict(
+      version: version, paths: paths, editor: editor, changesThen: editor.changesRecorded,
+      otherSide: otherSideOfConflict())
+  }
+
+  /// The conflict version that already keeps this document's side against the package as it is
+  /// now, if there is one.
+  var currentKeptConflict: KeptConflict? {
+    guard state.contains(.inConflict), let kept = keptConflict,
+      kept.isCurrent(editor, otherSide: otherSideOfConflict())
+    else { return nil }
+    return kept
+  }
+
+  /// Where the disk differs from the model, with the stamp of what is there now.
+  private func otherSideOfConflict() -> [OutsideEntryChange: DiskStamp?] {
+    var side: [OutsideEntryChange: DiskStamp?] = [:]
+    for change in outsideChangesOfModel() {
+      let entry = change.path.isEmpty ? path : path.appending(change.path)
+      side[change] = (try? Syscalls.statusNoFollow(entry)).map(DiskStamp.init)
+    }
+    return side
+  }
+}
