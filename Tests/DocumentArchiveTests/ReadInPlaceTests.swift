@@ -188,4 +188,24 @@ struct ReadInPlaceTests {
     #expect(throws: PackageError.self) { try root.node(at: "content.xml").contents() }
     #expect(throws: PackageError.self) { try root.node(at: "mimetype").contents() }
   }
+
+  /// fuzz-zip: the zip whose end record put its directory on "disk 146", with damaged data. Python, Go and unzip list
+  /// it, and so do we: libarchive's listing and the central-directory tree name the same entries, and unpacking
+  /// and `cat` refuse the damaged entry by name, writing nothing.
+  @Test("the fuzzed zip whose directory is on another disk is listed by every reader, its damaged entry refused")
+  func fuzzedOtherDiskZip() throws {
+    let temp = try TemporaryDirectory()
+    let archive = Fixtures.fuzzRegression("zip-end-record-central-directory-on-another-disk.zip").path
+    let listed = try ArchiveListing.entries(of: FilePath(archive))
+    #expect(listed.map(\.path).contains("Notes.mydoc/Index.json") && listed.allSatisfy { $0.refused == nil })
+    if let tree = ArchivePackage.zipTree(of: FilePath(archive), unwrappingSingleDirectory: false) {
+      for entry in listed { #expect((try? tree.node(at: entry.path)) != nil, "\(entry.path)") }
+    }
+    let unpacked = try Shell.docpkg(["unpack", archive, "-o", try temp.makeDirectory("dest")])
+    let read = try Shell.docpkg(["cat", archive, "Index.json"])
+    #expect(unpacked.status != 0 && read.status != 0)
+    #expect(unpacked.standardError.contains("Index.json"), "\(unpacked.standardError)")
+    #expect(read.standardError.contains("Index.json"), "\(read.standardError)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path + "/dest").isEmpty)
+  }
 }

@@ -36,7 +36,8 @@ struct EntryHeader {
 /// A libarchive read handle over one archive file, restricted to the zip and tar families.
 ///
 /// Owns the handle (freed in `deinit`). Every `ARCHIVE_WARN` is a failure. Zip files are read
-/// with the seekable reader, which trusts the central directory and so refuses a truncated zip.
+/// with the seekable reader, which trusts the central directory and so refuses a truncated zip, over
+/// the archive ``ZipCentralDirectory`` found (``ZipArchiveView``).
 final class ArchiveReader {
   /// The archive's path, for messages.
   let path: String
@@ -57,6 +58,8 @@ final class ArchiveReader {
   private var paxScanned = false
   /// A zip's NTFS modification times by entry name (libarchive reads only the MS-DOS and extended ones).
   private var zipNTFSTimes: [String: FileTime] = [:]
+  /// What libarchive reads of a zip (kept for as long as the handle).
+  private let zipView: ZipArchiveView?
   /// The index of the entry last returned by ``next()``.
   private var entryIndex = -1
 
@@ -80,8 +83,8 @@ final class ArchiveReader {
     }
     self.format = detected
     if detected == .zip {
-      // libarchive names entries from their local headers: they must say what the directory says. A zip
-      // whose directory cannot be found as libarchive finds it is not left to libarchive alone.
+      // libarchive names entries from their local headers: they must say what the directory says. And it
+      // reads the archive where ZipCentralDirectory finds it, through a view (see ZipArchiveView).
       do {
         guard let directory = ZipCentralDirectory(fd: fd, fileSize: archiveSize) else {
           throw PackageError(
@@ -89,10 +92,13 @@ final class ArchiveReader {
             context: "(no valid central directory where its end record says: truncated or damaged?)")
         }
         zipNTFSTimes = try directory.checkLocalHeaders(archive: path)
+        zipView = ZipArchiveView(fd: fd, directory: directory)
       } catch {
         Syscalls.closeFile(fd)
         throw error
       }
+    } else {
+      zipView = nil
     }
     handle = docpkg_archive_read_new()
     if detected == .zip {
@@ -105,7 +111,7 @@ final class ArchiveReader {
       docpkg_archive_read_support_filter_zstd(handle)
     }
     // Read through a 1 MiB buffer: mapping the archive was no faster, and counts against RSS.
-    let result = docpkg_archive_read_open_fd(handle, fd, 1 << 20)
+    let result = zipView?.open(handle) ?? docpkg_archive_read_open_fd(handle, fd, 1 << 20)
     do {
       try check(result, handle, path: path, action: "read archive")
     } catch let error as PackageError where detected == .zip && error.code == .corrupt {
