@@ -78,6 +78,13 @@ struct ForeignArchiveTests {
     #expect((try attributes("dos.txt")[.modificationDate] as! Date).timeIntervalSince1970 == mtime + 9 * 3600)
     #expect((try attributes("read-only.txt")[.posixPermissions] as! Int) & 0o222 == 0)
     #expect((try attributes("extended.txt")[.posixPermissions] as! Int) & 0o200 != 0)
+    // Made on NTFS or VFAT (Windows XP's zip): the read-only attribute is kept too, as unzip keeps it.
+    #expect((try attributes("read-only-ntfs.txt")[.posixPermissions] as! Int) & 0o222 == 0)
+    #expect((try attributes("read-only-vfat.txt")[.posixPermissions] as! Int) & 0o222 == 0)
+    // An extended timestamp in the central directory only: its UTC time, not the local header's MS-DOS time.
+    #expect((try attributes("central-time.txt")[.modificationDate] as! Date).timeIntervalSince1970 == mtime)
+    let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    #expect(listing.contains(#""path":"read-only-vfat.txt","kind":"file","size":1,"mode":"0444""#), "\(listing)")
   }
 
   @Test("pack refuses a name unpack would refuse, before writing anything")

@@ -91,8 +91,10 @@ tar("deep-1500.tar", [entry("a/" * 1500 + "f", tarfile.REGTYPE, b"x")])
 
 
 def windows_zip(name):
-    """A zip as Windows tools write it: made on MS-DOS (FAT attributes), MS-DOS times in the writer's
-    time zone (here UTC+9), and the real time in an NTFS (0x000A) or extended-timestamp (0x5455) field."""
+    """A zip as Windows tools write it: made on MS-DOS, NTFS or VFAT (FAT attributes, some read-only), MS-DOS
+    times in the writer's time zone (here UTC+9), and the real time in an NTFS (0x000A) or extended-timestamp
+    (0x5455) field; central-time.txt has its extended timestamp in the central directory only (its local
+    header's copy is renamed to an unknown field)."""
     if WANTED and name.split(".")[0] not in WANTED:
         return
     import struct, zipfile
@@ -102,13 +104,22 @@ def windows_zip(name):
     extended = struct.pack("<HHBi", 0x5455, 5, 1, MTIME)
     local = time.gmtime(MTIME + 9 * 3600)[:6]
     with zipfile.ZipFile(os.path.join(OUT, name), "w") as archive:
-        for entry_name, extra, attributes in [
+        for entry_name, extra, attributes, *system in [
             ("pkg/", b"", 0x10), ("pkg/ntfs.txt", ntfs, 0x20), ("pkg/extended.txt", extended, 0x20),
             ("pkg/read-only.txt", extended, 0x21), ("pkg/dos.txt", b"", 0x20),
+            ("pkg/read-only-ntfs.txt", b"", 0x21, 11), ("pkg/read-only-vfat.txt", b"", 0x21, 14),
+            ("pkg/central-time.txt", extended, 0x20),
         ]:
             entry = zipfile.ZipInfo(entry_name, local)
-            entry.create_system, entry.external_attr, entry.extra = 0, attributes, extra
+            entry.create_system, entry.external_attr, entry.extra = (system or (0,))[0], attributes, extra
             archive.writestr(entry, b"" if entry_name.endswith("/") else b"x")
+    path = os.path.join(OUT, name)
+    data = bytearray(open(path, "rb").read())
+    local_name = data.find(b"pkg/central-time.txt") + len("pkg/central-time.txt")
+    assert data[local_name:local_name + 2] == b"UT"
+    data[local_name:local_name + 2] = b"\x66\x66"
+    with open(path, "wb") as f:
+        f.write(data)
     print(name)
 
 

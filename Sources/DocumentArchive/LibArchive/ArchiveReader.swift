@@ -56,8 +56,8 @@ final class ArchiveReader {
   /// the scan could not finish.
   private var paxScan: TarHeaderScan?
   private var paxScanned = false
-  /// A zip's NTFS modification times by entry name (libarchive reads only the MS-DOS and extended ones).
-  private var zipNTFSTimes: [String: FileTime] = [:]
+  /// What a zip's central directory says that libarchive does not read, by entry name (UTC times, read-only files).
+  private var zipAmendments: [String: ZipCentralDirectory.Amendment] = [:]
   /// What libarchive reads of a zip (kept for as long as the handle).
   private let zipView: ZipArchiveView?
   /// The index of the entry last returned by ``next()``.
@@ -91,7 +91,7 @@ final class ArchiveReader {
             .corrupt, "cannot read zip archive", path: path,
             context: "(no valid central directory where its end record says: truncated or damaged?)")
         }
-        zipNTFSTimes = try directory.checkLocalHeaders(archive: path)
+        zipAmendments = try directory.checkLocalHeaders(archive: path)
         zipView = ZipArchiveView(fd: fd, directory: directory)
       } catch {
         Syscalls.closeFile(fd)
@@ -186,14 +186,15 @@ final class ArchiveReader {
       }
     }
     let symlink = docpkg_archive_entry_symlink(raw).map { String(cString: $0) }
+    let amendment = format == .zip ? zipAmendments[decodedName] : nil
     let size = docpkg_archive_entry_size_is_set(raw) != 0 ? docpkg_archive_entry_size(raw) : nil
     return EntryHeader(
       name: decodedName,
       rawName: rawName,
       kind: kind,
-      mode: UInt32(docpkg_archive_entry_perm(raw)) & 0o7777,
+      mode: UInt32(docpkg_archive_entry_perm(raw)) & (amendment?.readOnly == true ? 0o7555 : 0o7777),
       size: kind == .file ? scanned?.gnuSize ?? size : size,
-      modificationTime: zipNTFSTimes[decodedName]
+      modificationTime: amendment?.modificationTime
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
           ? FileTime(
             seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
