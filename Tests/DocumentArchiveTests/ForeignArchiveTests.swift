@@ -35,6 +35,28 @@ struct ForeignArchiveTests {
     #expect(listing.contains("link -> pkg/target.txt"), "\(listing)")
   }
 
+  @Test("a pax size with leading zeros is read as its number, as libarchive, GNU tar and Python read it")
+  func paxSizeWithLeadingZeros() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("pax-size-zeros", in: temp) + "/pax-size-zeros.tar"
+    #expect(try Shell.docpkgChecked(["cat", archive, "a.txt"]).standardOutput == "hello")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(try String(contentsOfFile: destination + "/pkg/a.txt", encoding: .utf8) == "hello")
+  }
+
+  @Test("a link target given by a pax header and a GNU long link, or by two pax headers, is read as GNU tar reads it")
+  func linkTargetGivenSeveralWays() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("pax-link-several-ways", in: temp) + "/pax-link-several-ways.tar"
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains("link -> target.txt"), "\(listing)")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: destination + "/pkg/link") == "target.txt")
+    #expect(try String(contentsOfFile: destination + "/pkg/hard", encoding: .utf8) == "x")
+  }
+
   @Test("devices and FIFOs are listed, each marked refused")
   func devicesListed() throws {
     let temp = try TemporaryDirectory()

@@ -48,6 +48,12 @@ def gnu_header(name, data, times):
 write("gnu-star-times.tar", gnu_header("P1050238.JPG.log", b"44,44,POWERON\0", (MTIME - 11, MTIME)))
 
 
+def hard_link(name, target):
+    member = tarfile.TarInfo(name)
+    member.type, member.linkname, member.mtime = tarfile.LNKTYPE, target, MTIME
+    return member
+
+
 def symlink_block(name, target):
     member = tarfile.TarInfo(name)
     member.type, member.linkname, member.mtime = tarfile.SYMTYPE, target, 0
@@ -62,6 +68,33 @@ write("pax-several-headers.tar", b"".join([
     pax_header([pax_record(b"linkpath", b"buzz/fizz/buzz/fizz/buzz/bar")]),
     pax_header([pax_record(b"linkpath", b"pkg/target.txt")]),
     symlink_block("pkg/link", "pkg/other.txt"),
+]))
+
+
+def regular_block(name, data):
+    member = tarfile.TarInfo(name)
+    member.size, member.mtime = len(data), MTIME
+    return block(member, data)
+
+
+def gnu_long_link(target):
+    member = tarfile.TarInfo("././@LongLink")
+    member.type, member.size = tarfile.GNUTYPE_LONGLINK, len(target) + 1
+    return member.tobuf(format=tarfile.GNU_FORMAT)[:512] + (target + b"\0").ljust(512, b"\0")
+
+
+# A pax size record with leading zeros, more than an Int64 has digits (libarchive, GNU tar, Python read 5).
+write("pax-size-zeros.tar", pax_header([pax_record(b"size", b"0" * 30 + b"5")]) + regular_block("pkg/a.txt", b"hello")
+      + b"\0" * 1024)
+# A link target given twice: a pax linkpath and a GNU long link after it (all read target.txt), and a hard
+# link's target in two pax headers (the last wins for GNU tar and bsdtar; Python takes the first).
+write("pax-link-several-ways.tar", b"".join([
+    regular_block("pkg/target.txt", b"x"),
+    pax_header([pax_record(b"linkpath", b"target.txt")]), gnu_long_link(b"target.txt"),
+    symlink_block("pkg/link", "zz"),
+    pax_header([pax_record(b"linkpath", b"pkg/nope")]), pax_header([pax_record(b"linkpath", b"pkg/target.txt")]),
+    block(hard_link("pkg/hard", "zz")),
+    b"\0" * 1024,
 ]))
 
 
