@@ -10,10 +10,15 @@ GROUP is one of:
               executable (/bin/true) before the archive (`cat stub a.zip`), junk or a signature after it, both,
               a 40,000-byte comment, and an end record whose directory size is wrong (Python refuses those two;
               Go, Info-ZIP and libarchive read them: the listing given is Python's of the zip before the change).
+  writers     one tree (modes, an empty file, a UTF-8 name, a symbolic link, nested directories) archived by
+              Info-ZIP `zip` (with and without extra fields, stored, links kept), 7-Zip (`7z -tzip`), the JDK's
+              `jar`, bsdtar (zip, ustar, pax, v7), GNU tar in its formats (gnu, oldgnu, posix, ustar, v7) and with
+              `--sparse` (gnu, oldgnu, posix) for a file with holes. Writers missing here are left out.
 
-Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents.
+Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents, and for
+the writers group "bsdtar": the names `bsdtar -tf` lists.
 """
-import importlib.util, json, os, shutil, struct, subprocess, sys, tempfile, zipfile
+import base64, importlib.util, json, os, shutil, struct, subprocess, sys, tempfile, zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("random_archives", os.path.join(HERE, "make-random-archives.py"))
@@ -22,13 +27,23 @@ sys.argv, _argv = sys.argv[:1] + ["/nonexistent", "0", "0"], sys.argv  # the mod
 _spec.loader.exec_module(random_archives)
 sys.argv = _argv
 read_zip = random_archives.read_zip
+read_tar = random_archives.read_tar
 
 OUT, GROUP = os.path.abspath(sys.argv[1]), sys.argv[2]
 STUB = "/bin/true"
 
 
-def emit(path, listed_from=None):
-    print(json.dumps({"archive": path, "entries": read_zip(listed_from or path)}), flush=True)
+def emit(path, listed_from=None, bsdtar=False):
+    """Prints Python's reading of `path` (or of `listed_from`); with `bsdtar`, bsdtar's names too (`bsdtar -tf`,
+    base64 of each name's bytes, without a trailing /)."""
+    source = listed_from or path
+    entries = read_zip(source) if zipfile.is_zipfile(source) else read_tar(source)
+    line = {"archive": path, "entries": entries}
+    if bsdtar and shutil.which("bsdtar"):
+        names = subprocess.run(["bsdtar", "-tf", path], check=True, capture_output=True,
+                               env=dict(os.environ, LC_ALL="C.UTF-8")).stdout.split(b"\n")
+        line["bsdtar"] = [base64.b64encode(name.rstrip(b"/")).decode() for name in names if name]
+    print(json.dumps(line), flush=True)
 
 
 def tree(root):
@@ -109,10 +124,65 @@ def surrounded(work):
             emit(path)
 
 
+WRITERS_MTIME = 1_600_000_000  # an even second: MS-DOS times have 2-second steps
+
+
+def writers_tree(root, sparse):
+    """pkg/ with files of several modes, an empty one, a UTF-8 name, a link, nested folders; `holes.img` (1 MiB,
+    8 KiB of data) when `sparse`. Every entry's time is WRITERS_MTIME."""
+    pkg = os.path.join(root, "pkg")
+    os.makedirs(os.path.join(pkg, "sub", "deep"))
+    files = {"a.txt": (b"all work and no play\n", 0o644), "run.sh": (b"#!/bin/sh\necho hi\n", 0o755),
+             "secret.txt": (b"sh\n", 0o600), "empty": (b"", 0o644), "\u00dcn\u00efc\u00f6d\u00e9.txt": (b"utf-8\n", 0o644),
+             "sub/deep/data.bin": (bytes((i * 131) % 256 for i in range(200_000)), 0o640)}
+    for name, (data, mode) in files.items():
+        path = os.path.join(pkg, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        os.chmod(path, mode)
+    if sparse:
+        with open(os.path.join(pkg, "holes.img"), "wb") as f:
+            f.write(b"head" * 1024)
+            f.seek(512 * 1024)
+            f.write(b"body" * 1024)
+            f.truncate(1 << 20)
+    os.symlink("a.txt", os.path.join(pkg, "link"))
+    for directory, dirs, names in os.walk(pkg, topdown=False):
+        for name in names + dirs:
+            os.utime(os.path.join(directory, name), (WRITERS_MTIME, WRITERS_MTIME), follow_symlinks=False)
+    os.utime(pkg, (WRITERS_MTIME, WRITERS_MTIME))
+
+
+def writers(work):
+    plain, holes = os.path.join(work, "plain"), os.path.join(work, "sparse")
+    writers_tree(plain, sparse=False)
+    writers_tree(holes, sparse=True)
+
+    def make(name, command, cwd=plain, needs=None):
+        if not shutil.which(needs or command[0]):
+            return
+        path = os.path.join(OUT, name)
+        subprocess.run([arg.replace("OUT", path) for arg in command], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC"))
+        emit(path, bsdtar=True)
+
+    make("info-zip.zip", ["zip", "-qry", "OUT", "pkg"])
+    make("info-zip-X.zip", ["zip", "-qrX", "OUT", "pkg"])
+    make("info-zip-stored.zip", ["zip", "-qry0", "OUT", "pkg"])
+    make("7z.zip", ["7z", "a", "-tzip", "OUT", "pkg"])
+    make("jar.jar", ["jar", "cf", "OUT", "pkg"])
+    for fmt in ("zip", "ustar", "pax", "v7tar"):
+        make(f"bsdtar-{fmt}.{'zip' if fmt == 'zip' else 'tar'}", ["bsdtar", "--format", fmt, "-cf", "OUT", "pkg"])
+    for fmt in ("gnu", "oldgnu", "posix", "ustar", "v7"):
+        make(f"gnu-tar-{fmt}.tar", ["tar", f"--format={fmt}", "-cf", "OUT", "pkg"])
+    for fmt in ("gnu", "oldgnu", "posix"):
+        make(f"gnu-tar-sparse-{fmt}.tar", ["tar", "--sparse", f"--format={fmt}", "-cf", "OUT", "pkg"], cwd=holes)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
-        {"surrounded": surrounded}[GROUP](work)
+        {"surrounded": surrounded, "writers": writers}[GROUP](work)
 
 
 if __name__ == "__main__":
