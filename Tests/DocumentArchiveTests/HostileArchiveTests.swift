@@ -146,6 +146,24 @@ struct HostileArchiveTests {
     #expect(try String(contentsOfFile: destination + "/pkg/good.txt", encoding: .utf8) == text)
   }
 
+  @Test("a self-extractor (an executable with a zip appended) is read whatever its name, as unzip reads it")
+  func selfExtractorWithoutZipName() throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.write("src/pkg/good.txt", "all work and no play\n")
+    let zip = temp.appending("a.zip")
+    try Shell.run("zip", ["-qr", zip, "pkg"], directory: temp.appending("src"))
+    let extractor = temp.appending("extractor")
+    try (Data(contentsOf: URL(fileURLWithPath: "/bin/true")) + Data(contentsOf: URL(fileURLWithPath: zip)))
+      .write(to: URL(fileURLWithPath: extractor))
+    #expect(try Shell.docpkgChecked(["cat", extractor, "good.txt"]).standardOutput == "all work and no play\n")
+    let destination = temp.appending("out")
+    try Shell.docpkgChecked(["unpack", extractor, "-o", destination])
+    #expect(FileManager.default.fileExists(atPath: destination + "/pkg/good.txt"))
+    // A file that is neither is still refused as such.
+    let result = try Shell.docpkg(["unpack", "/bin/true", "-o", destination])
+    #expect(result.status != 0 && result.standardError.contains("not a zip or tar archive"), "\(result.standardError)")
+  }
+
   @Test("raising a limit lets a large archive through")
   func raisedLimit() throws {
     let temp = try TemporaryDirectory()
