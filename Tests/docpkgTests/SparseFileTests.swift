@@ -90,6 +90,8 @@ struct SparseFileTests {
     let out = try temp.makeDirectory("out")
     try run(["unpack", archive, "-o", out])
     try run(["diff", archive, out + "/pkg"])
+    try run(["diff", "-p", archive, out + "/pkg"])
+    try run(["diff", "--stat", archive, out + "/pkg"])
     #expect(try allocatedBelow(out) < 1 << 20)
     let copy = FileHandle(forWritingAtPath: out + "/pkg/big.img")!
     try copy.seek(toOffset: 40 << 30)
