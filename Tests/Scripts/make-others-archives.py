@@ -8,8 +8,9 @@ GROUP is one of:
   surrounded  zips with bytes around them, made by Info-ZIP `zip` (`-fz` for zip64, `-A` to adjust offsets,
               `-z` for a comment), Python's zipfile and Go's archive/zip (when `go` is installed): a real
               executable (/bin/true) before the archive (`cat stub a.zip`), junk or a signature after it, both,
-              a 40,000-byte comment, and an end record whose directory size is wrong (Python refuses those two;
-              Go, Info-ZIP and libarchive read them: the listing given is Python's of the zip before the change).
+              a 40,000-byte comment, an empty zip (alone and after a stub), and end records whose directory size
+              is wrong (Python refuses these; Go, Info-ZIP and libarchive read them: the listing given is
+              Python's of the zip before the change).
   writers     one tree (modes, an empty file, a UTF-8 name, a symbolic link, nested directories) archived by
               Info-ZIP `zip` (with and without extra fields, stored, links kept), 7-Zip (`7z -tzip`), the JDK's
               `jar`, bsdtar (zip, ustar, pax, v7), GNU tar in its formats (gnu, oldgnu, posix, ustar, v7) and with
@@ -114,6 +115,11 @@ def surrounded(work):
                     full = os.path.join(directory, name)
                     archive.write(full, os.path.relpath(full, work))
     emit(path)
+    # An empty zip (Python and Go read it; libarchive's search for the end record skips a file's first byte).
+    empty = os.path.join(OUT, "python-empty.zip")
+    zipfile.ZipFile(empty, "w").close()
+    emit(empty)
+    emit(concatenated("stub-empty.zip", STUB, empty))
     if shutil.which("go"):
         env = dict(os.environ, GOCACHE=os.path.join(work, "gocache"), GOPATH=os.path.join(work, "gopath"),
                    HOME=work, GOFLAGS="-mod=mod", GO111MODULE="off")

@@ -32,7 +32,8 @@ final class ZipArchiveView {
     self.fd = fd
     start = Int64(directory.localHeaderShift)
     fileBytes = directory.offset + directory.size - start
-    tail = directory.endRecords
+    // libarchive looks for the end record after the file's first byte only: an empty archive's gets one before it.
+    tail = (directory.entryCount == 0 ? [0] : []) + directory.endRecords
   }
 
   deinit { buffer.deallocate() }
