@@ -119,12 +119,13 @@ struct ZipCentralDirectory {
     guard count <= UInt64(Int.max), directoryOffset <= UInt64(fileSize) else { return nil }
     // 4: the directory ends where the end record starts; the difference from the recorded offset is
     // the bytes before the archive.
-    var start: UInt64
+    let start: UInt64
     if directorySize <= directoryEnd, directoryEnd - directorySize >= directoryOffset,
       count == 0 || Self.centralHeader(fd, at: directoryEnd - directorySize)
     {
       start = directoryEnd - directorySize
-    } else if count > 0, directoryOffset < directoryEnd, Self.centralHeader(fd, at: directoryOffset),
+    } else if count > 0, directoryOffset < directoryEnd, count <= (directoryEnd - directoryOffset) / 46,
+      Self.centralHeader(fd, at: directoryOffset),
       let length = Self.headersLength(fd, from: directoryOffset, count: count, limit: directoryEnd),
       directoryOffset + length == directoryEnd
     {
