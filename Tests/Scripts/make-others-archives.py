@@ -13,8 +13,9 @@ GROUP is one of:
               Python's of the zip before the change).
   writers     one tree (modes, an empty file, a UTF-8 name, a symbolic link, nested directories) archived by
               Info-ZIP `zip` (with and without extra fields, stored, links kept), 7-Zip (`7z -tzip`), the JDK's
-              `jar`, bsdtar (zip, ustar, pax, v7), GNU tar in its formats (gnu, oldgnu, posix, ustar, v7) and with
-              `--sparse` (gnu, oldgnu, posix) for a file with holes. Writers missing here are left out.
+              `jar`, bsdtar (zip, ustar, pax, v7, gnutar; pax with -S), GNU tar in its formats (gnu, oldgnu, posix,
+              ustar, v7) and with `--sparse` (gnu, oldgnu, posix in pax sparse 0.0, 0.1 and 1.0) for a file with
+              holes. Writers missing here are left out.
 
 Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents, and for
 the writers group "bsdtar": the names `bsdtar -tf` lists.
@@ -177,12 +178,16 @@ def writers(work):
     make("info-zip-stored.zip", ["zip", "-qry0", "OUT", "pkg"])
     make("7z.zip", ["7z", "a", "-tzip", "OUT", "pkg"])
     make("jar.jar", ["jar", "cf", "OUT", "pkg"])
-    for fmt in ("zip", "ustar", "pax", "v7tar"):
+    for fmt in ("zip", "ustar", "pax", "v7tar", "gnutar"):
         make(f"bsdtar-{fmt}.{'zip' if fmt == 'zip' else 'tar'}", ["bsdtar", "--format", fmt, "-cf", "OUT", "pkg"])
     for fmt in ("gnu", "oldgnu", "posix", "ustar", "v7"):
         make(f"gnu-tar-{fmt}.tar", ["tar", f"--format={fmt}", "-cf", "OUT", "pkg"])
     for fmt in ("gnu", "oldgnu", "posix"):
         make(f"gnu-tar-sparse-{fmt}.tar", ["tar", "--sparse", f"--format={fmt}", "-cf", "OUT", "pkg"], cwd=holes)
+    for version in ("0.0", "0.1"):  # the older pax sparse layouts (1.0 is posix's default above)
+        make(f"gnu-tar-sparse-posix-{version}.tar",
+             ["tar", "--sparse", "--format=posix", f"--sparse-version={version}", "-cf", "OUT", "pkg"], cwd=holes)
+    make("bsdtar-sparse-pax.tar", ["bsdtar", "-S", "--format", "pax", "-cf", "OUT", "pkg"], cwd=holes)
 
 
 def main():
