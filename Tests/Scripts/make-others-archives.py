@@ -12,10 +12,11 @@ GROUP is one of:
               is wrong (Python refuses these; Go, Info-ZIP and libarchive read them: the listing given is
               Python's of the zip before the change).
   writers     one tree (modes, an empty file, a UTF-8 name, a symbolic link, nested directories) archived by
-              Info-ZIP `zip` (with and without extra fields, stored, links kept), 7-Zip (`7z -tzip`), the JDK's
-              `jar`, bsdtar (zip, ustar, pax, v7, gnutar; pax with -S), GNU tar in its formats (gnu, oldgnu, posix,
-              ustar, v7) and with `--sparse` (gnu, oldgnu, posix in pax sparse 0.0, 0.1 and 1.0) for a file with
-              holes. Writers missing here are left out.
+              Info-ZIP `zip` (with and without extra fields, stored, bzip2, streamed with data descriptors, links
+              kept), 7-Zip (`7z -tzip`: deflate, stored, bzip2, LZMA), the JDK's `jar`, bsdtar (zip, ustar, pax,
+              v7, gnutar; pax with -S), GNU tar in its formats (gnu, oldgnu, posix, ustar, v7; gzip, bzip2, xz)
+              and with `--sparse` (gnu, oldgnu, posix in pax sparse 0.0, 0.1 and 1.0) for a file with holes.
+              Writers missing here are left out.
 
 Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents, and for
 the writers group "bsdtar": the names `bsdtar -tf` lists.
@@ -176,7 +177,11 @@ def writers(work):
     make("info-zip.zip", ["zip", "-qry", "OUT", "pkg"])
     make("info-zip-X.zip", ["zip", "-qrX", "OUT", "pkg"])
     make("info-zip-stored.zip", ["zip", "-qry0", "OUT", "pkg"])
+    make("info-zip-bzip2.zip", ["zip", "-qry", "-Z", "bzip2", "OUT", "pkg"])
+    make("info-zip-streamed.zip", ["sh", "-c", "zip -qry - pkg > OUT"], needs="zip")  # data descriptors
     make("7z.zip", ["7z", "a", "-tzip", "OUT", "pkg"])
+    for method in ("Copy", "BZip2", "LZMA"):
+        make(f"7z-{method.lower()}.zip", ["7z", "a", "-tzip", f"-mm={method}", "OUT", "pkg"])
     make("jar.jar", ["jar", "cf", "OUT", "pkg"])
     for fmt in ("zip", "ustar", "pax", "v7tar", "gnutar"):
         make(f"bsdtar-{fmt}.{'zip' if fmt == 'zip' else 'tar'}", ["bsdtar", "--format", fmt, "-cf", "OUT", "pkg"])
@@ -184,6 +189,8 @@ def writers(work):
         make(f"gnu-tar-{fmt}.tar", ["tar", f"--format={fmt}", "-cf", "OUT", "pkg"])
     for fmt in ("gnu", "oldgnu", "posix"):
         make(f"gnu-tar-sparse-{fmt}.tar", ["tar", "--sparse", f"--format={fmt}", "-cf", "OUT", "pkg"], cwd=holes)
+    for flag, suffix in (("-z", "tar.gz"), ("-j", "tar.bz2"), ("-J", "tar.xz")):
+        make(f"gnu-tar-compressed.{suffix}", ["tar", flag, "-cf", "OUT", "pkg"])
     for version in ("0.0", "0.1"):  # the older pax sparse layouts (1.0 is posix's default above)
         make(f"gnu-tar-sparse-posix-{version}.tar",
              ["tar", "--sparse", "--format=posix", f"--sparse-version={version}", "-cf", "OUT", "pkg"], cwd=holes)
