@@ -15,8 +15,8 @@ GROUP is one of:
               Info-ZIP `zip` (with and without extra fields, stored, bzip2, streamed with data descriptors, links
               kept), 7-Zip (`7z -tzip`: deflate, stored, bzip2, LZMA), the JDK's `jar`, bsdtar (zip, ustar, pax,
               v7, gnutar; pax with -S), GNU tar in its formats (gnu, oldgnu, posix, ustar, v7; gzip, bzip2, xz)
-              and with `--sparse` (gnu, oldgnu, posix in pax sparse 0.0, 0.1 and 1.0) for a file with holes.
-              Writers missing here are left out.
+              and with `--sparse` (gnu, oldgnu, posix in pax sparse 0.0, 0.1 and 1.0) for a file with holes;
+              and a tree with a 200-byte path and a 150-byte link target. Writers missing here are left out.
 
 Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents, and for
 the writers group "bsdtar": the names `bsdtar -tf` lists.
@@ -161,10 +161,24 @@ def writers_tree(root, sparse):
     os.utime(pkg, (WRITERS_MTIME, WRITERS_MTIME))
 
 
+def long_tree(root):
+    """pkg/ with a 200-byte path and a link whose target is 150 bytes: GNU long names and links, pax records."""
+    deep = os.path.join(root, "pkg", "d" * 90, "\u00e9" * 30)
+    os.makedirs(deep)
+    with open(os.path.join(deep, "f" * 50 + ".txt"), "wb") as f:
+        f.write(b"long\n")
+    os.symlink(os.path.join("d" * 90, "\u00e9" * 30, "f" * 50 + ".txt"), os.path.join(root, "pkg", "l" * 100))
+    for directory, dirs, names in os.walk(os.path.join(root, "pkg"), topdown=False):
+        for name in names + dirs:
+            os.utime(os.path.join(directory, name), (WRITERS_MTIME, WRITERS_MTIME), follow_symlinks=False)
+    os.utime(os.path.join(root, "pkg"), (WRITERS_MTIME, WRITERS_MTIME))
+
+
 def writers(work):
-    plain, holes = os.path.join(work, "plain"), os.path.join(work, "sparse")
+    plain, holes, long = os.path.join(work, "plain"), os.path.join(work, "sparse"), os.path.join(work, "long")
     writers_tree(plain, sparse=False)
     writers_tree(holes, sparse=True)
+    long_tree(long)
 
     def make(name, command, cwd=plain, needs=None):
         if not shutil.which(needs or command[0]):
@@ -195,6 +209,13 @@ def writers(work):
         make(f"gnu-tar-sparse-posix-{version}.tar",
              ["tar", "--sparse", "--format=posix", f"--sparse-version={version}", "-cf", "OUT", "pkg"], cwd=holes)
     make("bsdtar-sparse-pax.tar", ["bsdtar", "-S", "--format", "pax", "-cf", "OUT", "pkg"], cwd=holes)
+    # Long names and link targets: GNU long name and long link headers, pax records, Info-ZIP and 7-Zip.
+    for fmt in ("gnu", "oldgnu", "posix"):
+        make(f"gnu-tar-long-{fmt}.tar", ["tar", f"--format={fmt}", "-cf", "OUT", "pkg"], cwd=long)
+    for fmt in ("pax", "gnutar"):
+        make(f"bsdtar-long-{fmt}.tar", ["bsdtar", "--format", fmt, "-cf", "OUT", "pkg"], cwd=long)
+    make("info-zip-long.zip", ["zip", "-qry", "OUT", "pkg"], cwd=long)
+    make("7z-long.zip", ["7z", "a", "-tzip", "OUT", "pkg"], cwd=long)
 
 
 def main():
