@@ -208,4 +208,21 @@ struct ReadInPlaceTests {
     #expect(read.standardError.contains("Index.json"), "\(read.standardError)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path + "/dest").isEmpty)
   }
+
+  @Test("a zip cut short while libarchive reads it fails as changed since it was opened")
+  func zipCutWhileRead() throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.write("src/pkg/big.bin", Data(repeating: 7, count: 3 << 20))
+    let zip = temp.appending("a.zip")
+    try Shell.run("zip", ["-qr0", zip, "pkg"], directory: temp.appending("src"))
+    let reader = try ArchiveReader(path: zip)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: zip))
+    try handle.truncate(atOffset: 1 << 20)
+    try handle.close()
+    #expect {
+      while try reader.next() != nil { try reader.readData { _, _ in } }
+    } throws: { error in
+      (error as? PackageError)?.code == .changedOnDisk && "\(error)".contains("a.zip")
+    }
+  }
 }

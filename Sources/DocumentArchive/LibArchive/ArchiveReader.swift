@@ -162,6 +162,7 @@ final class ArchiveReader {
       warning == "Ignoring malformed pax extended attribute"
       && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
     if !severalPaxHeaders {
+      try checkZipView(result)
       try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
     }
     guard let raw else { throw PackageError(.corrupt, "cannot read header in", path: path) }
@@ -216,9 +217,17 @@ final class ArchiveReader {
       var offset: Int64 = 0
       let result = docpkg_archive_read_data_block(handle, &buffer, &size, &offset)
       if result == ARCHIVE_EOF { return }
+      try checkZipView(result)
       try check(result, handle, path: path, entry: currentName, action: "read data of")
       if size > 0, let buffer { try body(UnsafeRawBufferPointer(start: buffer, count: size), offset) }
     }
+  }
+
+  /// The read error behind a failed libarchive call, if ``ZipArchiveView`` met one (libarchive gives no message).
+  private func checkZipView(_ result: CInt) throws {
+    guard result != ARCHIVE_OK, let zipView else { return }
+    if let failure = zipView.failure { throw PackageError.io(failure, "cannot read", path: path) }
+    if zipView.shrank { throw PackageError(.changedOnDisk, "archive changed since it was opened:", path: path) }
   }
 
   /// Compressed bytes read from the archive so far.

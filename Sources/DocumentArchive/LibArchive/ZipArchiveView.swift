@@ -26,6 +26,8 @@ final class ZipArchiveView {
   private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZipArchiveView.blockSize, alignment: 16)
   /// The error of the last failed read, for the message.
   private(set) var failure: Errno?
+  /// Whether the file ended before the archive did (it shrank since its directory was found).
+  private(set) var shrank = false
 
   /// The view of `directory`'s archive, read from `fd` (not owned: it must outlive the view).
   init(fd: CInt, directory: ZipCentralDirectory) {
@@ -65,7 +67,7 @@ final class ZipArchiveView {
         let read = try Syscalls.readBytes(
           fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<want]), at: start + position)
         guard read > 0 else {
-          failure = .ioError  // the file is shorter than when its directory was found
+          shrank = true
           return -1
         }
         position += Int64(read)
