@@ -103,6 +103,8 @@ struct ForeignArchiveTests {
     // Made on NTFS or VFAT (Windows XP's zip): the read-only attribute is kept too, as unzip keeps it.
     #expect((try attributes("read-only-ntfs.txt")[.posixPermissions] as! Int) & 0o222 == 0)
     #expect((try attributes("read-only-vfat.txt")[.posixPermissions] as! Int) & 0o222 == 0)
+    // A folder's read-only attribute (Explorer's mark of a customized folder) is not a mode.
+    #expect((try attributes("customized")[.posixPermissions] as! Int) & 0o200 != 0)
     // An extended timestamp in the central directory only: its UTC time, not the local header's MS-DOS time.
     #expect((try attributes("central-time.txt")[.modificationDate] as! Date).timeIntervalSince1970 == mtime)
     let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput

@@ -141,7 +141,7 @@ def windows_zip(name):
             ("pkg/", b"", 0x10), ("pkg/ntfs.txt", ntfs, 0x20), ("pkg/extended.txt", extended, 0x20),
             ("pkg/read-only.txt", extended, 0x21), ("pkg/dos.txt", b"", 0x20),
             ("pkg/read-only-ntfs.txt", b"", 0x21, 11), ("pkg/read-only-vfat.txt", b"", 0x21, 14),
-            ("pkg/central-time.txt", extended, 0x20),
+            ("pkg/central-time.txt", extended, 0x20), ("pkg/customized/", b"", 0x11, 14),
         ]:
             entry = zipfile.ZipInfo(entry_name, local)
             entry.create_system, entry.external_attr, entry.extra = (system or (0,))[0], attributes, extra

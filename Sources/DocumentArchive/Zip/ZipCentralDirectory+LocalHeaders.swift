@@ -10,8 +10,8 @@ extension ZipCentralDirectory {
     /// zone) when only the central directory has an extended timestamp; Info-ZIP, bsdtar's listing and Go take
     /// the UTC time.
     var modificationTime: FileTime?
-    /// Made on MS-DOS, FAT, VFAT or NTFS with no Unix mode, with the read-only attribute set: unpacked without
-    /// write permissions, as Info-ZIP's `unzip` does (libarchive 3.6 makes it 0664).
+    /// A file made on MS-DOS, FAT, VFAT or NTFS with no Unix mode, with the read-only attribute set: unpacked
+    /// without write permissions, as Info-ZIP's `unzip` does (libarchive 3.6 makes it 0664).
     var readOnly = false
 
     var isEmpty: Bool { modificationTime == nil && !readOnly }
@@ -50,8 +50,9 @@ extension ZipCentralDirectory {
       var amendment = Amendment(
         modificationTime: fields.extendedModificationTime() ?? fields.ntfsModificationTime())
       // MS-DOS/FAT (0), NTFS (11), VFAT (14): attributes in the low byte; a Unix mode, if any, in the high 16 bits.
+      // A folder's read-only attribute means nothing on Windows (Explorer marks customized folders with it).
       if [0, 11, 14].contains(entry.versionMadeBy >> 8), entry.externalAttributes >> 16 == 0,
-        entry.externalAttributes & 1 != 0
+        entry.externalAttributes & 1 != 0, !entry.isDirectory
       {
         amendment.readOnly = true
       }
