@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on Debian/Ubuntu, once: libarchive's, libdeflate's and libcrypto's headers, and the
-# peer tools the interop and crash tests run (bsdtar, zip/unzip, strace, git, patch, python3).
+# peer tools the interop, crash and differential tests run (bsdtar, zip/unzip, 7z, go, strace, git, patch, python3).
 # With --interop, also the real clients `make interop` runs: LibreOffice Writer (no GUI), pdftotext,
 # pandoc, epubcheck and a JDK (for jar, and for epubcheck itself).
 set -euo pipefail
@@ -30,6 +30,8 @@ command -v python3 >/dev/null || need+=(python3)
 command -v xz >/dev/null || need+=(xz-utils)
 command -v zstd >/dev/null || need+=(zstd)
 command -v file >/dev/null || need+=(file)  # the ODF/EPUB test asks file(1) what our zips are
+command -v 7z >/dev/null || need+=(p7zip-full)  # ArchiveDifferentialTests: zips 7-Zip writes
+command -v go >/dev/null || need+=(golang-go)  # ArchiveDifferentialTests: self-extractors Go's archive/zip writes
 command -v man >/dev/null || need+=(man-db)  # the install test reads the installed page with man -l
 [ -x /usr/bin/time ] || need+=(time)  # GNU time: the benchmarks' peak RSS (Benchmarks/bench.py)
 command -v mkfs.xfs >/dev/null || [ -x /usr/sbin/mkfs.xfs ] || need+=(xfsprogs)  # VersionSafetyTests loop-mount an xfs image (reflinks)

@@ -8,7 +8,14 @@ import DocumentPackage
 /// succeeded, before the output is flushed.
 package func runCommandLine<Root: ParsableCommand>(_ root: Root.Type, afterSuccess: () -> Void = {}) {
   let command: ParsableCommand
-  let usage = CommandLineUsage(Array(CommandLine.arguments.dropFirst()), root: Root.self)
+  let arguments = Array(CommandLine.arguments.dropFirst())
+  let usage = CommandLineUsage(arguments, root: Root.self)
+  // A command that does not exist is an error with --help too (`docpkg frobnicate --help`, which ArgumentParser
+  // answers with the parent's help), as git and swift say. (Without --help the parse fails and says so below.)
+  if usage.unknownCommand != nil, arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+    StandardError.write(usage.line(for: ""))
+    terminate(ExitStatus.usage)
+  }
   do {
     command = try Root.parseAsRoot()
   } catch {

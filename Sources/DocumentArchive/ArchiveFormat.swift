@@ -70,8 +70,16 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     self = format
   }
 
+  /// The format the file's first bytes show; else zip if it ends in a zip's end records (a self-extractor: an
+  /// executable with a zip appended, which unzip reads whatever its name).
   init?(contentsOf fd: CInt) {
-    self.init(magic: Syscalls.readPrefix(fd, count: 512))
+    if let format = ArchiveFormat(magic: Syscalls.readPrefix(fd, count: 512)) {
+      self = format
+    } else if let size = try? Syscalls.status(of: fd).size, ZipCentralDirectory(fd: fd, fileSize: size) != nil {
+      self = .zip
+    } else {
+      return nil
+    }
   }
 
   /// The usual extension, without the leading dot.

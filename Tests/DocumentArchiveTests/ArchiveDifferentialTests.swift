@@ -16,6 +16,8 @@ import Testing
   struct Listed: Decodable {
     var archive: String
     var entries: [Entry]
+    /// The names `bsdtar -tf` lists (base64 of their bytes, without a trailing /), where asked for.
+    var bsdtar: [String]?
   }
 
   /// One entry as Python read it: names and targets as base64 of their bytes, `fnv` the FNV-1a 64 of a file's bytes.
@@ -23,9 +25,12 @@ import Testing
     var path: String
     var kind: String
     var size: Int64?
-    var mode: UInt32
+    /// `nil` for a zip entry made elsewhere than on Unix, which has no mode.
+    var mode: UInt32?
     var target: String?
     var fnv: String?
+    /// Seconds since 1970: a tar's; a zip's extended timestamp, else its MS-DOS time in the local time zone.
+    var mtime: Int64?
   }
 
   @Test(arguments: [1, 2, 3])
@@ -44,8 +49,31 @@ import Testing
     #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
   }
 
-  /// What we read differently from Python in one archive, in words.
-  private func compare(_ expected: Listed) throws -> [String] {
+  /// Zips other writers made with bytes around them (`Tests/Scripts/make-others-archives.py`): Info-ZIP's `zip`
+  /// (zip64 with `-fz`, offsets adjusted with `-A`, a 40,000-byte comment with `-z`), Python's zipfile and Go's
+  /// archive/zip after a real executable, junk or a signature after the end record, both, and an end record whose
+  /// directory size is wrong (read as Go, Info-ZIP and libarchive read it; Python refuses it, and its listing is
+  /// of the zip before the change). Listed, read in place and unpacked as Python reads them.
+  @Test("archives other writers made read as Python reads them", arguments: ["surrounded", "writers"])
+  func othersArchivesReadAsPythonReadsThem(group: String) async throws {
+    let temp = try TemporaryDirectory()
+    let path = temp.path
+    let disagreements = try await offThePool { () throws -> [String] in
+      let output = try Shell.run("python3", [Fixtures.script("make-others-archives.py"), path, group])
+      var disagreements: [String] = []
+      var archives = 0
+      for line in output.standardOutput.split(separator: "\n") {
+        disagreements += try compare(JSONDecoder().decode(Listed.self, from: Data(line.utf8)), unpackingIn: temp)
+        archives += 1
+      }
+      if archives < 10 { disagreements.append("only \(archives) archives were made: \(output.standardError)") }
+      return disagreements
+    }
+    #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
+  }
+
+  /// What we read differently from Python in one archive, in words; with `temp`, unpacked there too.
+  private func compare(_ expected: Listed, unpackingIn temp: TemporaryDirectory? = nil) throws -> [String] {
     let archive = expected.archive
     let name = FilePath(archive).lastComponent!.string
     let listed: [ArchiveListingEntry]
@@ -54,6 +82,12 @@ import Testing
     }
     guard listed.count == expected.entries.count else {
       return ["\(name): we list \(listed.count) entries, Python \(expected.entries.count)"]
+    }
+    if let bsdtar = expected.bsdtar?.compactMap({ Data(base64Encoded: $0) }) {
+      let ours = listed.map(\.path)
+      if bsdtar.count != ours.count || !zip(ours, bsdtar).allSatisfy({ Self.sameName($0, $1) }) {
+        return ["\(name): we list \(ours), bsdtar \(bsdtar.map { String(decoding: $0, as: UTF8.self) })"]
+      }
     }
     var found: [String] = []
     for (ours, theirs) in zip(listed, expected.entries) {
@@ -65,8 +99,8 @@ import Testing
       if theirs.kind == "file", ours.size != theirs.size {
         found.append("\(name): \(shown) has \(ours.size ?? -1) bytes to us, \(theirs.size ?? -1) to Python")
       }
-      if ours.mode & 0o7777 != theirs.mode {
-        found.append("\(name): \(shown) has mode \(String(ours.mode, radix: 8)), \(String(theirs.mode, radix: 8))")
+      if let mode = theirs.mode, ours.mode & 0o7777 != mode {
+        found.append("\(name): \(shown) has mode \(String(ours.mode, radix: 8)), \(String(mode, radix: 8))")
       }
       if let target = theirs.target.flatMap({ Data(base64Encoded: $0) }), !Self.sameName(ours.target, target) {
         found.append("\(name): \(shown) links to \(ours.target ?? "nothing") to us")
@@ -81,10 +115,42 @@ import Testing
     for (ours, theirs) in zip(listed, expected.entries) {
       guard let fnv = theirs.fnv else { continue }
       do {
-        let contents = try root.node(at: ours.path).contents()
+        let node = try root.node(at: ours.path)
+        let contents = try node.contents()
         if Self.fnv(contents) != fnv { found.append("\(name): \(ours.path.debugDescription) reads other bytes") }
+        if let mtime = theirs.mtime, node.modificationTime?.seconds != mtime {
+          found.append(
+            "\(name): \(ours.path.debugDescription) has time \(node.modificationTime?.seconds ?? -1), Python \(mtime)")
+        }
       } catch {
         found.append("\(name): reading \(ours.path.debugDescription) in place throws \(error)")
+      }
+    }
+    guard let temp else { return found }
+    // Unpacked: what the listing shows is what is written.
+    let destination = try temp.makeDirectory("unpacked-" + name)
+    do { try ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(destination)) } catch {
+      return found + ["\(name): unpacking throws \(error)"]
+    }
+    for (ours, theirs) in zip(listed, expected.entries) {
+      let written = destination + "/" + ours.path
+      guard let fnv = theirs.fnv else {
+        var isDirectory: ObjCBool = false
+        if theirs.kind == "directory",
+          !FileManager.default.fileExists(atPath: written, isDirectory: &isDirectory)
+            || !isDirectory.boolValue
+        {
+          found.append("\(name): unpacking makes no directory \(ours.path.debugDescription)")
+        }
+        continue
+      }
+      guard let contents = FileManager.default.contents(atPath: written), Self.fnv(contents) == fnv else {
+        found.append("\(name): unpacking writes other bytes for \(ours.path.debugDescription)")
+        continue
+      }
+      let date = try? FileManager.default.attributesOfItem(atPath: written)[.modificationDate] as? Date
+      if let mtime = theirs.mtime, let date, Int64(date.timeIntervalSince1970.rounded(.down)) != mtime {
+        found.append("\(name): unpacking gives \(ours.path.debugDescription) the time \(date), Python \(mtime)")
       }
     }
     return found

@@ -35,6 +35,28 @@ struct ForeignArchiveTests {
     #expect(listing.contains("link -> pkg/target.txt"), "\(listing)")
   }
 
+  @Test("a pax size with leading zeros is read as its number, as libarchive, GNU tar and Python read it")
+  func paxSizeWithLeadingZeros() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("pax-size-zeros", in: temp) + "/pax-size-zeros.tar"
+    #expect(try Shell.docpkgChecked(["cat", archive, "a.txt"]).standardOutput == "hello")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(try String(contentsOfFile: destination + "/pkg/a.txt", encoding: .utf8) == "hello")
+  }
+
+  @Test("a link target given by a pax header and a GNU long link, or by two pax headers, is read as GNU tar reads it")
+  func linkTargetGivenSeveralWays() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("pax-link-several-ways", in: temp) + "/pax-link-several-ways.tar"
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains("link -> target.txt"), "\(listing)")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: destination + "/pkg/link") == "target.txt")
+    #expect(try String(contentsOfFile: destination + "/pkg/hard", encoding: .utf8) == "x")
+  }
+
   @Test("devices and FIFOs are listed, each marked refused")
   func devicesListed() throws {
     let temp = try TemporaryDirectory()
@@ -78,6 +100,15 @@ struct ForeignArchiveTests {
     #expect((try attributes("dos.txt")[.modificationDate] as! Date).timeIntervalSince1970 == mtime + 9 * 3600)
     #expect((try attributes("read-only.txt")[.posixPermissions] as! Int) & 0o222 == 0)
     #expect((try attributes("extended.txt")[.posixPermissions] as! Int) & 0o200 != 0)
+    // Made on NTFS or VFAT (Windows XP's zip): the read-only attribute is kept too, as unzip keeps it.
+    #expect((try attributes("read-only-ntfs.txt")[.posixPermissions] as! Int) & 0o222 == 0)
+    #expect((try attributes("read-only-vfat.txt")[.posixPermissions] as! Int) & 0o222 == 0)
+    // A folder's read-only attribute (Explorer's mark of a customized folder) is not a mode.
+    #expect((try attributes("customized")[.posixPermissions] as! Int) & 0o200 != 0)
+    // An extended timestamp in the central directory only: its UTC time, not the local header's MS-DOS time.
+    #expect((try attributes("central-time.txt")[.modificationDate] as! Date).timeIntervalSince1970 == mtime)
+    let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    #expect(listing.contains(#""path":"read-only-vfat.txt","kind":"file","size":1,"mode":"0444""#), "\(listing)")
   }
 
   @Test("pack refuses a name unpack would refuse, before writing anything")

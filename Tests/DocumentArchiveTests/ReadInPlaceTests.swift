@@ -188,4 +188,41 @@ struct ReadInPlaceTests {
     #expect(throws: PackageError.self) { try root.node(at: "content.xml").contents() }
     #expect(throws: PackageError.self) { try root.node(at: "mimetype").contents() }
   }
+
+  /// fuzz-zip: the zip whose end record put its directory on "disk 146", with damaged data. Python, Go and unzip list
+  /// it, and so do we: libarchive's listing and the central-directory tree name the same entries, and unpacking
+  /// and `cat` refuse the damaged entry by name, writing nothing.
+  @Test("the fuzzed zip whose directory is on another disk is listed by every reader, its damaged entry refused")
+  func fuzzedOtherDiskZip() throws {
+    let temp = try TemporaryDirectory()
+    let archive = Fixtures.fuzzRegression("zip-end-record-central-directory-on-another-disk.zip").path
+    let listed = try ArchiveListing.entries(of: FilePath(archive))
+    #expect(listed.map(\.path).contains("Notes.mydoc/Index.json") && listed.allSatisfy { $0.refused == nil })
+    if let tree = ArchivePackage.zipTree(of: FilePath(archive), unwrappingSingleDirectory: false) {
+      for entry in listed { #expect((try? tree.node(at: entry.path)) != nil, "\(entry.path)") }
+    }
+    let unpacked = try Shell.docpkg(["unpack", archive, "-o", try temp.makeDirectory("dest")])
+    let read = try Shell.docpkg(["cat", archive, "Index.json"])
+    #expect(unpacked.status != 0 && read.status != 0)
+    #expect(unpacked.standardError.contains("Index.json"), "\(unpacked.standardError)")
+    #expect(read.standardError.contains("Index.json"), "\(read.standardError)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path + "/dest").isEmpty)
+  }
+
+  @Test("a zip cut short while libarchive reads it fails as changed since it was opened")
+  func zipCutWhileRead() throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.write("src/pkg/big.bin", Data(repeating: 7, count: 3 << 20))
+    let zip = temp.appending("a.zip")
+    try Shell.run("zip", ["-qr0", zip, "pkg"], directory: temp.appending("src"))
+    let reader = try ArchiveReader(path: zip)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: zip))
+    try handle.truncate(atOffset: 1 << 20)
+    try handle.close()
+    #expect {
+      while try reader.next() != nil { try reader.readData { _, _ in } }
+    } throws: { error in
+      (error as? PackageError)?.code == .changedOnDisk && "\(error)".contains("a.zip")
+    }
+  }
 }

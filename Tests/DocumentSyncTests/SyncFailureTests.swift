@@ -84,7 +84,7 @@ struct SyncFailureTests {
   }
 
   @Test func aHeadNamingAMissingTreeNamesTheRepair() async throws {
-    let (dir, client, _, a, b) = try await twoDevices("fail-tree")
+    let (dir, client, url, a, b) = try await twoDevices("fail-tree")
     defer { withExtendedLifetime(dir) {} }  // the folder lives until the test ends
     #expect(try Shell.docpkg(["put", b, "Index.json", "-"], input: Data("{\"b\":1}\n".utf8)).status == 0)
     try expectSuccess(["push", b])
@@ -93,6 +93,13 @@ struct SyncFailureTests {
     try await client.delete("p/trees/\(tree)")
 
     try expectFailure(["pull", a], saying: "push --force-new-head")
+    // A clone has no package to repair from: its hint names a command for a copy of the document, not the clone
+    // that was not made.
+    let c = dir.appending("C.mydoc")
+    let clone = try expectFailure(
+      ["clone", url, c, "--endpoint", ObjectStore.endpointURL], saying: "'docpkg push --force-new-head PACKAGE'")
+    #expect(!clone.contains(c))
+    #expect(!FileManager.default.fileExists(atPath: c))
     #expect(try Shell.docpkg(["put", a, "Pages/one.txt", "-"], input: Data("ONE\n".utf8)).status == 0)
     // Not "pull, then push again" (a pull cannot work): what is wrong, and the repair.
     let line = try expectFailure(["push", a], saying: "is not on the remote")

@@ -48,6 +48,12 @@ def gnu_header(name, data, times):
 write("gnu-star-times.tar", gnu_header("P1050238.JPG.log", b"44,44,POWERON\0", (MTIME - 11, MTIME)))
 
 
+def hard_link(name, target):
+    member = tarfile.TarInfo(name)
+    member.type, member.linkname, member.mtime = tarfile.LNKTYPE, target, MTIME
+    return member
+
+
 def symlink_block(name, target):
     member = tarfile.TarInfo(name)
     member.type, member.linkname, member.mtime = tarfile.SYMTYPE, target, 0
@@ -62,6 +68,33 @@ write("pax-several-headers.tar", b"".join([
     pax_header([pax_record(b"linkpath", b"buzz/fizz/buzz/fizz/buzz/bar")]),
     pax_header([pax_record(b"linkpath", b"pkg/target.txt")]),
     symlink_block("pkg/link", "pkg/other.txt"),
+]))
+
+
+def regular_block(name, data):
+    member = tarfile.TarInfo(name)
+    member.size, member.mtime = len(data), MTIME
+    return block(member, data)
+
+
+def gnu_long_link(target):
+    member = tarfile.TarInfo("././@LongLink")
+    member.type, member.size = tarfile.GNUTYPE_LONGLINK, len(target) + 1
+    return member.tobuf(format=tarfile.GNU_FORMAT)[:512] + (target + b"\0").ljust(512, b"\0")
+
+
+# A pax size record with leading zeros, more than an Int64 has digits (libarchive, GNU tar, Python read 5).
+write("pax-size-zeros.tar", pax_header([pax_record(b"size", b"0" * 30 + b"5")]) + regular_block("pkg/a.txt", b"hello")
+      + b"\0" * 1024)
+# A link target given twice: a pax linkpath and a GNU long link after it (all read target.txt), and a hard
+# link's target in two pax headers (the last wins for GNU tar and bsdtar; Python takes the first).
+write("pax-link-several-ways.tar", b"".join([
+    regular_block("pkg/target.txt", b"x"),
+    pax_header([pax_record(b"linkpath", b"target.txt")]), gnu_long_link(b"target.txt"),
+    symlink_block("pkg/link", "zz"),
+    pax_header([pax_record(b"linkpath", b"pkg/nope")]), pax_header([pax_record(b"linkpath", b"pkg/target.txt")]),
+    block(hard_link("pkg/hard", "zz")),
+    b"\0" * 1024,
 ]))
 
 
@@ -91,8 +124,10 @@ tar("deep-1500.tar", [entry("a/" * 1500 + "f", tarfile.REGTYPE, b"x")])
 
 
 def windows_zip(name):
-    """A zip as Windows tools write it: made on MS-DOS (FAT attributes), MS-DOS times in the writer's
-    time zone (here UTC+9), and the real time in an NTFS (0x000A) or extended-timestamp (0x5455) field."""
+    """A zip as Windows tools write it: made on MS-DOS, NTFS or VFAT (FAT attributes, some read-only), MS-DOS
+    times in the writer's time zone (here UTC+9), and the real time in an NTFS (0x000A) or extended-timestamp
+    (0x5455) field; central-time.txt has its extended timestamp in the central directory only (its local
+    header's copy is renamed to an unknown field)."""
     if WANTED and name.split(".")[0] not in WANTED:
         return
     import struct, zipfile
@@ -102,13 +137,22 @@ def windows_zip(name):
     extended = struct.pack("<HHBi", 0x5455, 5, 1, MTIME)
     local = time.gmtime(MTIME + 9 * 3600)[:6]
     with zipfile.ZipFile(os.path.join(OUT, name), "w") as archive:
-        for entry_name, extra, attributes in [
+        for entry_name, extra, attributes, *system in [
             ("pkg/", b"", 0x10), ("pkg/ntfs.txt", ntfs, 0x20), ("pkg/extended.txt", extended, 0x20),
             ("pkg/read-only.txt", extended, 0x21), ("pkg/dos.txt", b"", 0x20),
+            ("pkg/read-only-ntfs.txt", b"", 0x21, 11), ("pkg/read-only-vfat.txt", b"", 0x21, 14),
+            ("pkg/central-time.txt", extended, 0x20), ("pkg/customized/", b"", 0x11, 14),
         ]:
             entry = zipfile.ZipInfo(entry_name, local)
-            entry.create_system, entry.external_attr, entry.extra = 0, attributes, extra
+            entry.create_system, entry.external_attr, entry.extra = (system or (0,))[0], attributes, extra
             archive.writestr(entry, b"" if entry_name.endswith("/") else b"x")
+    path = os.path.join(OUT, name)
+    data = bytearray(open(path, "rb").read())
+    local_name = data.find(b"pkg/central-time.txt") + len("pkg/central-time.txt")
+    assert data[local_name:local_name + 2] == b"UT"
+    data[local_name:local_name + 2] = b"\x66\x66"
+    with open(path, "wb") as f:
+        f.write(data)
     print(name)
 
 

@@ -113,18 +113,61 @@ def name_bytes(name):
     return name.encode("utf-8", "surrogateescape")
 
 
+def zip_mtime(info):
+    """The entry's time as Info-ZIP reads it: the extended timestamp's (UTC), else the NTFS record's, else the
+    MS-DOS time in the local time zone."""
+    extra, position = info.extra, 0
+    ntfs = None
+    while position + 4 <= len(extra):
+        tag, length = int.from_bytes(extra[position:position + 2], "little"), int.from_bytes(extra[position + 2:position + 4], "little")
+        data = extra[position + 4:position + 4 + length]
+        if tag == 0x5455 and len(data) >= 5 and data[0] & 1:
+            return int.from_bytes(data[1:5], "little")
+        if tag == 0x000A and len(data) >= 32 and int.from_bytes(data[4:6], "little") == 1:
+            ntfs = int.from_bytes(data[8:16], "little") // 10_000_000 - 11_644_473_600
+        position += 4 + length
+    return ntfs if ntfs is not None else int(time.mktime(info.date_time + (0, 0, -1)))
+
+
+def unicode_path(info):
+    """The name of the entry's Info-ZIP Unicode Path field (0x7075), if it has one for this name (its CRC-32 is the
+    stored name's). Info-ZIP `zip` 3.0 writes a UTF-8 name without the UTF-8 flag and adds this field; unzip,
+    libarchive and Go read the name as UTF-8, Python as CP437 unless it is told to read this field."""
+    import zlib
+    extra, position = info.extra, 0
+    stored = info.orig_filename.encode("cp437") if info.flag_bits & 0x800 == 0 else info.orig_filename.encode()
+    while position + 4 <= len(extra):
+        tag, length = int.from_bytes(extra[position:position + 2], "little"), int.from_bytes(extra[position + 2:position + 4], "little")
+        data = extra[position + 4:position + 4 + length]
+        if tag == 0x7075 and len(data) >= 5 and data[0] == 1 and int.from_bytes(data[1:5], "little") == zlib.crc32(stored):
+            return data[5:].decode("utf-8", "surrogateescape")
+        position += 4 + length
+    if info.flag_bits & 0x800 == 0 and info.create_system == 3:
+        # Made on Unix without the UTF-8 flag (Info-ZIP `zip` 3.0 on a UTF-8 system): unzip, bsdtar and Go take
+        # a name that is valid UTF-8 as UTF-8; Python takes it as CP437 (the README's table of differences).
+        try:
+            return stored.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
 def read_zip(path):
+    """Python's reading of a zip; `mode` is None for an entry without a Unix mode (made elsewhere than on Unix); a
+    name from the Unicode Path field where there is one (see `unicode_path`)."""
     result = []
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
             mode = info.external_attr >> 16
             data = archive.read(info)
             kind = "directory" if info.is_dir() else "symlink" if stat.S_ISLNK(mode) else "file"
+            name = unicode_path(info) or info.filename
             result.append({
-                "path": base64.b64encode(name_bytes(info.filename.rstrip("/"))).decode(), "kind": kind,
-                "size": info.file_size if kind == "file" else None, "mode": mode & 0o7777,
+                "path": base64.b64encode(name_bytes(name.rstrip("/"))).decode(), "kind": kind,
+                "size": info.file_size if kind == "file" else None,
+                "mode": mode & 0o7777 if info.create_system == 3 and mode else None,
                 "target": base64.b64encode(data).decode() if kind == "symlink" else None,
-                "fnv": fnv(data) if kind == "file" else None})
+                "fnv": fnv(data) if kind == "file" else None, "mtime": zip_mtime(info)})
     return result
 
 
@@ -144,7 +187,7 @@ def read_tar(path):
                 "path": base64.b64encode(name_bytes(member.name.rstrip("/"))).decode(), "kind": kind,
                 "size": member.size if kind == "file" else None, "mode": member.mode & 0o7777,
                 "target": base64.b64encode(name_bytes(member.linkname)).decode() if member.linkname else None,
-                "fnv": fnv(data) if data is not None else None})
+                "fnv": fnv(data) if data is not None else None, "mtime": int(member.mtime)})
     return result
 
 

@@ -39,6 +39,21 @@ struct ExitStatusTests {
         == "docpkg: error: unknown command 'lst' for 'docpkg versions' (see 'docpkg versions --help')\n")
   }
 
+  @Test(
+    "an unknown command is one with --help too, as git and swift say",
+    arguments: [
+      (["frobnicate", "--help"], "frobnicate", "docpkg"), (["frobnicate", "-h"], "frobnicate", "docpkg"),
+      (["frobnicate"], "frobnicate", "docpkg"), (["versions", "lst", "--help"], "lst", "docpkg versions"),
+    ])
+  func anUnknownCommandWithHelpIsAnError(_ arguments: [String], unknown: String, parent: String) throws {
+    let result = try Shell.docpkg(arguments)
+    #expect(result.status == 64)
+    #expect(result.standardError.hasPrefix("docpkg: error: unknown command '\(unknown)' for '\(parent)'"))
+    #expect(result.standardOutput.isEmpty)
+    // The parent's help is still help.
+    #expect(try Shell.docpkg(Array(parent.split(separator: " ").dropFirst().map(String.init)) + ["--help"]).status == 0)
+  }
+
   @Test func failuresExit1AndDiffFailuresExit2() throws {
     let temp = try TemporaryDirectory()
     let missing = temp.appending("missing.mydoc")

@@ -16,6 +16,10 @@
   F(int, archive_read_support_format_tar, (struct archive *a), (a)) \
   F(int, archive_read_support_format_zip_seekable, (struct archive *a), (a)) \
   F(int, archive_read_open_fd, (struct archive *a, int fd, size_t blockSize), (a, fd, blockSize)) \
+  F(int, archive_read_set_callback_data, (struct archive *a, void *data), (a, data)) \
+  F(int, archive_read_set_read_callback, (struct archive *a, archive_read_callback *read), (a, read)) \
+  F(int, archive_read_set_seek_callback, (struct archive *a, archive_seek_callback *seek), (a, seek)) \
+  F(int, archive_read_open1, (struct archive *a), (a)) \
   F(int, archive_read_next_header, (struct archive *a, struct archive_entry **entry), (a, entry)) \
   F(int, archive_read_data_block, \
     (struct archive *a, const void **buffer, size_t *size, la_int64_t *offset), (a, buffer, size, offset)) \

@@ -36,7 +36,8 @@ struct EntryHeader {
 /// A libarchive read handle over one archive file, restricted to the zip and tar families.
 ///
 /// Owns the handle (freed in `deinit`). Every `ARCHIVE_WARN` is a failure. Zip files are read
-/// with the seekable reader, which trusts the central directory and so refuses a truncated zip.
+/// with the seekable reader, which trusts the central directory and so refuses a truncated zip, over
+/// the archive ``ZipCentralDirectory`` found (``ZipArchiveView``).
 final class ArchiveReader {
   /// The archive's path, for messages.
   let path: String
@@ -55,8 +56,10 @@ final class ArchiveReader {
   /// the scan could not finish.
   private var paxScan: TarHeaderScan?
   private var paxScanned = false
-  /// A zip's NTFS modification times by entry name (libarchive reads only the MS-DOS and extended ones).
-  private var zipNTFSTimes: [String: FileTime] = [:]
+  /// What a zip's central directory says that libarchive does not read, by entry name (UTC times, read-only files).
+  private var zipAmendments: [String: ZipCentralDirectory.Amendment] = [:]
+  /// What libarchive reads of a zip (kept for as long as the handle).
+  private let zipView: ZipArchiveView?
   /// The index of the entry last returned by ``next()``.
   private var entryIndex = -1
 
@@ -80,19 +83,22 @@ final class ArchiveReader {
     }
     self.format = detected
     if detected == .zip {
-      // libarchive names entries from their local headers: they must say what the directory says. A zip
-      // whose directory cannot be found as libarchive finds it is not left to libarchive alone.
+      // libarchive names entries from their local headers: they must say what the directory says. And it
+      // reads the archive where ZipCentralDirectory finds it, through a view (see ZipArchiveView).
       do {
         guard let directory = ZipCentralDirectory(fd: fd, fileSize: archiveSize) else {
           throw PackageError(
             .corrupt, "cannot read zip archive", path: path,
             context: "(no valid central directory where its end record says: truncated or damaged?)")
         }
-        zipNTFSTimes = try directory.checkLocalHeaders(archive: path)
+        zipAmendments = try directory.checkLocalHeaders(archive: path)
+        zipView = ZipArchiveView(fd: fd, directory: directory)
       } catch {
         Syscalls.closeFile(fd)
         throw error
       }
+    } else {
+      zipView = nil
     }
     handle = docpkg_archive_read_new()
     if detected == .zip {
@@ -105,7 +111,7 @@ final class ArchiveReader {
       docpkg_archive_read_support_filter_zstd(handle)
     }
     // Read through a 1 MiB buffer: mapping the archive was no faster, and counts against RSS.
-    let result = docpkg_archive_read_open_fd(handle, fd, 1 << 20)
+    let result = zipView?.open(handle) ?? docpkg_archive_read_open_fd(handle, fd, 1 << 20)
     do {
       try check(result, handle, path: path, action: "read archive")
     } catch let error as PackageError where detected == .zip && error.code == .corrupt {
@@ -156,6 +162,7 @@ final class ArchiveReader {
       warning == "Ignoring malformed pax extended attribute"
       && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
     if !severalPaxHeaders {
+      try checkZipView(result)
       try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
     }
     guard let raw else { throw PackageError(.corrupt, "cannot read header in", path: path) }
@@ -180,14 +187,15 @@ final class ArchiveReader {
       }
     }
     let symlink = docpkg_archive_entry_symlink(raw).map { String(cString: $0) }
+    let amendment = format == .zip ? zipAmendments[decodedName] : nil
     let size = docpkg_archive_entry_size_is_set(raw) != 0 ? docpkg_archive_entry_size(raw) : nil
     return EntryHeader(
       name: decodedName,
       rawName: rawName,
       kind: kind,
-      mode: UInt32(docpkg_archive_entry_perm(raw)) & 0o7777,
+      mode: UInt32(docpkg_archive_entry_perm(raw)) & (amendment?.readOnly == true ? 0o7555 : 0o7777),
       size: kind == .file ? scanned?.gnuSize ?? size : size,
-      modificationTime: zipNTFSTimes[decodedName]
+      modificationTime: amendment?.modificationTime
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
           ? FileTime(
             seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
@@ -209,9 +217,17 @@ final class ArchiveReader {
       var offset: Int64 = 0
       let result = docpkg_archive_read_data_block(handle, &buffer, &size, &offset)
       if result == ARCHIVE_EOF { return }
+      try checkZipView(result)
       try check(result, handle, path: path, entry: currentName, action: "read data of")
       if size > 0, let buffer { try body(UnsafeRawBufferPointer(start: buffer, count: size), offset) }
     }
+  }
+
+  /// The read error behind a failed libarchive call, if ``ZipArchiveView`` met one (libarchive gives no message).
+  private func checkZipView(_ result: CInt) throws {
+    guard result != ARCHIVE_OK, let zipView else { return }
+    if let failure = zipView.failure { throw PackageError.io(failure, "cannot read", path: path) }
+    if zipView.shrank { throw PackageError(.changedOnDisk, "archive changed since it was opened:", path: path) }
   }
 
   /// Compressed bytes read from the archive so far.

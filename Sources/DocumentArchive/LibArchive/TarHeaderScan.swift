@@ -218,7 +218,12 @@ struct TarHeaderScan {
         fraction = digits[(dot + 1)...]
       }
       let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
-      if !seconds.isEmpty, seconds.count <= 18, seconds.allSatisfy(isDigit), fraction.allSatisfy(isDigit) { return nil }
+      // Leading zeros do not count towards the 18 digits an Int64 surely holds (`size=000…05` is 5, as
+      // libarchive, GNU tar and Python read it).
+      let significant = seconds.drop { $0 == UInt8(ascii: "0") }
+      if !seconds.isEmpty, significant.count <= 18, seconds.allSatisfy(isDigit), fraction.allSatisfy(isDigit) {
+        return nil
+      }
       let shown = String(decoding: value.prefix(40), as: UTF8.self).unicodeScalars
         .map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
       return "its pax header's \(String(decoding: key, as: UTF8.self)) '\(shown)' is not a number"

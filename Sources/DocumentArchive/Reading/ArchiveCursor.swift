@@ -39,8 +39,39 @@ final class ArchiveCursor {
   /// Streams entry `index`'s contents (`size` bytes, holes filled with zeros) in chunks of at most `chunkSize`.
   /// - Throws: ``/DocumentPackage/PackageError`` if the archive is damaged or changed since it was read.
   func read(entry index: Int, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    var written: Int64 = 0
+    var zeros: [UInt8] = []
+    /// Hands over zeros up to `offset`.
+    func fill(to offset: Int64) throws {
+      if offset > written, zeros.isEmpty { zeros = [UInt8](repeating: 0, count: chunkSize) }
+      while written < offset {
+        let count = Int(min(offset - written, Int64(chunkSize)))
+        try zeros.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        written += Int64(count)
+      }
+    }
+    try readData(entry: index, size: size, chunkSize: chunkSize) { chunk, offset in
+      try fill(to: offset)
+      try body(chunk)
+      written += Int64(chunk.count)
+    }
+    try fill(to: size)
+  }
+
+  /// Streams entry `index`'s data in chunks of at most `chunkSize` with their offsets; a sparse entry's holes
+  /// are left out (they read as zeros).
+  /// - Throws: ``/DocumentPackage/PackageError`` if the archive is damaged or changed since it was read.
+  func readData(
+    entry index: Int, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void
+  ) throws {
     if let cached = cache[index] {
-      try cached.withUnsafeBytes { try Self.chunked($0, chunkSize, body) }
+      var offset: Int64 = 0
+      try cached.withUnsafeBytes {
+        try Self.chunked($0, chunkSize) { chunk in
+          try body(chunk, offset)
+          offset += Int64(chunk.count)
+        }
+      }
       return
     }
     if reader == nil || index < position || (index == position && dataConsumed) {
@@ -56,7 +87,7 @@ final class ArchiveCursor {
   }
 
   private func readFromPosition(
-    entry index: Int, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
+    entry index: Int, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void
   ) throws {
     let reader = reader!
     while position < index {
@@ -72,7 +103,13 @@ final class ArchiveCursor {
         cacheBytes + Int(entrySize) <= Self.cacheLimit
       {
         var bytes: [UInt8] = []
-        try stream(reader, size: entrySize, chunkSize: Int(Self.cacheableSize)) { bytes.append(contentsOf: $0) }
+        try stream(reader, size: entrySize, chunkSize: Int(Self.cacheableSize)) { chunk, offset in
+          // Zeros for a hole before the block (never past the entry's size, whatever a damaged map says).
+          let gap = min(Int(clamping: offset), Int(entrySize)) - bytes.count
+          bytes.append(contentsOf: repeatElement(0, count: max(0, gap)))
+          bytes.append(contentsOf: chunk)
+        }
+        bytes.append(contentsOf: repeatElement(0, count: max(0, Int(entrySize) - bytes.count)))
         dataConsumed = true
         cache[position] = bytes
         cacheBytes += bytes.count
@@ -82,27 +119,17 @@ final class ArchiveCursor {
     try stream(reader, size: size, chunkSize: chunkSize, body)
   }
 
+  /// Hands over the current entry's data blocks, in chunks of at most `chunkSize`, with their offsets.
   private func stream(
-    _ reader: ArchiveReader, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
+    _ reader: ArchiveReader, size: Int64, chunkSize: Int, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void
   ) throws {
-    var written: Int64 = 0
-    func zeros(_ count: Int64) throws {
-      guard count > 0 else { return }
-      let block = [UInt8](repeating: 0, count: Int(min(count, Int64(chunkSize))))
-      var left = count
-      while left > 0 {
-        let n = Int(min(left, Int64(block.count)))
-        try block.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
-        left -= Int64(n)
-      }
-      written += count
-    }
     try reader.readData { block, offset in
-      try zeros(offset - written)
-      try Self.chunked(block, chunkSize, body)
-      written += Int64(block.count)
+      var at = offset
+      try Self.chunked(block, chunkSize) { chunk in
+        try body(chunk, at)
+        at += Int64(chunk.count)
+      }
     }
-    try zeros(size - written)
   }
 
   private static func chunked(
@@ -138,5 +165,9 @@ final class ArchiveEntrySource: FileContentSource {
 
   func read(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
     try cursor.read(entry: index, size: size, chunkSize: chunkSize, body)
+  }
+
+  func readData(chunkSize: Int, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+    try cursor.readData(entry: index, size: size, chunkSize: chunkSize, body)
   }
 }

@@ -62,7 +62,7 @@ public enum ArchiveUnpacker {
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws -> UnpackReport {
     let reader = try ArchiveReader(path: archive.string)
-    return try withDestination(destination) { destfd in
+    return try withDestination(destination, creating: options.createsDestination) { destfd in
       try extract(
         reader, documentName: documentFolderName(for: archive), into: destfd, destination: destination,
         options: options, cancellation: cancellation, progress: progress)
@@ -92,7 +92,7 @@ public enum ArchiveUnpacker {
     options: UnpackOptions = UnpackOptions(), cancellation: ArchiveCancellation? = nil,
     progress: ((ArchiveProgress) -> Void)? = nil
   ) throws -> UnpackReport {
-    try withDestination(destination) { destfd in
+    try withDestination(destination, creating: options.createsDestination) { destfd in
       let spool = try UnpackFolder.make(in: destfd, destination: destination)
       defer { spool.remove(from: destfd) }
       let name = RawName("archive")
@@ -117,15 +117,24 @@ public enum ArchiveUnpacker {
     }
   }
 
-  /// Opens `destination`, removes what killed unpacks left there, and runs `body` on it.
-  private static func withDestination<T>(_ destination: FilePath, _ body: (CInt) throws -> T) throws -> T {
-    let destfd: CInt
-    do { destfd = try Syscalls.openDirectory(destination) } catch {
-      throw PackageError.opening(error, "cannot open destination directory", path: destination.string)
+  /// Opens `destination` (made first with its missing parents if `creating`, and removed again if the unpack
+  /// fails), removes what killed unpacks left there, and runs `body` on it.
+  private static func withDestination<T>(
+    _ destination: FilePath, creating: Bool, _ body: (CInt) throws -> T
+  ) throws -> T {
+    let made = creating ? try LocalFiles.makeDirectories(destination) : []
+    do {
+      let destfd: CInt
+      do { destfd = try Syscalls.openDirectory(destination) } catch {
+        throw PackageError.opening(error, "cannot open destination directory", path: destination.string)
+      }
+      defer { Syscalls.closeFile(destfd) }
+      UnpackFolder.removeAbandoned(in: destfd)
+      return try body(destfd)
+    } catch {
+      LocalFiles.removeEmptyDirectories(made)
+      throw error
     }
-    defer { Syscalls.closeFile(destfd) }
-    UnpackFolder.removeAbandoned(in: destfd)
-    return try body(destfd)
   }
 
   /// Extracts `reader`'s archive into a fresh temporary folder in `destfd`, then moves its

@@ -18,16 +18,20 @@ public struct UnpackOptions: Sendable, Hashable {
   /// is most of an unpack's time on a quiet machine: turn this on when the archive is deleted
   /// right after.
   public var durable: Bool
+  /// Make the destination, and its missing parents, when it does not exist (as `unzip -d` does); those made
+  /// are removed again if the unpack fails. Off by default: a missing destination is an error.
+  public var createsDestination: Bool
 
   /// Creates options.
   public init(
     replaceExisting: Bool = false, limits: UnpackLimits = UnpackLimits(), skipSpecialFiles: Bool = false,
-    durable: Bool = false
+    durable: Bool = false, createsDestination: Bool = false
   ) {
     self.replaceExisting = replaceExisting
     self.limits = limits
     self.skipSpecialFiles = skipSpecialFiles
     self.durable = durable
+    self.createsDestination = createsDestination
   }
 }
 

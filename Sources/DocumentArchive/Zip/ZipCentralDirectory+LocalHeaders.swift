@@ -2,19 +2,33 @@ import DocumentPackage
 import SystemPackage
 
 extension ZipCentralDirectory {
+  /// What the central directory says of an entry that libarchive does not read, or reads otherwise than the
+  /// other readers.
+  struct Amendment {
+    /// The UTC modification time of the central directory's extended timestamp (0x5455) or else NTFS (0x000A)
+    /// record. libarchive ignores the NTFS record, and takes the local header's MS-DOS time (in the local time
+    /// zone) when only the central directory has an extended timestamp; Info-ZIP, bsdtar's listing and Go take
+    /// the UTC time.
+    var modificationTime: FileTime?
+    /// A file made on MS-DOS, FAT, VFAT or NTFS with no Unix mode, with the read-only attribute set: unpacked
+    /// without write permissions, as Info-ZIP's `unzip` does (libarchive 3.6 makes it 0664).
+    var readOnly = false
+
+    var isEmpty: Bool { modificationTime == nil && !readOnly }
+  }
+
   /// Reads what libarchive must not be left to judge alone, before it reads the zip: checks every
   /// entry's local header, and data descriptor, against its central directory entry
   /// (``ZipLocalHeader``) — libarchive takes names from the local headers, every listing of ours and
   /// `unzip -l` from the central directory, and the two must show the same archive — and collects
-  /// the NTFS modification times, which libarchive ignores.
-  /// - Returns: The NTFS modification time of each entry that has one (and no extended timestamp),
-  ///   by its decoded name.
+  /// what libarchive reads otherwise (``Amendment``).
+  /// - Returns: The amendments of the entries that have any, by decoded name.
   /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt`) naming the first entry whose copies
   ///   differ, and what differs; or naming `archive` if it cannot be read.
   /// - Complexity: One `pread` of at most 1 KiB per entry, and one more for a data descriptor that
   ///   is not within it.
-  func checkLocalHeaders(archive: String) throws -> [String: FileTime] {
-    var ntfsTimes: [String: FileTime] = [:]
+  func checkLocalHeaders(archive: String) throws -> [String: Amendment] {
+    var amendments: [String: Amendment] = [:]
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.localReadSize, alignment: 8)
     defer { buffer.deallocate() }
     func read(_ count: Int, at offset: Int64) throws -> UnsafeRawBufferPointer {
@@ -32,7 +46,17 @@ extension ZipCentralDirectory {
     }
     try forEachHeader(archive: archive) { header in
       let entry = header.entry()
-      if let time = header.extraFields.ntfsModificationTime() { ntfsTimes[EntryName.decodeZip(entry.name)] = time }
+      let fields = header.extraFields
+      var amendment = Amendment(
+        modificationTime: fields.extendedModificationTime() ?? fields.ntfsModificationTime())
+      // MS-DOS/FAT (0), NTFS (11), VFAT (14): attributes in the low byte; a Unix mode, if any, in the high 16 bits.
+      // A folder's read-only attribute means nothing on Windows (Explorer marks customized folders with it).
+      if [0, 11, 14].contains(entry.versionMadeBy >> 8), entry.externalAttributes >> 16 == 0,
+        entry.externalAttributes & 1 != 0, !entry.isDirectory
+      {
+        amendment.readOnly = true
+      }
+      if !amendment.isEmpty { amendments[EntryName.decodeZip(entry.name)] = amendment }
       let offset = Int64(clamping: entry.localHeaderOffset)
       var bytes = try read(Self.localReadSize, at: offset)
       if let length = ZipLocalHeader.length(ofHeaderStartingWith: bytes), length > bytes.count {
@@ -55,7 +79,7 @@ extension ZipCentralDirectory {
       }
       return try checkDescriptor(of: entry, dataStart: dataStart, archive: archive, read: read)
     }
-    return ntfsTimes
+    return amendments
   }
 
   /// How much of an entry is read at its local header: the header, and often a small entry's descriptor.

@@ -5,10 +5,33 @@ import SystemPackage
 /// how many entries it lists, and each entry's name, sizes and local-header offset, without reading
 /// any entry's data or building a tree.
 ///
-/// The end-of-central-directory record is found in the file's last 64 KiB + 22 bytes (the largest
-/// comment), and followed to the zip64 end record when a field is saturated. Entries are then
-/// read in order from the central directory in bounded chunks: memory is O(1) in the entry count.
-/// This is what gives an unpack of a zip its totals before the first entry is extracted.
+/// Entries are read in order from the central directory in bounded chunks: memory is O(1) in the entry
+/// count. This is what gives an unpack of a zip its totals before the first entry is extracted, what
+/// reading in place lists, and what libarchive is shown (``ZipArchiveView``): every reader here reads
+/// the directory found by `init`, so what `inspect` lists is what `unpack` writes.
+///
+/// ## Finding the directory as the common readers do
+/// Python's `zipfile` (`_EndRecData`, `_RealGetContents`), Go's `archive/zip` (`readDirectoryEnd`),
+/// Info-ZIP's `unzip` (`find_ecrec`, `extra_bytes`) and libarchive (`archive_read_format_zip_seekable_bid`,
+/// `slurp_central_directory`) agree on most of it; where they differ, the majority decides:
+/// 1. The end record is the last end signature in the file's last 64 KiB + 22 bytes whose 22 bytes fit in
+///    the file (Python, Go, unzip; libarchive looks in 16 KiB only, so a long comment defeated it).
+///    Bytes after its comment (junk, an appended signature) are ignored, as all four ignore them.
+/// 2. Its disk numbers and its count of entries on this disk are ignored; the total count is used (Python,
+///    Go and Info-ZIP; libarchive refused a fuzzed zip whose directory sat on "disk 146", which the other
+///    three and bsdtar's streaming reader list: it is listed, and its damaged entries refused, as they are).
+/// 3. Zip64: the locator right before the end record, for one volume (Python and libarchive refuse more);
+///    the zip64 end record right before the locator (where Python looks for it, which holds after a stub
+///    too) or else where the locator says (Go, libarchive; a record with extensible data).
+/// 4. The directory ends where the (zip64) end record starts, so it starts `size` bytes before; the
+///    bytes before the archive (a self-extractor's stub, a `cat stub a.zip`) are that start minus the
+///    recorded offset, added to every recorded offset (Python's `concat`, Go's `baseOffset`, unzip's
+///    `extra_bytes`, libarchive's `correction`).
+/// 5. If no central header is there but one is at the recorded offset, and the recorded number of
+///    headers from it ends exactly at the end record, the size field alone is wrong: the directory is
+///    read from its recorded offset with no bytes before the archive (Go, unzip and libarchive read
+///    such a zip; Python does not). Bytes between the directory and the end record stay refused
+///    (Python and libarchive refuse them, Go and unzip read them: a tie, and refusing is the safe side).
 struct ZipCentralDirectory {
   /// One central directory header, as far as the readers here need it.
   struct Entry {
@@ -34,80 +57,114 @@ struct ZipCentralDirectory {
   let fd: CInt
   /// The number of entries the end record declares.
   let entryCount: Int
+  /// Where the central directory starts in the file, and its length.
   let offset: Int64
   let size: Int64
-  /// How many bytes come before the archive (see `init`): added to every local header offset.
+  /// How many bytes come before the archive (see the type's description): added to every local header offset.
   let localHeaderShift: UInt64
 
-  /// How far from the end of the file libarchive looks for the end record (its seekable reader's window).
-  static let endRecordWindow = 16 * 1024
+  /// How far from the end of the file the end record may start: its 22 bytes and the longest comment.
+  static let endRecordWindow = 22 + 0xFFFF
 
-  /// Finds the central directory of the zip open as `fd` (`fileSize` bytes); `nil` if there is no
-  /// well-formed end record (not a zip, or a truncated one: the full reader then says why).
+  /// Finds the central directory of the zip open as `fd` (`fileSize` bytes) as the type's description
+  /// says; `nil` if there is none (not a zip, or a truncated or damaged one: the caller says so).
   init?(fd: CInt, fileSize: Int64) {
     self.fd = fd
-    let tailSize = Int(min(fileSize, 22 + 0xFFFF))
+    let tailSize = Int(min(fileSize, Int64(Self.endRecordWindow)))
     guard tailSize >= 22, let tail = try? Syscalls.readBytes(fd, at: fileSize - Int64(tailSize), count: tailSize),
       tail.count == tailSize
     else { return nil }
-    // The end record as libarchive finds it: the last end signature in the file's last 16 KiB, which must be
-    // for this one volume (disk numbers 0, every entry on it). Its comment must reach exactly to the end of the
-    // file (libarchive does not ask; then it would read another archive's record than Python or Info-ZIP).
+    // 1: the last end signature.
     var end: Int?
     var position = tailSize - 22
-    while position >= max(0, tailSize - Self.endRecordWindow) {
+    while position >= 0 {
       if Self.u32(tail, position) == ZipRecords.endSignature {
         end = position
         break
       }
       position -= 1
     }
-    guard let end, end + 22 + Int(Self.u16(tail, end + 20)) == tailSize, Self.u16(tail, end + 4) == 0,
-      Self.u16(tail, end + 6) == 0, Self.u16(tail, end + 8) == Self.u16(tail, end + 10)
-    else { return nil }
+    guard let end else { return nil }
     var count = UInt64(Self.u16(tail, end + 10))
     var directorySize = UInt64(Self.u32(tail, end + 12))
-    var directoryOffset = UInt64(Self.u32(tail, end + 16))
-    var shift: UInt64 = 0
+    let directoryOffset: UInt64
     let endPosition = UInt64(fileSize) - UInt64(tailSize) + UInt64(end)
-    if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
-      // Zip64: the locator sits just before the end record and gives the zip64 end record's offset.
-      let locatorPosition = fileSize - Int64(tailSize) + Int64(end) - 20
-      guard locatorPosition >= 0, let locator = try? Syscalls.readBytes(fd, at: locatorPosition, count: 20),
+    // Where the directory must end: the end record, or the zip64 end record.
+    var directoryEnd = endPosition
+    if count == 0xFFFF || directorySize == 0xFFFF_FFFF || Self.u32(tail, end + 16) == 0xFFFF_FFFF {
+      // 3: zip64.
+      guard endPosition >= 20, let locator = try? Syscalls.readBytes(fd, at: Int64(endPosition - 20), count: 20),
         locator.count == 20, Self.u32(locator, 0) == ZipRecords.zip64LocatorSignature,
         Self.u32(locator, 4) == 0, Self.u32(locator, 16) == 1
       else { return nil }
-      let recordOffset = Int64(bitPattern: Self.u64(locator, 8))
-      guard let record = try? Syscalls.readBytes(fd, at: recordOffset, count: 56), record.count == 56,
-        Self.u32(record, 0) == ZipRecords.zip64EndSignature, Self.u32(record, 16) == 0, Self.u32(record, 20) == 0,
-        Self.u64(record, 24) == Self.u64(record, 32)
+      let recorded = Self.u64(locator, 8)
+      var candidates: [UInt64] = endPosition >= 20 + 56 ? [endPosition - 20 - 56] : []
+      if recorded < endPosition - 20, !candidates.contains(recorded) { candidates.append(recorded) }
+      guard
+        let (recordPosition, record) = candidates.lazy.compactMap({ candidate -> (UInt64, [UInt8])? in
+          guard let record = try? Syscalls.readBytes(fd, at: Int64(candidate), count: 56), record.count == 56,
+            Self.u32(record, 0) == ZipRecords.zip64EndSignature, Self.u32(record, 16) == 0,
+            Self.u32(record, 20) == 0, Self.u64(record, 24) == Self.u64(record, 32)
+          else { return nil }
+          return (candidate, record)
+        }).first
       else { return nil }
       count = Self.u64(record, 32)
       directorySize = Self.u64(record, 40)
       directoryOffset = Self.u64(record, 48)
-    } else if directoryOffset + directorySize != endPosition {
-      // Data before the archive (a self-extracting stub, a `cat`): every recorded offset is short by its
-      // length. libarchive (and Python, and Info-ZIP) then take the directory to end at the end record and
-      // shift every local header offset to match; so do we, when a central header is where that puts the
-      // directory. Anything else (bytes between the directory and the end record, a directory that runs
-      // past it) would make us read another archive than libarchive does: no directory.
-      guard directoryOffset + directorySize < endPosition else { return nil }
-      let adjusted = endPosition - directorySize
-      if count > 0 {
-        guard let signature = try? Syscalls.readBytes(fd, at: Int64(adjusted), count: 4), signature.count == 4,
-          Self.u32(signature, 0) == ZipRecords.centralHeaderSignature
-        else { return nil }
-      }
-      shift = adjusted - directoryOffset
-      directoryOffset = adjusted
+      directoryEnd = recordPosition
+    } else {
+      directoryOffset = UInt64(Self.u32(tail, end + 16))
     }
-    guard directoryOffset <= UInt64(fileSize), directorySize <= UInt64(fileSize) - directoryOffset,
-      count <= directorySize / 46
-    else { return nil }
+    guard count <= UInt64(Int.max), directoryOffset <= UInt64(fileSize) else { return nil }
+    // 4: the directory ends where the end record starts; the difference from the recorded offset is
+    // the bytes before the archive.
+    let start: UInt64
+    if directorySize <= directoryEnd, directoryEnd - directorySize >= directoryOffset,
+      count == 0 || Self.centralHeader(fd, at: directoryEnd - directorySize)
+    {
+      start = directoryEnd - directorySize
+    } else if count > 0, directoryOffset < directoryEnd, count <= (directoryEnd - directoryOffset) / 46,
+      Self.centralHeader(fd, at: directoryOffset),
+      let length = Self.headersLength(fd, from: directoryOffset, count: count, limit: directoryEnd),
+      directoryOffset + length == directoryEnd
+    {
+      // 5: the size field alone is wrong.
+      start = directoryOffset
+      directorySize = length
+    } else {
+      return nil
+    }
+    guard count <= directorySize / 46 else { return nil }
     entryCount = Int(count)
-    offset = Int64(directoryOffset)
+    offset = Int64(start)
     size = Int64(directorySize)
-    localHeaderShift = shift
+    localHeaderShift = start - directoryOffset
+  }
+
+  /// Whether a central header signature is at `position` of `fd`.
+  private static func centralHeader(_ fd: CInt, at position: UInt64) -> Bool {
+    guard let bytes = try? Syscalls.readBytes(fd, at: Int64(position), count: 4), bytes.count == 4 else { return false }
+    return u32(bytes, 0) == ZipRecords.centralHeaderSignature
+  }
+
+  /// The length of `count` central headers from `position` of `fd`, if they are all there before `limit`.
+  /// - Complexity: One `pread` per header (only for a zip whose end record gives a wrong size).
+  private static func headersLength(_ fd: CInt, from position: UInt64, count: UInt64, limit: UInt64) -> UInt64? {
+    var at = position
+    for _ in 0..<count {
+      guard at + 46 <= limit, let fixed = try? Syscalls.readBytes(fd, at: Int64(at), count: 46), fixed.count == 46,
+        u32(fixed, 0) == ZipRecords.centralHeaderSignature
+      else { return nil }
+      at += 46 + UInt64(u16(fixed, 28)) + UInt64(u16(fixed, 30)) + UInt64(u16(fixed, 32))
+    }
+    return at <= limit ? at - position : nil
+  }
+
+  /// The end records of the archive as libarchive is shown it (``ZipArchiveView``): this directory at
+  /// its offset from the start of the archive, with no comment.
+  var endRecords: [UInt8] {
+    ZipEnd.records(entryCount: entryCount, centralOffset: UInt64(offset) - localHeaderShift, centralSize: UInt64(size))
   }
 
   /// Calls `body` with each entry in directory order until it returns `false`.

@@ -86,8 +86,17 @@ struct ZipExtraFields {
     }
   }
 
+  /// The modification time of the extended timestamp record (seconds since 1970, UTC, unsigned as
+  /// libarchive reads it), if the record has one (flag 1).
+  func extendedModificationTime() -> FileTime? {
+    guard let extendedTimestamp, extendedTimestamp.count >= 5, bytes[extendedTimestamp.lowerBound] & 1 != 0 else {
+      return nil
+    }
+    return FileTime(seconds: Int64(u32(extendedTimestamp.lowerBound + 1)))
+  }
+
   /// The modification time of the NTFS record (100 ns ticks since 1601, UTC) when there is no extended
-  /// timestamp, which libarchive reads itself and which then wins.
+  /// timestamp, which then wins.
   func ntfsModificationTime() -> FileTime? {
     guard extendedTimestamp == nil, let ntfs else { return nil }
     // Four reserved bytes, then attributes: a tag and a size; tag 1 holds mtime, atime, ctime.

@@ -71,10 +71,12 @@ extension DiffEngine {
             newEntry.sha256 = ContentReader.sha256(of: b)
           }
         }
-      } else {
+      } else if try pair.old.size != pair.new.size || !reader.equalContents(pair.old, pair.new) {
+        // Digests only for files that differ: equal ones are compared as without patches (a sparse file's
+        // data only), not hashed whole.
+        details.insert(.contents)
         oldEntry.sha256 = try ContentReader.sha256(of: pair.old)
         newEntry.sha256 = try ContentReader.sha256(of: pair.new)
-        if oldEntry.sha256 != newEntry.sha256 { details.insert(.contents) }
       }
     } else if pair.old.size == pair.new.size, try !reader.equalContents(pair.old, pair.new) {
       details.insert(.contents)

@@ -36,18 +36,36 @@ package enum LocalFiles {
   }
 
   /// Makes the directory at `path` and any missing parent (`mkdir -p`); an existing one is fine.
+  /// - Returns: The directories made, the deepest first (what ``removeEmptyDirectories(_:)`` takes back).
   /// - Throws: ``PackageError`` (code `io`) naming the directory that cannot be made.
-  package static func makeDirectories(_ path: FilePath, mode: CInterop.Mode = 0o755) throws {
+  @discardableResult
+  package static func makeDirectories(_ path: FilePath, mode: CInterop.Mode = 0o755) throws -> [FilePath] {
     var missing: [FilePath] = []
     var next = path
     while !next.isEmpty, next != "/", (try? Syscalls.exists(next)) == false {
       missing.append(next)
       next = next.removingLastComponent()
     }
+    var made: [FilePath] = []
     for directory in missing.reversed() {
-      do { try Syscalls.makeDirectory(in: currentDirectory, RawName(path: directory), mode: mode) } catch .fileExists {
+      do {
+        try Syscalls.makeDirectory(in: currentDirectory, RawName(path: directory), mode: mode)
+        made.insert(directory, at: 0)
+      } catch .fileExists {
       } catch {
+        removeEmptyDirectories(made)
         throw PackageError.io(error, "cannot create directory", path: directory)
+      }
+    }
+    return made
+  }
+
+  /// Removes each of `directories` that is empty, in order, stopping at the first that is not (or cannot be
+  /// removed): undoes ``makeDirectories(_:mode:)`` after a failure.
+  package static func removeEmptyDirectories(_ directories: [FilePath]) {
+    for directory in directories {
+      do throws(Errno) { try Syscalls.unlink(in: currentDirectory, RawName(path: directory), directory: true) } catch {
+        return
       }
     }
   }

@@ -20,9 +20,22 @@ public protocol FileContentSource: AnyObject {
   /// other sources of its tree (for example `pread`s of one shared descriptor, with no other state).
   /// A comparison then reads such files on several workers, as it does files on disk. `false` by default.
   var allowsConcurrentReads: Bool { get }
+  /// Reads the contents' data in order, handing `body` chunks of at most `chunkSize` bytes with each one's
+  /// offset; the bytes between them, and after the last, are zeros (a sparse file's holes, never read). By
+  /// default every byte, from ``read(chunkSize:_:)``.
+  func readData(chunkSize: Int, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws
 }
 
 extension FileContentSource {
   /// `false`: a source reads on one thread at a time unless it says otherwise.
   public var allowsConcurrentReads: Bool { false }
+
+  /// Every byte, from ``read(chunkSize:_:)``, with its offset.
+  public func readData(chunkSize: Int, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+    var offset: Int64 = 0
+    try read(chunkSize: chunkSize) { chunk in
+      try body(chunk, offset)
+      offset += Int64(chunk.count)
+    }
+  }
 }

@@ -85,6 +85,42 @@ extension PackageNode {
     }
   }
 
+  /// Streams a regular file's data in order, as ``readContents(chunkSize:_:)`` does, with each chunk's offset, and
+  /// without a sparse file's holes: the bytes not handed over are zeros (a file on disk's `SEEK_HOLE` ranges, a
+  /// sparse tar entry's holes; other files are handed over whole).
+  /// - Throws: As ``readContents(chunkSize:_:)``.
+  /// - Complexity: O(the bytes of data), not O(``size``), for a sparse file.
+  package func readData(chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+    precondition(chunkSize > 0, "chunkSize must be positive")
+    try requireKind(.file)
+    if case .source(let source) = fileBody {
+      return try source.readData(chunkSize: chunkSize, body)
+    }
+    guard case .onDisk = fileBody, cachedContents == nil else {
+      var offset: Int64 = 0
+      return try readContents(chunkSize: chunkSize) { chunk in
+        try body(chunk, offset)
+        offset += Int64(chunk.count)
+      }
+    }
+    let fd = try openOnDisk()
+    defer { Syscalls.closeFile(fd) }
+    let path = origin!.absolutePath.string
+    let size = try Syscalls.io("cannot read", path: path) { () throws(Errno) in try Syscalls.status(of: fd).size }
+    let ranges = try Syscalls.io("cannot read", path: path) { () throws(Errno) in
+      try Syscalls.dataRanges(fd, size: size)
+    }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: Syscalls.readBufferAlignment)
+    defer { buffer.deallocate() }
+    do {
+      _ = try Syscalls.readSparse(fd, size: size, dataRanges: ranges, buffer: buffer) { chunk, offset, isHole in
+        if !isHole { try body(chunk, offset) }
+      }
+    } catch let error as Errno {
+      throw PackageError.io(error, "cannot read", path: path)
+    }
+  }
+
   /// Opens the file that holds a regular file's contents on disk, for reading, and hands the
   /// descriptor to the caller, who must close it. Something `FileWrapper` cannot do.
   /// - Throws: ``PackageError`` with code `invalidArgument` when the contents exist only in memory

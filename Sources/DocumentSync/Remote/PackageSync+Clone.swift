@@ -54,7 +54,8 @@ extension PackageSync {
     }
     let passphrase: String? =
       if encrypted { try await BlockingIO.run { Self.passphrase(in: environment) } } else { nil }
-    let sync = try PackageSync(folder: folder, remote: probeRemote, client: client, passphrase: passphrase)
+    let sync = try PackageSync(
+      folder: folder, remote: probeRemote, client: client, passphrase: passphrase, cloning: true)
     do {
       return try await sync.cloneHead(credentials: credentials, environment: environment, progress: progress)
     } catch {

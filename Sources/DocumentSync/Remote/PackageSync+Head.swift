@@ -15,7 +15,12 @@ import DocumentPackage
 extension PackageSync {
   /// The repair named by every error about a broken head.
   var repairHint: String {
-    "to make this package's state the remote's head, run 'docpkg push --force-new-head \(folder.packagePath)'"
+    // A clone's destination was not made: the repair runs on a copy of the document, then the clone again.
+    if cloning {
+      return
+        "to make a copy's state the remote's head, run 'docpkg push --force-new-head PACKAGE' with PACKAGE a copy of the document, then clone again"
+    }
+    return "to make this package's state the remote's head, run 'docpkg push --force-new-head \(folder.packagePath)'"
   }
 
   /// The error for a remote without a head that this package pushed to or pulled from before.

@@ -66,6 +66,8 @@ public final class PackageSync: Sendable {
   public let parallelism: Int
   /// An encrypted remote's passphrase (from the environment), nil for a plain remote or none given.
   let passphrase: String?
+  /// A sync made by a clone, whose package does not exist yet (its errors' hints do not name it).
+  let cloning: Bool
   /// An encrypted remote's keys once ``unlock()`` opened them.
   private let unlocked = NIOLockedValueBox<RemoteCipher?>(nil)
   /// What the last push's automatic prune did (``lastAutoPrune``).
@@ -94,8 +96,9 @@ public final class PackageSync: Sendable {
 
   init(
     folder: SyncFolder, remote: Remote, client: S3Client, parallelism: Int = 8, passphrase: String? = nil,
-    cipher: RemoteCipher? = nil
+    cipher: RemoteCipher? = nil, cloning: Bool = false
   ) throws {
+    self.cloning = cloning
     self.folder = folder
     self.remote = remote
     self.client = client

@@ -16,7 +16,8 @@ struct Unpack: ParsableCommand {
       and archive bombs (see the limits); with --skip-special, devices, FIFOs and sockets are left \
       out instead (each named on stderr). Prints the path of each entry created. With ARCHIVE -, the archive is \
       read from standard input (copied first into a hidden temporary file in DESTDIR). An entry already in \
-      DESTDIR stops the unpack before anything is extracted, unless --force is given. A killed unpack never \
+      DESTDIR stops the unpack before anything is extracted, unless --force is given. A missing DESTDIR is made, \
+      with its missing parents, as unzip -d makes it (and removed again if the unpack fails). A killed unpack never \
       leaves a partial entry; with --sync (or --force) not even a power loss does.
       """
   )
@@ -65,7 +66,8 @@ struct Unpack: ParsableCommand {
     do {
       defer { bar.finish() }
       let options = UnpackOptions(
-        replaceExisting: force, limits: limits, skipSpecialFiles: skipSpecial, durable: durable)
+        replaceExisting: force, limits: limits, skipSpecialFiles: skipSpecial, durable: durable,
+        createsDestination: true)
       do {
         report = try Interruption.cancellingOnSignals { cancellation in
           if archive == "-" {

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Writes archives with other projects' writers and what Python's zipfile and tarfile read in them, for the
+differential test (the same JSON lines as make-random-archives.py, whose readers this uses).
+
+usage: make-others-archives.py OUTDIR GROUP
+
+GROUP is one of:
+  surrounded  zips with bytes around them, made by Info-ZIP `zip` (`-fz` for zip64, `-A` to adjust offsets,
+              `-z` for a comment), Python's zipfile and Go's archive/zip (when `go` is installed): a real
+              executable (/bin/true) before the archive (`cat stub a.zip`), junk or a signature after it, both,
+              a 40,000-byte comment, an empty zip (alone and after a stub), and end records whose directory size
+              is wrong (Python refuses these; Go, Info-ZIP and libarchive read them: the listing given is
+              Python's of the zip before the change).
+  writers     one tree (modes, an empty file, a UTF-8 name, a symbolic link, nested directories) archived by
+              Info-ZIP `zip` (with and without extra fields, stored, bzip2, streamed with data descriptors, links
+              kept), 7-Zip (`7z -tzip`: deflate, stored, bzip2, LZMA), the JDK's `jar`, bsdtar (zip, ustar, pax,
+              v7, gnutar; pax with -S), GNU tar in its formats (gnu, oldgnu, posix, ustar, v7; gzip, bzip2, xz)
+              and with `--sparse` (gnu, oldgnu, posix in pax sparse 0.0, 0.1 and 1.0) for a file with holes;
+              and a tree with a 200-byte path and a 150-byte link target. Writers missing here are left out.
+
+Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents, and for
+the writers group "bsdtar": the names `bsdtar -tf` lists.
+"""
+import base64, importlib.util, json, os, shutil, struct, subprocess, sys, tempfile, zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("random_archives", os.path.join(HERE, "make-random-archives.py"))
+random_archives = importlib.util.module_from_spec(_spec)
+sys.argv, _argv = sys.argv[:1] + ["/nonexistent", "0", "0"], sys.argv  # the module reads its own arguments
+_spec.loader.exec_module(random_archives)
+sys.argv = _argv
+read_zip = random_archives.read_zip
+read_tar = random_archives.read_tar
+
+OUT, GROUP = os.path.abspath(sys.argv[1]), sys.argv[2]
+STUB = "/bin/true"
+
+
+def emit(path, listed_from=None, bsdtar=False):
+    """Prints Python's reading of `path` (or of `listed_from`); with `bsdtar`, bsdtar's names too (`bsdtar -tf`,
+    base64 of each name's bytes, without a trailing /)."""
+    source = listed_from or path
+    entries = read_zip(source) if zipfile.is_zipfile(source) else read_tar(source)
+    line = {"archive": path, "entries": entries}
+    if bsdtar and shutil.which("bsdtar"):
+        names = subprocess.run(["bsdtar", "-tf", path], check=True, capture_output=True,
+                               env=dict(os.environ, LC_ALL="C.UTF-8")).stdout.split(b"\n")
+        line["bsdtar"] = [base64.b64encode(name.rstrip(b"/")).decode() for name in names if name]
+    print(json.dumps(line), flush=True)
+
+
+def tree(root):
+    """A small package: a directory, a text file, a compressible file and an incompressible one."""
+    os.makedirs(os.path.join(root, "pkg", "sub"), exist_ok=True)
+    with open(os.path.join(root, "pkg", "a.txt"), "w") as f:
+        f.write("all work and no play\n")
+    with open(os.path.join(root, "pkg", "sub", "words.txt"), "w") as f:
+        f.write("lorem ipsum dolor sit amet\n" * 2000)
+    with open(os.path.join(root, "pkg", "sub", "noise.bin"), "wb") as f:
+        f.write(bytes((i * 7919 + (i >> 3) * 104729) % 251 for i in range(70_000)))
+
+
+def concatenated(name, *parts):
+    path = os.path.join(OUT, name)
+    with open(path, "wb") as out:
+        for part in parts:
+            if isinstance(part, bytes):
+                out.write(part)
+            else:
+                with open(part, "rb") as f:
+                    out.write(f.read())
+    return path
+
+
+def with_directory_size(source, name, delta):
+    data = bytearray(open(source, "rb").read())
+    end = data.rfind(b"PK\x05\x06")
+    size = struct.unpack_from("<I", data, end + 12)[0]
+    struct.pack_into("<I", data, end + 12, (size + delta) & 0xFFFFFFFF)
+    return concatenated(name, bytes(data))
+
+
+JUNK = bytes((i * 31 + 7) % 256 for i in range(300))
+SIGNATURE = b"-----BEGIN PGP SIGNATURE-----\n\niQEzBAABCAAdFiEE\n-----END PGP SIGNATURE-----\n"
+
+
+def surrounded(work):
+    tree(work)
+    plain = os.path.join(OUT, "zip.zip")
+    subprocess.run(["zip", "-qr", "-X", plain, "pkg"], cwd=work, check=True)
+    zip64 = os.path.join(OUT, "zip-fz.zip")
+    subprocess.run(["zip", "-qr", "-X", "-fz", zip64, "pkg"], cwd=work, check=True)
+    emit(plain)
+    emit(zip64)
+    emit(concatenated("stub-zip.zip", STUB, plain))
+    emit(concatenated("stub-zip64.zip", STUB, zip64))
+    adjusted = concatenated("stub-zip-A.zip", STUB, plain)  # zip -A refuses a zip64 archive
+    subprocess.run(["zip", "-q", "-A", adjusted], check=True)
+    emit(adjusted)
+    emit(concatenated("junk-after.zip", plain, JUNK))
+    emit(concatenated("signature-after.zip", plain, SIGNATURE))
+    emit(concatenated("stub-and-junk.zip", STUB, plain, JUNK))
+    emit(concatenated("stub-and-junk-zip64.zip", STUB, zip64, JUNK))
+    commented = os.path.join(OUT, "long-comment.zip")
+    shutil.copy(plain, commented)
+    subprocess.run(["zip", "-q", "-z", commented], input=b"a long comment line\n" * 2000, check=True)
+    emit(commented)
+    for delta, name in ((-10, "size-smaller.zip"), (10, "size-larger.zip"), (1000, "size-much-larger.zip")):
+        emit(with_directory_size(plain, name, delta), listed_from=plain)
+    # Python writing after a stub in the same file: offsets from the start of its archive.
+    path = os.path.join(OUT, "python-after-stub.zip")
+    with open(path, "wb") as f:
+        f.write(open(STUB, "rb").read())
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as archive:
+            for directory, _, files in sorted(os.walk(os.path.join(work, "pkg"))):
+                for name in sorted(files):
+                    full = os.path.join(directory, name)
+                    archive.write(full, os.path.relpath(full, work))
+    emit(path)
+    # An empty zip (Python and Go read it; libarchive's search for the end record skips a file's first byte).
+    empty = os.path.join(OUT, "python-empty.zip")
+    zipfile.ZipFile(empty, "w").close()
+    emit(empty)
+    emit(concatenated("stub-empty.zip", STUB, empty))
+    if shutil.which("go"):
+        env = dict(os.environ, GOCACHE=os.path.join(work, "gocache"), GOPATH=os.path.join(work, "gopath"),
+                   HOME=work, GOFLAGS="-mod=mod", GO111MODULE="off")
+        for name, offset in (("go-after-stub.zip", "0"), ("go-after-stub-offset.zip", "1")):
+            path = os.path.join(OUT, name)
+            subprocess.run(["go", "run", os.path.join(HERE, "zip-after-stub.go"), STUB, os.path.join(work, "pkg"),
+                            path, offset], cwd=work, env=env, check=True)
+            emit(path)
+
+
+WRITERS_MTIME = 1_600_000_000  # an even second: MS-DOS times have 2-second steps
+
+
+def writers_tree(root, sparse):
+    """pkg/ with files of several modes, an empty one, a UTF-8 name, a link, nested folders; `holes.img` (1 MiB,
+    8 KiB of data) when `sparse`. Every entry's time is WRITERS_MTIME."""
+    pkg = os.path.join(root, "pkg")
+    os.makedirs(os.path.join(pkg, "sub", "deep"))
+    files = {"a.txt": (b"all work and no play\n", 0o644), "run.sh": (b"#!/bin/sh\necho hi\n", 0o755),
+             "secret.txt": (b"sh\n", 0o600), "empty": (b"", 0o644), "\u00dcn\u00efc\u00f6d\u00e9.txt": (b"utf-8\n", 0o644),
+             "sub/deep/data.bin": (bytes((i * 131) % 256 for i in range(200_000)), 0o640)}
+    for name, (data, mode) in files.items():
+        path = os.path.join(pkg, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        os.chmod(path, mode)
+    if sparse:
+        with open(os.path.join(pkg, "holes.img"), "wb") as f:
+            f.write(b"head" * 1024)
+            f.seek(512 * 1024)
+            f.write(b"body" * 1024)
+            f.truncate(1 << 20)
+    os.symlink("a.txt", os.path.join(pkg, "link"))
+    for directory, dirs, names in os.walk(pkg, topdown=False):
+        for name in names + dirs:
+            os.utime(os.path.join(directory, name), (WRITERS_MTIME, WRITERS_MTIME), follow_symlinks=False)
+    os.utime(pkg, (WRITERS_MTIME, WRITERS_MTIME))
+
+
+def long_tree(root):
+    """pkg/ with a 200-byte path and a link whose target is 150 bytes: GNU long names and links, pax records."""
+    deep = os.path.join(root, "pkg", "d" * 90, "\u00e9" * 30)
+    os.makedirs(deep)
+    with open(os.path.join(deep, "f" * 50 + ".txt"), "wb") as f:
+        f.write(b"long\n")
+    os.symlink(os.path.join("d" * 90, "\u00e9" * 30, "f" * 50 + ".txt"), os.path.join(root, "pkg", "l" * 100))
+    for directory, dirs, names in os.walk(os.path.join(root, "pkg"), topdown=False):
+        for name in names + dirs:
+            os.utime(os.path.join(directory, name), (WRITERS_MTIME, WRITERS_MTIME), follow_symlinks=False)
+    os.utime(os.path.join(root, "pkg"), (WRITERS_MTIME, WRITERS_MTIME))
+
+
+def writers(work):
+    plain, holes, long = os.path.join(work, "plain"), os.path.join(work, "sparse"), os.path.join(work, "long")
+    writers_tree(plain, sparse=False)
+    writers_tree(holes, sparse=True)
+    long_tree(long)
+
+    def make(name, command, cwd=plain, needs=None):
+        if not shutil.which(needs or command[0]):
+            return
+        path = os.path.join(OUT, name)
+        subprocess.run([arg.replace("OUT", path) for arg in command], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC"))
+        emit(path, bsdtar=True)
+
+    make("info-zip.zip", ["zip", "-qry", "OUT", "pkg"])
+    make("info-zip-X.zip", ["zip", "-qrX", "OUT", "pkg"])
+    make("info-zip-stored.zip", ["zip", "-qry0", "OUT", "pkg"])
+    make("info-zip-bzip2.zip", ["zip", "-qry", "-Z", "bzip2", "OUT", "pkg"])
+    make("info-zip-streamed.zip", ["sh", "-c", "zip -qry - pkg > OUT"], needs="zip")  # data descriptors
+    make("7z.zip", ["7z", "a", "-tzip", "OUT", "pkg"])
+    for method in ("Copy", "BZip2", "LZMA"):
+        make(f"7z-{method.lower()}.zip", ["7z", "a", "-tzip", f"-mm={method}", "OUT", "pkg"])
+    make("jar.jar", ["jar", "cf", "OUT", "pkg"])
+    for fmt in ("zip", "ustar", "pax", "v7tar", "gnutar"):
+        make(f"bsdtar-{fmt}.{'zip' if fmt == 'zip' else 'tar'}", ["bsdtar", "--format", fmt, "-cf", "OUT", "pkg"])
+    for fmt in ("gnu", "oldgnu", "posix", "ustar", "v7"):
+        make(f"gnu-tar-{fmt}.tar", ["tar", f"--format={fmt}", "-cf", "OUT", "pkg"])
+    for fmt in ("gnu", "oldgnu", "posix"):
+        make(f"gnu-tar-sparse-{fmt}.tar", ["tar", "--sparse", f"--format={fmt}", "-cf", "OUT", "pkg"], cwd=holes)
+    for flag, suffix in (("-z", "tar.gz"), ("-j", "tar.bz2"), ("-J", "tar.xz")):
+        make(f"gnu-tar-compressed.{suffix}", ["tar", flag, "-cf", "OUT", "pkg"])
+    for version in ("0.0", "0.1"):  # the older pax sparse layouts (1.0 is posix's default above)
+        make(f"gnu-tar-sparse-posix-{version}.tar",
+             ["tar", "--sparse", "--format=posix", f"--sparse-version={version}", "-cf", "OUT", "pkg"], cwd=holes)
+    make("bsdtar-sparse-pax.tar", ["bsdtar", "-S", "--format", "pax", "-cf", "OUT", "pkg"], cwd=holes)
+    # Long names and link targets: GNU long name and long link headers, pax records, Info-ZIP and 7-Zip.
+    for fmt in ("gnu", "oldgnu", "posix"):
+        make(f"gnu-tar-long-{fmt}.tar", ["tar", f"--format={fmt}", "-cf", "OUT", "pkg"], cwd=long)
+    for fmt in ("pax", "gnutar"):
+        make(f"bsdtar-long-{fmt}.tar", ["bsdtar", "--format", fmt, "-cf", "OUT", "pkg"], cwd=long)
+    make("info-zip-long.zip", ["zip", "-qry", "OUT", "pkg"], cwd=long)
+    make("7z-long.zip", ["7z", "a", "-tzip", "OUT", "pkg"], cwd=long)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    with tempfile.TemporaryDirectory() as work:
+        {"surrounded": surrounded, "writers": writers}[GROUP](work)
+
+
+if __name__ == "__main__":
+    main()
