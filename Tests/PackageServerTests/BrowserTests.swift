@@ -1,6 +1,8 @@
+import DocumentArchive
 import DocumentPackage
 import Foundation
 import PackageServer
+import SystemPackage
 import TestSupport
 import Testing
 
@@ -71,7 +73,14 @@ struct BrowserTests {
           + "return t && (\(accept)) && t })") as? String
     }
 
-    private static func quoted(_ text: String) -> String {
+    /// Waits for the tree's row of `path` (compared as a string, so any name can be found), then clicks it.
+    func clickRow(_ path: String) throws {
+      let find = "[...document.querySelectorAll('.row')].find((r) => r.dataset.path === \(Self.quoted(path)))"
+      try eval("waitFor(() => \(find))")
+      try eval("\(find).dispatchEvent(new MouseEvent('click', { bubbles: true }))")
+    }
+
+    static func quoted(_ text: String) -> String {
       String(decoding: try! JSONSerialization.data(withJSONObject: text, options: .fragmentsAllowed), as: UTF8.self)
     }
   }
@@ -158,6 +167,49 @@ struct BrowserTests {
     #expect(seen["download"] == "Notes.mydoc.zip")
     let listing = try await offThePool { try Shell.run("unzip", ["-p", zip, "Notes.mydoc/Text.txt"]).standardOutput }
     #expect(listing == "put by another process\n")
+  }
+
+  @Test(
+    "a click on each name of every kind opens it: package, zip and version (issue 38)",
+    arguments: ["package", "zip", "version"])
+  func everyNameOpens(_ kind: String) async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try NamesServeTests.package(in: temp) }
+    var location = package
+    if kind == "zip" {
+      location = temp.appending("Names.zip")
+      try await ArchivePacker.pack(
+        try PackageNode(contentsOf: FilePath(package)), to: FilePath(location), options: PackOptions(format: .zip))
+    } else if kind == "version" {
+      location = package + "@1"
+    }
+    let served = try await Served(package: location)
+    let url = served.server.url
+    let folder = NamesServeTests.folder
+    let names = NamesServeTests.names
+    let shown = try await withPage { page -> [String: String] in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.clickRow(folder)
+      var shown: [String: String] = [:]
+      for name in names {
+        let path = folder + "/" + name
+        try page.clickRow(path)
+        // The first line of the preview of `path`, or the error the page shows instead.
+        shown[name] =
+          try page.eval(
+            "waitFor(() => { const box = document.getElementById('preview'); "
+              + "const line = box.dataset.path === \(BrowserPage.quoted(path)) && "
+              + "box.querySelector('pre.code .line[data-n=\"1\"]'); const error = box.querySelector('.error'); "
+              + "return (line && line.textContent) || (error && 'error: ' + error.textContent) })") as? String
+      }
+      return shown
+    }
+    await served.stop()
+    for name in names {
+      let expected = NamesServeTests.contents(of: name).dropLast()  // the line, without its line feed
+      #expect(shown[name].map { Array($0.utf8) } == Array(expected.utf8), "\(kind) \(name): \(shown[name] ?? "nil")")
+    }
   }
 
   /// A 4×4 red PNG, made by Python's zlib (another writer than the fixture's).

@@ -7,6 +7,8 @@ extension PageAssets {
     const csrf = document.querySelector('meta[name="docpkg-csrf"]').content;
     const state = { info: null, selected: null, expanded: new Set(), versions: [], mapPath: "", changes: 0 };
 
+    // The page's one encoder of requests: every URL it asks for is made here. URLSearchParams writes the form
+    // encoding (a space as "+", a "+" as "%2B", other bytes of the UTF-8 as %XX), which the server decodes once.
     function api(route, params) {
       const query = new URLSearchParams(Object.assign({ token }, params || {}));
       return route + "?" + query.toString();
