@@ -141,6 +141,10 @@ extension PageAssets {
       let line = 1;
       const append = (part) => { line = appendLines(pre, part.text, line); };
       append(result);
+      if (result.truncated) {
+        box.append(el("p", { class: "truncated muted", text: "Truncated: the re-indented file is longer than " +
+          "4 MiB; this is its beginning." }));
+      }
       moreButton(box, result, path, stateParam, append);
     }
     function appendLines(pre, text, first) {
