@@ -58,6 +58,12 @@ final class RawConnection: @unchecked Sendable {
     return true
   }
 
+  /// Whether the server has closed the connection (a read would end now, with nothing more).
+  var isClosedByPeer: Bool {
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == 0
+  }
+
   /// Whether what was received contains `text`.
   func hasReceived(_ text: String) -> Bool { String(decoding: received, as: UTF8.self).contains(text) }
 }
