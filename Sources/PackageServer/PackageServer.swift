@@ -37,7 +37,8 @@ import SystemPackage
 /// within a header timeout and the next within an idle timeout, and one that takes nothing of a response for the
 /// idle timeout is closed (``ConnectionDeadline``); at most 512 connections are open, the one waiting longest
 /// giving way to a new one (``ConnectionRegistry``); a query is decoded once, and refused when malformed
-/// (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in the file (``PrettyPrinter``).
+/// (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in the file (``PrettyPrinter``); at
+/// most 4 zip downloads run at once, each stopped when its client goes (``ZipDownload``).
 ///
 /// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``, started once the server
 /// listens (it lists the whole package first, which the first page need not wait for); each change it reports
@@ -66,6 +67,8 @@ package final class PackageServer: Sendable {
     package var idleTimeout: Duration = .seconds(30)
     /// The most connections open at once; beyond, the one waiting longest is closed (``ConnectionRegistry``).
     package var connectionLimit = 512
+    /// The most zip downloads packed at once; beyond, a download is answered 503 (``ZipDownload``).
+    package var downloadLimit = 4
 
     package init(
       location: ServedLocation, compared: [ServedLocation] = [], port: Int = 0, allowsRestore: Bool = false,
@@ -82,6 +85,9 @@ package final class PackageServer: Sendable {
   /// The connections open now.
   package var openConnections: Int { connections.count }
   private let connections: ConnectionRegistry
+  /// The zip downloads running now.
+  package var runningDownloads: Int { downloads.running }
+  private let downloads: ZipDownload.Slots
   /// The port the server listens on.
   package let port: Int
   /// The token every request must carry.
@@ -107,12 +113,13 @@ package final class PackageServer: Sendable {
     let events = EventHub()
     let token = configuration.token ?? ServerToken.random()
     let connections = ConnectionRegistry(limit: configuration.connectionLimit)
+    let downloads = ZipDownload.Slots(limit: configuration.downloadLimit)
     let (headerTimeout, idleTimeout) = (
       TimeAmount(configuration.headerTimeout), TimeAmount(configuration.idleTimeout)
     )
     let router = Router(
       browser: browser, requestGuard: RequestGuard(token: token, allowsWrites: configuration.allowsRestore),
-      events: events, isLive: location.isPackageOnDisk)
+      events: events, isLive: location.isPackageOnDisk, downloads: downloads)
     channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(ChannelOptions.backlog, value: 64)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -133,6 +140,7 @@ package final class PackageServer: Sendable {
     self.token = token
     self.events = events
     self.connections = connections
+    self.downloads = downloads
     // A comment on every event stream now and then: a page that went away is noticed at the next write.
     heartbeat = Task {
       while (try? await Task.sleep(for: .seconds(15))) != nil { events.ping() }

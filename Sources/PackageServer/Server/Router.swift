@@ -29,6 +29,8 @@ struct Router: Sendable {
   let events: EventHub
   /// Whether the served location can change (a package on disk): the page then opens the event stream.
   let isLive: Bool
+  /// The zip downloads running.
+  let downloads: ZipDownload.Slots
 
   static let routes: Set<String> = [
     "/", "/app.js", "/app.css", "/api/info", "/api/children", "/api/preview", "/api/raw", "/api/sizemap",
@@ -188,13 +190,20 @@ struct Router: Sendable {
   }
 
   private func download(_ state: TreeState) async throws -> HTTPResponse {
+    guard let slot = downloads.take() else {
+      var busy = HTTPResponse.failure(
+        .serviceUnavailable, "\(downloads.limit) downloads are running: try again when one has ended")
+      busy.headers.add(name: "Retry-After", value: "5")
+      return busy
+    }
     let location = try browser.location(of: state)
     try await browser.fetchRemoteFiles(of: [state])
     // A tree of the download's own: the packer reads it on a thread of its own while the page goes on reading.
     let tree = try await BlockingIO.run { Handed(try location.open()) }
     var name = tree.value.name.isEmpty ? "package" : tree.value.name
     if case .version(let id) = state { name += "@\(id)" }
-    var response = HTTPResponse(status: .ok, contentType: "application/zip", body: .stream(ZipDownload.body(of: tree)))
+    var response = HTTPResponse(
+      status: .ok, contentType: "application/zip", body: .stream(ZipDownload.body(of: tree, slot: slot)))
     response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(Self.headerSafe(name)).zip\"")
     return response
   }
