@@ -67,14 +67,19 @@ struct PreviewBoundsTests {
     await served.stop()
   }
 
-  @Test("control characters, which neither JSON nor XML allows, leave a file as it is")
+  @Test("control characters, which neither JSON nor XML allows, or bytes that are not UTF-8 leave a file as it is")
   func controlCharacters() async throws {
     let temp = try TemporaryDirectory()
     let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
     try temp.write("Notes.mydoc/bell.json", "{\"a\": \"\u{7}\"}")
+    // UTF-8 for the first 4 KB (a text form), then bytes that are not: each would grow into U+FFFD.
+    try temp.write(
+      "Notes.mydoc/latin1.json", Data("[".utf8 + Array(repeating: 0x20, count: 5000) + [0xFF, 0xFE, 0x5D]))
     let served = try await Served(package: package)
     let reply = try await served.get("/api/preview", ["path": "bell.json"])
     #expect(reply.json["pretty"] as? Bool == false && reply.json["text"] as? String == "{\"a\": \"\u{7}\"}")
+    let latin1 = try await served.get("/api/preview", ["path": "latin1.json"])
+    #expect(latin1.json["form"] as? String == "json" && latin1.json["pretty"] as? Bool == false, "\(latin1)")
     await served.stop()
   }
 }

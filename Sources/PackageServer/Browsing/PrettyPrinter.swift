@@ -9,7 +9,8 @@
 /// - the output stops at `limit` bytes, at the end of a line, and says it was cut (``Output/truncated``);
 /// - a file with control characters (other than tab, line feed and carriage return) is not re-indented: neither
 ///   JSON nor XML allows them, and in a JSON response each would grow sixfold (`\u0001`), while every byte the
-///   printers write grows at most twofold there (`\n`, `\"`, `\\`).
+///   printers write grows at most twofold there (`\n`, `\"`, `\\`); nor is a file that is not UTF-8 (each byte
+///   that is not would grow threefold, into U+FFFD).
 enum PrettyPrinter {
   /// What a printer made.
   struct Output: Equatable {
@@ -23,9 +24,10 @@ enum PrettyPrinter {
   static let indentedLevels = 32
 
   /// `bytes` as JSON, indented by two spaces a level, at most `limit` bytes; `nil` when brackets do not balance, a
-  /// string is open, or a control character is in it.
+  /// string is open, a control character is in it, or it is not UTF-8.
   /// - Complexity: O(*n*) in time and memory, *n* the size of `bytes` (the output is at most `limit` bytes).
   static func json(_ bytes: [UInt8], limit: Int) -> Output? {
+    guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
     var out = Writer(limit: limit, reserving: bytes.count + bytes.count / 4)
     var depth = 0
     var inString = false
@@ -76,10 +78,11 @@ enum PrettyPrinter {
   }
 
   /// `bytes` as XML, one tag (or run of text) a line, indented by two spaces a level, at most `limit` bytes; `nil`
-  /// when tags do not balance, one is not closed, or a control character is in it. Comments, processing
+  /// when tags do not balance, one is not closed, a control character is in it, or it is not UTF-8. Comments, processing
   /// instructions, declarations and CDATA are kept whole on their own lines.
   /// - Complexity: O(*n*) in time and memory, *n* the size of `bytes` (the output is at most `limit` bytes).
   static func xml(_ bytes: [UInt8], limit: Int) -> Output? {
+    guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
     if bytes.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) { return nil }
     var out = Writer(limit: limit, reserving: bytes.count + bytes.count / 4)
     var depth = 0
