@@ -212,6 +212,42 @@ struct BrowserTests {
     }
   }
 
+  @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
+  func versionChangesAndHistory() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionHistoryTests.package(in: temp) }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let screenshots = Self.screenshots
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.click("nav#tabs button[data-tab=\"versions\"]")
+      seen["counts"] = try page.text("#versions tr[data-id=\"2\"] td.changes .counts")
+      seen["paths"] = try page.text("#versions tr[data-id=\"2\"] td.changes .paths")
+      seen["first"] = try page.text("#versions tr[data-id=\"1\"] td.changes .counts")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-versions.png"]) }
+      try page.click("nav#tabs button[data-tab=\"preview\"]")
+      try page.clickRow("Text.txt")
+      try page.click("#preview button.history")
+      try page.eval("waitFor(() => document.querySelector('#versions .history[data-ready=\"true\"]'))")
+      seen["steps"] =
+        try page.eval(
+          "[...document.querySelectorAll('#versions .history .step')]"
+            + ".map((s) => s.dataset.state + ':' + s.dataset.change).join(' ')") as? String
+      seen["inserted"] = try page.text("#versions .history .step[data-state=\"3\"] .patch .ins")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-history.png"]) }
+      return seen
+    }
+    await served.stop()
+    #expect(seen["counts"] == "~1 modified", "\(seen)")
+    #expect(seen["paths"] == "Text.txt", "\(seen)")
+    #expect(seen["first"]?.hasPrefix("+") == true, "\(seen)")
+    #expect(seen["steps"] == "1:added 2:modified 3:modified", "\(seen)")
+    #expect(seen["inserted"] == "+third", "\(seen)")
+  }
+
   /// A 4×4 red PNG, made by Python's zlib (another writer than the fixture's).
   static func redPNG(in temp: TemporaryDirectory) throws -> Data {
     let path = temp.appending("red.png")

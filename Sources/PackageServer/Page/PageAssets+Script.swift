@@ -122,6 +122,10 @@ extension PageAssets {
       const head = el("div", { class: "preview-head" }, el("strong", { text: entry.path || "(root)" }),
         " ", el("span", { class: "muted", text: entry.kind + " · " + bytes(entry.size) + " · " + entry.mode +
           (entry.target ? " · → " + entry.target : "") + (result.pretty ? " · re-indented" : "") }));
+      if (entry.kind !== "directory" && !previewState && state.info && state.info.hasVersions) {
+        head.append(" ", el("button", { type: "button", class: "history", text: "History",
+          "aria-label": "History of " + (entry.path || "(root)"), onclick: () => history(path) }));
+      }
       box.replaceChildren(head);
       box.dataset.path = path;
       box.dataset.form = result.form;
@@ -277,13 +281,52 @@ extension PageAssets {
         }
         return el("tr", { dataset: { id: String(v.id) } }, el("td", { text: String(v.id) }), el("td", { text: date }),
           el("td", { text: stateText + (v.reason ? ": " + v.reason : "") }),
-          el("td", { class: "number", text: v.size != null ? bytes(v.size) : "" }), actions);
+          el("td", { class: "number", text: v.size != null ? bytes(v.size) : "" }), el("td", { class: "changes muted" }), actions);
       });
-      // A confirmation the user opened stays open when the list is drawn again (a live change, a second click).
-      const confirming = box.querySelector(":scope > .confirm");
-      box.replaceChildren(el("table", {}, el("thead", {}, el("tr", {}, ...["Id", "Date", "State", "Size", ""].map((t) => el("th", { text: t })))),
+      // A confirmation or a history the user opened stays open when the list is drawn again (a live change, a
+      // second click).
+      const kept = [...box.querySelectorAll(":scope > .confirm, :scope > .history")];
+      box.replaceChildren(el("table", {}, el("thead", {}, el("tr", {}, ...["Id", "Date", "State", "Size", "Changes", ""].map((t) => el("th", { text: t })))),
         el("tbody", {}, ...rows)));
-      if (confirming) box.prepend(confirming);
+      box.prepend(...kept);
+      await versionChanges(box);
+    }
+    // What changed in each version from the one before: counts as `docpkg diff --stat` has them, and the first names.
+    async function versionChanges(box) {
+      let changes;
+      try { changes = await getJSON("/api/changes"); } catch (error) { return; }
+      const signs = [["added", "+"], ["modified", "~"], ["deleted", "−"], ["renamed", "→"], ["typeChanged", "±"]];
+      for (const item of changes.versions) {
+        const cell = box.querySelector('tr[data-id="' + item.id + '"] td.changes');
+        if (!cell) continue;
+        const counts = signs.filter(([kind]) => item.counts[kind]).map(([kind, sign]) => sign + item.counts[kind] + " " + kind);
+        const more = item.total > item.paths.length ? ", and " + (item.total - item.paths.length) + " more" : "";
+        cell.replaceChildren(el("span", { class: "counts", text: item.total ? counts.join(", ") : "no change" }),
+          item.paths.length ? el("div", { class: "paths", text: item.paths.join(", ") + more }) : null);
+      }
+      box.dataset.changes = "true";
+    }
+    // One entry's history: the versions (then the current state) in which it changed, each with its patch.
+    async function history(path) {
+      showTab("versions");
+      const box = document.getElementById("versions");
+      if (!box.querySelector("table")) versions();
+      box.querySelector(":scope > .history")?.remove();
+      const panel = el("section", { class: "history", dataset: { path }, "aria-label": "History of " + path },
+        el("h3", { text: "History of " + path }),
+        el("button", { type: "button", class: "close", text: "Close", onclick: () => panel.remove() }));
+      box.prepend(panel);
+      let result;
+      try { result = await getJSON("/api/history", { path }); } catch (error) { return showError(panel, error); }
+      if (!result.steps.length) panel.append(el("p", { class: "muted", text: "No version has it." }));
+      for (const step of result.steps) {
+        const item = el("div", { class: "step change", dataset: { state: step.state, change: step.change } },
+          el("div", { class: "change-head" }, el("strong", { class: "step-change", text: step.change }), " " + stateName(step.state) +
+            (step.size != null ? " · " + bytes(step.size) : "")));
+        if (step.patch) item.append(patchView(step.patch));
+        panel.append(item);
+      }
+      panel.dataset.ready = "true";
     }
     function confirmRestore(row, id) {
       document.querySelector(".confirm")?.remove();

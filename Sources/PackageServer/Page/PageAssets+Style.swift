@@ -54,6 +54,10 @@ extension PageAssets {
     .side-by-side { display: flex; gap: 8px; padding: 8px; }
     .side-by-side figure { margin: 0; flex: 1; }
     .side-by-side img { max-width: 100%; }
+    .history { border: 1px solid var(--line); padding: 8px; margin: 8px 0; }
+    .history h3 { display: inline; font-size: 1em; margin-right: 8px; }
+    .history .step { margin-top: 8px; }
+    td.changes .paths { font-size: 0.85em; overflow-wrap: anywhere; }
     .confirm { background: #fff8c5; padding: 8px; margin: 8px 0; border: 1px solid var(--line); }
     .error { color: #b3261e; }
     """#
