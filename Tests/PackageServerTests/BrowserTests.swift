@@ -248,6 +248,52 @@ struct BrowserTests {
     #expect(seen["inserted"] == "+third", "\(seen)")
   }
 
+  @Test("the keyboard walks the tree: arrows move, right opens a folder, Enter opens a file, left goes back up")
+  func keyboard() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionsServeTests.packageWithVersions(in: temp) }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      func press(_ key: String) throws {
+        try page.eval(
+          "document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key: '\(key)', bubbles: true }))")
+      }
+      func focused() throws -> String { try page.eval("document.activeElement.dataset.path || ''") as? String ?? "" }
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      // The tree is one tab stop: its first row.
+      seen["stop"] = try page.eval("document.querySelector('#tree .row[tabindex=\"0\"]').dataset.path") as? String
+      try page.eval("document.querySelector('#tree .row[tabindex=\"0\"]').focus()")
+      try press("ArrowRight")
+      try page.eval("waitFor(() => document.querySelector('.row[data-path=\"Images/tram.png\"]'))")
+      try press("ArrowDown")
+      seen["down"] = try focused()
+      try press("Enter")
+      seen["image"] = String(
+        describing: try page.eval(
+          "waitFor(() => { const i = document.querySelector('#preview img.preview'); return i && i.complete && i.naturalWidth })"
+        ) ?? "")
+      try press("ArrowLeft")
+      seen["left"] = try focused()
+      try press("End")
+      seen["end"] = try focused()
+      try press("Enter")
+      seen["line1"] = try page.text("#preview pre.code .line[data-n=\"1\"]")
+      try press("ArrowUp")
+      seen["up"] = try focused()
+      return seen
+    }
+    await served.stop()
+    #expect(seen["stop"] == "Images", "\(seen)")
+    #expect(seen["down"] == "Images/tram.png", "\(seen)")
+    #expect(Int(seen["image"] ?? "") ?? 0 > 0, "\(seen)")
+    #expect(seen["left"] == "Images", "\(seen)")
+    #expect(seen["end"] == "Text.txt" && seen["line1"] == "third", "\(seen)")
+    #expect(seen["up"] == "QuickLook", "\(seen)")
+  }
+
   /// A 4×4 red PNG, made by Python's zlib (another writer than the fixture's).
   static func redPNG(in temp: TemporaryDirectory) throws -> Data {
     let path = temp.appending("red.png")

@@ -69,12 +69,13 @@ extension PageAssets {
       const isDirectory = entry.kind === "directory";
       const twisty = el("span", { class: "twisty", text: isDirectory ? "▸" : "" });
       const label = entry.kind === "symlink" ? entry.name + " → " + entry.target : entry.name;
-      const row = el("div", { class: "row", dataset: { path: entry.path, kind: entry.kind } }, twisty,
+      const row = el("div", { class: "row", tabindex: "-1", dataset: { path: entry.path, kind: entry.kind } }, twisty,
         el("span", { class: "name", text: label }),
         el("span", { class: "mode", text: entry.mode }),
         el("span", { class: "size", text: isDirectory ? "" : bytes(entry.size) }));
       const item = el("li", { role: "treeitem", dataset: { path: entry.path } }, row);
       row.addEventListener("click", async () => {
+        focusRow(row);
         select(entry.path);
         if (!isDirectory) return;
         let children = item.querySelector(":scope > ul");
@@ -91,6 +92,36 @@ extension PageAssets {
         try { await loadChildren(children, entry.path); } catch (error) { showError(children, error); }
       });
       return item;
+    }
+    // Keyboard: the tree is one tab stop (the focused row); arrows move, Home and End jump, Enter (or space)
+    // opens what a click opens, right expands a folder, left collapses it or goes to the folder above.
+    function focusRow(row, focus) {
+      for (const other of document.querySelectorAll("#tree .row[tabindex='0']")) other.tabIndex = -1;
+      row.tabIndex = 0;
+      if (focus) { row.focus(); row.scrollIntoView({ block: "nearest" }); }
+    }
+    function treeKey(event) {
+      const rows = [...document.querySelectorAll("#tree .row")];  // in the order shown: closed folders have no rows
+      const index = rows.indexOf(document.activeElement);
+      if (index < 0) return;
+      const row = rows[index];
+      const open = row.parentElement.querySelector(":scope > ul");
+      let target = null;
+      switch (event.key) {
+        case "ArrowDown": target = rows[index + 1]; break;
+        case "ArrowUp": target = rows[index - 1]; break;
+        case "Home": target = rows[0]; break;
+        case "End": target = rows[rows.length - 1]; break;
+        case "Enter": case " ": row.click(); break;
+        case "ArrowRight": if (row.dataset.kind === "directory" && !open) row.click(); else if (open) target = rows[index + 1]; break;
+        case "ArrowLeft":
+          if (open) row.click();
+          else target = row.parentElement.parentElement.closest("li")?.querySelector(":scope > .row");
+          break;
+        default: return;
+      }
+      event.preventDefault();
+      if (target) focusRow(target, true);
     }
     function select(path) {
       state.selected = path;
@@ -450,8 +481,12 @@ extension PageAssets {
       let filterTimer;
       document.getElementById("filter").addEventListener("input", () => { clearTimeout(filterTimer); filterTimer = setTimeout(reloadTree, 200); });
       document.getElementById("sort").addEventListener("change", reloadTree);
-      if (state.info.root.kind === "directory") await loadChildren(document.getElementById("tree"), "");
-      else select("");
+      document.getElementById("tree").addEventListener("keydown", treeKey);
+      if (state.info.root.kind === "directory") {
+        await loadChildren(document.getElementById("tree"), "");
+        const first = document.querySelector("#tree .row");
+        if (first) focusRow(first);
+      } else select("");
       document.body.dataset.ready = "true";
       if (state.info.live) listen();
       setTimeout(totals, 0);

@@ -21,6 +21,7 @@ extension PageAssets {
     .row { display: flex; gap: 8px; padding: 1px 4px; cursor: pointer; white-space: nowrap; border-radius: 3px; }
     .row:hover { background: #f0f3f6; }
     .row.selected { background: #dbe7fd; }
+    .row:focus { outline: 2px solid var(--accent); outline-offset: -2px; }
     .row .name { flex: 1; overflow: hidden; text-overflow: ellipsis; }
     .row .size, .row .mode { color: var(--muted); font-variant-numeric: tabular-nums; }
     .row .twisty { width: 12px; display: inline-block; color: var(--muted); }
