@@ -56,6 +56,7 @@ struct ConnectionLimitsTests {
 
   @Test("a request beside 600 idle connections is answered within 2 s; at most 512 connections stay open")
   func manyIdleConnections() async throws {
+    RawHTTP.allowDescriptors(4096)
     let temp = try TemporaryDirectory()
     let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
     let served = try await Served(package: package)
