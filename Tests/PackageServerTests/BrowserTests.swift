@@ -23,9 +23,10 @@ struct BrowserTests {
     private let output = Pipe()
     private var buffered = Data()
 
-    init() throws {
+    /// A page of `width` × `height` CSS pixels (1280 × 800 by default; 640 × 400 shows what 200% zoom shows).
+    init(width: Int = 1280, height: Int = 800) throws {
       process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      process.arguments = ["python3", Fixtures.script("cdp-page.py")]
+      process.arguments = ["python3", Fixtures.script("cdp-page.py"), String(width), String(height)]
       process.standardInput = input
       process.standardOutput = output
       process.standardError = FileHandle.standardError
@@ -86,8 +87,10 @@ struct BrowserTests {
   }
 
   /// Runs `body` with a page off the cooperative pool (every step blocks on the browser).
-  func withPage<T: Sendable>(_ body: @escaping @Sendable (BrowserPage) throws -> T) async throws -> T {
-    try await offThePool { try body(BrowserPage()) }
+  func withPage<T: Sendable>(
+    width: Int = 1280, height: Int = 800, _ body: @escaping @Sendable (BrowserPage) throws -> T
+  ) async throws -> T {
+    try await offThePool { try body(BrowserPage(width: width, height: height)) }
   }
 
   static let screenshots = ProcessInfo.processInfo.environment["DOCPKG_SCREENSHOTS"]
@@ -292,6 +295,48 @@ struct BrowserTests {
     #expect(seen["left"] == "Images", "\(seen)")
     #expect(seen["end"] == "Text.txt" && seen["line1"] == "third", "\(seen)")
     #expect(seen["up"] == "QuickLook", "\(seen)")
+  }
+
+  @Test("at 200% zoom (a 640 × 400 page) nothing needs scrolling sideways, and every tab and control is reachable")
+  func zoomed() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionHistoryTests.package(in: temp) }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let screenshots = Self.screenshots
+    // How far the page or either pane would scroll sideways.
+    let overflow =
+      "Math.max(document.documentElement.scrollWidth - window.innerWidth, "
+      + "...['#tree-pane', '#view-pane'].map((s) => { const e = document.querySelector(s); "
+      + "return e.scrollWidth - e.clientWidth }))"
+    let seen = try await withPage(width: 640, height: 400) { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.clickRow("Text.txt")
+      _ = try page.text("#preview pre.code .line[data-n=\"1\"]")
+      seen["tree"] = String(describing: try page.eval(overflow) ?? "")
+      // Every control has a name a screen reader says, and lies within the page's width.
+      seen["unlabelled"] =
+        try page.eval(
+          "[...document.querySelectorAll('button, select, input, a.button')].filter((e) => e.offsetParent)"
+            + ".filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label')))"
+            + ".map((e) => e.outerHTML).join(' ')") as? String
+      seen["outside"] =
+        try page.eval(
+          "[...document.querySelectorAll('nav#tabs button, #filter, #sort, #download')]"
+            + ".filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => e.outerHTML).join(' ')")
+        as? String
+      try page.click("nav#tabs button[data-tab=\"versions\"]")
+      _ = try page.text("#versions tr[data-id=\"2\"] td.changes .counts")
+      seen["versions"] = String(describing: try page.eval(overflow) ?? "")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-zoomed.png"]) }
+      return seen
+    }
+    await served.stop()
+    #expect(seen["tree"] == "0" && seen["versions"] == "0", "\(seen)")
+    #expect(seen["unlabelled"] == "", "\(seen)")
+    #expect(seen["outside"] == "", "\(seen)")
   }
 
   /// A 4×4 red PNG, made by Python's zlib (another writer than the fixture's).

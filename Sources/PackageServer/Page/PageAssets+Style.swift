@@ -14,6 +14,19 @@ extension PageAssets {
     main { display: flex; height: calc(100vh - 45px); }
     #tree-pane { width: 40%; min-width: 280px; overflow: auto; border-right: 1px solid var(--line); padding: 8px; }
     #view-pane { flex: 1; overflow: auto; padding: 8px 16px; }
+    /* Narrow windows and 200% zoom: the tree above the view, tables that wrap. */
+    @media (max-width: 800px) {
+      header { flex-wrap: wrap; gap: 6px 12px; }
+      main { flex-direction: column; height: auto; }
+      #tree-pane { width: auto; min-width: 0; max-height: 45vh; border-right: none; border-bottom: 1px solid var(--line); }
+      #view-pane { overflow: visible; padding: 8px; }
+      #versions table, #versions tbody, #versions tr, #versions td { display: block; }
+      #versions thead { display: none; }
+      #versions tr { border-bottom: 1px solid var(--line); padding: 4px 0; }
+      #versions td { padding: 1px 0; text-align: left; border: none; }
+      #versions td:first-child { font-weight: bold; }
+      #versions td:first-child::before { content: "Version "; }
+    }
     .controls { display: flex; gap: 8px; margin-bottom: 8px; align-items: center; }
     .controls input { flex: 1; }
     ul.tree { list-style: none; margin: 0; padding-left: 14px; }
