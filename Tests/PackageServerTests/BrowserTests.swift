@@ -339,6 +339,47 @@ struct BrowserTests {
     #expect(seen["outside"] == "", "\(seen)")
   }
 
+  @Test("a text diff side by side: each deleted line beside the line it became, the changed words marked")
+  func sideBySide() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { () -> String in
+      let package = try Fixtures.copy("Notes.mydoc", into: temp)
+      try temp.write("Notes.mydoc/Text.txt", "Day 1.\nThe tram is yellow, wooden inside.\nCoffee.\n")
+      let file = try PackageFile(at: FilePath(package), options: .holdLock)
+      try file.root.setFile(at: "Text.txt", contents: Data("Day 1.\nThe tram is red, wooden inside.\nCoffee.\n".utf8))
+      try file.save()
+      file.close()
+      return package
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let screenshots = Self.screenshots
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.click("nav#tabs button[data-tab=\"versions\"]")
+      try page.click("#versions tr[data-id=\"1\"] button")
+      _ = try page.text(".change[data-path=\"Text.txt\"] .patch .ins")
+      try page.click("#side-by-side")
+      let row = ".change[data-path=\"Text.txt\"] table.split"
+      seen["old"] = try page.text("\(row) td.old.change")
+      seen["new"] = try page.text("\(row) td.new.change")
+      seen["marked"] =
+        try page.eval("[...document.querySelectorAll('\(row) mark')].map((m) => m.textContent).join(' | ')") as? String
+      seen["context"] =
+        try page.eval("[...document.querySelectorAll('\(row) td.old.same')].map((c) => c.textContent).join(' | ')")
+        as? String
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-side-by-side.png"]) }
+      return seen
+    }
+    await served.stop()
+    #expect(seen["old"] == "The tram is yellow, wooden inside.", "\(seen)")
+    #expect(seen["new"] == "The tram is red, wooden inside.", "\(seen)")
+    #expect(seen["marked"] == "yellow | red", "\(seen)")
+    #expect(seen["context"] == "Day 1. | Coffee.", "\(seen)")
+  }
+
   /// A 4×4 red PNG, made by Python's zlib (another writer than the fixture's).
   static func redPNG(in temp: TemporaryDirectory) throws -> Data {
     let path = temp.appending("red.png")

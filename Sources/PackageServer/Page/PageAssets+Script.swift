@@ -414,6 +414,7 @@ extension PageAssets {
       }
     }
     function patchView(patch) {
+      if (document.getElementById("side-by-side")?.checked) return splitView(patch);
       const pre = el("pre", { class: "patch" });
       const lines = patch.split("\n");
       if (lines[lines.length - 1] === "") lines.pop();
@@ -422,6 +423,75 @@ extension PageAssets {
         pre.append(el("span", { class: kind, text: line }));
       }
       return pre;
+    }
+
+    // A patch side by side: old lines on the left, new on the right, a deleted line beside the inserted line it
+    // became, with the words that differ marked.
+    function splitView(patch) {
+      const table = el("table", { class: "patch split" },
+        el("colgroup", {}, el("col", { class: "n" }), el("col"), el("col", { class: "n" }), el("col")));
+      const lines = patch.split("\n");
+      if (lines[lines.length - 1] === "") lines.pop();
+      let oldNumber = 0, newNumber = 0, deleted = [], inserted = [];
+      const row = (oldLine, newLine, kind) => {
+        const cells = [];
+        for (const [line, side] of [[oldLine, "old"], [newLine, "new"]]) {
+          const number = line == null ? "" : String(side === "old" ? ++oldNumber : ++newNumber);
+          cells.push(el("td", { class: "n", text: number }), el("td", { class: side + " " + (line == null ? "empty" : kind) }));
+        }
+        if (kind === "change" && oldLine != null && newLine != null) {
+          const [before, after] = wordDiff(oldLine, newLine);
+          cells[1].append(...before);
+          cells[3].append(...after);
+        } else {
+          if (oldLine != null) cells[1].textContent = oldLine;
+          if (newLine != null) cells[3].textContent = newLine;
+        }
+        table.append(el("tr", {}, ...cells));
+      };
+      const flush = () => {
+        for (let i = 0; i < Math.max(deleted.length, inserted.length); i++) row(deleted[i], inserted[i], "change");
+        deleted = []; inserted = [];
+      };
+      for (const line of lines) {
+        const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(line);
+        if (hunk) {
+          flush();
+          oldNumber = Number(hunk[1]) - 1; newNumber = Number(hunk[2]) - 1;
+          if (oldNumber < 0) oldNumber = 0;
+          if (newNumber < 0) newNumber = 0;
+          table.append(el("tr", { class: "split-hunk" }, el("td", { colspan: "4", text: line })));
+        } else if (line.startsWith("-")) deleted.push(line.slice(1));
+        else if (line.startsWith("+")) inserted.push(line.slice(1));
+        else if (line.startsWith("\\")) continue;  // "\ No newline at end of file"
+        else { flush(); row(line.slice(1), line.slice(1), "same"); }
+      }
+      flush();
+      return table;
+    }
+    // The two lines as runs of text, the words that differ in <mark>: a longest common subsequence of words
+    // (a line of more than 400 words is marked whole).
+    function wordDiff(before, after) {
+      const words = (line) => line.match(/\s+|[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu) || [];
+      const a = words(before), b = words(after);
+      if (a.length > 400 || b.length > 400) return [[el("mark", { text: before })], [el("mark", { text: after })]];
+      const table = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1));
+      for (let i = a.length - 1; i >= 0; i--)
+        for (let j = b.length - 1; j >= 0; j--)
+          table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+      const left = [], right = [];
+      const add = (runs, text, marked) => {
+        const last = runs[runs.length - 1];
+        if (last && last.marked === marked) last.text += text; else runs.push({ text, marked });
+      };
+      let i = 0, j = 0;
+      while (i < a.length || j < b.length) {
+        if (i < a.length && j < b.length && a[i] === b[j]) { add(left, a[i++], false); add(right, b[j++], false); }
+        else if (j >= b.length || (i < a.length && table[i + 1][j] >= table[i][j + 1])) add(left, a[i++], true);
+        else add(right, b[j++], true);
+      }
+      const nodes = (runs) => runs.map((r) => r.marked ? el("mark", { text: r.text }) : document.createTextNode(r.text));
+      return [nodes(left), nodes(right)];
     }
 
     function showTab(name) {
@@ -476,6 +546,8 @@ extension PageAssets {
           if (button.dataset.tab === "diff" && !state.versions.length) versions();
         });
       }
+      document.getElementById("side-by-side").addEventListener("change", () =>
+        compare(document.getElementById("diff-from").value, document.getElementById("diff-to").value));
       document.getElementById("diff-run").addEventListener("click", () =>
         compare(document.getElementById("diff-from").value, document.getElementById("diff-to").value));
       let filterTimer;

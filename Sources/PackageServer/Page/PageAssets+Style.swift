@@ -65,6 +65,15 @@ extension PageAssets {
     .patch .del { background: var(--deleted); display: block; }
     .patch .ctx { display: block; }
     .patch .hunk { color: var(--muted); display: block; }
+    table.split { width: 100%; border-collapse: collapse; table-layout: fixed; font: 12px/1.4 ui-monospace, monospace; }
+    table.split td { padding: 0 4px; white-space: pre-wrap; overflow-wrap: anywhere; vertical-align: top; border: none; }
+    table.split col.n { width: 3.5em; }
+    table.split td.n { color: var(--muted); text-align: right; user-select: none; }
+    table.split tr.split-hunk td { color: var(--muted); background: #f6f8fa; }
+    table.split td.old.change { background: var(--deleted); }
+    table.split td.new.change { background: var(--added); }
+    table.split td.empty { background: #f6f8fa; }
+    table.split mark { background: #ffd7a8; color: inherit; border-radius: 2px; }
     .side-by-side { display: flex; gap: 8px; padding: 8px; }
     .side-by-side figure { margin: 0; flex: 1; }
     .side-by-side img { max-width: 100%; }
