@@ -219,6 +219,10 @@ struct BrowserTests {
   func versionChangesAndHistory() async throws {
     let temp = try TemporaryDirectory()
     let package = try await offThePool { try VersionHistoryTests.package(in: temp) }
+    // The image changes after the last version: its history ends with the current state, before and after.
+    try await offThePool {
+      _ = try Shell.docpkg(["put", package, "Images/tram.png", "-"], input: try Self.redPNG(in: temp))
+    }
     let served = try await Served(package: package)
     let url = served.server.url
     let screenshots = Self.screenshots
@@ -226,6 +230,17 @@ struct BrowserTests {
       var seen: [String: String] = [:]
       try page.send(["cmd": "open", "url": url])
       try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.clickRow("Images")
+      try page.clickRow("Images/tram.png")
+      try page.eval("waitFor(() => document.getElementById('preview').dataset.path === 'Images/tram.png')")
+      try page.click("#preview button.history")
+      let images = "#versions .history[data-ready=\"true\"] .step[data-state=\"current\"] .side-by-side img"
+      seen["widths"] = String(
+        describing: try page.eval(
+          "waitFor(() => { const i = [...document.querySelectorAll('\(images)')]; "
+            + "return i.length === 2 && i.every((x) => x.complete && x.naturalWidth) && "
+            + "i.map((x) => x.naturalWidth).join(' ') })") ?? "")
+      try page.click("#versions .history button.close")
       try page.click("nav#tabs button[data-tab=\"versions\"]")
       seen["counts"] = try page.text("#versions tr[data-id=\"2\"] td.changes .counts")
       seen["paths"] = try page.text("#versions tr[data-id=\"2\"] td.changes .paths")
@@ -233,8 +248,10 @@ struct BrowserTests {
       if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-versions.png"]) }
       try page.click("nav#tabs button[data-tab=\"preview\"]")
       try page.clickRow("Text.txt")
+      try page.eval("waitFor(() => document.getElementById('preview').dataset.path === 'Text.txt')")
       try page.click("#preview button.history")
-      try page.eval("waitFor(() => document.querySelector('#versions .history[data-ready=\"true\"]'))")
+      try page.eval(
+        "waitFor(() => document.querySelector('#versions .history[data-path=\"Text.txt\"][data-ready=\"true\"]'))")
       seen["steps"] =
         try page.eval(
           "[...document.querySelectorAll('#versions .history .step')]"
@@ -249,6 +266,11 @@ struct BrowserTests {
     #expect(seen["first"]?.hasPrefix("+") == true, "\(seen)")
     #expect(seen["steps"] == "1:added 2:modified 3:modified", "\(seen)")
     #expect(seen["inserted"] == "+third", "\(seen)")
+    let fixtureWidth = try await offThePool {
+      let png = try Data(contentsOf: Fixtures.url("Notes.mydoc/Images/tram.png"))
+      return png[16..<20].reduce(0) { $0 << 8 | Int($1) }  // IHDR's width
+    }
+    #expect(seen["widths"] == "\(fixtureWidth) 4", "\(seen)")
   }
 
   @Test("the keyboard walks the tree: arrows move, right opens a folder, Enter opens a file, left goes back up")

@@ -48,6 +48,7 @@ struct VersionHistoryTests {
     // Version 3 and the current state hold the same text: no step for the current state.
     #expect(steps.map { $0["state"] as? String } == ["1", "2", "3"], "\(text)")
     #expect(steps.map { $0["change"] as? String } == ["added", "modified", "modified"])
+    #expect(steps.map { $0["previous"] as? String } == [nil, "1", "2"])
     #expect(steps.last?["patch"] as? String == "@@ -1 +1 @@\n-second\n+third\n", "\(text)")
     let added = try await served.get("/api/history", ["path": "Added.txt"])
     let addedSteps = added.json["steps"] as? [[String: Any]] ?? []

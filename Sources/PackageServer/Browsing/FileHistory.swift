@@ -8,6 +8,8 @@ package struct FileHistory: Sendable, Codable, Equatable {
   package struct Step: Sendable, Codable, Equatable {
     /// A version's id, or `current`.
     package var state: String
+    /// The state it is compared with (as ``state`` is written); `nil` for the first.
+    package var previous: String?
     /// `added`, `deleted` or `modified` (contents, kind or link target).
     package var change: String
     /// The entry's size in this state; `nil` when deleted.
@@ -29,19 +31,22 @@ package struct FileHistory: Sendable, Codable, Equatable {
   /// The step of the entry at `path` from `old` to `new` (the roots of two states, `old` `nil` for the first);
   /// `nil` when it did not change.
   /// - Throws: ``/DocumentPackage/PackageError`` when a file cannot be read.
-  static func step(at path: String, from old: PackageNode?, to new: PackageNode, state: String) throws -> Step? {
+  static func step(
+    at path: String, from old: PackageNode?, to new: PackageNode, state: String, previous: String?
+  ) throws -> Step? {
     let before = try old.flatMap { try entry(at: path, in: $0) }
     let after = try entry(at: path, in: new)
+    let (change, size): (String, Int64?)
     switch (before, after) {
     case (nil, nil): return nil
-    case (let node?, nil):
-      return Step(state: state, change: "deleted", size: nil, patch: try patch(from: node, to: nil))
-    case (nil, let node?):
-      return Step(state: state, change: "added", size: node.size, patch: try patch(from: nil, to: node))
+    case (_?, nil): (change, size) = ("deleted", nil)
+    case (nil, let node?): (change, size) = ("added", node.size)
     case (let before?, let after?):
       guard try differ(before, after) else { return nil }
-      return Step(state: state, change: "modified", size: after.size, patch: try patch(from: before, to: after))
+      (change, size) = ("modified", after.size)
     }
+    return Step(
+      state: state, previous: previous, change: change, size: size, patch: try patch(from: before, to: after))
   }
 
   /// The node at `path` in `root`, or `nil` when there is none.

@@ -355,6 +355,12 @@ extension PageAssets {
           el("div", { class: "change-head" }, el("strong", { class: "step-change", text: step.change }), " " + stateName(step.state) +
             (step.size != null ? " · " + bytes(step.size) : "")));
         if (step.patch) item.append(patchView(step.patch));
+        if (/\.(png|jpe?g|gif|webp|svg)$/i.test(path)) {
+          const figures = el("div", { class: "side-by-side" });
+          if (step.previous && step.change !== "added") figures.append(el("figure", {}, el("img", { alt: "before", src: api("/api/raw", { path, state: step.previous }) }), el("figcaption", { text: stateName(step.previous) })));
+          if (step.change !== "deleted") figures.append(el("figure", {}, el("img", { alt: "after", src: api("/api/raw", { path, state: step.state }) }), el("figcaption", { text: stateName(step.state) })));
+          item.append(figures);
+        }
         panel.append(item);
       }
       panel.dataset.ready = "true";

@@ -208,14 +208,16 @@ struct Router: Sendable {
     var steps: [FileHistory.Step] = []
     var previous: TreeState?
     for state in states {
-      let name = state.description
+      let (name, previousName) = (state.description, previous?.description)
       let step =
         if let previous {
           try await browser.read(previous, state) { old, new in
-            try FileHistory.step(at: path, from: old, to: new, state: name)
+            try FileHistory.step(at: path, from: old, to: new, state: name, previous: previousName)
           }
         } else {
-          try await browser.read(state) { new in try FileHistory.step(at: path, from: nil, to: new, state: name) }
+          try await browser.read(state) { new in
+            try FileHistory.step(at: path, from: nil, to: new, state: name, previous: nil)
+          }
         }
       if let step { steps.append(step) }
       previous = state
