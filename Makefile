@@ -157,7 +157,7 @@ crash-test: build
 	python3 Tests/Scripts/archive-kill-test.py --size-mb 100 --runs 6
 
 ## Fuzzing (Tests/Fuzz/README.md): builds the libFuzzer targets with AddressSanitizer in .build-fuzz, then runs
-## each for its share of FUZZ_SECONDS (FUZZ_TARGETS: zip tar unpack records sync, all by default) and prints its executions.
+## each for its share of FUZZ_SECONDS (FUZZ_TARGETS: zip tar unpack records sync serve, all by default) and prints its executions.
 ## Fails if a target crashed, hung, leaked or ran out of memory. `make fuzz-merge` also minimizes the corpora
 ## into Tests/Fuzz/corpus/ to commit.
 FUZZ_SECONDS ?= 600

@@ -248,5 +248,12 @@ if fuzzing {
       name: "fuzz-records", dependencies: ["FuzzSupport", "DocumentPackage"], path: "Tests/Fuzz/RecordsFuzz"),
     .executableTarget(
       name: "fuzz-sync", dependencies: ["FuzzSupport", "DocumentSync"], path: "Tests/Fuzz/SyncFuzz"),
+    .executableTarget(
+      name: "fuzz-serve",
+      dependencies: [
+        "FuzzSupport", "PackageServer", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      path: "Tests/Fuzz/ServeFuzz"),
   ]
 }

@@ -33,6 +33,13 @@ import SystemPackage
 /// (scripts from the server only, none inline); text reaches the page as JSON and is shown as text; images are
 /// sent only with the type their signature says, in a sandbox, and SVG only as an image.
 ///
+/// **Limits** (no request, file or client can take the server down): a connection must send a whole request
+/// within a header timeout and the next within an idle timeout, and one that takes nothing of a response for the
+/// idle timeout is closed (``ConnectionDeadline``); at most 512 connections are open, the one waiting longest
+/// giving way to a new one (``ConnectionRegistry``); a query is decoded once, and refused when malformed
+/// (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in the file (``PrettyPrinter``); at
+/// most 4 zip downloads run at once, each stopped when its client goes (``ZipDownload``).
+///
 /// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``, started once the server
 /// listens (it lists the whole package first, which the first page need not wait for); each change it reports
 /// makes the browser drop its tree (read again at the next request) and is sent to every open page as a
@@ -54,6 +61,14 @@ package final class PackageServer: Sendable {
     /// before the page reads it: `docpkg-sync` sets it, with the environment's credentials. Without it, such a
     /// version's files fail to read with code `onRemote`.
     package var fetchVersionFiles: PackageBrowser.VersionFetcher?
+    /// How long a new connection may take to send its first request whole (``ConnectionDeadline``).
+    package var headerTimeout: Duration = .seconds(30)
+    /// How long a connection may wait between requests, or take nothing of a response, before it is closed.
+    package var idleTimeout: Duration = .seconds(30)
+    /// The most connections open at once; beyond, the one waiting longest is closed (``ConnectionRegistry``).
+    package var connectionLimit = 512
+    /// The most zip downloads packed at once; beyond, a download is answered 503 (``ZipDownload``).
+    package var downloadLimit = 4
 
     package init(
       location: ServedLocation, compared: [ServedLocation] = [], port: Int = 0, allowsRestore: Bool = false,
@@ -67,6 +82,12 @@ package final class PackageServer: Sendable {
     }
   }
 
+  /// The connections open now.
+  package var openConnections: Int { connections.count }
+  private let connections: ConnectionRegistry
+  /// The zip downloads running now.
+  package var runningDownloads: Int { downloads.running }
+  private let downloads: ZipDownload.Slots
   /// The port the server listens on.
   package let port: Int
   /// The token every request must carry.
@@ -91,16 +112,25 @@ package final class PackageServer: Sendable {
     let browser = try await BlockingIO.run { try PackageBrowser(location, compared: compared, fetcher: fetcher) }
     let events = EventHub()
     let token = configuration.token ?? ServerToken.random()
+    let connections = ConnectionRegistry(limit: configuration.connectionLimit)
+    let downloads = ZipDownload.Slots(limit: configuration.downloadLimit)
+    let (headerTimeout, idleTimeout) = (
+      TimeAmount(configuration.headerTimeout), TimeAmount(configuration.idleTimeout)
+    )
     let router = Router(
       browser: browser, requestGuard: RequestGuard(token: token, allowsWrites: configuration.allowsRestore),
-      events: events, isLive: location.isPackageOnDisk)
+      events: events, isLive: location.isPackageOnDisk, downloads: downloads)
     channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(ChannelOptions.backlog, value: 64)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
+        guard connections.admit(channel) else {
+          return channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        return channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandler(
+          try channel.pipeline.syncOperations.addHandlers(
+            ConnectionDeadline(headerTimeout: headerTimeout, idleTimeout: idleTimeout, registry: connections),
             HTTPChannelHandler { request in await router.respond(request) })
         }
       }
@@ -109,6 +139,8 @@ package final class PackageServer: Sendable {
     port = channel.localAddress?.port ?? configuration.port
     self.token = token
     self.events = events
+    self.connections = connections
+    self.downloads = downloads
     // A comment on every event stream now and then: a page that went away is noticed at the next write.
     heartbeat = Task {
       while (try? await Task.sleep(for: .seconds(15))) != nil { events.ping() }
@@ -145,5 +177,13 @@ package final class PackageServer: Sendable {
     heartbeat.cancel()
     events.finishAll()
     try? await channel.close()
+  }
+}
+
+extension TimeAmount {
+  /// `duration`, to the nanosecond.
+  init(_ duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
   }
 }

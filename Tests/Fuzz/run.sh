@@ -28,7 +28,7 @@ fi
 seconds="${1:?usage: Tests/Fuzz/run.sh [--merge|--smoke] SECONDS [TARGET ...]}"
 shift
 targets=("$@")
-if [[ ${#targets[@]} -eq 0 ]]; then targets=(zip tar unpack records sync); fi
+if [[ ${#targets[@]} -eq 0 ]]; then targets=(zip tar unpack records sync serve); fi
 
 scratch=.build-fuzz
 work="$scratch/work"

@@ -1,6 +1,8 @@
+import DocumentArchive
 import DocumentPackage
 import Foundation
 import PackageServer
+import SystemPackage
 import TestSupport
 import Testing
 
@@ -21,9 +23,10 @@ struct BrowserTests {
     private let output = Pipe()
     private var buffered = Data()
 
-    init() throws {
+    /// A page of `width` × `height` CSS pixels (1280 × 800 by default; 640 × 400 shows what 200% zoom shows).
+    init(width: Int = 1280, height: Int = 800) throws {
       process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      process.arguments = ["python3", Fixtures.script("cdp-page.py")]
+      process.arguments = ["python3", Fixtures.script("cdp-page.py"), String(width), String(height)]
       process.standardInput = input
       process.standardOutput = output
       process.standardError = FileHandle.standardError
@@ -71,14 +74,23 @@ struct BrowserTests {
           + "return t && (\(accept)) && t })") as? String
     }
 
-    private static func quoted(_ text: String) -> String {
+    /// Waits for the tree's row of `path` (compared as a string, so any name can be found), then clicks it.
+    func clickRow(_ path: String) throws {
+      let find = "[...document.querySelectorAll('.row')].find((r) => r.dataset.path === \(Self.quoted(path)))"
+      try eval("waitFor(() => \(find))")
+      try eval("\(find).dispatchEvent(new MouseEvent('click', { bubbles: true }))")
+    }
+
+    static func quoted(_ text: String) -> String {
       String(decoding: try! JSONSerialization.data(withJSONObject: text, options: .fragmentsAllowed), as: UTF8.self)
     }
   }
 
   /// Runs `body` with a page off the cooperative pool (every step blocks on the browser).
-  func withPage<T: Sendable>(_ body: @escaping @Sendable (BrowserPage) throws -> T) async throws -> T {
-    try await offThePool { try body(BrowserPage()) }
+  func withPage<T: Sendable>(
+    width: Int = 1280, height: Int = 800, _ body: @escaping @Sendable (BrowserPage) throws -> T
+  ) async throws -> T {
+    try await offThePool { try body(BrowserPage(width: width, height: height)) }
   }
 
   static let screenshots = ProcessInfo.processInfo.environment["DOCPKG_SCREENSHOTS"]
@@ -158,6 +170,236 @@ struct BrowserTests {
     #expect(seen["download"] == "Notes.mydoc.zip")
     let listing = try await offThePool { try Shell.run("unzip", ["-p", zip, "Notes.mydoc/Text.txt"]).standardOutput }
     #expect(listing == "put by another process\n")
+  }
+
+  @Test(
+    "a click on each name of every kind opens it: package, zip and version (issue 38)",
+    arguments: ["package", "zip", "version"])
+  func everyNameOpens(_ kind: String) async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try NamesServeTests.package(in: temp) }
+    var location = package
+    if kind == "zip" {
+      location = temp.appending("Names.zip")
+      try await ArchivePacker.pack(
+        try PackageNode(contentsOf: FilePath(package)), to: FilePath(location), options: PackOptions(format: .zip))
+    } else if kind == "version" {
+      location = package + "@1"
+    }
+    let served = try await Served(package: location)
+    let url = served.server.url
+    let folder = NamesServeTests.folder
+    let names = NamesServeTests.names
+    let shown = try await withPage { page -> [String: String] in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.clickRow(folder)
+      var shown: [String: String] = [:]
+      for name in names {
+        let path = folder + "/" + name
+        try page.clickRow(path)
+        // The first line of the preview of `path`, or the error the page shows instead.
+        shown[name] =
+          try page.eval(
+            "waitFor(() => { const box = document.getElementById('preview'); "
+              + "const line = box.dataset.path === \(BrowserPage.quoted(path)) && "
+              + "box.querySelector('pre.code .line[data-n=\"1\"]'); const error = box.querySelector('.error'); "
+              + "return (line && line.textContent) || (error && 'error: ' + error.textContent) })") as? String
+      }
+      return shown
+    }
+    await served.stop()
+    for name in names {
+      let expected = NamesServeTests.contents(of: name).dropLast()  // the line, without its line feed
+      #expect(shown[name].map { Array($0.utf8) } == Array(expected.utf8), "\(kind) \(name): \(shown[name] ?? "nil")")
+    }
+  }
+
+  @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
+  func versionChangesAndHistory() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionHistoryTests.package(in: temp) }
+    // The image changes after the last version: its history ends with the current state, before and after.
+    try await offThePool {
+      _ = try Shell.docpkg(["put", package, "Images/tram.png", "-"], input: try Self.redPNG(in: temp))
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let screenshots = Self.screenshots
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.clickRow("Images")
+      try page.clickRow("Images/tram.png")
+      try page.eval("waitFor(() => document.getElementById('preview').dataset.path === 'Images/tram.png')")
+      try page.click("#preview button.history")
+      let images = "#versions .history[data-ready=\"true\"] .step[data-state=\"current\"] .side-by-side img"
+      seen["widths"] = String(
+        describing: try page.eval(
+          "waitFor(() => { const i = [...document.querySelectorAll('\(images)')]; "
+            + "return i.length === 2 && i.every((x) => x.complete && x.naturalWidth) && "
+            + "i.map((x) => x.naturalWidth).join(' ') })") ?? "")
+      try page.click("#versions .history button.close")
+      try page.click("nav#tabs button[data-tab=\"versions\"]")
+      seen["counts"] = try page.text("#versions tr[data-id=\"2\"] td.changes .counts")
+      seen["paths"] = try page.text("#versions tr[data-id=\"2\"] td.changes .paths")
+      seen["first"] = try page.text("#versions tr[data-id=\"1\"] td.changes .counts")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-versions.png"]) }
+      try page.click("nav#tabs button[data-tab=\"preview\"]")
+      try page.clickRow("Text.txt")
+      try page.eval("waitFor(() => document.getElementById('preview').dataset.path === 'Text.txt')")
+      try page.click("#preview button.history")
+      try page.eval(
+        "waitFor(() => document.querySelector('#versions .history[data-path=\"Text.txt\"][data-ready=\"true\"]'))")
+      seen["steps"] =
+        try page.eval(
+          "[...document.querySelectorAll('#versions .history .step')]"
+            + ".map((s) => s.dataset.state + ':' + s.dataset.change).join(' ')") as? String
+      seen["inserted"] = try page.text("#versions .history .step[data-state=\"3\"] .patch .ins")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-history.png"]) }
+      return seen
+    }
+    await served.stop()
+    #expect(seen["counts"] == "~1 modified", "\(seen)")
+    #expect(seen["paths"] == "Text.txt", "\(seen)")
+    #expect(seen["first"]?.hasPrefix("+") == true, "\(seen)")
+    #expect(seen["steps"] == "1:added 2:modified 3:modified", "\(seen)")
+    #expect(seen["inserted"] == "+third", "\(seen)")
+    let fixtureWidth = try await offThePool {
+      let png = try Data(contentsOf: Fixtures.url("Notes.mydoc/Images/tram.png"))
+      return png[16..<20].reduce(0) { $0 << 8 | Int($1) }  // IHDR's width
+    }
+    #expect(seen["widths"] == "\(fixtureWidth) 4", "\(seen)")
+  }
+
+  @Test("the keyboard walks the tree: arrows move, right opens a folder, Enter opens a file, left goes back up")
+  func keyboard() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionsServeTests.packageWithVersions(in: temp) }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      func press(_ key: String) throws {
+        try page.eval(
+          "document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key: '\(key)', bubbles: true }))")
+      }
+      func focused() throws -> String { try page.eval("document.activeElement.dataset.path || ''") as? String ?? "" }
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      // The tree is one tab stop: its first row.
+      seen["stop"] = try page.eval("document.querySelector('#tree .row[tabindex=\"0\"]').dataset.path") as? String
+      try page.eval("document.querySelector('#tree .row[tabindex=\"0\"]').focus()")
+      try press("ArrowRight")
+      try page.eval("waitFor(() => document.querySelector('.row[data-path=\"Images/tram.png\"]'))")
+      try press("ArrowDown")
+      seen["down"] = try focused()
+      try press("Enter")
+      seen["image"] = String(
+        describing: try page.eval(
+          "waitFor(() => { const i = document.querySelector('#preview img.preview'); return i && i.complete && i.naturalWidth })"
+        ) ?? "")
+      try press("ArrowLeft")
+      seen["left"] = try focused()
+      try press("End")
+      seen["end"] = try focused()
+      try press("Enter")
+      seen["line1"] = try page.text("#preview pre.code .line[data-n=\"1\"]")
+      try press("ArrowUp")
+      seen["up"] = try focused()
+      return seen
+    }
+    await served.stop()
+    #expect(seen["stop"] == "Images", "\(seen)")
+    #expect(seen["down"] == "Images/tram.png", "\(seen)")
+    #expect(Int(seen["image"] ?? "") ?? 0 > 0, "\(seen)")
+    #expect(seen["left"] == "Images", "\(seen)")
+    #expect(seen["end"] == "Text.txt" && seen["line1"] == "third", "\(seen)")
+    #expect(seen["up"] == "QuickLook", "\(seen)")
+  }
+
+  @Test("at 200% zoom (a 640 × 400 page) nothing needs scrolling sideways, and every tab and control is reachable")
+  func zoomed() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try VersionHistoryTests.package(in: temp) }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let screenshots = Self.screenshots
+    // How far the page or either pane would scroll sideways.
+    let overflow =
+      "Math.max(document.documentElement.scrollWidth - window.innerWidth, "
+      + "...['#tree-pane', '#view-pane'].map((s) => { const e = document.querySelector(s); "
+      + "return e.scrollWidth - e.clientWidth }))"
+    let seen = try await withPage(width: 640, height: 400) { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.clickRow("Text.txt")
+      _ = try page.text("#preview pre.code .line[data-n=\"1\"]")
+      seen["tree"] = String(describing: try page.eval(overflow) ?? "")
+      // Every control has a name a screen reader says, and lies within the page's width.
+      seen["unlabelled"] =
+        try page.eval(
+          "[...document.querySelectorAll('button, select, input, a.button')].filter((e) => e.offsetParent)"
+            + ".filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label')))"
+            + ".map((e) => e.outerHTML).join(' ')") as? String
+      seen["outside"] =
+        try page.eval(
+          "[...document.querySelectorAll('nav#tabs button, #filter, #sort, #download')]"
+            + ".filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => e.outerHTML).join(' ')")
+        as? String
+      try page.click("nav#tabs button[data-tab=\"versions\"]")
+      _ = try page.text("#versions tr[data-id=\"2\"] td.changes .counts")
+      seen["versions"] = String(describing: try page.eval(overflow) ?? "")
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-zoomed.png"]) }
+      return seen
+    }
+    await served.stop()
+    #expect(seen["tree"] == "0" && seen["versions"] == "0", "\(seen)")
+    #expect(seen["unlabelled"] == "", "\(seen)")
+    #expect(seen["outside"] == "", "\(seen)")
+  }
+
+  @Test("a text diff side by side: each deleted line beside the line it became, the changed words marked")
+  func sideBySide() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { () -> String in
+      let package = try Fixtures.copy("Notes.mydoc", into: temp)
+      try temp.write("Notes.mydoc/Text.txt", "Day 1.\nThe tram is yellow, wooden inside.\nCoffee.\n")
+      let file = try PackageFile(at: FilePath(package), options: .holdLock)
+      try file.root.setFile(at: "Text.txt", contents: Data("Day 1.\nThe tram is red, wooden inside.\nCoffee.\n".utf8))
+      try file.save()
+      file.close()
+      return package
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let screenshots = Self.screenshots
+    let seen = try await withPage { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.click("nav#tabs button[data-tab=\"versions\"]")
+      try page.click("#versions tr[data-id=\"1\"] button")
+      _ = try page.text(".change[data-path=\"Text.txt\"] .patch .ins")
+      try page.click("#side-by-side")
+      let row = ".change[data-path=\"Text.txt\"] table.split"
+      seen["old"] = try page.text("\(row) td.old.change")
+      seen["new"] = try page.text("\(row) td.new.change")
+      seen["marked"] =
+        try page.eval("[...document.querySelectorAll('\(row) mark')].map((m) => m.textContent).join(' | ')") as? String
+      seen["context"] =
+        try page.eval("[...document.querySelectorAll('\(row) td.old.same')].map((c) => c.textContent).join(' | ')")
+        as? String
+      if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-side-by-side.png"]) }
+      return seen
+    }
+    await served.stop()
+    #expect(seen["old"] == "The tram is yellow, wooden inside.", "\(seen)")
+    #expect(seen["new"] == "The tram is red, wooden inside.", "\(seen)")
+    #expect(seen["marked"] == "yellow | red", "\(seen)")
+    #expect(seen["context"] == "Day 1. | Coffee.", "\(seen)")
   }
 
   /// A 4×4 red PNG, made by Python's zlib (another writer than the fixture's).

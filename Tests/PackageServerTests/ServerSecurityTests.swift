@@ -241,10 +241,16 @@ struct ServerSecurityTests {
     let setup = try await offThePool { try Setup() }
     let served = try await Served(package: setup.package)
     #expect(served.server.url.hasPrefix("http://127.0.0.1:\(served.port)/?token="))
-    let listening = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
     let port = String(served.port, radix: 16, uppercase: true)
     let padded = String(repeating: "0", count: 4 - port.count) + port
-    #expect(listening.contains("0100007F:\(padded)"), "127.0.0.1:\(served.port) not listening")
+    // /proc/net/tcp is read in pieces, and a socket can be missed while other tests open and close hundreds
+    // (ConnectionLimitsTests): read it again until our socket is in it.
+    var listening = ""
+    let found = await eventually {
+      listening = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+      return listening.contains("0100007F:\(padded)")
+    }
+    #expect(found, "127.0.0.1:\(served.port) not listening")
     #expect(!listening.contains("00000000:\(padded)"), "listening on every address")
     await served.stop()
   }

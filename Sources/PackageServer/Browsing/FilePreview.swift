@@ -36,6 +36,8 @@ package struct FilePreview: Sendable, Codable, Equatable {
   package var text: String?
   /// Whether `text` was re-indented (JSON or XML read whole).
   package var pretty: Bool
+  /// Whether the re-indented text was cut at ``prettyOutputLimit`` (the page says so).
+  package var truncated: Bool
   /// The range's bytes as hex digits (`binary`).
   package var hex: String?
   /// Where the next range starts; `nil` at the end of the file.
@@ -47,6 +49,9 @@ package struct FilePreview: Sendable, Codable, Equatable {
   static let hexRange = 64 << 10
   /// JSON and XML up to this size are read whole and re-indented; larger ones are shown as text, by ranges.
   static let prettyLimit: Int64 = 2 << 20
+  /// The most bytes of re-indented text a preview holds: at most twice as many in the JSON response (every byte
+  /// the printers write grows at most twofold there), so the response stays within 8 MiB.
+  static let prettyOutputLimit = (4 << 20) - (4 << 10)
 
   /// The preview of the entry at `path` from `offset` (0 for the start), at most `length` bytes (a default per
   /// form when `nil`).
@@ -57,6 +62,7 @@ package struct FilePreview: Sendable, Codable, Equatable {
     self.offset = offset
     self.length = 0
     pretty = false
+    truncated = false
     guard node.kind == .file else {
       form = .none
       return
@@ -73,11 +79,11 @@ package struct FilePreview: Sendable, Codable, Equatable {
       self.length = Int64(bytes.count)
     case .text, .json, .xml, .svg:
       if offset == 0, form == .json || form == .xml, node.size <= Self.prettyLimit,
-        let indented = Self.reindent(
-          String(decoding: try node.bytes(at: 0, count: Int(node.size)), as: UTF8.self), form)
+        let indented = Self.reindent(try node.bytes(at: 0, count: Int(node.size)), form)
       {
-        text = indented
+        text = indented.text
         pretty = true
+        truncated = indented.truncated
         self.length = node.size
         return
       }
@@ -123,11 +129,12 @@ package struct FilePreview: Sendable, Codable, Equatable {
     return bytes.count - lineBoundaryTail(bytes)
   }
 
-  /// `text` re-indented as JSON or XML; `nil` when it does not look like one (shown as it is then).
-  static func reindent(_ text: String, _ form: Form) -> String? {
+  /// `bytes` re-indented as JSON or XML, at most ``prettyOutputLimit`` bytes; `nil` when they do not look like one
+  /// (shown as they are then).
+  static func reindent(_ bytes: [UInt8], _ form: Form) -> PrettyPrinter.Output? {
     switch form {
-    case .json: return PrettyPrinter.json(text)
-    case .xml, .svg: return PrettyPrinter.xml(text)
+    case .json: return PrettyPrinter.json(bytes, limit: prettyOutputLimit)
+    case .xml, .svg: return PrettyPrinter.xml(bytes, limit: prettyOutputLimit)
     default: return nil
     }
   }

@@ -7,6 +7,8 @@ extension PageAssets {
     const csrf = document.querySelector('meta[name="docpkg-csrf"]').content;
     const state = { info: null, selected: null, expanded: new Set(), versions: [], mapPath: "", changes: 0 };
 
+    // The page's one encoder of requests: every URL it asks for is made here. URLSearchParams writes the form
+    // encoding (a space as "+", a "+" as "%2B", other bytes of the UTF-8 as %XX), which the server decodes once.
     function api(route, params) {
       const query = new URLSearchParams(Object.assign({ token }, params || {}));
       return route + "?" + query.toString();
@@ -67,12 +69,13 @@ extension PageAssets {
       const isDirectory = entry.kind === "directory";
       const twisty = el("span", { class: "twisty", text: isDirectory ? "▸" : "" });
       const label = entry.kind === "symlink" ? entry.name + " → " + entry.target : entry.name;
-      const row = el("div", { class: "row", dataset: { path: entry.path, kind: entry.kind } }, twisty,
+      const row = el("div", { class: "row", tabindex: "-1", dataset: { path: entry.path, kind: entry.kind } }, twisty,
         el("span", { class: "name", text: label }),
         el("span", { class: "mode", text: entry.mode }),
         el("span", { class: "size", text: isDirectory ? "" : bytes(entry.size) }));
       const item = el("li", { role: "treeitem", dataset: { path: entry.path } }, row);
       row.addEventListener("click", async () => {
+        focusRow(row);
         select(entry.path);
         if (!isDirectory) return;
         let children = item.querySelector(":scope > ul");
@@ -89,6 +92,36 @@ extension PageAssets {
         try { await loadChildren(children, entry.path); } catch (error) { showError(children, error); }
       });
       return item;
+    }
+    // Keyboard: the tree is one tab stop (the focused row); arrows move, Home and End jump, Enter (or space)
+    // opens what a click opens, right expands a folder, left collapses it or goes to the folder above.
+    function focusRow(row, focus) {
+      for (const other of document.querySelectorAll("#tree .row[tabindex='0']")) other.tabIndex = -1;
+      row.tabIndex = 0;
+      if (focus) { row.focus(); row.scrollIntoView({ block: "nearest" }); }
+    }
+    function treeKey(event) {
+      const rows = [...document.querySelectorAll("#tree .row")];  // in the order shown: closed folders have no rows
+      const index = rows.indexOf(document.activeElement);
+      if (index < 0) return;
+      const row = rows[index];
+      const open = row.parentElement.querySelector(":scope > ul");
+      let target = null;
+      switch (event.key) {
+        case "ArrowDown": target = rows[index + 1]; break;
+        case "ArrowUp": target = rows[index - 1]; break;
+        case "Home": target = rows[0]; break;
+        case "End": target = rows[rows.length - 1]; break;
+        case "Enter": case " ": row.click(); break;
+        case "ArrowRight": if (row.dataset.kind === "directory" && !open) row.click(); else if (open) target = rows[index + 1]; break;
+        case "ArrowLeft":
+          if (open) row.click();
+          else target = row.parentElement.parentElement.closest("li")?.querySelector(":scope > .row");
+          break;
+        default: return;
+      }
+      event.preventDefault();
+      if (target) focusRow(target, true);
     }
     function select(path) {
       state.selected = path;
@@ -120,6 +153,10 @@ extension PageAssets {
       const head = el("div", { class: "preview-head" }, el("strong", { text: entry.path || "(root)" }),
         " ", el("span", { class: "muted", text: entry.kind + " · " + bytes(entry.size) + " · " + entry.mode +
           (entry.target ? " · → " + entry.target : "") + (result.pretty ? " · re-indented" : "") }));
+      if (entry.kind !== "directory" && !previewState && state.info && state.info.hasVersions) {
+        head.append(" ", el("button", { type: "button", class: "history", text: "History",
+          "aria-label": "History of " + (entry.path || "(root)"), onclick: () => history(path) }));
+      }
       box.replaceChildren(head);
       box.dataset.path = path;
       box.dataset.form = result.form;
@@ -139,6 +176,10 @@ extension PageAssets {
       let line = 1;
       const append = (part) => { line = appendLines(pre, part.text, line); };
       append(result);
+      if (result.truncated) {
+        box.append(el("p", { class: "truncated muted", text: "Truncated: the re-indented file is longer than " +
+          "4 MiB; this is its beginning." }));
+      }
       moreButton(box, result, path, stateParam, append);
     }
     function appendLines(pre, text, first) {
@@ -271,13 +312,58 @@ extension PageAssets {
         }
         return el("tr", { dataset: { id: String(v.id) } }, el("td", { text: String(v.id) }), el("td", { text: date }),
           el("td", { text: stateText + (v.reason ? ": " + v.reason : "") }),
-          el("td", { class: "number", text: v.size != null ? bytes(v.size) : "" }), actions);
+          el("td", { class: "number", text: v.size != null ? bytes(v.size) : "" }), el("td", { class: "changes muted" }), actions);
       });
-      // A confirmation the user opened stays open when the list is drawn again (a live change, a second click).
-      const confirming = box.querySelector(":scope > .confirm");
-      box.replaceChildren(el("table", {}, el("thead", {}, el("tr", {}, ...["Id", "Date", "State", "Size", ""].map((t) => el("th", { text: t })))),
+      // A confirmation or a history the user opened stays open when the list is drawn again (a live change, a
+      // second click).
+      const kept = [...box.querySelectorAll(":scope > .confirm, :scope > .history")];
+      box.replaceChildren(el("table", {}, el("thead", {}, el("tr", {}, ...["Id", "Date", "State", "Size", "Changes", ""].map((t) => el("th", { text: t })))),
         el("tbody", {}, ...rows)));
-      if (confirming) box.prepend(confirming);
+      box.prepend(...kept);
+      await versionChanges(box);
+    }
+    // What changed in each version from the one before: counts as `docpkg diff --stat` has them, and the first names.
+    async function versionChanges(box) {
+      let changes;
+      try { changes = await getJSON("/api/changes"); } catch (error) { return; }
+      const signs = [["added", "+"], ["modified", "~"], ["deleted", "−"], ["renamed", "→"], ["typeChanged", "±"]];
+      for (const item of changes.versions) {
+        const cell = box.querySelector('tr[data-id="' + item.id + '"] td.changes');
+        if (!cell) continue;
+        const counts = signs.filter(([kind]) => item.counts[kind]).map(([kind, sign]) => sign + item.counts[kind] + " " + kind);
+        const more = item.total > item.paths.length ? ", and " + (item.total - item.paths.length) + " more" : "";
+        cell.replaceChildren(el("span", { class: "counts", text: item.total ? counts.join(", ") : "no change" }),
+          item.paths.length ? el("div", { class: "paths", text: item.paths.join(", ") + more }) : null);
+      }
+      box.dataset.changes = "true";
+    }
+    // One entry's history: the versions (then the current state) in which it changed, each with its patch.
+    async function history(path) {
+      showTab("versions");
+      const box = document.getElementById("versions");
+      if (!box.querySelector("table")) versions();
+      box.querySelector(":scope > .history")?.remove();
+      const panel = el("section", { class: "history", dataset: { path }, "aria-label": "History of " + path },
+        el("h3", { text: "History of " + path }),
+        el("button", { type: "button", class: "close", text: "Close", onclick: () => panel.remove() }));
+      box.prepend(panel);
+      let result;
+      try { result = await getJSON("/api/history", { path }); } catch (error) { return showError(panel, error); }
+      if (!result.steps.length) panel.append(el("p", { class: "muted", text: "No version has it." }));
+      for (const step of result.steps) {
+        const item = el("div", { class: "step change", dataset: { state: step.state, change: step.change } },
+          el("div", { class: "change-head" }, el("strong", { class: "step-change", text: step.change }), " " + stateName(step.state) +
+            (step.size != null ? " · " + bytes(step.size) : "")));
+        if (step.patch) item.append(patchView(step.patch));
+        if (/\.(png|jpe?g|gif|webp|svg)$/i.test(path)) {
+          const figures = el("div", { class: "side-by-side" });
+          if (step.previous && step.change !== "added") figures.append(el("figure", {}, el("img", { alt: "before", src: api("/api/raw", { path, state: step.previous }) }), el("figcaption", { text: stateName(step.previous) })));
+          if (step.change !== "deleted") figures.append(el("figure", {}, el("img", { alt: "after", src: api("/api/raw", { path, state: step.state }) }), el("figcaption", { text: stateName(step.state) })));
+          item.append(figures);
+        }
+        panel.append(item);
+      }
+      panel.dataset.ready = "true";
     }
     function confirmRestore(row, id) {
       document.querySelector(".confirm")?.remove();
@@ -334,6 +420,7 @@ extension PageAssets {
       }
     }
     function patchView(patch) {
+      if (document.getElementById("side-by-side")?.checked) return splitView(patch);
       const pre = el("pre", { class: "patch" });
       const lines = patch.split("\n");
       if (lines[lines.length - 1] === "") lines.pop();
@@ -342,6 +429,75 @@ extension PageAssets {
         pre.append(el("span", { class: kind, text: line }));
       }
       return pre;
+    }
+
+    // A patch side by side: old lines on the left, new on the right, a deleted line beside the inserted line it
+    // became, with the words that differ marked.
+    function splitView(patch) {
+      const table = el("table", { class: "patch split" },
+        el("colgroup", {}, el("col", { class: "n" }), el("col"), el("col", { class: "n" }), el("col")));
+      const lines = patch.split("\n");
+      if (lines[lines.length - 1] === "") lines.pop();
+      let oldNumber = 0, newNumber = 0, deleted = [], inserted = [];
+      const row = (oldLine, newLine, kind) => {
+        const cells = [];
+        for (const [line, side] of [[oldLine, "old"], [newLine, "new"]]) {
+          const number = line == null ? "" : String(side === "old" ? ++oldNumber : ++newNumber);
+          cells.push(el("td", { class: "n", text: number }), el("td", { class: side + " " + (line == null ? "empty" : kind) }));
+        }
+        if (kind === "change" && oldLine != null && newLine != null) {
+          const [before, after] = wordDiff(oldLine, newLine);
+          cells[1].append(...before);
+          cells[3].append(...after);
+        } else {
+          if (oldLine != null) cells[1].textContent = oldLine;
+          if (newLine != null) cells[3].textContent = newLine;
+        }
+        table.append(el("tr", {}, ...cells));
+      };
+      const flush = () => {
+        for (let i = 0; i < Math.max(deleted.length, inserted.length); i++) row(deleted[i], inserted[i], "change");
+        deleted = []; inserted = [];
+      };
+      for (const line of lines) {
+        const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(line);
+        if (hunk) {
+          flush();
+          oldNumber = Number(hunk[1]) - 1; newNumber = Number(hunk[2]) - 1;
+          if (oldNumber < 0) oldNumber = 0;
+          if (newNumber < 0) newNumber = 0;
+          table.append(el("tr", { class: "split-hunk" }, el("td", { colspan: "4", text: line })));
+        } else if (line.startsWith("-")) deleted.push(line.slice(1));
+        else if (line.startsWith("+")) inserted.push(line.slice(1));
+        else if (line.startsWith("\\")) continue;  // "\ No newline at end of file"
+        else { flush(); row(line.slice(1), line.slice(1), "same"); }
+      }
+      flush();
+      return table;
+    }
+    // The two lines as runs of text, the words that differ in <mark>: a longest common subsequence of words
+    // (a line of more than 400 words is marked whole).
+    function wordDiff(before, after) {
+      const words = (line) => line.match(/\s+|[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu) || [];
+      const a = words(before), b = words(after);
+      if (a.length > 400 || b.length > 400) return [[el("mark", { text: before })], [el("mark", { text: after })]];
+      const table = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1));
+      for (let i = a.length - 1; i >= 0; i--)
+        for (let j = b.length - 1; j >= 0; j--)
+          table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+      const left = [], right = [];
+      const add = (runs, text, marked) => {
+        const last = runs[runs.length - 1];
+        if (last && last.marked === marked) last.text += text; else runs.push({ text, marked });
+      };
+      let i = 0, j = 0;
+      while (i < a.length || j < b.length) {
+        if (i < a.length && j < b.length && a[i] === b[j]) { add(left, a[i++], false); add(right, b[j++], false); }
+        else if (j >= b.length || (i < a.length && table[i + 1][j] >= table[i][j + 1])) add(left, a[i++], true);
+        else add(right, b[j++], true);
+      }
+      const nodes = (runs) => runs.map((r) => r.marked ? el("mark", { text: r.text }) : document.createTextNode(r.text));
+      return [nodes(left), nodes(right)];
     }
 
     function showTab(name) {
@@ -396,13 +552,19 @@ extension PageAssets {
           if (button.dataset.tab === "diff" && !state.versions.length) versions();
         });
       }
+      document.getElementById("side-by-side").addEventListener("change", () =>
+        compare(document.getElementById("diff-from").value, document.getElementById("diff-to").value));
       document.getElementById("diff-run").addEventListener("click", () =>
         compare(document.getElementById("diff-from").value, document.getElementById("diff-to").value));
       let filterTimer;
       document.getElementById("filter").addEventListener("input", () => { clearTimeout(filterTimer); filterTimer = setTimeout(reloadTree, 200); });
       document.getElementById("sort").addEventListener("change", reloadTree);
-      if (state.info.root.kind === "directory") await loadChildren(document.getElementById("tree"), "");
-      else select("");
+      document.getElementById("tree").addEventListener("keydown", treeKey);
+      if (state.info.root.kind === "directory") {
+        await loadChildren(document.getElementById("tree"), "");
+        const first = document.querySelector("#tree .row");
+        if (first) focusRow(first);
+      } else select("");
       document.body.dataset.ready = "true";
       if (state.info.live) listen();
       setTimeout(totals, 0);

@@ -14,6 +14,19 @@ extension PageAssets {
     main { display: flex; height: calc(100vh - 45px); }
     #tree-pane { width: 40%; min-width: 280px; overflow: auto; border-right: 1px solid var(--line); padding: 8px; }
     #view-pane { flex: 1; overflow: auto; padding: 8px 16px; }
+    /* Narrow windows and 200% zoom: the tree above the view, tables that wrap. */
+    @media (max-width: 800px) {
+      header { flex-wrap: wrap; gap: 6px 12px; }
+      main { flex-direction: column; height: auto; }
+      #tree-pane { width: auto; min-width: 0; max-height: 45vh; border-right: none; border-bottom: 1px solid var(--line); }
+      #view-pane { overflow: visible; padding: 8px; }
+      #versions table, #versions tbody, #versions tr, #versions td { display: block; }
+      #versions thead { display: none; }
+      #versions tr { border-bottom: 1px solid var(--line); padding: 4px 0; }
+      #versions td { padding: 1px 0; text-align: left; border: none; }
+      #versions td:first-child { font-weight: bold; }
+      #versions td:first-child::before { content: "Version "; }
+    }
     .controls { display: flex; gap: 8px; margin-bottom: 8px; align-items: center; }
     .controls input { flex: 1; }
     ul.tree { list-style: none; margin: 0; padding-left: 14px; }
@@ -21,6 +34,7 @@ extension PageAssets {
     .row { display: flex; gap: 8px; padding: 1px 4px; cursor: pointer; white-space: nowrap; border-radius: 3px; }
     .row:hover { background: #f0f3f6; }
     .row.selected { background: #dbe7fd; }
+    .row:focus { outline: 2px solid var(--accent); outline-offset: -2px; }
     .row .name { flex: 1; overflow: hidden; text-overflow: ellipsis; }
     .row .size, .row .mode { color: var(--muted); font-variant-numeric: tabular-nums; }
     .row .twisty { width: 12px; display: inline-block; color: var(--muted); }
@@ -51,9 +65,22 @@ extension PageAssets {
     .patch .del { background: var(--deleted); display: block; }
     .patch .ctx { display: block; }
     .patch .hunk { color: var(--muted); display: block; }
+    table.split { width: 100%; border-collapse: collapse; table-layout: fixed; font: 12px/1.4 ui-monospace, monospace; }
+    table.split td { padding: 0 4px; white-space: pre-wrap; overflow-wrap: anywhere; vertical-align: top; border: none; }
+    table.split col.n { width: 3.5em; }
+    table.split td.n { color: var(--muted); text-align: right; user-select: none; }
+    table.split tr.split-hunk td { color: var(--muted); background: #f6f8fa; }
+    table.split td.old.change { background: var(--deleted); }
+    table.split td.new.change { background: var(--added); }
+    table.split td.empty { background: #f6f8fa; }
+    table.split mark { background: #ffd7a8; color: inherit; border-radius: 2px; }
     .side-by-side { display: flex; gap: 8px; padding: 8px; }
     .side-by-side figure { margin: 0; flex: 1; }
     .side-by-side img { max-width: 100%; }
+    .history { border: 1px solid var(--line); padding: 8px; margin: 8px 0; }
+    .history h3 { display: inline; font-size: 1em; margin-right: 8px; }
+    .history .step { margin-top: 8px; }
+    td.changes .paths { font-size: 0.85em; overflow-wrap: anywhere; }
     .confirm { background: #fff8c5; padding: 8px; margin: 8px 0; border: 1px solid var(--line); }
     .error { color: #b3261e; }
     """#

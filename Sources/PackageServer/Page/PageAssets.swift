@@ -51,6 +51,7 @@ enum PageAssets {
             <label>From <select id="diff-from"></select></label>
             <label>to <select id="diff-to"></select></label>
             <button type="button" id="diff-run">Compare</button>
+            <label><input type="checkbox" id="side-by-side"> Side by side</label>
           </div>
           <div id="diff-result"></div>
         </div>

@@ -19,30 +19,33 @@ struct HTTPRequest: Sendable {
   /// The target's path, before `?`.
   var route: Substring { target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0] }
 
-  /// The query's parameters, each percent-decoded once into UTF-8; `nil` when an escape is malformed or the bytes
-  /// are not UTF-8. A `+` stays a `+` (the page encodes with `encodeURIComponent`).
+  /// The query's parameters, form-decoded once (``formDecoded(_:)``); `nil` when an escape is malformed or the
+  /// bytes are not UTF-8 (the guard answers 400). This is the server's one query decoder; the page's one encoder is
+  /// its `api()` function (`URLSearchParams`, the same form encoding).
   var query: [String: String]? {
     let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
     guard parts.count == 2 else { return [:] }
     var result: [String: String] = [:]
     for pair in parts[1].split(separator: "&") {
       let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      guard let name = Self.percentDecoded(halves[0]),
-        let value = halves.count == 2 ? Self.percentDecoded(halves[1]) : ""
+      guard let name = Self.formDecoded(halves[0]),
+        let value = halves.count == 2 ? Self.formDecoded(halves[1]) : ""
       else { return nil }
       result[name] = value
     }
     return result
   }
 
-  /// `text` with each `%XX` replaced by its byte, as UTF-8; `nil` for a malformed escape or bytes that are not
-  /// UTF-8.
-  static func percentDecoded(_ text: Substring) -> String? {
+  /// `text` decoded as `application/x-www-form-urlencoded` (what the page's `URLSearchParams` writes): `+` is a
+  /// space, each `%XX` is its byte, and the bytes are UTF-8; `nil` for a malformed escape or bytes that are not
+  /// UTF-8. A literal `+` arrives as `%2B`, so `x y.txt` and `x+y.txt` stay two names.
+  static func formDecoded(_ text: Substring) -> String? {
     var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count)
     var iterator = text.utf8.makeIterator()
     while let byte = iterator.next() {
       guard byte == UInt8(ascii: "%") else {
-        bytes.append(byte)
+        bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
         continue
       }
       guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue)

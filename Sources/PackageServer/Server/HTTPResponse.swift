@@ -86,17 +86,24 @@ struct HTTPResponse: Sendable {
       channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: bytes))), promise: nil)
       _ = try? await channel.writeAndFlush(HTTPServerResponsePart.end(nil)).get()
     case .stream(let produce):
-      // No length: HTTP/1.1 chunked encoding (NIO's encoder adds it).
-      channel.write(
+      // No length: HTTP/1.1 chunked encoding (NIO's encoder adds it). The head is sent at once: a client sees its
+      // download start while the producer prepares the first chunk.
+      channel.writeAndFlush(
         HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers)), promise: nil)
-      let whole = await produce { chunk in
-        do {
-          try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: chunk)))).get()
-          return true
-        } catch {
-          return false
+      // The producer runs in a task of its own, cancelled as soon as the connection closes (the client left, or
+      // `ConnectionDeadline` closed it): a producer waiting for its next chunk stops then, not at its next write.
+      let producing = Task {
+        await produce { chunk in
+          do {
+            try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: chunk)))).get()
+            return true
+          } catch {
+            return false
+          }
         }
       }
+      channel.closeFuture.whenComplete { _ in producing.cancel() }
+      let whole = await producing.value
       guard whole else {
         _ = try? await channel.close()
         return

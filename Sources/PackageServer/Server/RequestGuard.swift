@@ -10,7 +10,8 @@ import NIOHTTP1
 ///    by URL path, so `..`, `%2e%2e`, `%2f` or a backslash in it are refused (400) before anything is looked up.
 /// 3. **Token**: the query's `token` must be the random token printed in the URL (compared in constant time);
 ///    without it, 403.
-/// 4. **Entry paths** in the query (`path`) are decoded once and must be relative, without `.` or `..`
+/// 4. **Entry paths** in the query (`path`) are decoded once (form-decoding, ``HTTPRequest/query``: a malformed
+///    escape or bytes that are not UTF-8 are refused with 400) and must be relative, without `.` or `..`
 ///    components, empty components or NUL (400); the model then looks each name up among the entries it listed,
 ///    and never follows a symbolic link (a link is an entry, not a way out).
 /// 5. **Methods**: `POST` for the one route that writes (restore), `GET` for every other (else 405).

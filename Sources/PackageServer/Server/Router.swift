@@ -16,6 +16,8 @@ import SystemPackage
 /// | `GET /api/raw?path=&state=` | an image's bytes (PNG, JPEG, GIF, WebP, SVG), sandboxed; nothing else |
 /// | `GET /api/sizemap?path=` | a directory's size map (``SizeMap``) |
 /// | `GET /api/versions` | the timeline (``VersionTimeline``) |
+/// | `GET /api/changes` | what changed in each version from the one before (``VersionChanges``) |
+/// | `GET /api/history?path=` | the states in which one entry changed, with patches (``FileHistory``) |
 /// | `GET /api/diff?from=&to=` | `PackageDifference` between two states, with text patches (`docpkg diff --json`) |
 /// | `GET /api/events` | server-sent events: `change` with the monitor's changes |
 /// | `GET /api/download?state=` | the state as a zip, streamed (``ZipDownload``) |
@@ -29,10 +31,12 @@ struct Router: Sendable {
   let events: EventHub
   /// Whether the served location can change (a package on disk): the page then opens the event stream.
   let isLive: Bool
+  /// The zip downloads running.
+  let downloads: ZipDownload.Slots
 
   static let routes: Set<String> = [
     "/", "/app.js", "/app.css", "/api/info", "/api/children", "/api/preview", "/api/raw", "/api/sizemap",
-    "/api/versions", "/api/diff", "/api/events", "/api/download", "/api/restore",
+    "/api/versions", "/api/diff", "/api/events", "/api/download", "/api/restore", "/api/changes", "/api/history",
   ]
 
   /// The most entries one page of a directory holds.
@@ -76,6 +80,8 @@ struct Router: Sendable {
         let location = browser.location
         let restorable = requestGuard.allowsWrites
         return .json(try await BlockingIO.run { try VersionTimeline(of: location, restorable: restorable) })
+      case "/api/changes": return .json(try await versionChanges())
+      case "/api/history": return .json(try await history(of: path))
       case "/api/diff": return try await difference(from: try state(query["from"]), to: try state(query["to"]))
       case "/api/events": return eventStream()
       case "/api/download": return try await download(try state(query["state"]))
@@ -169,6 +175,56 @@ struct Router: Sendable {
       })
   }
 
+  /// The ids of the versions that can be read (saved or conflict), oldest first.
+  private func readableVersions() async throws -> [Int] {
+    let location = browser.location
+    let timeline = try await BlockingIO.run { try VersionTimeline(of: location, restorable: false) }
+    return timeline.versions.filter { $0.state == "saved" || $0.state == "conflict" }.map(\.id)
+  }
+
+  /// Each of the newest versions compared with the one before it (the first with an empty package).
+  private func versionChanges() async throws -> VersionChanges {
+    let ids = try await readableVersions()
+    var items: [VersionChanges.Item] = []
+    for index in max(0, ids.count - VersionChanges.versionLimit)..<ids.count {
+      let (id, previous) = (ids[index], index > 0 ? ids[index - 1] : nil)
+      let difference =
+        if let previous {
+          try await browser.read(.version(previous), .version(id)) { old, new in try new.difference(from: old) }
+        } else {
+          try await browser.read(.version(id)) { new in
+            try new.difference(from: PackageNode(directoryWithChildren: [:]))
+          }
+        }
+      items.append(VersionChanges.item(id: id, previous: previous, difference: difference))
+    }
+    return VersionChanges(versions: items)
+  }
+
+  /// The versions, then the served package, in which the entry at `path` changed.
+  private func history(of path: String) async throws -> FileHistory {
+    var states = try await readableVersions().map { TreeState.version($0) }
+    if browser.location.isPackageOnDisk { states.append(.served) }
+    var steps: [FileHistory.Step] = []
+    var previous: TreeState?
+    for state in states {
+      let (name, previousName) = (state.description, previous?.description)
+      let step =
+        if let previous {
+          try await browser.read(previous, state) { old, new in
+            try FileHistory.step(at: path, from: old, to: new, state: name, previous: previousName)
+          }
+        } else {
+          try await browser.read(state) { new in
+            try FileHistory.step(at: path, from: nil, to: new, state: name, previous: nil)
+          }
+        }
+      if let step { steps.append(step) }
+      previous = state
+    }
+    return FileHistory(path: path, steps: steps)
+  }
+
   private func eventStream() -> HTTPResponse {
     let events = events
     var response = HTTPResponse(
@@ -188,13 +244,20 @@ struct Router: Sendable {
   }
 
   private func download(_ state: TreeState) async throws -> HTTPResponse {
+    guard let slot = downloads.take() else {
+      var busy = HTTPResponse.failure(
+        .serviceUnavailable, "\(downloads.limit) downloads are running: try again when one has ended")
+      busy.headers.add(name: "Retry-After", value: "5")
+      return busy
+    }
     let location = try browser.location(of: state)
     try await browser.fetchRemoteFiles(of: [state])
     // A tree of the download's own: the packer reads it on a thread of its own while the page goes on reading.
     let tree = try await BlockingIO.run { Handed(try location.open()) }
     var name = tree.value.name.isEmpty ? "package" : tree.value.name
     if case .version(let id) = state { name += "@\(id)" }
-    var response = HTTPResponse(status: .ok, contentType: "application/zip", body: .stream(ZipDownload.body(of: tree)))
+    var response = HTTPResponse(
+      status: .ok, contentType: "application/zip", body: .stream(ZipDownload.body(of: tree, slot: slot)))
     response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(Self.headerSafe(name)).zip\"")
     return response
   }

@@ -58,6 +58,12 @@ final class RawConnection: @unchecked Sendable {
     return true
   }
 
+  /// Whether the server has closed the connection (a read would end now, with nothing more).
+  var isClosedByPeer: Bool {
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == 0
+  }
+
   /// Whether what was received contains `text`.
   func hasReceived(_ text: String) -> Bool { String(decoding: received, as: UTF8.self).contains(text) }
 }
@@ -107,6 +113,15 @@ struct RawReply: CustomStringConvertible {
 }
 
 enum RawHTTP {
+  /// Raises this process's limit of open descriptors to at least `count` (within the hard limit), for tests that
+  /// open hundreds of connections: a shell's soft limit is often 1,024, and each connection takes two here.
+  static func allowDescriptors(_ count: Int) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
+    limit.rlim_cur = min(limit.rlim_max, rlim_t(count))
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+  }
+
   /// Sends `request` as it is (CRLF line ends added) and reads the whole response (the server closes).
   static func send(_ lines: [String], port: Int) throws -> RawReply {
     let connection = try RawConnection(port: port)

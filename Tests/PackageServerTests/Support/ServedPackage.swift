@@ -10,27 +10,50 @@ struct Served {
 
   var port: Int { server.port }
 
-  init(_ location: ServedLocation, compared: [ServedLocation] = [], allowsRestore: Bool = false) async throws {
-    server = try await PackageServer(
-      PackageServer.Configuration(
-        location: location, compared: compared, allowsRestore: allowsRestore, token: Self.token))
+  init(
+    _ location: ServedLocation, compared: [ServedLocation] = [], allowsRestore: Bool = false,
+    configure: (inout PackageServer.Configuration) -> Void = { _ in }
+  ) async throws {
+    var configuration = PackageServer.Configuration(
+      location: location, compared: compared, allowsRestore: allowsRestore, token: Self.token)
+    configure(&configuration)
+    server = try await PackageServer(configuration)
   }
 
-  /// Serves `path`, with `compared` to compare with (`docpkg serve PATH --compare OTHER...`).
-  init(package path: String, compared: [String] = [], allowsRestore: Bool = false) async throws {
+  /// Serves `path`, with `compared` to compare with (`docpkg serve PATH --compare OTHER...`), configured further
+  /// by `configure` (timeouts, limits).
+  init(
+    package path: String, compared: [String] = [], allowsRestore: Bool = false,
+    configure: (inout PackageServer.Configuration) -> Void = { _ in }
+  ) async throws {
     try await self.init(
-      ServedLocation(path), compared: try compared.map(ServedLocation.init), allowsRestore: allowsRestore)
+      ServedLocation(path), compared: try compared.map(ServedLocation.init), allowsRestore: allowsRestore,
+      configure: configure)
   }
 
-  /// The target of `route` with the token and `parameters`, percent-encoded as the page encodes them.
+  /// The target of `route` with the token and `parameters`, encoded as the page's `URLSearchParams` encodes them
+  /// (`application/x-www-form-urlencoded`): letters, digits and `*-._` as they are, a space as `+`, every other
+  /// byte of the UTF-8 as `%XX`.
   static func target(_ route: String, _ parameters: [String: String] = [:], token: String? = Served.token) -> String {
     var all = parameters
     if let token { all["token"] = token }
-    let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~")
-    let query = all.sorted { $0.key < $1.key }.map { key, value in
-      key + "=" + (value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
-    }
+    let query = all.sorted { $0.key < $1.key }.map { key, value in formEncoded(key) + "=" + formEncoded(value) }
     return route + "?" + query.joined(separator: "&")
+  }
+
+  static func formEncoded(_ text: String) -> String {
+    let kept = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._".utf8)
+    var out = ""
+    for byte in text.utf8 {
+      if kept.contains(byte) {
+        out.append(Character(UnicodeScalar(byte)))
+      } else if byte == UInt8(ascii: " ") {
+        out.append("+")
+      } else {
+        out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+      }
+    }
+    return out
   }
 
   func get(_ route: String, _ parameters: [String: String] = [:]) async throws -> RawReply {
@@ -58,4 +81,8 @@ struct Served {
   }
 
   func stop() async { await server.stop() }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

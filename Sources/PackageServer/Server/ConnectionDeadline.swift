@@ -1,0 +1,89 @@
+import NIOCore
+import NIOHTTP1
+
+/// Closes a connection that keeps the server waiting (issue 38: connections that sent nothing, or a header line
+/// every 10 s, stayed open forever). In each connection's pipeline after NIO's HTTP/1 handlers, before
+/// ``HTTPChannelHandler``, it sees each request arrive and each response end:
+///
+/// - **Header timeout**: a new connection must send a whole request (head and body) within `headerTimeout`, or
+///   it is closed; a head trickled a line at a time does not reset it.
+/// - **Idle timeout**: after a response ends, the next request must arrive whole within `idleTimeout`.
+/// - **Stalled writes**: while a response is sent, a client that takes nothing for `idleTimeout` (the channel stays
+///   unwritable: NIO holds more than its high-water mark) is closed, which ends the response's producer (a zip
+///   download, an event stream).
+///
+/// No timer runs while a response is being written and the client takes it: a download or an event stream may
+/// last as long as its client reads. Each state change is told to the ``ConnectionRegistry``, which may close a
+/// waiting connection to make room for a new one.
+final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
+  typealias InboundIn = HTTPServerRequestPart
+  typealias InboundOut = HTTPServerRequestPart
+  typealias OutboundIn = HTTPServerResponsePart
+  typealias OutboundOut = HTTPServerResponsePart
+
+  private let headerTimeout: TimeAmount
+  private let idleTimeout: TimeAmount
+  private let registry: ConnectionRegistry
+  private var timer: Scheduled<Void>?
+  /// Whether a request arrived whose response has not ended.
+  private var busy = false
+
+  init(headerTimeout: TimeAmount, idleTimeout: TimeAmount, registry: ConnectionRegistry) {
+    self.headerTimeout = headerTimeout
+    self.idleTimeout = idleTimeout
+    self.registry = registry
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    arm(context, after: headerTimeout)
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    timer?.cancel()
+    timer = nil
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    if case .end = unwrapInboundIn(data) {
+      busy = true
+      timer?.cancel()
+      timer = nil
+      registry.mark(context.channel, waiting: false)
+    }
+    context.fireChannelRead(data)
+  }
+
+  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    if case .end = unwrapOutboundIn(data) {
+      busy = false
+      registry.mark(context.channel, waiting: true)
+      arm(context, after: idleTimeout)
+    }
+    context.write(data, promise: promise)
+  }
+
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
+    if busy {
+      if context.channel.isWritable {
+        timer?.cancel()
+        timer = nil
+      } else {
+        arm(context, after: idleTimeout)
+      }
+    }
+    context.fireChannelWritabilityChanged()
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    timer?.cancel()
+    timer = nil
+    context.fireChannelInactive()
+  }
+
+  /// Closes the connection after `delay`, unless the timer is cancelled or armed again first.
+  private func arm(_ context: ChannelHandlerContext, after delay: TimeAmount) {
+    timer?.cancel()
+    let channel = context.channel
+    timer = context.eventLoop.scheduleTask(in: delay) { channel.close(promise: nil) }
+  }
+}

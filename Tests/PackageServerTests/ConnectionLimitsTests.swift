@@ -1,0 +1,140 @@
+import DocumentPackage
+import Foundation
+import PackageServer
+import SystemPackage
+import TestSupport
+import Testing
+
+/// Issue 38, point 3: connections that keep the server waiting are closed, and however many are open, a real
+/// request is answered; point 4: abandoned zip downloads stop and give their memory back.
+@Suite("docpkg serve bounds connections and downloads", .serialized)
+struct ConnectionLimitsTests {
+  /// The request line and `Host` of `GET /api/info`, without the blank line that ends a head.
+  static func infoHead(port: Int) -> String {
+    "GET \(Served.target("/api/info")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+  }
+
+  /// Reads until the server closes `connection` (or 10 s pass); how long that took.
+  static func timeToClose(_ connection: RawConnection) -> Duration {
+    let start = ContinuousClock.now
+    connection.read()
+    return ContinuousClock.now - start
+  }
+
+  @Test("a connection that sends nothing, half a head, or nothing after a response is closed after its timeout")
+  func timeouts() async throws {
+    #expect(PackageServer.Configuration(location: .package("x")).headerTimeout <= .seconds(60))
+    #expect(PackageServer.Configuration(location: .package("x")).idleTimeout <= .seconds(60))
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package) {
+      $0.headerTimeout = .seconds(1)
+      $0.idleTimeout = .seconds(1)
+    }
+    let port = served.port
+    let (silent, half, idle) = try await offThePool { () -> (Duration, Duration, (Duration, Bool)) in
+      let silent = try RawConnection(port: port, timeout: 10)
+      let silentTime = Self.timeToClose(silent)
+      // A head that is never finished: the timeout counts from the connection, not from the last line.
+      let half = try RawConnection(port: port, timeout: 10)
+      half.send(Self.infoHead(port: port))
+      let halfTime = Self.timeToClose(half)
+      #expect(half.received.isEmpty)
+      // A whole request, answered; then nothing.
+      let idle = try RawConnection(port: port, timeout: 10)
+      idle.send(Self.infoHead(port: port) + "\r\n")
+      let answered = idle.read { RawReply($0).status == 200 && $0.last == UInt8(ascii: "}") }
+      return (silentTime, halfTime, (Self.timeToClose(idle), answered))
+    }
+    for (what, time) in [("silent", silent), ("half a head", half), ("idle after a response", idle.0)] {
+      #expect(time >= .milliseconds(900) && time < .seconds(8), "\(what): closed after \(time)")
+    }
+    #expect(idle.1)
+    #expect(try await served.get("/api/info").status == 200)
+    await served.stop()
+  }
+
+  @Test("a request beside 600 idle connections is answered within 2 s; at most 512 connections stay open")
+  func manyIdleConnections() async throws {
+    RawHTTP.allowDescriptors(4096)
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package)
+    let port = served.port
+    let (idle, reply, elapsed) = try await offThePool { () -> ([RawConnection], RawReply, Duration) in
+      let idle = try (0..<600).map { _ in try RawConnection(port: port, timeout: 10) }
+      let start = ContinuousClock.now
+      let reply = try RawHTTP.get(Served.target("/api/info"), port: port)
+      return (idle, reply, ContinuousClock.now - start)
+    }
+    #expect(reply.status == 200, "\(reply)")
+    #expect(elapsed <= .seconds(2), "answered in \(elapsed)")
+    print("serve-test: a request beside 600 idle connections answered in \(elapsed)")
+    // The oldest idle connections gave way: 600 + 1 asked, 512 at most kept.
+    let server = served.server
+    #expect(await eventually { server.openConnections <= 512 }, "\(server.openConnections) open")
+    #expect(await eventually { idle.filter(\.isClosedByPeer).count >= 600 - 512 })
+    #expect(!idle.last!.isClosedByPeer)
+    await served.stop()
+  }
+
+  /// The resident memory of this process, from `/proc/self/status`.
+  static func residentBytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+  }
+
+  @Test("40 clients that abandon the zip of a 20,000-file package leave memory where it was")
+  func abandonedDownloads() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { () -> String in
+      let package = try temp.makeDirectory("Many.mydoc")
+      let block = Data((0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+      for directory in 0..<100 {
+        try temp.makeDirectory("Many.mydoc/d\(directory)")
+        for file in 0..<200 {
+          try block.write(to: URL(fileURLWithPath: "\(package)/d\(directory)/f\(file).bin"))
+        }
+      }
+      return package
+    }
+    let served = try await Served(package: package)
+    let port = served.port
+    let server = served.server
+    let target = Served.target("/api/download", ["state": "current"])
+    /// `count` clients ask for the zip, each reads a little (the head, or a 503 when four are running), then goes.
+    @Sendable func abandon(_ count: Int) throws -> [Int] {
+      let clients = try (0..<count).map { _ in try RawConnection(port: port, timeout: 60) }
+      for client in clients {
+        client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+      }
+      return clients.map { client in
+        client.read { received in
+          let reply = RawReply(received)
+          return reply.status == 200 || reply.status != 0 && received.last == UInt8(ascii: "}")
+        }
+        return RawReply(client.received).status
+      }
+    }
+    // A packer given up on stops at its next entry, once it has planned the archive (the plan, a walk of the whole
+    // tree, is not interrupted: in a debug build on a busy machine it takes tens of seconds for 20,000 files).
+    let drained = { await eventually(seconds: 180) { server.runningDownloads == 0 } }
+    // One download abandoned first: what any download needs once (threads, buffers) is in the baseline.
+    #expect(try await offThePool { try abandon(1) } == [200])
+    #expect(await drained())
+    let before = Self.residentBytes()
+    let start = ContinuousClock.now
+    let statuses = try await offThePool { try abandon(40) }
+    #expect(statuses.filter { $0 == 200 }.count == 4, "\(statuses)")
+    #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(statuses)")
+    #expect(await drained(), "\(server.runningDownloads) running")
+    let after = Self.residentBytes()
+    print(
+      "serve-test: RSS \(before >> 20) MiB before 40 abandoned downloads, \(after >> 20) MiB after; "
+        + "all stopped \(ContinuousClock.now - start) after they started")
+    #expect(after - before <= 64 << 20, "RSS grew from \(before >> 20) MiB to \(after >> 20) MiB")
+    #expect(try await served.get("/api/info").status == 200)
+    await served.stop()
+  }
+}
