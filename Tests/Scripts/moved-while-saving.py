@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from paused import resume, stopped
+
 CALLS = ["openat", "mkdirat", "renameat", "unlinkat", "fsync"]
 
 
@@ -79,37 +81,6 @@ class Case:
             env=self.env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def stopped(process):
-    """Waits until the traced command (strace's child) is stopped by the injected SIGSTOP; False if it ended first.
-    A traced process also shows as stopped for the instant strace looks at each of its calls: only a stop that
-    lasts (ten looks over 50 ms) is the injected one."""
-    deadline = time.monotonic() + 60
-    seen = 0
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            return False
-        states = []
-        for child in children(process.pid):
-            try:
-                with open(f"/proc/{child}/stat") as f:
-                    states.append(f.read().rsplit(")", 1)[1].split()[0])
-            except OSError:
-                pass
-        seen = seen + 1 if any(state in ("t", "T") for state in states) else 0
-        if seen >= 10:
-            return True
-        time.sleep(0.005)
-    return False
-
-
-def children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
-
-
 def count(args, scenario, call):
     case = Case(args, scenario)
     trace = os.path.join(case.dir, "trace")
@@ -138,8 +109,7 @@ def main():
                 moved = stopped(save)
                 if moved:
                     os.rename(case.q, case.r)
-                    for child in children(save.pid):
-                        os.kill(child, 18)  # SIGCONT
+                    resume(save, wait=False)
                 save.wait(timeout=120)
                 cases += 1
                 where = case.r if moved else case.q

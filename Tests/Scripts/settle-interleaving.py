@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 
+from paused import resume, stopped
+
 SAVE_CALLS = ["openat", "linkat", "mkdirat", "renameat2", "renameat", "unlinkat", "fsync"]
 SETTLE_CALLS = ["openat", "newfstatat", "getdents64", "renameat", "unlinkat", "copy_file_range", "write"]
 
@@ -128,46 +130,6 @@ class Case:
         return None
 
 
-def stopped(process):
-    """Waits until the traced command (strace's child) is stopped by the injected SIGSTOP; False if it ended first.
-    A traced process also shows as stopped for the instant strace looks at each of its calls: only a stop that
-    lasts (ten looks over 50 ms) is the injected one."""
-    deadline = time.monotonic() + 60
-    seen = 0
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            return False
-        states = []
-        for child in children(process.pid):
-            try:
-                with open(f"/proc/{child}/stat") as f:
-                    states.append(f.read().rsplit(")", 1)[1].split()[0])
-            except OSError:
-                pass
-        seen = seen + 1 if any(state in ("t", "T") for state in states) else 0
-        if seen >= 10:
-            return True
-        time.sleep(0.005)
-    return False
-
-
-def children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
-
-
-def resume(process):
-    for child in children(process.pid):
-        try:
-            os.kill(child, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
-    process.wait(timeout=120)
-
-
 def steps(count, points, rng):
     if points == 0 or count <= points:
         return list(range(1, count + 1))
@@ -188,12 +150,21 @@ def main():
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="settle-interleaving-", dir=args.work)
     cases = failures = 0
-    index = 0
 
-    def report(kind, message):
-        nonlocal failures
-        failures += 1
-        print(f"FAIL {kind}: {message}", flush=True)
+    def judge(case, kind, process, role):
+        """One case done: the paused or killed process's outcome, then the versions."""
+        nonlocal cases, failures
+        cases += 1
+        message = None
+        if process is not None and process.returncode != 0:
+            message = f"the {role} failed: " + process.stderr.read().strip()
+        else:
+            message = case.check()
+        if message is None:
+            shutil.rmtree(case.dir)
+        else:
+            failures += 1
+            print(f"FAIL {kind}: {message}", flush=True)
 
     try:
         # The save paused after each of its steps, a settle run whole beside it.
@@ -216,15 +187,8 @@ def main():
                         settle.wait(timeout=120)
                     else:
                         save.wait(timeout=120)
-                    cases += 1
                     kind = f"{' '.join(PAUSED[variant][:1] + PAUSED[variant][2:3])} paused after {call} #{n}"
-                    if save.returncode != 0:
-                        report(kind, "the save failed: " + save.stderr.read().strip())
-                    elif (message := case.check()) is not None:
-                        report(kind, message)
-                    else:
-                        shutil.rmtree(case.dir)
-            index += 1
+                    judge(case, kind, save, "save")
 
         # The settle paused after each of its (sampled) steps, a save run whole beside it.
         for variant in range(len(PAUSED)):
@@ -241,14 +205,7 @@ def main():
                     else:
                         settle.wait(timeout=120)
                         case.run(case.save)
-                    cases += 1
-                    kind = f"settle paused after {call} #{n} beside {' '.join(PAUSED[variant][:1])}"
-                    if settle.returncode != 0:
-                        report(kind, "the settle failed: " + settle.stderr.read().strip())
-                    elif (message := case.check()) is not None:
-                        report(kind, message)
-                    else:
-                        shutil.rmtree(case.dir)
+                    judge(case, f"settle paused after {call} #{n} beside {PAUSED[variant][0]}", settle, "settle")
 
         # The settle killed at a step while a save is paused at one (sampled pairs).
         if args.kill:
@@ -271,14 +228,8 @@ def main():
                     else:
                         save.wait(timeout=120)
                         settle.wait(timeout=120)
-                    cases += 1
-                    kind = f"settle killed after {settle_call} #{n}, save paused after {save_call} #{m}"
-                    if save.returncode != 0:
-                        report(kind, "the save failed: " + save.stderr.read().strip())
-                    elif (message := case.check()) is not None:
-                        report(kind, message)
-                    else:
-                        shutil.rmtree(case.dir)
+                    judge(case, f"settle killed after {settle_call} #{n}, save paused after {save_call} #{m}", save,
+                          "save")
     finally:
         if failures == 0:
             shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,50 @@
+"""Pausing a command at one of its system calls with strace, for the interleaving tests (settle-interleaving.py,
+moved-while-saving.py): ``strace -e inject=CALL:signal=SIGSTOP:when=N COMMAND`` stops it right after its Nth CALL;
+`stopped` waits for that stop, `resume` lets it go on."""
+
+import os
+import signal
+import time
+
+
+def children(pid):
+    """The processes `pid` started (strace's: the traced command)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def stopped(process, limit=60):
+    """Waits until the traced command (strace's child) is stopped by the injected SIGSTOP; False if it ended first.
+    A traced process also shows as stopped for the instant strace looks at each of its calls: only a stop that
+    lasts (ten looks over 50 ms) is the injected one."""
+    deadline = time.monotonic() + limit
+    seen = 0
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        states = []
+        for child in children(process.pid):
+            try:
+                with open(f"/proc/{child}/stat") as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+            except OSError:
+                pass
+        seen = seen + 1 if any(state in ("t", "T") for state in states) else 0
+        if seen >= 10:
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def resume(process, wait=True):
+    """Lets the stopped command go on (and waits for it, unless `wait` is false)."""
+    for child in children(process.pid):
+        try:
+            os.kill(child, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    if wait:
+        process.wait(timeout=120)
