@@ -58,7 +58,7 @@ EARLIER = [
 PAUSED = [
     ["put", "{P}", "root0.txt", "{changed}"],
     ["put", "{P}", "sec1/sub1/f2.txt", "{changed}"],
-    ["rm", "{P}", "sec3"],
+    ["rm", "{P}", "sec3", "-r"],
 ]
 
 
