@@ -94,7 +94,7 @@ struct FileSystemTests {
   func aPackageNameTheFileSystemForbidsIsNamed(_ mount: Mount) throws {
     let folder = try Self.folder(in: mount)
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let result = try Shell.docpkg(["put", folder + "/a:b.mydoc", "x.txt"], input: Data("x\n".utf8))
+    let result = try Shell.docpkg(["put", folder + "/a:b.mydoc", "x.txt", "--create"], input: Data("x\n".utf8))
     #expect(result.status != 0)
     #expect(result.standardError.contains("':' is not allowed in a name"), "\(result.standardError)")
     #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
