@@ -31,7 +31,7 @@ import SystemPackage
 /// reads also compare what the package's path names: a package moved (or replaced) during the walk
 /// was not walked whole, and the settle fails rather than name what it missed as not kept; the
 /// pending version waits for the next settle, at the package's new name.
-struct SaveSequence: Equatable {
+struct SaveSequence {
   /// The highest id given (`last-id`, or the records present).
   let lastID: Int
   /// The names in `pending/`.
@@ -48,6 +48,11 @@ struct SaveSequence: Equatable {
     let root = (try? Syscalls.statusNoFollow(store.packagePath)).map { [$0.device, $0.inode] }
     return SaveSequence(lastID: lastID, names: Set(names), root: root)
   }
+
+  /// Whether no save took an id, recorded or failed between `other`'s read and this one (the
+  /// package's root may still differ: a save of the whole package replaces it, another program may
+  /// move it).
+  func hasSameSaves(as other: SaveSequence) -> Bool { lastID == other.lastID && names == other.names }
 
   /// Whether a save is between its id and its record: its swap may happen at any moment.
   var hasSaveInFlight: Bool { names.contains { $0.hasSuffix(".start") } }

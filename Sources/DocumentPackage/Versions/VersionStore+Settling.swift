@@ -154,12 +154,13 @@ extension VersionStore {
       var walk = PendingStateWalk(store: self, pending: pending)
       let result = try walk.run()
       let after = SaveSequence.read(in: self)
-      guard after.root != nil, after.root == before.root else {
-        throw PackageError(
-          .conflict, "cannot settle pending versions: the package was moved or replaced while it was read:",
-          path: packagePath.string, context: "(they are settled at its next reading)")
-      }
-      if savesExcluded || after == before {
+      if savesExcluded || after.hasSameSaves(as: before) {
+        // No save replaced the package's root meanwhile: another program moved or replaced it.
+        guard after.root != nil, after.root == before.root else {
+          throw PackageError(
+            .conflict, "cannot settle pending versions: the package was moved or replaced while it was read:",
+            path: packagePath.string, context: "(they are settled at its next reading)")
+        }
         return try finish(oldest, result, unkept: walk.unkept)
       }
     }
