@@ -101,8 +101,8 @@ crash-sweeps: setup
 ## writers, settles, readers and kills with both cores and the disk busy (Tests/Scripts/version-stress.py), then 2
 ## with the writers killed too; every step of a save and of a settle interleaved (Tests/Scripts/settle-interleaving.py);
 ## a package renamed at every step of a journaled save (Tests/Scripts/moved-while-saving.py); versions of a package
-## 1,000 directories deep (the DeepTree suite); the randomized Document model test (issue 36) at 3,000 steps per
-## seed instead of 150.
+## 1,000 directories deep (the DeepTree suite); the randomized Document model test (issue 36) at 10,000 steps per
+## seed instead of 1,000.
 .PHONY: stress
 stress: setup
 	$(BUILD_TESTS)

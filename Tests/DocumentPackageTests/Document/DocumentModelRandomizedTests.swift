@@ -38,7 +38,7 @@ private func filesOnDisk(_ path: String) throws -> [String: String] {
 /// seed and the step. `DOCPKG_STRESS=1` (`make stress`) runs many more steps.
 @Suite("Document against a model, randomized")
 struct DocumentModelRandomizedTests {
-  static let steps = ProcessInfo.processInfo.environment["DOCPKG_STRESS"] == "1" ? 3_000 : 150
+  static let steps = ProcessInfo.processInfo.environment["DOCPKG_STRESS"] == "1" ? 10_000 : 1_000
 
   @Test(arguments: [36, 37] as [UInt64])
   func aDocumentHoldsWhatTheModelSays(seed: UInt64) async throws {
