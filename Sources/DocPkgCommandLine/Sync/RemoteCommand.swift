@@ -14,7 +14,13 @@ package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
         authority is trusted with --ca-bundle FILE (or AWS_CA_BUNDLE); a refused certificate fails at once, never retried. \
         With --encrypt, everything is encrypted on the device with a key from a passphrase \
         (DOCPKG_SYNC_PASSPHRASE, else typed at the terminal: needed by every push, pull, clone and prune of that \
-        remote; remote passphrase changes it).
+        remote; remote passphrase changes it). \
+        A request that failed for a passing reason (5xx, 429, a reset) is sent again DOCPKG_SYNC_RETRIES times \
+        (default 4). A server that accepts and does not answer fails a request after \
+        DOCPKG_SYNC_FIRST_BYTE_TIMEOUT seconds (default 25; plus 1 s per 256 KiB sent), an answer that stops \
+        after DOCPKG_SYNC_IDLE_TIMEOUT seconds (default 25); a request that timed out is sent once more, so a \
+        silent server fails a command within about 50 s, naming the endpoint and the timeout. \
+        DOCPKG_SYNC_DEADLINE=SECONDS bounds each push, pull, clone, prune and fetch as a whole (default none).
         """,
       subcommands: [
         RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self, RemotePrune<Runner>.self,

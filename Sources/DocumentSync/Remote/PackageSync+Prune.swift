@@ -53,6 +53,11 @@ extension PackageSync {
   ///   them), and one DELETE per object removed.
   @discardableResult
   public func prune(keepingStates count: Int? = nil) async throws -> PruneResult {
+    try await withinDeadline("prune") { try await self.pruneNow(keepingStates: count) }
+  }
+
+  /// ``prune(keepingStates:)``'s work, without its deadline.
+  func pruneNow(keepingStates count: Int?) async throws -> PruneResult {
     let keep = max(1, count ?? remote.keepStates ?? Self.defaultKeptStates)
     let packagePath = folder.packagePath
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }

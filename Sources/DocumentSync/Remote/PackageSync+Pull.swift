@@ -35,6 +35,11 @@ extension PackageSync {
   ///   name the repair, ``push(forcingNewHead:progress:)``), `PackageError` from the save.
   @discardableResult
   public func pull(progress: SyncProgress.Handler? = nil) async throws -> PullResult {
+    try await withinDeadline("pull") { try await self.pullNow(progress: progress) }
+  }
+
+  /// ``pull(progress:)``'s work, without its deadline.
+  func pullNow(progress: SyncProgress.Handler?) async throws -> PullResult {
     let synced = folder.state(remote.name)
     guard let (head, etag) = try await head() else {
       if synced != nil { throw missingHead() }

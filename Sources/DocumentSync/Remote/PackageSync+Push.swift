@@ -41,6 +41,11 @@ extension PackageSync {
   ///   broken (naming the repair); others as the client's.
   @discardableResult
   public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+    try await withinDeadline("push") { try await self.pushNow(forcingNewHead: forcingNewHead, progress: progress) }
+  }
+
+  /// ``push(forcingNewHead:progress:)``'s work, without its deadline.
+  func pushNow(forcingNewHead: Bool, progress: SyncProgress.Handler?) async throws -> PushResult {
     autoPruneOutcome.withLockedValue { $0 = nil }
     // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
     try await unlock()

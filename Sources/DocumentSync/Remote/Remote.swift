@@ -69,15 +69,20 @@ public struct Remote: Sendable, Hashable, Codable {
   package func location() throws -> S3Location { try S3Location(url: url) }
 
   /// A client of the remote's bucket signed with `credentials`, trusting ``caBundle`` (else `AWS_CA_BUNDLE` of
-  /// `environment`) besides the system's authorities.
+  /// `environment`) besides the system's authorities, retrying as `DOCPKG_SYNC_RETRIES` of `environment` says
+  /// (``RetryPolicy``), with `timeouts` (nil: those `environment` sets, ``SyncTimeouts/init(environment:)``).
   /// - Throws: ``SyncError`` with code `invalidArgument` for a malformed URL or endpoint, or a CA bundle that
   ///   cannot be read or holds no PEM certificate.
-  package func client(credentials: S3Credentials, environment: [String: String]) throws -> S3Client {
+  package func client(
+    credentials: S3Credentials, environment: [String: String], timeouts: SyncTimeouts? = nil
+  ) throws -> S3Client {
     let bundle = caBundle ?? environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
     if let bundle { try Self.checkCABundle(bundle) }
     return S3Client(
       endpoint: try S3Endpoint(url: endpoint), bucket: try location().bucket, credentials: credentials,
-      region: region ?? S3Credentials.region(environment), etagForm: etagForm ?? .automatic, caBundle: bundle)
+      region: region ?? S3Credentials.region(environment), etagForm: etagForm ?? .automatic,
+      timeouts: timeouts ?? SyncTimeouts(environment: environment), caBundle: bundle,
+      retryPolicy: RetryPolicy(environment: environment))
   }
 
   /// Throws unless `file` holds at least one PEM certificate.
