@@ -62,7 +62,8 @@ enum LiveSync: SyncCommandRunner {
     let sync = try packageSync(command.package, remote: command.name)
     let bar = SyncProgressBar("pulling", quiet: command.quietOption.quiet)
     let handler = bar.handler
-    let result = try runBlocking { try await sync.pull(progress: handler) }
+    let accept = command.acceptRollback
+    let result = try runBlocking { try await sync.pull(acceptingRollback: accept, progress: handler) }
     bar.finish()
     let out = StandardOutput.shared
     switch result {

@@ -116,7 +116,8 @@ extension PackageSync {
     added.etagForm = try await client.probeETagForm(key: Self.probeKey(url: remote.url))
     try await BlockingIO.run { [added] in
       try folder.add(added)
-      try folder.setState(added.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
+      try folder.setState(
+        added.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees, generation: head.generation)
     }
     return try PackageSync(
       folder: folder, remote: added,

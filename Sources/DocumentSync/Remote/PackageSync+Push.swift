@@ -38,7 +38,8 @@ extension PackageSync {
   ///   - progress: Called as objects go up.
   /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
   ///   the remote has changes this package has not pulled (both say to pull first) or its head is missing or
-  ///   broken (naming the repair); others as the client's.
+  ///   broken (naming the repair), `rolledBack` when its head is older than the one this package took last;
+  ///   others as the client's.
   @discardableResult
   public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
     try await withinDeadline("push") { try await self.pushNow(forcingNewHead: forcingNewHead, progress: progress) }
@@ -71,10 +72,13 @@ extension PackageSync {
     } else if current == nil, synced != nil {
       throw missingHead()
     } else if let current {
+      try checkNotRolledBack(current.head, synced: synced)
       if current.head.tree == snapshot.root, current.head.conflictTrees == conflictTrees {
         try await BlockingIO.run {
           local.add([snapshot.root], from: snapshot.trees)
-          try folder.setState(self.remote.name, tree: snapshot.root, etag: current.etag, conflicts: conflictTrees)
+          try folder.setState(
+            self.remote.name, tree: snapshot.root, etag: current.etag, conflicts: conflictTrees,
+            generation: current.head.generation)
         }
         await dropLeftoverUploads()
         return .upToDate
@@ -189,7 +193,8 @@ extension PackageSync {
 
       progress?(SyncProgress(phase: .updatingHead, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
       let newHead = RemoteHead(
-        tree: snapshot.root, parent: current?.head.tree ?? synced?.tree, date: Date(),
+        tree: snapshot.root, parent: current?.head.tree ?? synced?.tree,
+        generation: max(current?.head.generation ?? 0, synced?.highestGeneration ?? 0) + 1, date: Date(),
         conflicts: conflicts.remoteConflicts)
       let etag: String
       do {
@@ -212,7 +217,8 @@ extension PackageSync {
         }
       }
       try await BlockingIO.run { [remote] in
-        try folder.setState(remote.name, tree: snapshot.root, etag: etag, conflicts: conflictTrees)
+        try folder.setState(
+          remote.name, tree: snapshot.root, etag: etag, conflicts: conflictTrees, generation: newHead.generation)
         journal.finish()
       }
       // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
