@@ -39,7 +39,7 @@ struct SyncRollbackTests {
     // Someone with write access to the bucket puts the first head back.
     try await client.put("p/head", data: older)
 
-    for (device, arguments) in [(b, ["pull", b]), (a, ["push", a])] {
+    for (device, arguments) in [(b, ["pull", b]), (a, ["push", a]), (b, ["sync", b])] {
       let refused = try docpkg(arguments + ["--quiet"])
       #expect(refused.status == 1, "\(arguments): \(refused.standardOutput)")
       let lines = refused.standardError.split(separator: "\n")

@@ -9,6 +9,8 @@ package protocol SyncCommandRunner {
   static func push(_ command: PushCommand<Self>) throws
   /// `docpkg pull PACKAGE [NAME] [--quiet]`.
   static func pull(_ command: PullCommand<Self>) throws
+  /// `docpkg sync PACKAGE [NAME] [--attempts N] [--quiet]`.
+  static func sync(_ command: SyncCommand<Self>) throws
   /// `docpkg remote add PACKAGE NAME URL --endpoint URL [--region R]`.
   static func addRemote(_ command: RemoteAdd<Self>) throws
   /// `docpkg remote list PACKAGE`.

@@ -36,10 +36,10 @@ extension PackageSync {
   /// - Parameters:
   ///   - forcingNewHead: Replace a missing or broken head with the package's state (`docpkg push --force-new-head`).
   ///   - progress: Called as objects go up.
-  /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
-  ///   the remote has changes this package has not pulled (both say to pull first) or its head is missing or
-  ///   broken (naming the repair), `rolledBack` when its head is older than the one this package took last;
-  ///   others as the client's.
+  /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first or the remote has
+  ///   changes this package has not pulled (both say to pull first; ``sync(maximumAttempts:progress:)`` does),
+  ///   `remote` when its head is missing or broken (naming the repair), `rolledBack` when its head is older than
+  ///   the one this package took last; others as the client's.
   @discardableResult
   public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
     try await withinDeadline("push") { try await self.pushNow(forcingNewHead: forcingNewHead, progress: progress) }
@@ -91,7 +91,8 @@ extension PackageSync {
           throw brokenHead(missing: treeKey(current.head.tree))
         }
         throw SyncError(
-          .remote, "the remote has changes this package has not pulled: pull, then push again; remote head",
+          .preconditionFailed,
+          "the remote has changes this package has not pulled: pull, then push again (or run 'docpkg sync'); remote head",
           key: headKey)
       }
     }
@@ -302,7 +303,8 @@ extension PackageSync {
   /// The error for a push whose head write lost to another device's.
   func lostRace(_ error: SyncError) -> SyncError {
     SyncError(
-      .preconditionFailed, "another device pushed first (nothing was overwritten): pull, then push again; remote head",
+      .preconditionFailed,
+      "another device pushed first (nothing was overwritten): pull, then push again (or run 'docpkg sync'); remote head",
       key: headKey, status: error.status, serverCode: error.serverCode, serverMessage: error.serverMessage)
   }
 }
