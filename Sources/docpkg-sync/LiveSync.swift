@@ -157,6 +157,33 @@ enum LiveSync: SyncCommandRunner {
       "kept \(result.keptStates) states (\(result.keptObjects) objects), removed \(result.removedObjects) objects\n")
   }
 
+  static func checkRemote(_ command: RemoteCheck<Self>) throws {
+    let sync = try packageSync(command.package, remote: command.name)
+    let bar = SyncProgressBar("checking", quiet: command.quietOption.quiet)
+    let handler = bar.handler
+    let (readData, repair) = (command.readData, command.repair)
+    let result = try runBlocking { try await sync.check(readingData: readData, repairing: repair, progress: handler) }
+    bar.finish()
+    let out = StandardOutput.shared
+    for damage in result.damage {
+      out.write("damaged \(damage.key): \(damage.problem)\n")
+      if damage.repaired {
+        out.write("repaired \(damage.key)\n")
+      } else if repair {
+        out.write("cannot repair \(damage.key): no copy on this device\n")
+      }
+    }
+    let remaining = result.damage.filter { !$0.repaired }.count
+    let summary = "checked \(result.states) states, \(result.objects) objects"
+    guard remaining == 0 else {
+      throw SyncError(
+        .corrupt,
+        "\(summary): \(remaining) damaged\(repair ? " and not repairable from this device" : " (--repair uploads again what this device has)"); remote",
+        key: sync.remote.url)
+    }
+    out.write(result.damage.isEmpty ? "\(summary): ok\n" : "\(summary): \(result.damage.count) repaired\n")
+  }
+
   static func fetchVersion(_ command: RemoteFetch<Self>) throws {
     let packagePath = FilePath(command.package)
     guard let held = try VersionStore.remoteHeldVersion(command.id, ofPackageAt: packagePath) else {

@@ -23,6 +23,8 @@ package protocol SyncCommandRunner {
   static func pruneRemote(_ command: RemotePrune<Self>) throws
   /// `docpkg remote fetch PACKAGE ID`.
   static func fetchVersion(_ command: RemoteFetch<Self>) throws
+  /// `docpkg remote check PACKAGE [NAME] [--read-data] [--repair]`.
+  static func checkRemote(_ command: RemoteCheck<Self>) throws
   /// `docpkg remote passphrase PACKAGE [NAME]`.
   static func changePassphrase(_ command: RemotePassphrase<Self>) throws
 }

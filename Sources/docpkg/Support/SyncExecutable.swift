@@ -68,6 +68,7 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
   static func serve(_ command: ServeCommand<Self>) throws { try handOver() }
   static func pruneRemote(_ command: RemotePrune<Self>) throws { try handOver() }
   static func fetchVersion(_ command: RemoteFetch<Self>) throws { try handOver() }
+  static func checkRemote(_ command: RemoteCheck<Self>) throws { try handOver() }
   static func changePassphrase(_ command: RemotePassphrase<Self>) throws { try handOver() }
   static func setRemote(_ command: RemoteSet<Self>) throws { try handOver() }
 }
