@@ -35,9 +35,10 @@ extension PackageSync {
   /// - Parameters:
   ///   - acceptingRollback: Take the remote's head even when it is older than the one this package took last.
   ///   - progress: Called as objects arrive.
-  /// - Throws: ``SyncError`` (`rolledBack` for an older head; `corrupt` for an object that does not match its key; `remote` when the remote has
-  ///   no head although this package synced with it before, or its head names an object the remote lacks: both
-  ///   name the repair, ``push(forcingNewHead:progress:)``), `PackageError` from the save.
+  /// - Throws: ``SyncError`` (`rolledBack` for an older head; `corrupt` for an object that does not match its key;
+  ///   `remote` when the remote has no head although this package synced with it before, or its head names an
+  ///   object the remote lacks: both name the repair, ``push(forcingNewHead:progress:)``), `PackageError` from the
+  ///   save.
   @discardableResult
   public func pull(acceptingRollback: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PullResult {
     try await withinDeadline("pull") {
