@@ -1,7 +1,7 @@
 import ArgumentParser
 import DocPkgCommandLine
 
-/// `docpkg-sync`: the sync commands of `docpkg` (`remote`, `push`, `pull`, `clone`) and `serve`, in an
+/// `docpkg-sync`: the sync commands of `docpkg` (`remote`, `push`, `pull`, `clone`, `sync`) and `serve`, in an
 /// executable of their own so that every other `docpkg` command starts without loading the HTTP stack
 /// (async-http-client, SwiftNIO, Foundation). `docpkg` finds it beside itself and hands it the
 /// command line (as git runs `git-remote-*`); it names itself `docpkg` in every message.
@@ -13,7 +13,7 @@ struct DocPkgSync: ParsableCommand {
     version: DocPkgVersion.current,
     subcommands: [
       RemoteCommand<LiveSync>.self, PushCommand<LiveSync>.self, PullCommand<LiveSync>.self,
-      CloneCommand<LiveSync>.self, ServeCommand<LiveServe>.self,
+      CloneCommand<LiveSync>.self, SyncCommand<LiveSync>.self, ServeCommand<LiveServe>.self,
     ]
   )
 

@@ -45,6 +45,11 @@ enum LiveSync: SyncCommandRunner {
     case .pushed(_, let blobs, let trees, let bytes):
       StandardOutput.shared.write("pushed \(blobs) blobs, \(trees) trees (\(bytes) bytes)\n")
     }
+    reportAutoPrune(of: sync)
+  }
+
+  /// What the automatic prune of `sync`'s last push did, if it ran.
+  static func reportAutoPrune(of sync: PackageSync) {
     switch sync.lastAutoPrune {
     case .success(let result):
       StandardOutput.shared.write(
@@ -62,22 +67,59 @@ enum LiveSync: SyncCommandRunner {
     let sync = try packageSync(command.package, remote: command.name)
     let bar = SyncProgressBar("pulling", quiet: command.quietOption.quiet)
     let handler = bar.handler
-    let result = try runBlocking { try await sync.pull(progress: handler) }
+    let accept = command.acceptRollback
+    let result = try runBlocking { try await sync.pull(acceptingRollback: accept, progress: handler) }
     bar.finish()
-    let out = StandardOutput.shared
-    switch result {
-    case .remoteEmpty: out.write("remote is empty\n")
-    case .upToDate: out.write("up to date\n")
-    case .fastForwarded: out.write("fast-forward\n")
-    case .merged: out.write("merged\n")
-    case .conflict(let version, let paths): out.write("conflict \(version) \(paths.joined(separator: " "))\n")
+    StandardOutput.shared.write(words(for: result) + "\n")
+    var reported: Set<Int> = []
+    if case .conflict(let version, _) = result { reported.insert(version) }
+    try writeUnresolvedConflicts(of: command.package, except: reported)
+  }
+
+  static func sync(_ command: SyncCommand<Self>) throws {
+    let sync = try packageSync(command.package, remote: command.name)
+    let bar = SyncProgressBar("syncing", quiet: command.quietOption.quiet)
+    let handler = bar.handler
+    let attempts = command.attempts
+    let result = try runBlocking { try await sync.sync(maximumAttempts: attempts, progress: handler) }
+    bar.finish()
+    if result.isUpToDate {
+      StandardOutput.shared.write("up to date\n")
+    } else {
+      // What the pulls brought (the conflicts of every round: each kept a version), then what the push sent.
+      let pulled = result.pulls.filter { $0 != .upToDate && $0 != .remoteEmpty }
+      let pulls = pulled.isEmpty ? "nothing to pull" : pulled.map(words(for:)).joined(separator: ", ")
+      let pushed: String
+      switch result.pushed {
+      case .upToDate: pushed = "nothing to push"
+      case .pushed(_, let blobs, let trees, let bytes):
+        pushed = "pushed \(blobs) blobs, \(trees) trees (\(bytes) bytes)"
+      }
+      let rounds = result.attempts == 1 ? "" : " (\(result.attempts) rounds)"
+      StandardOutput.shared.write("synced: \(pulls); \(pushed)\(rounds)\n")
     }
-    // Conflict versions are shared through the remote: say which are still open, wherever they were kept.
-    var reported: Int?
-    if case .conflict(let version, _) = result { reported = version }
-    for version in try VersionStore(forPackageAt: FilePath(command.package)).unresolvedConflicts()
-    where version.id != reported {
-      out.write("unresolved conflict \(version.id) \(version.conflictPaths.joined(separator: " "))\n")
+    try writeUnresolvedConflicts(of: command.package, except: Set(result.conflicts.map { $0.version }))
+    reportAutoPrune(of: sync)
+  }
+
+  /// A pull's result as `docpkg pull` prints it.
+  static func words(for result: PackageSync.PullResult) -> String {
+    switch result {
+    case .remoteEmpty: "remote is empty"
+    case .upToDate: "up to date"
+    case .fastForwarded: "fast-forward"
+    case .merged: "merged"
+    case .conflict(let version, let paths): "conflict \(version) \(paths.joined(separator: " "))"
+    }
+  }
+
+  /// One line per unresolved conflict version of the package but those of `reported` (said already): conflict
+  /// versions are shared through the remote, so they are said wherever they were kept.
+  static func writeUnresolvedConflicts(of package: String, except reported: Set<Int>) throws {
+    for version in try VersionStore(forPackageAt: FilePath(package)).unresolvedConflicts()
+    where !reported.contains(version.id) {
+      StandardOutput.shared.write(
+        "unresolved conflict \(version.id) \(version.conflictPaths.joined(separator: " "))\n")
     }
   }
 
@@ -113,6 +155,33 @@ enum LiveSync: SyncCommandRunner {
     let result = try runBlocking { try await sync.prune() }
     StandardOutput.shared.write(
       "kept \(result.keptStates) states (\(result.keptObjects) objects), removed \(result.removedObjects) objects\n")
+  }
+
+  static func checkRemote(_ command: RemoteCheck<Self>) throws {
+    let sync = try packageSync(command.package, remote: command.name)
+    let bar = SyncProgressBar("checking", quiet: command.quietOption.quiet)
+    let handler = bar.handler
+    let (readData, repair) = (command.readData, command.repair)
+    let result = try runBlocking { try await sync.check(readingData: readData, repairing: repair, progress: handler) }
+    bar.finish()
+    let out = StandardOutput.shared
+    for damage in result.damage {
+      out.write("damaged \(damage.key): \(damage.problem)\n")
+      if damage.repaired {
+        out.write("repaired \(damage.key)\n")
+      } else if repair {
+        out.write("cannot repair \(damage.key): no copy on this device\n")
+      }
+    }
+    let remaining = result.damage.filter { !$0.repaired }.count
+    let summary = "checked \(result.states) states, \(result.objects) objects"
+    guard remaining == 0 else {
+      throw SyncError(
+        .corrupt,
+        "\(summary): \(remaining) damaged\(repair ? " and not repairable from this device" : " (--repair uploads again what this device has)"); remote",
+        key: sync.remote.url)
+    }
+    out.write(result.damage.isEmpty ? "\(summary): ok\n" : "\(summary): \(result.damage.count) repaired\n")
   }
 
   static func fetchVersion(_ command: RemoteFetch<Self>) throws {

@@ -81,7 +81,7 @@ func syncEnvironment(encrypted: Bool, remote name: String) throws -> [String: St
 
 /// The sync of the package at `package` with its remote `name`, its passphrase asked for if needed
 /// (``syncEnvironment(encrypted:remote:)``).
-/// - Throws: What ``/DocumentSync/PackageSync/init(packageAt:remote:credentials:environment:parallelism:)`` throws.
+/// - Throws: What ``/DocumentSync/PackageSync/init(packageAt:remote:credentials:environment:parallelism:timeouts:)`` throws.
 func packageSync(_ package: String, remote name: String) throws -> PackageSync {
   let path = FilePath(package)
   let encrypted = (try? SyncFolder(packagePath: path).remote(name).encrypted) == true

@@ -13,7 +13,7 @@ struct DocPkg: ParsableCommand {
       Inspect.self, Cat.self, Put.self, Remove.self, Check.self, Diff.self, Pack.self, Unpack.self, Versions.self,
       Watch.self, Bookmark.self, Resolve.self,
       RemoteCommand<SyncExecutable>.self, PushCommand<SyncExecutable>.self, PullCommand<SyncExecutable>.self,
-      CloneCommand<SyncExecutable>.self, ServeCommand<SyncExecutable>.self,
+      CloneCommand<SyncExecutable>.self, SyncCommand<SyncExecutable>.self, ServeCommand<SyncExecutable>.self,
     ]
   )
 

@@ -109,6 +109,20 @@ struct SyncFailureTests {
     #expect(try Shell.docpkg(["pull", a]).standardOutput == "merged\n")
   }
 
+  @Test func aPullWhoseBlobIsGoneLeavesNoEmptyPartialFile() async throws {
+    let (dir, client, _, a, b) = try await twoDevices("fail-partial")
+    defer { withExtendedLifetime(dir) {} }  // the folder lives until the test ends
+    let contents = Data("a file whose blob goes\n".utf8)
+    #expect(try Shell.docpkg(["put", a, "Pages/gone.txt", "-"], input: contents).status == 0)
+    try expectSuccess(["push", a])
+    try await client.delete("p/blobs/\(SHA256Hex.of(contents))")
+
+    try expectFailure(["pull", b], saying: "is not on the remote")
+    let temporary = dir.appending(".B.mydoc.docpkg-sync/tmp")
+    let left = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+    #expect(left.filter { $0.hasSuffix(".partial") }.isEmpty, "\(left)")
+  }
+
   @Test func aCloneCutInABlobResumesWithARangedGetAndChecksTheWhole() async throws {
     let client = try await ObjectStore.freshBucket()
     let dir = try TemporaryDirectory("fail-resume")

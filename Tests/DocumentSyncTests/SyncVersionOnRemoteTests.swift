@@ -72,6 +72,9 @@ struct SyncVersionOnRemoteTests {
     #expect(try run(["versions", "show", b, "1", "notes.txt"]) == "first\n")
     #expect(try bytes(below: store) > 8 << 20)
     #expect(try run(["remote", "fetch", b, "1"]) == "fetched 0 files\n")
+    // Fetched, the version is one like any other: its files are no longer said to be on the remote.
+    let relisted = try run(["versions", "list", b])
+    #expect(!relisted.contains("files on origin"), "\(relisted)")
     let rechecked = try run(["check", b, "--full"])
     #expect(!rechecked.contains("on remote") && rechecked.contains("\nok: "), "\(rechecked)")
     try run(["versions", "restore", b, "1"])

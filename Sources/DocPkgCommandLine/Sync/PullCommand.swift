@@ -14,12 +14,15 @@ package struct PullCommand<Runner: SyncCommandRunner>: ParsableCommand {
         pushed with the state, so every device sees them: after the result, one line 'unresolved conflict ID \
         PATH...' per unresolved conflict version the package has (kept by this pull or an earlier one, here or \
         on another device, or brought by the clone); resolving them ('docpkg versions resolve') on any device \
-        clears them on every device after its next push and their next pull.
+        clears them on every device after its next push and their next pull. A head older than the one this \
+        device took last (put back on the server) is refused, changing nothing, unless --accept-rollback.
         """)
   }
 
   @Argument(help: "The package.", completion: .file()) package var package: String
   @Argument(help: "The remote (default origin).") package var name = "origin"
+  @Flag(help: "Take the remote's head even if it is older than the one this device took last (put back on the server).")
+  package var acceptRollback = false
   @OptionGroup package var quietOption: QuietOption
 
   package init() {}

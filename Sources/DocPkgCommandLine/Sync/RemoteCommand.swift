@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// `docpkg remote add|list|remove|prune|set|fetch|passphrase`: the object-store remotes of a package.
+/// `docpkg remote add|list|remove|prune|set|fetch|check|passphrase`: the object-store remotes of a package.
 package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
   package static var configuration: CommandConfiguration {
     CommandConfiguration(
       commandName: "remote",
-      abstract: "Add, list, prune, set and remove a package's remotes (S3-compatible object stores).",
+      abstract: "Add, list, prune, check, set and remove a package's remotes (S3-compatible object stores).",
       discussion: """
         A remote is a bucket and prefix, s3://BUCKET/PREFIX, on a server given with --endpoint (AWS S3, MinIO, \
         Ceph RGW). Remotes are kept in .NAME.docpkg-sync/remotes.json beside the package, never inside it. \
@@ -14,11 +14,17 @@ package struct RemoteCommand<Runner: SyncCommandRunner>: ParsableCommand {
         authority is trusted with --ca-bundle FILE (or AWS_CA_BUNDLE); a refused certificate fails at once, never retried. \
         With --encrypt, everything is encrypted on the device with a key from a passphrase \
         (DOCPKG_SYNC_PASSPHRASE, else typed at the terminal: needed by every push, pull, clone and prune of that \
-        remote; remote passphrase changes it).
+        remote; remote passphrase changes it). \
+        A request that failed for a passing reason (5xx, 429, a reset) is sent again DOCPKG_SYNC_RETRIES times \
+        (default 4). A server that accepts and does not answer fails a request after \
+        DOCPKG_SYNC_FIRST_BYTE_TIMEOUT seconds (default 25; plus 1 s per 256 KiB sent), an answer that stops \
+        after DOCPKG_SYNC_IDLE_TIMEOUT seconds (default 25); a request that timed out is sent once more, so a \
+        silent server fails a command within about 50 s, naming the endpoint and the timeout. \
+        DOCPKG_SYNC_DEADLINE=SECONDS bounds each push, pull, clone, prune and fetch as a whole (default none).
         """,
       subcommands: [
         RemoteAdd<Runner>.self, RemoteList<Runner>.self, RemoteRemove<Runner>.self, RemotePrune<Runner>.self,
-        RemoteSet<Runner>.self, RemoteFetch<Runner>.self, RemotePassphrase<Runner>.self,
+        RemoteSet<Runner>.self, RemoteFetch<Runner>.self, RemoteCheck<Runner>.self, RemotePassphrase<Runner>.self,
       ])
   }
 
@@ -166,6 +172,34 @@ package struct RemoteFetch<Runner: SyncCommandRunner>: ParsableCommand {
   package init() {}
 
   package func run() throws { try Runner.fetchVersion(self) }
+}
+
+/// `docpkg remote check PACKAGE [NAME] [--read-data] [--repair]`.
+package struct RemoteCheck<Runner: SyncCommandRunner>: ParsableCommand {
+  package static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "check",
+      abstract: "Check that the remote holds every object its states need; repair from this device.",
+      discussion: """
+        Walks the trees of the head, its conflict versions, the history's states and the states devices pin, and \
+        checks that every tree is there and reads as its name says, and every blob is there with its size (with \
+        --read-data, downloaded and hashed too: the whole remote's bytes). Prints one line 'damaged KEY: PROBLEM' \
+        per damaged object, then 'checked N states, M objects: ok' or how many are damaged. With --repair, each \
+        damaged object this device has (the package's files, its versions, the tree cache) is uploaded again \
+        ('repaired KEY'); what it does not have is said ('cannot repair KEY: no copy on this device'), for \
+        another device to repair. Exits 1 while damage remains.
+        """)
+  }
+
+  @Argument(help: "The package.", completion: .file()) package var package: String
+  @Argument(help: "The remote (default origin).") package var name = "origin"
+  @Flag(help: "Download every blob and check its hash.") package var readData = false
+  @Flag(help: "Upload again the damaged objects this device has.") package var repair = false
+  @OptionGroup package var quietOption: QuietOption
+
+  package init() {}
+
+  package func run() throws { try Runner.checkRemote(self) }
 }
 
 /// `docpkg remote passphrase PACKAGE [NAME]`.

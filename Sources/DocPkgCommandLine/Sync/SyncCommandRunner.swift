@@ -9,6 +9,8 @@ package protocol SyncCommandRunner {
   static func push(_ command: PushCommand<Self>) throws
   /// `docpkg pull PACKAGE [NAME] [--quiet]`.
   static func pull(_ command: PullCommand<Self>) throws
+  /// `docpkg sync PACKAGE [NAME] [--attempts N] [--quiet]`.
+  static func sync(_ command: SyncCommand<Self>) throws
   /// `docpkg remote add PACKAGE NAME URL --endpoint URL [--region R]`.
   static func addRemote(_ command: RemoteAdd<Self>) throws
   /// `docpkg remote list PACKAGE`.
@@ -21,6 +23,8 @@ package protocol SyncCommandRunner {
   static func pruneRemote(_ command: RemotePrune<Self>) throws
   /// `docpkg remote fetch PACKAGE ID`.
   static func fetchVersion(_ command: RemoteFetch<Self>) throws
+  /// `docpkg remote check PACKAGE [NAME] [--read-data] [--repair]`.
+  static func checkRemote(_ command: RemoteCheck<Self>) throws
   /// `docpkg remote passphrase PACKAGE [NAME]`.
   static func changePassphrase(_ command: RemotePassphrase<Self>) throws
 }

@@ -41,6 +41,23 @@ extension VersionStore {
       id: id, remote: remote, remoteTree: remoteTree, unfetched: try store.unfetchedFiles(of: id))
   }
 
+  /// Makes version `id` of the package at `packagePath` a version like any other once the store holds all its
+  /// files (after they were fetched): its record no longer names the remote, so `versions list` stops saying its
+  /// files are there and the next pull lets go of the remote state it pinned. Nothing for a version still missing
+  /// files, or one that names no remote.
+  /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, or if its record cannot be read or
+  ///   written.
+  package static func forgetRemoteOnceFetched(_ id: Int, ofPackageAt packagePath: FilePath) throws {
+    let store = try VersionStore(forPackageAt: packagePath)
+    try store.withStoreLock {
+      var record = try store.record(id)
+      guard record.version.remote != nil, try store.unfetchedFiles(of: id).isEmpty else { return }
+      record.version.remote = nil
+      record.remoteTree = nil
+      try store.write(record)
+    }
+  }
+
   /// The blobs version `id` names that the store does not hold, with their sizes.
   private func unfetchedFiles(of id: Int) throws -> [String: Int64] {
     var missing: [String: Int64] = [:]

@@ -49,7 +49,7 @@ extension SyncError {
   public struct Code: Hashable, Sendable, CustomStringConvertible {
     private enum Value: String, Hashable, Sendable {
       case noSuchKey, noSuchBucket, preconditionFailed, server, transport, unreachable, tls, credentials, corrupt,
-        invalidArgument, remote, cancelled, passphrase
+        invalidArgument, remote, cancelled, passphrase, timeout, rolledBack
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
@@ -79,6 +79,12 @@ extension SyncError {
     public static var invalidArgument: Code { Code(.invalidArgument) }
     /// A remote is missing, already exists, or its head is not what this package can use.
     public static var remote: Code { Code(.remote) }
+    /// The server did not answer in time: a request's first byte, a pause in its answer, or an operation's
+    /// deadline (``SyncTimeouts``); the message names the endpoint and the timeout.
+    public static var timeout: Code { Code(.timeout) }
+    /// The remote's head is older than the one this device took last (put back on the server): refused, nothing
+    /// changed; `pull(acceptingRollback: true)` takes it anyway.
+    public static var rolledBack: Code { Code(.rolledBack) }
     /// The operation was cancelled.
     public static var cancelled: Code { Code(.cancelled) }
     /// An encrypted remote's passphrase is missing or wrong (its key-parameters object does not open with it).

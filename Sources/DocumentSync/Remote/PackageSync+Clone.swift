@@ -25,6 +25,8 @@ extension PackageSync {
   ///   - environment: Where `AWS_REGION` and `AWS_CA_BUNDLE` are looked up, and an encrypted remote's passphrase
   ///     (`DOCPKG_SYNC_PASSPHRASE`, else the file `DOCPKG_SYNC_PASSPHRASE_FILE` names). A remote that holds key
   ///     parameters is encrypted, and so is the clone's remote.
+  ///   - timeouts: How long requests and the clone wait on the server (nil: the defaults, changed by the
+  ///     variables of `environment`, ``SyncTimeouts/init(environment:)``); kept by the sync returned.
   ///   - progress: Called as objects arrive.
   /// - Returns: The sync of the new package with its remote.
   /// - Throws: ``SyncError`` with code `remote` if the remote has nothing pushed yet, `passphrase` if it is
@@ -34,14 +36,15 @@ extension PackageSync {
   public static func clone(
     from url: String, endpoint: String, to destination: FilePath, credentials: S3Credentials,
     remoteName: String = "origin", region: String? = nil, caBundle: String? = nil, requiringEncryption: Bool = false,
-    environment: [String: String] = ProcessInfo.processInfo.environment, progress: SyncProgress.Handler? = nil
+    environment: [String: String] = ProcessInfo.processInfo.environment, timeouts: SyncTimeouts? = nil,
+    progress: SyncProgress.Handler? = nil
   ) async throws -> PackageSync {
     let folder = SyncFolder(packagePath: destination)
     if try LocalFiles.exists(folder.packagePath) {
       throw PackageError(.nameTaken, "cannot clone: something is already at", path: folder.packagePath.string)
     }
     var probeRemote = Remote(name: remoteName, url: url, endpoint: endpoint, region: region, caBundle: caBundle)
-    let client = try probeRemote.client(credentials: credentials, environment: environment)
+    let client = try probeRemote.client(credentials: credentials, environment: environment, timeouts: timeouts)
     // A remote with a key-parameters object is encrypted: the clone is too, and needs the passphrase.
     let encrypted =
       try await client.head(RemoteKeyParameters.key(in: try probeRemote.location())) != nil
@@ -57,7 +60,9 @@ extension PackageSync {
     let sync = try PackageSync(
       folder: folder, remote: probeRemote, client: client, passphrase: passphrase, cloning: true)
     do {
-      return try await sync.cloneHead(credentials: credentials, environment: environment, progress: progress)
+      return try await sync.withinDeadline("clone") {
+        try await sync.cloneHead(credentials: credentials, environment: environment, progress: progress)
+      }
     } catch {
       // Nothing half made stays: the package appears whole or not at all, and the sync folder goes unless it
       // holds downloaded blobs the next clone resumes from (a clone cut short keeps them, a refused one has none).
@@ -66,7 +71,7 @@ extension PackageSync {
     }
   }
 
-  /// The work of ``clone(from:endpoint:to:credentials:remoteName:region:caBundle:requiringEncryption:environment:progress:)`` on
+  /// The work of ``clone(from:endpoint:to:credentials:remoteName:region:caBundle:requiringEncryption:environment:timeouts:progress:)`` on
   /// this sync of the package to be made.
   private func cloneHead(
     credentials: S3Credentials, environment: [String: String], progress: SyncProgress.Handler?
@@ -112,10 +117,12 @@ extension PackageSync {
     added.etagForm = try await client.probeETagForm(key: Self.probeKey(url: remote.url))
     try await BlockingIO.run { [added] in
       try folder.add(added)
-      try folder.setState(added.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
+      try folder.setState(
+        added.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees, generation: head.generation)
     }
     return try PackageSync(
-      folder: folder, remote: added, client: added.client(credentials: credentials, environment: environment),
+      folder: folder, remote: added,
+      client: added.client(credentials: credentials, environment: environment, timeouts: client.timeouts),
       passphrase: passphrase, cipher: cipher)
   }
 

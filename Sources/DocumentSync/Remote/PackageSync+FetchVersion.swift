@@ -18,6 +18,11 @@ extension PackageSync {
   ///   server), `corrupt` for a download that does not match its SHA-256; the client's errors.
   @discardableResult
   public func fetchVersion(_ id: Int, progress: SyncProgress.Handler? = nil) async throws -> Int {
+    try await withinDeadline("remote fetch") { try await self.fetchVersionNow(id, progress: progress) }
+  }
+
+  /// ``fetchVersion(_:progress:)``'s work, without its deadline.
+  func fetchVersionNow(_ id: Int, progress: SyncProgress.Handler?) async throws -> Int {
     let packagePath = folder.packagePath
     guard let held = try await BlockingIO.run({ try VersionStore.remoteHeldVersion(id, ofPackageAt: packagePath) })
     else { return 0 }
@@ -25,7 +30,10 @@ extension PackageSync {
       throw SyncError(
         .remote, "version \(id) keeps its files on remote '\(held.remote)', not on this one:", key: remote.name)
     }
-    guard !held.unfetched.isEmpty else { return 0 }
+    guard !held.unfetched.isEmpty else {
+      try await BlockingIO.run { try VersionStore.forgetRemoteOnceFetched(id, ofPackageAt: packagePath) }
+      return 0
+    }
     try await unlock()
     let hashes = held.unfetched.keys.sorted()
     let fetching = folder.path.appending("fetching")
@@ -35,6 +43,7 @@ extension PackageSync {
     try await BlockingIO.run {
       try VersionStore.takeFetchedBlobs(
         ofPackageAt: packagePath, hashes.map { (hash: $0, path: fetching.appending($0)) })
+      try VersionStore.forgetRemoteOnceFetched(id, ofPackageAt: packagePath)
       try LocalFiles.remove(fetching)
     }
     return hashes.count

@@ -53,6 +53,11 @@ extension PackageSync {
   ///   them), and one DELETE per object removed.
   @discardableResult
   public func prune(keepingStates count: Int? = nil) async throws -> PruneResult {
+    try await withinDeadline("prune") { try await self.pruneNow(keepingStates: count) }
+  }
+
+  /// ``prune(keepingStates:)``'s work, without its deadline.
+  func pruneNow(keepingStates count: Int?) async throws -> PruneResult {
     let keep = max(1, count ?? remote.keepStates ?? Self.defaultKeptStates)
     let packagePath = folder.packagePath
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
@@ -70,16 +75,7 @@ extension PackageSync {
     }
     let states = try await client.list(prefix: location.key("states/")).map(\.key).sorted(by: >)
     let keptStates = states.prefix(keep)
-    var roots = [head.tree] + head.conflicts.map(\.tree)
-    if cipher == nil {
-      roots += keptStates.compactMap { key in key.split(separator: "-").last.map(String.init) }
-    } else {
-      // An encrypted remote's state keys name their tree by its keyed hash: the tree is in the (sealed) body.
-      for key in keptStates {
-        guard let data = try? await client.get(key, limit: 1 << 16).data else { continue }
-        roots.append(try RemoteHead(decoding: opened(data, kind: .state, key: key), key: key).tree)
-      }
-    }
+    var roots = [head.tree] + head.conflicts.map(\.tree) + (try await stateRoots(Array(keptStates)))
     // The states devices' versions keep files in (RemotePins.swift).
     roots += try await pinnedTrees()
     // Mark: every tree and blob a retained state reaches.

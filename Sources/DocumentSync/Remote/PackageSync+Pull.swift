@@ -29,24 +29,39 @@ extension PackageSync {
   /// Brings the package to the remote's head with one atomic save: a fast-forward, a merge of disjoint changes,
   /// or a conflict version for overlapping ones (see ``PullResult``). Downloaded blobs are checked against their
   /// SHA-256 before use.
-  /// - Parameter progress: Called as objects arrive.
-  /// - Throws: ``SyncError`` (`corrupt` for an object that does not match its key; `remote` when the remote has
-  ///   no head although this package synced with it before, or its head names an object the remote lacks: both
-  ///   name the repair, ``push(forcingNewHead:progress:)``), `PackageError` from the save.
+  ///
+  /// A head older than the one this package took last (put back on the server) is refused, with code
+  /// `rolledBack`, unless `acceptingRollback`.
+  /// - Parameters:
+  ///   - acceptingRollback: Take the remote's head even when it is older than the one this package took last.
+  ///   - progress: Called as objects arrive.
+  /// - Throws: ``SyncError`` (`rolledBack` for an older head; `corrupt` for an object that does not match its key;
+  ///   `remote` when the remote has no head although this package synced with it before, or its head names an
+  ///   object the remote lacks: both name the repair, ``push(forcingNewHead:progress:)``), `PackageError` from the
+  ///   save.
   @discardableResult
-  public func pull(progress: SyncProgress.Handler? = nil) async throws -> PullResult {
+  public func pull(acceptingRollback: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PullResult {
+    try await withinDeadline("pull") {
+      try await self.pullNow(acceptingRollback: acceptingRollback, progress: progress)
+    }
+  }
+
+  /// ``pull(acceptingRollback:progress:)``'s work, without its deadline.
+  func pullNow(acceptingRollback: Bool, progress: SyncProgress.Handler?) async throws -> PullResult {
     let synced = folder.state(remote.name)
     guard let (head, etag) = try await head() else {
       if synced != nil { throw missingHead() }
       return .remoteEmpty
     }
+    if !acceptingRollback { try checkNotRolledBack(head, synced: synced) }
     let packagePath = folder.packagePath
     let conflicts = ConflictMerge(
       theirs: head.conflicts, local: try await localConflicts(), base: synced?.conflicts ?? [])
     if synced?.tree == head.tree, conflicts.isEmpty {
-      if synced?.conflicts != head.conflictTrees {
+      if synced?.conflicts != head.conflictTrees || synced?.generation != head.generation {
         try await BlockingIO.run { [folder, remote] in
-          try folder.setState(remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
+          try folder.setState(
+            remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees, generation: head.generation)
         }
       }
       return .upToDate
@@ -62,7 +77,8 @@ extension PackageSync {
         defer { lock.unlock() }
         let now = try VersionStore.scan(packageAt: packagePath, lockHeld: true)
         _ = try conflicts.apply(to: packagePath, folder: folder, trees: trees, localBlobs: now.blobs)
-        try folder.setState(remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
+        try folder.setState(
+          remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees, generation: head.generation)
         folder.clearObjects()
       }
       return .upToDate
@@ -150,7 +166,8 @@ extension PackageSync {
       return fastForward ? .fastForwarded : .merged(paths: merge.merged.sorted())
     }
     try await BlockingIO.run { [remote] in
-      try folder.setState(remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees)
+      try folder.setState(
+        remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees, generation: head.generation)
       folder.clearObjects()
     }
     return result

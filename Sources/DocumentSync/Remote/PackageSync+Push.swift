@@ -36,11 +36,17 @@ extension PackageSync {
   /// - Parameters:
   ///   - forcingNewHead: Replace a missing or broken head with the package's state (`docpkg push --force-new-head`).
   ///   - progress: Called as objects go up.
-  /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first, and `remote` when
-  ///   the remote has changes this package has not pulled (both say to pull first) or its head is missing or
-  ///   broken (naming the repair); others as the client's.
+  /// - Throws: ``SyncError`` with code `preconditionFailed` when another device pushed first or the remote has
+  ///   changes this package has not pulled (both say to pull first; ``sync(maximumAttempts:progress:)`` does),
+  ///   `remote` when its head is missing or broken (naming the repair), `rolledBack` when its head is older than
+  ///   the one this package took last; others as the client's.
   @discardableResult
   public func push(forcingNewHead: Bool = false, progress: SyncProgress.Handler? = nil) async throws -> PushResult {
+    try await withinDeadline("push") { try await self.pushNow(forcingNewHead: forcingNewHead, progress: progress) }
+  }
+
+  /// ``push(forcingNewHead:progress:)``'s work, without its deadline.
+  func pushNow(forcingNewHead: Bool, progress: SyncProgress.Handler?) async throws -> PushResult {
     autoPruneOutcome.withLockedValue { $0 = nil }
     // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
     try await unlock()
@@ -66,10 +72,13 @@ extension PackageSync {
     } else if current == nil, synced != nil {
       throw missingHead()
     } else if let current {
+      try checkNotRolledBack(current.head, synced: synced)
       if current.head.tree == snapshot.root, current.head.conflictTrees == conflictTrees {
         try await BlockingIO.run {
           local.add([snapshot.root], from: snapshot.trees)
-          try folder.setState(self.remote.name, tree: snapshot.root, etag: current.etag, conflicts: conflictTrees)
+          try folder.setState(
+            self.remote.name, tree: snapshot.root, etag: current.etag, conflicts: conflictTrees,
+            generation: current.head.generation)
         }
         await dropLeftoverUploads()
         return .upToDate
@@ -82,7 +91,8 @@ extension PackageSync {
           throw brokenHead(missing: treeKey(current.head.tree))
         }
         throw SyncError(
-          .remote, "the remote has changes this package has not pulled: pull, then push again; remote head",
+          .preconditionFailed,
+          "the remote has changes this package has not pulled: pull, then push again (or run 'docpkg sync'); remote head",
           key: headKey)
       }
     }
@@ -184,7 +194,8 @@ extension PackageSync {
 
       progress?(SyncProgress(phase: .updatingHead, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
       let newHead = RemoteHead(
-        tree: snapshot.root, parent: current?.head.tree ?? synced?.tree, date: Date(),
+        tree: snapshot.root, parent: current?.head.tree ?? synced?.tree,
+        generation: max(current?.head.generation ?? 0, synced?.highestGeneration ?? 0) + 1, date: Date(),
         conflicts: conflicts.remoteConflicts)
       let etag: String
       do {
@@ -207,7 +218,8 @@ extension PackageSync {
         }
       }
       try await BlockingIO.run { [remote] in
-        try folder.setState(remote.name, tree: snapshot.root, etag: etag, conflicts: conflictTrees)
+        try folder.setState(
+          remote.name, tree: snapshot.root, etag: etag, conflicts: conflictTrees, generation: newHead.generation)
         journal.finish()
       }
       // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
@@ -291,7 +303,8 @@ extension PackageSync {
   /// The error for a push whose head write lost to another device's.
   func lostRace(_ error: SyncError) -> SyncError {
     SyncError(
-      .preconditionFailed, "another device pushed first (nothing was overwritten): pull, then push again; remote head",
+      .preconditionFailed,
+      "another device pushed first (nothing was overwritten): pull, then push again (or run 'docpkg sync'); remote head",
       key: headKey, status: error.status, serverCode: error.serverCode, serverMessage: error.serverMessage)
   }
 }

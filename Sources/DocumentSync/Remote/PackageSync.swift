@@ -81,16 +81,21 @@ public final class PackageSync: Sendable {
   /// A sync of the package at `packagePath` with its remote `remoteName`.
   ///
   /// An encrypted remote's passphrase is `DOCPKG_SYNC_PASSPHRASE` in `environment`, else the first line of the
-  /// file `DOCPKG_SYNC_PASSPHRASE_FILE` names; it is checked by the first operation.
+  /// file `DOCPKG_SYNC_PASSPHRASE_FILE` names; it is checked by the first operation. How often a request that
+  /// failed for a transient reason is sent again is `DOCPKG_SYNC_RETRIES` in `environment` (default 4).
+  /// - Parameter timeouts: How long requests and each operation wait on the server (nil: the defaults, changed by
+  ///   the variables of `environment`, ``SyncTimeouts/init(environment:)``).
   /// - Throws: ``SyncError`` with code `remote` if the package has no such remote.
   public convenience init(
     packageAt packagePath: FilePath, remote remoteName: String, credentials: S3Credentials,
-    environment: [String: String] = ProcessInfo.processInfo.environment, parallelism: Int = 8
+    environment: [String: String] = ProcessInfo.processInfo.environment, parallelism: Int = 8,
+    timeouts: SyncTimeouts? = nil
   ) throws {
     let folder = SyncFolder(packagePath: packagePath)
     let remote = try folder.remote(remoteName)
     try self.init(
-      folder: folder, remote: remote, client: remote.client(credentials: credentials, environment: environment),
+      folder: folder, remote: remote,
+      client: remote.client(credentials: credentials, environment: environment, timeouts: timeouts),
       parallelism: parallelism, passphrase: remote.encrypted == true ? Self.passphrase(in: environment) : nil)
   }
 

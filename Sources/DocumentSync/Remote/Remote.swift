@@ -69,15 +69,20 @@ public struct Remote: Sendable, Hashable, Codable {
   package func location() throws -> S3Location { try S3Location(url: url) }
 
   /// A client of the remote's bucket signed with `credentials`, trusting ``caBundle`` (else `AWS_CA_BUNDLE` of
-  /// `environment`) besides the system's authorities.
+  /// `environment`) besides the system's authorities, retrying as `DOCPKG_SYNC_RETRIES` of `environment` says
+  /// (``RetryPolicy``), with `timeouts` (nil: those `environment` sets, ``SyncTimeouts/init(environment:)``).
   /// - Throws: ``SyncError`` with code `invalidArgument` for a malformed URL or endpoint, or a CA bundle that
   ///   cannot be read or holds no PEM certificate.
-  package func client(credentials: S3Credentials, environment: [String: String]) throws -> S3Client {
+  package func client(
+    credentials: S3Credentials, environment: [String: String], timeouts: SyncTimeouts? = nil
+  ) throws -> S3Client {
     let bundle = caBundle ?? environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
     if let bundle { try Self.checkCABundle(bundle) }
     return S3Client(
       endpoint: try S3Endpoint(url: endpoint), bucket: try location().bucket, credentials: credentials,
-      region: region ?? S3Credentials.region(environment), etagForm: etagForm ?? .automatic, caBundle: bundle)
+      region: region ?? S3Credentials.region(environment), etagForm: etagForm ?? .automatic,
+      timeouts: timeouts ?? SyncTimeouts(environment: environment), caBundle: bundle,
+      retryPolicy: RetryPolicy(environment: environment))
   }
 
   /// Throws unless `file` holds at least one PEM certificate.
@@ -100,7 +105,7 @@ public struct Remote: Sendable, Hashable, Codable {
 /// | entry            | what it is                                                                  |
 /// |------------------|-----------------------------------------------------------------------------|
 /// | `remotes.json`   | the remotes: name, URL, endpoint, region, ETag form, CA bundle path (no credentials) |
-/// | `state/NAME`     | per remote: the root tree last pushed or pulled, the head's ETag then, and the layout's format |
+/// | `state/NAME`     | per remote: the root tree last pushed or pulled, the head's ETag and generation then, and the layout's format |
 /// | `objects/HASH`   | blobs downloaded and verified, kept until the pull that needed them saved   |
 /// | `tmp/`           | downloads in progress                                                      |
 /// | `trees/ab/cd…`   | tree objects known to be on a remote (pushed or fetched), by hash           |
@@ -229,15 +234,22 @@ package struct SyncFolder: Sendable {
     let conflicts = parts.dropFirst(3).first { $0.hasPrefix("conflicts") }.map {
       Set($0.split(separator: " ").dropFirst().map(String.init))
     }
-    return SyncedState(tree: String(parts[0]), etag: String(parts[1]), conflicts: conflicts ?? [])
+    let generations = parts.dropFirst(3).first { $0.hasPrefix("generation ") }.map {
+      $0.split(separator: " ").dropFirst().compactMap { Int($0) }
+    }
+    return SyncedState(
+      tree: String(parts[0]), etag: String(parts[1]), conflicts: conflicts ?? [],
+      generation: generations?.first ?? 0, highestGeneration: generations?.last ?? 0)
   }
 
-  /// Records the state of a push or pull with `remote` (atomically and durably).
+  /// Records the state of a push or pull with `remote` (atomically and durably): the head's tree, ETag, conflict
+  /// versions and `generation` (and the highest generation ever taken, kept across an accepted rollback).
   /// - Throws: `PackageError` if it cannot be written.
-  func setState(_ remote: String, tree: String, etag: String, conflicts: Set<String>) throws {
+  func setState(_ remote: String, tree: String, etag: String, conflicts: Set<String>, generation: Int) throws {
+    let highest = max(generation, state(remote)?.highestGeneration ?? 0)
     try LocalFiles.writeAtomically(
       Data(
-        "\(tree)\n\(etag)\nformat \(RemoteHead.format)\nconflicts\(conflicts.sorted().map { " " + $0 }.joined())\n"
+        "\(tree)\n\(etag)\nformat \(RemoteHead.format)\nconflicts\(conflicts.sorted().map { " " + $0 }.joined())\ngeneration \(generation) \(highest)\n"
           .utf8), to: stateFile(remote))
   }
 }
@@ -250,4 +262,9 @@ struct SyncedState: Sendable, Hashable {
   var etag: String
   /// The root trees of the unresolved conflict versions the head listed then.
   var conflicts: Set<String>
+  /// The head's generation then (``RemoteHead/generation``; 0 when not recorded): a head older than this is refused.
+  var generation: Int = 0
+  /// The highest generation this package ever took from or gave the remote (above ``generation`` after an
+  /// accepted rollback): a push numbers its head above it, so that devices that saw it take the push.
+  var highestGeneration: Int = 0
 }

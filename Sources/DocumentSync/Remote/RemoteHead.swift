@@ -13,8 +13,13 @@ import Foundation
 ///     docpkg-sync-head 2
 ///     tree 3f7a…       (64 hex digits: trees/3f7a…)
 ///     parent 9c01…     (the tree it replaced; `-` for the first push)
+///     generation 42    (one more than the head it replaced: 1 for the first push; absent before issue 39: 0)
 ///     date 1764000000  (seconds since 1970, the pusher's clock: informative only)
 ///     conflict 5d2e… 1764000000 Index.json Notes/a.txt   (one per unresolved conflict version, if any)
+///
+/// The generation is what protects a device from a head put back (RemoteRollback.swift): a device remembers the
+/// generation of the last head it took and refuses an older one. An encrypted remote's head is sealed, so only a
+/// device with the key writes one; a plain remote's is as trustworthy as whoever can write the bucket.
 ///
 /// The first line is also the remote layout's format: 2 since trees are the version store's (`TreeObject`: lines
 /// with modification times). A remote of another format is refused with one line saying so, never misread.
@@ -23,15 +28,19 @@ package struct RemoteHead: Sendable, Hashable {
   package var tree: String
   /// The root tree this head replaced, if any.
   package var parent: String?
+  /// How many heads the remote's history had up to this one: the replaced head's generation plus one (0 for a head
+  /// written before generations were).
+  package var generation: Int
   /// When it was pushed (the pusher's clock).
   package var date: Date
   /// The unresolved conflict versions of the state, by root tree (its objects are on the remote too).
   package var conflicts: [RemoteConflict]
 
   /// A head.
-  package init(tree: String, parent: String?, date: Date, conflicts: [RemoteConflict] = []) {
+  package init(tree: String, parent: String?, generation: Int = 0, date: Date, conflicts: [RemoteConflict] = []) {
     self.tree = tree
     self.parent = parent
+    self.generation = generation
     self.date = date
     self.conflicts = conflicts.sorted { $0.tree < $1.tree }
   }
@@ -45,7 +54,8 @@ package struct RemoteHead: Sendable, Hashable {
   /// The object's bytes.
   package func encoded() -> Data {
     var text =
-      "docpkg-sync-head \(Self.format)\ntree \(tree)\nparent \(parent ?? "-")\ndate \(Int64(date.timeIntervalSince1970))\n"
+      "docpkg-sync-head \(Self.format)\ntree \(tree)\nparent \(parent ?? "-")\n"
+      + (generation > 0 ? "generation \(generation)\n" : "") + "date \(Int64(date.timeIntervalSince1970))\n"
     for conflict in conflicts {
       text += "conflict \(conflict.tree) \(Int64(conflict.date.timeIntervalSince1970))"
       for path in conflict.paths { text += " " + VersionEscaping.escape(path) }
@@ -72,6 +82,7 @@ package struct RemoteHead: Sendable, Hashable {
     }
     var tree: String?
     var parent: String?
+    var generation = 0
     var date = Date(timeIntervalSince1970: 0)
     var conflicts: [RemoteConflict] = []
     for line in lines.dropFirst() {
@@ -91,12 +102,17 @@ package struct RemoteHead: Sendable, Hashable {
       switch parts[0] {
       case "tree": tree = String(parts[1])
       case "parent": parent = parts[1] == "-" ? nil : String(parts[1])
+      case "generation":
+        guard let number = Int(parts[1]), number > 0 else {
+          throw SyncError(.corrupt, "malformed generation line in head object", key: key)
+        }
+        generation = number
       case "date": date = Date(timeIntervalSince1970: Double(parts[1]) ?? 0)
       default: break  // later versions may add lines
       }
     }
     guard let tree, tree.count == 64 else { throw SyncError(.corrupt, "head object names no tree", key: key) }
-    self.init(tree: tree, parent: parent, date: date, conflicts: conflicts)
+    self.init(tree: tree, parent: parent, generation: generation, date: date, conflicts: conflicts)
   }
 }
 

@@ -101,43 +101,54 @@ extension S3Client {
     var received: Int64 = 0
     var etag = ""
     // Each attempt asks for the bytes the file lacks; a reset mid-body is transient, so `retrying` asks again.
-    try await retrying(.GET, key: key) { _ in
-      let headers = size > 0 ? [("range", "bytes=\(size)-")] : []
-      let response = try await sendOnce(.GET, key: key, headers: headers, accepting: [416])
-      if response.status == 416 { return }  // nothing after `size`: the file is whole (or longer: the hash says)
-      if response.status == 200, size > 0 {
-        // The server sent the whole object: start the file over.
-        try await BlockingIO.run {
-          do throws(Errno) { try Syscalls.setSize(file, 0) } catch {
-            throw PackageError.io(error, "cannot truncate", path: path)
-          }
-        }
-        hasher = SHA256()
-        size = 0
-      }
-      etag = response.etag ?? etag
-      do {
-        for try await buffer in response.body {
-          let chunk = Data(buffer.readableBytesView)
+    do {
+      try await retrying(.GET, key: key) { _ in
+        let headers = size > 0 ? [("range", "bytes=\(size)-")] : []
+        let response = try await sendOnce(.GET, key: key, headers: headers, accepting: [416])
+        if response.status == 416 { return }  // nothing after `size`: the file is whole (or longer: the hash says)
+        if response.status == 200, size > 0 {
+          // The server sent the whole object: start the file over.
           try await BlockingIO.run {
-            let result = chunk.withUnsafeBytes { bytes in
-              Result { () throws(Errno) in try Syscalls.writeAll(file, bytes) }
+            do throws(Errno) { try Syscalls.setSize(file, 0) } catch {
+              throw PackageError.io(error, "cannot truncate", path: path)
             }
-            do throws(Errno) { try result.get() } catch { throw PackageError.io(error, "cannot write", path: path) }
           }
-          hasher.update(data: chunk)
-          size += Int64(chunk.count)
-          received += Int64(chunk.count)
-          progress?(received)
+          hasher = SHA256()
+          size = 0
         }
-      } catch let error as PackageError {
-        throw error
-      } catch is CancellationError {
-        throw SyncError(.cancelled, "GET cancelled", key: key)
-      } catch {
-        throw SyncError(
-          .transport, "GET failed while writing to \(path) the body of", key: key, serverMessage: "\(error)")
+        etag = response.etag ?? etag
+        do {
+          for try await buffer in response.body {
+            let chunk = Data(buffer.readableBytesView)
+            try await BlockingIO.run {
+              let result = chunk.withUnsafeBytes { bytes in
+                Result { () throws(Errno) in try Syscalls.writeAll(file, bytes) }
+              }
+              do throws(Errno) { try result.get() } catch { throw PackageError.io(error, "cannot write", path: path) }
+            }
+            hasher.update(data: chunk)
+            size += Int64(chunk.count)
+            received += Int64(chunk.count)
+            progress?(received)
+          }
+        } catch let error as PackageError {
+          throw error
+        } catch is CancellationError {
+          throw SyncError(.cancelled, "GET cancelled", key: key)
+        } catch {
+          throw bodyFailure(error, .GET, key: key, "GET failed while writing to \(path) the body of")
+        }
       }
+    } catch {
+      // A file this call created and nothing reached goes: a failed download leaves no empty file behind.
+      if size == 0 {
+        closed = true
+        try? await BlockingIO.run {
+          Syscalls.closeFile(file)
+          try LocalFiles.remove(path)
+        }
+      }
+      throw error
     }
     closed = true
     try await BlockingIO.run {

@@ -75,7 +75,7 @@ extension S3Client {
       }
     }
     let created = try await send(.POST, key: key, query: [("uploads", "")])
-    let createdText = String(decoding: try await created.data(), as: UTF8.self)[...]
+    let createdText = String(decoding: try await body(of: created, .POST, key: key), as: UTF8.self)[...]
     guard let uploadID = XMLText.value("UploadId", in: createdText) else {
       throw SyncError(.server, "no UploadId in the answer to starting a multipart upload of", key: key)
     }
@@ -114,7 +114,7 @@ extension S3Client {
           group.addTask { [self] in
             let response = try await send(
               .PUT, key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
-              body: .bytes(ByteBuffer(bytes: data)), payloadHash: Data(SHA256.hash(data: data)).hexString)
+              body: ByteBuffer(bytes: data), payloadHash: Data(SHA256.hash(data: data)).hexString)
             let etag = response.etag ?? ""
             if let recordFile {
               try? await BlockingIO.run {
@@ -144,10 +144,10 @@ extension S3Client {
         .joined() + "</CompleteMultipartUpload>"
       let bodyData = Data(body.utf8)
       let completed = try await send(
-        .POST, key: key, query: [("uploadId", uploadID)], body: .bytes(ByteBuffer(bytes: bodyData)),
+        .POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(bytes: bodyData),
         payloadHash: Data(SHA256.hash(data: bodyData)).hexString)
       // S3 may answer 200 with an <Error> body when completing fails late.
-      let text = String(decoding: try await completed.data(), as: UTF8.self)[...]
+      let text = String(decoding: try await self.body(of: completed, .POST, key: key), as: UTF8.self)[...]
       if let code = XMLText.value("Code", in: XMLText.blocks("Error", in: text).first ?? "") {
         throw SyncError(
           .server, "completing the multipart upload failed for", key: key, status: completed.status, serverCode: code,

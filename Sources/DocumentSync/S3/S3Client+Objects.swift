@@ -59,7 +59,7 @@ extension S3Client {
     case .absent: headers.append(("if-none-match", "*"))
     case .matches(let etag): headers.append(("if-match", form.header(etag)))
     }
-    return try await send(.PUT, key: key, headers: headers, body: .bytes(ByteBuffer(bytes: data)), payloadHash: hash)
+    return try await send(.PUT, key: key, headers: headers, body: ByteBuffer(bytes: data), payloadHash: hash)
   }
 
   /// The object `key`'s bytes and bare ETag.
@@ -72,11 +72,7 @@ extension S3Client {
     // The request and its body are one attempt: a connection reset while the body arrives is retried too.
     try await retrying(.GET, key: key) { _ in
       let response = try await sendOnce(.GET, key: key)
-      do {
-        return (try await response.data(limit: limit), response.etag ?? "")
-      } catch {
-        throw SyncError(.transport, "GET failed while reading the body of", key: key, serverMessage: "\(error)")
-      }
+      return (try await body(of: response, .GET, key: key, limit: limit), response.etag ?? "")
     }
   }
 
@@ -105,8 +101,12 @@ extension S3Client {
     repeat {
       var query = [("list-type", "2"), ("prefix", prefix)]
       if let token { query.append(("continuation-token", token)) }
-      let response = try await send(.GET, key: nil, query: query)
-      let text = String(decoding: try await response.data(), as: UTF8.self)[...]
+      // The request and its body are one attempt, as in `get`.
+      let listing = try await retrying(.GET, key: prefix) { _ in
+        let response = try await sendOnce(.GET, key: nil, query: query)
+        return try await body(of: response, .GET, key: bucket)
+      }
+      let text = String(decoding: listing, as: UTF8.self)[...]
       for block in XMLText.blocks("Contents", in: text) {
         guard let key = XMLText.value("Key", in: block) else { continue }
         objects.append(

@@ -16,7 +16,7 @@ extension S3Client {
     for form in [ETagForm.quoted, .unquoted] {
       let probe = S3Client(
         endpoint: endpoint, bucket: bucket, credentials: signer.credentials, region: signer.region, etagForm: form,
-        caBundle: caBundle)
+        timeouts: timeouts, caBundle: caBundle, retryPolicy: retryPolicy)
       do {
         _ = try await probe.put(key, data: Data("docpkg probe".utf8), condition: .matches(etag))
         return form

@@ -75,10 +75,16 @@ extension S3Client {
     _ method: HTTPMethod, key: String, retryable: Bool = true, _ attempt: (Int) async throws -> T
   ) async throws -> T {
     var number = 0
+    var timeouts = 0
     while true {
       do {
         return try await attempt(number)
-      } catch let error as SyncError where retryable && number < retryPolicy.retries && error.isTransient {
+      } catch let error as SyncError
+        where retryable && number < retryPolicy.retries && error.isTransient
+        && (error.code != .timeout || timeouts == 0)
+      {
+        // A request that timed out is sent once more, not as often as others: a server silent twice is not a hiccup.
+        if error.code == .timeout { timeouts += 1 }
         number += 1
         do { try await Task.sleep(for: retryPolicy.delay(beforeRetry: number)) } catch {
           throw SyncError(.cancelled, "\(method.rawValue) cancelled", key: key)
@@ -115,6 +121,45 @@ extension S3Client {
     return SyncError(.transport, "\(method.rawValue) to \(endpoint) failed", key: key, serverMessage: "\(error)")
   }
 
+  /// Which timeout fired (``SyncTimeouts``), and after how long.
+  enum Timeout {
+    /// No answer began within the first-byte timeout.
+    case firstByte(Duration)
+    /// No byte arrived within the idle-read timeout: before the answer began (`started` false) or in its body.
+    case idleRead(Duration, started: Bool)
+  }
+
+  /// The ``SyncError`` (code `timeout`) for a request to `key` that `timeout` ended: one line naming the endpoint,
+  /// the timeout and the variable that sets it.
+  func timedOut(_ timeout: Timeout, _ method: HTTPMethod, key: String) -> SyncError {
+    switch timeout {
+    case .firstByte(let limit):
+      return SyncError(
+        .timeout,
+        "no answer from \(endpoint) within \(limit.inWords) (the first-byte timeout, \(SyncTimeouts.firstByteVariable)) to \(method.rawValue)",
+        key: key)
+    case .idleRead(let limit, started: false):
+      return SyncError(
+        .timeout,
+        "no answer from \(endpoint) within \(limit.inWords) of sending the request (the idle-read timeout, \(SyncTimeouts.idleReadVariable)) to \(method.rawValue)",
+        key: key)
+    case .idleRead(let limit, started: true):
+      return SyncError(
+        .timeout,
+        "the answer from \(endpoint) stopped for \(limit.inWords) (the idle-read timeout, \(SyncTimeouts.idleReadVariable)) during \(method.rawValue)",
+        key: key)
+    }
+  }
+
+  /// The error for `error`, thrown while the body of the answer to `method` on `key` arrived: a timeout said as
+  /// such (``timedOut(_:_:key:)``), anything else a transport failure described by `what`.
+  func bodyFailure(_ error: any Error, _ method: HTTPMethod, key: String, _ what: String) -> SyncError {
+    if let client = error as? HTTPClientError, client == .readTimeout {
+      return timedOut(.idleRead(timeouts.idleRead, started: true), method, key: key)
+    }
+    return SyncError(.transport, what, key: key, serverMessage: "\(error)")
+  }
+
   /// A connection error in words (`connection refused`).
   private static func words(for error: any Error) -> String {
     if let io = error as? IOError {
@@ -142,7 +187,7 @@ extension SyncError {
   /// Whether another attempt may succeed: a 5xx the server says is passing (500, 502, 503, 504), 429 and
   /// `SlowDown`, a connection that closed or reset mid-request (code `transport`).
   var isTransient: Bool {
-    if code == .transport { return true }
+    if code == .transport || code == .timeout { return true }
     guard code == .server, let status else { return false }
     return [429, 500, 502, 503, 504].contains(status) || serverCode == "SlowDown"
   }

@@ -19,15 +19,18 @@ extension S3Client {
     var check: HTTPClient
   }
 
-  /// The clients of the process, by CA bundle ("" for the system's trust roots only): never shut down, like
+  /// The clients of the process, by CA bundle ("" for the system's trust roots only) and idle-read timeout (a
+  /// client's configuration holds it): never shut down, like
   /// `HTTPClient.shared`, whose configuration they take, with up to 32 connections per host (downloads run 16 at
   /// once, and the default pool of 8 per host would queue half of them).
   private static let clientsByBundle = NIOLockedValueBox<[String: HTTPClients]>([:])
 
-  /// The clients that trust the system's roots and those of the PEM file `caBundle`.
-  static func httpClients(caBundle: String?) -> HTTPClients {
-    clientsByBundle.withLockedValue { all in
-      if let found = all[caBundle ?? ""] { return found }
+  /// The clients that trust the system's roots and those of the PEM file `caBundle`, whose requests fail when
+  /// their answer pauses for `idleRead` (``SyncTimeouts/idleRead``).
+  static func httpClients(caBundle: String?, idleRead: Duration) -> HTTPClients {
+    let name = "\(idleRead.components.seconds).\(idleRead.components.attoseconds) \(caBundle ?? "")"
+    return clientsByBundle.withLockedValue { all in
+      if let found = all[name] { return found }
       var tls = TLSConfiguration.makeClientConfiguration()
       if let caBundle { tls.additionalTrustRoots = [.file(caBundle)] }
       var configuration = HTTPClient.Configuration.singletonConfiguration
@@ -36,13 +39,14 @@ extension S3Client {
       // A connection that does not open fails the request at once: `send` decides what is retried (RetryPolicy).
       configuration.connectionPool.retryConnectionEstablishment = false
       configuration.timeout.connect = RetryPolicy.connectTimeout
+      configuration.timeout.read = TimeAmount(idleRead)
       var checking = configuration
       checking.connectionPool.retryConnectionEstablishment = false
       checking.timeout.connect = .seconds(4)
       let clients = HTTPClients(
         requests: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration),
         check: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: checking))
-      all[caBundle ?? ""] = clients
+      all[name] = clients
       return clients
     }
   }

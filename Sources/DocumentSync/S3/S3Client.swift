@@ -28,8 +28,8 @@ package final class S3Client: Sendable {
   package let multipartThreshold: Int
   /// The size of each part of a multipart upload (default 8 MiB; S3 needs at least 5 MiB but for the last).
   package let partSize: Int
-  /// How long one request may take before it fails.
-  package let timeout: TimeAmount
+  /// How long a request waits for its answer to start and between two of its bytes, and an operation in all.
+  package let timeouts: SyncTimeouts
   /// How many parts of one multipart upload are sent at once (and held in memory; default 4).
   package let partParallelism: Int
   /// How often a request that failed for a transient reason is sent again (see ``RetryPolicy``).
@@ -53,14 +53,15 @@ package final class S3Client: Sendable {
   ///   - etagForm: How `If-Match` sends an ETag (see ``ETagForm``); `.automatic` learns it from the server.
   ///   - multipartThreshold: Files bigger than this many bytes go up as multipart uploads.
   ///   - partSize: The size of one part of a multipart upload (at least 5 MiB, S3's minimum).
-  ///   - timeout: How long one request may take before it fails.
+  ///   - timeouts: How long a request waits for its answer to start and between two of its bytes (see
+  ///     ``SyncTimeouts``).
   ///   - partParallelism: How many parts of one multipart upload are in flight (and in memory) at once.
   ///   - caBundle: A PEM file of authorities trusted besides the system's (a private CA's certificate).
   ///   - retryPolicy: How often a request that failed for a transient reason is sent again.
   package init(
     endpoint: S3Endpoint, bucket: String, credentials: S3Credentials, region: String = "us-east-1",
     etagForm: ETagForm = .automatic, multipartThreshold: Int = 16 << 20, partSize: Int = 8 << 20,
-    timeout: TimeAmount = .seconds(120), partParallelism: Int = 4, caBundle: String? = nil,
+    timeouts: SyncTimeouts = SyncTimeouts(), partParallelism: Int = 4, caBundle: String? = nil,
     retryPolicy: RetryPolicy = RetryPolicy()
   ) {
     self.retryPolicy = retryPolicy
@@ -72,8 +73,8 @@ package final class S3Client: Sendable {
     self.learnedForm = NIOLockedValueBox(etagForm)
     self.multipartThreshold = multipartThreshold
     self.partSize = max(partSize, 5 << 20)
-    self.timeout = timeout
-    let clients = Self.httpClients(caBundle: caBundle)
+    self.timeouts = timeouts
+    let clients = Self.httpClients(caBundle: caBundle, idleRead: timeouts.idleRead)
     self.http = clients.requests
     self.checkHTTP = clients.check
   }
@@ -101,13 +102,22 @@ package final class S3Client: Sendable {
     }
   }
 
+  /// The whole body of `response`, the answer to `method` on `key` (up to `limit` bytes).
+  /// - Throws: ``SyncError``: `timeout` when the body paused longer than the idle-read timeout, `transport` when
+  ///   the connection failed meanwhile (both transient: the caller's `retrying` may ask again).
+  func body(of response: Response, _ method: HTTPMethod, key: String, limit: Int = 64 << 20) async throws -> Data {
+    do { return try await response.data(limit: limit) } catch {
+      throw bodyFailure(error, method, key: key, "\(method.rawValue) failed while reading the body of")
+    }
+  }
+
   /// Sends one signed request and returns a 2xx response (or one whose status is in `accepting`), sending it
   /// again after a transient failure as ``retryPolicy`` says (never a conditional write or a POST).
   /// - Throws: ``SyncError``: `noSuchKey` (404 but for a missing bucket), `noSuchBucket`, `preconditionFailed`
   ///   (412), `server` (other statuses), `transport`, `unreachable`, `tls`, `cancelled`.
   func send(
     _ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-    body: HTTPClientRequest.Body? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
+    body: ByteBuffer? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
     accepting: Set<Int> = []
   ) async throws -> Response {
     let conditional = headers.contains { ["if-match", "if-none-match"].contains($0.0.lowercased()) }
@@ -120,7 +130,7 @@ package final class S3Client: Sendable {
   /// One attempt of ``send(_:key:query:headers:body:payloadHash:accepting:)``, not retried.
   func sendOnce(
     _ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-    body: HTTPClientRequest.Body? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
+    body: ByteBuffer? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
     accepting: Set<Int> = []
   ) async throws -> Response {
     let path = "/" + bucket + (key.map { "/" + $0 } ?? "")
@@ -140,17 +150,23 @@ package final class S3Client: Sendable {
     var request = HTTPClientRequest(url: url)
     request.method = method
     for (name, value) in allHeaders { request.headers.add(name: name, value: value) }
-    request.body = body
+    request.body = body.map { .bytes($0) }
     let shownKey = key ?? bucket
+    let firstByte = body.map { timeouts.firstByte(afterSending: $0.readableBytes) } ?? timeouts.firstByte
     let response: HTTPClientResponse
     do {
       try Task.checkCancellation()
       try await checkTLS()
-      response = try await http.execute(request, timeout: timeout)
+      response = try await http.execute(request, timeout: TimeAmount(firstByte))
     } catch is CancellationError {
       throw SyncError(.cancelled, "\(method.rawValue) cancelled", key: shownKey)
     } catch let error as HTTPClientError where error == .cancelled {
       throw SyncError(.cancelled, "\(method.rawValue) cancelled", key: shownKey)
+    } catch let error as HTTPClientError where error == .deadlineExceeded {
+      throw timedOut(.firstByte(firstByte), method, key: shownKey)
+    } catch let error as HTTPClientError where error == .readTimeout {
+      // Armed once the request was sent: the answer did not start within the idle-read timeout.
+      throw timedOut(.idleRead(timeouts.idleRead, started: false), method, key: shownKey)
     } catch let error as SyncError {
       throw error
     } catch {
@@ -169,6 +185,14 @@ package final class S3Client: Sendable {
       throw SyncError(
         .noSuchBucket, "no such bucket on \(endpoint) (deleted, or a wrong name in the remote's URL):", key: bucket,
         status: status, serverCode: serverCode)
+    }
+    if status == 404, method != .HEAD, serverCode == nil {
+      // An S3 server names what is missing (NoSuchKey, NoSuchBucket): a bare 404 is some other server's answer, and
+      // taken for a missing object it would read as a head deleted on the server.
+      throw SyncError(
+        .server,
+        "\(endpoint) answered 404 without an S3 error (not an S3 server, or a wrong endpoint?) to \(method.rawValue)",
+        key: shownKey, status: status)
     }
     let code: SyncError.Code =
       switch status {

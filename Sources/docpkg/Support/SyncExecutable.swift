@@ -15,6 +15,7 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
     [
       RemoteCommand<Self>.configuration.commandName, PushCommand<Self>.configuration.commandName,
       PullCommand<Self>.configuration.commandName, CloneCommand<Self>.configuration.commandName,
+      SyncCommand<Self>.configuration.commandName,
       ServeCommand<Self>.configuration.commandName,
     ].compactMap { $0 })
 
@@ -60,12 +61,14 @@ enum SyncExecutable: SyncCommandRunner, ServeCommandRunner {
   static func clone(_ command: CloneCommand<Self>) throws { try handOver() }
   static func push(_ command: PushCommand<Self>) throws { try handOver() }
   static func pull(_ command: PullCommand<Self>) throws { try handOver() }
+  static func sync(_ command: SyncCommand<Self>) throws { try handOver() }
   static func addRemote(_ command: RemoteAdd<Self>) throws { try handOver() }
   static func listRemotes(_ command: RemoteList<Self>) throws { try handOver() }
   static func removeRemote(_ command: RemoteRemove<Self>) throws { try handOver() }
   static func serve(_ command: ServeCommand<Self>) throws { try handOver() }
   static func pruneRemote(_ command: RemotePrune<Self>) throws { try handOver() }
   static func fetchVersion(_ command: RemoteFetch<Self>) throws { try handOver() }
+  static func checkRemote(_ command: RemoteCheck<Self>) throws { try handOver() }
   static func changePassphrase(_ command: RemotePassphrase<Self>) throws { try handOver() }
   static func setRemote(_ command: RemoteSet<Self>) throws { try handOver() }
 }

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""A server on 127.0.0.1 that misbehaves the way the sync tests need, one way per run.
+
+    misbehaving_server.py MODE LOG
+
+Prints the port it listens on (one line), then serves until killed. Every request line it reads is appended to
+the file LOG. MODE:
+  silent   accepts connections and reads requests, never answers
+  bare404  answers every request 404 with no body
+  stall    answers 200 with a 1000-byte Content-Length, sends 3 bytes, then nothing more
+  busy     answers every request 503 SlowDown (an S3 error body)
+"""
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+
+mode, log = sys.argv[1], sys.argv[2]
+lock = threading.Lock()
+held = []
+
+
+def serve(connection):
+    held.append(connection)  # never closed: a silent or stalled server keeps the connection open
+    data = b""
+    while True:
+        try:
+            chunk = connection.recv(65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        data += chunk
+        while b"\r\n\r\n" in data:
+            head, data = data.split(b"\r\n\r\n", 1)
+            lines = head.split(b"\r\n")
+            with lock, open(log, "ab") as file:
+                file.write(lines[0] + b"\n")
+            length = 0
+            for line in lines[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value.strip())
+            while len(data) < length:
+                more = connection.recv(65536)
+                if not more:
+                    return
+                data += more
+            data = data[length:]
+            if mode == "silent":
+                continue
+            if mode == "bare404":
+                connection.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+            elif mode == "stall":
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nETag: \"x\"\r\n\r\nabc")
+            elif mode == "busy":
+                body = b"<Error><Code>SlowDown</Code><Message>busy</Message></Error>"
+                connection.sendall(
+                    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+
+
+# Ended by SIGTERM even if the parent blocks or ignores it (a test process's threads may: the child inherits that),
+# and with the parent (a test process killed without cleaning up).
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+parent = os.getppid()
+
+
+def watch_parent():
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+threading.Thread(target=watch_parent, daemon=True).start()
+
+listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+listener.bind(("127.0.0.1", 0))
+listener.listen(64)
+print(listener.getsockname()[1], flush=True)
+while True:
+    connection, _ = listener.accept()
+    threading.Thread(target=serve, args=(connection,), daemon=True).start()
