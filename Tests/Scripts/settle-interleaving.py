@@ -223,8 +223,12 @@ def main():
                     settle = case.traced(["versions", "settle", case.package], settle_call, n, action="SIGKILL")
                     save = case.traced(case.save, save_call, m)
                     if stopped(save):
-                        settle.wait(timeout=120)
+                        try:
+                            settle.wait(timeout=3)  # killed, done, or waiting for the lock the paused save holds
+                        except subprocess.TimeoutExpired:
+                            pass
                         resume(save)
+                        settle.wait(timeout=120)
                     else:
                         save.wait(timeout=120)
                         settle.wait(timeout=120)
