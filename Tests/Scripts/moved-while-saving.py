@@ -109,8 +109,9 @@ def main():
                 moved = stopped(save)
                 if moved:
                     os.rename(case.q, case.r)
-                    resume(save, wait=False)
-                save.wait(timeout=120)
+                    resume(save)
+                else:
+                    save.wait(timeout=120)
                 cases += 1
                 where = case.r if moved else case.q
                 check = subprocess.run([args.docpkg, "check", where], env=case.env, capture_output=True, timeout=120)

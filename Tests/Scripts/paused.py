@@ -4,6 +4,7 @@ moved-while-saving.py): ``strace -e inject=CALL:signal=SIGSTOP:when=N COMMAND`` 
 
 import os
 import signal
+import subprocess
 import time
 
 
@@ -40,11 +41,24 @@ def stopped(process, limit=60):
 
 
 def resume(process, wait=True):
-    """Lets the stopped command go on (and waits for it, unless `wait` is false)."""
-    for child in children(process.pid):
+    """Lets the stopped command go on (and waits for it, unless `wait` is false). On a busy machine a traced
+    process can look stopped for longer than `stopped` waits while strace is not running, so the injected stop
+    may come after the first SIGCONT: waiting, it is sent again every half second."""
+    def go_on():
+        for child in children(process.pid):
+            try:
+                os.kill(child, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+    go_on()
+    if not wait:
+        return
+    deadline = time.monotonic() + 120
+    while True:
         try:
-            os.kill(child, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
-    if wait:
-        process.wait(timeout=120)
+            process.wait(timeout=0.5)
+            return
+        except subprocess.TimeoutExpired:
+            if time.monotonic() > deadline:
+                raise
+            go_on()

@@ -200,8 +200,16 @@ def main():
                     case = Case(args.docpkg, work, variant)
                     settle = case.traced(["versions", "settle", case.package], call, n)
                     if stopped(settle):
-                        case.run(case.save)
+                        # In the background: a settle paused holding off saves (its last try) makes it wait.
+                        save = subprocess.Popen([case.docpkg] + case.save, env=case.env, stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL)
+                        try:
+                            save.wait(timeout=5)
+                        except subprocess.TimeoutExpired:
+                            pass
                         resume(settle)
+                        if save.wait(timeout=120) != 0:
+                            raise RuntimeError(f"{' '.join(case.save)} failed beside a paused settle")
                     else:
                         settle.wait(timeout=120)
                         case.run(case.save)
