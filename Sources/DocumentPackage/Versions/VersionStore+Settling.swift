@@ -23,7 +23,7 @@ extension VersionStore {
   /// Copies the pending versions' contents into the store and makes them versions, oldest first
   /// (what `docpkg` runs as a detached process after a save, and what every reading of the store
   /// runs first). Takes the store's own lock, not the package's: saves go on meanwhile, and a walk
-  /// of the package that a save's swap fell inside is done again (see ``SaveSequence``); when saves
+  /// of the package that a save's swap fell inside is done again; when saves
   /// keep coming, or a killed save left its capture marker, the last try takes the package's lock
   /// too, so that saves wait for one walk. Only one process settles at a time; a second waits for
   /// the first, then finds nothing left to do. After a kill, the next call starts the interrupted

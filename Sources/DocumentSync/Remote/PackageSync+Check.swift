@@ -188,7 +188,7 @@ extension PackageSync {
     _ hashes: [String], sizes: [String: Int64], progress: SyncProgress.Handler?
   ) async throws -> Set<String> {
     let checking = folder.path.appending("checking")
-    try await BlockingIO.run { try LocalFiles.makeDirectories(checking) }
+    _ = try await BlockingIO.run { try LocalFiles.makeDirectories(checking) }
     let bad = NIOLockedValueBox(Set<String>())
     let counter = TransferCounter()
     let total = hashes.reduce(Int64(0)) { $0 + (sizes[$1] ?? 0) }

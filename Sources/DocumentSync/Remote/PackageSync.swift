@@ -83,8 +83,14 @@ public final class PackageSync: Sendable {
   /// An encrypted remote's passphrase is `DOCPKG_SYNC_PASSPHRASE` in `environment`, else the first line of the
   /// file `DOCPKG_SYNC_PASSPHRASE_FILE` names; it is checked by the first operation. How often a request that
   /// failed for a transient reason is sent again is `DOCPKG_SYNC_RETRIES` in `environment` (default 4).
-  /// - Parameter timeouts: How long requests and each operation wait on the server (nil: the defaults, changed by
-  ///   the variables of `environment`, ``SyncTimeouts/init(environment:)``).
+  /// - Parameters:
+  ///   - packagePath: The package.
+  ///   - remoteName: One of its remotes (`docpkg remote add`).
+  ///   - credentials: The keys to sign requests with.
+  ///   - environment: Where the passphrase, the retry count and the timeouts are read.
+  ///   - parallelism: How many transfers run at once.
+  ///   - timeouts: How long requests and each operation wait on the server (nil: the defaults, changed by
+  ///     the variables of `environment`, ``SyncTimeouts/init(environment:)``).
   /// - Throws: ``SyncError`` with code `remote` if the package has no such remote.
   public convenience init(
     packageAt packagePath: FilePath, remote remoteName: String, credentials: S3Credentials,
