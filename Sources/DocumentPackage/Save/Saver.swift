@@ -310,6 +310,9 @@ struct Saver {
     } catch {
       throw PackageError.io(error, "cannot remove leftover", path: names.path(names.temporary).string)
     }
+    // Building links the package's files (their change times move): a settle walking meanwhile must
+    // know a save is under way (see `SaveSequence`).
+    versions?.willBuildNewState()
     let builder = TreeBuilder(packagePath: target)
     if node === root { builder.rootIdentity = PackageIdentity.carried(from: target) }
     do {

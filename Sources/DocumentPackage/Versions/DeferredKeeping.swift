@@ -36,6 +36,8 @@ import SystemPackage
 /// between the rename and the record leaves `ID.old` without a record, removed by the next
 /// save's ``begin(in:)`` (which holds the package lock, so no capture is in progress).
 final class DeferredKeeping {
+  /// The name in `pending/` that says a save is building its new state (``VersionKeeping/willBuildNewState()``).
+  static let savingMarker = "saving.start"
   private let keepLast: Int?
   /// The times of the directory the save renamed its entry in, around the rename (set by the
   /// save before it records; see ``PendingVersion/ContainerTimes``).

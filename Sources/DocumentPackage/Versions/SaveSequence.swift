@@ -10,7 +10,10 @@ import SystemPackage
 /// 1. Every save that changes the package holds the package lock. One that keeps no pending
 ///    version (versions off, or copied at the save) settles the pending versions first, under that
 ///    lock (``VersionKeeping``): it never removes a subtree a pending version still reads.
-/// 2. A deferred save changes the package only between two steps it takes in this order:
+/// 2. A save that builds its new state while pending versions wait first creates `pending/saving.start`
+///    (building links the package's files, which moves their change times); the next step below
+///    removes it with every other leftover, under the package lock.
+///    A deferred save changes the package only between two steps it takes in this order:
 ///    (a) it gives itself an id, writing `last-id`; (b) it creates `pending/ID.start`; (c) it
 ///    swaps; (d) it moves the replaced subtree to `pending/ID.old` and writes `pending/ID`;
 ///    (e) it removes `ID.start`. A save that fails after (b) renames `ID.start` to

@@ -57,6 +57,19 @@ final class VersionKeeping {
     deferred = nil
   }
 
+  /// Before the new state is built, under the package lock: when pending versions wait to be
+  /// settled, marks a save as under way (`pending/saving.start`), since building links the
+  /// package's files and so moves their change times, which a settle walking meanwhile would take
+  /// for writes (see ``SaveSequence``). The marker goes with the next ``DeferredKeeping/begin(in:)``
+  /// (or, after a failure or a kill, the next save's), which holds the package lock too. Best effort.
+  func willBuildNewState() {
+    guard let store = try? store(), store.exists, store.hasPendingVersions else { return }
+    let marker = store.pendingPath.appending(DeferredKeeping.savingMarker)
+    if let fd = try? Syscalls.openFile(marker, [.writeOnly, .create, .truncate, .noFollow], mode: 0o644) {
+      Syscalls.closeFile(fd)
+    }
+  }
+
   /// Before the swap, under the package lock, with the new state built at the temporary name
   /// beside the package (see the type's discussion).
   /// - Throws: What the app's hook throws, `CancellationError` if the save's task was cancelled
