@@ -29,7 +29,9 @@ extension VersionStore {
   /// the first, then finds nothing left to do. After a kill, the next call starts the interrupted
   /// version again.
   /// - Returns: The versions made.
-  /// - Throws: ``PackageError`` with code `io` if the store or the package cannot be read or written.
+  /// - Throws: ``PackageError`` with code `io` if the store or the package cannot be read or written,
+  ///   `conflict` if another program moved or replaced the package while it was read (the pending
+  ///   versions stay for the next call, at the package's new name).
   /// - Complexity: O(*n*) directory reads and `lstat`s for the package's *n* entries per pending
   ///   version and try, plus one copy (or clone) of each content the store does not hold yet.
   @discardableResult
