@@ -23,7 +23,20 @@ private func docpkgWithLimit(_ limit: String, _ value: Int, _ arguments: [String
 /// Monitor options with an inotify instance of their own whose queue holds 16 events: the
 /// kernel's limit (`fs.inotify.max_queued_events`, 16,384 here) is lowered for the instance's
 /// creation only, and restored at once. Needs root.
+///
+/// The limit is the machine's, and tests run in parallel: without the lock, two of these could
+/// interleave so that one restores the default while the other is between lowering and creating
+/// (its instance then gets 16,384 and never overflows: seen in CI as "no rescan reported"), or
+/// one "restores" the other's 16 for good.
 private func optionsWithAQueueOf16() throws -> PackageMonitor.Options {
+  try queueLimitLock.withLock { try optionsWithAQueueOf16Locked() }
+}
+
+private let queueLimitLock = NSLock()
+
+private func optionsWithAQueueOf16Locked() throws -> PackageMonitor.Options {
+  // The process's shared instance, if this made it first, would get the small queue too.
+  _ = try WatchInstance.shared()
   let limit = "/proc/sys/fs/inotify/max_queued_events"
   let saved = try String(contentsOfFile: limit, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
   try "16".write(toFile: limit, atomically: false, encoding: .utf8)
