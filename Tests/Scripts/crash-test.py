@@ -19,6 +19,12 @@ Settling (--settle): the same, killing `docpkg versions settle` at every step wh
 (left by a put run with DOCPKG_NO_BACKGROUND_SETTLE=1); after each kill, `check` settles again and every version
 must read back whole with the previous state's bytes.
 
+With a pending version (--pending): the put/rm scenarios, each run while a pending version (left by an earlier
+put, as --settle) still reads files the scenario's save replaces; after each kill, `check` (recovery, then the
+settle) must leave every version whole: version 1 holds the package as made, and no version names a path as not
+kept (a save killed between its swap and its record must hand the subtree it replaced to the store, not remove it),
+apart from the root entry a scenario adds, which a kill between its rename and its record leaves uncertain.
+
 Errors (--errors): EIO and ENOSPC at each write, fsync, link and rename call → non-zero exit, one
 line ``docpkg: error: ...`` naming a path, the original package intact, no temporary tree left.
 
@@ -133,9 +139,9 @@ NO_SETTLER = dict(os.environ, DOCPKG_NO_BACKGROUND_SETTLE="1")
 
 
 class Runner:
-    def __init__(self, docpkg, work, fallback, restore=False, settle=False, plain=False):
+    def __init__(self, docpkg, work, fallback, restore=False, settle=False, plain=False, pending=False):
         self.docpkg, self.work, self.fallback, self.restore = docpkg, work, fallback, restore
-        self.settle, self.plain = settle, plain
+        self.settle, self.plain, self.pending = settle, plain, pending
         # Saved by journal: between a kill and the recovery, the package may be part old, part new.
         self.journaled = fallback or plain
         self.base = os.path.join(work, "base", "Doc.pkg")
@@ -158,7 +164,7 @@ class Runner:
         os.makedirs(self.parent)
         copy = ["cp", "-r", "--preserve=timestamps"] if self.plain else ["cp", "-a"]
         subprocess.run(copy + [self.base, self.package], check=True)
-        if self.settle:
+        if self.settle or self.pending:
             # A pending version made here and now (its capture time must follow the copy's change times).
             subprocess.run([self.docpkg, "put", self.package, "Pages/p1/text.txt"], input=b"changed page\n",
                            check=True, env=NO_SETTLER)
@@ -199,12 +205,25 @@ class Runner:
             shown = self.run([self.docpkg, "versions", "show", self.package, str(version["id"]), "Text.txt"], b"")
             if shown.returncode != 0:
                 self.fail(scenario, syscall, n, f"version {version['id']} unreadable: {shown.stderr.decode().strip()}")
-            if self.settle:
+            if self.settle or self.pending:
                 page = self.run([self.docpkg, "versions", "show", self.package, "1", "Pages/p1/text.txt"], b"")
-                if page.stdout != b"page one\n" or version.get("unkeptPaths"):
-                    self.fail(scenario, syscall, n, f"version 1 is not the previous state: {page.stdout!r}")
-        if self.settle and not json.loads(listing.stdout):
+                unkept = [p for p in version.get("unkeptPaths", []) if not self.uncertain(scenario, p)]
+                if page.stdout != b"page one\n" or unkept:
+                    self.fail(scenario, syscall, n, f"version {version['id']} is not whole: {page.stdout!r}, "
+                                                    f"not kept: {version.get('unkeptPaths')}")
+            if self.pending and version["id"] == 1 and shown.stdout != b"Hello, world.\n" * 20:
+                self.fail(scenario, syscall, n, f"version 1 has Text.txt {shown.stdout[:40]!r}")
+        if (self.settle or self.pending) and not json.loads(listing.stdout):
             self.fail(scenario, syscall, n, "the pending version was not settled")
+
+    def uncertain(self, scenario, path):
+        """Whether a pending version may name `path` as not kept after a kill: the root entry the scenario adds.
+        A save killed between adding it and recording that leaves no record of the root's times around the
+        rename, so the settle cannot rule out that another program removed an entry of that name before it,
+        and names it rather than guess (the version's other files are all kept)."""
+        added = scenario.args[2].split("/")[0] if scenario.args[0] == "put" else None
+        return self.pending and added is not None and path == added and not os.path.lexists(
+            os.path.join(self.base, added))
 
     def references(self, scenario):
         self.reset()
@@ -214,7 +233,7 @@ class Runner:
             raise SystemExit(f"{scenario.name}: reference run failed: {result.stderr.decode()}")
         new = snapshot(self.package)
         stable = {rel for rel, v in old.items() if v[0] == "file" and rel in new and new[rel] == v}
-        if self.settle:
+        if self.settle or self.pending:
             stable.discard("Pages/p1/text.txt")  # written anew by each reset's put
         return old, new, stable
 
@@ -266,14 +285,16 @@ class Runner:
         elif not (same(state, old, stable) or same(state, new, stable) or self.journaled):
             self.fail(scenario, syscall, n, "after the kill the package is neither old nor new")
         check = self.run([self.docpkg, "check", self.package], b"")
-        if check.returncode != 0:
-            self.fail(scenario, syscall, n, f"check failed: {check.stderr.decode().strip()}")
+        damage = [line for line in check.stdout.decode().splitlines() if line.startswith("damaged: ")]
+        uncertain = all(self.uncertain(scenario, line.split(": ")[2]) for line in damage)
+        if check.returncode != 0 and not (damage and uncertain):
+            self.fail(scenario, syscall, n, f"check failed: {check.stderr.decode().strip()} {damage}")
         state = snapshot(self.package)
         if not (same(state, old, stable) or same(state, new, stable)):
             self.fail(scenario, syscall, n, "after check the package is neither old nor new")
         if self.leftovers():
             self.fail(scenario, syscall, n, f"check left {self.leftovers()}")
-        if self.restore or self.settle:
+        if self.restore or self.settle or self.pending:
             self.check_store(scenario, syscall, n)
         again = self.run(self.strace(None, ["write"]) + self.command(scenario), scenario.stdin)
         was_new = same(state, new, stable)
@@ -339,6 +360,8 @@ def main():
     parser.add_argument("--scenario", metavar="TEXT", help="only the put/rm scenarios whose name contains TEXT")
     parser.add_argument("--settle", action="store_true",
                         help="crash-test `docpkg versions settle` of a pending version instead of put/rm")
+    parser.add_argument("--pending", action="store_true",
+                        help="crash-test put/rm while a pending version reads what they replace")
     parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
     parser.add_argument("--work", metavar="DIR", help="run in a folder made in DIR (a mount of the file system to test)")
     parser.add_argument("--plain", action="store_true", help="no symbolic links or modes in the package (for FAT)")
@@ -353,7 +376,7 @@ def main():
         if args.crash:
             for fallback in ([True] if args.fallback else [False]):
                 runner = Runner(docpkg, os.path.join(work, "crash-fallback" if fallback else "crash"), fallback,
-                                args.restore, args.settle, args.plain)
+                                args.restore, args.settle, args.plain, args.pending)
                 syscalls = QUICK_SYSCALLS if args.quick else SYSCALLS
                 total = 0
                 chosen = [RESTORE] if args.restore else [SETTLE] if args.settle else [

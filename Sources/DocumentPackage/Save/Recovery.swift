@@ -13,7 +13,9 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 ///
 /// - a journal (``SaveJournal``) with its plan is a committed save: the plan is applied again and the
 ///   journal removed; without a plan, the save never began changing the package: it is removed.
-/// - the package is there: every leftover is garbage — a temporary tree is a new tree (or a new
+/// - a deferred save killed after its swap and before its pending record: the record is completed
+///   (`DeferredKeeping.completeInterruptedSaves`), with the tree it replaced moved into the store.
+/// - the package is there: every other leftover is garbage — a temporary tree is a new tree (or a new
 ///   root entry, see `RootEntryChange`) that was never swapped or renamed in, or the old tree
 ///   (or replaced root entry) after the swap; a `ready` tree was never moved in; a
 ///   sideline is the old package after the new one was moved in. All are removed.
@@ -70,6 +72,10 @@ enum Recovery {
       } else if try exists(names.sideline) {
         try moveIn(names.sideline, "undid an interrupted save: moved the previous package back from")
       }
+    }
+    // What a deferred save swapped out before it was killed is the pending versions' (`DeferredKeeping`).
+    for id in DeferredKeeping.completeInterruptedSaves(names, parentFD: parentFD) {
+      action("completed an interrupted save: recorded pending version \(id) in", names.versions)
     }
     try remove(names.temporary, "removed the temporary tree of an interrupted save:")
     try remove(names.ready, "removed the unused new tree of an interrupted save:")

@@ -69,7 +69,7 @@ extension Saver {
             .conflict, "cannot save: the package was moved, replaced or deleted while it was saved:",
             path: target.string, context: "(nothing was changed)")
         }
-        try keepPreviousState()
+        try keepPreviousState(changing: "", adding: false)
       } else {
         try Task.checkCancellation()
       }

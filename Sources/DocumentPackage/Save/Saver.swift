@@ -41,7 +41,7 @@ import SystemPackage
 /// **Cancellation.** A save whose task is cancelled stops with `CancellationError` while it builds
 /// the new state (checked before each entry) and, at the latest, just before its commit point:
 /// after the app's ``PackageFile/willReplacePreviousState`` hook and before the version store is
-/// touched (``keepPreviousState()``; for a new package, before its rename; by journal, before the
+/// touched (``keepPreviousState(changing:adding:)``; for a new package, before its rename; by journal, before the
 /// plan is committed). It then fails as below, leaving the package untouched. From the commit
 /// point on, cancellation is not looked at: the swap (or the journal's steps), its fsyncs and
 /// the keeping of the previous state complete, and the save succeeds.
@@ -131,10 +131,14 @@ struct Saver {
     try buildTemporary(node, parentFD: parentFD)
     OwnSaves.shared.willPlace(names.path(names.temporary))
     let containerPath = node.parent!.origin!.absolutePath
+    let name = node.diskName
+    // The path of the replaced (or, when adding, absent) entry in the previous state: a root
+    // entry's model path may still be where it was loaded from.
+    let changedPath = rebasingRoot ? name.string : node.path
     let containerFD: CInt
     let readers: ReaderExclusion
     do {
-      try keepPreviousState()
+      try keepPreviousState(changing: changedPath, adding: adding)
       readers = try ReaderExclusion(names)
       do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
         throw PackageError.io(error, "cannot open directory", path: containerPath.string)
@@ -145,11 +149,7 @@ struct Saver {
     }
     defer { Syscalls.closeFile(containerFD) }
     defer { readers.end() }
-    let name = node.diskName
     let entry = containerPath.appending(name.string)
-    // The path of the replaced (or, when adding, absent) entry in the previous state: a root
-    // entry's model path may still be where it was loaded from.
-    let changedPath = rebasingRoot ? name.string : node.path
     // The container's times around the rename tell the settle that only this save changed its
     // entries (see `PendingStateWalk`).
     let containerBefore = deferredKeeping != nil ? try? Syscalls.status(of: containerFD) : nil
@@ -251,7 +251,7 @@ struct Saver {
     } else {
       let readers: ReaderExclusion
       do {
-        try keepPreviousState()
+        try keepPreviousState(changing: "", adding: false)
         readers = try ReaderExclusion(names)
       } catch {
         discardTemporary(parentFD)
@@ -328,9 +328,17 @@ struct Saver {
 
   /// Tells `versions` that the previous state is about to be replaced (once per save): it keeps
   /// it now, or begins the capture that ``deferredKeeping`` completes after the swap.
-  mutating func keepPreviousState() throws {
+  /// - Parameters:
+  ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the
+  ///     whole package, and for a journaled save, which changes the package in place).
+  ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
+  mutating func keepPreviousState(changing changedPath: String, adding: Bool) throws {
     guard !previousStateKept else { return }
-    if let versions { try versions.willReplacePreviousState() } else { try Task.checkCancellation() }
+    if let versions {
+      try versions.willReplacePreviousState(changing: changedPath, adding: adding)
+    } else {
+      try Task.checkCancellation()
+    }
     previousStateKept = true
   }
 

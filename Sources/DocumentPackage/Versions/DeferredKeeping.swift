@@ -3,7 +3,7 @@ import SystemPackage
 /// Keeping the previous state in O(changed) on the save's critical path, and copying the rest
 /// later (``PackageFile/defersVersionCopies``).
 ///
-/// **On the save's path** (under the package lock): before the swap, ``begin(in:)``
+/// **On the save's path** (under the package lock): before the swap, ``begin(in:changing:adding:newTree:)``
 /// takes the version's id and the capture time *T*: the modification time of a file it creates
 /// in the store (`pending/ID.start`), so that *T* comes from the same clock as the package
 /// files' times. After the swap, the subtree the save replaced (which holds the previous bytes
@@ -31,10 +31,14 @@ import SystemPackage
 /// steps (id, marker, swap, record, marker removed) is what lets it tell a walk no swap fell
 /// inside (``SaveSequence``).
 ///
-/// **Crash cases.** A kill before the rename leaves the replaced tree beside the package, which
-/// recovery removes: the version is not kept (no version rather than a wrong one). A kill
-/// between the rename and the record leaves `ID.old` without a record, removed by the next
-/// save's ``begin(in:)`` (which holds the package lock, so no capture is in progress).
+/// **Crash cases.** The capture marker holds what the record will say (``SaveIntent``), so that
+/// recovery, under the package lock, completes the record of a save killed after its swap
+/// (``completeInterruptedSave(_:parentFD:)``): the replaced tree left beside the package (told from
+/// a new tree never swapped in by its identity) is moved to `ID.old`, an `ID.old` without a record
+/// gets one, and an entry added gets its `absent` record. Removing that tree instead would lose
+/// what the pending versions before it still read from it. A save killed before its swap (or
+/// after swapping back) leaves only its marker: recovery marks it abandoned, and the next save's
+/// ``begin(in:changing:adding:newTree:)`` removes it.
 final class DeferredKeeping {
   /// The name in `pending/` that says a save is building its new state (``VersionKeeping/willBuildNewState()``).
   static let savingMarker = "saving.start"
@@ -49,26 +53,40 @@ final class DeferredKeeping {
   }
 
   /// Takes the id and the capture time in `store` (the save's, see ``VersionKeeping``); called
-  /// before the swap, under the package lock.
-  func begin(in store: VersionStore) throws {
+  /// before the swap, under the package lock, with the new state built.
+  /// - Parameters:
+  ///   - store: The package's store.
+  ///   - changedPath: The entry the save replaces or adds, relative to the package ("" for the whole package).
+  ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
+  ///   - newTree: What the save built (at the temporary name): written into the marker with the
+  ///     rest of the record to be (``SaveIntent``), so that recovery can complete the record of a
+  ///     save killed after its swap. Without it, recovery removes what such a save replaced.
+  func begin(in store: VersionStore, changing changedPath: String, adding: Bool, newTree: FileStatus?) throws {
     guard begun == nil else { return }
     let packagePath = store.packagePath
     try store.prepareDirectories()
     store.removeAbandonedPending()
+    let root: FileStatus
+    do { root = try Syscalls.statusNoFollow(packagePath) } catch {
+      throw PackageError.io(error, "cannot read status of", path: packagePath.string)
+    }
     let id = try store.takeNextID()
     let marker = store.pendingPath.appending("\(id).start")
+    let intent = newTree.map {
+      SaveIntent(
+        newTree: [$0.device, $0.inode], rootPermissions: root.permissions, rootTime: root.modificationTime,
+        changed: changedPath, replaced: adding ? .absent : .kept, keepLast: keepLast)
+    }
     let start: FileTime
     do {
       let fd = try Syscalls.openFile(marker, [.writeOnly, .create, .truncate, .noFollow], mode: 0o644)
       defer { Syscalls.closeFile(fd) }
+      if let intent { try StoreFiles.write(intent.encoded(), to: fd) }
+      // The capture time is the marker's, set after its contents: recovery reads it from there too.
       try Syscalls.setModificationTimeToNow(fd)
       start = try Syscalls.status(of: fd).modificationTime
     } catch {
       throw PackageError.io(error, "cannot create", path: marker.string, context: "while keeping a version")
-    }
-    let root: FileStatus
-    do { root = try Syscalls.statusNoFollow(packagePath) } catch {
-      throw PackageError.io(error, "cannot read status of", path: packagePath.string)
     }
     begun = (store, id, start, root)
   }
@@ -117,7 +135,7 @@ final class DeferredKeeping {
   }
 
   /// After a save that failed once the capture was begun: renames the capture's time marker to
-  /// `ID.abandoned` (removed by the next save's ``begin(in:)``), so that a settle walking the
+  /// `ID.abandoned` (removed by the next save's ``begin(in:changing:adding:newTree:)``), so that a settle walking the
   /// package meanwhile sees that a save may have swapped and swapped back (``SaveSequence``).
   func abandon() {
     guard let begun else { return }

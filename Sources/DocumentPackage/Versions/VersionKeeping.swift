@@ -3,7 +3,7 @@ import SystemPackage
 /// Everything one in-place save does with the package's version store, in one object the save
 /// holds: the save calls it, it never calls the save (Save → Versions, one way).
 ///
-/// Before the swap (``willReplacePreviousState()``): the app's ``PackageFile/willReplacePreviousState``
+/// Before the swap (``willReplacePreviousState(changing:adding:)``): the app's ``PackageFile/willReplacePreviousState``
 /// hook, then the previous state kept per the ``VersionPolicy`` — copied into the store now, or,
 /// with ``deferred``, captured in O(changed) and copied when the pending version is settled
 /// (``DeferredKeeping``) — and the new root recorded as the store's pending identity (so a kill
@@ -60,7 +60,7 @@ final class VersionKeeping {
   /// Before the new state is built, under the package lock: when pending versions wait to be
   /// settled, marks a save as under way (`pending/saving.start`), since building links the
   /// package's files and so moves their change times, which a settle walking meanwhile would take
-  /// for writes (see ``SaveSequence``). The marker goes with the next ``DeferredKeeping/begin(in:)``
+  /// for writes (see ``SaveSequence``). The marker goes with the next ``DeferredKeeping/begin(in:changing:adding:newTree:)``
   /// (or, after a failure or a kill, the next save's), which holds the package lock too. Best effort.
   func willBuildNewState() {
     guard let store = try? store(), store.exists, store.hasPendingVersions else { return }
@@ -72,11 +72,14 @@ final class VersionKeeping {
 
   /// Before the swap, under the package lock, with the new state built at the temporary name
   /// beside the package (see the type's discussion).
+  /// - Parameters:
+  ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the whole package).
+  ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
   /// - Throws: What the app's hook throws, `CancellationError` if the save's task was cancelled
   ///   (the last point where it is honoured, before the store is touched: see `Saver`), or
   ///   ``PackageError`` if the store cannot keep the previous state; the save then fails and the
   ///   package stays as it was.
-  func willReplacePreviousState() throws {
+  func willReplacePreviousState(changing changedPath: String, adding: Bool) throws {
     try appHook?(packagePath)
     try Task.checkCancellation()
     let names = try SiblingNames(of: packagePath)
@@ -93,7 +96,7 @@ final class VersionKeeping {
     let store = try store()
     if let deferred {
       // O(changed): the copies are made when the pending version is settled, which also prunes.
-      try deferred.begin(in: store)
+      try deferred.begin(in: store, changing: changedPath, adding: adding, newTree: newRoot)
       try store.recordPendingIdentity(newRoot)
       return
     }

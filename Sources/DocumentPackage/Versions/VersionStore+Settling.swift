@@ -44,6 +44,9 @@ extension VersionStore {
     // Saves kept changing the package under the walks: walk once more with them held off.
     let lock = try PackageLock(forPackageAt: packagePath)
     defer { withExtendedLifetime(lock) {} }
+    // With no save possible, a capture marker left is a killed save's: recovery completes its
+    // record (and the tree it replaced comes into the store) before the pending versions read it.
+    _ = try? PackageFile.recover(packagePath, locked: lock)
     _ = try withStoreLock { try settleLocked(into: &settled, savesExcluded: true) }
     return settled
   }

@@ -82,8 +82,9 @@ enum RecordsFuzz {
     }
   }
 
-  /// A pending record (`pending/ID`).
+  /// A pending record (`pending/ID`), and the same bytes as a capture marker's intent (`pending/ID.start`).
   static func pendingVersion(_ data: Data) {
+    saveIntent(data)
     guard let pending = PendingVersion(id: 1, data: data) else { return }
     let written = pending.encoded()
     guard let again = PendingVersion(id: 1, data: written) else {
@@ -91,6 +92,19 @@ enum RecordsFuzz {
     }
     if again.encoded() != written || again.changed != pending.changed {
       fuzzFailure("a pending record changes when written and read again: \(Array(data))")
+    }
+  }
+
+  /// A capture marker's intent: read, written, read again: the same; the record it completes reads.
+  private static func saveIntent(_ data: Data) {
+    guard let intent = SaveIntent(data) else { return }
+    let written = intent.encoded()
+    guard let again = SaveIntent(written), again == intent, again.encoded() == written else {
+      fuzzFailure("a save intent read from \(Array(data)) does not survive being written and read again")
+    }
+    let record = intent.record(id: 1, start: FileTime(seconds: 1, nanoseconds: 2)).encoded()
+    if PendingVersion(id: 1, data: record)?.changed != intent.changed {
+      fuzzFailure("the record completed from the save intent \(Array(data)) does not read")
     }
   }
 
