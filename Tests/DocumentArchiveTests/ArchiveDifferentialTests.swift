@@ -53,7 +53,8 @@ import Testing
   /// (zip64 with `-fz`, offsets adjusted with `-A`, a 40,000-byte comment with `-z`), Python's zipfile and Go's
   /// archive/zip after a real executable, junk or a signature after the end record, both, and an end record whose
   /// directory size is wrong (read as Go, Info-ZIP and libarchive read it; Python refuses it, and its listing is
-  /// of the zip before the change). Listed, read in place and unpacked as Python reads them.
+  /// of the zip before the change), and end records whose entry counts (zip64 too) are too low, 0 or too high
+  /// (every header is listed, as Python lists them). Listed, read in place and unpacked as Python reads them.
   @Test("archives other writers made read as Python reads them", arguments: ["surrounded", "writers"])
   func othersArchivesReadAsPythonReadsThem(group: String) async throws {
     let temp = try TemporaryDirectory()

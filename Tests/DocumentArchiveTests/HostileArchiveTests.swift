@@ -146,6 +146,24 @@ struct HostileArchiveTests {
     #expect(try String(contentsOfFile: destination + "/pkg/good.txt", encoding: .utf8) == text)
   }
 
+  @Test(
+    "a zip whose end record counts too few or too many entries lists, reads, diffs and unpacks every entry its directory has, as Python and bsdtar do",
+    arguments: ["count-too-low", "count-zero", "count-too-high", "zip64-count-too-low", "zip64-count-too-high"])
+  func wrongEntryCount(_ stem: String) throws {
+    let temp = try TemporaryDirectory()
+    let archives = try makeHostileArchives(stem, in: temp)
+    let archive = archives + "/\(stem).zip"
+    let listed = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listed.contains("good.txt") && listed.contains("more.txt"), "\(listed)")
+    #expect(try Shell.docpkgChecked(["cat", archive, "more.txt"]).standardOutput == "more\n")
+    let destination = try temp.makeDirectory("dest")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    let written = try FileManager.default.contentsOfDirectory(atPath: destination + "/pkg").sorted()
+    #expect(written == ["good.txt", "more.txt"])
+    let diff = try Shell.docpkg(["diff", archive, destination + "/pkg"])
+    #expect(diff.status == 0 && diff.standardOutput.isEmpty, "\(diff.standardOutput)\(diff.standardError)")
+  }
+
   @Test("a self-extractor (an executable with a zip appended) is read whatever its name, as unzip reads it")
   func selfExtractorWithoutZipName() throws {
     let temp = try TemporaryDirectory()

@@ -7,7 +7,7 @@ Every file an attack tries to plant is called `evil.txt` (or lives in OUTDIR/out
 can check that none was written. Absolute paths point into OUTDIR/outside/, never at real system
 files. Prints the names of the archives written, one a line.
 """
-import io, os, sys, tarfile, time, zipfile
+import struct, io, os, sys, tarfile, time, zipfile
 
 OUT = os.path.abspath(sys.argv[1])
 WANTED = set(sys.argv[2:])
@@ -262,6 +262,33 @@ def end_record_other_disk(raw):
 
 
 zipped("end-record-other-disk.zip", good, fix=end_record_other_disk)
+
+
+def end_record_count(count, zip64=False):
+    """Not hostile: the end record counts `count` entries (both of its counts), whatever the directory holds;
+    with `zip64`, the zip is given zip64 end records (which count `count`) and the classic one says 0xFFFF.
+    Python (which reads headers for the directory's size), libarchive, Info-ZIP and 7-Zip list every header
+    (the last two with an error); Go alone refuses."""
+    def fix(raw):
+        end = raw.rfind(b"PK\x05\x06")
+        if not zip64:
+            raw[end + 8:end + 12] = struct.pack("<HH", count, count)
+            return raw
+        size, offset = struct.unpack_from("<II", raw, end + 12)
+        record = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, count, count, size, offset)
+        locator = struct.pack("<IIQI", 0x07064B50, 0, end, 1)
+        classic = bytearray(raw[end:])
+        classic[8:20] = struct.pack("<HHII", 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF)
+        return raw[:end] + record + locator + classic
+    return fix
+
+
+three = good + [("pkg/more.txt", b"more\n", FILE)]
+zipped("count-too-low.zip", three, fix=end_record_count(1))
+zipped("count-zero.zip", three, fix=end_record_count(0))
+zipped("count-too-high.zip", three, fix=end_record_count(5))
+zipped("zip64-count-too-low.zip", three, fix=end_record_count(1, zip64=True))
+zipped("zip64-count-too-high.zip", three, fix=end_record_count(1000, zip64=True))
 # Not hostile: a zip after a stub (a self-extractor, `cat stub a.zip`), read by every tool with its offsets
 # shifted by the stub's length.
 zipped("prepended.zip", good, fix=lambda raw: bytearray(b"#!/bin/sh\nexit 0\n" + b"\0" * 46) + raw)

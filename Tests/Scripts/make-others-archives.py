@@ -10,7 +10,8 @@ GROUP is one of:
               executable (/bin/true) before the archive (`cat stub a.zip`), junk or a signature after it, both,
               a 40,000-byte comment, an empty zip (alone and after a stub), and end records whose directory size
               is wrong (Python refuses these; Go, Info-ZIP and libarchive read them: the listing given is
-              Python's of the zip before the change).
+              Python's of the zip before the change), and end records (zip64 too) whose entry counts are
+              too low, 0 or too high (Python lists every header, as do libarchive, Info-ZIP and 7-Zip).
   writers     one tree (modes, an empty file, a UTF-8 name, a symbolic link, nested directories) archived by
               Info-ZIP `zip` (with and without extra fields, stored, bzip2, streamed with data descriptors, links
               kept), 7-Zip (`7z -tzip`: deflate, stored, bzip2, LZMA), the JDK's `jar`, bsdtar (zip, ustar, pax,
@@ -80,6 +81,20 @@ def with_directory_size(source, name, delta):
     return concatenated(name, bytes(data))
 
 
+def with_entry_count(source, name, count):
+    """`source` with both entry counts of its end record set to `count`, and of its zip64 end record if it has
+    one (Python reads the headers in the directory's size, libarchive until the end record, Info-ZIP and 7-Zip
+    list them all with an error; Go alone refuses a wrong count)."""
+    data = bytearray(open(source, "rb").read())
+    end = data.rfind(b"PK\x05\x06")
+    zip64 = data.rfind(b"PK\x06\x06")
+    if zip64 >= 0:
+        struct.pack_into("<QQ", data, zip64 + 24, count, count)
+    else:
+        struct.pack_into("<HH", data, end + 8, count, count)
+    return concatenated(name, bytes(data))
+
+
 JUNK = bytes((i * 31 + 7) % 256 for i in range(300))
 SIGNATURE = b"-----BEGIN PGP SIGNATURE-----\n\niQEzBAABCAAdFiEE\n-----END PGP SIGNATURE-----\n"
 
@@ -107,6 +122,9 @@ def surrounded(work):
     emit(commented)
     for delta, name in ((-10, "size-smaller.zip"), (10, "size-larger.zip"), (1000, "size-much-larger.zip")):
         emit(with_directory_size(plain, name, delta), listed_from=plain)
+    for count, name in ((1, "count-too-low.zip"), (0, "count-zero.zip"), (9, "count-too-high.zip")):
+        emit(with_entry_count(plain, name, count))
+        emit(with_entry_count(zip64, "zip64-" + name, count))
     # Python writing after a stub in the same file: offsets from the start of its archive.
     path = os.path.join(OUT, "python-after-stub.zip")
     with open(path, "wb") as f:
