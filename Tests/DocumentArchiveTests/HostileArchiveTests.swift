@@ -164,6 +164,28 @@ struct HostileArchiveTests {
     #expect(diff.status == 0 && diff.standardOutput.isEmpty, "\(diff.standardOutput)\(diff.standardError)")
   }
 
+  @Test("a GNU tar header whose size field starts with NULs is an empty file, as Python, GNU tar and bsdtar read it")
+  func gnuSizeLeadingNul() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try makeHostileArchives("gnu-size-leading-nul", in: temp) + "/gnu-size-leading-nul.tar"
+    let listed = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listed.contains("1 file, 0 directories, 0 symlinks, 0 bytes"), "\(listed)")
+    let destination = try temp.makeDirectory("dest")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(try Data(contentsOf: URL(fileURLWithPath: destination + "/pkg/f.txt")).isEmpty)
+  }
+
+  @Test(
+    "a streamed zip entry whose local zip64 field holds only its compressed size is read, as Python and unzip read it")
+  func zip64LocalCompressedOnly() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try makeHostileArchives("zip64-local-compressed-only", in: temp) + "/zip64-local-compressed-only.zip"
+    #expect(try Shell.docpkgChecked(["cat", archive, "-"]).standardOutput == "hello\n")
+    let destination = try temp.makeDirectory("dest")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(try String(contentsOfFile: destination + "/-", encoding: .utf8) == "hello\n")
+  }
+
   @Test("a self-extractor (an executable with a zip appended) is read whatever its name, as unzip reads it")
   func selfExtractorWithoutZipName() throws {
     let temp = try TemporaryDirectory()

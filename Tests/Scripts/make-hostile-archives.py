@@ -191,6 +191,15 @@ if not WANTED or "bad-checksum" in WANTED:
 # A pax mtime that is not a number (Go: header error; libarchive reads the digits before the `x`).
 raw_tar("pax-bad-mtime.tar", [pax_header([pax_record(b"mtime", b"15x7823492.5")]), file_block("pkg/x.txt", b"x")])
 
+# Not hostile (libarchive's tar_timestamp_overflow test archive): a GNU header whose size field is NULs before
+# octal digits, 0 to Python, GNU tar and libarchive (a NUL ends the field).
+if not WANTED or "gnu-size-leading-nul" in WANTED:
+    head = bytearray(tarfile.TarInfo("pkg/f.txt").tobuf(tarfile.GNU_FORMAT))
+    head[124:136] = b"\0" * 7 + b"0016\0"
+    head[148:156] = b" " * 8
+    head[148:156] = b"%06o\0 " % sum(head)
+    raw_tar("gnu-size-leading-nul.tar", [bytes(head)])
+
 
 # The local header must say what the central directory says (name, sizes, CRC, method, flags): readers
 # that trust one and readers that trust the other would otherwise see different archives.
@@ -293,6 +302,31 @@ zipped("zip64-count-too-high.zip", three, fix=end_record_count(1000, zip64=True)
 # shifted by the stub's length.
 zipped("prepended.zip", good, fix=lambda raw: bytearray(b"#!/bin/sh\nexit 0\n" + b"\0" * 46) + raw)
 
+
+def zip64_local_compressed_only(name, data):
+    """Not hostile (the layout of libarchive's zip64b test archive): a streamed entry whose local header saturates
+    only its compressed size, with a zip64 field of 8 bytes holding that one, and a zip64 data descriptor.
+    Python, libarchive and Info-ZIP read it."""
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    import zlib
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+    packed = packer.compress(data) + packer.flush()
+    crc = zlib.crc32(data)
+    entry = b"-"
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 8, 8, 0, 0x5821, 0, 0xFFFFFFFF, len(data), len(entry), 12)
+    local += entry + struct.pack("<HHQ", 1, 8, 0)
+    descriptor = struct.pack("<IIQQ", 0x08074B50, crc, len(packed), len(data))
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x031E, 45, 8, 8, 0, 0x5821, crc, len(packed), len(data),
+                          len(entry), 0, 0, 0, 0, 0o100644 << 16, 0) + entry
+    body = local + packed + descriptor
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(central), len(body), 0)
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(body + central + end)
+    print(name)
+
+
+zip64_local_compressed_only("zip64-local-compressed-only.zip", b"hello\n")
 
 class Unseekable(io.RawIOBase):
     """A stream zipfile cannot seek back in, so it writes data descriptors (flag bit 3)."""

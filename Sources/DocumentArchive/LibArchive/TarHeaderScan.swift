@@ -229,7 +229,8 @@ struct TarHeaderScan {
       return "its pax header's \(String(decoding: key, as: UTF8.self)) '\(shown)' is not a number"
     }
 
-    /// A size field: octal digits, or base-256 when the high bit of the first byte is set.
+    /// A size field: octal digits after any spaces, or base-256 when the high bit of the first byte is set. A NUL
+    /// ends it, even a leading one (`\0\0\0\0\0\0\0\0016\0` is 0 to Python, GNU tar and libarchive).
     static func size(_ field: ArraySlice<UInt8>) -> Int {
       if let first = field.first, first & 0x80 != 0 {
         var value = 0
@@ -238,7 +239,8 @@ struct TarHeaderScan {
       }
       var value = 0
       for byte in field {
-        if byte == 0 || byte == 0x20 { if value > 0 { break } else { continue } }
+        if byte == 0 { break }
+        if byte == 0x20 { if value > 0 { break } else { continue } }
         guard byte >= 0x30, byte <= 0x37 else { break }
         value = value * 8 + Int(byte - 0x30)
       }
