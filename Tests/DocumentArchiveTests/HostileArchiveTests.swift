@@ -186,6 +186,18 @@ struct HostileArchiveTests {
     #expect(try String(contentsOfFile: destination + "/-", encoding: .utf8) == "hello\n")
   }
 
+  @Test(
+    "a pax size that is not a number refuses the archive, whether libarchive fails on it or reads it",
+    arguments: ["pax-size-plus", "pax-size-space"])
+  func paxSizeNotANumber(_ stem: String) throws {
+    let temp = try TemporaryDirectory()
+    let archive = try makeHostileArchives(stem, in: temp) + "/\(stem).tar"
+    let result = try Shell.docpkg(["inspect", archive])
+    #expect(result.status == 1, "\(result.standardOutput)")
+    #expect(result.standardError.contains("pax header's size") && result.standardError.contains("is not a number"))
+    #expect(result.standardError.contains(archive), "\(result.standardError)")
+  }
+
   @Test("a self-extractor (an executable with a zip appended) is read whatever its name, as unzip reads it")
   func selfExtractorWithoutZipName() throws {
     let temp = try TemporaryDirectory()

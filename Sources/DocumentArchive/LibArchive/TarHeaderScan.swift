@@ -23,6 +23,8 @@ struct TarHeaderScan {
     var nulInPath = false
     /// Why a pax record's value cannot be read, when one cannot.
     var badValue: String?
+    /// Whether that record is the size: where the entry's data ends, and the next header starts, is then unknown.
+    var badSize = false
     /// The size field of a GNU header of a regular file that is not sparse.
     var gnuSize: Int64?
   }
@@ -198,7 +200,10 @@ struct TarHeaderScan {
         if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
           pending.nulInPath = true
         }
-        if pending.badValue == nil, let problem = Self.problem(key: key, value: value) { pending.badValue = problem }
+        if pending.badValue == nil, let problem = Self.problem(key: key, value: value) {
+          pending.badValue = problem
+          pending.badSize = key.elementsEqual("size".utf8)
+        }
         start += length
       }
     }
