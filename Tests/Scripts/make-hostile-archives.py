@@ -188,10 +188,12 @@ if not WANTED or "bad-checksum" in WANTED:
     raw = bytearray(file_block("pkg/b.txt", b"data"))
     raw[4] ^= 0x01  # the name changes, the stored checksum does not
     raw_tar("bad-checksum.tar", [file_block("pkg/a.txt", b"a"), bytes(raw)])
-# A pax mtime that is not a number (Go: header error; libarchive reads the digits before the `x`).
 # A pax size that is not a number: libarchive fails on `+5` and reads ` 5` as 5; both are refused whole.
 raw_tar("pax-size-plus.tar", [pax_header([pax_record(b"size", b"+1")]), file_block("pkg/x.txt", b"x")])
 raw_tar("pax-size-space.tar", [pax_header([pax_record(b"size", b" 1")]), file_block("pkg/x.txt", b"x")])
+# A pax uid that is not a number (Go: header error; libarchive reads the digits before the `x`).
+raw_tar("pax-bad-uid.tar", [pax_header([pax_record(b"uid", b"15x7823492")]), file_block("pkg/x.txt", b"x")])
+# Not hostile: a pax mtime with junk after its digits, 15 to GNU tar and libarchive (Python keeps the header's).
 raw_tar("pax-bad-mtime.tar", [pax_header([pax_record(b"mtime", b"15x7823492.5")]), file_block("pkg/x.txt", b"x")])
 
 # Not hostile (libarchive's tar_timestamp_overflow test archive): a GNU header whose size field is NULs before

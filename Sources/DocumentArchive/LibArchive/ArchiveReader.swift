@@ -26,7 +26,7 @@ struct EntryHeader {
 
   /// Why the name cannot be trusted although libarchive read it (a pax path cut at a NUL byte).
   var nameProblem: String?
-  /// Why the rest of the header cannot be trusted although libarchive read it (a pax time that is not a number).
+  /// Why the rest of the header cannot be trusted although libarchive read it (a pax owner that is not a number).
   var damage: String?
 
   /// The name for messages (raw bytes as their private-use scalars, which messages show as `\xNN`).

@@ -9,8 +9,9 @@ import SystemPackage
 /// - several pax extended headers before one entry, all well formed, which POSIX allows (the last
 ///   wins, as libarchive does) but libarchive reports with the warning "Ignoring malformed pax
 ///   extended attribute" — the one warning read as success, and only then;
-/// - a pax time, size or owner that is not a number (`mtime=15x7`), of which libarchive reads the
-///   digits before the first other character (Go refuses the header, and so do we);
+/// - a pax size or owner that is not a number (`uid=15x7`), of which libarchive reads the digits before
+///   the first other character (Go refuses the header, and so do we). A time is read as libarchive reads
+///   it (`mtime=15x7` is 15, as GNU tar reads it; Python keeps the header's time; Go alone refuses);
 /// - a GNU header's size: libarchive reports a GNU entry's "real size" field (bytes 483-494, meant for
 ///   sparse files) as the size of any entry, and headers written in star's layout with GNU's magic
 ///   hold a time there (a 14-byte file then reads as 2,176 bytes); Go, Python and GNU tar take the
@@ -208,27 +209,15 @@ struct TarHeaderScan {
       }
     }
 
-    /// What is wrong with a numeric record's value, if anything: times are decimal seconds with an
-    /// optional sign and fraction, sizes and owners decimal digits. An empty value deletes the record.
+    /// What is wrong with a size or owner record's value, if anything: decimal digits. An empty value deletes
+    /// the record. Times are not judged (see the type's description).
     static func problem(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>) -> String? {
-      let isTime = ["mtime", "atime", "ctime"].contains { key.elementsEqual($0.utf8) }
-      let isCount = ["size", "uid", "gid"].contains { key.elementsEqual($0.utf8) }
-      guard isTime || isCount, !value.isEmpty else { return nil }
-      var digits = value[...]
-      if isTime, digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
-      var seconds = digits
-      var fraction: ArraySlice<UInt8> = []
-      if isTime, let dot = digits.firstIndex(of: UInt8(ascii: ".")) {
-        seconds = digits[..<dot]
-        fraction = digits[(dot + 1)...]
-      }
+      guard ["size", "uid", "gid"].contains(where: { key.elementsEqual($0.utf8) }), !value.isEmpty else { return nil }
       let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
       // Leading zeros do not count towards the 18 digits an Int64 surely holds (`size=000…05` is 5, as
       // libarchive, GNU tar and Python read it).
-      let significant = seconds.drop { $0 == UInt8(ascii: "0") }
-      if !seconds.isEmpty, significant.count <= 18, seconds.allSatisfy(isDigit), fraction.allSatisfy(isDigit) {
-        return nil
-      }
+      let significant = value.drop { $0 == UInt8(ascii: "0") }
+      if significant.count <= 18, value.allSatisfy(isDigit) { return nil }
       let shown = String(decoding: value.prefix(40), as: UTF8.self).unicodeScalars
         .map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
       return "its pax header's \(String(decoding: key, as: UTF8.self)) '\(shown)' is not a number"
