@@ -122,6 +122,7 @@ import Testing
     "test_read_format_gtar_redundant_L.tar": "two GNU long names for one entry: the first, as GNU tar and bsdtar",
     "test_read_format_tar_empty_with_gnulabel.tar": "a GNU volume label is no entry, as GNU tar and bsdtar",
     "test_read_format_tar_empty_filename.tar": "an entry without a name is refused, as bsdtar refuses it",
+    "test_read_format_tar_pax_timestamps.tar": "a pax time with junk after its digits: them, as GNU tar and bsdtar",
     "test_read_format_zip_mac_metadata.zip": "the old Info-ZIP Unix field's UTC time, as unzip and bsdtar",
     "test_read_format_zip_msdos.zip": "MS-DOS directory attribute without a slash: a directory, as bsdtar",
   ]
