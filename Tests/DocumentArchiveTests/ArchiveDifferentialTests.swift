@@ -18,9 +18,13 @@ import Testing
     var entries: [Entry]
     /// The names `bsdtar -tf` lists (base64 of their bytes, without a trailing /), where asked for.
     var bsdtar: [String]?
+    /// Why Python or bsdtar refused the archive (the corpus group only).
+    var python_error: String?
+    var bsdtar_error: String?
   }
 
-  /// One entry as Python read it: names and targets as base64 of their bytes, `fnv` the FNV-1a 64 of a file's bytes.
+  /// One entry as Python read it: names and targets as base64 of their bytes, `fnv` the FNV-1a 64 of a file's bytes
+  /// (or `crc32:` and their CRC-32, for the corpus).
   struct Entry: Decodable {
     var path: String
     var kind: String
@@ -53,7 +57,8 @@ import Testing
   /// (zip64 with `-fz`, offsets adjusted with `-A`, a 40,000-byte comment with `-z`), Python's zipfile and Go's
   /// archive/zip after a real executable, junk or a signature after the end record, both, and an end record whose
   /// directory size is wrong (read as Go, Info-ZIP and libarchive read it; Python refuses it, and its listing is
-  /// of the zip before the change). Listed, read in place and unpacked as Python reads them.
+  /// of the zip before the change), and end records whose entry counts (zip64 too) are too low, 0 or too high
+  /// (every header is listed, as Python lists them). Listed, read in place and unpacked as Python reads them.
   @Test("archives other writers made read as Python reads them", arguments: ["surrounded", "writers"])
   func othersArchivesReadAsPythonReadsThem(group: String) async throws {
     let temp = try TemporaryDirectory()
@@ -70,6 +75,75 @@ import Testing
       return disagreements
     }
     #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
+  }
+
+  /// Other projects' test archives (libarchive's `test/*.uu`, decoded by `Tests/Scripts/decode-uu-corpus.py`),
+  /// from `$DOCPKG_ARCHIVE_CORPUS` or else `shared/archive-corpus` beside the repository (not committed: it is
+  /// other projects' data). Each archive Python reads is listed, read in place and unpacked as Python reads it;
+  /// each that Python and bsdtar both refuse is refused; each that one of them refuses is refused by us or
+  /// listed as the other lists it. The differences kept are ``corpusDifferences`` (the README's table).
+  @Test("other projects' test archives read as Python and bsdtar read them", .enabled(if: corpus != nil))
+  func corpusReadAsOthersReadIt() async throws {
+    let temp = try TemporaryDirectory()
+    let folder = try #require(Self.corpus)
+    let disagreements = try await offThePool { () throws -> [String] in
+      let output = try Shell.run(
+        "python3", [Fixtures.script("make-others-archives.py"), temp.path, "corpus"],
+        environment: ["DOCPKG_ARCHIVE_CORPUS": folder])
+      var disagreements: [String] = []
+      for line in output.standardOutput.split(separator: "\n") {
+        let expected = try JSONDecoder().decode(Listed.self, from: Data(line.utf8))
+        let name = FilePath(expected.archive).lastComponent!.string
+        let found: [String]
+        if expected.python_error == nil {
+          found = try compare(expected, unpackingIn: temp)
+        } else {
+          found = refusedOrListed(expected, in: temp)
+        }
+        if !found.isEmpty, Self.corpusDifferences[name] == nil { disagreements += found }
+      }
+      return disagreements
+    }
+    #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
+  }
+
+  /// The corpus folder, if there is one.
+  static let corpus: String? = {
+    let folder =
+      ProcessInfo.processInfo.environment["DOCPKG_ARCHIVE_CORPUS"]
+      ?? Fixtures.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/archive-corpus").path
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue
+      ? folder : nil
+  }()
+
+  /// The corpus archives we read differently from Python or bsdtar, and why (each a row of the README's table).
+  static let corpusDifferences: [String: String] = [
+    "test_read_format_gtar_redundant_L.tar": "two GNU long names for one entry: the first, as GNU tar and bsdtar",
+    "test_read_format_tar_empty_with_gnulabel.tar": "a GNU volume label is no entry, as GNU tar and bsdtar",
+    "test_read_format_tar_empty_filename.tar": "an entry without a name is refused, as bsdtar refuses it",
+    "test_read_format_tar_pax_timestamps.tar": "a pax time with junk after its digits: them, as GNU tar and bsdtar",
+    "test_read_format_zip_mac_metadata.zip": "the old Info-ZIP Unix field's UTC time, as unzip and bsdtar",
+    "test_read_format_zip_msdos.zip": "MS-DOS directory attribute without a slash: a directory, as bsdtar",
+  ]
+
+  /// For an archive Python refuses: we refuse it too (the unpack fails) when bsdtar refuses it as well, and
+  /// otherwise refuse it or list bsdtar's names.
+  private func refusedOrListed(_ expected: Listed, in temp: TemporaryDirectory) -> [String] {
+    let archive = expected.archive
+    let name = FilePath(archive).lastComponent!.string
+    let destination = temp.appending("unpacked-" + name)
+    guard (try? ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(destination))) != nil else { return [] }
+    guard let bsdtar = expected.bsdtar?.compactMap({ Data(base64Encoded: $0) }) else {
+      return ["\(name): we unpack what Python (\(expected.python_error ?? "")) and bsdtar refuse"]
+    }
+    let ours = (try? ArchiveListing.entries(of: FilePath(archive)))?.map(\.path) ?? []
+    if bsdtar.count != ours.count || !zip(ours, bsdtar).allSatisfy({ Self.sameName($0, $1) }) {
+      return [
+        "\(name): Python refuses it; we list \(ours), bsdtar \(bsdtar.map { String(decoding: $0, as: UTF8.self) })"
+      ]
+    }
+    return []
   }
 
   /// What we read differently from Python in one archive, in words; with `temp`, unpacked there too.
@@ -117,7 +191,9 @@ import Testing
       do {
         let node = try root.node(at: ours.path)
         let contents = try node.contents()
-        if Self.fnv(contents) != fnv { found.append("\(name): \(ours.path.debugDescription) reads other bytes") }
+        if Self.hash(contents, like: fnv) != fnv {
+          found.append("\(name): \(ours.path.debugDescription) reads other bytes")
+        }
         if let mtime = theirs.mtime, node.modificationTime?.seconds != mtime {
           found.append(
             "\(name): \(ours.path.debugDescription) has time \(node.modificationTime?.seconds ?? -1), Python \(mtime)")
@@ -133,6 +209,8 @@ import Testing
       return found + ["\(name): unpacking throws \(error)"]
     }
     for (ours, theirs) in zip(listed, expected.entries) {
+      // A name that is not UTF-8 has no `String` path to open here (its bytes were read in place above).
+      guard String(validating: EntryName.rawBytes(ours.path), as: UTF8.self) != nil else { continue }
       let written = destination + "/" + ours.path
       guard let fnv = theirs.fnv else {
         var isDirectory: ObjCBool = false
@@ -144,7 +222,7 @@ import Testing
         }
         continue
       }
-      guard let contents = FileManager.default.contents(atPath: written), Self.fnv(contents) == fnv else {
+      guard let contents = FileManager.default.contents(atPath: written), Self.hash(contents, like: fnv) == fnv else {
         found.append("\(name): unpacking writes other bytes for \(ours.path.debugDescription)")
         continue
       }
@@ -162,6 +240,14 @@ import Testing
     guard let ours else { return false }
     if let text = String(validating: bytes, as: UTF8.self) { return ours == text }
     return Data(EntryName.rawBytes(ours)) == bytes
+  }
+
+  /// The hash `expected` is of: a CRC-32 after `crc32:`, else FNV-1a 64.
+  private static func hash(_ data: Data, like expected: String) -> String {
+    guard expected.hasPrefix("crc32:") else { return fnv(data) }
+    let crc = data.withUnsafeBytes { crc32(0, $0) }
+    let hex = String(crc, radix: 16)
+    return "crc32:" + String(repeating: "0", count: 8 - hex.count) + hex
   }
 
   /// FNV-1a 64, as the generator computes it.

@@ -7,7 +7,7 @@ Every file an attack tries to plant is called `evil.txt` (or lives in OUTDIR/out
 can check that none was written. Absolute paths point into OUTDIR/outside/, never at real system
 files. Prints the names of the archives written, one a line.
 """
-import io, os, sys, tarfile, time, zipfile
+import struct, io, os, sys, tarfile, time, zipfile
 
 OUT = os.path.abspath(sys.argv[1])
 WANTED = set(sys.argv[2:])
@@ -188,8 +188,22 @@ if not WANTED or "bad-checksum" in WANTED:
     raw = bytearray(file_block("pkg/b.txt", b"data"))
     raw[4] ^= 0x01  # the name changes, the stored checksum does not
     raw_tar("bad-checksum.tar", [file_block("pkg/a.txt", b"a"), bytes(raw)])
-# A pax mtime that is not a number (Go: header error; libarchive reads the digits before the `x`).
+# A pax size that is not a number: libarchive fails on `+5` and reads ` 5` as 5; both are refused whole.
+raw_tar("pax-size-plus.tar", [pax_header([pax_record(b"size", b"+1")]), file_block("pkg/x.txt", b"x")])
+raw_tar("pax-size-space.tar", [pax_header([pax_record(b"size", b" 1")]), file_block("pkg/x.txt", b"x")])
+# A pax uid that is not a number (Go: header error; libarchive reads the digits before the `x`).
+raw_tar("pax-bad-uid.tar", [pax_header([pax_record(b"uid", b"15x7823492")]), file_block("pkg/x.txt", b"x")])
+# Not hostile: a pax mtime with junk after its digits, 15 to GNU tar and libarchive (Python keeps the header's).
 raw_tar("pax-bad-mtime.tar", [pax_header([pax_record(b"mtime", b"15x7823492.5")]), file_block("pkg/x.txt", b"x")])
+
+# Not hostile (libarchive's tar_timestamp_overflow test archive): a GNU header whose size field is NULs before
+# octal digits, 0 to Python, GNU tar and libarchive (a NUL ends the field).
+if not WANTED or "gnu-size-leading-nul" in WANTED:
+    head = bytearray(tarfile.TarInfo("pkg/f.txt").tobuf(tarfile.GNU_FORMAT))
+    head[124:136] = b"\0" * 7 + b"0016\0"
+    head[148:156] = b" " * 8
+    head[148:156] = b"%06o\0 " % sum(head)
+    raw_tar("gnu-size-leading-nul.tar", [bytes(head)])
 
 
 # The local header must say what the central directory says (name, sizes, CRC, method, flags): readers
@@ -262,10 +276,62 @@ def end_record_other_disk(raw):
 
 
 zipped("end-record-other-disk.zip", good, fix=end_record_other_disk)
+
+
+def end_record_count(count, zip64=False):
+    """Not hostile: the end record counts `count` entries (both of its counts), whatever the directory holds;
+    with `zip64`, the zip is given zip64 end records (which count `count`) and the classic one says 0xFFFF.
+    Python (which reads headers for the directory's size), libarchive, Info-ZIP and 7-Zip list every header
+    (the last two with an error); Go alone refuses."""
+    def fix(raw):
+        end = raw.rfind(b"PK\x05\x06")
+        if not zip64:
+            raw[end + 8:end + 12] = struct.pack("<HH", count, count)
+            return raw
+        size, offset = struct.unpack_from("<II", raw, end + 12)
+        record = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, count, count, size, offset)
+        locator = struct.pack("<IIQI", 0x07064B50, 0, end, 1)
+        classic = bytearray(raw[end:])
+        classic[8:20] = struct.pack("<HHII", 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF)
+        return raw[:end] + record + locator + classic
+    return fix
+
+
+three = good + [("pkg/more.txt", b"more\n", FILE)]
+zipped("count-too-low.zip", three, fix=end_record_count(1))
+zipped("count-zero.zip", three, fix=end_record_count(0))
+zipped("count-too-high.zip", three, fix=end_record_count(5))
+zipped("zip64-count-too-low.zip", three, fix=end_record_count(1, zip64=True))
+zipped("zip64-count-too-high.zip", three, fix=end_record_count(1000, zip64=True))
 # Not hostile: a zip after a stub (a self-extractor, `cat stub a.zip`), read by every tool with its offsets
 # shifted by the stub's length.
 zipped("prepended.zip", good, fix=lambda raw: bytearray(b"#!/bin/sh\nexit 0\n" + b"\0" * 46) + raw)
 
+
+def zip64_local_compressed_only(name, data):
+    """Not hostile (the layout of libarchive's zip64b test archive): a streamed entry whose local header saturates
+    only its compressed size, with a zip64 field of 8 bytes holding that one, and a zip64 data descriptor.
+    Python, libarchive and Info-ZIP read it."""
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    import zlib
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+    packed = packer.compress(data) + packer.flush()
+    crc = zlib.crc32(data)
+    entry = b"-"
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 8, 8, 0, 0x5821, 0, 0xFFFFFFFF, len(data), len(entry), 12)
+    local += entry + struct.pack("<HHQ", 1, 8, 0)
+    descriptor = struct.pack("<IIQQ", 0x08074B50, crc, len(packed), len(data))
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x031E, 45, 8, 8, 0, 0x5821, crc, len(packed), len(data),
+                          len(entry), 0, 0, 0, 0, 0o100644 << 16, 0) + entry
+    body = local + packed + descriptor
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(central), len(body), 0)
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(body + central + end)
+    print(name)
+
+
+zip64_local_compressed_only("zip64-local-compressed-only.zip", b"hello\n")
 
 class Unseekable(io.RawIOBase):
     """A stream zipfile cannot seek back in, so it writes data descriptors (flag bit 3)."""

@@ -10,18 +10,22 @@ GROUP is one of:
               executable (/bin/true) before the archive (`cat stub a.zip`), junk or a signature after it, both,
               a 40,000-byte comment, an empty zip (alone and after a stub), and end records whose directory size
               is wrong (Python refuses these; Go, Info-ZIP and libarchive read them: the listing given is
-              Python's of the zip before the change).
+              Python's of the zip before the change), and end records (zip64 too) whose entry counts are
+              too low, 0 or too high (Python lists every header, as do libarchive, Info-ZIP and 7-Zip).
   writers     one tree (modes, an empty file, a UTF-8 name, a symbolic link, nested directories) archived by
               Info-ZIP `zip` (with and without extra fields, stored, bzip2, streamed with data descriptors, links
               kept), 7-Zip (`7z -tzip`: deflate, stored, bzip2, LZMA), the JDK's `jar`, bsdtar (zip, ustar, pax,
               v7, gnutar; pax with -S), GNU tar in its formats (gnu, oldgnu, posix, ustar, v7; gzip, bzip2, xz)
               and with `--sparse` (gnu, oldgnu, posix in pax sparse 0.0, 0.1 and 1.0) for a file with holes;
               and a tree with a 200-byte path and a 150-byte link target. Writers missing here are left out.
+  corpus      the archives in the folder $DOCPKG_ARCHIVE_CORPUS (other projects' test archives, such as
+              libarchive's test/*.uu decoded by decode-uu-corpus.py), as they are; nothing when it is unset or
+              missing. An archive Python or bsdtar refuses gets "python_error" or "bsdtar_error" instead.
 
 Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents, and for
 the writers group "bsdtar": the names `bsdtar -tf` lists.
 """
-import base64, importlib.util, json, os, shutil, struct, subprocess, sys, tempfile, zipfile
+import base64, importlib.util, json, os, re, shutil, struct, subprocess, sys, tempfile, zipfile, zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("random_archives", os.path.join(HERE, "make-random-archives.py"))
@@ -47,6 +51,45 @@ def emit(path, listed_from=None, bsdtar=False):
                                env=dict(os.environ, LC_ALL="C.UTF-8")).stdout.split(b"\n")
         line["bsdtar"] = [base64.b64encode(name.rstrip(b"/")).decode() for name in names if name]
     print(json.dumps(line), flush=True)
+
+
+def unescaped(name):
+    """A name as `bsdtar -t` prints it, with its escapes undone: `\\ooo` for a byte it cannot print, `\\\\`."""
+    return re.sub(rb"\\([0-7]{3}|\\)", lambda m: b"\\" if m.group(1) == b"\\" else bytes([int(m.group(1), 8)]), name)
+
+
+def is_utf8(name):
+    try:
+        name.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def corpus(work):
+    folder = os.environ.get("DOCPKG_ARCHIVE_CORPUS", "")
+    if not os.path.isdir(folder):
+        return
+    # Files of 99 MB (sparse tars): "crc32:" and a CRC-32 in place of the FNV-1a, which pure Python takes minutes for.
+    random_archives.fnv = lambda data: "crc32:%08x" % zlib.crc32(data)
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path):
+            continue
+        line = {"archive": path, "entries": []}
+        try:
+            line["entries"] = read_zip(path) if zipfile.is_zipfile(path) else read_tar(path)
+        except Exception as error:  # any refusal: bad CRC, unsupported method or encryption, damage
+            line["python_error"] = f"{type(error).__name__}: {error}"[:200]
+        names = subprocess.run(["bsdtar", "-tf", path], capture_output=True, env=dict(os.environ, LC_ALL="C.UTF-8"))
+        listed = [unescaped(n).rstrip(b"/") for n in names.stdout.split(b"\n") if n]
+        if names.returncode == 0 and zipfile.is_zipfile(path) and not all(is_utf8(n) for n in listed):
+            pass  # bsdtar gives a zip's non-UTF-8 names as stored; Python and we decode them (as CP437)
+        elif names.returncode == 0:
+            line["bsdtar"] = [base64.b64encode(n).decode() for n in listed]
+        else:
+            line["bsdtar_error"] = names.stderr.decode(errors="replace").strip()[:200]
+        print(json.dumps(line), flush=True)
 
 
 def tree(root):
@@ -80,6 +123,20 @@ def with_directory_size(source, name, delta):
     return concatenated(name, bytes(data))
 
 
+def with_entry_count(source, name, count):
+    """`source` with both entry counts of its end record set to `count`, and of its zip64 end record if it has
+    one (Python reads the headers in the directory's size, libarchive until the end record, Info-ZIP and 7-Zip
+    list them all with an error; Go alone refuses a wrong count)."""
+    data = bytearray(open(source, "rb").read())
+    end = data.rfind(b"PK\x05\x06")
+    zip64 = data.rfind(b"PK\x06\x06")
+    if zip64 >= 0:
+        struct.pack_into("<QQ", data, zip64 + 24, count, count)
+    else:
+        struct.pack_into("<HH", data, end + 8, count, count)
+    return concatenated(name, bytes(data))
+
+
 JUNK = bytes((i * 31 + 7) % 256 for i in range(300))
 SIGNATURE = b"-----BEGIN PGP SIGNATURE-----\n\niQEzBAABCAAdFiEE\n-----END PGP SIGNATURE-----\n"
 
@@ -107,6 +164,9 @@ def surrounded(work):
     emit(commented)
     for delta, name in ((-10, "size-smaller.zip"), (10, "size-larger.zip"), (1000, "size-much-larger.zip")):
         emit(with_directory_size(plain, name, delta), listed_from=plain)
+    for count, name in ((1, "count-too-low.zip"), (0, "count-zero.zip"), (9, "count-too-high.zip")):
+        emit(with_entry_count(plain, name, count))
+        emit(with_entry_count(zip64, "zip64-" + name, count))
     # Python writing after a stub in the same file: offsets from the start of its archive.
     path = os.path.join(OUT, "python-after-stub.zip")
     with open(path, "wb") as f:
@@ -221,7 +281,7 @@ def writers(work):
 def main():
     os.makedirs(OUT, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
-        {"surrounded": surrounded, "writers": writers}[GROUP](work)
+        {"surrounded": surrounded, "writers": writers, "corpus": corpus}[GROUP](work)
 
 
 if __name__ == "__main__":

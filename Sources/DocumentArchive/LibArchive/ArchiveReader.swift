@@ -26,7 +26,7 @@ struct EntryHeader {
 
   /// Why the name cannot be trusted although libarchive read it (a pax path cut at a NUL byte).
   var nameProblem: String?
-  /// Why the rest of the header cannot be trusted although libarchive read it (a pax time that is not a number).
+  /// Why the rest of the header cannot be trusted although libarchive read it (a pax owner that is not a number).
   var damage: String?
 
   /// The name for messages (raw bytes as their private-use scalars, which messages show as `\xNN`).
@@ -155,6 +155,13 @@ final class ArchiveReader {
       paxScan = TarHeaderScan.scan(path: source)
     }
     let scanned = paxScan?.info(entryIndex)
+    // A size that is not a number (`size=+5`, `size= 5`) leaves where the next header starts unknown: the
+    // archive is refused, whichever way libarchive read it (it fails on one, reads the other).
+    if let scanned, scanned.badSize, let problem = scanned.badValue {
+      throw PackageError(
+        .corrupt, "cannot read tar archive", path: path,
+        context: "(entry \(currentName.debugDescription): \(problem): where its data ends is unknown)")
+    }
     // Several well-formed pax headers for one entry: POSIX says the last wins, as libarchive does,
     // though it warns. Any other warning stays an error.
     let warning = result == ARCHIVE_WARN ? docpkg_archive_error_string(handle).map { String(cString: $0) } : nil

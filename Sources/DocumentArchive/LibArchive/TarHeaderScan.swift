@@ -9,8 +9,9 @@ import SystemPackage
 /// - several pax extended headers before one entry, all well formed, which POSIX allows (the last
 ///   wins, as libarchive does) but libarchive reports with the warning "Ignoring malformed pax
 ///   extended attribute" — the one warning read as success, and only then;
-/// - a pax time, size or owner that is not a number (`mtime=15x7`), of which libarchive reads the
-///   digits before the first other character (Go refuses the header, and so do we);
+/// - a pax size or owner that is not a number (`uid=15x7`), of which libarchive reads the digits before
+///   the first other character (Go refuses the header, and so do we). A time is read as libarchive reads
+///   it (`mtime=15x7` is 15, as GNU tar reads it; Python keeps the header's time; Go alone refuses);
 /// - a GNU header's size: libarchive reports a GNU entry's "real size" field (bytes 483-494, meant for
 ///   sparse files) as the size of any entry, and headers written in star's layout with GNU's magic
 ///   hold a time there (a 14-byte file then reads as 2,176 bytes); Go, Python and GNU tar take the
@@ -23,6 +24,8 @@ struct TarHeaderScan {
     var nulInPath = false
     /// Why a pax record's value cannot be read, when one cannot.
     var badValue: String?
+    /// Whether that record is the size: where the entry's data ends, and the next header starts, is then unknown.
+    var badSize = false
     /// The size field of a GNU header of a regular file that is not sparse.
     var gnuSize: Int64?
   }
@@ -198,38 +201,30 @@ struct TarHeaderScan {
         if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
           pending.nulInPath = true
         }
-        if pending.badValue == nil, let problem = Self.problem(key: key, value: value) { pending.badValue = problem }
+        if pending.badValue == nil, let problem = Self.problem(key: key, value: value) {
+          pending.badValue = problem
+          pending.badSize = key.elementsEqual("size".utf8)
+        }
         start += length
       }
     }
 
-    /// What is wrong with a numeric record's value, if anything: times are decimal seconds with an
-    /// optional sign and fraction, sizes and owners decimal digits. An empty value deletes the record.
+    /// What is wrong with a size or owner record's value, if anything: decimal digits. An empty value deletes
+    /// the record. Times are not judged (see the type's description).
     static func problem(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>) -> String? {
-      let isTime = ["mtime", "atime", "ctime"].contains { key.elementsEqual($0.utf8) }
-      let isCount = ["size", "uid", "gid"].contains { key.elementsEqual($0.utf8) }
-      guard isTime || isCount, !value.isEmpty else { return nil }
-      var digits = value[...]
-      if isTime, digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
-      var seconds = digits
-      var fraction: ArraySlice<UInt8> = []
-      if isTime, let dot = digits.firstIndex(of: UInt8(ascii: ".")) {
-        seconds = digits[..<dot]
-        fraction = digits[(dot + 1)...]
-      }
+      guard ["size", "uid", "gid"].contains(where: { key.elementsEqual($0.utf8) }), !value.isEmpty else { return nil }
       let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
       // Leading zeros do not count towards the 18 digits an Int64 surely holds (`size=000…05` is 5, as
       // libarchive, GNU tar and Python read it).
-      let significant = seconds.drop { $0 == UInt8(ascii: "0") }
-      if !seconds.isEmpty, significant.count <= 18, seconds.allSatisfy(isDigit), fraction.allSatisfy(isDigit) {
-        return nil
-      }
+      let significant = value.drop { $0 == UInt8(ascii: "0") }
+      if significant.count <= 18, value.allSatisfy(isDigit) { return nil }
       let shown = String(decoding: value.prefix(40), as: UTF8.self).unicodeScalars
         .map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
       return "its pax header's \(String(decoding: key, as: UTF8.self)) '\(shown)' is not a number"
     }
 
-    /// A size field: octal digits, or base-256 when the high bit of the first byte is set.
+    /// A size field: octal digits after any spaces, or base-256 when the high bit of the first byte is set. A NUL
+    /// ends it, even a leading one (`\0\0\0\0\0\0\0\0016\0` is 0 to Python, GNU tar and libarchive).
     static func size(_ field: ArraySlice<UInt8>) -> Int {
       if let first = field.first, first & 0x80 != 0 {
         var value = 0
@@ -238,7 +233,8 @@ struct TarHeaderScan {
       }
       var value = 0
       for byte in field {
-        if byte == 0 || byte == 0x20 { if value > 0 { break } else { continue } }
+        if byte == 0 { break }
+        if byte == 0x20 { if value > 0 { break } else { continue } }
         guard byte >= 0x30, byte <= 0x37 else { break }
         value = value * 8 + Int(byte - 0x30)
       }

@@ -35,7 +35,7 @@ final class ZipArchiveView {
     start = Int64(directory.localHeaderShift)
     fileBytes = directory.offset + directory.size - start
     // libarchive looks for the end record after the file's first byte only: an empty archive's gets one before it.
-    tail = (directory.entryCount == 0 ? [0] : []) + directory.endRecords
+    tail = (directory.size == 0 ? [0] : []) + directory.endRecords
   }
 
   deinit { buffer.deallocate() }

@@ -20,7 +20,7 @@ import SystemPackage
 /// system cannot hold or does not tell apart from a sibling's (`a.txt` and `A.txt` on exFAT, `x:y` on FAT:
 /// see `SiblingNameCheck`), and damaged data (bad
 /// CRC, sizes that do not match, a zip without its central directory, a zip entry whose local header
-/// or data descriptor differs from its central directory entry, a pax time that is not a number).
+/// or data descriptor differs from its central directory entry, a pax owner that is not a number).
 /// Set-id and sticky bits are stripped, and unless the process runs as root the umask applies to the
 /// archive's modes, as with tar. A sparse tar entry's holes stay holes. ``UnpackLimits`` stop archive bombs.
 public enum ArchiveUnpacker {

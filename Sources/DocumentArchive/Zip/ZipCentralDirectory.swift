@@ -17,9 +17,11 @@ import SystemPackage
 /// 1. The end record is the last end signature in the file's last 64 KiB + 22 bytes whose 22 bytes fit in
 ///    the file (Python, Go, unzip; libarchive looks in 16 KiB only, so a long comment defeated it).
 ///    Bytes after its comment (junk, an appended signature) are ignored, as all four ignore them.
-/// 2. Its disk numbers and its count of entries on this disk are ignored; the total count is used (Python,
-///    Go and Info-ZIP; libarchive refused a fuzzed zip whose directory sat on "disk 146", which the other
-///    three and bsdtar's streaming reader list: it is listed, and its damaged entries refused, as they are).
+/// 2. Its disk numbers and its entry counts are ignored: the entries are the central headers in the
+///    directory's bytes, read until its size is used up (Python; libarchive reads headers until the end
+///    record; Info-ZIP and 7-Zip list them all with an error for a wrong count; Go alone refuses a wrong
+///    count). libarchive refused a fuzzed zip whose directory sat on "disk 146", which the other three and
+///    bsdtar's streaming reader list: it is listed, and its damaged entries refused, as they are.
 /// 3. Zip64: the locator right before the end record, for one volume (Python and libarchive refuse more);
 ///    the zip64 end record right before the locator (where Python looks for it, which holds after a stub
 ///    too) or else where the locator says (Go, libarchive; a record with extensible data).
@@ -55,8 +57,10 @@ struct ZipCentralDirectory {
   }
 
   let fd: CInt
-  /// The number of entries the end record declares.
-  let entryCount: Int
+  /// The number of entries the end record declares, at most one per 46 bytes of the directory: a hint
+  /// for sizing tables and progress only, since the entries read are the headers in the directory's bytes
+  /// (rule 2; a zip whose count is too low or too high lists every header it has, as Python lists it).
+  let declaredEntryCount: Int
   /// Where the central directory starts in the file, and its length.
   let offset: Int64
   let size: Int64
@@ -104,7 +108,7 @@ struct ZipCentralDirectory {
         let (recordPosition, record) = candidates.lazy.compactMap({ candidate -> (UInt64, [UInt8])? in
           guard let record = try? Syscalls.readBytes(fd, at: Int64(candidate), count: 56), record.count == 56,
             Self.u32(record, 0) == ZipRecords.zip64EndSignature, Self.u32(record, 16) == 0,
-            Self.u32(record, 20) == 0, Self.u64(record, 24) == Self.u64(record, 32)
+            Self.u32(record, 20) == 0
           else { return nil }
           return (candidate, record)
         }).first
@@ -121,7 +125,7 @@ struct ZipCentralDirectory {
     // the bytes before the archive.
     let start: UInt64
     if directorySize <= directoryEnd, directoryEnd - directorySize >= directoryOffset,
-      count == 0 || Self.centralHeader(fd, at: directoryEnd - directorySize)
+      directorySize == 0 || Self.centralHeader(fd, at: directoryEnd - directorySize)
     {
       start = directoryEnd - directorySize
     } else if count > 0, directoryOffset < directoryEnd, count <= (directoryEnd - directoryOffset) / 46,
@@ -135,8 +139,7 @@ struct ZipCentralDirectory {
     } else {
       return nil
     }
-    guard count <= directorySize / 46 else { return nil }
-    entryCount = Int(count)
+    declaredEntryCount = Int(min(count, directorySize / 46))
     offset = Int64(start)
     size = Int64(directorySize)
     localHeaderShift = start - directoryOffset
@@ -162,9 +165,11 @@ struct ZipCentralDirectory {
   }
 
   /// The end records of the archive as libarchive is shown it (``ZipArchiveView``): this directory at
-  /// its offset from the start of the archive, with no comment.
+  /// its offset from the start of the archive, with no comment. Its counts are the declared one (libarchive
+  /// reads headers until the end record, as rule 2 reads them until the directory's size).
   var endRecords: [UInt8] {
-    ZipEnd.records(entryCount: entryCount, centralOffset: UInt64(offset) - localHeaderShift, centralSize: UInt64(size))
+    ZipEnd.records(
+      entryCount: declaredEntryCount, centralOffset: UInt64(offset) - localHeaderShift, centralSize: UInt64(size))
   }
 
   /// Calls `body` with each entry in directory order until it returns `false`.
@@ -213,7 +218,9 @@ struct ZipCentralDirectory {
     func damaged() -> PackageError {
       PackageError(.corrupt, "cannot read zip archive", path: archive, context: "(damaged central directory)")
     }
-    for _ in 0..<entryCount {
+    // Rule 2: headers until the directory's bytes are used up, whatever the end record counts.
+    var consumed: Int64 = 0
+    while consumed < size {
       guard try need(46) else { throw damaged() }
       let fixed = Header(bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + 46)]), localHeaderShift: 0)
       guard fixed.u32(0) == ZipRecords.centralHeaderSignature else { throw damaged() }
@@ -222,6 +229,7 @@ struct ZipCentralDirectory {
       let header = Header(
         bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + total)]), localHeaderShift: localHeaderShift)
       start += total
+      consumed += Int64(total)
       guard try body(header) else { return }
     }
   }
@@ -244,13 +252,15 @@ extension ZipCentralDirectory {
     defer { Syscalls.closeFile(fd) }
     guard let size = try? Syscalls.status(of: fd).size, let directory = ZipCentralDirectory(fd: fd, fileSize: size)
     else { return nil }
+    var entries = 0
     var bytes: Int64 = 0
     do {
       try directory.forEach(archive: path) { entry in
+        entries += 1
         if !entry.isDirectory, entry.externalAttributes >> 28 != 0xA { bytes += Int64(clamping: entry.size) }
         return true
       }
     } catch { return nil }
-    return (directory.entryCount, bytes)
+    return (entries, bytes)
   }
 }

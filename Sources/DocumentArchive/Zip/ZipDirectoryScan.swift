@@ -40,10 +40,11 @@ struct ZipDirectoryScan {
     fd: CInt, fileSize: Int64, archive: String,
     _ body: (ZipCentralDirectory.Header, UnsafeRawBufferPointer) -> Void
   ) -> Summary? {
-    guard let directory = ZipCentralDirectory(fd: fd, fileSize: fileSize), directory.entryCount > 0 else { return nil }
+    guard let directory = ZipCentralDirectory(fd: fd, fileSize: fileSize), directory.size > 0 else { return nil }
     // The names take what the fixed 46 bytes of each header leave of the directory (at most).
-    let nameBytes = min(Int(directory.size) - 46 * directory.entryCount, 64 << 20)
-    paths = ZipPathTable(expected: directory.entryCount + directory.entryCount / 8, bytes: max(0, nameBytes))
+    let count = directory.declaredEntryCount
+    let nameBytes = min(Int(directory.size) - 46 * count, 64 << 20)
+    paths = ZipPathTable(expected: count + count / 8, bytes: max(0, nameBytes))
     var summary = Summary()
     var top: Range<Int>?  // the first entry's first name, in the arena
     var severalTops = false

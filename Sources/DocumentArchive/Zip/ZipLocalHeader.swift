@@ -73,9 +73,19 @@ struct ZipLocalHeader {
     var size = UInt64(header.u32(22))
     var compressedSize = UInt64(header.u32(18))
     if let zip64 = fields.zip64 {
-      // The local zip64 field holds both sizes, uncompressed first, when either is saturated.
-      if size == 0xFFFF_FFFF, zip64.count >= 8 { size = header.u64(zip64.lowerBound) }
-      if compressedSize == 0xFFFF_FFFF, zip64.count >= 16 { compressedSize = header.u64(zip64.lowerBound + 8) }
+      // The local zip64 field holds both sizes, uncompressed first, when either is saturated (APPNOTE
+      // 4.5.3); one of 8 bytes holds the saturated one only, as in the central directory (libarchive's
+      // zip64b test archive: Python, libarchive and Info-ZIP read it so).
+      if zip64.count >= 16 {
+        if size == 0xFFFF_FFFF { size = header.u64(zip64.lowerBound) }
+        if compressedSize == 0xFFFF_FFFF { compressedSize = header.u64(zip64.lowerBound + 8) }
+      } else if zip64.count >= 8 {
+        if size == 0xFFFF_FFFF {
+          size = header.u64(zip64.lowerBound)
+        } else if compressedSize == 0xFFFF_FFFF {
+          compressedSize = header.u64(zip64.lowerBound)
+        }
+      }
     }
     let crc = header.u32(14)
     // With a data descriptor, a zero here means "see the descriptor" (bsdtar writes the size and
