@@ -36,9 +36,10 @@ import SystemPackage
 /// **Limits** (no request, file or client can take the server down): a connection must send a whole request
 /// within a header timeout and the next within an idle timeout, and one that takes nothing of a response for the
 /// idle timeout is closed (``ConnectionDeadline``); at most 512 connections are open, the one waiting longest
-/// giving way to a new one (``ConnectionRegistry``); a query is decoded once, and refused when malformed
-/// (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in the file (``PrettyPrinter``); at
-/// most 4 zip downloads run at once, each stopped when its client goes (``ZipDownload``).
+/// giving way to a new one (``ConnectionRegistry``); at most 32 event streams are open, the oldest ending when one
+/// more opens, so that streams never fill the connections (``EventHub``); a query is decoded once, and refused when
+/// malformed (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in the file
+/// (``PrettyPrinter``); at most 4 zip downloads run at once, each stopped when its client goes (``ZipDownload``).
 ///
 /// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``, started once the server
 /// listens (it lists the whole package first, which the first page need not wait for); each change it reports
@@ -69,6 +70,8 @@ package final class PackageServer: Sendable {
     package var connectionLimit = 512
     /// The most zip downloads packed at once; beyond, a download is answered 503 (``ZipDownload``).
     package var downloadLimit = 4
+    /// The most event streams open at once; beyond, the oldest ends (``EventHub``).
+    package var eventStreamLimit = 32
 
     package init(
       location: ServedLocation, compared: [ServedLocation] = [], port: Int = 0, allowsRestore: Bool = false,
@@ -85,6 +88,8 @@ package final class PackageServer: Sendable {
   /// The connections open now.
   package var openConnections: Int { connections.count }
   private let connections: ConnectionRegistry
+  /// The event streams open now.
+  package var openEventStreams: Int { events.count }
   /// The zip downloads running now.
   package var runningDownloads: Int { downloads.running }
   private let downloads: ZipDownload.Slots
@@ -110,7 +115,7 @@ package final class PackageServer: Sendable {
     let compared = configuration.compared
     let fetcher = configuration.fetchVersionFiles
     let browser = try await BlockingIO.run { try PackageBrowser(location, compared: compared, fetcher: fetcher) }
-    let events = EventHub()
+    let events = EventHub(limit: configuration.eventStreamLimit)
     let token = configuration.token ?? ServerToken.random()
     let connections = ConnectionRegistry(limit: configuration.connectionLimit)
     let downloads = ZipDownload.Slots(limit: configuration.downloadLimit)

@@ -78,6 +78,37 @@ struct ConnectionLimitsTests {
     await served.stop()
   }
 
+  @Test("a request beside 600 event streams is answered within 2 s; at most 32 streams stay open")
+  func manyEventStreams() async throws {
+    RawHTTP.allowDescriptors(4096)
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package)
+    let port = served.port
+    let events = Served.target("/api/events")
+    let (streams, reply, elapsed) = try await offThePool { () -> ([RawConnection], RawReply, Duration) in
+      // One page after another opens its event stream, each answered before the next connects.
+      let streams = try (0..<600).map { _ in
+        let stream = try RawConnection(port: port, timeout: 10)
+        stream.send("GET \(events) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        stream.read { String(decoding: $0, as: UTF8.self).contains("event: hello") }
+        return stream
+      }
+      let start = ContinuousClock.now
+      let reply = try RawHTTP.get(Served.target("/api/info"), port: port)
+      return (streams, reply, ContinuousClock.now - start)
+    }
+    #expect(reply.status == 200, "\(reply)")
+    #expect(elapsed <= .seconds(2), "answered in \(elapsed)")
+    print("serve-test: a request beside 600 event streams answered in \(elapsed)")
+    let server = served.server
+    #expect(server.openEventStreams <= 32, "\(server.openEventStreams) streams open")
+    #expect(await eventually { server.openConnections <= 512 }, "\(server.openConnections) open")
+    // The newest streams are the ones kept.
+    #expect(!streams.last!.isClosedByPeer)
+    await served.stop()
+  }
+
   /// The resident memory of this process, from `/proc/self/status`.
   static func residentBytes() -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
