@@ -39,7 +39,8 @@ import SystemPackage
 /// giving way to a new one (``ConnectionRegistry``); at most 32 event streams are open, the oldest ending when one
 /// more opens, so that streams never fill the connections (``EventHub``); a query is decoded once, and refused when
 /// malformed (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in the file
-/// (``PrettyPrinter``); at most 4 zip downloads run at once, each stopped when its client goes (``ZipDownload``).
+/// (``PrettyPrinter``); at most 4 zip downloads run at once, each stopped when its client goes, even while it plans
+/// the zip (``ZipDownload``).
 ///
 /// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``, started once the server
 /// listens (it lists the whole package first, which the first page need not wait for); each change it reports
