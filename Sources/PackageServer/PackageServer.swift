@@ -37,10 +37,11 @@ import SystemPackage
 /// within a header timeout and the next within an idle timeout, and one that takes nothing of a response for the
 /// idle timeout is closed (``ConnectionDeadline``); at most 512 connections are open, the one waiting longest
 /// giving way to a new one (``ConnectionRegistry``); at most 32 event streams are open, the oldest ending when one
-/// more opens, so that streams never fill the connections (``EventHub``); a query is decoded once, and refused when
-/// malformed (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in the file
-/// (``PrettyPrinter``); at most 4 zip downloads run at once, each stopped when its client goes, even while it plans
-/// the zip (``ZipDownload``).
+/// more opens, so that streams never fill the connections (``EventHub``); the responses all connections hold, not
+/// yet taken by their clients, stay within 64 MiB, the connections holding bytes longest being closed beyond
+/// (``ConnectionRegistry``); a query is decoded once, and refused when malformed (``HTTPRequest/query``); a preview
+/// re-indents at most 4 MiB, in time linear in the file (``PrettyPrinter``); at most 4 zip downloads run at once,
+/// each stopped when its client goes, even while it plans the zip (``ZipDownload``).
 ///
 /// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``, started once the server
 /// listens (it lists the whole package first, which the first page need not wait for); each change it reports
@@ -71,6 +72,9 @@ package final class PackageServer: Sendable {
     package var connectionLimit = 512
     /// The most zip downloads packed at once; beyond, a download is answered 503 (``ZipDownload``).
     package var downloadLimit = 4
+    /// The most bytes of responses all connections together hold, not yet taken by their clients; beyond, the
+    /// connections holding bytes longest are closed (``ConnectionRegistry``).
+    package var bufferLimit = 64 << 20
     /// The most event streams open at once; beyond, the oldest ends (``EventHub``).
     package var eventStreamLimit = 32
 
@@ -89,6 +93,8 @@ package final class PackageServer: Sendable {
   /// The connections open now.
   package var openConnections: Int { connections.count }
   private let connections: ConnectionRegistry
+  /// The bytes of responses the connections hold now, not yet taken by their clients.
+  package var bufferedBytes: Int { connections.bufferedBytes }
   /// The event streams open now.
   package var openEventStreams: Int { events.count }
   /// The zip downloads running now.
@@ -118,7 +124,7 @@ package final class PackageServer: Sendable {
     let browser = try await BlockingIO.run { try PackageBrowser(location, compared: compared, fetcher: fetcher) }
     let events = EventHub(limit: configuration.eventStreamLimit)
     let token = configuration.token ?? ServerToken.random()
-    let connections = ConnectionRegistry(limit: configuration.connectionLimit)
+    let connections = ConnectionRegistry(limit: configuration.connectionLimit, bufferLimit: configuration.bufferLimit)
     let downloads = ZipDownload.Slots(limit: configuration.downloadLimit)
     let (headerTimeout, idleTimeout) = (
       TimeAmount(configuration.headerTimeout), TimeAmount(configuration.idleTimeout)

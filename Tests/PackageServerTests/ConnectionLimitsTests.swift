@@ -116,6 +116,65 @@ struct ConnectionLimitsTests {
     return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
   }
 
+  /// A package holding `big.json`: 2 MiB of JSON (as large as a preview re-indents) whose preview is about 5 MiB.
+  static func bigJSON(in temp: TemporaryDirectory) async throws -> String {
+    try await offThePool { () -> String in
+      let package = try temp.makeDirectory("Big.mydoc")
+      let json = "[" + Array(repeating: "1", count: 1 << 20 - 1).joined(separator: ",") + "]"
+      try Data(json.utf8).write(to: URL(fileURLWithPath: "\(package)/big.json"))
+      return package
+    }
+  }
+
+  /// `count` clients that ask for the preview of `big.json` and read nothing (their kernel takes little of it).
+  static func stalledPreviews(_ count: Int, port: Int) throws -> [RawConnection] {
+    let target = Served.target("/api/preview", ["path": "big.json"])
+    return try (0..<count).map { _ in
+      let client = try RawConnection(port: port, timeout: 60, receiveBuffer: 4096)
+      client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+      return client
+    }
+  }
+
+  @Test("60 clients that ask for large previews and read nothing leave memory bounded")
+  func stalledPreviewsMemory() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await Self.bigJSON(in: temp)
+    // No client is closed for its timeouts here: only for the memory it holds.
+    let served = try await Served(package: package) {
+      $0.headerTimeout = .seconds(600)
+      $0.idleTimeout = .seconds(600)
+    }
+    let (port, server) = (served.port, served.server)
+    // One preview first: what any preview needs once is in the baseline.
+    #expect(try await served.get("/api/preview", ["path": "big.json"]).json["pretty"] as? Bool == true)
+    let before = Self.residentBytes()
+    let (stalled, reply) = try await offThePool { () -> ([RawConnection], RawReply) in
+      let stalled = try Self.stalledPreviews(60, port: port)
+      // Made after theirs (in the order asked): once it is answered, theirs were made.
+      let reply = try RawHTTP.get(Served.target("/api/preview", ["path": "big.json"]), port: port)
+      return (stalled, reply)
+    }
+    #expect(reply.status == 200 && reply.json["pretty"] as? Bool == true, "\(reply.status)")
+    let after = Self.residentBytes()
+    print(
+      "serve-test: RSS \(before >> 20) MiB before 60 stalled previews, \(after >> 20) MiB after; "
+        + "\(server.bufferedBytes >> 20) MiB held for their clients")
+    #expect(server.bufferedBytes <= 64 << 20, "\(server.bufferedBytes >> 20) MiB held")
+    #expect(after - before <= 192 << 20, "RSS grew from \(before >> 20) MiB to \(after >> 20) MiB")
+    // The client that stopped reading longest was closed to make room: reading now, it gets part of its answer.
+    let first = stalled[0]
+    let whole = try await offThePool {
+      first.read { received in
+        let reply = RawReply(received)
+        return reply.header("Content-Length").flatMap { Int($0) } == reply.body.count
+      }
+    }
+    #expect(!whole, "\(first.received.count) bytes received")
+    #expect(try await served.get("/api/info").status == 200)
+    await served.stop()
+  }
+
   /// A package of 20,000 files of 2 KiB in 100 folders: planning its zip takes seconds in a debug build.
   static func manyFiles(in temp: TemporaryDirectory) async throws -> String {
     try await offThePool { () -> String in
