@@ -175,6 +175,25 @@ struct ConnectionLimitsTests {
     await served.stop()
   }
 
+  @Test("a request beside 60 large previews is answered within 2 s")
+  func cheapBesideSlow() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await Self.bigJSON(in: temp)
+    let served = try await Served(package: package)
+    let port = served.port
+    let (stalled, reply, elapsed) = try await offThePool { () -> ([RawConnection], RawReply, Duration) in
+      let stalled = try Self.stalledPreviews(60, port: port)
+      let start = ContinuousClock.now
+      let reply = try RawHTTP.get(Served.target("/api/info"), port: port)
+      return (stalled, reply, ContinuousClock.now - start)
+    }
+    #expect(reply.status == 200, "\(reply)")
+    #expect(elapsed <= .seconds(2), "answered in \(elapsed)")
+    print("serve-test: a request beside 60 large previews answered in \(elapsed)")
+    withExtendedLifetime(stalled) {}
+    await served.stop()
+  }
+
   /// A package of 20,000 files of 2 KiB in 100 folders: planning its zip takes seconds in a debug build.
   static func manyFiles(in temp: TemporaryDirectory) async throws -> String {
     try await offThePool { () -> String in
