@@ -7,8 +7,9 @@ import DocumentPackage
 ///     // on another thread, when the user gives up:
 ///     cancellation.cancel()
 ///
-/// The operation notices between entries and between chunks of data, removes what it wrote (the
-/// unfinished archive, the temporary folder) and throws ``/DocumentPackage/PackageError`` with code `cancelled`.
+/// The operation notices between entries (a pack also while it plans the archive, before writing) and between
+/// chunks of data, removes what it wrote (the unfinished archive, the temporary folder) and throws
+/// ``/DocumentPackage/PackageError`` with code `cancelled`.
 /// This is how the `docpkg` tool stops on SIGINT, SIGTERM and SIGHUP; the library itself never
 /// installs signal handlers.
 public final class ArchiveCancellation: Sendable {

@@ -22,7 +22,8 @@ import SystemPackage
 /// **Threads.** NIO's event loops only parse and write HTTP. Each request is answered in a task that waits for
 /// its reads on the ``PackageBrowser``'s serial queue (the trees are not thread-safe) or on
 /// ``/DocumentPackage/BlockingIO`` (version lists, restore), so neither an event loop nor the cooperative pool
-/// blocks on the disk. A zip is packed on a thread of its own into a pipe (``ZipDownload``).
+/// blocks on the disk. A preview is made on a thread of a ``PreviewPool``; a zip is packed on a thread of its own
+/// into a pipe (``ZipDownload``).
 ///
 /// **Safety** (it is a web server reading files): it listens on 127.0.0.1 only; every request passes
 /// ``RequestGuard`` (the URL's random token, the `Host` header against DNS rebinding, fixed routes so no URL path
@@ -36,9 +37,14 @@ import SystemPackage
 /// **Limits** (no request, file or client can take the server down): a connection must send a whole request
 /// within a header timeout and the next within an idle timeout, and one that takes nothing of a response for the
 /// idle timeout is closed (``ConnectionDeadline``); at most 512 connections are open, the one waiting longest
-/// giving way to a new one (``ConnectionRegistry``); a query is decoded once, and refused when malformed
-/// (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in the file (``PrettyPrinter``); at
-/// most 4 zip downloads run at once, each stopped when its client goes (``ZipDownload``).
+/// giving way to a new one (``ConnectionRegistry``); at most 32 event streams are open, the oldest ending when one
+/// more opens, so that streams never fill the connections (``EventHub``); the responses all connections hold, not
+/// yet taken by their clients, stay within 64 MiB, the connections holding bytes longest being closed beyond
+/// (``ConnectionRegistry``); at most 2 previews are made at once, and they hold the browser's queue only to read
+/// their bytes, so that cheap requests are answered beside many slow ones (``PreviewPool``); a query is decoded
+/// once, and refused when malformed (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in
+/// the file (``PrettyPrinter``); at most 4 zip downloads run at once, each stopped when its client goes, even while
+/// it plans the zip (``ZipDownload``).
 ///
 /// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``, started once the server
 /// listens (it lists the whole package first, which the first page need not wait for); each change it reports
@@ -69,6 +75,13 @@ package final class PackageServer: Sendable {
     package var connectionLimit = 512
     /// The most zip downloads packed at once; beyond, a download is answered 503 (``ZipDownload``).
     package var downloadLimit = 4
+    /// The most bytes of responses all connections together hold, not yet taken by their clients; beyond, the
+    /// connections holding bytes longest are closed (``ConnectionRegistry``).
+    package var bufferLimit = 64 << 20
+    /// The most previews made at once (``PreviewPool``); more wait their turn.
+    package var previewLimit = 2
+    /// The most event streams open at once; beyond, the oldest ends (``EventHub``).
+    package var eventStreamLimit = 32
 
     package init(
       location: ServedLocation, compared: [ServedLocation] = [], port: Int = 0, allowsRestore: Bool = false,
@@ -85,6 +98,10 @@ package final class PackageServer: Sendable {
   /// The connections open now.
   package var openConnections: Int { connections.count }
   private let connections: ConnectionRegistry
+  /// The bytes of responses the connections hold now, not yet taken by their clients.
+  package var bufferedBytes: Int { connections.bufferedBytes }
+  /// The event streams open now.
+  package var openEventStreams: Int { events.count }
   /// The zip downloads running now.
   package var runningDownloads: Int { downloads.running }
   private let downloads: ZipDownload.Slots
@@ -110,16 +127,17 @@ package final class PackageServer: Sendable {
     let compared = configuration.compared
     let fetcher = configuration.fetchVersionFiles
     let browser = try await BlockingIO.run { try PackageBrowser(location, compared: compared, fetcher: fetcher) }
-    let events = EventHub()
+    let events = EventHub(limit: configuration.eventStreamLimit)
     let token = configuration.token ?? ServerToken.random()
-    let connections = ConnectionRegistry(limit: configuration.connectionLimit)
+    let connections = ConnectionRegistry(limit: configuration.connectionLimit, bufferLimit: configuration.bufferLimit)
     let downloads = ZipDownload.Slots(limit: configuration.downloadLimit)
     let (headerTimeout, idleTimeout) = (
       TimeAmount(configuration.headerTimeout), TimeAmount(configuration.idleTimeout)
     )
     let router = Router(
       browser: browser, requestGuard: RequestGuard(token: token, allowsWrites: configuration.allowsRestore),
-      events: events, isLive: location.isPackageOnDisk, downloads: downloads)
+      events: events, isLive: location.isPackageOnDisk, downloads: downloads,
+      previews: PreviewPool(width: configuration.previewLimit))
     channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(ChannelOptions.backlog, value: 64)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)

@@ -30,6 +30,24 @@ struct ChildrenTests {
     #expect(try folder.node(at: "a 2.txt").contents() == Data("2".utf8))
   }
 
+  @Test("two names equal after Unicode normalization (NFC and NFD) are refused, saying so")
+  func namesEqualAfterNormalization() throws {
+    let temp = try TemporaryDirectory()
+    let package = try temp.makeDirectory("Accents.mydoc")
+    // "é.txt" as U+00E9, and as "e" + U+0301: two names on disk, one `String`.
+    for name in ["\u{E9}.txt", "e\u{301}.txt"] {
+      try Data(name.utf8).write(to: URL(fileURLWithPath: package + "/" + name))
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: package).count == 2)
+    #expect {
+      try PackageNode(contentsOf: .init(package)).children()
+    } throws: { error in
+      let message = String(describing: error)
+      return message.contains("Unicode normalizations (NFC and NFD)") && message.contains(package)
+        && !message.contains("not valid UTF-8")
+    }
+  }
+
   @Test func removeReplaceAndRename() throws {
     let temp = try TemporaryDirectory()
     let root = try PackageNode(contentsOf: .init(try Fixtures.copy("Notes.mydoc", into: temp)))

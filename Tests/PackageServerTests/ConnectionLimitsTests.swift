@@ -78,6 +78,37 @@ struct ConnectionLimitsTests {
     await served.stop()
   }
 
+  @Test("a request beside 600 event streams is answered within 2 s; at most 32 streams stay open")
+  func manyEventStreams() async throws {
+    RawHTTP.allowDescriptors(4096)
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package)
+    let port = served.port
+    let events = Served.target("/api/events")
+    let (streams, reply, elapsed) = try await offThePool { () -> ([RawConnection], RawReply, Duration) in
+      // One page after another opens its event stream, each answered before the next connects.
+      let streams = try (0..<600).map { _ in
+        let stream = try RawConnection(port: port, timeout: 10)
+        stream.send("GET \(events) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        stream.read { String(decoding: $0, as: UTF8.self).contains("event: hello") }
+        return stream
+      }
+      let start = ContinuousClock.now
+      let reply = try RawHTTP.get(Served.target("/api/info"), port: port)
+      return (streams, reply, ContinuousClock.now - start)
+    }
+    #expect(reply.status == 200, "\(reply)")
+    #expect(elapsed <= .seconds(2), "answered in \(elapsed)")
+    print("serve-test: a request beside 600 event streams answered in \(elapsed)")
+    let server = served.server
+    #expect(server.openEventStreams <= 32, "\(server.openEventStreams) streams open")
+    #expect(await eventually { server.openConnections <= 512 }, "\(server.openConnections) open")
+    // The newest streams are the ones kept.
+    #expect(!streams.last!.isClosedByPeer)
+    await served.stop()
+  }
+
   /// The resident memory of this process, from `/proc/self/status`.
   static func residentBytes() -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
@@ -85,10 +116,87 @@ struct ConnectionLimitsTests {
     return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
   }
 
-  @Test("40 clients that abandon the zip of a 20,000-file package leave memory where it was")
-  func abandonedDownloads() async throws {
+  /// A package holding `big.json`: 2 MiB of JSON (as large as a preview re-indents) whose preview is about 5 MiB.
+  static func bigJSON(in temp: TemporaryDirectory) async throws -> String {
+    try await offThePool { () -> String in
+      let package = try temp.makeDirectory("Big.mydoc")
+      let json = "[" + Array(repeating: "1", count: 1 << 20 - 1).joined(separator: ",") + "]"
+      try Data(json.utf8).write(to: URL(fileURLWithPath: "\(package)/big.json"))
+      return package
+    }
+  }
+
+  /// `count` clients that ask for the preview of `big.json` and read nothing (their kernel takes little of it).
+  static func stalledPreviews(_ count: Int, port: Int) throws -> [RawConnection] {
+    let target = Served.target("/api/preview", ["path": "big.json"])
+    return try (0..<count).map { _ in
+      let client = try RawConnection(port: port, timeout: 60, receiveBuffer: 4096)
+      client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+      return client
+    }
+  }
+
+  @Test("60 clients that ask for large previews and read nothing leave memory bounded")
+  func stalledPreviewsMemory() async throws {
     let temp = try TemporaryDirectory()
-    let package = try await offThePool { () -> String in
+    let package = try await Self.bigJSON(in: temp)
+    // No client is closed for its timeouts here: only for the memory it holds.
+    let served = try await Served(package: package) {
+      $0.headerTimeout = .seconds(600)
+      $0.idleTimeout = .seconds(600)
+    }
+    let (port, server) = (served.port, served.server)
+    // One preview first: what any preview needs once is in the baseline.
+    #expect(try await served.get("/api/preview", ["path": "big.json"]).json["pretty"] as? Bool == true)
+    let before = Self.residentBytes()
+    let (stalled, reply) = try await offThePool { () -> ([RawConnection], RawReply) in
+      let stalled = try Self.stalledPreviews(60, port: port)
+      // Made after theirs (in the order asked): once it is answered, theirs were made.
+      let reply = try RawHTTP.get(Served.target("/api/preview", ["path": "big.json"]), port: port)
+      return (stalled, reply)
+    }
+    #expect(reply.status == 200 && reply.json["pretty"] as? Bool == true, "\(reply.status)")
+    let after = Self.residentBytes()
+    print(
+      "serve-test: RSS \(before >> 20) MiB before 60 stalled previews, \(after >> 20) MiB after; "
+        + "\(server.bufferedBytes >> 20) MiB held for their clients")
+    #expect(server.bufferedBytes <= 64 << 20, "\(server.bufferedBytes >> 20) MiB held")
+    #expect(after - before <= 192 << 20, "RSS grew from \(before >> 20) MiB to \(after >> 20) MiB")
+    // The client that stopped reading longest was closed to make room: reading now, it gets part of its answer.
+    let first = stalled[0]
+    let whole = try await offThePool {
+      first.read { received in
+        let reply = RawReply(received)
+        return reply.header("Content-Length").flatMap { Int($0) } == reply.body.count
+      }
+    }
+    #expect(!whole, "\(first.received.count) bytes received")
+    #expect(try await served.get("/api/info").status == 200)
+    await served.stop()
+  }
+
+  @Test("a request beside 60 large previews is answered within 2 s")
+  func cheapBesideSlow() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await Self.bigJSON(in: temp)
+    let served = try await Served(package: package)
+    let port = served.port
+    let (stalled, reply, elapsed) = try await offThePool { () -> ([RawConnection], RawReply, Duration) in
+      let stalled = try Self.stalledPreviews(60, port: port)
+      let start = ContinuousClock.now
+      let reply = try RawHTTP.get(Served.target("/api/info"), port: port)
+      return (stalled, reply, ContinuousClock.now - start)
+    }
+    #expect(reply.status == 200, "\(reply)")
+    #expect(elapsed <= .seconds(2), "answered in \(elapsed)")
+    print("serve-test: a request beside 60 large previews answered in \(elapsed)")
+    withExtendedLifetime(stalled) {}
+    await served.stop()
+  }
+
+  /// A package of 20,000 files of 2 KiB in 100 folders: planning its zip takes seconds in a debug build.
+  static func manyFiles(in temp: TemporaryDirectory) async throws -> String {
+    try await offThePool { () -> String in
       let package = try temp.makeDirectory("Many.mydoc")
       let block = Data((0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 31) })
       for directory in 0..<100 {
@@ -99,6 +207,45 @@ struct ConnectionLimitsTests {
       }
       return package
     }
+  }
+
+  @Test("a download abandoned before its zip began frees its slot at once")
+  func downloadsAbandonedWhilePlanning() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await Self.manyFiles(in: temp)
+    let served = try await Served(package: package)
+    let (port, server) = (served.port, served.server)
+    let target = Served.target("/api/download", ["state": "current"])
+    // Four clients (every slot) ask for the zip, see its head, and go before a byte of it arrives.
+    let statuses = try await offThePool { () -> [Int] in
+      let clients = try (0..<4).map { _ in try RawConnection(port: port, timeout: 60) }
+      for client in clients { client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n") }
+      return clients.map { client in
+        client.read { RawReply($0).status != 0 }
+        return RawReply(client.received).status
+      }
+    }
+    #expect(statuses == [200, 200, 200, 200])
+    let start = ContinuousClock.now
+    #expect(await eventually(seconds: 60) { server.runningDownloads == 0 }, "\(server.runningDownloads) running")
+    let freed = ContinuousClock.now - start
+    print("serve-test: 4 downloads abandoned while planning freed their slots in \(freed)")
+    #expect(freed <= .seconds(3), "slots freed after \(freed)")
+    // A fifth client is given a slot (not 503).
+    let status = try await offThePool { () -> Int in
+      let client = try RawConnection(port: port, timeout: 60)
+      client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+      client.read { RawReply($0).status != 0 }
+      return RawReply(client.received).status
+    }
+    #expect(status == 200)
+    await served.stop()
+  }
+
+  @Test("40 clients that abandon the zip of a 20,000-file package leave memory where it was")
+  func abandonedDownloads() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await Self.manyFiles(in: temp)
     let served = try await Served(package: package)
     let port = served.port
     let server = served.server
@@ -117,9 +264,8 @@ struct ConnectionLimitsTests {
         return RawReply(client.received).status
       }
     }
-    // A packer given up on stops at its next entry, once it has planned the archive (the plan, a walk of the whole
-    // tree, is not interrupted: in a debug build on a busy machine it takes tens of seconds for 20,000 files).
-    let drained = { await eventually(seconds: 180) { server.runningDownloads == 0 } }
+    // A packer given up on stops at its next entry, while it plans the archive too.
+    let drained = { await eventually(seconds: 60) { server.runningDownloads == 0 } }
     // One download abandoned first: what any download needs once (threads, buffers) is in the baseline.
     #expect(try await offThePool { try abandon(1) } == [200])
     #expect(await drained())

@@ -31,7 +31,7 @@ public enum ArchivePacker {
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws {
     try checkLevel(options)
-    let plan = try makePlan(package, options: options)
+    let plan = try makePlan(package, options: options, cancellation: cancellation, output: output.string)
     try OutputFile.write(to: output) { fd, path in
       try write(
         plan, to: fd, path: path, seekable: true, options: options, cancellation: cancellation, progress: progress)
@@ -59,7 +59,7 @@ public enum ArchivePacker {
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws {
     try checkLevel(options)
-    let plan = try makePlan(package, options: options)
+    let plan = try makePlan(package, options: options, cancellation: cancellation, output: label)
     try write(
       plan, to: output.rawValue, path: label, seekable: false, options: options, cancellation: cancellation,
       progress: progress)
@@ -74,9 +74,12 @@ public enum ArchivePacker {
     }
   }
 
-  private static func makePlan(_ package: PackageNode, options: PackOptions) throws -> PackPlan {
+  private static func makePlan(
+    _ package: PackageNode, options: PackOptions, cancellation: ArchiveCancellation?, output: String
+  ) throws -> PackPlan {
     let fixedTime = options.reproducible ? (options.fixedModificationTime ?? PackOptions.defaultReproducibleTime) : nil
-    return try PackPlan(root: package, format: options.format, fixedTime: fixedTime)
+    return try PackPlan(
+      root: package, format: options.format, fixedTime: fixedTime, cancellation: cancellation, output: output)
   }
 
   /// Writes the archive to `fd`; `seekable` says whether a zip's headers may be patched in place.

@@ -61,10 +61,16 @@ final class PackPlan {
   /// Plans `root`'s entries in sorted order. The root is the archive's top-level entry, except for a
   /// document zip (a `mimetype` file at the root, as in ODF and EPUB): then the root's children are
   /// the top-level entries and `mimetype` comes first.
+  ///
+  /// The walk stops at the next entry when `cancellation` is cancelled: on a large package the plan,
+  /// which lists every directory, takes as long as reading the tree.
   /// - Throws: ``/DocumentPackage/PackageError`` if a directory cannot be listed, or an entry's name
   ///   could not be read back from the archive (``EntryPolicy``: control characters, too long, not
-  ///   UTF-8 in a zip), before anything is written.
-  init(root: PackageNode, format: ArchiveFormat, fixedTime: Int64?) throws {
+  ///   UTF-8 in a zip), before anything is written; code `cancelled`, naming `output`, when cancelled.
+  init(
+    root: PackageNode, format: ArchiveFormat, fixedTime: Int64?, cancellation: ArchiveCancellation? = nil,
+    output: String = "-"
+  ) throws {
     self.root = root
     self.format = format
     self.fixedTime = fixedTime
@@ -73,6 +79,7 @@ final class PackPlan {
     documentLayout = format == .zip && mimetype?.kind == .file
     prefix = documentLayout ? "" : Self.archiveName(of: root)
     try walk { node, name in
+      try cancellation?.check(output)
       try checkReadable(name)
       entryCount += 1
       if node.kind == .file { totalBytes += node.size }

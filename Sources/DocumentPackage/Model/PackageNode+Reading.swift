@@ -143,7 +143,14 @@ extension PackageNode {
       if let destination = entry.destination { child.linkDestination = destination }
       child.parent = self
       sorted.append(child)
-      guard children.updateValue(child, forKey: name) == nil else {
+      if let earlier = children.updateValue(child, forKey: name) {
+        // Names are `String`s, equal when canonically equivalent: two names that are not byte for byte the same
+        // are one name here when they differ in Unicode normalization, or decode alike from bytes not UTF-8.
+        guard earlier.name.unicodeScalars.elementsEqual(name.unicodeScalars) else {
+          throw PackageError(
+            .invalidName, "two entries are one name in different Unicode normalizations (NFC and NFD):", path: name,
+            context: "in '\(path.string)' (rename one of them)")
+        }
         throw PackageError(
           .invalidName, "two entries decode to the same name", path: name,
           context: "in '\(path.string)' (a name is not valid UTF-8)")

@@ -57,43 +57,80 @@ package struct FilePreview: Sendable, Codable, Equatable {
   /// form when `nil`).
   /// - Throws: ``/DocumentPackage/PackageError`` when the entry is missing or cannot be read.
   package init(of root: PackageNode, at path: String, offset: Int64, length: Int?) throws {
-    let node = try root.node(at: path)
-    entry = EntryInfo(node, path: path)
-    self.offset = offset
-    self.length = 0
+    self.init(try Source(of: root, at: path, offset: offset, length: length))
+  }
+
+  /// What a preview reads of its tree: the entry, its form and the bytes to show. Reading needs the tree (on the
+  /// browser's queue, see ``PackageBrowser``) and is quick; making the preview from it (re-indenting, hex) does
+  /// not, and runs elsewhere.
+  package struct Source: Sendable {
+    var entry: EntryInfo
+    var form: Form
+    var mediaType: String?
+    var offset: Int64
+    /// The file's size (0 for what is not a file).
+    var size: Int64
+    /// The bytes read: the whole file when ``isWholeFile`` (JSON or XML to re-indent), else the range.
+    var bytes: [UInt8] = []
+    var isWholeFile = false
+    /// The most bytes of text one range shows, when the whole file cannot be re-indented.
+    var rangeLength = 0
+
+    /// Reads what the preview of the entry at `path` from `offset` shows, at most `length` bytes.
+    /// - Throws: ``/DocumentPackage/PackageError`` when the entry is missing or cannot be read.
+    package init(of root: PackageNode, at path: String, offset: Int64, length: Int?) throws {
+      let node = try root.node(at: path)
+      entry = EntryInfo(node, path: path)
+      self.offset = offset
+      size = node.kind == .file ? node.size : 0
+      guard node.kind == .file else {
+        form = .none
+        return
+      }
+      (form, mediaType) = FilePreview.form(of: try node.bytes(at: 0, count: 4096), name: node.name)
+      switch form {
+      case .image, .none: return
+      case .binary:
+        bytes = try node.bytes(at: offset, count: min(length ?? 4096, FilePreview.hexRange))
+      case .text, .json, .xml, .svg:
+        rangeLength = min(length ?? FilePreview.textRange, FilePreview.textRange)
+        isWholeFile = offset == 0 && (form == .json || form == .xml) && node.size <= FilePreview.prettyLimit
+        bytes = try node.bytes(at: offset, count: isWholeFile ? Int(node.size) : rangeLength)
+      }
+    }
+  }
+
+  /// The preview of what `source` read: re-indented when it is a whole JSON or XML file, else its range as text
+  /// or hex.
+  /// - Complexity: O(*n*) for the *n* bytes read.
+  package init(_ source: Source) {
+    entry = source.entry
+    form = source.form
+    mediaType = source.mediaType
+    offset = source.offset
+    length = 0
     pretty = false
     truncated = false
-    guard node.kind == .file else {
-      form = .none
-      return
-    }
-    let head = try node.bytes(at: 0, count: 4096)
-    let (form, mediaType) = Self.form(of: head, name: node.name)
-    self.form = form
-    self.mediaType = mediaType
     switch form {
     case .image, .none: return
     case .binary:
-      let bytes = try node.bytes(at: offset, count: min(length ?? 4096, Self.hexRange))
-      hex = bytes.hexDigits
-      self.length = Int64(bytes.count)
+      hex = source.bytes.hexDigits
+      length = Int64(source.bytes.count)
     case .text, .json, .xml, .svg:
-      if offset == 0, form == .json || form == .xml, node.size <= Self.prettyLimit,
-        let indented = Self.reindent(try node.bytes(at: 0, count: Int(node.size)), form)
-      {
+      if source.isWholeFile, let indented = Self.reindent(source.bytes, form) {
         text = indented.text
         pretty = true
         truncated = indented.truncated
-        self.length = node.size
+        length = source.size
         return
       }
-      let bytes = try node.bytes(at: offset, count: min(length ?? Self.textRange, Self.textRange))
-      let whole = offset + Int64(bytes.count) >= node.size
+      let bytes = source.isWholeFile ? Array(source.bytes.prefix(source.rangeLength)) : source.bytes
+      let whole = offset + Int64(bytes.count) >= source.size
       let cut = whole ? bytes.count : Self.lineBoundary(in: bytes)
       text = String(decoding: bytes[..<cut], as: UTF8.self)
-      self.length = Int64(cut)
+      length = Int64(cut)
     }
-    if offset + self.length < node.size { next = offset + self.length }
+    if offset + length < source.size { next = offset + length }
   }
 
   /// The form of a file whose first bytes are `head`: images by their signature, SVG by its name or first tag,

@@ -14,7 +14,8 @@ import NIOHTTP1
 ///
 /// No timer runs while a response is being written and the client takes it: a download or an event stream may
 /// last as long as its client reads. Each state change is told to the ``ConnectionRegistry``, which may close a
-/// waiting connection to make room for a new one.
+/// waiting connection to make room for a new one, and so is each body written, until the client has taken it (the
+/// registry closes the connections holding bytes longest when all together hold too many).
 final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias InboundOut = HTTPServerRequestPart
@@ -54,10 +55,21 @@ final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
   }
 
   func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-    if case .end = unwrapOutboundIn(data) {
+    switch unwrapOutboundIn(data) {
+    case .end:
       busy = false
       registry.mark(context.channel, waiting: true)
       arm(context, after: idleTimeout)
+    case .body(let body):
+      // Held from now until the client has taken them (or the connection closes).
+      let (count, registry, channel) = (body.readableBytes, registry, context.channel)
+      registry.buffer(channel, bytes: count)
+      let written = promise ?? context.eventLoop.makePromise()
+      written.futureResult.whenComplete { _ in registry.buffer(channel, bytes: -count) }
+      context.write(data, promise: written)
+      return
+    case .head:
+      break
     }
     context.write(data, promise: promise)
   }

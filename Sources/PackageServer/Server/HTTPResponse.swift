@@ -84,7 +84,12 @@ struct HTTPResponse: Sendable {
       channel.write(
         HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers)), promise: nil)
       channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: bytes))), promise: nil)
-      _ = try? await channel.writeAndFlush(HTTPServerResponsePart.end(nil)).get()
+      // Not awaited: the bytes are NIO's now (counted by `ConnectionRegistry` until the client takes them), and
+      // this response, which holds them too, is let go at once.
+      let ended = channel.eventLoop.makePromise(of: Void.self)
+      channel.writeAndFlush(HTTPServerResponsePart.end(nil), promise: ended)
+      if !keepAlive { ended.futureResult.whenComplete { _ in channel.close(promise: nil) } }
+      return
     case .stream(let produce):
       // No length: HTTP/1.1 chunked encoding (NIO's encoder adds it). The head is sent at once: a client sees its
       // download start while the producer prepares the first chunk.

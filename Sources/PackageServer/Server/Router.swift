@@ -4,7 +4,8 @@ import SystemPackage
 
 /// The server's routes, each a fixed path (nothing is found by URL path): the page and its two assets, and the
 /// JSON API the page calls. Every request has passed ``RequestGuard`` first. Reads run on the
-/// ``PackageBrowser``'s queue or ``/DocumentPackage/BlockingIO``, never on an event loop or the cooperative pool.
+/// ``PackageBrowser``'s queue or ``/DocumentPackage/BlockingIO``, never on an event loop or the cooperative pool;
+/// previews are made on a ``PreviewPool``, so that the browser's queue stays free for the cheap requests.
 ///
 /// | route | answer |
 /// | --- | --- |
@@ -33,6 +34,8 @@ struct Router: Sendable {
   let isLive: Bool
   /// The zip downloads running.
   let downloads: ZipDownload.Slots
+  /// Where previews are made.
+  let previews: PreviewPool
 
   static let routes: Set<String> = [
     "/", "/app.js", "/app.css", "/api/info", "/api/children", "/api/preview", "/api/raw", "/api/sizemap",
@@ -69,10 +72,13 @@ struct Router: Sendable {
           })
       case "/api/preview":
         let (offset, length) = (Int64(number(query["offset"]) ?? 0), number(query["length"]))
-        return .json(
-          try await browser.read(try state(query["state"])) { root in
-            try FilePreview(of: root, at: path, offset: offset, length: length)
-          })
+        let treeState = try state(query["state"])
+        return try await previews.run { onThread in
+          let source = try await browser.read(treeState) { root in
+            try FilePreview.Source(of: root, at: path, offset: offset, length: length)
+          }
+          return try await onThread { HTTPResponse.json(FilePreview(source)) }
+        }
       case "/api/raw": return try await raw(path, state: try state(query["state"]))
       case "/api/sizemap":
         return .json(try await browser.withTotals { root, totals in try SizeMap(of: root, at: path, totals: totals) })

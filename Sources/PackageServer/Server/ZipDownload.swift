@@ -15,7 +15,8 @@ import SystemPackage
 ///   is answered 503 before anything is opened (``Slots/take()``);
 /// - a download stops when its client goes: the connection's close cancels the producer's task (see
 ///   ``HTTPResponse/write(to:version:keepAlive:)``), which cancels the packer and closes the pipe's read end, so a
-///   packer blocked on the pipe fails (`EPIPE`) and its thread ends; a client that stays but takes nothing is
+///   packer blocked on the pipe fails (`EPIPE`) and its thread ends, and a packer still planning (listing the
+///   whole tree, before it writes anything) stops at its next entry: the slot is free again at once; a client that stays but takes nothing is
 ///   closed by ``ConnectionDeadline`` after the idle timeout, with the same result;
 /// - a chunk is read from the pipe only once the last one was written to the socket.
 ///
@@ -65,6 +66,7 @@ enum ZipDownload {
   static func body(of tree: Handed<PackageNode>, slot: Slot) -> HTTPResponse.Producer {
     { write in
       defer { withExtendedLifetime(slot) {} }
+      guard !Task.isCancelled else { return false }  // the client left before the response began
       guard let ends = try? Syscalls.makePipe() else { return false }
       let cancellation = ArchiveCancellation()
       // Set by the packer before it closes the pipe, read after the pipe's end: whether the zip is whole.
