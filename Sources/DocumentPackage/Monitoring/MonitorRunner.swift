@@ -144,13 +144,13 @@ final class MonitorRunner: @unchecked Sendable {
     var new: [String: WatchedTree.Signature] = [:]
     var moves: [(String, String)] = []
     var compared = false
-    var newInodes: [UInt64] = []
+    var newInodes: [String: UInt64] = [:]  // by path in the package; "" for the root
     if burst.rootChanged || burst.overflowed {  // lost events may have been the root's own
       switch tree.checkRoot() {
       case .unchanged: break
       case .replaced:
         (old, new) = try tree.adoptReplacement()
-        newInodes.append(tree.rootInode)
+        newInodes[""] = tree.rootInode
         changes.append(PackageMonitor.Change(.packageReplaced, tree.packagePath.string))
         compared = true
       case .moved(let path):
@@ -175,12 +175,14 @@ final class MonitorRunner: @unchecked Sendable {
     changes += Self.differences(old: old, new: new, moves: moves)
     guard !changes.isEmpty else { return true }
     let folder = newInodes.isEmpty ? nil : OwnSaves.folderInode(of: tree.packagePath)
-    let own =
+    let ownPlaced = Set(
       folder.map { folder in
-        newInodes.contains { OwnSaves.shared.isOwn(device: tree.device, inode: $0, folder: folder) }
-      } ?? false
+        newInodes.filter { OwnSaves.shared.isOwn(device: tree.device, inode: $0.value, folder: folder) }.keys
+      } ?? [:].keys)
+    let own = !ownPlaced.isEmpty
     if own && !options.reportsOwnSaves { return true }
     var event = PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string)
+    event.ownPlaced = ownPlaced
     for change in changes where !change.path.hasPrefix("/") {  // entries; package-level paths are absolute
       event.seen[change.path] = .some(new[change.path].map(Self.seen))
       if let from = change.oldPath { event.seen[from] = .some(nil) }

@@ -390,6 +390,28 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func anOutsideChangeInAFolderNeverListedIsReportedEvenInTheBurstOfAnOwnSave() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/Text.txt", "text\n")
+    try temp.write("P.pkg/Big/Deep/x.txt", "x\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+    // Another program writes into Big/Deep, which the document never listed, while the document
+    // saves: its write and the save's swap come in one burst of the monitor.
+    await document.setWillReplacePreviousState { _ in try writeFromAnotherProcess(path + "/Big/Deep/x.txt", "theirs\n")
+    }
+    try await document.save()
+    await document.setWillReplacePreviousState(nil)
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    let change = try #require(await document.lastOutsideChange)
+    #expect(change.changes == [PackageMonitor.Change(.modified, "Big/Deep/x.txt")])
+    #expect(change.reaction == .reloaded)
+    #expect(try await text(document, "Big/Deep/x.txt") == "theirs\n")
+    #expect(try await text(document, "Text.txt") == "mine\n")
+    try await document.close()
+  }
+
   @Test func eachOfSeveralPutsByAnotherProgramIsReported() async throws {
     let temp = try TemporaryDirectory()
     try temp.write("P.pkg/Text.txt", "text\n")
