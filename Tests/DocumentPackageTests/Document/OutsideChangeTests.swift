@@ -241,6 +241,27 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func aFileAnotherProgramRemovedBeforeASaveAsIsNotBroughtBackWhenTheNewPackageIsDeleted() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    _ = try await text(document, "b.txt")  // read: a rescue could carry it
+    let removed = try Shell.docpkg(["rm", path, "b.txt"])
+    #expect(removed.status == 0, "\(removed.standardError)")
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .reloaded })
+    // Saved elsewhere without b.txt; that package is deleted later.
+    let copy = temp.appending("Copy.pkg")
+    try await document.save(to: FilePath(copy))
+    #expect(!FileManager.default.fileExists(atPath: copy + "/b.txt"))
+    try Shell.run("rm", ["-rf", copy])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    let rescue = temp.appending("Rescued.pkg")
+    _ = try await document.save(to: FilePath(rescue))
+    #expect(!FileManager.default.fileExists(atPath: rescue + "/b.txt"))  // as the document last showed it
+    #expect(try await document.read { try $0.nodeIfPresent(at: "b.txt") == nil })
+    try await document.close()
+  }
+
   @Test func aPackageDeletedWhileTheDocumentReactsToAChangeInItEndsDeletedNotFailed() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
