@@ -297,6 +297,10 @@ final class WatchedTree {
       let status = try? Syscalls.statusNoFollow(FilePath(current)),
       status.inode == rootInode
     else { return .deleted }
+    // A save that replaced the package moves the state it replaced beside it, into the package's
+    // own entries (`.NAME.docpkg-versions/pending/…`): the package went from its path, not there.
+    let ownEntries = packagePath.removingLastComponent().appending(".\(packageName).docpkg-")
+    if current.hasPrefix(ownEntries.string) { return .deleted }
     return .moved(FilePath(current))
   }
 

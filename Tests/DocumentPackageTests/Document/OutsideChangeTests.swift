@@ -262,6 +262,24 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func aPackageDeletedRightAfterASaveIsDeletedNotFollowedIntoItsVersionStore() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    // Two root entries change: the save builds a new root and moves the old one into the
+    // version store (a pending version); the package is deleted at once, in the same burst.
+    try await document.edit { root in
+      _ = try root.setFile(at: "a.txt", contents: Data("mine\n".utf8))
+      _ = try root.removeNode(at: "b.txt")
+    }
+    try await document.save()
+    try FileManager.default.removeItem(atPath: path)
+    #expect(await eventually { await document.state.contains(.deleted) })
+    #expect(await document.path == FilePath(path))
+    #expect(await document.lastOutsideChange?.reaction == .deleted)
+    try await document.close(saving: false)
+  }
+
   @Test func aPackageDeletedWhileTheDocumentReactsToAChangeInItEndsDeletedNotFailed() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
