@@ -280,6 +280,25 @@ struct OutsideChangeTests {
     try await document.close(saving: false)
   }
 
+  @Test func anUndoAfterAnOutsideRemovalIsKeptWhenThePackageIsDeletedLater() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await openHavingReadEverything(path)  // a.txt changed, unsaved
+    let removed = try Shell.docpkg(["rm", path, "b.txt"])
+    #expect(removed.status == 0, "\(removed.standardError)")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    try await document.undo()  // "Undo Unsaved Changes": back to the package as the other program left it
+    #expect(await !document.hasUnsavedChanges)
+    try Shell.run("rm", ["-rf", path])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    let rescue = temp.appending("Rescued.pkg")
+    _ = try await document.save(to: FilePath(rescue))
+    // What the document showed when the package was deleted: neither the undone edit nor b.txt.
+    #expect(!FileManager.default.fileExists(atPath: rescue + "/b.txt"))
+    #expect((try? file(rescue + "/a.txt")) != "unsaved\n")
+    try await document.close(saving: false)
+  }
+
   @Test func aPackageDeletedWhileTheDocumentReactsToAChangeInItEndsDeletedNotFailed() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
