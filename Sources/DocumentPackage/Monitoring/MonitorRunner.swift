@@ -10,6 +10,11 @@ final class MonitorRunner: @unchecked Sendable {
   private let tree: WatchedTree
   private let options: PackageMonitor.Options
   private let continuation: AsyncThrowingStream<PackageMonitor.Event, any Error>.Continuation
+  /// The inodes this monitor already took for its process's saves (the last 256): each save's
+  /// entry is new once. The same number new again is another entry that was given it after the
+  /// save's was freed (replaced by a later save, its version settled) — another program's, say —
+  /// and must not be taken for a save.
+  private var claimedInodes: [UInt64] = []
 
   init(
     tree: WatchedTree, options: PackageMonitor.Options,
@@ -177,8 +182,12 @@ final class MonitorRunner: @unchecked Sendable {
     let folder = newInodes.isEmpty ? nil : OwnSaves.folderInode(of: tree.packagePath)
     let ownPlaced = Set(
       folder.map { folder in
-        newInodes.filter { OwnSaves.shared.isOwn(device: tree.device, inode: $0.value, folder: folder) }.keys
+        newInodes.filter {
+          !claimedInodes.contains($0.value)
+            && OwnSaves.shared.isOwn(device: tree.device, inode: $0.value, folder: folder, package: tree.packageName)
+        }.keys
       } ?? [:].keys)
+    claimedInodes = (claimedInodes + ownPlaced.compactMap { newInodes[$0] }).suffix(256)
     let own = !ownPlaced.isEmpty
     if own && !options.reportsOwnSaves { return true }
     var event = PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string)

@@ -262,6 +262,24 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func aFolderTheDocumentRemovedMergesWithAnotherWritersSaveThatRebuiltItUnchanged() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.removeNode(at: "Notes") }  // never listed
+    // Another writer removes a root entry: its save builds a new root, Notes/ a new directory
+    // holding the same, hard-linked, file.
+    let removed = try Shell.docpkg(["rm", path, "b.txt"])
+    #expect(removed.status == 0, "\(removed.standardError)")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    await withKnownIssue("a folder is told by its inode: rebuilt by another writer's save, it counts as changed by it")
+    {
+      #expect(await document.lastOutsideChange?.reaction == .merged(paths: []))
+      #expect(await document.state == .normal)
+    }
+    try await document.close(saving: false)
+  }
+
   @Test func aPackageDeletedRightAfterASaveIsDeletedNotFollowedIntoItsVersionStore() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
