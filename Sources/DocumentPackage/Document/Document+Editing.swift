@@ -85,6 +85,7 @@ extension Document {
     try requireEditable()
     defer { didChange() }
     try editor.undoStack.undo()
+    editor.changesRecorded &+= 1  // the undone changes are not recorded as changes; the document changed
   }
 
   /// Redoes the last undone step. See ``UndoStack/redo()``.
@@ -92,6 +93,7 @@ extension Document {
     try requireEditable()
     defer { didChange() }
     try editor.undoStack.redo()
+    editor.changesRecorded &+= 1
   }
 
   /// Whether there is a step to undo.

@@ -16,22 +16,33 @@ import SystemPackage
 //   already taken in: neither reacted to nor reported.
 // - not held: the model loaded the entry (or listed its directory) and both had something else
 //   there: news, whoever made it (another document of this process too).
-// - unknown: in a directory the model never listed. News unless the burst is this process's
-//   save; an outside change there that shares a burst with such a save goes unreported, and
-//   nothing is lost by it: the lazy model reads the new state when it gets there.
+// - unknown: in a directory the model never listed. News, unless the path is at or below an
+//   entry this process's save put in place in the burst (`Event.ownPlaced`: the subtree or file
+//   it swapped in, the package when it built a new root), whose entries the monitor reports too
+//   when they differ from before (a directory the model renamed or moved without listing it; a
+//   version restored). A save writes nothing else: elsewhere, in a directory never listed, files
+//   keep their inodes, so a change there is another program's, in the same burst or not.
+//   (Another program's change inside what such a save put in place, in the same burst, goes
+//   unreported; nothing is lost by it: the lazy model reads the new state when it gets there.)
 extension Document {
   /// The changes of `event` that are news to the model (see the comment above); package-level
   /// changes (moved, replaced, rescanned) are kept as they are.
   /// - Complexity: O(*c* · *d*) for *c* changes at depth *d*, one `lstat` per changed path.
   func changesNotHeld(in event: PackageMonitor.Event) -> [PackageMonitor.Change] {
-    func isNews(_ held: Held) -> Bool { held == .notHeld || (held == .unknown && !event.isOwnSave) }
+    func isNews(_ held: Held, _ path: String) -> Bool {
+      switch held {
+      case .held: return false
+      case .notHeld: return true
+      case .unknown: return !event.ownPlaced.contains { $0.isEmpty || $0 == path || path.hasPrefix($0 + "/") }
+      }
+    }
     return event.changes.filter { change in
       switch change.kind {
       case .packageMoved, .packageReplaced, .packageDeleted, .rescanned: return true
       case .renamed:
-        let sides = [held(change.path, event), held(change.oldPath ?? "", event)]
-        return sides.contains(.notHeld) || (sides.contains(.unknown) && !event.isOwnSave)
-      case .added, .removed, .modified: return isNews(held(change.path, event))
+        let from = change.oldPath ?? ""
+        return isNews(held(change.path, event), change.path) || isNews(held(from, event), from)
+      case .added, .removed, .modified: return isNews(held(change.path, event), change.path)
       }
     }
   }

@@ -18,8 +18,8 @@ import Foundation
 //    files first, then the package: a reaction that finds the package gone from its path publishes
 //    nothing and waits for the monitor's next event (deleted or moved), which then lists both; and
 //    when the reactions just before the deletion only applied removals (one burst or several), and
-//    nothing changed in the document since, the model from before the first comes back, so that a
-//    deleted document holds all it held before the deletion began.
+//    nothing changed in the document since (no edit, undo, redo or save), the model from before
+//    the first comes back, so that a deleted document holds all it held before the deletion began.
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself.
 // 3. Anything else: the changes the model already holds are left out of the event (its own

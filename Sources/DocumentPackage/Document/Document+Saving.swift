@@ -110,6 +110,9 @@ extension Document {
     }
     lastError = nil
     state.remove([.inConflict, .savingError])
+    // The package now holds what the document saved: outside removals before it are no longer
+    // the first bursts of a deletion (see `react(to:)`, point 1).
+    modelBeforeRemovals = nil
     settleSavedVersions()
   }
 

@@ -10,6 +10,11 @@ final class MonitorRunner: @unchecked Sendable {
   private let tree: WatchedTree
   private let options: PackageMonitor.Options
   private let continuation: AsyncThrowingStream<PackageMonitor.Event, any Error>.Continuation
+  /// The inodes this monitor already took for its process's saves (the last 256): each save's
+  /// entry is new once. The same number new again is another entry that was given it after the
+  /// save's was freed (replaced by a later save, its version settled) — another program's, say —
+  /// and must not be taken for a save.
+  private var claimedInodes: [UInt64] = []
 
   init(
     tree: WatchedTree, options: PackageMonitor.Options,
@@ -144,13 +149,13 @@ final class MonitorRunner: @unchecked Sendable {
     var new: [String: WatchedTree.Signature] = [:]
     var moves: [(String, String)] = []
     var compared = false
-    var newInodes: [UInt64] = []
+    var newInodes: [String: UInt64] = [:]  // by path in the package; "" for the root
     if burst.rootChanged || burst.overflowed {  // lost events may have been the root's own
       switch tree.checkRoot() {
       case .unchanged: break
       case .replaced:
         (old, new) = try tree.adoptReplacement()
-        newInodes.append(tree.rootInode)
+        newInodes[""] = tree.rootInode
         changes.append(PackageMonitor.Change(.packageReplaced, tree.packagePath.string))
         compared = true
       case .moved(let path):
@@ -175,12 +180,18 @@ final class MonitorRunner: @unchecked Sendable {
     changes += Self.differences(old: old, new: new, moves: moves)
     guard !changes.isEmpty else { return true }
     let folder = newInodes.isEmpty ? nil : OwnSaves.folderInode(of: tree.packagePath)
-    let own =
+    let ownPlaced = Set(
       folder.map { folder in
-        newInodes.contains { OwnSaves.shared.isOwn(device: tree.device, inode: $0, folder: folder) }
-      } ?? false
+        newInodes.filter {
+          !claimedInodes.contains($0.value)
+            && OwnSaves.shared.isOwn(device: tree.device, inode: $0.value, folder: folder, package: tree.packageName)
+        }.keys
+      } ?? [:].keys)
+    claimedInodes = (claimedInodes + ownPlaced.compactMap { newInodes[$0] }).suffix(256)
+    let own = !ownPlaced.isEmpty
     if own && !options.reportsOwnSaves { return true }
     var event = PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string)
+    event.ownPlaced = ownPlaced
     for change in changes where !change.path.hasPrefix("/") {  // entries; package-level paths are absolute
       event.seen[change.path] = .some(new[change.path].map(Self.seen))
       if let from = change.oldPath { event.seen[from] = .some(nil) }

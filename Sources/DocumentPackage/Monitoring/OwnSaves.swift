@@ -7,9 +7,11 @@ import SystemPackage
 /// tells its inode here *before* swapping it in (``willPlace(_:)``); a monitor that sees an entry
 /// or the package take a new inode asks whether that inode is one of them (``isOwn(device:inode:)``).
 /// Unlike a time window, this is exact: another program's change made during our save is not
-/// taken for ours. The last 256 inodes are kept, each with the inode of the folder the package is
-/// in: an inode number freed and given to another file there (say a test's temporary folder,
-/// removed, and a new file of another package) is not taken for a save.
+/// taken for ours. The last 256 inodes are kept, each with the package's name and the inode of
+/// the folder it is in: an inode number freed and given to another file (say of another package
+/// in that folder, a save-as's source, or a test's temporary folder removed) is not taken for a
+/// save. (In its own package, a number given again to another entry is told apart by the monitor:
+/// it takes each inode for a save once.)
 package final class OwnSaves: @unchecked Sendable {
   package static let shared = OwnSaves()
 
@@ -18,6 +20,8 @@ package final class OwnSaves: @unchecked Sendable {
     var inode: UInt64
     /// The folder the temporary entry was made in: the one holding the package.
     var folder: UInt64
+    /// The package's name in that folder.
+    var package: String
   }
   private let lock = SystemLock()
   private var placed: [Placed] = []
@@ -25,13 +29,13 @@ package final class OwnSaves: @unchecked Sendable {
 
   /// Records the inode of the entry at `path` (the new state, still under its temporary name),
   /// which a save is about to swap in. Does nothing if it cannot be read.
-  /// - Parameter package: The package it goes into, when the entry is staged elsewhere than beside it
-  ///   (a journaled save's staged files); by default the package is beside `path`.
-  package func willPlace(_ path: FilePath, package: FilePath? = nil) {
-    guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: package ?? path) else {
+  /// - Parameter package: The package it goes into.
+  package func willPlace(_ path: FilePath, package: FilePath) {
+    guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: package) else {
       return
     }
-    let entry = Placed(device: status.device, inode: status.inode, folder: folder)
+    let entry = Placed(
+      device: status.device, inode: status.inode, folder: folder, package: package.lastComponent?.string ?? "")
     lock.withLock {
       guard lookup.insert(entry).inserted else { return }
       placed.append(entry)
@@ -45,9 +49,9 @@ package final class OwnSaves: @unchecked Sendable {
     return try? Syscalls.statusFollowing(folder.isEmpty ? "." : folder).inode
   }
 
-  /// Whether a save in this process put the entry with this inode in place, in the package whose
-  /// folder has the inode `folder`.
-  package func isOwn(device: UInt64, inode: UInt64, folder: UInt64) -> Bool {
-    lock.withLock { lookup.contains(Placed(device: device, inode: inode, folder: folder)) }
+  /// Whether a save in this process put the entry with this inode in place, in the package named
+  /// `package` in the folder whose inode is `folder`.
+  package func isOwn(device: UInt64, inode: UInt64, folder: UInt64, package: String) -> Bool {
+    lock.withLock { lookup.contains(Placed(device: device, inode: inode, folder: folder, package: package)) }
   }
 }

@@ -14,6 +14,10 @@ extension PackageMonitor {
     /// there), so that a document can tell the changes its own save made from a later program's
     /// at the same path (`Document+HeldChanges`). Not encoded.
     var seen: [String: SeenEntry?] = [:]
+    /// The entries a save of this process put in place in this burst (paths in the package; `""`
+    /// for the package itself): the changes at and below them are that save's, unless another
+    /// program changed them in the same burst. Not encoded.
+    var ownPlaced: Set<String> = []
 
     private enum CodingKeys: String, CodingKey {
       case changes, isOwnSave, packagePath
@@ -35,6 +39,7 @@ extension PackageMonitor.Event {
     var joined = Self(
       changes: changes + later.changes, isOwnSave: isOwnSave && later.isOwnSave, packagePath: later.packagePath)
     joined.seen = seen.merging(later.seen) { $1 }
+    joined.ownPlaced = ownPlaced.union(later.ownPlaced)
     return joined
   }
 }

@@ -210,11 +210,11 @@ final class WatchedTree {
 
   /// Brings the picture up to date for the names `dirty` (directory inside the package, name)
   /// and returns the old and new signatures of what differs, and the inodes that the touched
-  /// names have now where they changed (to recognise this process's saves).
+  /// names have now where they changed, by path (to recognise this process's saves and what they placed).
   func update(
     _ dirty: Set<DirtyName>
-  ) throws(PackageError) -> (old: [String: Signature], new: [String: Signature], newInodes: [UInt64]) {
-    var newInodes: [UInt64] = []
+  ) throws(PackageError) -> (old: [String: Signature], new: [String: Signature], newInodes: [String: UInt64]) {
+    var newInodes: [String: UInt64] = [:]
     var old: [String: Signature] = [:]
     var new: [String: Signature] = [:]
     var releasedWatches: [CInt: String] = [:]
@@ -235,7 +235,7 @@ final class WatchedTree {
         if before.kind == .directory { release(relative, into: &old, watches: &releasedWatches) }
       }
       if let after {
-        if after.inode != before?.inode { newInodes.append(after.inode) }
+        if after.inode != before?.inode { newInodes[relative] = after.inode }
         new[relative] = after
         entries[relative] = after
         if after.kind == .directory {
@@ -297,6 +297,10 @@ final class WatchedTree {
       let status = try? Syscalls.statusNoFollow(FilePath(current)),
       status.inode == rootInode
     else { return .deleted }
+    // A save that replaced the package moves the state it replaced beside it, into the package's
+    // own entries (`.NAME.docpkg-versions/pending/…`): the package went from its path, not there.
+    let ownEntries = packagePath.removingLastComponent().appending(".\(packageName).docpkg-")
+    if current.hasPrefix(ownEntries.string) { return .deleted }
     return .moved(FilePath(current))
   }
 

@@ -129,7 +129,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(node, parentFD: parentFD)
-    OwnSaves.shared.willPlace(names.path(names.temporary))
+    OwnSaves.shared.willPlace(names.path(names.temporary), package: target)
     let containerPath = node.parent!.origin!.absolutePath
     let name = node.diskName
     // The path of the replaced (or, when adding, absent) entry in the previous state: a root
@@ -230,7 +230,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(root, parentFD: parentFD)
-    OwnSaves.shared.willPlace(names.path(names.temporary))
+    OwnSaves.shared.willPlace(names.path(names.temporary), package: target)
     let exists: Bool
     do { exists = try TreeRemoval.exists(names.package, in: parentFD) } catch {
       discardTemporary(parentFD)
