@@ -360,6 +360,8 @@ def main():
     parser.add_argument("--scenario", metavar="TEXT", help="only the put/rm scenarios whose name contains TEXT")
     parser.add_argument("--settle", action="store_true",
                         help="crash-test `docpkg versions settle` of a pending version instead of put/rm")
+    parser.add_argument("--syscalls", metavar="LIST",
+                        help="kill only at these system calls (comma-separated; default: all, or the --quick set)")
     parser.add_argument("--pending", action="store_true",
                         help="crash-test put/rm while a pending version reads what they replace")
     parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
@@ -377,7 +379,7 @@ def main():
             for fallback in ([True] if args.fallback else [False]):
                 runner = Runner(docpkg, os.path.join(work, "crash-fallback" if fallback else "crash"), fallback,
                                 args.restore, args.settle, args.plain, args.pending)
-                syscalls = QUICK_SYSCALLS if args.quick else SYSCALLS
+                syscalls = args.syscalls.split(",") if args.syscalls else QUICK_SYSCALLS if args.quick else SYSCALLS
                 total = 0
                 chosen = [RESTORE] if args.restore else [SETTLE] if args.settle else [
                     s for s in scenarios(source, args.quick) if args.scenario is None or args.scenario in s.name]

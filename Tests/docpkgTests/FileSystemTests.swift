@@ -103,13 +103,21 @@ struct FileSystemTests {
 
   /// One scenario of the crash test (Tests/Scripts/crash-test.py: killed at each mutating system call,
   /// the package is old or new once recovered), the one that makes directories, on each file system.
+  /// Not at `openat`: every state a kill there leaves is also left by a kill at the next call that
+  /// changes the file system (a write, a rename, ...), bar files made empty one after another; the
+  /// sweeps on the local disk kill at it too (`make crash-sweeps`). Half the kills, on file systems
+  /// where each takes long.
   @Test(
     "killed at every step of a save, the package is the old or the new one", .enabled(if: Shell.has("strace")),
     arguments: mounts)
   func killedAtEveryStep(_ mount: Mount) async throws {
     let folder = try Self.folder(in: mount)
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let arguments = ["--quick", "--scenario", "new directories", "--work", folder] + (mount.plain ? ["--plain"] : [])
+    let arguments =
+      [
+        "--quick", "--scenario", "new directories", "--work", folder,
+        "--syscalls", "write,fsync,linkat,mkdirat,renameat2,renameat,unlinkat,fchmod",
+      ] + (mount.plain ? ["--plain"] : [])
     let result = try await offThePool { try SaveCommandTests.crashTest(arguments) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"), "\(result.standardOutput)")

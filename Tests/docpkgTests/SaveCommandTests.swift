@@ -103,9 +103,10 @@ struct SaveCommandTests {
     #expect(result.standardOutput.contains(" 0 failures"))
   }
 
-  @Test(.enabled(if: Shell.crashSweeps))
-  func killedAtEveryStepWithoutExchangeThePackageIsOldOrNew() async throws {
-    let result = try await offThePool { try Self.crashTest(["--quick", "--fallback"]) }
+  /// One test per scenario, so that the three run beside the other sweeps (each takes minutes).
+  @Test(.enabled(if: Shell.crashSweeps), arguments: ["replace root file", "new directories", "add root entry"])
+  func killedAtEveryStepWithoutExchangeThePackageIsOldOrNew(scenario: String) async throws {
+    let result = try await offThePool { try Self.crashTest(["--quick", "--fallback", "--scenario", scenario]) }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
   }
 
