@@ -111,6 +111,26 @@ struct ForeignArchiveTests {
     #expect(listing.contains(#""path":"read-only-vfat.txt","kind":"file","size":1,"mode":"0444""#), "\(listing)")
   }
 
+  @Test("a Solaris sparse file (pax SUN.holesdata) lists, reads and unpacks as Python and bsdtar read it")
+  func solarisSparseFile() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("solaris-sparse", in: temp) + "/solaris-sparse.tar"
+    let holes =
+      Data(repeating: UInt8(ascii: "a"), count: 512) + Data(count: 512)
+      + Data(repeating: UInt8(ascii: "c"), count: 512)
+    let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    #expect(listing.contains(#""path":"hole","kind":"file","size":1536,"#), "\(listing)")
+    #expect(listing.contains(#""path":"after.txt","kind":"file","size":6,"#), "\(listing)")
+    #expect(try Shell.docpkgChecked(["cat", archive, "hole"]).standardOutput == String(decoding: holes, as: UTF8.self))
+    #expect(try Shell.docpkgChecked(["cat", archive, "after.txt"]).standardOutput == "after\n")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(FileManager.default.contents(atPath: destination + "/pkg/hole") == holes)
+    #expect(FileManager.default.contents(atPath: destination + "/pkg/after.txt") == Data("after\n".utf8))
+    let diff = try Shell.docpkg(["diff", archive, destination + "/pkg"])
+    #expect(diff.status == 0, "\(diff.standardOutput)\(diff.standardError)")
+  }
+
   @Test("pack refuses a name unpack would refuse, before writing anything")
   func packRefusesUnreadableNames() throws {
     let temp = try TemporaryDirectory()

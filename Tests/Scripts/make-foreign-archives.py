@@ -6,8 +6,8 @@ usage: make-foreign-archives.py OUTDIR [CASE ...]
 Each is built byte by byte where tarfile would not write it that way, after archives seen in the wild
 (and in Go's archive/tar test data): GNU headers carrying star's access and change times where GNU
 keeps a sparse file's real size, several pax headers for one entry and no end-of-archive blocks,
-device entries, and entries nested deeper than any directory tree a person makes. Prints the names
-of the archives written, one a line.
+device entries, entries nested deeper than any directory tree a person makes, and a Solaris sparse
+file (pax SUN.holesdata). Prints the names of the archives written, one a line.
 """
 import io, os, sys, tarfile
 
@@ -158,3 +158,17 @@ def windows_zip(name):
 
 import time
 windows_zip("windows-times.zip")
+
+
+def solaris_sparse(name):
+    """A sparse file as Solaris tar writes it: a pax `SUN.holesdata` record mapping data at 0-512 and 1024-1536
+    (pairs of data and hole offsets), the hole between stored as zeros too; then a plain file, whose header
+    comes right after all 1,536 bytes."""
+    hole, data = entry("pkg/hole", tarfile.REGTYPE, b"a" * 512 + bytes(512) + b"c" * 512)
+    hole.pax_headers = {"SUN.holesdata": " 0 512 1024 1536"}
+    folder, _ = entry("pkg/", tarfile.DIRTYPE)
+    folder.mode = 0o755
+    tar(name, [(folder, None), (hole, data), entry("pkg/after.txt", tarfile.REGTYPE, b"after\n")])
+
+
+solaris_sparse("solaris-sparse.tar")
