@@ -131,6 +131,28 @@ struct ForeignArchiveTests {
     #expect(diff.status == 0, "\(diff.standardOutput)\(diff.standardError)")
   }
 
+  @Test("a stored zip entry that states 4 GiB more than its 5 bytes lists, reads and unpacks as those 5 bytes")
+  func storedSizeOffBy4GiB() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("stored-size-off-by-4gib", in: temp) + "/stored-size-off-by-4gib.zip"
+    let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    #expect(listing.contains(#""path":"hello.txt","kind":"file","size":5,"#), "\(listing)")
+    #expect(try Shell.docpkgChecked(["cat", archive, "hello.txt"]).standardOutput == "hello")
+    #expect(try Shell.docpkgChecked(["cat", archive, "b.txt"]).standardOutput == "bee\n")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(FileManager.default.contents(atPath: destination + "/pkg/hello.txt") == Data("hello".utf8))
+    #expect(FileManager.default.contents(atPath: destination + "/pkg/b.txt") == Data("bee\n".utf8))
+    let diff = try Shell.docpkg(["diff", archive, destination + "/pkg"])
+    #expect(diff.status == 0, "\(diff.standardOutput)\(diff.standardError)")
+    // Those bytes must still have the CRC-32 the entry states.
+    let damaged = try make("stored-size-off-by-4gib-bad-crc", in: temp) + "/stored-size-off-by-4gib-bad-crc.zip"
+    let cat = try Shell.docpkg(["cat", damaged, "hello.txt"])
+    #expect(cat.status == 1 && cat.standardError.contains("CRC"), "\(cat.standardError)")
+    let unpack = try Shell.docpkg(["unpack", damaged, "-o", try temp.makeDirectory("damaged")])
+    #expect(unpack.status == 1 && unpack.standardError.contains("'pkg/hello.txt'"), "\(unpack.standardError)")
+  }
+
   @Test("pack refuses a name unpack would refuse, before writing anything")
   func packRefusesUnreadableNames() throws {
     let temp = try TemporaryDirectory()

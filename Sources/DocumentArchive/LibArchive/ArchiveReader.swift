@@ -56,7 +56,8 @@ final class ArchiveReader {
   /// the scan could not finish.
   private var paxScan: TarHeaderScan?
   private var paxScanned = false
-  /// What a zip's central directory says that libarchive does not read, by entry name (UTC times, read-only files).
+  /// What a zip's central directory says that libarchive does not read, by entry name (UTC times, read-only files,
+  /// stored sizes).
   private var zipAmendments: [String: ZipCentralDirectory.Amendment] = [:]
   /// What libarchive reads of a zip (kept for as long as the handle).
   private let zipView: ZipArchiveView?
@@ -206,7 +207,7 @@ final class ArchiveReader {
       rawName: rawName,
       kind: kind,
       mode: UInt32(docpkg_archive_entry_perm(raw)) & (amendment?.readOnly == true ? 0o7555 : 0o7777),
-      size: kind == .file ? scanned?.gnuSize ?? size : size,
+      size: kind == .file ? scanned?.gnuSize ?? amendment?.dataSize ?? size : size,
       modificationTime: amendment?.modificationTime
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
           ? FileTime(
