@@ -13,8 +13,11 @@ extension ZipCentralDirectory {
     /// A file made on MS-DOS, FAT, VFAT or NTFS with no Unix mode, with the read-only attribute set: unpacked
     /// without write permissions, as Info-ZIP's `unzip` does (libarchive 3.6 makes it 0664).
     var readOnly = false
+    /// The bytes a stored entry that states more than it stores gives (``ZipCentralDirectory/dataSize(method:flags:size:compressedSize:)``),
+    /// where libarchive reports the stated size.
+    var dataSize: Int64?
 
-    var isEmpty: Bool { modificationTime == nil && !readOnly }
+    var isEmpty: Bool { modificationTime == nil && !readOnly && dataSize == nil }
   }
 
   /// Reads what libarchive must not be left to judge alone, before it reads the zip: checks every
@@ -56,6 +59,7 @@ extension ZipCentralDirectory {
       {
         amendment.readOnly = true
       }
+      if entry.dataSize != entry.size { amendment.dataSize = Int64(clamping: entry.dataSize) }
       if !amendment.isEmpty { amendments[EntryName.decodeZip(entry.name)] = amendment }
       let offset = Int64(clamping: entry.localHeaderOffset)
       var bytes = try read(Self.localReadSize, at: offset)
