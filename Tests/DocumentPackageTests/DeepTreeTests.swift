@@ -81,7 +81,7 @@ struct DeepTreeTests {
       }
       #expect(count == depth + 2)
       #expect(old.hasUnsavedChanges)
-      let copy = try PackageFile.detachedCopy(of: old)
+      let copy = try old.detachedCopy()
       #expect(
         try copy.node(at: DeepTree.innerPath(depth: depth) + "/" + DeepTree.fileName).contents() == Data("old\n".utf8))
       return try new.difference(from: old).map(\.path)  // the trees are released here, on the small stack

@@ -22,8 +22,7 @@ struct RemoteHeldVersionTests {
     let holding = RemoteHolding(
       remote: "origin", tree: String(repeating: "ab", count: 32), blobs: [ContentHash.of(big)])
     try file.root.setFile(at: "notes.txt", contents: Data("after\n".utf8))
-    file.previousStateHolding = holding
-    try file.save()
+    try file.save(options: [], previousStateHolding: holding)
     return (file, holding)
   }
 
@@ -41,7 +40,6 @@ struct RemoteHeldVersionTests {
   @Test func aHeldFileIsReferencedNotCopiedAndSaysSoWhenRead() throws {
     let temp = try TemporaryDirectory()
     let (file, holding) = try savedWithHolding(temp)
-    #expect(file.previousStateHolding == nil)  // for one save only
     let store = try file.versionStore()
     let version = try #require(try store.versions().last)
     #expect(version.remote == "origin")

@@ -54,10 +54,10 @@ extension Document {
     cancelAutosave()
     var result = SaveAsResult()
     if state.contains(.deleted) {
-      let (copy, leftOut) = try PackageFile.carriedCopy(of: editor.root)
+      let (copy, leftOut) = try editor.root.carriedCopy()
       try saving { try copy.write(to: newPath) }
       result.uncarriedPaths = leftOut
-      path = PackageFile.resolve(newPath)
+      path = PackageLink.resolve(newPath)
       replaceModel(with: try reopen())
       state.remove(.deleted)
     } else {
@@ -87,7 +87,7 @@ extension Document {
     if let package {
       try package.saveCopy(to: copyPath)
     } else {
-      try PackageFile.detachedCopy(of: editor.root).write(to: copyPath)
+      try editor.root.detachedCopy().write(to: copyPath)
     }
   }
 

@@ -13,8 +13,9 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 ///
 /// - a journal (``SaveJournal``) with its plan is a committed save: the plan is applied again and the
 ///   journal removed; without a plan, the save never began changing the package: it is removed.
-/// - a deferred save killed after its swap and before its pending record: the record is completed
-///   (`DeferredKeeping.completeInterruptedSaves`), with the tree it replaced moved into the store.
+/// - a save killed after its swap and before it handed the replaced tree to its keeper: the keeper
+///   finishes it (``ReplacedStateKeeper/completeInterruptedSaves(_:parentFD:)``: the version store
+///   moves the tree in and completes its pending record).
 /// - the package is there: every other leftover is garbage — a temporary tree is a new tree (or a new
 ///   root entry, see `RootEntryChange`) that was never swapped or renamed in, or the old tree
 ///   (or replaced root entry) after the swap; a `ready` tree was never moved in; a
@@ -26,7 +27,11 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Must run with the package's lock held, so that no save is under way.
 enum Recovery {
-  static func recover(_ names: SiblingNames, parentFD: CInt) throws -> [RecoveryAction] {
+  /// - Parameter keeper: Who keeps the states saves replace (``ReplacedStateKeeper``), told first
+  ///   of what killed saves left for it.
+  static func recover(
+    _ names: SiblingNames, parentFD: CInt, keeper: (any ReplacedStateKeeper.Type)?
+  ) throws -> [RecoveryAction] {
     var actions: [RecoveryAction] = []
     func action(_ what: String, _ name: RawName) {
       actions.append(RecoveryAction(description: what, path: names.path(name).string))
@@ -73,10 +78,8 @@ enum Recovery {
         try moveIn(names.sideline, "undid an interrupted save: moved the previous package back from")
       }
     }
-    // What a deferred save swapped out before it was killed is the pending versions' (`DeferredKeeping`).
-    for id in DeferredKeeping.completeInterruptedSaves(names, parentFD: parentFD) {
-      action("completed an interrupted save: recorded pending version \(id) in", names.versions)
-    }
+    // What a save swapped out before it was killed may be the keeper's, not a leftover.
+    if let keeper { actions += keeper.completeInterruptedSaves(names, parentFD: parentFD) }
     try remove(names.temporary, "removed the temporary tree of an interrupted save:")
     try remove(names.ready, "removed the unused new tree of an interrupted save:")
     try remove(names.sideline, "removed the previous package left by a completed save:")

@@ -41,7 +41,7 @@ extension Saver {
     }
     // The previous state is kept before anything changes, and copied: the journal replaces files
     // one by one, so there is no replaced subtree to move into the store afterwards.
-    versions?.copyInsteadOfDeferring()
+    versions?.copyBeforeSwap()
     let readers: ReaderExclusion
     // The package's root, opened before the plan is committed: the plan is applied below it, so a
     // package renamed or moved while the save runs is the one completed (no package yet: nil).
@@ -53,7 +53,7 @@ extension Saver {
     do {
       // An in-place save of a package that has versions: it was there when it was loaded, so a
       // plan that makes it anew means it was moved or deleted meanwhile.
-      if createsPackage, let versions, (try? versions.store())?.exists == true {
+      if createsPackage, versions?.hasStore == true {
         throw PackageError(
           .conflict, "cannot save: the package was moved or deleted while it was saved:", path: target.string,
           context: "(nothing was changed)")

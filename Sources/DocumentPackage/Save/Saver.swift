@@ -5,10 +5,9 @@ import SystemPackage
 /// **Incremental, in place** (``saveInPlace()``): find the smallest changed subtree D
 /// (``PackageNode/changeRoot``); build D's new state as `.NAME.docpkg-tmp` beside the package
 /// (``TreeBuilder``: hard links for unchanged files, writes for changed ones); make it durable
-/// (``DurabilityPlan``); tell ``VersionKeeping`` (the app's hook, then the previous state kept in the
-/// version store, or its capture begun); `renameat2(RENAME_EXCHANGE)` it with D; fsync both
-/// directories; remove the old D (now at the temporary name), or hand it to the version store
-/// (``DeferredKeeping``); re-base the model.
+/// (``DurabilityPlan``); tell the ``ReplacedStateKeeper`` (the version store: the app's hook, then the
+/// previous state kept, or its capture begun); `renameat2(RENAME_EXCHANGE)` it with D; fsync both
+/// directories; hand the old D (now at the temporary name) to the keeper, or remove it; re-base the model.
 ///
 /// **One root entry** added or replaced, nothing else at the root (`RootEntryChange`): D would
 /// be the root, whose rebuild relinks every file of the package; instead the entry alone is built
@@ -41,33 +40,28 @@ import SystemPackage
 /// **Cancellation.** A save whose task is cancelled stops with `CancellationError` while it builds
 /// the new state (checked before each entry) and, at the latest, just before its commit point:
 /// after the app's ``PackageFile/willReplacePreviousState`` hook and before the version store is
-/// touched (``keepPreviousState(changing:adding:)``; for a new package, before its rename; by journal, before the
+/// told (``keepPreviousState(changing:adding:)``; for a new package, before its rename; by journal, before the
 /// plan is committed). It then fails as below, leaving the package untouched. From the commit
 /// point on, cancellation is not looked at: the swap (or the journal's steps), its fsyncs and
 /// the keeping of the previous state complete, and the save succeeds.
 ///
 /// A failure before the swap removes the temporary tree and leaves the package untouched; a
-/// failed fsync after the swap swaps back, and so does a deferred version that the store cannot
-/// take (``DeferredKeeping``: the replaced subtree cannot be moved into it, or its record cannot
-/// be written): a save never reports success for a version it promised and could not keep.
+/// failed fsync after the swap swaps back, and so does a replaced subtree the keeper cannot take
+/// (the version store cannot move it in, or cannot write its record): a save never reports
+/// success for a version it promised and could not keep.
 /// After a crash at any point, ``Recovery`` leaves the old or the new package.
 struct Saver {
   let target: FilePath
   let names: SiblingNames
   let root: PackageNode
-  /// What the save does with the version store (an in-place save of a ``PackageFile``; nil for
-  /// save-as, save-to and writes of a tree): told before the swap, handed the replaced subtree
-  /// after it when it defers its copies, told when the save is done.
-  var versions: VersionKeeping?
+  /// Who keeps the state this save replaces (the version store, for an in-place save of a
+  /// ``PackageFile``; nil for save-as, save-to and writes of a tree), told as ``ReplacedStateKeeper`` says.
+  var versions: (any ReplacedStateKeeper)?
   var exchangeUnsupported = false
   /// Who saves, told to ``OwnSaves`` with what it places (``PackageFile/saveOwner``).
   var owner: ObjectIdentifier?
   /// Whether `versions` was told of the swap already (a part save that fell back to a whole save tells it once).
   private var previousStateKept = false
-
-  /// Takes the replaced subtree into the version store after the swap, when versions are kept
-  /// with deferred copies; without it the replaced subtree is removed.
-  var deferredKeeping: DeferredKeeping? { versions?.deferred }
 
   init(target: FilePath, root: PackageNode) throws {
     self.target = target
@@ -83,7 +77,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     let traits = try FileSystemTraits.of(parentFD: parentFD, names: names)
-    if traits.copiesUp { versions?.copyInsteadOfDeferring() }
+    if traits.copiesUp { versions?.copyBeforeSwap() }
     return traits.savesByJournal
   }
 
@@ -154,10 +148,10 @@ struct Saver {
     let entry = containerPath.appending(name.string)
     // The container's times around the rename tell the settle that only this save changed its
     // entries (see `PendingStateWalk`).
-    let containerBefore = deferredKeeping != nil ? try? Syscalls.status(of: containerFD) : nil
+    let containerBefore = versions?.takesReplacedTree == true ? try? Syscalls.status(of: containerFD) : nil
     func noteContainer() {
-      guard let deferredKeeping, let containerBefore, let after = try? Syscalls.status(of: containerFD) else { return }
-      deferredKeeping.containerTimes = PendingVersion.ContainerTimes(before: containerBefore, after: after)
+      guard let versions, let containerBefore, let after = try? Syscalls.status(of: containerFD) else { return }
+      versions.swapped(containerBefore: containerBefore, after: after)
     }
     do {
       if adding {
@@ -196,7 +190,7 @@ struct Saver {
     do {
       if adding {
         // Nothing was replaced: the previous state had no entry at this path.
-        try deferredKeeping?.recordAbsent(changedPath: changedPath)
+        try versions?.replacedNothing(at: changedPath)
       } else {
         try disposeOfReplaced(names.temporary, in: parentFD, changedPath: changedPath)
       }
@@ -204,7 +198,7 @@ struct Saver {
       // The version this save promised cannot be kept: put the previous state back and fail.
       let flags = adding ? 0 : Syscalls.renameExchange
       let restored = (try? Syscalls.rename(from: containerFD, name, to: parentFD, names.temporary, flags: flags)) != nil
-      deferredKeeping?.abandon()
+      versions?.abandon()
       guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
       try? flushDirectory(containerFD, containerPath)
       try? flushDirectory(parentFD, names.parent)
@@ -285,7 +279,7 @@ struct Saver {
         let restored =
           (try? Syscalls.rename(
             from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)) != nil
-        deferredKeeping?.abandon()
+        versions?.abandon()
         guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
         try? flushDirectory(parentFD, names.parent)
         discardTemporary(parentFD)
@@ -329,7 +323,7 @@ struct Saver {
   }
 
   /// Tells `versions` that the previous state is about to be replaced (once per save): it keeps
-  /// it now, or begins the capture that ``deferredKeeping`` completes after the swap.
+  /// it now, or begins the capture it completes when handed the replaced subtree after the swap.
   /// - Parameters:
   ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the
   ///     whole package, and for a journaled save, which changes the package in place).
@@ -337,7 +331,7 @@ struct Saver {
   mutating func keepPreviousState(changing changedPath: String, adding: Bool) throws {
     guard !previousStateKept else { return }
     if let versions {
-      try versions.willReplacePreviousState(changing: changedPath, adding: adding)
+      try versions.willReplace(changing: changedPath, adding: adding)
     } else {
       try Task.checkCancellation()
     }
@@ -348,17 +342,16 @@ struct Saver {
   /// exchange was refused): the journal keeps the previous state itself, by copy (a previous state
   /// already copied stays kept).
   private mutating func forgetPreviousStateKeeping() {
-    guard let deferredKeeping else { return }  // copied already: kept once is enough
-    deferredKeeping.abandon()
+    guard let versions, versions.takesReplacedTree else { return }  // copied already: kept once is enough
+    versions.abandon()
     previousStateKept = false
   }
 
-  /// After a swap is durable: the replaced subtree (`name` in `parentFD`) goes to the version store
-  /// as a pending version's (``DeferredKeeping``), or is removed.
-  /// - Throws: ``PackageError`` if the version store cannot take it; it is then still at `name`,
+  /// After a swap is durable: the replaced subtree (`name` in `parentFD`) goes to the keeper, or is removed.
+  /// - Throws: ``PackageError`` if the keeper cannot take it; it is then still at `name`,
   ///   and the caller puts it back in place and fails the save.
   private func disposeOfReplaced(_ name: RawName, in parentFD: CInt, changedPath: String) throws {
-    if let deferredKeeping, try deferredKeeping.keep(replacedIn: parentFD, name, changedPath: changedPath) { return }
+    if let versions, try versions.takeReplaced(in: parentFD, name, changedPath: changedPath) { return }
     try? TreeRemoval.remove(name, in: parentFD)
   }
 

@@ -153,16 +153,12 @@ final class TreeBuilder {
     case .data(let data):
       let result = data.withUnsafeBytes { bytes in Result { () throws(Errno) in try Syscalls.writeAll(fd, bytes) } }
       try step("write", path) { () throws(Errno) in try result.get() }
-    case .source(let blob as VersionBlob):
-      // Restoring a version: a clone or copy of the blob, checked first; never a link (a write
-      // in place to the restored file would change the version).
-      let input = try blob.openVerified()
+    case .source(let source as any FileCopySource):
+      let input = try source.openForCopying()
       defer { Syscalls.closeFile(input) }
-      try step("copy version blob to", path) { () throws(Errno) in try FileCarrier.copyContents(from: input, to: fd) }
-    case .source(let source as DiskFileSource):
-      let input = try source.open()
-      defer { Syscalls.closeFile(input) }
-      try step("copy \(source.path) to", path) { () throws(Errno) in try FileCarrier.copyContents(from: input, to: fd) }
+      try step("\(source.copyDescription) to", path) { () throws(Errno) in
+        try FileCarrier.copyContents(from: input, to: fd)
+      }
     case .source(let source):
       try source.read(chunkSize: 1 << 20) { chunk in
         try self.step("write", path) { () throws(Errno) in try Syscalls.writeAll(fd, chunk) }

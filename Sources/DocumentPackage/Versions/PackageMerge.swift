@@ -96,6 +96,6 @@ struct PackageMerge {
       try tree.node(at: path).permissions = node.permissions
       return
     }
-    _ = try tree.setNode(try PackageFile.detachedCopy(of: node), at: path)
+    _ = try tree.setNode(try node.detachedCopy(), at: path)
   }
 }

@@ -60,7 +60,8 @@ extension VersionStore {
   package static func scan(
     packageAt packagePath: FilePath, lockHeld: Bool, written: [String: (hash: String, size: Int64)] = [:]
   ) throws -> PackageScan {
-    let store = try VersionStore(packagePath: resolve(packagePath), lockHeld: lockHeld, checkingIdentity: false)
+    let store = try VersionStore(
+      packagePath: PackageLink.resolve(packagePath), lockHeld: lockHeld, checkingIdentity: false)
     if !store.exists {
       // Best effort: without a store folder the scan still works, hashing every file each time.
       try? store.prepareDirectories()
@@ -68,8 +69,6 @@ extension VersionStore {
     }
     return try PackageScan(packageAt: packagePath, hashCache: store.hashesPath, written: written)
   }
-
-  private static func resolve(_ path: FilePath) -> FilePath { PackageFile.resolve(path) }
 }
 
 /// One scan of a package (see ``PackageScan``).

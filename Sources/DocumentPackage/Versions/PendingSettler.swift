@@ -28,15 +28,14 @@ package final class PendingSettler: @unchecked Sendable {
   /// Whether the environment turns background settling off.
   private static var isTurnedOff: Bool { Syscalls.environment("DOCPKG_NO_BACKGROUND_SETTLE") != nil }
 
-  /// Makes `file`'s saves defer their copies (O(changed) saves) and notes its package for
-  /// ``startDetached(executable:)``.
-  package func deferCopies(of file: PackageFile) {
-    file.defersVersionCopies = true
-    lock.withLock { saved.append(file.path) }
+  /// Notes a package whose saves defer their version copies, for ``startDetached(executable:)``
+  /// (``PackageFile/deferVersionCopies(settledBy:)``).
+  package func note(_ package: FilePath) {
+    lock.withLock { saved.append(package) }
   }
 
   /// Starts `executable versions settle PACKAGE` detached for each package noted by
-  /// ``deferCopies(of:)`` that has pending versions (best effort).
+  /// ``note(_:)`` that has pending versions (best effort).
   /// - Parameter executable: A `docpkg` binary (the running one, for `docpkg` itself).
   package func startDetached(executable: FilePath) {
     guard !Self.isTurnedOff else { return }

@@ -2,7 +2,7 @@
 /// that state need not copy them: the version references them instead, and they are downloaded when it is read
 /// (see ``PackageVersion/remote``).
 ///
-/// A pull sets it on the save that brings the remote's state in (``PackageFile/previousStateHolding``): the
+/// A pull sets it on the save that brings the remote's state in (``PackageFile/save(options:previousStateHolding:)``): the
 /// package's files whose bytes are also in the remote's head are the remote's to keep, and only the files changed
 /// here since (which the remote does not have) are copied into the store.
 package struct RemoteHolding: Sendable, Hashable {

@@ -10,7 +10,7 @@ import Foundation
 /// the blob's SHA-256 *before* handing out its bytes, so a damaged blob (or one an older release
 /// hard-linked to a package file that was then written in place) fails with a `corrupt` error
 /// and no other bytes are ever returned as the version's.
-final class VersionBlob: FileContentSource {
+final class VersionBlob: FileCopySource {
   let store: VersionStore
   let hash: String
   let size: Int64
@@ -86,6 +86,10 @@ final class VersionBlob: FileContentSource {
 
   /// Blobs up to this size are read into memory, checked, then handed out.
   static let checkedInMemory: Int64 = 8 << 20
+
+  var copyDescription: String { "copy version blob" }
+
+  func openForCopying() throws -> CInt { try openVerified() }
 
   /// Opens the blob, checks its hash, and returns the descriptor at offset 0; the caller closes it.
   func openVerified() throws -> CInt {

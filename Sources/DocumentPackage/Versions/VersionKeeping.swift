@@ -1,19 +1,20 @@
 import SystemPackage
 
-/// Everything one in-place save does with the package's version store, in one object the save
-/// holds: the save calls it, it never calls the save (Save → Versions, one way).
+/// Everything one in-place save does with the package's version store: the store's side of the
+/// ``ReplacedStateKeeper`` interface, which the save calls in the order stated there and never
+/// hears back from.
 ///
-/// Before the swap (``willReplacePreviousState(changing:adding:)``): the app's ``PackageFile/willReplacePreviousState``
+/// Before the swap (``willReplace(changing:adding:)``): the app's ``PackageFile/willReplacePreviousState``
 /// hook, then the previous state kept per the ``VersionPolicy`` — copied into the store now, or,
 /// with ``deferred``, captured in O(changed) and copied when the pending version is settled
 /// (``DeferredKeeping``) — and the new root recorded as the store's pending identity (so a kill
 /// right after the swap still finds the store the package's). After the swap, the save hands
-/// the replaced subtree to ``deferred``. After the save (``didSave()``): the store's identity is
-/// the new root. The store is opened once, by whichever of these needs it first.
+/// the replaced subtree to ``deferred``. After the save (``didSave()``, told by ``PackageFile``): the
+/// store's identity is the new root. The store is opened once, by whichever of these needs it first.
 ///
 /// A save that keeps no pending version of its own (versions off, or copied before the swap)
 /// settles the pending ones first: it removes the subtree it replaces, which they may still read.
-final class VersionKeeping {
+final class VersionKeeping: ReplacedStateKeeper {
   let packagePath: FilePath
   let policy: VersionPolicy
   /// The app's hook, called first (see ``PackageFile/willReplacePreviousState``).
@@ -26,7 +27,7 @@ final class VersionKeeping {
 
   /// - Parameters:
   ///   - defersCopies: Keep the previous state pending (``PackageFile/defersVersionCopies``).
-  ///   - holding: A remote holding some of the previous state's files (``PackageFile/previousStateHolding``).
+  ///   - holding: A remote holding some of the previous state's files (``PackageFile/save(options:previousStateHolding:)``).
   ///   - store: The store, if the caller opened it already for this save.
   init(
     packagePath: FilePath, policy: VersionPolicy, defersCopies: Bool, appHook: ((FilePath) throws -> Void)?,
@@ -49,10 +50,14 @@ final class VersionKeeping {
     return try result.get()
   }
 
+  var hasStore: Bool { (try? store())?.exists == true }
+
+  var takesReplacedTree: Bool { deferred != nil }
+
   /// The save copies the previous state before its swap after all (a save by journal replaces
   /// files one by one, leaving no subtree to move into the store; on a file system that copies
   /// files up, every file would look replaced). Drops a capture already begun.
-  func copyInsteadOfDeferring() {
+  func copyBeforeSwap() {
     deferred?.abandon()
     deferred = nil
   }
@@ -79,7 +84,7 @@ final class VersionKeeping {
   ///   (the last point where it is honoured, before the store is touched: see `Saver`), or
   ///   ``PackageError`` if the store cannot keep the previous state; the save then fails and the
   ///   package stays as it was.
-  func willReplacePreviousState(changing changedPath: String, adding: Bool) throws {
+  func willReplace(changing changedPath: String, adding: Bool) throws {
     try appHook?(packagePath)
     try Task.checkCancellation()
     let names = try SiblingNames(of: packagePath)
@@ -106,6 +111,31 @@ final class VersionKeeping {
     try store.keepPackageState(holding: holding)
     try store.recordPendingIdentity(newRoot)
     if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
+  }
+
+  func swapped(containerBefore: FileStatus, after: FileStatus) {
+    deferred?.containerTimes = PendingVersion.ContainerTimes(before: containerBefore, after: after)
+  }
+
+  func replacedNothing(at changedPath: String) throws {
+    try deferred?.recordAbsent(changedPath: changedPath)
+  }
+
+  func takeReplaced(in parentFD: CInt, _ name: RawName, changedPath: String) throws -> Bool {
+    try deferred?.keep(replacedIn: parentFD, name, changedPath: changedPath) ?? false
+  }
+
+  func abandon() {
+    deferred?.abandon()
+  }
+
+  /// The pending records of deferred saves killed after their swap (``DeferredKeeping/completeInterruptedSaves(_:parentFD:)``).
+  static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction] {
+    DeferredKeeping.completeInterruptedSaves(names, parentFD: parentFD).map { id in
+      RecoveryAction(
+        description: "completed an interrupted save: recorded pending version \(id) in",
+        path: names.path(names.versions).string)
+    }
   }
 
   /// After a save: the store's identity is the package's root now (best effort: the pending

@@ -46,7 +46,7 @@ extension VersionStore {
     defer { withExtendedLifetime(lock) {} }
     // With no save possible, a capture marker left is a killed save's: recovery completes its
     // record (and the tree it replaced comes into the store) before the pending versions read it.
-    _ = try? PackageFile.recover(packagePath, locked: lock)
+    _ = try? Recovery.recover(packageAt: packagePath, keeper: VersionKeeping.self)
     _ = try withStoreLock { try settleLocked(into: &settled, savesExcluded: true) }
     return settled
   }

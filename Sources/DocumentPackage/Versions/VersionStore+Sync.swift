@@ -10,7 +10,7 @@ extension VersionStore {
   /// The store of the package at `packagePath`, resolved as ``PackageFile`` resolves it: what DocumentSync's entry
   /// points below open. `lockHeld` says whether the caller holds the package's lock.
   static func store(ofPackageAt packagePath: FilePath, lockHeld: Bool) throws -> VersionStore {
-    try VersionStore(packagePath: PackageFile.resolve(packagePath), lockHeld: lockHeld)
+    try VersionStore(packagePath: PackageLink.resolve(packagePath), lockHeld: lockHeld)
   }
 
   /// Keeps the package as it is on disk now as an unresolved conflict version naming `conflictPaths`: what a pull

@@ -75,8 +75,8 @@ public final class VersionStore {
   ///   if the store beside the package belongs to another package (see ``adopt(packageAt:)``), `io` if
   ///   it cannot be read.
   public convenience init(forPackageAt packagePath: FilePath) throws {
-    let resolved = PackageFile.resolve(packagePath)
-    try PackageFile.requirePackage(at: resolved, orAnyLeftover: true)
+    let resolved = PackageLink.resolve(packagePath)
+    try Recovery.requirePackage(at: resolved, orAnyLeftover: true)
     try self.init(packagePath: resolved, lockHeld: false)
   }
 
@@ -96,7 +96,7 @@ public final class VersionStore {
   /// but is the same document. Takes the package's lock.
   /// - Throws: ``PackageError`` with code `noSuchEntry` if there is no package or no store, `io`.
   public static func adopt(packageAt packagePath: FilePath) throws {
-    let resolved = PackageFile.resolve(packagePath)
+    let resolved = PackageLink.resolve(packagePath)
     let lock = try PackageLock(forPackageAt: resolved)
     defer { withExtendedLifetime(lock) {} }
     let names = try SiblingNames(of: resolved)

@@ -126,7 +126,6 @@ extension PackageSync {
     let result = try await BlockingIO.run { [trees] () throws -> PullResult in
       let file = try PackageFile(at: packagePath, options: .holdLock)
       defer { file.close() }
-      file.previousStateHolding = holding
       let now = try VersionStore.scan(packageAt: packagePath, lockHeld: true)
       var allTrees = trees
       for (hash, tree) in now.trees { allTrees[hash] = tree }
@@ -160,7 +159,7 @@ extension PackageSync {
         _ = try file.root.setFile(at: path, contents: data)
         try file.root.setPermissions(theirs[path]!.permissions, at: path)
       }
-      try file.save()
+      try file.save(options: [], previousStateHolding: holding)
       if let version { return .conflict(version: version, paths: merge.conflicts) }
       let fastForward = synced != nil && now.root == synced?.tree
       return fastForward ? .fastForwarded : .merged(paths: merge.merged.sorted())

@@ -47,7 +47,7 @@ struct Put: ParsableCommand {
     let locking: PackageFile.Options = merge ? [] : [.holdLock]
     let packageFile = try PackageFile(at: FilePath(package), options: create ? locking.union(.create) : locking)
     packageFile.versionPolicy = try versionOptions.policy
-    PendingSettler.shared.deferCopies(of: packageFile)
+    packageFile.deferVersionCopies()
     var cleanups: [() -> Void] = []
     defer {
       packageFile.close()

@@ -22,7 +22,7 @@ struct Remove: ParsableCommand {
   func run() throws {
     let packageFile = try PackageFile(at: FilePath(package), options: .holdLock)
     packageFile.versionPolicy = try versionOptions.policy
-    PendingSettler.shared.deferCopies(of: packageFile)
+    packageFile.deferVersionCopies()
     defer { packageFile.close() }
     let node = try packageFile.root.node(at: entry)
     if node.kind == .directory, !recursive, try !node.children().isEmpty {

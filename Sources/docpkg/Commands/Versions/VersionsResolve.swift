@@ -26,7 +26,7 @@ struct VersionsResolve: ParsableCommand {
     let packageFile = try PackageFile(at: FilePath(package), options: [.holdLock])
     defer { packageFile.close() }
     packageFile.versionPolicy = .keepAll
-    PendingSettler.shared.deferCopies(of: packageFile)
+    packageFile.deferVersionCopies()
     try packageFile.resolveConflicts(keeping: id, removing: remove)
   }
 }

@@ -19,7 +19,7 @@ struct VersionsRestore: ParsableCommand {
     let packageFile = try PackageFile(at: FilePath(package), options: [.holdLock])
     defer { packageFile.close() }
     packageFile.versionPolicy = .keepAll  // restoring must never prune what the user may want next
-    PendingSettler.shared.deferCopies(of: packageFile)
+    packageFile.deferVersionCopies()
     try packageFile.restoreVersion(id)
   }
 }

@@ -24,6 +24,14 @@ extension PackageFile {
   ///   the whole package when several root entries, a root entry's removal or the root itself
   ///   changed), plus O(*n*) `lstat`s for *n* loaded nodes.
   public func save(options: SaveOptions = []) throws {
+    try save(options: options, previousStateHolding: nil)
+  }
+
+  /// ``save(options:)``, told what a remote holds of the state it replaces.
+  /// - Parameter previousStateHolding: A remote holding some of the files of the state this save
+  ///   replaces (DocumentSync's pull): the version kept of that state references them instead of
+  ///   copying them (``PackageVersion/remote``), and copies the others before the swap.
+  package func save(options: SaveOptions, previousStateHolding: RemoteHolding?) throws {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
     _ = try Self.recover(path, locked: heldLock)
@@ -37,7 +45,7 @@ extension PackageFile {
           context: "(\(shown)\(more))")
       }
     }
-    try saveLocked(root)
+    try saveLocked(root, holding: previousStateHolding)
   }
 
   /// Saves the whole package to `newPath` ("save as") and makes this package file edit that package
@@ -45,14 +53,11 @@ extension PackageFile {
   /// replaced atomically.
   /// - Throws: As ``save(options:)``, except that changes on disk at the old path are not checked.
   public func save(to newPath: FilePath) throws {
-    let destination = Self.resolve(newPath)
+    let destination = PackageLink.resolve(newPath)
     if destination == path { return try save() }
     let newLock = try PackageLock(forPackageAt: destination)
     _ = try Self.recover(destination, locked: newLock)
-    var saver = try Saver(target: destination, root: root)
-    saver.owner = saveOwner
-    saver.exchangeUnsupported = exchangeUnsupported
-    try saver.saveWhole(rebasing: true)
+    try withSaver(of: root, to: destination) { try $0.saveWhole(rebasing: true) }
     path = destination
     if lock != nil { lock = newLock }
   }
@@ -61,7 +66,7 @@ extension PackageFile {
   /// keeps editing ``path`` and its unsaved changes stay unsaved. Anything at `copyPath` is replaced atomically.
   /// - Throws: As ``save(options:)``.
   public func saveCopy(to copyPath: FilePath) throws {
-    let destination = Self.resolve(copyPath)
+    let destination = PackageLink.resolve(copyPath)
     if destination == path {
       throw PackageError(.invalidArgument, "cannot save a copy over the package itself:", path: copyPath.string)
     }
@@ -88,7 +93,7 @@ extension PackageNode {
   /// - Throws: ``PackageError`` naming the entry and the failed call; `path` is then unchanged.
   public func write(to path: FilePath, originalContentsPath: FilePath? = nil) throws {
     if let originalContentsPath, let location = origin?.location { location.root = originalContentsPath }
-    let destination = PackageFile.resolve(path)
+    let destination = PackageLink.resolve(path)
     let lock = try PackageLock(forPackageAt: destination)
     defer { withExtendedLifetime(lock) {} }
     _ = try PackageFile.recover(destination, locked: lock)

@@ -91,11 +91,6 @@ public final class PackageFile {
   /// of the store, by any process.
   public var defersVersionCopies = false
 
-  /// A remote that holds some of the files of the state the next save replaces (DocumentSync's pull sets it): the
-  /// version kept of that state references them instead of copying them (``PackageVersion/remote``). The save
-  /// copies the other files before its swap, as without deferred copies. Cleared by each save.
-  package var previousStateHolding: RemoteHolding?
-
   let options: Options
   var lock: PackageLock?
   /// Set once `RENAME_EXCHANGE` was refused here: later saves go by journal (``SaveJournal``) at once.
@@ -107,16 +102,16 @@ public final class PackageFile {
   ///   if what is there is not a directory, `invalidArgument` if it lies inside another package
   ///   (see `PackageLock`), `io` if it or its lock file cannot be opened.
   public init(at path: FilePath, options: Options = []) throws {
-    let resolved = Self.resolve(path)
-    try Self.requirePackage(at: resolved, orNothing: options.contains(.create))
+    let resolved = PackageLink.resolve(path)
+    try Recovery.requirePackage(at: resolved, orNothing: options.contains(.create))
     // Only writers lock: take it now to hold it or to create, else only if a save was interrupted.
     let lock =
-      try options.contains(.holdLock) || options.contains(.create) || Self.hasLeftovers(resolved)
+      try options.contains(.holdLock) || options.contains(.create) || Recovery.hasLeftovers(resolved)
       ? PackageLock(forPackageAt: resolved) : nil
     self.path = resolved
     self.options = options
     if let lock { recoveryActions = try Self.recover(resolved, locked: lock) }
-    if options.contains(.create), try Self.status(resolved) == nil {
+    if options.contains(.create), try Recovery.statusIfPresent(resolved) == nil {
       var saver = try Saver(target: resolved, root: try PackageNode(directoryWithChildren: [:]))
       try saver.saveWhole(rebasing: false)
     }
@@ -131,7 +126,7 @@ public final class PackageFile {
   {
     let lock = try PackageLock(forPackageAt: path)
     _ = try recover(path, locked: lock)
-    if try status(path) != nil {
+    if try Recovery.statusIfPresent(path) != nil {
       throw PackageError(.nameTaken, "cannot create package: something is already at", path: path.string)
     }
     let root = try root ?? PackageNode(directoryWithChildren: [:])
@@ -153,56 +148,14 @@ public final class PackageFile {
   /// - Returns: What was done; empty if nothing had been interrupted.
   /// - Throws: ``PackageError`` with code `io` naming the leftover that could not be settled.
   public static func recover(at path: FilePath) throws -> [RecoveryAction] {
-    let resolved = resolve(path)
-    try requirePackage(at: resolved, orAnyLeftover: true)
+    let resolved = PackageLink.resolve(path)
+    try Recovery.requirePackage(at: resolved, orAnyLeftover: true)
     return try recover(resolved, locked: PackageLock(forPackageAt: resolved))
   }
 
-  /// Fails before a lock file is made beside a package that is not there, or beside a file that
-  /// is not a package (a package is a directory: `docpkg put A.mydoc/Text.txt …` must not lock
-  /// inside `A.mydoc`). A save's sideline or ready tree without the package still counts as a
-  /// package: recovery moves it back. With `orAnyLeftover`, so does a temporary tree, which
-  /// recovery removes. With `orNothing`, so does nothing at all (a package to create).
-  static func requirePackage(at path: FilePath, orAnyLeftover: Bool = false, orNothing: Bool = false) throws {
-    if let status = try status(path) {
-      if status.kind == .directory
-        || (status.kind == .symlink && (try? Syscalls.statusFollowing(path))?.kind == .directory)
-      {
-        return
-      }
-      throw PackageError(.notADirectory, "not a package (a package is a directory):", path: path.string)
-    }
-    if orNothing { return }
-    let names = try SiblingNames(of: path)
-    let leftovers =
-      orAnyLeftover
-      ? [names.journal, names.ready, names.sideline, names.temporary] : [names.journal, names.ready, names.sideline]
-    for leftover in leftovers where try status(names.path(leftover)) != nil { return }
-    throw PackageError(.noSuchEntry, "no such package", path: path.string)
-  }
-
-  /// Whether an interrupted save left something beside the package (recovery has work to do).
-  static func hasLeftovers(_ path: FilePath) throws -> Bool {
-    let names = try SiblingNames(of: path)
-    for leftover in [names.journal, names.probe, names.ready, names.sideline, names.temporary]
-    where try status(names.path(leftover)) != nil {
-      return true
-    }
-    return false
-  }
-
-  /// What `lstat` says about `path`, `nil` if nothing is there.
-  private static func status(_ path: FilePath) throws -> FileStatus? {
-    do { return try Syscalls.statusNoFollow(path) } catch .noSuchFileOrDirectory { return nil } catch {
-      throw PackageError.io(error, "cannot look at", path: path)
-    }
-  }
-
+  /// Recovers the package at `path`, whose lock the caller holds (see ``Recovery``).
   static func recover(_ path: FilePath, locked: PackageLock) throws -> [RecoveryAction] {
-    let names = try SiblingNames(of: path)
-    let parent = try Saver.openParent(names)
-    defer { Syscalls.closeFile(parent) }
-    return try Recovery.recover(names, parentFD: parent)
+    try Recovery.recover(packageAt: path, keeper: VersionKeeping.self)
   }
 
   /// What another program changed in the package since this package file loaded it (or last saved
@@ -218,12 +171,5 @@ public final class PackageFile {
   public func close() {
     lock?.unlock()
     lock = nil
-  }
-
-  /// `path` with a symbolic link at its end resolved, so a save replaces the package, not the link.
-  static func resolve(_ path: FilePath) -> FilePath {
-    guard (try? Syscalls.statusNoFollow(path))?.kind == .symlink, let resolved = Syscalls.resolvingLinks(path)
-    else { return path }
-    return resolved
   }
 }

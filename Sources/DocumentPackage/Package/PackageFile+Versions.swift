@@ -28,13 +28,7 @@ extension PackageFile {
     _ = try Self.recover(path, locked: heldLock)
     let versions = versionKeeping(store: try VersionStore(packagePath: path, lockHeld: true))
     let tree = try versions.store().tree(of: id)
-    var saver = try Saver(target: path, root: tree)
-    saver.owner = saveOwner
-    saver.versions = versions
-    saver.exchangeUnsupported = exchangeUnsupported
-    defer { exchangeUnsupported = saver.exchangeUnsupported }
-    try saver.saveWhole(rebasing: true)
-    versions.didSave()
+    try withSaver(of: tree, versions: versions) { try $0.saveWhole(rebasing: true) }
     root = tree
   }
 
@@ -63,24 +57,44 @@ extension PackageFile {
   }
 
   /// Saves `tree` in place of the package (the lock is held, recovery done).
-  /// - Parameter store: The version store, if the caller opened it for this save already.
-  func saveLocked(_ tree: PackageNode, store: VersionStore? = nil) throws {
-    let versions = versionKeeping(store: store)
-    var saver = try Saver(target: path, root: tree)
+  /// - Parameters:
+  ///   - store: The version store, if the caller opened it for this save already.
+  ///   - holding: A remote holding some of the replaced state's files (``save(options:previousStateHolding:)``).
+  func saveLocked(_ tree: PackageNode, store: VersionStore? = nil, holding: RemoteHolding? = nil) throws {
+    let versions = versionKeeping(store: store, holding: holding)
+    try withSaver(of: tree, versions: versions) { try $0.saveInPlace() }
+  }
+
+  /// Runs `save` with a saver of `tree` into the package at `target` (this package file's unless
+  /// given), told who saves, the keeper of the state it replaces (in-place saves: then told when the
+  /// save is done) and what earlier saves learnt of the file system (``exchangeUnsupported``), which
+  /// it keeps for the saves after it.
+  func withSaver(
+    of tree: PackageNode, to target: FilePath? = nil, versions: VersionKeeping? = nil,
+    _ save: (inout Saver) throws -> Void
+  ) throws {
+    var saver = try Saver(target: target ?? path, root: tree)
     saver.owner = saveOwner
     saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
-    try saver.saveInPlace()
-    versions.didSave()
+    try save(&saver)
+    versions?.didSave()
   }
 
   /// What an in-place save does with the version store, per ``versionPolicy``,
   /// ``defersVersionCopies`` and ``willReplacePreviousState``.
-  func versionKeeping(store: VersionStore? = nil) -> VersionKeeping {
-    defer { previousStateHolding = nil }
-    return VersionKeeping(
+  func versionKeeping(store: VersionStore? = nil, holding: RemoteHolding? = nil) -> VersionKeeping {
+    VersionKeeping(
       packagePath: path, policy: versionPolicy, defersCopies: defersVersionCopies, appHook: willReplacePreviousState,
-      holding: previousStateHolding, store: store)
+      holding: holding, store: store)
+  }
+
+  /// Makes this package file's saves defer their version copies (``defersVersionCopies``) and notes
+  /// its package with `settler`, which settles it in a detached process when the command ends
+  /// (``PendingSettler/startDetached(executable:)``).
+  package func deferVersionCopies(settledBy settler: PendingSettler = .shared) {
+    defersVersionCopies = true
+    settler.note(path)
   }
 }

@@ -14,7 +14,7 @@ import Foundation
 ///
 ///     let source = try DiskFileSource(path: "/tmp/render.mov")
 ///     try root.setNode(PackageNode(regularFileWithSource: source), at: "Media/render.mov")
-public final class DiskFileSource: FileContentSource {
+public final class DiskFileSource: FileCopySource {
   /// The file that is copied.
   public let path: FilePath
   /// Its size when the source was made.
@@ -44,6 +44,10 @@ public final class DiskFileSource: FileContentSource {
     self.size = status.size
     self.handedOver = handingOver
   }
+
+  var copyDescription: String { "copy \(path)" }
+
+  func openForCopying() throws -> CInt { try open() }
 
   /// Opens the file for reading; the caller closes the descriptor.
   func open() throws -> CInt {

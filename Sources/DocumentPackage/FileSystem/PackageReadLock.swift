@@ -89,7 +89,7 @@ public final class PackageReadLock {
   ///   `waitLimit`, or `io` when the root directory cannot be locked for another reason.
   public init(forPackageAt packagePath: FilePath, waitLimit: Duration = .seconds(30)) throws {
     self.packagePath = packagePath
-    let resolved = PackageFile.resolve(packagePath)
+    let resolved = PackageLink.resolve(packagePath)
     let names = try? SiblingNames(of: resolved)
     let wait = LockWait(limit: waitLimit)
     while true {

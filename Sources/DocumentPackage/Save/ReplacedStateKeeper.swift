@@ -1,0 +1,49 @@
+import SystemPackage
+
+/// What an in-place save tells whoever keeps the states it replaces, and when: the one interface
+/// between saving and the version store. The save knows only this protocol; the version store's
+/// ``VersionKeeping`` implements it, and ``PackageFile`` hands one to the save. Nothing here calls
+/// the save back.
+///
+/// For one save, under the package lock, in this order:
+/// 1. ``willBuildNewState()``, before the new state is built beside the package.
+/// 2. ``copyBeforeSwap()``, only when the save changes the package file by file (by journal) or its
+///    file system copies files up: the keeper must then copy the previous state in step 3, and
+///    takes nothing after the swap.
+/// 3. ``willReplace(changing:adding:)``, once, just before the swap: the commit point. It may
+///    throw (the app's hook, cancellation, a store that cannot keep the state); the save then
+///    fails and the package is as it was.
+/// 4. After the swap is durable: ``swapped(containerBefore:after:)``, then
+///    ``replacedNothing(at:)`` for an entry added, or ``takeReplaced(in:_:changedPath:)`` for the
+///    subtree swapped out (taken, or left for the save to remove). Either may throw: the save
+///    then swaps the previous state back and fails.
+/// 5. ``abandon()`` whenever the save gives up after step 3 (it swapped back, or turned to the
+///    journal after an exchange was refused: it then starts again at step 2).
+///
+/// A save killed between steps 3 and 4 leaves what ``completeInterruptedSaves(_:parentFD:)``
+/// finishes when ``Recovery`` runs, before it removes the trees a save left beside the package.
+protocol ReplacedStateKeeper: AnyObject {
+  /// Whether the package had a version store before this save (a save by journal that would make
+  /// the package anew then knows it was moved or deleted meanwhile).
+  var hasStore: Bool { get }
+  /// Whether the keeper takes the replaced subtree after the swap (it defers its copies).
+  var takesReplacedTree: Bool { get }
+  func willBuildNewState()
+  func copyBeforeSwap()
+  /// - Parameters:
+  ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the
+  ///     whole package, and for a journaled save, which changes the package in place).
+  ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
+  func willReplace(changing changedPath: String, adding: Bool) throws
+  /// The status of the directory the save renamed its entry in, just before and after the rename.
+  func swapped(containerBefore: FileStatus, after: FileStatus)
+  func replacedNothing(at changedPath: String) throws
+  /// - Returns: Whether the keeper took the subtree at `name` in `parentFD` (moved it away); if
+  ///   not, the save removes it.
+  func takeReplaced(in parentFD: CInt, _ name: RawName, changedPath: String) throws -> Bool
+  func abandon()
+  /// Under the package lock, during recovery: finishes what saves killed between steps 3 and 4
+  /// left beside the package (`names`) for the keeper.
+  /// - Returns: One line for each thing finished, naming it.
+  static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction]
+}
