@@ -146,13 +146,8 @@ struct Saver {
     defer { Syscalls.closeFile(containerFD) }
     defer { readers.end() }
     let entry = containerPath.appending(name.string)
-    // The container's times around the rename tell the settle that only this save changed its
-    // entries (see `PendingStateWalk`).
+    // The container's times around the rename tell the keeper that only this save changed its entries.
     let containerBefore = versions?.takesReplacedTree == true ? try? Syscalls.status(of: containerFD) : nil
-    func noteContainer() {
-      guard let versions, let containerBefore, let after = try? Syscalls.status(of: containerFD) else { return }
-      versions.swapped(containerBefore: containerBefore, after: after)
-    }
     do {
       if adding {
         do {
@@ -164,47 +159,20 @@ struct Saver {
         try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameExchange)
       }
     } catch {
-      if adding {
-        discardTemporary(parentFD)
-        throw PackageError.io(error, "cannot rename new entry into place:", path: entry.string, context: "while saving")
-      }
-      discardTemporary(parentFD)
-      if error.refusesExchange {
-        exchangeUnsupported = true
-        forgetPreviousStateKeeping()
+      if !adding && error.refusesExchange {
+        turnToJournal(parentFD)
         return false
       }
-      throw PackageError.io(error, "cannot exchange new state with", path: entry.string, context: "while saving")
+      failBeforeSwap(parentFD)
+      throw PackageError.io(
+        error, adding ? "cannot rename new entry into place:" : "cannot exchange new state with", path: entry.string,
+        context: "while saving")
     }
-    do {
-      try flushDirectory(containerFD, containerPath)
-      try flushDirectory(parentFD, names.parent)
-    } catch {
-      // Not durable: put the old state back rather than report a save that may not survive.
-      try? Syscalls.rename(
-        from: containerFD, name, to: parentFD, names.temporary, flags: adding ? 0 : Syscalls.renameExchange)
-      discardTemporary(parentFD)
-      throw error
-    }
-    noteContainer()
-    do {
-      if adding {
-        // Nothing was replaced: the previous state had no entry at this path.
-        try versions?.replacedNothing(at: changedPath)
-      } else {
-        try disposeOfReplaced(names.temporary, in: parentFD, changedPath: changedPath)
-      }
-    } catch {
-      // The version this save promised cannot be kept: put the previous state back and fail.
-      let flags = adding ? 0 : Syscalls.renameExchange
-      let restored = (try? Syscalls.rename(from: containerFD, name, to: parentFD, names.temporary, flags: flags)) != nil
-      versions?.abandon()
-      guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
-      try? flushDirectory(containerFD, containerPath)
-      try? flushDirectory(parentFD, names.parent)
-      discardTemporary(parentFD)
-      throw error
-    }
+    try complete(
+      Swap(
+        containerFD: containerFD, containerPath: containerPath, name: name, adding: adding, changedPath: changedPath,
+        containerBefore: containerBefore),
+      parentFD: parentFD)
     readers.end()
     if adding { discardTemporary(parentFD) }
     if rebasingRoot { rebaseRoot() } else { finish(node) }
@@ -258,33 +226,18 @@ struct Saver {
         try Syscalls.rename(
           from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
       } catch  where error.refusesExchange {
-        // Found out only now (a directory of an overlay's lower layer): the journal does without.
-        exchangeUnsupported = true
-        discardTemporary(parentFD)
         readers.end()
-        forgetPreviousStateKeeping()
+        turnToJournal(parentFD)
         return try saveByJournal(rebasing: rebasing)
       } catch {
-        discardTemporary(parentFD)
+        failBeforeSwap(parentFD)
         throw PackageError.io(error, "cannot exchange new state with", path: target.string, context: "while saving")
       }
-      do { try flushDirectory(parentFD, names.parent) } catch {
-        try? Syscalls.rename(
-          from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
-        discardTemporary(parentFD)
-        throw error
-      }
-      do { try disposeOfReplaced(names.temporary, in: parentFD, changedPath: "") } catch {
-        // The version this save promised cannot be kept: put the previous state back and fail.
-        let restored =
-          (try? Syscalls.rename(
-            from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)) != nil
-        versions?.abandon()
-        guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
-        try? flushDirectory(parentFD, names.parent)
-        discardTemporary(parentFD)
-        throw error
-      }
+      try complete(
+        Swap(
+          containerFD: parentFD, containerPath: names.parent, name: names.package, adding: false, changedPath: "",
+          containerBefore: nil),
+        parentFD: parentFD)
       readers.end()
     }
     if rebasing { rebaseOnTarget() }
@@ -338,13 +291,69 @@ struct Saver {
     previousStateKept = true
   }
 
-  /// Undoes the start of a deferred keeping, when a save turns to the journal after it began (the
-  /// exchange was refused): the journal keeps the previous state itself, by copy (a previous state
-  /// already copied stays kept).
-  private mutating func forgetPreviousStateKeeping() {
+  /// The exchange was refused, found out only when tried (a directory of an overlay's lower layer):
+  /// this save and the next go by journal, which does without. The new state built for the exchange
+  /// is removed, and a deferred keeping already begun is undone: the journal keeps the previous
+  /// state itself, by copy (a previous state already copied stays kept).
+  private mutating func turnToJournal(_ parentFD: CInt) {
+    exchangeUnsupported = true
+    discardTemporary(parentFD)
     guard let versions, versions.takesReplacedTree else { return }  // copied already: kept once is enough
     versions.abandon()
     previousStateKept = false
+  }
+
+  /// The swap failed, having changed nothing: the new state is removed and the keeper abandons what it began.
+  private func failBeforeSwap(_ parentFD: CInt) {
+    discardTemporary(parentFD)
+    versions?.abandon()
+  }
+
+  /// Where a save put its new state: at `name` in the container (a folder of the package, its root,
+  /// or, for a whole save, the package's parent), exchanged with the tree at the temporary name, or
+  /// renamed in from there when `adding`.
+  private struct Swap {
+    let containerFD: CInt
+    let containerPath: FilePath
+    let name: RawName
+    let adding: Bool
+    /// The entry's path in the package ("" for the whole package).
+    let changedPath: String
+    /// The container's status just before the rename, when the keeper takes the replaced tree.
+    let containerBefore: FileStatus?
+  }
+
+  /// Completes a swap, exchange or rename: makes it durable, then hands what it replaced to the
+  /// keeper (or removes it). On any failure, the one way back: the previous state is swapped back
+  /// in, the keeper abandons what it began, the new state is removed, and the save fails, never
+  /// reporting a save that may not survive or a version it promised and could not keep.
+  /// - Throws: The failure, the package then as it was; or, if even the way back failed, an error
+  ///   naming where the previous state is left.
+  private func complete(_ swap: Swap, parentFD: CInt) throws {
+    do {
+      try flushDirectory(swap.containerFD, swap.containerPath)
+      if swap.containerPath != names.parent { try flushDirectory(parentFD, names.parent) }
+      if let versions, let before = swap.containerBefore, let after = try? Syscalls.status(of: swap.containerFD) {
+        versions.swapped(containerBefore: before, after: after)
+      }
+      if swap.adding {
+        // Nothing was replaced: the previous state had no entry at this path.
+        try versions?.replacedNothing(at: swap.changedPath)
+      } else {
+        try disposeOfReplaced(names.temporary, in: parentFD, changedPath: swap.changedPath)
+      }
+    } catch {
+      let flags = swap.adding ? 0 : Syscalls.renameExchange
+      let restored =
+        (try? Syscalls.rename(from: swap.containerFD, swap.name, to: parentFD, names.temporary, flags: flags)) != nil
+      versions?.abandon()
+      // An added entry that cannot be taken out again leaves the package new, and nothing to lose.
+      guard restored || swap.adding else { throw PackageError.notRestored(error, names.path(names.temporary)) }
+      try? flushDirectory(swap.containerFD, swap.containerPath)
+      try? flushDirectory(parentFD, names.parent)
+      if restored { discardTemporary(parentFD) }
+      throw error
+    }
   }
 
   /// After a swap is durable: the replaced subtree (`name` in `parentFD`) goes to the keeper, or is removed.
