@@ -4,6 +4,7 @@
 #
 #   Scripts/filesystems.sh start   installs what is missing from Debian, makes and mounts every file system that
 #                                  can be had here, prints one `export DOCPKG_FS_<NAME>=<mount point>` line each
+#   Scripts/filesystems.sh install only installs what is missing (.ci/run does it early, in the background)
 #   Scripts/filesystems.sh env     prints those lines for the mounted ones (for `eval`)
 #   Scripts/filesystems.sh stop    unmounts everything, stops sshd, removes the folder
 #
@@ -146,11 +147,12 @@ stop() {
 }
 
 case "${1:-}" in
+  install) install_tools ;;
   start) start ;;
   stop) stop ;;
   env) print_env ;;
   *)
-    echo "usage: $0 start|stop|env" >&2
+    echo "usage: $0 install|start|stop|env" >&2
     exit 64
     ;;
 esac

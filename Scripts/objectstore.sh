@@ -5,6 +5,7 @@
 #
 #   Scripts/objectstore.sh start   installs ceph-mon/ceph-osd/radosgw if missing, starts the cluster and the gateway
 #                                  (nothing if already running), waits until S3 answers, prints the env assignments
+#   Scripts/objectstore.sh install only installs what is missing (.ci/run does it early, in the background)
 #   Scripts/objectstore.sh env     prints the env assignments of the running store (for `eval`)
 #   Scripts/objectstore.sh stop    stops every daemon it started and removes the folder; nothing is left running
 #
@@ -211,11 +212,12 @@ start() {
 }
 
 case "${1:-}" in
+  install) install_ceph ;;
   start) start ;;
   stop) stop ;;
   env) print_env ;;
   *)
-    echo "usage: $0 start|stop|env" >&2
+    echo "usage: $0 install|start|stop|env" >&2
     exit 64
     ;;
 esac
