@@ -111,6 +111,48 @@ struct ForeignArchiveTests {
     #expect(listing.contains(#""path":"read-only-vfat.txt","kind":"file","size":1,"mode":"0444""#), "\(listing)")
   }
 
+  @Test("a Solaris sparse file (pax SUN.holesdata) lists, reads and unpacks as Python and bsdtar read it")
+  func solarisSparseFile() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("solaris-sparse", in: temp) + "/solaris-sparse.tar"
+    let holes =
+      Data(repeating: UInt8(ascii: "a"), count: 512) + Data(count: 512)
+      + Data(repeating: UInt8(ascii: "c"), count: 512)
+    let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    #expect(listing.contains(#""path":"hole","kind":"file","size":1536,"#), "\(listing)")
+    #expect(listing.contains(#""path":"after.txt","kind":"file","size":6,"#), "\(listing)")
+    #expect(try Shell.docpkgChecked(["cat", archive, "hole"]).standardOutput == String(decoding: holes, as: UTF8.self))
+    #expect(try Shell.docpkgChecked(["cat", archive, "after.txt"]).standardOutput == "after\n")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(FileManager.default.contents(atPath: destination + "/pkg/hole") == holes)
+    #expect(FileManager.default.contents(atPath: destination + "/pkg/after.txt") == Data("after\n".utf8))
+    let diff = try Shell.docpkg(["diff", archive, destination + "/pkg"])
+    #expect(diff.status == 0, "\(diff.standardOutput)\(diff.standardError)")
+  }
+
+  @Test("a stored zip entry that states 4 GiB more than its 5 bytes lists, reads and unpacks as those 5 bytes")
+  func storedSizeOffBy4GiB() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try make("stored-size-off-by-4gib", in: temp) + "/stored-size-off-by-4gib.zip"
+    let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    #expect(listing.contains(#""path":"hello.txt","kind":"file","size":5,"#), "\(listing)")
+    #expect(try Shell.docpkgChecked(["cat", archive, "hello.txt"]).standardOutput == "hello")
+    #expect(try Shell.docpkgChecked(["cat", archive, "b.txt"]).standardOutput == "bee\n")
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    #expect(FileManager.default.contents(atPath: destination + "/pkg/hello.txt") == Data("hello".utf8))
+    #expect(FileManager.default.contents(atPath: destination + "/pkg/b.txt") == Data("bee\n".utf8))
+    let diff = try Shell.docpkg(["diff", archive, destination + "/pkg"])
+    #expect(diff.status == 0, "\(diff.standardOutput)\(diff.standardError)")
+    // Those bytes must still have the CRC-32 the entry states.
+    let damaged = try make("stored-size-off-by-4gib-bad-crc", in: temp) + "/stored-size-off-by-4gib-bad-crc.zip"
+    let cat = try Shell.docpkg(["cat", damaged, "hello.txt"])
+    #expect(cat.status == 1 && cat.standardError.contains("CRC"), "\(cat.standardError)")
+    let unpack = try Shell.docpkg(["unpack", damaged, "-o", try temp.makeDirectory("damaged")])
+    #expect(unpack.status == 1 && unpack.standardError.contains("'pkg/hello.txt'"), "\(unpack.standardError)")
+  }
+
   @Test("pack refuses a name unpack would refuse, before writing anything")
   func packRefusesUnreadableNames() throws {
     let temp = try TemporaryDirectory()

@@ -44,6 +44,7 @@ struct HostileArchiveTests {
     Case(archive: "bomb-size.tar", expected: ["more than 50000 bytes", "pkg/big"], flags: ["--max-size", "50000"]),
     Case(archive: "bad-crc.zip", expected: ["'pkg/a.txt'", "CRC"]),
     Case(archive: "lying-size.zip", expected: ["'pkg/a.txt'", "size"]),
+    Case(archive: "stored-lying-size.zip", expected: ["'pkg/a.txt'", "size"]),
     Case(archive: "truncated.zip", expected: ["truncated.zip", "central directory"]),
     Case(archive: "truncated.tar", expected: ["'pkg/a.txt'", "Truncated"]),
     Case(archive: "pax-nul-in-path.tar", expected: ["'pkg/a.txt'", "NUL byte"]),

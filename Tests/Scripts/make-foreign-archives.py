@@ -6,7 +6,8 @@ usage: make-foreign-archives.py OUTDIR [CASE ...]
 Each is built byte by byte where tarfile would not write it that way, after archives seen in the wild
 (and in Go's archive/tar test data): GNU headers carrying star's access and change times where GNU
 keeps a sparse file's real size, several pax headers for one entry and no end-of-archive blocks,
-device entries, and entries nested deeper than any directory tree a person makes. Prints the names
+device entries, entries nested deeper than any directory tree a person makes, a Solaris sparse file
+(pax SUN.holesdata), and stored zip entries whose stated size is 4 GiB too large. Prints the names
 of the archives written, one a line.
 """
 import io, os, sys, tarfile
@@ -158,3 +159,47 @@ def windows_zip(name):
 
 import time
 windows_zip("windows-times.zip")
+
+
+def solaris_sparse(name):
+    """A sparse file as Solaris tar writes it: a pax `SUN.holesdata` record mapping data at 0-512 and 1024-1536
+    (pairs of data and hole offsets), the hole between stored as zeros too; then a plain file, whose header
+    comes right after all 1,536 bytes."""
+    hole, data = entry("pkg/hole", tarfile.REGTYPE, b"a" * 512 + bytes(512) + b"c" * 512)
+    hole.pax_headers = {"SUN.holesdata": " 0 512 1024 1536"}
+    folder, _ = entry("pkg/", tarfile.DIRTYPE)
+    folder.mode = 0o755
+    tar(name, [(folder, None), (hole, data), entry("pkg/after.txt", tarfile.REGTYPE, b"after\n")])
+
+
+solaris_sparse("solaris-sparse.tar")
+
+
+def stored_zip(name, entries):
+    """A zip of stored entries `(name, data, stated size[, CRC-32])`, written byte by byte: a stated size of 4 GiB
+    or more goes in a zip64 extra field (both sizes, in the local header and the central directory), as the
+    writer of libarchive's `uncompressed_size_off_by_4gib` test archive put it."""
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    import struct, zlib
+    body, directory = b"", b""
+    for entry_name, data, stated, *crc in entries:
+        encoded, crc, offset = entry_name.encode(), (crc or [zlib.crc32(data)])[0], len(body)
+        if stated >= 0xFFFFFFFF:
+            extra, sizes, version = struct.pack("<HHQQ", 1, 16, stated, len(data)), (0xFFFFFFFF, 0xFFFFFFFF), 45
+        else:
+            extra, sizes, version = b"", (len(data), stated), 20
+        body += struct.pack("<IHHHHHIIIHH", 0x04034B50, version, 0, 0, 0, 0x21, crc, sizes[0], sizes[1],
+                            len(encoded), len(extra)) + encoded + extra + data
+        directory += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x0300 | version, version, 0, 0, 0, 0x21, crc,
+                                 sizes[0], sizes[1], len(encoded), len(extra), 0, 0, 0, 0o100644 << 16,
+                                 offset) + encoded + extra
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(directory), len(body), 0)
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(body + directory + end)
+    print(name)
+
+
+# A stored entry that states 4 GiB more than its 5 bytes, and a plain one after it.
+stored_zip("stored-size-off-by-4gib.zip", [("pkg/hello.txt", b"hello", (1 << 32) + 5), ("pkg/b.txt", b"bee\n", 4)])
+stored_zip("stored-size-off-by-4gib-bad-crc.zip", [("pkg/hello.txt", b"hello", (1 << 32) + 5, 0x12345678)])

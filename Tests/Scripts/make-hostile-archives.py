@@ -153,6 +153,9 @@ def truncate(raw):
 text = b"all work and no play makes jack a dull boy\n" * 100
 zipped("bad-crc.zip", [("pkg/", b"", DIR), ("pkg/a.txt", text, FILE)], fix=flip_crc)
 zipped("lying-size.zip", [("pkg/", b"", DIR), ("pkg/a.txt", text, FILE)], fix=lie_size)
+# Stored, only a size a multiple of 4 GiB too large gives the bytes stored (make-foreign-archives.py).
+zipped("stored-lying-size.zip", [("pkg/", b"", DIR), ("pkg/a.txt", text, FILE)], method=zipfile.ZIP_STORED,
+       fix=lie_size)
 zipped("truncated.zip", [("pkg/", b"", DIR), ("pkg/a.txt", text, FILE), ("pkg/b.txt", text, FILE)], fix=truncate)
 tar("truncated.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/a.txt", data=text * 10)])
 if not WANTED or "truncated" in WANTED:

@@ -154,7 +154,8 @@ def unicode_path(info):
 
 def read_zip(path):
     """Python's reading of a zip; `mode` is None for an entry without a Unix mode (made elsewhere than on Unix); a
-    name from the Unicode Path field where there is one (see `unicode_path`)."""
+    name from the Unicode Path field where there is one (see `unicode_path`); a file's size is the bytes Python
+    reads and writes (its header can state more: a stored entry whose size is 4 GiB too large)."""
     result = []
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
@@ -164,7 +165,7 @@ def read_zip(path):
             name = unicode_path(info) or info.filename
             result.append({
                 "path": base64.b64encode(name_bytes(name.rstrip("/"))).decode(), "kind": kind,
-                "size": info.file_size if kind == "file" else None,
+                "size": len(data) if kind == "file" else None,
                 "mode": mode & 0o7777 if info.create_system == 3 and mode else None,
                 "target": base64.b64encode(data).decode() if kind == "symlink" else None,
                 "fnv": fnv(data) if kind == "file" else None, "mtime": zip_mtime(info)})

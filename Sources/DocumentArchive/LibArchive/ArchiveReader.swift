@@ -56,12 +56,16 @@ final class ArchiveReader {
   /// the scan could not finish.
   private var paxScan: TarHeaderScan?
   private var paxScanned = false
-  /// What a zip's central directory says that libarchive does not read, by entry name (UTC times, read-only files).
+  /// What a zip's central directory says that libarchive does not read, by entry name (UTC times, read-only files,
+  /// stored sizes).
   private var zipAmendments: [String: ZipCentralDirectory.Amendment] = [:]
   /// What libarchive reads of a zip (kept for as long as the handle).
   private let zipView: ZipArchiveView?
   /// The index of the entry last returned by ``next()``.
   private var entryIndex = -1
+  /// Whether the current entry's data must be read to its end before the next header: a Solaris sparse
+  /// entry, which libarchive does not skip whole (see ``TarHeaderScan``).
+  private var readToEndBeforeNext = false
 
   /// Opens `path`, in `format` or the one its contents (or else its name) say.
   /// - Parameter label: The name messages give the archive, when not `path` (`-` for standard input).
@@ -134,6 +138,7 @@ final class ArchiveReader {
 
   /// ``next()``'s work, in a UTF-8 character type: libarchive converts the names as it reads them.
   private func readHeader() throws -> EntryHeader? {
+    if readToEndBeforeNext { try readData { _, _ in } }
     var raw: OpaquePointer?
     let result = docpkg_archive_read_next_header(handle, &raw)
     if result == ARCHIVE_EOF { return nil }
@@ -155,6 +160,7 @@ final class ArchiveReader {
       paxScan = TarHeaderScan.scan(path: source)
     }
     let scanned = paxScan?.info(entryIndex)
+    readToEndBeforeNext = scanned?.solarisHoles == true
     // A size that is not a number (`size=+5`, `size= 5`) leaves where the next header starts unknown: the
     // archive is refused, whichever way libarchive read it (it fails on one, reads the other).
     if let scanned, scanned.badSize, let problem = scanned.badValue {
@@ -203,7 +209,7 @@ final class ArchiveReader {
       rawName: rawName,
       kind: kind,
       mode: UInt32(docpkg_archive_entry_perm(raw)) & (amendment?.readOnly == true ? 0o7555 : 0o7777),
-      size: kind == .file ? scanned?.gnuSize ?? size : size,
+      size: kind == .file ? scanned?.gnuSize ?? amendment?.dataSize ?? size : size,
       modificationTime: amendment?.modificationTime
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
           ? FileTime(
@@ -225,7 +231,10 @@ final class ArchiveReader {
       var size = 0
       var offset: Int64 = 0
       let result = docpkg_archive_read_data_block(handle, &buffer, &size, &offset)
-      if result == ARCHIVE_EOF { return }
+      if result == ARCHIVE_EOF {
+        readToEndBeforeNext = false
+        return
+      }
       try checkZipView(result)
       try check(result, handle, path: path, entry: currentName, action: "read data of")
       if size > 0, let buffer { try body(UnsafeRawBufferPointer(start: buffer, count: size), offset) }

@@ -15,7 +15,11 @@ import SystemPackage
 /// - a GNU header's size: libarchive reports a GNU entry's "real size" field (bytes 483-494, meant for
 ///   sparse files) as the size of any entry, and headers written in star's layout with GNU's magic
 ///   hold a time there (a 14-byte file then reads as 2,176 bytes); Go, Python and GNU tar take the
-///   size field for every entry but a sparse one.
+///   size field for every entry but a sparse one;
+/// - a Solaris sparse map (`SUN.holesdata`): such an entry stores its holes' bytes too, which libarchive reads
+///   past but, until its 2025 fix (715f7ea, "Handle extra bytes after sparse entries"), does not skip: the next
+///   header is then looked for inside the data ("Damaged tar archive"). Its data is read, not skipped
+///   (see ``ArchiveReader``).
 struct TarHeaderScan {
   /// What the scan saw before one entry (by its index among the entries libarchive returns).
   struct EntryInfo {
@@ -28,6 +32,8 @@ struct TarHeaderScan {
     var badSize = false
     /// The size field of a GNU header of a regular file that is not sparse.
     var gnuSize: Int64?
+    /// A pax `SUN.holesdata` record: a Solaris sparse file, whose stored data holds its holes too.
+    var solarisHoles = false
   }
 
   private(set) var entries: [EntryInfo] = []
@@ -198,6 +204,7 @@ struct TarHeaderScan {
         }
         let key = paxData[(cursor + 1)..<equals]
         let value = paxData[(equals + 1)..<(start + length - 1)]
+        if key.elementsEqual("SUN.holesdata".utf8) { pending.solarisHoles = true }
         if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
           pending.nulInPath = true
         }

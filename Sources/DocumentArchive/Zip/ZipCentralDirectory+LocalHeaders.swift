@@ -16,8 +16,11 @@ extension ZipCentralDirectory {
     /// Why a symbolic link's target cannot be trusted: libarchive reads a link's target without checking its
     /// CRC-32 or its encryption (a damaged target passes, an encrypted one comes out as ciphertext).
     var linkDamage: String?
+    /// The bytes a stored entry that states more than it stores gives (``ZipCentralDirectory/dataSize(method:flags:size:compressedSize:)``),
+    /// where libarchive reports the stated size.
+    var dataSize: Int64?
 
-    var isEmpty: Bool { modificationTime == nil && !readOnly && linkDamage == nil }
+    var isEmpty: Bool { modificationTime == nil && !readOnly && linkDamage == nil && dataSize == nil }
   }
 
   /// Reads what libarchive must not be left to judge alone, before it reads the zip: checks every
@@ -63,6 +66,7 @@ extension ZipCentralDirectory {
       if entry.externalAttributes >> 16 & 0o170000 == 0o120000 {
         amendment.linkDamage = try checkLink(entry, archive: archive, file: &linkFile)
       }
+      if entry.dataSize != entry.size { amendment.dataSize = Int64(clamping: entry.dataSize) }
       if !amendment.isEmpty { amendments[EntryName.decodeZip(entry.name)] = amendment }
       let offset = Int64(clamping: entry.localHeaderOffset)
       var bytes = try read(Self.localReadSize, at: offset)

@@ -54,6 +54,25 @@ struct ZipCentralDirectory {
     var extraFieldProblem: String?
     /// A directory: its name ends in `/`.
     var isDirectory: Bool { name.last == UInt8(ascii: "/") }
+    /// The bytes its data gives (see ``ZipCentralDirectory/dataSize(method:flags:size:compressedSize:)``).
+    var dataSize: UInt64 {
+      ZipCentralDirectory.dataSize(method: method, flags: flags, size: size, compressedSize: compressedSize)
+    }
+  }
+
+  /// How many bytes an entry's data gives: its stated size, except for a stored entry (not encrypted) that
+  /// states a multiple of 4 GiB more than it stores (libarchive's `uncompressed_size_off_by_4gib` test
+  /// archive; the slip of a writer that counts in 32 bits). Its data can only be the bytes stored: Python's
+  /// zipfile (the smaller of the two sizes) and Info-ZIP's `unzip` ("continuing with compressed size")
+  /// write them, their CRC-32 checked, and libarchive 3.6, comparing the low 32 bits of the sizes, reads
+  /// them (bsdtar then pads the file with zeros to the stated size; Go, and libarchive since 2026, refuse
+  /// the entry). So every reader here lists, reads and writes the bytes stored: what `inspect` lists is
+  /// what `unpack` writes. Any other difference stays damage, which every reader here refuses (libarchive
+  /// 3.6 refuses it too, so an unpack could not write what a listing would show). The local header must
+  /// still state the same sizes as the central directory (``ZipLocalHeader``).
+  static func dataSize(method: UInt16, flags: UInt16, size: UInt64, compressedSize: UInt64) -> UInt64 {
+    let offBy4GiB = size > compressedSize && (size - compressedSize) & 0xFFFF_FFFF == 0
+    return method == ZipRecords.stored && flags & 1 == 0 && offBy4GiB ? compressedSize : size
   }
 
   let fd: CInt
@@ -257,7 +276,7 @@ extension ZipCentralDirectory {
     do {
       try directory.forEach(archive: path) { entry in
         entries += 1
-        if !entry.isDirectory, entry.externalAttributes >> 28 != 0xA { bytes += Int64(clamping: entry.size) }
+        if !entry.isDirectory, entry.externalAttributes >> 28 != 0xA { bytes += Int64(clamping: entry.dataSize) }
         return true
       }
     } catch { return nil }

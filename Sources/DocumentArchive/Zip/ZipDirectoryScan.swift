@@ -159,7 +159,7 @@ struct ZipDirectoryScan {
     return String(decoding: a, as: UTF8.self) == String(decoding: b, as: UTF8.self)
   }
 
-  /// The entry's uncompressed size if the walk would take it as a plain file or directory with a UTF-8
+  /// The entry's data size (``ZipCentralDirectory/dataSize(method:flags:size:compressedSize:)``) if the walk would take it as a plain file or directory with a UTF-8
   /// name the policy then judges; `nil` if the walk might judge it differently (or refuse it).
   private static func judge(_ header: ZipCentralDirectory.Header, isDirectory: Bool) -> UInt64? {
     if header.flags & 1 != 0 { return nil }  // encrypted
@@ -181,6 +181,7 @@ struct ZipDirectoryScan {
     if name.contains(where: { $0 >= 0x80 }) {
       guard String(validating: name, as: UTF8.self) != nil else { return nil }
     }
-    return values.size
+    return ZipCentralDirectory.dataSize(
+      method: method, flags: header.flags, size: values.size, compressedSize: values.compressedSize)
   }
 }

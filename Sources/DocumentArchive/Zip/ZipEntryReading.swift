@@ -123,7 +123,7 @@ struct ZipEntryReading {
         return block
       }
     }
-    guard produced == entry.size else { throw damaged("it holds fewer bytes than its header says") }
+    guard produced == entry.dataSize else { throw damaged("it holds fewer bytes than its header says") }
     guard crc == entry.crc else { throw damaged("its CRC-32 does not match") }
     if entry.flags & ZipRecords.dataDescriptorFlag != 0 {
       let descriptor = try file.readBytes(count: 24, at: dataEnd)
@@ -155,7 +155,7 @@ struct ZipEntryReading {
       let piece = UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + chunkSize)])
       start += piece.count
       produced += UInt64(piece.count)
-      guard produced <= entry.size else { throw damaged("it holds more bytes than its header says") }
+      guard produced <= entry.dataSize else { throw damaged("it holds more bytes than its header says") }
       crc = crc32(crc, piece)
       try body(piece)
     }

@@ -37,7 +37,7 @@ final class ZipEntrySource: FileContentSource {
     else { return nil }
     self.file = file
     self.entry = entry
-    size = Int64(clamping: entry.size)
+    size = Int64(clamping: entry.dataSize)
     dataStart = offset + Int64(start)
   }
 

@@ -18,7 +18,7 @@ final class ZipListedEntrySource: FileContentSource {
   init(file: ZipArchiveFile, entry: ZipCentralDirectory.Entry) {
     self.file = file
     self.entry = entry
-    size = Int64(clamping: entry.size)
+    size = Int64(clamping: entry.dataSize)
   }
 
   /// Reads are `pread`s of the shared descriptor (see ``ZipEntrySource``).

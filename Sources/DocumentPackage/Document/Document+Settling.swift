@@ -13,6 +13,7 @@ extension Document {
     let file = try PackageFile(at: path, options: options)
     file.versionPolicy = policy
     file.defersVersionCopies = true
+    file.saveOwner = ObjectIdentifier(self)
     return file
   }
 

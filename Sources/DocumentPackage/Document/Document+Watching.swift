@@ -27,7 +27,10 @@ extension Document {
     executor.requireOnQueue()
     let monitor: PackageMonitor
     do {
-      monitor = try PackageMonitor(watching: path)
+      // Its own saves are this document's: a pull or another document's save in this process is news.
+      var options = PackageMonitor.Options()
+      options.owner = ObjectIdentifier(self)
+      monitor = try PackageMonitor(watching: path, options: options)
     } catch let error as PackageError {
       watchingError = error
       throw error

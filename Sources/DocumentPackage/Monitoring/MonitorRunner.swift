@@ -184,7 +184,8 @@ final class MonitorRunner: @unchecked Sendable {
       folder.map { folder in
         newInodes.filter {
           !claimedInodes.contains($0.value)
-            && OwnSaves.shared.isOwn(device: tree.device, inode: $0.value, folder: folder, package: tree.packageName)
+            && OwnSaves.shared.isOwn(
+              device: tree.device, inode: $0.value, folder: folder, package: tree.packageName, owner: options.owner)
         }.keys
       } ?? [:].keys)
     claimedInodes = (claimedInodes + ownPlaced.compactMap { newInodes[$0] }).suffix(256)

@@ -11,7 +11,9 @@ import SystemPackage
 /// the folder it is in: an inode number freed and given to another file (say of another package
 /// in that folder, a save-as's source, or a test's temporary folder removed) is not taken for a
 /// save. (In its own package, a number given again to another entry is told apart by the monitor:
-/// it takes each inode for a save once.)
+/// it takes each inode for a save once.) Each is recorded with the saver that placed it, when
+/// one says who it is (a ``Document``'s package file): the document's monitor takes only its own
+/// saves for its own, and a pull or a save by other code in the same process is news to it.
 package final class OwnSaves: @unchecked Sendable {
   package static let shared = OwnSaves()
 
@@ -25,21 +27,24 @@ package final class OwnSaves: @unchecked Sendable {
   }
   private let lock = SystemLock()
   private var placed: [Placed] = []
-  private var lookup: Set<Placed> = []
+  /// Who placed each (nil: a saver that did not say).
+  private var lookup: [Placed: ObjectIdentifier?] = [:]
 
   /// Records the inode of the entry at `path` (the new state, still under its temporary name),
   /// which a save is about to swap in. Does nothing if it cannot be read.
-  /// - Parameter package: The package it goes into.
-  package func willPlace(_ path: FilePath, package: FilePath) {
+  /// - Parameters:
+  ///   - package: The package it goes into.
+  ///   - owner: Who saves (``PackageFile/saveOwner``), if it says.
+  package func willPlace(_ path: FilePath, package: FilePath, owner: ObjectIdentifier? = nil) {
     guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: package) else {
       return
     }
     let entry = Placed(
       device: status.device, inode: status.inode, folder: folder, package: package.lastComponent?.string ?? "")
     lock.withLock {
-      guard lookup.insert(entry).inserted else { return }
+      guard lookup.updateValue(owner, forKey: entry) == nil else { return }
       placed.append(entry)
-      if placed.count > 256 { lookup.remove(placed.removeFirst()) }
+      if placed.count > 256 { lookup[placed.removeFirst()] = nil }
     }
   }
 
@@ -50,8 +55,15 @@ package final class OwnSaves: @unchecked Sendable {
   }
 
   /// Whether a save in this process put the entry with this inode in place, in the package named
-  /// `package` in the folder whose inode is `folder`.
-  package func isOwn(device: UInt64, inode: UInt64, folder: UInt64, package: String) -> Bool {
-    lock.withLock { lookup.contains(Placed(device: device, inode: inode, folder: folder, package: package)) }
+  /// `package` in the folder whose inode is `folder`; with `owner`, a save by that owner.
+  package func isOwn(device: UInt64, inode: UInt64, folder: UInt64, package: String, owner: ObjectIdentifier? = nil)
+    -> Bool
+  {
+    lock.withLock {
+      guard let placer = lookup[Placed(device: device, inode: inode, folder: folder, package: package)] else {
+        return false
+      }
+      return owner == nil || placer == owner
+    }
   }
 }

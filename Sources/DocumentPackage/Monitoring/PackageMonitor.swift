@@ -127,6 +127,9 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     /// Whether to poll even where the system's notifications see every change (the default, false,
     /// polls only where they may not: network and FUSE file systems).
     public var alwaysPolls = false
+    /// Whose saves are own saves (``PackageFile/saveOwner``); nil (the default): every save of
+    /// this process. A ``Document`` gives its own.
+    var owner: ObjectIdentifier?
     #if os(Linux)
     /// The inotify instance to use; nil (the default) for the process's shared one. Tests give a
     /// monitor one of its own to set the kernel's event queue size for it alone.

@@ -50,6 +50,7 @@ extension PackageFile {
     let newLock = try PackageLock(forPackageAt: destination)
     _ = try Self.recover(destination, locked: newLock)
     var saver = try Saver(target: destination, root: root)
+    saver.owner = saveOwner
     saver.exchangeUnsupported = exchangeUnsupported
     try saver.saveWhole(rebasing: true)
     path = destination
@@ -68,6 +69,7 @@ extension PackageFile {
     defer { withExtendedLifetime(copyLock) {} }
     _ = try Self.recover(destination, locked: copyLock)
     var saver = try Saver(target: destination, root: root)
+    saver.owner = saveOwner
     try saver.saveWhole(rebasing: false)
   }
 }

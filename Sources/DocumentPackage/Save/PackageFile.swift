@@ -68,6 +68,10 @@ public final class PackageFile {
   /// ``VersionPolicy/default``: the last 10). Set it before saving.
   public var versionPolicy: VersionPolicy = .default
 
+  /// Who this package file saves for (a ``Document``), told to the monitors with what its saves put
+  /// in place: a document's monitor takes only that document's saves for its own (``OwnSaves``).
+  var saveOwner: ObjectIdentifier?
+
   /// Whether saves keep the previous state as a *pending* version, copying its contents into the
   /// ``VersionStore`` later (``VersionStore/settlePendingVersions()``), so that a save costs
   /// O(changed) however big the package (default `false`: each save copies before its swap, and

@@ -87,7 +87,8 @@ extension Saver {
     }
     defer { readers.end() }
     for case .place(let number, _) in journal.steps {
-      OwnSaves.shared.willPlace(journalPath.appending(SaveJournal.stagedName(number).string), package: target)
+      OwnSaves.shared.willPlace(
+        journalPath.appending(SaveJournal.stagedName(number).string), package: target, owner: owner)
     }
     do {
       try journal.apply(parentFD: parentFD, journalFD: journalFD, packagePath: target, rootFD: rootFD)

@@ -60,6 +60,8 @@ struct Saver {
   /// after it when it defers its copies, told when the save is done.
   var versions: VersionKeeping?
   var exchangeUnsupported = false
+  /// Who saves, told to ``OwnSaves`` with what it places (``PackageFile/saveOwner``).
+  var owner: ObjectIdentifier?
   /// Whether `versions` was told of the swap already (a part save that fell back to a whole save tells it once).
   private var previousStateKept = false
 
@@ -129,7 +131,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(node, parentFD: parentFD)
-    OwnSaves.shared.willPlace(names.path(names.temporary), package: target)
+    OwnSaves.shared.willPlace(names.path(names.temporary), package: target, owner: owner)
     let containerPath = node.parent!.origin!.absolutePath
     let name = node.diskName
     // The path of the replaced (or, when adding, absent) entry in the previous state: a root
@@ -230,7 +232,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     try buildTemporary(root, parentFD: parentFD)
-    OwnSaves.shared.willPlace(names.path(names.temporary), package: target)
+    OwnSaves.shared.willPlace(names.path(names.temporary), package: target, owner: owner)
     let exists: Bool
     do { exists = try TreeRemoval.exists(names.package, in: parentFD) } catch {
       discardTemporary(parentFD)

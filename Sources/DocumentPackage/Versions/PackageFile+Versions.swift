@@ -29,6 +29,7 @@ extension PackageFile {
     let versions = versionKeeping(store: try VersionStore(packagePath: path, lockHeld: true))
     let tree = try versions.store().tree(of: id)
     var saver = try Saver(target: path, root: tree)
+    saver.owner = saveOwner
     saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
@@ -66,6 +67,7 @@ extension PackageFile {
   func saveLocked(_ tree: PackageNode, store: VersionStore? = nil) throws {
     let versions = versionKeeping(store: store)
     var saver = try Saver(target: path, root: tree)
+    saver.owner = saveOwner
     saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
     defer { exchangeUnsupported = saver.exchangeUnsupported }
