@@ -44,7 +44,9 @@ import SystemPackage
 /// their bytes, so that cheap requests are answered beside many slow ones (``PreviewPool``); a query is decoded
 /// once, and refused when malformed (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in
 /// the file (``PrettyPrinter``); at most 4 zip downloads run at once, each stopped when its client goes, even while
-/// it plans the zip (``ZipDownload``).
+/// it plans the zip (``ZipDownload``); a response is sent no faster than its client takes it: a connection's next
+/// request is answered once the socket has taken the last answer (so pipelined requests that are never read hold
+/// one answer), and an image from `/api/raw` is read a chunk at a time as its client reads (``RawChunks``).
 ///
 /// **Live.** A package on disk is watched by a ``/DocumentPackage/PackageMonitor``, started once the server
 /// listens (it lists the whole package first, which the first page need not wait for); each change it reports

@@ -23,7 +23,8 @@ With a pending version (--pending): the put/rm scenarios, each run while a pendi
 put, as --settle) still reads files the scenario's save replaces; after each kill, `check` (recovery, then the
 settle) must leave every version whole: version 1 holds the package as made, and no version names a path as not
 kept (a save killed between its swap and its record must hand the subtree it replaced to the store, not remove it),
-apart from the root entry a scenario adds, which a kill between its rename and its record leaves uncertain.
+apart from the root entry a scenario adds (and the root), which a kill between its rename and its record leaves
+uncertain.
 
 Errors (--errors): EIO and ENOSPC at each write, fsync, link and rename call → non-zero exit, one
 line ``docpkg: error: ...`` naming a path, the original package intact, no temporary tree left.
@@ -217,13 +218,14 @@ class Runner:
             self.fail(scenario, syscall, n, "the pending version was not settled")
 
     def uncertain(self, scenario, path):
-        """Whether a pending version may name `path` as not kept after a kill: the root entry the scenario adds.
-        A save killed between adding it and recording that leaves no record of the root's times around the
-        rename, so the settle cannot rule out that another program removed an entry of that name before it,
-        and names it rather than guess (the version's other files are all kept)."""
+        """Whether a pending version may name `path` as not kept after a kill: the root entry the scenario adds,
+        and the root itself. A save killed between adding it and recording that leaves no record of the root's
+        times around the rename (recovery cannot rebuild them), so the settle cannot rule out that another
+        program changed the root's entries, removing one of that name, and names both rather than guess (the
+        version's files are all kept)."""
         added = scenario.args[2].split("/")[0] if scenario.args[0] == "put" else None
-        return self.pending and added is not None and path == added and not os.path.lexists(
-            os.path.join(self.base, added))
+        adds = added is not None and not os.path.lexists(os.path.join(self.base, added))
+        return self.pending and adds and path in (added, "./")
 
     def references(self, scenario):
         self.reset()

@@ -38,18 +38,8 @@ extension Extractor {
     try cancellation?.check(archive)
     totalBytes += count
     reportProgressIfDue()
-    if totalBytes > limits.maxTotalSize {
-      throw PackageError(
-        .limitExceeded, "archive expands to more than \(limits.maxTotalSize) bytes:", path: archive,
-        context: "(at entry '\(header.displayName)'; raise the limit to allow it)")
-    }
-    if totalBytes > UnpackLimits.ratioGrace,
-      Double(totalBytes) > limits.maxCompressionRatio * Double(max(reader.archiveSize, 1))
-    {
-      throw PackageError(
-        .limitExceeded, "archive expands more than \(Int(limits.maxCompressionRatio)) times its size:",
-        path: archive, context: "(at entry '\(header.displayName)'; a zip bomb? raise the limit to allow it)")
-    }
+    try limits.checkExpansion(
+      totalBytes, archiveSize: reader.archiveSize, archive: archive, entry: header.displayName)
   }
 
   /// A small file's contents, checked against its declared size and the limits.

@@ -9,9 +9,8 @@ extension DeferredKeeping {
   /// - an exchange whose replaced subtree is still at the temporary name (it is not the tree the
   ///   save built, which the intent identifies): the subtree is moved to `ID.old`, then recorded;
   /// - an exchange whose replaced subtree is in `ID.old` already: recorded;
-  /// - an addition whose entry is in the package (the tree the save built, at `changed`): recorded
-  ///   as absent from the previous state;
-  /// - anything else (the swap did not happen, or was undone): the marker becomes `ID.abandoned`.
+  /// - anything else (the swap did not happen, or was undone; or an addition, see below): the
+  ///   marker becomes `ID.abandoned`.
   ///
   /// The record's capture time is the marker's modification time, as the save's would have been;
   /// the container's times are left out (the settle then trusts nothing of that directory's
@@ -49,14 +48,11 @@ extension DeferredKeeping {
         {
           complete = (try? Syscalls.rename(from: parentFD, names.temporary, to: pendingFD, old)) != nil
         }
-      case .absent:
-        let entry = names.path(names.package).appending(intent.changed)
-        if !intent.changed.isEmpty, (try? Syscalls.status(in: parentFD, names.temporary)) == nil,
-          let added = try? Syscalls.statusNoFollow(entry), [added.device, added.inode] == intent.newTree
-        {
-          complete = true
-        }
-      case .lost:
+      case .absent, .lost:
+        // An addition's record would say only that the previous state had no entry there; without
+        // the container's times around the rename (which a kill loses), the settle cannot rule out
+        // another program's removal of an entry of that name, and would name it as not kept. No
+        // version is better than a version flagged damaged for what it never held.
         break
       }
       if complete,

@@ -34,8 +34,8 @@ import SystemPackage
 /// **Crash cases.** The capture marker holds what the record will say (``SaveIntent``), so that
 /// recovery, under the package lock, completes the record of a save killed after its swap
 /// (``completeInterruptedSave(_:parentFD:)``): the replaced tree left beside the package (told from
-/// a new tree never swapped in by its identity) is moved to `ID.old`, an `ID.old` without a record
-/// gets one, and an entry added gets its `absent` record. Removing that tree instead would lose
+/// a new tree never swapped in by its identity) is moved to `ID.old`, and an `ID.old` without a
+/// record gets one (an added entry gets none: see there). Removing that tree instead would lose
 /// what the pending versions before it still read from it. A save killed before its swap (or
 /// after swapping back) leaves only its marker: recovery marks it abandoned, and the next save's
 /// ``begin(in:changing:adding:newTree:)`` removes it.

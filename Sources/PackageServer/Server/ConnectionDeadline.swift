@@ -8,9 +8,12 @@ import NIOHTTP1
 /// - **Header timeout**: a new connection must send a whole request (head and body) within `headerTimeout`, or
 ///   it is closed; a head trickled a line at a time does not reset it.
 /// - **Idle timeout**: after a response ends, the next request must arrive whole within `idleTimeout`.
-/// - **Stalled writes**: while a response is sent, a client that takes nothing for `idleTimeout` (the channel stays
-///   unwritable: NIO holds more than its high-water mark) is closed, which ends the response's producer (a zip
-///   download, an event stream).
+/// - **Stalled writes**: while a response is sent, a client that takes nothing for `idleTimeout` (a body written
+///   stays in NIO's hands, not taken by the socket) is closed, which ends the response's producer (a zip
+///   download, an event stream) and frees what it holds (a download's slot). This goes by the writes themselves,
+///   not by the channel's writability: a producer that writes a chunk at a time and waits for each never fills
+///   NIO past its high-water mark, so the channel stays writable however long the client stalls (issue 38: four
+///   downloads whose clients stopped reading held every download slot for 210 s).
 ///
 /// No timer runs while a response is being written and the client takes it: a download or an event stream may
 /// last as long as its client reads. Each state change is told to the ``ConnectionRegistry``, which may close a
@@ -28,6 +31,8 @@ final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
   private var timer: Scheduled<Void>?
   /// Whether a request arrived whose response has not ended.
   private var busy = false
+  /// Bodies written and not yet taken by the socket.
+  private var pendingWrites = 0
 
   init(headerTimeout: TimeAmount, idleTimeout: TimeAmount, registry: ConnectionRegistry) {
     self.headerTimeout = headerTimeout
@@ -64,8 +69,17 @@ final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
       // Held from now until the client has taken them (or the connection closes).
       let (count, registry, channel) = (body.readableBytes, registry, context.channel)
       registry.buffer(channel, bytes: count)
+      // The client has `idleTimeout` to take something, from the moment a body waits for it.
+      pendingWrites += 1
+      if pendingWrites == 1 { arm(context, after: idleTimeout) }
       let written = promise ?? context.eventLoop.makePromise()
-      written.futureResult.whenComplete { _ in registry.buffer(channel, bytes: -count) }
+      let (handler, loopContext) = (
+        NIOLoopBound(self, eventLoop: context.eventLoop), NIOLoopBound(context, eventLoop: context.eventLoop)
+      )
+      written.futureResult.whenComplete { _ in
+        registry.buffer(channel, bytes: -count)
+        handler.value.taken(loopContext.value)
+      }
       context.write(data, promise: written)
       return
     case .head:
@@ -74,16 +88,18 @@ final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     context.write(data, promise: promise)
   }
 
-  func channelWritabilityChanged(context: ChannelHandlerContext) {
-    if busy {
-      if context.channel.isWritable {
-        timer?.cancel()
-        timer = nil
-      } else {
-        arm(context, after: idleTimeout)
-      }
+  /// A body was taken by the socket (or the connection closed): the client made progress, so the stall timer
+  /// starts again for what is still pending; with nothing pending, the response waits for its producer, not
+  /// for the client, and no timer runs.
+  private func taken(_ context: ChannelHandlerContext) {
+    pendingWrites -= 1
+    guard busy, context.channel.isActive else { return }
+    if pendingWrites > 0 {
+      arm(context, after: idleTimeout)
+    } else {
+      timer?.cancel()
+      timer = nil
     }
-    context.fireChannelWritabilityChanged()
   }
 
   func channelInactive(context: ChannelHandlerContext) {

@@ -62,6 +62,26 @@ final class RawConnection: @unchecked Sendable {
     return true
   }
 
+  /// Reads the head, then counts the bytes that follow without keeping them, until the peer closes or a read
+  /// times out: the head (an empty body) and how many bytes of body arrived.
+  func readCountingBody() -> (head: RawReply, bodyBytes: Int) {
+    let separator = Array("\r\n\r\n".utf8)
+    read { received in
+      received.count >= 4 && received.indices.dropLast(3).contains { received[$0...].starts(with: separator) }
+    }
+    let headEnd =
+      (received.indices.dropLast(3).first { received[$0...].starts(with: separator) } ?? received.count - 4) + 4
+    var count = received.count - headEnd
+    received = Array(received[..<headEnd])
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = recv(fd, &buffer, buffer.count, 0)
+      if n <= 0 { break }
+      count += n
+    }
+    return (RawReply(received), count)
+  }
+
   /// Whether the server has closed the connection (a read would end now, with nothing more).
   var isClosedByPeer: Bool {
     var byte: UInt8 = 0
