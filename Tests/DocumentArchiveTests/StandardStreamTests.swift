@@ -82,4 +82,49 @@ struct StandardStreamTests {
     #expect(result.standardOutput.contains("refusing to write an archive to a terminal"), "\(result.standardOutput)")
     #expect(!FileManager.default.fileExists(atPath: "-"))
   }
+
+  /// A writer of `megabytes` MiB (zeros after `prefix`, a shell `printf` string) to standard output that
+  /// stops when the reader goes and leaves the count of bytes it handed over in the file `sent`.
+  func sender(_ prefix: String, megabytes: Int) -> String {
+    """
+    { printf '\(prefix)'; python3 -c '
+    import sys
+    sent = 0
+    try:
+        for _ in range(\(megabytes * 16)):
+            sys.stdout.buffer.write(bytes(65536)); sys.stdout.buffer.flush(); sent += 65536
+    except BrokenPipeError:
+        pass
+    open("sent", "w").write(str(sent))' 2>/dev/null; }
+    """
+  }
+
+  @Test("unpack - refuses a stream of zeros after its first bytes, not after copying all of it")
+  func refusesNonArchiveEarly() throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.makeDirectory("out")
+    let result = try bash("\(sender("", megabytes: 64)) | \"$DOCPKG\" unpack - -o out", in: temp)
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("not a zip or tar archive: 'standard input'"), "\(result.standardError)")
+    #expect(result.standardError.split(separator: "\n").count == 1)
+    let sent = Int(try String(contentsOfFile: temp.appending("sent"), encoding: .utf8)) ?? .max
+    #expect(sent < 8 << 20, "unpack read \(sent) bytes of zeros")
+    #expect(entries(below: temp.appending("out")) == [])
+  }
+
+  @Test("unpack - stops copying a stream larger than the size limits allow, with the size-limit message")
+  func boundsTheSpool() throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.makeDirectory("out")
+    // A gzip signature, then zeros: an archive as far as its first bytes show.
+    let result = try bash(
+      "\(sender("\\x1f\\x8b", megabytes: 64)) | \"$DOCPKG\" unpack - -o out --max-size 1000 --max-entries 10",
+      in: temp)
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("archive is larger than"), "\(result.standardError)")
+    #expect(result.standardError.contains("'standard input'"), "\(result.standardError)")
+    let sent = Int(try String(contentsOfFile: temp.appending("sent"), encoding: .utf8)) ?? .max
+    #expect(sent < 8 << 20, "unpack read \(sent) bytes")
+    #expect(entries(below: temp.appending("out")) == [])
+  }
 }

@@ -49,4 +49,32 @@ struct ServeCommandTests {
     #expect(missing.standardError.split(separator: "\n").count == 1)
     #expect(port.status == 64 && port.standardError.contains("--port"), "\(port.standardError)")
   }
+
+  @Test("an archive that unpack refuses as a zip bomb is refused in one line, before anything is served")
+  func refusesBombs() async throws {
+    let temp = try TemporaryDirectory()
+    // 64 MiB of zeros (a sparse file) deflate to about 64 KiB: a thousand times.
+    let (bomb, unpacked) = try await offThePool { () -> (String, Shell.Output) in
+      let package = try temp.makeDirectory("Bomb.mydoc")
+      _ = FileManager.default.createFile(atPath: "\(package)/zeros.bin", contents: nil)
+      let zeros = try #require(FileHandle(forWritingAtPath: "\(package)/zeros.bin"))
+      try zeros.truncate(atOffset: 64 << 20)
+      try zeros.close()
+      let bomb = temp.appending("bomb.zip")
+      let packed = try Shell.docpkg(["pack", package, "-o", bomb])
+      #expect(packed.status == 0, "\(packed.standardError)")
+      return (bomb, try Shell.docpkg(["unpack", bomb, "-o", temp.appending("out")]))
+    }
+    #expect(unpacked.status == 1 && unpacked.standardError.contains("zip bomb"), "\(unpacked.standardError)")
+    let process = try RunningProcess(Shell.docpkgPath, ["serve", bomb])
+    let exited = await process.waitForExit(seconds: 60)
+    if !exited { try await offThePool { process.stop() } }
+    #expect(exited, "still serving: \(process.standardOutput)")
+    #expect(process.status == 1, "\(process.standardError)")
+    #expect(process.standardOutput.isEmpty)
+    #expect(
+      process.standardError.hasPrefix("docpkg: error: archive expands more than 200 times its size:")
+        && process.standardError.contains(bomb) && process.standardError.split(separator: "\n").count == 1,
+      "\(process.standardError)")
+  }
 }

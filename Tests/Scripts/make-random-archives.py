@@ -122,7 +122,7 @@ def zip_mtime(info):
         tag, length = int.from_bytes(extra[position:position + 2], "little"), int.from_bytes(extra[position + 2:position + 4], "little")
         data = extra[position + 4:position + 4 + length]
         if tag == 0x5455 and len(data) >= 5 and data[0] & 1:
-            return int.from_bytes(data[1:5], "little")
+            return int.from_bytes(data[1:5], "little", signed=True)
         if tag == 0x000A and len(data) >= 32 and int.from_bytes(data[4:6], "little") == 1:
             ntfs = int.from_bytes(data[8:16], "little") // 10_000_000 - 11_644_473_600
         position += 4 + length

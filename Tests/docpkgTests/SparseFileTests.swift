@@ -68,7 +68,8 @@ struct SparseFileTests {
     let listing = try Shell.run("bsdtar", ["-tvf", archive]).standardOutput
     #expect(listing.contains("1073741824"), "\(listing)")
     let destination = try temp.makeDirectory("out")
-    try run(["unpack", archive, "-o", destination])
+    // Holes count toward the limits (issue 37): 1 GiB from a few KiB of archive is over the default ratio.
+    try run(["unpack", archive, "-o", destination, "--max-ratio", "1000000000"])
     let copy = destination + "/Sparse.mydoc/big.raw"
     #expect(try allocated(copy) < 1 << 20)
     try Shell.run("cmp", [package + "/big.raw", copy])
@@ -88,7 +89,7 @@ struct SparseFileTests {
     let archive = temp.appending("sparse.tar")
     try Shell.run("tar", ["--sparse", "--format=gnu", "-cf", archive, "pkg"], directory: temp.appending("src"))
     let out = try temp.makeDirectory("out")
-    try run(["unpack", archive, "-o", out])
+    try run(["unpack", archive, "-o", out, "--max-ratio", "1000000000"])
     try run(["diff", archive, out + "/pkg"])
     try run(["diff", "-p", archive, out + "/pkg"])
     try run(["diff", "--stat", archive, out + "/pkg"])

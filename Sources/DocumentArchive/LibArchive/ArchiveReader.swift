@@ -201,6 +201,8 @@ final class ArchiveReader {
     }
     let symlink = docpkg_archive_entry_symlink(raw).map { String(cString: $0) }
     let amendment = format == .zip ? zipAmendments[decodedName] : nil
+    // A zip's link is checked as a file's data is (its CRC-32; encrypted, it is refused).
+    let linkDamage = kind == .symlink ? amendment?.linkDamage : nil
     let size = docpkg_archive_entry_size_is_set(raw) != 0 ? docpkg_archive_entry_size(raw) : nil
     return EntryHeader(
       name: decodedName,
@@ -216,7 +218,7 @@ final class ArchiveReader {
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
         ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil,
-      damage: scanned?.badValue
+      damage: linkDamage ?? scanned?.badValue
     )
   }
 

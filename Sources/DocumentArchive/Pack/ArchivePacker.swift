@@ -17,6 +17,8 @@ public enum ArchivePacker {
   /// an unnamed file in `output`'s folder (`O_TMPFILE`) and linked into place when complete: on
   /// failure, cancellation or a kill `output` is left as it was and nothing is left beside it
   /// (where `O_TMPFILE` is refused, a hidden temporary file is used, which a kill may leave).
+  /// Only a regular file is replaced: a FIFO or character device at `output` (or a link to one)
+  /// is written into as a stream; anything else there is refused and left alone.
   /// - Parameters:
   ///   - package: The package's root node; its name is the archive's top-level entry.
   ///   - output: The archive to write.
@@ -24,7 +26,7 @@ public enum ArchivePacker {
   ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are written.
   /// - Throws: ``/DocumentPackage/PackageError`` naming the file that could not be read, or `output` if it cannot
-  ///   be written.
+  ///   be written (code `notARegularFile` if it is a directory, a link to a file or another kind that is kept).
   /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes; zip compression uses every core.
   public static func pack(
     _ package: PackageNode, to output: FilePath, options: PackOptions,
@@ -32,9 +34,9 @@ public enum ArchivePacker {
   ) throws {
     try checkLevel(options)
     let plan = try makePlan(package, options: options, cancellation: cancellation, output: output.string)
-    try OutputFile.write(to: output) { fd, path in
+    try OutputFile.write(to: output) { fd, path, seekable in
       try write(
-        plan, to: fd, path: path, seekable: true, options: options, cancellation: cancellation, progress: progress)
+        plan, to: fd, path: path, seekable: seekable, options: options, cancellation: cancellation, progress: progress)
     }
   }
 
@@ -207,11 +209,54 @@ extension ArchivePacker {
 /// The archive file: written unnamed in its destination's folder and linked into place when
 /// complete (``UnnamedFile``), so a crash leaves the old OUT or the complete new one, never an
 /// empty or partial file under OUT's name, and no temporary file.
+///
+/// Only a regular file (or nothing) at OUT is ever replaced. A FIFO or a character device, or a
+/// symbolic link to one (`/dev/stdout`, `/dev/null`), is written into as a stream, as `tar -f`
+/// does; anything else (a directory, a block device, a socket, a link to a file or a dangling
+/// link) is refused, naming OUT, and left as it is.
 enum OutputFile {
-  static func write(to output: FilePath, _ body: (CInt, String) throws -> Void) throws {
+  /// Calls `body` with the descriptor to write, OUT's name and whether the descriptor may seek.
+  static func write(to output: FilePath, _ body: (CInt, String, Bool) throws -> Void) throws {
     guard output.lastComponent != nil else {
       throw PackageError(.invalidArgument, "not a file name:", path: output.string)
     }
-    try UnnamedFile.write(to: output, label: "pack", mode: 0o666) { fd in try body(fd, output.string) }
+    // Nothing there (or nothing to stat): the atomic write reports what is wrong with the path.
+    guard let status = try? Syscalls.statusNoFollow(output), status.kind != .file else {
+      try UnnamedFile.write(to: output, label: "pack", mode: 0o666) { fd in try body(fd, output.string, true) }
+      return
+    }
+    let target = status.kind == .symlink ? try? Syscalls.statusFollowing(output) : status
+    guard let target, target.isStream else {
+      let what: String
+      switch (status.kind, target?.kind) {
+      case (.directory, _): what = "(a directory)"
+      case (.symlink, .file?): what = "(a symbolic link to a file: name the file itself)"
+      case (.symlink, .directory?): what = "(a symbolic link to a directory)"
+      case (.symlink, _) where target == nil: what = "(a dangling symbolic link)"
+      default: what = "(a block device, a socket, or a link to one)"
+      }
+      throw PackageError(
+        .notARegularFile, "refusing to replace what is not a regular file:", path: output.string, context: what)
+    }
+    try writeStream(to: output, body)
+  }
+
+  /// Opens the FIFO or character device at `output` (without creating or truncating anything)
+  /// and hands it to `body` as a stream.
+  private static func writeStream(to output: FilePath, _ body: (CInt, String, Bool) throws -> Void) throws {
+    let fd: CInt
+    do { fd = try Syscalls.openFile(output, [.writeOnly]) } catch {
+      throw PackageError.io(error, "cannot open", path: output)
+    }
+    defer { Syscalls.closeFile(fd) }
+    // What was opened is what was looked at: not swapped for a regular file in between.
+    let opened = try Syscalls.io("cannot open", path: output.string) { () throws(Errno) in try Syscalls.status(of: fd) }
+    guard opened.isStream else {
+      throw PackageError(.changedOnDisk, "changed while it was opened:", path: output.string)
+    }
+    if Syscalls.isTerminal(fd) {
+      throw PackageError(.invalidArgument, "refusing to write an archive to a terminal:", path: output.string)
+    }
+    try body(fd, output.string, false)
   }
 }

@@ -23,10 +23,37 @@ public enum ArchivePackage {
   ///   - unwrappingSingleDirectory: Return the single top-level directory as the root
   ///     (the default: a packed package). `false` always returns a root named after the archive
   ///     that holds the top-level entries (a zip nested in a package, such as iWork's `Index.zip`).
+  ///   - limits: When given, the tree is refused as ``ArchiveUnpacker`` would refuse to extract it under these
+  ///     limits (too many entries, or entries whose sizes add up past the total or the compression ratio: a zip
+  ///     bomb), judged by the sizes the entries declare; `nil` (the default) checks none.
   /// - Throws: ``/DocumentPackage/PackageError`` naming the archive (and the entry) if it is not a supported archive,
-  ///   is damaged, or has an unsafe or duplicate entry.
+  ///   is damaged, has an unsafe or duplicate entry, or exceeds `limits`.
   /// - Complexity: O(*n*) for *n* entries to open; reading all files in archive order is O(archive size).
-  public static func open(_ path: FilePath, unwrappingSingleDirectory: Bool = true) throws -> PackageNode {
+  public static func open(
+    _ path: FilePath, unwrappingSingleDirectory: Bool = true, limits: UnpackLimits? = nil
+  ) throws -> PackageNode {
+    let tree = try openUnchecked(path, unwrappingSingleDirectory: unwrappingSingleDirectory)
+    if let limits { try check(tree, of: path, against: limits) }
+    return tree
+  }
+
+  /// Refuses `tree`, read from the archive at `path`, if extracting it would exceed `limits`.
+  private static func check(_ tree: PackageNode, of path: FilePath, against limits: UnpackLimits) throws {
+    let archiveSize = (try? Syscalls.statusFollowing(path).size) ?? 0
+    var (entries, expanded) = (0, Int64(0))
+    try tree.walk { node, nodePath, _ in
+      guard !nodePath.isEmpty else { return true }  // the root, which the archive may not hold
+      entries += 1
+      try limits.checkEntryCount(entries, archive: path.string)
+      if node.kind == .file {
+        expanded += node.size
+        try limits.checkExpansion(expanded, archiveSize: archiveSize, archive: path.string, entry: nodePath)
+      }
+      return true
+    }
+  }
+
+  private static func openUnchecked(_ path: FilePath, unwrappingSingleDirectory: Bool) throws -> PackageNode {
     // A zip whose central directory settles everything: no libarchive pass over the local headers.
     if let tree = zipTree(of: path, unwrappingSingleDirectory: unwrappingSingleDirectory) { return tree }
     let reader = try ArchiveReader(path: path.string)

@@ -75,8 +75,9 @@ public enum ArchiveUnpacker {
   ///
   /// The stream is first copied into a hidden temporary file in `destination` (a zip's central
   /// directory is at its end), which is removed when the unpack ends, and by the next unpack into
-  /// `destination` if this one is killed. A document zip read from a stream is extracted into a
-  /// folder named `Document`.
+  /// `destination` if this one is killed (``StreamSpool``: a stream that does not start as an archive
+  /// is refused after its first 512 bytes, and one larger than the limits allow when it reaches that
+  /// size). A document zip read from a stream is extracted into a folder named `Document`.
   /// - Parameters:
   ///   - input: The stream to read to its end (it stays open).
   ///   - label: The name messages give the stream.
@@ -103,12 +104,8 @@ public enum ArchiveUnpacker {
       }
       do {
         defer { Syscalls.closeFile(fd) }
-        try Syscalls.readChunks(input.rawValue, path: FilePath(label)) { chunk in
-          try cancellation?.check(label)
-          do throws(Errno) { try Syscalls.writeAll(fd, chunk) } catch {
-            throw PackageError.io(error, "cannot write", path: spoolPath)
-          }
-        }
+        try StreamSpool.copy(
+          input.rawValue, label: label, to: fd, path: spoolPath, limits: options.limits, cancellation: cancellation)
       }
       let reader = try ArchiveReader(path: spoolPath, label: label)
       return try extract(

@@ -14,7 +14,9 @@ extension Extractor {
     var written: Int64 = 0  // the file's length so far, holes included
     try reader.readData { block, offset in
       if offset > written {
-        // A hole in a sparse tar entry: left a hole. It takes no disk, so it counts toward no limit.
+        // A hole in a sparse tar entry: left a hole. It takes no disk, but it counts toward the limits: what
+        // the user's tools see (ls, a copy, a backup) is the file's length.
+        try checkLimits(adding: offset - written, header)
         streamWriter.skip(offset - written, in: file)
         written = offset
       }
@@ -25,7 +27,8 @@ extension Extractor {
     if let size = header.size, written != size, !(written < size && reader.format.isTar) {
       throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(written)")
     }
-    // A sparse tar entry may end in a hole: the size makes it.
+    // A sparse tar entry may end in a hole: the size makes it (and counts, as other holes do).
+    if let size = header.size, size > written { try checkLimits(adding: size - written, header) }
     streamWriter.finish(
       file, size: max(written, header.size ?? 0), mode: CInterop.Mode(header.mode & Self.permissionMask),
       time: header.modificationTime)
@@ -35,18 +38,8 @@ extension Extractor {
     try cancellation?.check(archive)
     totalBytes += count
     reportProgressIfDue()
-    if totalBytes > limits.maxTotalSize {
-      throw PackageError(
-        .limitExceeded, "archive expands to more than \(limits.maxTotalSize) bytes:", path: archive,
-        context: "(at entry '\(header.displayName)'; raise the limit to allow it)")
-    }
-    if totalBytes > UnpackLimits.ratioGrace,
-      Double(totalBytes) > limits.maxCompressionRatio * Double(max(reader.archiveSize, 1))
-    {
-      throw PackageError(
-        .limitExceeded, "archive expands more than \(Int(limits.maxCompressionRatio)) times its size:",
-        path: archive, context: "(at entry '\(header.displayName)'; a zip bomb? raise the limit to allow it)")
-    }
+    try limits.checkExpansion(
+      totalBytes, archiveSize: reader.archiveSize, archive: archive, entry: header.displayName)
   }
 
   /// A small file's contents, checked against its declared size and the limits.
@@ -68,7 +61,9 @@ extension Extractor {
       guard reader.format.isTar else {
         throw refuse(.corrupt, header, "its header says \(size) bytes but its data has \(data.count)")
       }
-      data.append(contentsOf: repeatElement(0, count: Int(size) - data.count))  // a sparse tar entry ending in a hole
+      // A sparse tar entry ending in a hole, which counts toward the limits as other holes do.
+      try checkLimits(adding: size - Int64(data.count), header)
+      data.append(contentsOf: repeatElement(0, count: Int(size) - data.count))
     }
     return data
   }

@@ -80,11 +80,7 @@ final class Extractor {
     while let entry = try walk.next() {
       try cancellation?.check(archive)
       entryCount += 1
-      if entryCount > limits.maxEntryCount {
-        throw PackageError(
-          .limitExceeded, "too many entries in", path: archive,
-          context: "(more than \(limits.maxEntryCount); raise the limit to allow it)")
-      }
+      try limits.checkEntryCount(entryCount, archive: archive)
       if skipSpecialFiles, case .special(let what) = entry.header.kind, case .refused = entry.verdict {
         skipped.append(UnpackReport.Skipped(path: entry.header.displayName, reason: "it is a \(what)"))
         continue

@@ -53,7 +53,8 @@ public struct UnpackReport: Sendable, Hashable {
 
 /// Limits that stop an archive bomb before it fills the disk.
 public struct UnpackLimits: Sendable, Hashable {
-  /// The most bytes of file contents extracted in all: 64 GiB by default.
+  /// The most bytes of file contents extracted in all: 64 GiB by default. A sparse tar entry counts
+  /// its length, holes included (what `ls`, a copy or a backup sees).
   public var maxTotalSize: Int64
   /// The most entries: 1,000,000 by default.
   public var maxEntryCount: Int

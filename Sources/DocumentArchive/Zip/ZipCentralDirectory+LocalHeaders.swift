@@ -13,11 +13,14 @@ extension ZipCentralDirectory {
     /// A file made on MS-DOS, FAT, VFAT or NTFS with no Unix mode, with the read-only attribute set: unpacked
     /// without write permissions, as Info-ZIP's `unzip` does (libarchive 3.6 makes it 0664).
     var readOnly = false
+    /// Why a symbolic link's target cannot be trusted: libarchive reads a link's target without checking its
+    /// CRC-32 or its encryption (a damaged target passes, an encrypted one comes out as ciphertext).
+    var linkDamage: String?
     /// The bytes a stored entry that states more than it stores gives (``ZipCentralDirectory/dataSize(method:flags:size:compressedSize:)``),
     /// where libarchive reports the stated size.
     var dataSize: Int64?
 
-    var isEmpty: Bool { modificationTime == nil && !readOnly && dataSize == nil }
+    var isEmpty: Bool { modificationTime == nil && !readOnly && linkDamage == nil && dataSize == nil }
   }
 
   /// Reads what libarchive must not be left to judge alone, before it reads the zip: checks every
@@ -47,6 +50,7 @@ extension ZipCentralDirectory {
       }
       return UnsafeRawBufferPointer(rebasing: buffer[..<filled])
     }
+    var linkFile: ZipArchiveFile?  // the archive for reading links' targets, opened at the first link
     try forEachHeader(archive: archive) { header in
       let entry = header.entry()
       let fields = header.extraFields
@@ -58,6 +62,9 @@ extension ZipCentralDirectory {
         entry.externalAttributes & 1 != 0, !entry.isDirectory
       {
         amendment.readOnly = true
+      }
+      if entry.externalAttributes >> 16 & 0o170000 == 0o120000 {
+        amendment.linkDamage = try checkLink(entry, archive: archive, file: &linkFile)
       }
       if entry.dataSize != entry.size { amendment.dataSize = Int64(clamping: entry.dataSize) }
       if !amendment.isEmpty { amendments[EntryName.decodeZip(entry.name)] = amendment }
@@ -84,6 +91,29 @@ extension ZipCentralDirectory {
       return try checkDescriptor(of: entry, dataStart: dataStart, archive: archive, read: read)
     }
     return amendments
+  }
+
+  /// Reads a symbolic link's target as a file's data is read and checked (``ZipEntryReading``: size, CRC-32),
+  /// since libarchive does not; an encrypted link is refused as an encrypted file is.
+  /// - Returns: Why the target cannot be trusted, or `nil` (a method other than stored or deflated is left to
+  ///   libarchive).
+  private func checkLink(_ entry: Entry, archive: String, file: inout ZipArchiveFile?) throws -> String? {
+    if entry.flags & 1 != 0 { return "its target is encrypted (a passphrase would be required)" }
+    guard entry.method == 0 || entry.method == 8 else { return nil }
+    if file == nil {
+      do throws(Errno) { file = ZipArchiveFile(fd: try Syscalls.duplicate(fd), path: archive) } catch {
+        throw PackageError.io(error, "cannot read", path: archive)
+      }
+    }
+    do {
+      try ZipEntryReading.read(entry, of: file!, dataStart: nil, chunkSize: 4096) {
+        _ in
+      }
+    } catch let error as PackageError where error.code == .corrupt {
+      return error.context.hasSuffix("its CRC-32 does not match")
+        ? "its target's CRC-32 does not match" : "its target's data is damaged"
+    }
+    return nil
   }
 
   /// How much of an entry is read at its local header: the header, and often a small entry's descriptor.

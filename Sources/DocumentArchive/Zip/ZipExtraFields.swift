@@ -86,13 +86,14 @@ struct ZipExtraFields {
     }
   }
 
-  /// The modification time of the extended timestamp record (seconds since 1970, UTC, unsigned as
-  /// libarchive reads it), if the record has one (flag 1).
+  /// The modification time of the extended timestamp record (seconds since 1970, UTC, signed as Info-ZIP
+  /// defines it: libarchive reads it unsigned, so a time before 1970 is 2106 less its distance to 1970 there),
+  /// if the record has one (flag 1).
   func extendedModificationTime() -> FileTime? {
     guard let extendedTimestamp, extendedTimestamp.count >= 5, bytes[extendedTimestamp.lowerBound] & 1 != 0 else {
       return nil
     }
-    return FileTime(seconds: Int64(u32(extendedTimestamp.lowerBound + 1)))
+    return FileTime(seconds: Int64(Int32(bitPattern: u32(extendedTimestamp.lowerBound + 1))))
   }
 
   /// The modification time of the NTFS record (100 ns ticks since 1601, UTC) when there is no extended

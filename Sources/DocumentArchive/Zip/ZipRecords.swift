@@ -221,10 +221,12 @@ enum ZipEnd {
 struct DOSDateTime {
   var time: UInt16
   var date: UInt16
+  /// 1980-01-01 00:00:00 UTC, the earliest time a DOS date holds (an earlier one is written as this).
+  static let earliest: Int64 = 315_532_800
 
   init(_ seconds: Int64) {
     // DOS dates cover 1980-2107.
-    let clamped = min(max(seconds, 315_532_800), 4_354_819_198)
+    let clamped = min(max(seconds, Self.earliest), 4_354_819_198)
     let days = clamped / 86_400
     let secondsOfDay = clamped % 86_400
     let (year, month, day) = CivilDate.of(daysSince1970: days)

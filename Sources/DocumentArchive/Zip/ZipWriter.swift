@@ -136,7 +136,9 @@ final class ZipWriter {
       name: name, flags: isASCII ? 0 : ZipRecords.utf8Flag, method: ZipRecords.stored,
       dosTime: DOSDateTime(seconds), crc: 0, compressedSize: 0, size: 0, localHeaderOffset: offset,
       externalAttributes: (fileType | mode) << 16 | (entry.kind == .directory ? 0x10 : 0),
-      unixTime: bare || seconds < Int64(Int32.min) || seconds > Int64(Int32.max) ? nil : Int32(seconds),
+      // A time before 1980 is written as 1980 in both fields, as the DOS field must: libarchive (bsdtar) reads
+      // the extended timestamp unsigned, so a negative one would come back as 2106 there.
+      unixTime: bare || seconds > Int64(Int32.max) ? nil : Int32(max(seconds, DOSDateTime.earliest)),
       localZip64: false)
   }
 

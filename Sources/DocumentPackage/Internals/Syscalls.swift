@@ -144,6 +144,8 @@ package enum Syscalls {
 /// that the file changed (inode, size, times) and to describe it (kind, permissions).
 package struct FileStatus: Hashable, Sendable {
   package var kind: NodeKind?
+  /// A FIFO or a character device: a file written as a stream, never replaced.
+  package var isStream: Bool
   package var permissions: FilePermissions
   package var device: UInt64
   package var inode: UInt64
@@ -161,6 +163,7 @@ package struct FileStatus: Hashable, Sendable {
     case S_IFLNK: kind = .symlink
     default: kind = nil
     }
+    isStream = raw.st_mode & S_IFMT == S_IFIFO || raw.st_mode & S_IFMT == S_IFCHR
     permissions = FilePermissions(rawValue: CInterop.Mode(raw.st_mode & 0o7777))
     device = UInt64(raw.st_dev)
     inode = UInt64(raw.st_ino)

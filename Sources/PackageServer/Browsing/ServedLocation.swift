@@ -62,7 +62,9 @@ package enum ServedLocation: Sendable, Hashable {
   package func open() throws -> PackageNode {
     switch self {
     case .package(let path): return try PackageNode(contentsOf: path)
-    case .archive(let path): return try ArchivePackage.open(path)
+    case .archive(let path):
+      // Unpack's limits: an archive `unpack` would refuse as a bomb is not served either.
+      return try ArchivePackage.open(path, limits: UnpackLimits())
     case .version(let package, let id): return try VersionStore(forPackageAt: package).tree(of: id)
     }
   }

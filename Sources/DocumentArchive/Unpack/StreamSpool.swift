@@ -1,0 +1,68 @@
+import DocumentPackage
+import SystemPackage
+
+/// Copies an archive read from a stream (standard input, a pipe) into the spool file an unpack
+/// reads it from (a zip's central directory is at its end), without trusting the stream:
+///
+/// 1. A stream that is not a regular file must show a format in its first 512 bytes (zip, tar,
+///    gzip, bzip2, xz or zstd signatures; ``ArchiveFormat/init(magic:)``), as `bsdtar` decides from
+///    the first block: anything else (`/dev/zero`, a text) is refused at once. A regular file on
+///    standard input (`< sfx.exe`) may also be a zip with bytes before it, found from its end.
+/// 2. The copy stops, refused, past ``limit(for:)``: an archive that large could not unpack within
+///    the size limit anyway.
+enum StreamSpool {
+  /// The most bytes a stream may have for an unpack with `limits`: the size limit, plus deflate's
+  /// worst-case growth (a stored block costs 5 bytes per 64 KiB), plus 2 KiB of headers per entry
+  /// allowed (a tar header, a pax header and padding), plus 1 MiB.
+  static func limit(for limits: UnpackLimits) -> Int64 {
+    let entries = Int64(clamping: limits.maxEntryCount).multipliedReportingOverflow(by: 2048)
+    let parts = [
+      limits.maxTotalSize, limits.maxTotalSize / 64, entries.overflow ? .max : entries.partialValue, 1 << 20,
+    ]
+    return parts.reduce(Int64(0)) { sum, part in
+      let (total, overflow) = sum.addingReportingOverflow(part)
+      return overflow ? .max : total
+    }
+  }
+
+  /// Copies `input` to its end into `fd`.
+  /// - Throws: ``/DocumentPackage/PackageError`` naming `label`: code `unsupported` for a stream that is not an
+  ///   archive, `limitExceeded` for one over ``limit(for:)``, `io` if it cannot be read; naming `path` if the
+  ///   spool cannot be written.
+  static func copy(
+    _ input: CInt, label: String, to fd: CInt, path: String, limits: UnpackLimits,
+    cancellation: ArchiveCancellation?
+  ) throws {
+    let maximum = limit(for: limits)
+    // A regular file's end is known: a zip with a stub before it is found from there.
+    var head: [UInt8]? = (try? Syscalls.status(of: input))?.kind == .file ? nil : []
+    var copied: Int64 = 0
+    try Syscalls.readChunks(input, path: FilePath(label)) { chunk in
+      try cancellation?.check(label)
+      if let first = head {
+        head = first + chunk.prefix(512 - first.count)
+        if head!.count == 512 {
+          try checkFormat(head!, label: label)
+          head = nil
+        }
+      }
+      copied += Int64(chunk.count)
+      if copied > maximum {
+        throw PackageError(
+          .limitExceeded, "archive is larger than \(maximum) bytes:", path: label,
+          context: "(more than the size limit allows; raise the limit to allow it)")
+      }
+      do throws(Errno) { try Syscalls.writeAll(fd, chunk) } catch {
+        throw PackageError.io(error, "cannot write", path: path)
+      }
+    }
+    if let head { try checkFormat(head, label: label) }
+  }
+
+  private static func checkFormat(_ head: [UInt8], label: String) throws {
+    guard ArchiveFormat(magic: head) == nil else { return }
+    throw PackageError(
+      .unsupported, "not a zip or tar archive:", path: label,
+      context: "(its first bytes are no zip, tar, gzip, bzip2, xz or zstd signature)")
+  }
+}
