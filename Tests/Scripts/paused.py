@@ -1,6 +1,6 @@
 """Pausing a command at one of its system calls with strace, for the interleaving tests (settle-interleaving.py,
 moved-while-saving.py): ``strace -e inject=CALL:signal=SIGSTOP:when=N COMMAND`` stops it right after its Nth CALL;
-`stopped` waits for that stop, `resume` lets it go on."""
+`stopped` waits for that stop, `resume` lets it go on, `kill` ends it there."""
 
 import os
 import signal
@@ -62,3 +62,14 @@ def resume(process, wait=True):
             if time.monotonic() > deadline:
                 raise
             go_on()
+
+
+def kill(process):
+    """Kills the stopped command (not strace, whose death would leave it stopped, holding its locks), as a crash
+    would, and waits for strace to end."""
+    for child in children(process.pid):
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.wait(timeout=120)

@@ -25,14 +25,18 @@ extension Recovery {
     throw PackageError(.noSuchEntry, "no such package", path: path.string)
   }
 
-  /// Whether an interrupted save left something beside the package (recovery has work to do).
+  /// Whether an interrupted save left something beside the package (recovery has work to do),
+  /// under its name or, for a journal, under the name the package had before it was renamed.
+  /// - Complexity: A few `lstat`s, and one listing of the package's folder.
   static func hasLeftovers(_ path: FilePath) throws -> Bool {
     let names = try SiblingNames(of: path)
     for leftover in [names.journal, names.probe, names.ready, names.sideline, names.temporary]
     where try statusIfPresent(names.path(leftover)) != nil {
       return true
     }
-    return false
+    guard let parentFD = try? Syscalls.openFile(names.parent, [.readOnly, .directory]) else { return false }
+    defer { Syscalls.closeFile(parentFD) }
+    return SaveJournal.movedJournal(for: names, parentFD: parentFD) != nil
   }
 
   /// What `lstat` says about `path`, `nil` if nothing is there.

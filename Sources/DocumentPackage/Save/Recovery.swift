@@ -12,7 +12,8 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 /// the old one or exactly the new one (see ``SiblingNames`` for the names):
 ///
 /// - a journal (``SaveJournal``) with its plan is a committed save: the plan is applied again and the
-///   journal removed; without a plan, the save never began changing the package: it is removed.
+///   journal removed; without a plan, the save never began changing the package: it is removed. A
+///   journal left beside the package's old name (renamed after the save was killed) is taken first.
 /// - a save killed after its swap and before it handed the replaced tree to its keeper: the keeper
 ///   finishes it (``ReplacedStateKeeper/completeInterruptedSaves(_:parentFD:)``: the version store
 ///   moves the tree in and completes its pending record).
@@ -60,6 +61,12 @@ enum Recovery {
       action(what, name)
     }
 
+    if let moved = SaveJournal.adoptMovedJournal(names, parentFD: parentFD) {
+      actions.append(
+        RecoveryAction(
+          description: "found the journal of an interrupted save under the package's old name: took it from",
+          path: moved.string))
+    }
     if try exists(names.journal) {
       // A journaled save (`SaveJournal`): committed if its plan is there, else never begun.
       if let steps = try SaveJournal.committedPlan(names, parentFD: parentFD) {

@@ -22,6 +22,17 @@ extension Saver {
       throw PackageError.io(error, "cannot create directory", path: journalPath.string, context: "while saving")
     }
     defer { Syscalls.closeFile(journalFD) }
+    // Whose journal this is, for a package renamed before recovery completes it (`SaveJournal+Moved`):
+    // the root as it is now, and again at the commit if it changed meanwhile.
+    var recordedRoot = try? Syscalls.status(in: parentFD, names.package)
+    if let root = recordedRoot, root.kind == .directory {
+      do { try SaveJournal.recordRoot(root, journalPath: journalPath) } catch {
+        discard()
+        throw error
+      }
+    } else {
+      recordedRoot = nil
+    }
     var journal = SaveJournal(names: names)
     let builder = TreeBuilder(packagePath: target)
     do {
@@ -68,6 +79,9 @@ extension Saver {
           throw PackageError(
             .conflict, "cannot save: the package was moved, replaced or deleted while it was saved:",
             path: target.string, context: "(nothing was changed)")
+        }
+        if recordedRoot.map({ [$0.device, $0.inode] != [status.device, status.inode] }) ?? true {
+          try SaveJournal.recordRoot(status, journalPath: journalPath)
         }
         try keepPreviousState(changing: "", adding: false)
       } else {

@@ -1,0 +1,96 @@
+import SystemPackage
+
+/// A journaled save killed while applying its plan, and the package renamed before anything
+/// recovered it (a file manager renames at any moment): the journal is still beside the old name,
+/// and the package under its new name is part old, part new.
+///
+/// So a committed journal says whose it is: `root` in the journal folder holds the device and inode
+/// of the package's root when the plan was committed (written before the plan). Recovery at the
+/// package's new name, finding no journal of its own, looks among its siblings for a journal whose
+/// `root` is this package's root while no package of the journal's own name is, takes it under its
+/// own name, and completes the save as it would have beside the old name. (A package moved to
+/// another folder leaves its journal behind, in the folder it came from: out of reach.) A journal
+/// killed before it said whose it was (so before its commit), whose package is gone, is taken the
+/// same way, to be removed: it changed nothing.
+extension SaveJournal {
+  /// The file in the journal folder that names the package's root.
+  static let rootName = RawName("root")
+
+  /// Writes `root` into the journal folder before the plan is committed (see the extension's discussion).
+  static func recordRoot(_ root: FileStatus, journalPath: FilePath) throws {
+    try AtomicFile.write(to: journalPath.appending(rootName.string), label: "journal root") { fd in
+      let bytes = Array("\(root.device) \(root.inode)\n".utf8)
+      let written = bytes.withUnsafeBytes { buffer in Result { () throws(Errno) in try Syscalls.writeAll(fd, buffer) } }
+      do throws(Errno) { try written.get() } catch {
+        throw PackageError.io(error, "cannot write", path: journalPath.string, context: "while saving")
+      }
+    }
+  }
+
+  /// A sibling's journal that is this package's, left by a save killed before the package was
+  /// renamed, with the package name it was made for; `nil` if there is none. Reads the parent's
+  /// listing and each sibling journal's `root` file; changes nothing.
+  static func movedJournal(for names: SiblingNames, parentFD: CInt) -> (journal: RawName, owner: RawName)? {
+    guard let root = try? Syscalls.status(in: parentFD, names.package),
+      root.kind == .directory, let siblings = try? Syscalls.entries(ofDirectory: parentFD)
+    else { return nil }
+    let suffix = Array(".docpkg-journal".utf8)
+    for (name, type) in siblings where type == .directory || type == .unknown {
+      let bytes = name.bytes.dropLast().map { UInt8(bitPattern: $0) }  // the trailing NUL
+      guard bytes.count > suffix.count + 1, bytes.first == UInt8(ascii: "."),
+        bytes.suffix(suffix.count).elementsEqual(suffix),
+        name != names.journal
+      else { continue }
+      let owner = RawName(bytes: bytes.dropFirst().dropLast(suffix.count))
+      let other = try? Syscalls.status(in: parentFD, owner)
+      switch recordedRoot(of: name, parentFD: parentFD) {
+      case [root.device, root.inode]:
+        // A package of the journal's own name that is this root (a hard-linked or bind-mounted twin) still has it.
+        if let other, [other.device, other.inode] == [root.device, root.inode] { continue }
+      case nil:
+        // Killed before it said whose it is, so before its commit: it never changed anything, and with no package
+        // of its name it is nobody's (it may be this package's), so recovery here removes it.
+        guard other == nil, !hasPlan(name, parentFD: parentFD) else { continue }
+      default: continue
+      }
+      return (name, owner)
+    }
+    return nil
+  }
+
+  /// Under the package's lock, before recovery looks for its journal: takes a sibling's journal
+  /// that is this package's (``movedJournal(for:parentFD:)``) under the package's own journal name.
+  /// Skips it while a save of the old name still runs (it holds that name's lock, and completes the
+  /// plan itself).
+  /// - Returns: The journal's old path, when one was taken.
+  static func adoptMovedJournal(_ names: SiblingNames, parentFD: CInt) -> FilePath? {
+    guard (try? Syscalls.exists(in: parentFD, names.journal)) == false,
+      let moved = movedJournal(for: names, parentFD: parentFD)
+    else { return nil }
+    guard let ownerLock = try? PackageLock(forPackageAt: names.parent.appending(moved.owner.string), wait: false)
+    else { return nil }
+    defer { withExtendedLifetime(ownerLock) {} }
+    guard (try? Syscalls.rename(from: parentFD, moved.journal, to: parentFD, names.journal)) != nil else { return nil }
+    try? Syscalls.synchronize(parentFD)
+    return names.parent.appending(moved.journal.string)
+  }
+
+  /// Whether a journal holds a plan (it was committed).
+  private static func hasPlan(_ journal: RawName, parentFD: CInt) -> Bool {
+    guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return true }
+    defer { Syscalls.closeFile(journalFD) }
+    return (try? Syscalls.exists(in: journalFD, planName)) != false
+  }
+
+  /// The device and inode a journal's `root` file names, `nil` if it has none (an earlier release's journal) or it
+  /// does not read.
+  private static func recordedRoot(of journal: RawName, parentFD: CInt) -> [UInt64]? {
+    guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return nil }
+    defer { Syscalls.closeFile(journalFD) }
+    guard let fd = try? Syscalls.openForReading(in: journalFD, rootName) else { return nil }
+    defer { Syscalls.closeFile(fd) }
+    guard let bytes = try? Syscalls.readBytes(fd, at: 0, count: 64) else { return nil }
+    let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { UInt64($0) }
+    return fields.count == 2 ? fields : nil
+  }
+}
