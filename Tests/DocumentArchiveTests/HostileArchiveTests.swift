@@ -68,6 +68,11 @@ struct HostileArchiveTests {
       archive: "central-extra-trailing.zip",
       expected: ["'pkg/good.txt'", "in its central directory entry, its extra field ends with 2 bytes"]),
     Case(archive: "gap-before-end.zip", expected: ["gap-before-end.zip'", "no valid central directory"]),
+    // A gzip trailer that does not match the data (libarchive does not check it; gzip -t and GNU tar refuse).
+    Case(archive: "gzip-crc.tar.gz", expected: ["gzip-crc.tar.gz'", "CRC-32 does not match"]),
+    Case(archive: "gzip-length.tar.gz", expected: ["gzip-length.tar.gz'", "length does not match"]),
+    Case(archive: "gzip-flipped.tar.gz", expected: ["gzip-flipped.tar.gz'", "CRC-32 does not match"]),
+    Case(archive: "gzip-cut.tar.gz", expected: ["gzip-cut.tar.gz'"]),
   ]
 
   @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)
@@ -97,6 +102,20 @@ struct HostileArchiveTests {
       let result = try Shell.docpkg(arguments)
       #expect(result.status != 0)
       #expect(result.standardError.contains("'pkg/good.txt'"), "\(result.standardError)")
+    }
+  }
+
+  @Test(
+    "reading in place refuses a .tar.gz whose gzip trailer does not match its data, naming the archive",
+    arguments: ["gzip-crc", "gzip-length", "gzip-flipped"])
+  func readInPlaceRefusesGzipTrailer(_ stem: String) throws {
+    let temp = try TemporaryDirectory()
+    let archive = try makeHostileArchives(stem, in: temp) + "/\(stem).tar.gz"
+    for arguments in [["inspect", archive], ["inspect", archive, "--json"], ["cat", archive, "a.txt"]] {
+      let result = try Shell.docpkg(arguments)
+      #expect(result.status == 1, "\(arguments)")
+      #expect(result.standardOutput.isEmpty)
+      #expect(result.standardError.contains("'\(archive)'") && result.standardError.contains("does not match"))
     }
   }
 

@@ -364,3 +364,33 @@ if not WANTED or "descriptor-crc" in WANTED:
     with open(os.path.join(OUT, "descriptor-crc.zip"), "wb") as f:
         f.write(raw)
     print("descriptor-crc.zip")
+
+
+# A .tar.gz whose gzip trailer does not match its data: libarchive does not check the trailer; gzip -t and
+# GNU tar refuse the file (bsdtar and Python's tarfile read it).
+def gzipped_tar(name, fix):
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    import gzip
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for member, data in [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/a.txt", data=text)]:
+            archive.addfile(member, data)
+    # Level 0: stored deflate blocks, so a flipped data byte changes the data, not the deflate structure.
+    raw = bytearray(gzip.compress(buffer.getvalue(), compresslevel=0, mtime=MTIME))
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(fix(raw))
+    print(name)
+
+
+def xor_at(offset):
+    def fix(raw):
+        raw[offset if offset >= 0 else len(raw) + offset] ^= 0x01
+        return raw
+    return fix
+
+
+gzipped_tar("gzip-crc.tar.gz", xor_at(-8))  # the trailer's CRC-32
+gzipped_tar("gzip-length.tar.gz", xor_at(-4))  # the trailer's length
+gzipped_tar("gzip-flipped.tar.gz", lambda raw: xor_at(raw.find(b"all work") - len(raw))(raw))  # a byte of pkg/a.txt
+gzipped_tar("gzip-cut.tar.gz", lambda raw: raw[:-3])  # the trailer cut short

@@ -66,6 +66,8 @@ final class ArchiveReader {
   /// Whether the current entry's data must be read to its end before the next header: a Solaris sparse
   /// entry, which libarchive does not skip whole (see ``TarHeaderScan``).
   private var readToEndBeforeNext = false
+  /// Whether a gzip-compressed tar's trailers were checked (``GzipStreamCheck``).
+  private var gzipChecked = false
 
   /// Opens `path`, in `format` or the one its contents (or else its name) say.
   /// - Parameter label: The name messages give the archive, when not `path` (`-` for standard input).
@@ -141,7 +143,14 @@ final class ArchiveReader {
     if readToEndBeforeNext { try readData { _, _ in } }
     var raw: OpaquePointer?
     let result = docpkg_archive_read_next_header(handle, &raw)
-    if result == ARCHIVE_EOF { return nil }
+    if result == ARCHIVE_EOF {
+      // What libarchive skips: the gzip trailers (checked once, when the whole tar has been read).
+      if format == .tarGzip, !gzipChecked {
+        try GzipStreamCheck.verify(fd: fd, archive: path)
+        gzipChecked = true
+      }
+      return nil
+    }
     let name = raw.flatMap { docpkg_archive_entry_pathname($0) }
     let storedName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
     let decodedName = format == .zip ? EntryName.decodeZip(storedName) : EntryName.decodeBytes(storedName)
