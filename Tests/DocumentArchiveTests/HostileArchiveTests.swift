@@ -130,6 +130,33 @@ struct HostileArchiveTests {
   }
 
   @Test(
+    "inspect lists the modes unpack writes: no set-id or sticky bits, a hard link with its target's mode and size",
+    arguments: ["hardlink-mode", "hardlink-mode-flat"])
+  func inspectListsUnpackedModes(_ stem: String) throws {
+    let temp = try TemporaryDirectory()
+    let archive = try makeHostileArchives(stem, in: temp) + "/\(stem).tar"
+    let listed = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    let flat = stem.hasSuffix("flat")
+    let prefix = flat ? "pkg/" : ""
+    #expect(
+      listed.contains("{\"path\":\"\(prefix)tool\",\"kind\":\"file\",\"size\":10,\"mode\":\"0755\"}"), "\(listed)")
+    #expect(
+      listed.contains(
+        "\"path\":\"\(prefix)h.txt\",\"kind\":\"\(flat ? "hardlink" : "file")\",\"size\":3,\"mode\":\"0640\""))
+    guard !flat else { return }
+    let destination = try temp.makeDirectory("dest")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    for (name, mode) in [("tool", 0o755), ("h.txt", 0o640), ("a.txt", 0o640)] {
+      let attributes = try FileManager.default.attributesOfItem(atPath: destination + "/pkg/" + name)
+      #expect(attributes[.posixPermissions] as? Int == mode, "\(name)")
+      #expect(
+        listed.contains(
+          "\"path\":\"\(name)\",\"kind\":\"file\",\"size\":\(attributes[.size]!),\"mode\":\"0\(String(mode, radix: 8))\""
+        ))
+    }
+  }
+
+  @Test(
     "an unpack by anyone but root keeps only the modes the umask allows, as tar does",
     .enabled(if: getuid() == 0 && Shell.has("setpriv"), "switches to an unprivileged user with setpriv"))
   func umaskHonoured() throws {

@@ -104,6 +104,15 @@ tar("directory-replaced-by-symlink.tar", [
 tar("device.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/null", tarfile.CHRTYPE, mode=0o666)])
 tar("fifo.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/pipe", tarfile.FIFOTYPE, mode=0o644)])
 tar("setuid.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/tool", data=b"#!/bin/sh\n", mode=0o6755)])
+# Not hostile: a hard link whose header gives another mode than its target's (one file, two names), and set-id bits;
+# the second also holds a FIFO, so that inspect lists it flat.
+for name, extra in [("hardlink-mode.tar", []), ("hardlink-mode-flat.tar", [info("pkg/pipe", tarfile.FIFOTYPE)])]:
+    tar(name, [
+        info("pkg/", tarfile.DIRTYPE, mode=0o755),
+        info("pkg/a.txt", data=b"abc", mode=0o640),
+        info("pkg/h.txt", tarfile.LNKTYPE, link="pkg/a.txt", mode=0o4755),
+        info("pkg/tool", data=b"#!/bin/sh\n", mode=0o6755),
+    ] + extra)
 zipped("duplicate.zip", [("pkg/", b"", DIR), ("pkg/a.txt", b"first", FILE), ("pkg/a.txt", b"second", FILE)])
 tar("file-then-directory.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/a", data=b"x"), info("pkg/a/evil.txt", data=b"evil")])
 tar("long-name.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/" + "n" * 300, data=b"x")])

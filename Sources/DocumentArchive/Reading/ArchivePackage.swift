@@ -81,8 +81,8 @@ public enum ArchivePackage {
 /// consumer of the walk (``Extractor`` is the one that writes to disk).
 private struct ArchiveTreeBuilder {
   private var directories: [String: PackageNode]
-  /// Files by path, for hard links: their entry's index and size.
-  private var files: [String: (index: Int, size: Int64)] = [:]
+  /// Files by path, for hard links: their entry's index and size, and their node.
+  private var files: [String: (index: Int, size: Int64, node: PackageNode)] = [:]
 
   init(root: PackageNode) { directories = ["": root] }
 
@@ -120,13 +120,18 @@ private struct ArchiveTreeBuilder {
       node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: file.index, size: file.size))
       try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
       files[entry.path] = file
+      // One file under two names, as unpacking makes it: the target's mode and time, whatever the link's header says.
+      node.permissions = file.node.permissions
+      node.modificationTime = file.node.modificationTime
+      return
     case .file:
       let size = header.size ?? 0
       node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: entry.index, size: size))
       try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
-      files[entry.path] = (entry.index, size)
+      files[entry.path] = (entry.index, size, node)
     }
-    node.permissions = FilePermissions(rawValue: CInterop.Mode(header.kind == .symlink ? 0o777 : header.mode & 0o7777))
+    node.permissions = FilePermissions(
+      rawValue: CInterop.Mode(header.kind == .symlink ? 0o777 : header.mode & EntryPolicy.keptPermissions))
     if let time = header.modificationTime { node.modificationTime = time }
   }
 }
