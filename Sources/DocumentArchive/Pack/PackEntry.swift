@@ -78,12 +78,21 @@ final class PackPlan {
     let mimetype = root.kind == .directory ? try root.child(named: "mimetype") : nil
     documentLayout = format == .zip && mimetype?.kind == .file
     prefix = documentLayout ? "" : Self.archiveName(of: root)
+    var links = SymlinkCheck()
+    var linkOrder: [String] = []  // archive order, to name the first unsafe link
+    var topLevel: Set<String> = []
     try walk { node, name in
       try cancellation?.check(output)
       try checkReadable(name)
       entryCount += 1
       if node.kind == .file { totalBytes += node.size }
+      if node.kind == .symlink {
+        links.links[name] = node.symbolicLinkDestination
+        linkOrder.append(name)
+      }
+      if let first = name.split(separator: "/", maxSplits: 1).first { topLevel.insert(String(first)) }
     }
+    try checkReadable(links, in: linkOrder, topLevel: topLevel)
   }
 
   /// Whether the first entry is named `mimetype` (then a zip stores it first, bare).
@@ -139,6 +148,19 @@ final class PackPlan {
       PackageError(code, "cannot pack", path: name, context: "into an archive: \(reason), which unpack refuses")
     }
     try EntryName.rawBytes(name).withUnsafeBytes { try EntryPolicy.forEachComponent(of: $0, refuse: refuse) { _ in } }
+  }
+
+  /// Refuses a symbolic link that unpacking the archive would refuse (absolute, or resolving outside the package),
+  /// by the rule ``ArchiveUnpacker`` applies to it: the first one in archive order is named.
+  private func checkReadable(_ links: SymlinkCheck, in order: [String], topLevel: Set<String>) throws {
+    for name in order {
+      let destination = links.links[name]!
+      if let reason = links.problem(path: name, destination: destination, topLevel: topLevel) {
+        throw PackageError(
+          .invalidArgument, "cannot pack symbolic link", path: name,
+          context: "-> '\(destination)' into an archive: \(reason), which unpack refuses")
+      }
+    }
   }
 
   /// A directory's children in sorted order: the model's if it has listed them, else those of a node

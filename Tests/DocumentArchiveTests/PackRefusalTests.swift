@@ -1,0 +1,55 @@
+import DocumentArchive
+import DocumentPackage
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+/// What `pack` writes, `unpack` reads: entries unpack would refuse are refused (or left out, saying so) when packing.
+@Suite("pack refuses what unpack refuses")
+struct PackRefusalTests {
+  @Test(
+    "a symbolic link that is absolute or leaves the package is refused by pack, naming it, in every format",
+    arguments: [
+      ["sub/abs", "/etc/hosts", "its destination is absolute"],
+      ["esc", "../../outside", "it points outside the package"],
+    ], ["zip", "tar", "tar.gz"])
+  func unsafeLinkRefused(_ link: [String], format: String) throws {
+    let (path, destination, reason) = (link[0], link[1], link[2])
+    let temp = try TemporaryDirectory()
+    try temp.write("L.mydoc/a.txt", "x\n")
+    try temp.write("L.mydoc/sub/ok.txt", "y\n")
+    try FileManager.default.createSymbolicLink(
+      atPath: temp.appending("L.mydoc/" + path), withDestinationPath: destination)
+    try FileManager.default.createSymbolicLink(
+      atPath: temp.appending("L.mydoc/sub/up"), withDestinationPath: "../a.txt")
+    let archive = temp.appending("L.\(format)")
+    let result = try Shell.docpkg(["pack", temp.appending("L.mydoc"), "-o", archive])
+    #expect(result.status == 1)
+    #expect(
+      result.standardError
+        == "docpkg: error: cannot pack symbolic link 'L.mydoc/\(path)' -> '\(destination)' into an archive: "
+        + "\(reason), which unpack refuses\n")
+    #expect(!FileManager.default.fileExists(atPath: archive))
+    // The library refuses it too, before writing anything.
+    let package = try PackageNode(contentsOf: FilePath(temp.appending("L.mydoc")))
+    #expect(throws: PackageError.self) {
+      try ArchivePacker.pack(package, to: FilePath(archive), options: PackOptions(format: ArchiveFormat(name: format)!))
+    }
+    #expect(!FileManager.default.fileExists(atPath: archive))
+  }
+
+  @Test("links that stay inside the package are packed and unpacked")
+  func safeLinksPacked() throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("L.mydoc/a.txt", "x\n")
+    try FileManager.default.createSymbolicLink(
+      atPath: temp.appending("L.mydoc/up"), withDestinationPath: "sub/../a.txt")
+    try FileManager.default.createSymbolicLink(atPath: temp.appending("L.mydoc/self"), withDestinationPath: ".")
+    let archive = temp.appending("L.tar")
+    try Shell.docpkgChecked(["pack", temp.appending("L.mydoc"), "-o", archive])
+    let out = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", out])
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/L.mydoc/up") == "sub/../a.txt")
+  }
+}
