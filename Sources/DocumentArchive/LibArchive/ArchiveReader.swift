@@ -28,6 +28,8 @@ struct EntryHeader {
   var nameProblem: String?
   /// Why the rest of the header cannot be trusted although libarchive read it (a pax owner that is not a number).
   var damage: String?
+  /// Whether the entry's data is encrypted (a zip's flag bit 0): it cannot be read.
+  var encrypted = false
 
   /// The name for messages (raw bytes as their private-use scalars, which messages show as `\xNN`).
   var displayName: String { name ?? String(decoding: rawName, as: UTF8.self) }
@@ -227,7 +229,8 @@ final class ArchiveReader {
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
         ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil,
-      damage: linkDamage ?? scanned?.badValue
+      damage: linkDamage ?? scanned?.badValue,
+      encrypted: amendment?.encrypted == true
     )
   }
 

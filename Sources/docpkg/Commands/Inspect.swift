@@ -53,14 +53,6 @@ struct Inspect: ParsableCommand {
       ArchiveListingPrinter(json: json, depth: depth).print(listed)
       return
     }
-    // The tree of an archive holds every entry, but its links are not checked until unpacking:
-    // an archive with a link unpack would refuse is listed flat too.
-    if Self.isArchive(path), try Self.hasSymbolicLinks(root),
-      let listed = try? ArchiveListing.entries(of: FilePath(path)), listed.contains(where: { $0.refused != nil })
-    {
-      ArchiveListingPrinter(json: json, depth: depth).print(listed)
-      return
-    }
     try list(root)
   }
 
@@ -83,17 +75,6 @@ struct Inspect: ParsableCommand {
     } else {
       listing.out.write("\n\(totals.summary)\n")
     }
-  }
-
-  private static func hasSymbolicLinks(_ directory: PackageNode) throws -> Bool {
-    var pending = [directory]  // an explicit stack: the archive chooses its depth
-    while let directory = pending.popLast() {
-      for child in try directory.sortedChildren() {
-        if child.kind == .symlink { return true }
-        if child.kind == .directory { pending.append(child) }
-      }
-    }
-    return false
   }
 
   private struct Listing {
