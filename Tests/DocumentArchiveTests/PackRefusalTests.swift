@@ -52,4 +52,32 @@ struct PackRefusalTests {
     try Shell.docpkgChecked(["unpack", archive, "-o", out])
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/L.mydoc/up") == "sub/../a.txt")
   }
+
+  @Test("pack leaves out FIFOs and sockets, as zip does, naming each on one line, and still makes the archive")
+  func specialFilesSkippedAndNamed() throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("S.mydoc/a.txt", "x\n")
+    try temp.write("S.mydoc/sub/b.txt", "y\n")
+    try Shell.run("mkfifo", [temp.appending("S.mydoc/sub/pipe")])
+    try Shell.run(
+      "python3",
+      ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", temp.appending("S.mydoc/sock")])
+    let archive = temp.appending("S.tar")
+    let result = try Shell.docpkg(["pack", temp.appending("S.mydoc"), "-o", archive])
+    #expect(result.status == 0)
+    let note = "(not packed: an archive holds files, directories and links)"
+    #expect(
+      result.standardError
+        == "docpkg: skipped 'S.mydoc/sock': it is a socket \(note)\ndocpkg: skipped 'S.mydoc/sub/pipe': it is a FIFO \(note)\n"
+    )
+    #expect(
+      try Shell.run("tar", ["-tf", archive]).standardOutput
+        == "S.mydoc/\nS.mydoc/a.txt\nS.mydoc/sub/\nS.mydoc/sub/b.txt\n")
+    // The library says so too.
+    let package = try PackageNode(contentsOf: FilePath(temp.appending("S.mydoc")))
+    let report = try ArchivePacker.pack(
+      package, to: FilePath(temp.appending("S.zip")), options: PackOptions(format: .zip))
+    #expect(report.skipped.map(\.path) == ["S.mydoc/sock", "S.mydoc/sub/pipe"])
+    #expect(report.skipped.map(\.reason) == ["it is a socket", "it is a FIFO"])
+  }
 }

@@ -51,6 +51,8 @@ final class PackPlan {
   private(set) var nodes: [PackageNode] = []
   /// A document zip: the root's children are the top-level entries, `mimetype` first.
   let documentLayout: Bool
+  /// The FIFOs, sockets and devices in the package's folders on disk, which the model passes over: not packed.
+  private(set) var skipped: [PackReport.Skipped] = []
 
   private let root: PackageNode
   private let format: ArchiveFormat
@@ -81,6 +83,7 @@ final class PackPlan {
     var links = SymlinkCheck()
     var linkOrder: [String] = []  // archive order, to name the first unsafe link
     var topLevel: Set<String> = []
+    if documentLayout, let location = root.diskLocation { try noteSpecialEntries(in: location, at: "") }
     try walk { node, name in
       try cancellation?.check(output)
       try checkReadable(name)
@@ -91,6 +94,7 @@ final class PackPlan {
         linkOrder.append(name)
       }
       if let first = name.split(separator: "/", maxSplits: 1).first { topLevel.insert(String(first)) }
+      if node.kind == .directory, let location = node.diskLocation { try noteSpecialEntries(in: location, at: name) }
     }
     try checkReadable(links, in: linkOrder, topLevel: topLevel)
   }
@@ -148,6 +152,19 @@ final class PackPlan {
       PackageError(code, "cannot pack", path: name, context: "into an archive: \(reason), which unpack refuses")
     }
     try EntryName.rawBytes(name).withUnsafeBytes { try EntryPolicy.forEachComponent(of: $0, refuse: refuse) { _ in } }
+  }
+
+  /// Records the special files in the folder at `location` (packed as `name`), which the model does not hold.
+  private func noteSpecialEntries(in location: FilePath, at name: String) throws {
+    let found: [(name: RawName, kind: String)]
+    do { found = try Syscalls.specialEntries(in: location) } catch {
+      throw PackageError.io(error, "cannot list directory", path: location.string)
+    }
+    for entry in found {
+      let entryName = EntryName.decodeBytes(entry.name.bytes.dropLast().map { UInt8(bitPattern: $0) })
+      skipped.append(
+        PackReport.Skipped(path: name.isEmpty ? entryName : name + "/" + entryName, reason: "it is a \(entry.kind)"))
+    }
   }
 
   /// Refuses a symbolic link that unpacking the archive would refuse (absolute, or resolving outside the package),
