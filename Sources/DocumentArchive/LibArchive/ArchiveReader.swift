@@ -210,7 +210,14 @@ final class ArchiveReader {
       default: kind = .special("entry of unknown type")
       }
     }
-    let symlink = docpkg_archive_entry_symlink(raw).map { String(cString: $0) }
+    // A link's target is kept as text by the model: one that is not UTF-8 would be rewritten, so it is refused.
+    let symlinkBytes = docpkg_archive_entry_symlink(raw).map {
+      RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) }
+    }
+    let symlink = symlinkBytes.map { String(validating: $0, as: UTF8.self) ?? EntryName.decodeBytes($0) }
+    let targetProblem =
+      kind == .symlink && symlinkBytes.map({ String(validating: $0, as: UTF8.self) == nil }) == true
+      ? "its link target is not UTF-8, which docpkg cannot keep byte for byte" : nil
     let amendment = format == .zip ? zipAmendments[decodedName] : nil
     // A zip's link is checked as a file's data is (its CRC-32; encrypted, it is refused).
     let linkDamage = kind == .symlink ? amendment?.linkDamage : nil
@@ -229,7 +236,7 @@ final class ArchiveReader {
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
         ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil,
-      damage: linkDamage ?? scanned?.badValue,
+      damage: linkDamage ?? targetProblem ?? scanned?.badValue,
       encrypted: amendment?.encrypted == true
     )
   }

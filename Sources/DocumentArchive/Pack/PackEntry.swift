@@ -90,6 +90,7 @@ final class PackPlan {
       entryCount += 1
       if node.kind == .file { totalBytes += node.size }
       if node.kind == .symlink {
+        try checkUTF8Destination(of: node, name: name)
         links.links[name] = node.symbolicLinkDestination
         linkOrder.append(name)
       }
@@ -165,6 +166,18 @@ final class PackPlan {
       skipped.append(
         PackReport.Skipped(path: name.isEmpty ? entryName : name + "/" + entryName, reason: "it is a \(entry.kind)"))
     }
+  }
+
+  /// Refuses a symbolic link on disk whose destination is not UTF-8 (the model shows it repaired, U+FFFD): unpacking
+  /// refuses it, since its bytes could not be kept.
+  private func checkUTF8Destination(of node: PackageNode, name: String) throws {
+    guard node.symbolicLinkDestination.unicodeScalars.contains("\u{FFFD}"), let location = node.diskLocation,
+      let bytes = try? Syscalls.readLinkBytes(at: location), String(validating: bytes, as: UTF8.self) == nil
+    else { return }
+    throw PackageError(
+      .invalidName, "cannot pack symbolic link", path: name,
+      context:
+        "-> '\(EntryName.decodeBytes(bytes))' into an archive: its destination is not UTF-8, which unpack refuses")
   }
 
   /// Refuses a symbolic link that unpacking the archive would refuse (absolute, or resolving outside the package),
