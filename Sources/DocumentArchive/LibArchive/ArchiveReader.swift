@@ -125,7 +125,7 @@ final class ArchiveReader {
     } catch let error as PackageError where detected == .zip && error.code == .corrupt {
       throw PackageError(
         .corrupt, "cannot read zip archive", path: path,
-        context: "(no valid central directory: truncated or damaged?): \(error.context.dropFirst(2))")
+        context: "(no valid central directory: truncated or damaged?): \(error.context.dropFirst().dropLast())")
     }
   }
 

@@ -45,7 +45,14 @@ struct Inspect: ParsableCommand {
       return
     }
     let root: PackageNode
-    do { root = try openPackage(path) } catch {
+    do {
+      root = try openPackage(path)
+      if root.kind != .directory {
+        throw PackageError(
+          .notADirectory, "not a package or an archive:", path: path,
+          context: "(it is a \(root.kind == .file ? "file" : "symbolic link"), not a directory, a zip or a tar)")
+      }
+    } catch {
       // An archive with entries unpack would refuse: list every entry, marking those.
       guard Self.isArchive(path),
         let listed = try? ArchiveListing.entries(of: FilePath(path)), listed.contains(where: { $0.refused != nil })
