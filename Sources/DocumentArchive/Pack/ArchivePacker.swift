@@ -25,10 +25,10 @@ public enum ArchivePacker {
   ///   - options: Format, level and reproducibility.
   ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are written.
-  /// - Returns: What was left out: the FIFOs, sockets and devices in the package's folders (``PackReport``).
+  /// - Returns: What was left out, because ``ArchiveUnpacker`` would refuse it: the FIFOs, sockets and devices in the
+  ///   package's folders, and symbolic links that are absolute or lead out of the package (``PackReport``).
   /// - Throws: ``/DocumentPackage/PackageError`` naming the file that could not be read, or `output` if it cannot
-  ///   be written (code `notARegularFile` if it is a directory, a link to a file or another kind that is kept); naming
-  ///   a symbolic link that ``ArchiveUnpacker`` would refuse (absolute, or leading out of the package).
+  ///   be written (code `notARegularFile` if it is a directory, a link to a file or another kind that is kept).
   /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes; zip compression uses every core.
   @discardableResult
   public static func pack(

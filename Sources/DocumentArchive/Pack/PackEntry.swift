@@ -51,8 +51,11 @@ final class PackPlan {
   private(set) var nodes: [PackageNode] = []
   /// A document zip: the root's children are the top-level entries, `mimetype` first.
   let documentLayout: Bool
-  /// The FIFOs, sockets and devices in the package's folders on disk, which the model passes over: not packed.
+  /// What is not packed, in archive order: the FIFOs, sockets and devices in the package's folders on disk (which
+  /// the model passes over), and the symbolic links unpacking would refuse.
   private(set) var skipped: [PackReport.Skipped] = []
+  /// The symbolic links left out, by name in the archive.
+  private var skippedLinks: Set<String> = []
 
   private let root: PackageNode
   private let format: ArchiveFormat
@@ -81,23 +84,42 @@ final class PackPlan {
     documentLayout = format == .zip && mimetype?.kind == .file
     prefix = documentLayout ? "" : Self.archiveName(of: root)
     var links = SymlinkCheck()
-    var linkOrder: [String] = []  // archive order, to name the first unsafe link
+    var linkOrder: [(name: String, position: Int)] = []  // in archive order
     var topLevel: Set<String> = []
-    if documentLayout, let location = root.diskLocation { try noteSpecialEntries(in: location, at: "") }
+    var found: [(position: Int, skipped: PackReport.Skipped)] = []
+    if documentLayout, let location = root.diskLocation {
+      found += try Self.specialEntries(in: location, at: "").map { (0, $0) }
+    }
     try walk { node, name in
       try cancellation?.check(output)
       try checkReadable(name)
       entryCount += 1
       if node.kind == .file { totalBytes += node.size }
       if node.kind == .symlink {
-        try checkUTF8Destination(of: node, name: name)
-        links.links[name] = node.symbolicLinkDestination
-        linkOrder.append(name)
+        if let reason = Self.undecodableDestination(of: node) {
+          found.append((entryCount, PackReport.Skipped(path: name, reason: reason)))
+          skippedLinks.insert(name)
+        } else {
+          links.links[name] = node.symbolicLinkDestination
+          linkOrder.append((name, entryCount))
+        }
       }
       if let first = name.split(separator: "/", maxSplits: 1).first { topLevel.insert(String(first)) }
-      if node.kind == .directory, let location = node.diskLocation { try noteSpecialEntries(in: location, at: name) }
+      if node.kind == .directory, let location = node.diskLocation {
+        found += try Self.specialEntries(in: location, at: name).map { (entryCount, $0) }
+      }
     }
-    try checkReadable(links, in: linkOrder, topLevel: topLevel)
+    // Links by unpack's rule, once every one is known (a link may pass through another).
+    for link in linkOrder {
+      let destination = links.links[link.name]!
+      guard let reason = links.problem(path: link.name, destination: destination, topLevel: topLevel) else { continue }
+      found.append(
+        (link.position, PackReport.Skipped(path: link.name, reason: "it links to '\(destination)': \(reason)")))
+      skippedLinks.insert(link.name)
+    }
+    entryCount -= skippedLinks.count
+    skipped = found.enumerated().sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
+      .map(\.element.skipped)
   }
 
   /// Whether the first entry is named `mimetype` (then a zip stores it first, bare).
@@ -107,7 +129,10 @@ final class PackPlan {
   /// - Throws: ``/DocumentPackage/PackageError`` if a directory cannot be listed; what `body` throws.
   func forEach(_ body: (PackEntry) throws -> Void) throws {
     nodes = []
-    try walk { node, name in try body(entry(for: node, name: name)) }
+    try walk { node, name in
+      if node.kind == .symlink, skippedLinks.contains(name) { return }
+      try body(entry(for: node, name: name))
+    }
   }
 
   /// Visits every node in archive order (depth first, children sorted) with its name in the archive,
@@ -155,42 +180,26 @@ final class PackPlan {
     try EntryName.rawBytes(name).withUnsafeBytes { try EntryPolicy.forEachComponent(of: $0, refuse: refuse) { _ in } }
   }
 
-  /// Records the special files in the folder at `location` (packed as `name`), which the model does not hold.
-  private func noteSpecialEntries(in location: FilePath, at name: String) throws {
+  /// The special files in the folder at `location` (packed as `name`), which the model does not hold.
+  private static func specialEntries(in location: FilePath, at name: String) throws -> [PackReport.Skipped] {
     let found: [(name: RawName, kind: String)]
     do { found = try Syscalls.specialEntries(in: location) } catch {
       throw PackageError.io(error, "cannot list directory", path: location.string)
     }
-    for entry in found {
+    return found.map { entry in
       let entryName = EntryName.decodeBytes(entry.name.bytes.dropLast().map { UInt8(bitPattern: $0) })
-      skipped.append(
-        PackReport.Skipped(path: name.isEmpty ? entryName : name + "/" + entryName, reason: "it is a \(entry.kind)"))
+      return PackReport.Skipped(
+        path: name.isEmpty ? entryName : name + "/" + entryName, reason: "it is a \(entry.kind)")
     }
   }
 
-  /// Refuses a symbolic link on disk whose destination is not UTF-8 (the model shows it repaired, U+FFFD): unpacking
-  /// refuses it, since its bytes could not be kept.
-  private func checkUTF8Destination(of node: PackageNode, name: String) throws {
+  /// Why a symbolic link on disk cannot be packed as it is: its destination is not UTF-8 (the model shows it
+  /// repaired, U+FFFD), so its bytes could not be kept; `nil` for any other link.
+  private static func undecodableDestination(of node: PackageNode) -> String? {
     guard node.symbolicLinkDestination.unicodeScalars.contains("\u{FFFD}"), let location = node.diskLocation,
       let bytes = try? Syscalls.readLinkBytes(at: location), String(validating: bytes, as: UTF8.self) == nil
-    else { return }
-    throw PackageError(
-      .invalidName, "cannot pack symbolic link", path: name,
-      context:
-        "-> '\(EntryName.decodeBytes(bytes))' into an archive: its destination is not UTF-8, which unpack refuses")
-  }
-
-  /// Refuses a symbolic link that unpacking the archive would refuse (absolute, or resolving outside the package),
-  /// by the rule ``ArchiveUnpacker`` applies to it: the first one in archive order is named.
-  private func checkReadable(_ links: SymlinkCheck, in order: [String], topLevel: Set<String>) throws {
-    for name in order {
-      let destination = links.links[name]!
-      if let reason = links.problem(path: name, destination: destination, topLevel: topLevel) {
-        throw PackageError(
-          .invalidArgument, "cannot pack symbolic link", path: name,
-          context: "-> '\(destination)' into an archive: \(reason), which unpack refuses")
-      }
-    }
+    else { return nil }
+    return "it links to '\(EntryName.decodeBytes(bytes))': its destination is not UTF-8"
   }
 
   /// A directory's children in sorted order: the model's if it has listed them, else those of a node

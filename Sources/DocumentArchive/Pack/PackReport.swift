@@ -6,9 +6,16 @@ public struct PackReport: Sendable, Hashable {
     public var path: String
     /// Why, in words: "it is a FIFO".
     public var reason: String
+
+    /// Creates a record of an entry left out.
+    public init(path: String, reason: String) {
+      self.path = path
+      self.reason = reason
+    }
   }
 
-  /// The FIFOs, sockets and devices in the package's folders, in archive order: an archive holds files,
-  /// directories and links (``ArchiveUnpacker`` refuses the others), so they are left out, as `zip` leaves them out.
+  /// What ``ArchiveUnpacker`` would refuse to write, left out so that what is packed unpacks, in archive order: the
+  /// FIFOs, sockets and devices in the package's folders (as `zip` leaves them out), and the symbolic links that are
+  /// absolute, lead out of the package, or whose destination is not UTF-8.
   public var skipped: [Skipped]
 }

@@ -99,8 +99,8 @@ struct Pack: ParsableCommand {
     // As zip does: one line per entry left out, and the archive still made.
     for skipped in report.skipped {
       StandardError.write(
-        "docpkg: skipped '\(skipped.path.escapingControlCharacters)': \(skipped.reason) (not packed: an archive "
-          + "holds files, directories and links)\n")
+        "docpkg: skipped '\(skipped.path.escapingControlCharacters)': "
+          + "\(skipped.reason.escapingControlCharacters) (not packed: unpack would refuse it)\n")
     }
   }
 }
