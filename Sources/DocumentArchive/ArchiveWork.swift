@@ -46,13 +46,15 @@ extension ArchivePacker {
   ///   - output: The archive to write.
   ///   - options: Format, level and reproducibility.
   ///   - progress: Called on the packing's thread, about ten times a second at most.
+  /// - Returns: What was left out (``PackReport``).
   /// - Throws: ``/DocumentPackage/PackageError`` as the synchronous form does; code `cancelled` when the task was cancelled.
+  @discardableResult
   public static func pack(
     _ package: sending PackageNode, to output: FilePath, options: PackOptions,
     progress: (@Sendable (ArchiveProgress) -> Void)? = nil
-  ) async throws {
+  ) async throws -> PackReport {
     let sent = SentValue(value: package)
-    try await ArchiveWork.run("pack") { cancellation in
+    return try await ArchiveWork.run("pack") { cancellation in
       try pack(sent.value, to: output, options: options, cancellation: cancellation, progress: progress)
     }
   }
@@ -66,13 +68,15 @@ extension ArchivePacker {
   ///   - progress: Called on the packing's thread, about ten times a second at most.
   /// - Throws: ``/DocumentPackage/PackageError`` if the package cannot be read or the archive written; code
   ///   `cancelled` when the task was cancelled.
+  /// - Returns: What was left out (``PackReport``).
+  @discardableResult
   public static func pack(
     contentsOf package: FilePath, to output: FilePath, options: PackOptions,
     progress: (@Sendable (ArchiveProgress) -> Void)? = nil
-  ) async throws {
+  ) async throws -> PackReport {
     try await ArchiveWork.run("pack") { cancellation in
       let root = try PackageNode(contentsOf: package)
-      try pack(root, to: output, options: options, cancellation: cancellation, progress: progress)
+      return try pack(root, to: output, options: options, cancellation: cancellation, progress: progress)
     }
   }
 }

@@ -164,8 +164,16 @@ import Testing
       }
     }
     var found: [String] = []
+    // A hard link is one file under two names: it has its target's mode, as GNU tar and bsdtar unpack it (Python
+    // applies the link's own mode to both names).
+    var theirModes: [Data: UInt32] = [:]
     for (ours, theirs) in zip(listed, expected.entries) {
       let path = Data(base64Encoded: theirs.path)!
+      var theirs = theirs
+      if theirs.kind == "hardlink", let target = theirs.target.flatMap({ Data(base64Encoded: $0) }) {
+        theirs.mode = theirModes[target] ?? theirs.mode
+      }
+      theirModes[path] = theirs.mode
       let shown = String(decoding: path, as: UTF8.self).debugDescription
       if let refused = ours.refused { found.append("\(name): we refuse \(shown): \(refused)") }
       if !Self.sameName(ours.path, path) { found.append("\(name): \(shown) is \(ours.path.debugDescription) to us") }

@@ -39,6 +39,7 @@ struct HostileArchiveTests {
     // non-utf8.tar (a Latin-1 name) was refused here until issue 10: tar names are now kept as the
     // bytes they are (NameDecodingTests). What stays refused is a name that could be confused with one.
     Case(archive: "raw-byte-scalars.tar", expected: ["pkg/caf", "U+F780-U+F7FF"]),
+    Case(archive: "non-utf8-link.tar", expected: ["'pkg/link'", "link target is not UTF-8"]),
     Case(archive: "bomb-ratio.zip", expected: ["bomb-ratio.zip", "200 times", "pkg/zeros.bin"]),
     Case(archive: "bomb-count.tar", expected: ["too many entries", "more than 10"], flags: ["--max-entries", "10"]),
     Case(archive: "bomb-size.tar", expected: ["more than 50000 bytes", "pkg/big"], flags: ["--max-size", "50000"]),
@@ -68,6 +69,11 @@ struct HostileArchiveTests {
       archive: "central-extra-trailing.zip",
       expected: ["'pkg/good.txt'", "in its central directory entry, its extra field ends with 2 bytes"]),
     Case(archive: "gap-before-end.zip", expected: ["gap-before-end.zip'", "no valid central directory"]),
+    // A gzip trailer that does not match the data (libarchive does not check it; gzip -t and GNU tar refuse).
+    Case(archive: "gzip-crc.tar.gz", expected: ["gzip-crc.tar.gz'", "CRC-32 does not match"]),
+    Case(archive: "gzip-length.tar.gz", expected: ["gzip-length.tar.gz'", "length does not match"]),
+    Case(archive: "gzip-flipped.tar.gz", expected: ["gzip-flipped.tar.gz'", "CRC-32 does not match"]),
+    Case(archive: "gzip-cut.tar.gz", expected: ["gzip-cut.tar.gz'"]),
   ]
 
   @Test("each hostile archive is refused, with nothing written outside or left behind", arguments: cases)
@@ -100,6 +106,20 @@ struct HostileArchiveTests {
     }
   }
 
+  @Test(
+    "reading in place refuses a .tar.gz whose gzip trailer does not match its data, naming the archive",
+    arguments: ["gzip-crc", "gzip-length", "gzip-flipped"])
+  func readInPlaceRefusesGzipTrailer(_ stem: String) throws {
+    let temp = try TemporaryDirectory()
+    let archive = try makeHostileArchives(stem, in: temp) + "/\(stem).tar.gz"
+    for arguments in [["inspect", archive], ["inspect", archive, "--json"], ["cat", archive, "a.txt"]] {
+      let result = try Shell.docpkg(arguments)
+      #expect(result.status == 1, "\(arguments)")
+      #expect(result.standardOutput.isEmpty)
+      #expect(result.standardError.contains("'\(archive)'") && result.standardError.contains("does not match"))
+    }
+  }
+
   @Test("set-user-ID, set-group-ID and sticky bits are stripped")
   func setIDBitsStripped() throws {
     let temp = try TemporaryDirectory()
@@ -108,6 +128,33 @@ struct HostileArchiveTests {
     try Shell.docpkgChecked(["unpack", archives + "/setuid.tar", "-o", destination])
     let mode = try FileManager.default.attributesOfItem(atPath: destination + "/pkg/tool")[.posixPermissions] as! Int
     #expect(mode == 0o755)
+  }
+
+  @Test(
+    "inspect lists the modes unpack writes: no set-id or sticky bits, a hard link with its target's mode and size",
+    arguments: ["hardlink-mode", "hardlink-mode-flat"])
+  func inspectListsUnpackedModes(_ stem: String) throws {
+    let temp = try TemporaryDirectory()
+    let archive = try makeHostileArchives(stem, in: temp) + "/\(stem).tar"
+    let listed = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    let flat = stem.hasSuffix("flat")
+    let prefix = flat ? "pkg/" : ""
+    #expect(
+      listed.contains("{\"path\":\"\(prefix)tool\",\"kind\":\"file\",\"size\":10,\"mode\":\"0755\"}"), "\(listed)")
+    #expect(
+      listed.contains(
+        "\"path\":\"\(prefix)h.txt\",\"kind\":\"\(flat ? "hardlink" : "file")\",\"size\":3,\"mode\":\"0640\""))
+    guard !flat else { return }
+    let destination = try temp.makeDirectory("dest")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    for (name, mode) in [("tool", 0o755), ("h.txt", 0o640), ("a.txt", 0o640)] {
+      let attributes = try FileManager.default.attributesOfItem(atPath: destination + "/pkg/" + name)
+      #expect(attributes[.posixPermissions] as? Int == mode, "\(name)")
+      #expect(
+        listed.contains(
+          "\"path\":\"\(name)\",\"kind\":\"file\",\"size\":\(attributes[.size]!),\"mode\":\"0\(String(mode, radix: 8))\""
+        ))
+    }
   }
 
   @Test(

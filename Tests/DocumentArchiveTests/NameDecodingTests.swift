@@ -45,6 +45,45 @@ struct NameDecodingTests {
     #expect(files == test.files + "\n")
   }
 
+  @Test(
+    "inspect --json escapes a name's bytes that are not UTF-8 as \\xNN, as the text listing does, never replacing them")
+  func jsonEscapesRawBytes() throws {
+    let json = try Shell.docpkgChecked(["inspect", Fixtures.url("names-latin1.tar").path, "--json"]).standardOutput
+    #expect(json.contains(#"{"path":"cr\\xE8me.txt","kind":"file""#), "\(json)")
+    #expect(!json.contains("\u{FFFD}") && !json.contains("\u{F7E8}"))
+  }
+
+  @Test("a symbolic link whose target is not UTF-8 is refused, naming it, by unpack and listed marked by inspect")
+  func nonUTF8LinkTargetRefused() throws {
+    let temp = try TemporaryDirectory()
+    let archive = try makeHostileArchives("non-utf8-link", in: temp) + "/non-utf8-link.tar"
+    let out = try temp.makeDirectory("out")
+    let result = try Shell.docpkg(["unpack", archive, "-o", out])
+    #expect(result.status == 1)
+    #expect(
+      result.standardError
+        == "docpkg: error: refusing unsafe entry 'pkg/link' in '\(archive)': its link target is not UTF-8, which docpkg "
+        + "cannot keep byte for byte\n")
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains(#"pkg/link -> caf\xE9.txt  [refused: its link target is not UTF-8"#), "\(listing)")
+    let json = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
+    #expect(json.contains(#""target":"caf\\xE9.txt""#), "\(json)")
+  }
+
+  @Test("pack leaves out a symbolic link on disk whose destination is not UTF-8, naming it")
+  func packRefusesNonUTF8LinkTarget() throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("N.mydoc/a.txt", "x\n")
+    try Shell.run("sh", ["-c", #"ln -s "$(printf 'caf\351.txt')" "$1/N.mydoc/link""#, "sh", temp.path])
+    let result = try Shell.docpkg(["pack", temp.appending("N.mydoc"), "-o", temp.appending("N.tar")])
+    #expect(result.status == 0)
+    #expect(
+      result.standardError
+        == "docpkg: skipped 'N.mydoc/link': it links to 'caf\\xE9.txt': its destination is not UTF-8 (not packed: "
+        + "unpack would refuse it)\n")
+    #expect(try Shell.run("tar", ["-tf", temp.appending("N.tar")]).standardOutput == "N.mydoc/\nN.mydoc/a.txt\n")
+  }
+
   @Test("reading and writing non-ASCII names leaves the process's locale as the app set it")
   func processLocaleUntouched() throws {
     let before = String(cString: setlocale(LC_CTYPE, nil))

@@ -104,12 +104,25 @@ tar("directory-replaced-by-symlink.tar", [
 tar("device.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/null", tarfile.CHRTYPE, mode=0o666)])
 tar("fifo.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/pipe", tarfile.FIFOTYPE, mode=0o644)])
 tar("setuid.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/tool", data=b"#!/bin/sh\n", mode=0o6755)])
+# Not hostile: a hard link whose header gives another mode than its target's (one file, two names), and set-id bits;
+# the second also holds a FIFO, so that inspect lists it flat.
+for name, extra in [("hardlink-mode.tar", []), ("hardlink-mode-flat.tar", [info("pkg/pipe", tarfile.FIFOTYPE)])]:
+    tar(name, [
+        info("pkg/", tarfile.DIRTYPE, mode=0o755),
+        info("pkg/a.txt", data=b"abc", mode=0o640),
+        info("pkg/h.txt", tarfile.LNKTYPE, link="pkg/a.txt", mode=0o4755),
+        info("pkg/tool", data=b"#!/bin/sh\n", mode=0o6755),
+    ] + extra)
 zipped("duplicate.zip", [("pkg/", b"", DIR), ("pkg/a.txt", b"first", FILE), ("pkg/a.txt", b"second", FILE)])
 tar("file-then-directory.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/a", data=b"x"), info("pkg/a/evil.txt", data=b"evil")])
 tar("long-name.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/" + "n" * 300, data=b"x")])
 tar("control-characters.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/red\x1b[31m.txt", data=b"x")])
 tar("non-utf8.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\xe9.txt", data=b"x")],
     fmt=tarfile.USTAR_FORMAT, encoding="iso-8859-1")
+# A link whose target is Latin-1 bytes, beside a file so named: the model keeps link targets as text.
+tar("non-utf8-link.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\xe9.txt", data=b"x"),
+                          info("pkg/link", tarfile.SYMTYPE, link="caf\xe9.txt")],
+    fmt=tarfile.GNU_FORMAT, encoding="iso-8859-1")
 # U+F7E9 is how docpkg carries the raw byte 0xE9 of a name that is not UTF-8: a name that spells it
 # literally would be confused with `pkg/caf\xe9.txt`.
 tar("raw-byte-scalars.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\uf7e9.txt", data=b"x")])
@@ -364,3 +377,33 @@ if not WANTED or "descriptor-crc" in WANTED:
     with open(os.path.join(OUT, "descriptor-crc.zip"), "wb") as f:
         f.write(raw)
     print("descriptor-crc.zip")
+
+
+# A .tar.gz whose gzip trailer does not match its data: libarchive does not check the trailer; gzip -t and
+# GNU tar refuse the file (bsdtar and Python's tarfile read it).
+def gzipped_tar(name, fix):
+    if WANTED and name.split(".")[0] not in WANTED:
+        return
+    import gzip
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for member, data in [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/a.txt", data=text)]:
+            archive.addfile(member, data)
+    # Level 0: stored deflate blocks, so a flipped data byte changes the data, not the deflate structure.
+    raw = bytearray(gzip.compress(buffer.getvalue(), compresslevel=0, mtime=MTIME))
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(fix(raw))
+    print(name)
+
+
+def xor_at(offset):
+    def fix(raw):
+        raw[offset if offset >= 0 else len(raw) + offset] ^= 0x01
+        return raw
+    return fix
+
+
+gzipped_tar("gzip-crc.tar.gz", xor_at(-8))  # the trailer's CRC-32
+gzipped_tar("gzip-length.tar.gz", xor_at(-4))  # the trailer's length
+gzipped_tar("gzip-flipped.tar.gz", lambda raw: xor_at(raw.find(b"all work") - len(raw))(raw))  # a byte of pkg/a.txt
+gzipped_tar("gzip-cut.tar.gz", lambda raw: raw[:-3])  # the trailer cut short

@@ -80,7 +80,9 @@ struct InspectCommandTests {
       let result = try Shell.docpkg(arguments)
       #expect(result.status == 1)
       #expect(result.stdout.isEmpty)
-      #expect(result.standardError == "docpkg: error: not a directory: 'plain.txt' (it is a file)\n")
+      #expect(
+        result.standardError
+          == "docpkg: error: not a package or an archive: '\(file)' (it is a file, not a directory, a zip or a tar)\n")
     }
   }
 

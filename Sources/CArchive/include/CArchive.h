@@ -35,6 +35,12 @@ static inline int docpkg_inflate_init_raw(z_streamp stream) {
   return inflateInit2(stream, -MAX_WBITS);
 }
 
+// And gzip inflate: zlib reads the gzip header and checks the trailer's CRC-32 and length, which libarchive's
+// gzip filter skips.
+static inline int docpkg_inflate_init_gzip(z_streamp stream) {
+  return inflateInit2(stream, MAX_WBITS + 16);
+}
+
 // Opens libarchive once per process and finds the functions listed in LibArchiveFunctions.h. Returns NULL
 // when they are ready, or else a message saying why not (the library is missing, or lacks a function).
 // Thread-safe. Call it, and check its result, before any docpkg_archive_* function.

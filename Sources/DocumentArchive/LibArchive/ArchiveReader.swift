@@ -28,6 +28,8 @@ struct EntryHeader {
   var nameProblem: String?
   /// Why the rest of the header cannot be trusted although libarchive read it (a pax owner that is not a number).
   var damage: String?
+  /// Whether the entry's data is encrypted (a zip's flag bit 0): it cannot be read.
+  var encrypted = false
 
   /// The name for messages (raw bytes as their private-use scalars, which messages show as `\xNN`).
   var displayName: String { name ?? String(decoding: rawName, as: UTF8.self) }
@@ -66,6 +68,8 @@ final class ArchiveReader {
   /// Whether the current entry's data must be read to its end before the next header: a Solaris sparse
   /// entry, which libarchive does not skip whole (see ``TarHeaderScan``).
   private var readToEndBeforeNext = false
+  /// Whether a gzip-compressed tar's trailers were checked (``GzipStreamCheck``).
+  private var gzipChecked = false
 
   /// Opens `path`, in `format` or the one its contents (or else its name) say.
   /// - Parameter label: The name messages give the archive, when not `path` (`-` for standard input).
@@ -121,7 +125,7 @@ final class ArchiveReader {
     } catch let error as PackageError where detected == .zip && error.code == .corrupt {
       throw PackageError(
         .corrupt, "cannot read zip archive", path: path,
-        context: "(no valid central directory: truncated or damaged?): \(error.context.dropFirst(2))")
+        context: "(no valid central directory: truncated or damaged?): \(error.context.dropFirst().dropLast())")
     }
   }
 
@@ -141,7 +145,14 @@ final class ArchiveReader {
     if readToEndBeforeNext { try readData { _, _ in } }
     var raw: OpaquePointer?
     let result = docpkg_archive_read_next_header(handle, &raw)
-    if result == ARCHIVE_EOF { return nil }
+    if result == ARCHIVE_EOF {
+      // What libarchive skips: the gzip trailers (checked once, when the whole tar has been read).
+      if format == .tarGzip, !gzipChecked {
+        try GzipStreamCheck.verify(fd: fd, archive: path)
+        gzipChecked = true
+      }
+      return nil
+    }
     let name = raw.flatMap { docpkg_archive_entry_pathname($0) }
     let storedName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
     let decodedName = format == .zip ? EntryName.decodeZip(storedName) : EntryName.decodeBytes(storedName)
@@ -199,7 +210,14 @@ final class ArchiveReader {
       default: kind = .special("entry of unknown type")
       }
     }
-    let symlink = docpkg_archive_entry_symlink(raw).map { String(cString: $0) }
+    // A link's target is kept as text by the model: one that is not UTF-8 would be rewritten, so it is refused.
+    let symlinkBytes = docpkg_archive_entry_symlink(raw).map {
+      RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) }
+    }
+    let symlink = symlinkBytes.map { String(validating: $0, as: UTF8.self) ?? EntryName.decodeBytes($0) }
+    let targetProblem =
+      kind == .symlink && symlinkBytes.map({ String(validating: $0, as: UTF8.self) == nil }) == true
+      ? "its link target is not UTF-8, which docpkg cannot keep byte for byte" : nil
     let amendment = format == .zip ? zipAmendments[decodedName] : nil
     // A zip's link is checked as a file's data is (its CRC-32; encrypted, it is refused).
     let linkDamage = kind == .symlink ? amendment?.linkDamage : nil
@@ -218,7 +236,8 @@ final class ArchiveReader {
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
         ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil,
-      damage: linkDamage ?? scanned?.badValue
+      damage: linkDamage ?? targetProblem ?? scanned?.badValue,
+      encrypted: amendment?.encrypted == true
     )
   }
 

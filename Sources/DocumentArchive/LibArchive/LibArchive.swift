@@ -26,17 +26,22 @@ enum LibArchive {
 /// - Throws: ``/DocumentPackage/PackageError`` with code `corrupt` naming `path` (and `entry`, when known).
 func check(_ code: CInt, _ handle: OpaquePointer, path: String, entry: String? = nil, action: String) throws {
   guard code != ARCHIVE_OK, code != ARCHIVE_EOF else { return }
-  var reason = docpkg_archive_error_string(handle).map { String(cString: $0) } ?? "libarchive error \(code)"
-  while let last = reason.last, last.isWhitespace { reason.removeLast() }
+  // libarchive's words, on one line with single spaces ("Lzma library error:  No progress is possible"); without
+  // any, what a reader can act on.
+  let words = docpkg_archive_error_string(handle).map { String(cString: $0) } ?? ""
+  var reason = words.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+  if reason.isEmpty { reason = "damaged or truncated" }
   let errno = Errno(rawValue: docpkg_archive_errno(handle))
   let systemError: Bool = [
     .ioError, .noSpace, .permissionDenied, .notPermitted, .noSuchFileOrDirectory, .readOnlyFileSystem,
     .diskQuotaExceeded, .isDirectory,
   ].contains(errno)
+  // libarchive says "Write error" where the system said why (a full disk).
+  if systemError, !reason.contains(errno.description) { reason += " (\(errno.description))" }
   if let entry {
     throw PackageError(
       systemError ? .io : .corrupt, "cannot \(action) entry", path: entry,
       context: "in '\(path)': \(reason)")
   }
-  throw PackageError(systemError ? .io : .corrupt, "cannot \(action)", path: path, context: ": \(reason)")
+  throw PackageError(systemError ? .io : .corrupt, "cannot \(action)", path: path, context: "(\(reason))")
 }

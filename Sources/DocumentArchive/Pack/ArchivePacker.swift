@@ -25,19 +25,23 @@ public enum ArchivePacker {
   ///   - options: Format, level and reproducibility.
   ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread as entries are written.
+  /// - Returns: What was left out, because ``ArchiveUnpacker`` would refuse it: the FIFOs, sockets and devices in the
+  ///   package's folders, and symbolic links that are absolute or lead out of the package (``PackReport``).
   /// - Throws: ``/DocumentPackage/PackageError`` naming the file that could not be read, or `output` if it cannot
   ///   be written (code `notARegularFile` if it is a directory, a link to a file or another kind that is kept).
   /// - Complexity: O(*n* + *b*) for *n* entries and *b* bytes; zip compression uses every core.
+  @discardableResult
   public static func pack(
     _ package: PackageNode, to output: FilePath, options: PackOptions,
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
-  ) throws {
+  ) throws -> PackReport {
     try checkLevel(options)
     let plan = try makePlan(package, options: options, cancellation: cancellation, output: output.string)
     try OutputFile.write(to: output) { fd, path, seekable in
       try write(
         plan, to: fd, path: path, seekable: seekable, options: options, cancellation: cancellation, progress: progress)
     }
+    return PackReport(skipped: plan.skipped)
   }
 
   /// Writes `package` as an archive to `output`, an open stream such as standard output or a
@@ -54,17 +58,20 @@ public enum ArchivePacker {
   ///   - options: Format, level and reproducibility.
   ///   - cancellation: Stops the packing (code `cancelled`) when cancelled from another thread.
   ///   - progress: Called on the calling thread, about ten times a second at most.
+  /// - Returns: What was left out (``PackReport``).
   /// - Throws: ``/DocumentPackage/PackageError`` naming the file that could not be read, or `label` if the stream
   ///   cannot be written.
+  @discardableResult
   public static func pack(
     _ package: PackageNode, writingTo output: FileDescriptor, label: String = "-", options: PackOptions,
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
-  ) throws {
+  ) throws -> PackReport {
     try checkLevel(options)
     let plan = try makePlan(package, options: options, cancellation: cancellation, output: label)
     try write(
       plan, to: output.rawValue, path: label, seekable: false, options: options, cancellation: cancellation,
       progress: progress)
+    return PackReport(skipped: plan.skipped)
   }
 
   private static func checkLevel(_ options: PackOptions) throws {

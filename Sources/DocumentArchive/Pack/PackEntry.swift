@@ -51,6 +51,11 @@ final class PackPlan {
   private(set) var nodes: [PackageNode] = []
   /// A document zip: the root's children are the top-level entries, `mimetype` first.
   let documentLayout: Bool
+  /// What is not packed, in archive order: the FIFOs, sockets and devices in the package's folders on disk (which
+  /// the model passes over), and the symbolic links unpacking would refuse.
+  private(set) var skipped: [PackReport.Skipped] = []
+  /// The symbolic links left out, by name in the archive.
+  private var skippedLinks: Set<String> = []
 
   private let root: PackageNode
   private let format: ArchiveFormat
@@ -78,12 +83,43 @@ final class PackPlan {
     let mimetype = root.kind == .directory ? try root.child(named: "mimetype") : nil
     documentLayout = format == .zip && mimetype?.kind == .file
     prefix = documentLayout ? "" : Self.archiveName(of: root)
+    var links = SymlinkCheck()
+    var linkOrder: [(name: String, position: Int)] = []  // in archive order
+    var topLevel: Set<String> = []
+    var found: [(position: Int, skipped: PackReport.Skipped)] = []
+    if documentLayout, let location = root.diskLocation {
+      found += try Self.specialEntries(in: location, at: "").map { (0, $0) }
+    }
     try walk { node, name in
       try cancellation?.check(output)
       try checkReadable(name)
       entryCount += 1
       if node.kind == .file { totalBytes += node.size }
+      if node.kind == .symlink {
+        if let reason = Self.undecodableDestination(of: node) {
+          found.append((entryCount, PackReport.Skipped(path: name, reason: reason)))
+          skippedLinks.insert(name)
+        } else {
+          links.links[name] = node.symbolicLinkDestination
+          linkOrder.append((name, entryCount))
+        }
+      }
+      if let first = name.split(separator: "/", maxSplits: 1).first { topLevel.insert(String(first)) }
+      if node.kind == .directory, let location = node.diskLocation {
+        found += try Self.specialEntries(in: location, at: name).map { (entryCount, $0) }
+      }
     }
+    // Links by unpack's rule, once every one is known (a link may pass through another).
+    for link in linkOrder {
+      let destination = links.links[link.name]!
+      guard let reason = links.problem(path: link.name, destination: destination, topLevel: topLevel) else { continue }
+      found.append(
+        (link.position, PackReport.Skipped(path: link.name, reason: "it links to '\(destination)': \(reason)")))
+      skippedLinks.insert(link.name)
+    }
+    entryCount -= skippedLinks.count
+    skipped = found.enumerated().sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
+      .map(\.element.skipped)
   }
 
   /// Whether the first entry is named `mimetype` (then a zip stores it first, bare).
@@ -93,7 +129,10 @@ final class PackPlan {
   /// - Throws: ``/DocumentPackage/PackageError`` if a directory cannot be listed; what `body` throws.
   func forEach(_ body: (PackEntry) throws -> Void) throws {
     nodes = []
-    try walk { node, name in try body(entry(for: node, name: name)) }
+    try walk { node, name in
+      if node.kind == .symlink, skippedLinks.contains(name) { return }
+      try body(entry(for: node, name: name))
+    }
   }
 
   /// Visits every node in archive order (depth first, children sorted) with its name in the archive,
@@ -139,6 +178,28 @@ final class PackPlan {
       PackageError(code, "cannot pack", path: name, context: "into an archive: \(reason), which unpack refuses")
     }
     try EntryName.rawBytes(name).withUnsafeBytes { try EntryPolicy.forEachComponent(of: $0, refuse: refuse) { _ in } }
+  }
+
+  /// The special files in the folder at `location` (packed as `name`), which the model does not hold.
+  private static func specialEntries(in location: FilePath, at name: String) throws -> [PackReport.Skipped] {
+    let found: [(name: RawName, kind: String)]
+    do { found = try Syscalls.specialEntries(in: location) } catch {
+      throw PackageError.io(error, "cannot list directory", path: location.string)
+    }
+    return found.map { entry in
+      let entryName = EntryName.decodeBytes(entry.name.bytes.dropLast().map { UInt8(bitPattern: $0) })
+      return PackReport.Skipped(
+        path: name.isEmpty ? entryName : name + "/" + entryName, reason: "it is a \(entry.kind)")
+    }
+  }
+
+  /// Why a symbolic link on disk cannot be packed as it is: its destination is not UTF-8 (the model shows it
+  /// repaired, U+FFFD), so its bytes could not be kept; `nil` for any other link.
+  private static func undecodableDestination(of node: PackageNode) -> String? {
+    guard node.symbolicLinkDestination.unicodeScalars.contains("\u{FFFD}"), let location = node.diskLocation,
+      let bytes = try? Syscalls.readLinkBytes(at: location), String(validating: bytes, as: UTF8.self) == nil
+    else { return nil }
+    return "it links to '\(EntryName.decodeBytes(bytes))': its destination is not UTF-8"
   }
 
   /// A directory's children in sorted order: the model's if it has listed them, else those of a node

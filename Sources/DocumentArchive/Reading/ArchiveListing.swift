@@ -18,7 +18,8 @@ public struct ArchiveListingEntry: Sendable, Hashable {
   public var special: String?
   /// The declared size, if the header has one.
   public var size: Int64?
-  /// Permission bits, including set-id and sticky bits as stored.
+  /// Permission bits, as ``ArchiveUnpacker`` would set them before the umask: set-id and sticky bits are not kept, and
+  /// a hard link to an accepted file has that file's (one file under two names).
   public var mode: UInt32
   /// A symbolic link's destination, or a hard link's target.
   public var target: String?
@@ -46,16 +47,19 @@ public enum ArchiveListing {
     var links = SymlinkCheck()
     var linkIndexes: [(index: Int, path: String, destination: String)] = []
     var topLevel: Set<String> = []
+    var files: [String: (mode: UInt32, size: Int64?)] = [:]  // accepted files', for hard links to them
     let prefix = "in '\(reader.path)': "
     while let walked = try walk.next() {
       let header = walked.header
       var entry = ArchiveListingEntry(
         path: walked.components.isEmpty ? header.displayName : walked.path, kind: .file, special: nil,
-        size: header.size, mode: header.mode, target: header.linkTarget, refused: nil)
+        size: header.size, mode: header.mode & EntryPolicy.keptPermissions, target: header.linkTarget, refused: nil)
       switch header.kind {
       case .file: entry.kind = .file
       case .directory: entry.kind = .directory
-      case .symlink: entry.kind = .symlink
+      case .symlink:
+        entry.kind = .symlink
+        entry.mode = 0o777  // what a symbolic link has on Linux, whatever its header says
       case .hardlink: entry.kind = .hardlink
       case .special(let what):
         entry.kind = .special
@@ -66,9 +70,16 @@ public enum ArchiveListing {
         entry.refused = error.context.hasPrefix(prefix) ? String(error.context.dropFirst(prefix.count)) : error.message
       case .accepted(let content):
         if let first = walked.components.first { topLevel.insert(first) }
-        if case .symbolicLink(let destination) = content {
+        switch content {
+        case .symbolicLink(let destination):
           links.links[walked.path] = destination
           linkIndexes.append((result.count, walked.path, destination))
+        case .file: files[walked.path] = (entry.mode, entry.size)
+        case .hardLink(let target):
+          // One file under two names, as unpacking makes it: the target's mode and size.
+          if let file = files[target.joined(separator: "/")] { (entry.mode, entry.size) = file }
+          files[walked.path] = (entry.mode, entry.size)
+        case .directory, .identicalDuplicate: break
         }
       }
       result.append(entry)

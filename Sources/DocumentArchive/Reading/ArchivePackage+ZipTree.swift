@@ -75,7 +75,8 @@ private struct ZipTreeBuilder {
         node = PackageNode(regularFileWithSource: ZipListedEntrySource(file: file, entry: header.entry()))
         try directory(parent).replaceChild(named: name, with: node)
       }
-      node.permissions = FilePermissions(rawValue: CInterop.Mode((header.externalAttributes >> 16) & 0o7777))
+      node.permissions = FilePermissions(
+        rawValue: CInterop.Mode((header.externalAttributes >> 16) & EntryPolicy.keptPermissions))
       node.modificationTime = time
     } catch {
       failed = true

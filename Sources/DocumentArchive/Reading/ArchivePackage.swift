@@ -17,7 +17,8 @@ public enum ArchivePackage {
   /// top-level entries, or a document zip such as an ODF or EPUB file) a directory named after the
   /// archive that holds them. Entries are judged by the same rules as ``ArchiveUnpacker`` judges
   /// them (unsafe names, duplicates, entries below links or files, devices and FIFOs, hard links
-  /// not to an earlier file are refused, with the same error codes); a hard link reads its target's contents.
+  /// not to an earlier file, symbolic links that are absolute or lead out of the package are refused, with the same
+  /// errors); a hard link reads its target's contents.
   /// - Parameters:
   ///   - path: The archive: a zip or a (compressed) tar.
   ///   - unwrappingSingleDirectory: Return the single top-level directory as the root
@@ -62,10 +63,20 @@ public enum ArchivePackage {
     let holder = try PackageNode(
       directoryWithChildren: [:], preferredName: ArchiveUnpacker.documentFolderName(for: path))
     var builder = ArchiveTreeBuilder(root: holder)
+    var links: [(components: [String], destination: String)] = []
     while let entry = try walk.next() {
       cursor.names.append(entry.header.displayName)
-      try builder.add(entry, try entry.accepted(), cursor: cursor)
+      let content = try entry.accepted()
+      try builder.add(entry, content, cursor: cursor)
+      if case .symbolicLink(let destination) = content { links.append((entry.components, destination)) }
     }
+    // Symbolic links by unpack's rule, once every entry is known: reading in place refuses what unpacking refuses.
+    // A document zip is unpacked into a folder of its own: its links are judged from inside that folder.
+    let wrap = walk.isDocument ? [ArchiveUnpacker.documentFolderName(for: path)] : []
+    var check = SymlinkCheck()
+    for link in links { check.links[(wrap + link.components).joined(separator: "/")] = link.destination }
+    try check.validate(
+      archive: reader.path, topLevel: Set(try holder.sortedChildren().map { wrap.first ?? $0.name }))
     // One top-level directory: that is the package.
     let top = try holder.sortedChildren()
     if unwrappingSingleDirectory, top.count == 1, top[0].kind == .directory, !walk.isDocument {
@@ -81,8 +92,8 @@ public enum ArchivePackage {
 /// consumer of the walk (``Extractor`` is the one that writes to disk).
 private struct ArchiveTreeBuilder {
   private var directories: [String: PackageNode]
-  /// Files by path, for hard links: their entry's index and size.
-  private var files: [String: (index: Int, size: Int64)] = [:]
+  /// Files by path, for hard links: their entry's index and size, and their node.
+  private var files: [String: (index: Int, size: Int64, node: PackageNode)] = [:]
 
   init(root: PackageNode) { directories = ["": root] }
 
@@ -120,13 +131,18 @@ private struct ArchiveTreeBuilder {
       node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: file.index, size: file.size))
       try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
       files[entry.path] = file
+      // One file under two names, as unpacking makes it: the target's mode and time, whatever the link's header says.
+      node.permissions = file.node.permissions
+      node.modificationTime = file.node.modificationTime
+      return
     case .file:
       let size = header.size ?? 0
       node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: entry.index, size: size))
       try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
-      files[entry.path] = (entry.index, size)
+      files[entry.path] = (entry.index, size, node)
     }
-    node.permissions = FilePermissions(rawValue: CInterop.Mode(header.kind == .symlink ? 0o777 : header.mode & 0o7777))
+    node.permissions = FilePermissions(
+      rawValue: CInterop.Mode(header.kind == .symlink ? 0o777 : header.mode & EntryPolicy.keptPermissions))
     if let time = header.modificationTime { node.modificationTime = time }
   }
 }

@@ -55,7 +55,9 @@ extension ArchivePackage {
       // As the tree builder does: the directory made inside the holder, then taken out as the root.
       let root = try PackageNode(directoryWithChildren: [:])
       try holder.replaceChild(named: top, with: root)
-      if let topMode { root.permissions = FilePermissions(rawValue: CInterop.Mode(topMode & 0o7777)) }
+      if let topMode {
+        root.permissions = FilePermissions(rawValue: CInterop.Mode(topMode & EntryPolicy.keptPermissions))
+      }
       try belowTop.build(into: root, file: file)
       try holder.removeChild(root)
       return ArchiveTopLevel(
@@ -110,7 +112,7 @@ private struct TopLevelChildren {
         mode = described
       }
       try directory.replaceChild(named: name, with: node)
-      if let mode { node.permissions = FilePermissions(rawValue: CInterop.Mode(mode & 0o7777)) }
+      if let mode { node.permissions = FilePermissions(rawValue: CInterop.Mode(mode & EntryPolicy.keptPermissions)) }
     }
   }
 }

@@ -56,9 +56,11 @@ final class Extractor {
     rootHandle = DirectoryHandle(fd: (try? Syscalls.duplicate(root)) ?? -1)
   }
 
-  /// The permission bits an entry's mode keeps: all of them for root, as tar and bsdtar keep them;
-  /// for anyone else those the umask allows, as they do too. Set-id and sticky bits never.
-  static let permissionMask: UInt32 = Syscalls.isPrivileged ? 0o777 : 0o777 & ~UInt32(FileWriterPool.umaskBits)
+  /// The permission bits an entry's mode keeps: all of ``EntryPolicy/keptPermissions`` for root, as tar and
+  /// bsdtar keep them; for anyone else those the umask allows, as they do too.
+  static let permissionMask: UInt32 =
+    Syscalls.isPrivileged
+    ? EntryPolicy.keptPermissions : EntryPolicy.keptPermissions & ~UInt32(FileWriterPool.umaskBits)
 
   /// Files up to this size are read into memory and created by the writer pool.
   static let pooledFileLimit: Int64 = 128 << 10

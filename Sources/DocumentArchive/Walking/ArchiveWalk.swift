@@ -10,7 +10,8 @@ import DocumentPackage
 ///   whose bytes are identical to the earlier one's (compared up to a budget), which is skipped; nor
 ///   sit below a symbolic link or a file;
 /// - a hard link must point (by a safe path) at a file accepted before it;
-/// - devices, FIFOs and sockets are refused, as are symbolic links without a destination;
+/// - devices, FIFOs and sockets are refused, as are symbolic links without a destination, and encrypted entries
+///   (their data cannot be read: refused here, so that a listing marks them and serving refuses the archive whole);
 /// - a document zip (ODF, EPUB: a file `mimetype` first) is wrapped in a folder named after it,
 ///   when the walk is asked to.
 ///
@@ -61,6 +62,11 @@ struct ArchiveWalk {
     let verdict: WalkedEntry.Verdict
     if let damage = header.damage {
       verdict = .refused(refuse(.corrupt, header, damage))
+    } else if header.encrypted {
+      verdict = .refused(
+        PackageError(
+          .unsupported, "cannot read entry", path: header.displayName,
+          context: "in '\(archive)': it is encrypted (docpkg does not decrypt: a passphrase would be required)"))
     } else {
       do { verdict = .accepted(try judge(header, components)) } catch let error as PackageError {
         verdict = .refused(error)

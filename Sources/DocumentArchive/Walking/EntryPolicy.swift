@@ -6,6 +6,9 @@ enum EntryPolicy {
   static let maxPathBytes = 3072
   /// The longest name of one component, in bytes.
   static let maxComponentBytes = 255
+  /// The permission bits an entry keeps, listed and unpacked alike: set-id and sticky bits never (`unpack` then
+  /// applies the umask, as tar does, unless run as root).
+  static let keptPermissions: UInt32 = 0o777
 
   /// The components of a safe relative path.
   /// - Throws: ``/DocumentPackage/PackageError`` naming the entry if the name cannot be decoded, is absolute, goes up

@@ -19,8 +19,11 @@ extension ZipCentralDirectory {
     /// The bytes a stored entry that states more than it stores gives (``ZipCentralDirectory/dataSize(method:flags:size:compressedSize:)``),
     /// where libarchive reports the stated size.
     var dataSize: Int64?
+    /// A file whose data is encrypted (ZipCrypto or AES, flag bit 0): listed, never read (libarchive fails on it
+    /// only when its data is read, which a listing does not do).
+    var encrypted = false
 
-    var isEmpty: Bool { modificationTime == nil && !readOnly && linkDamage == nil && dataSize == nil }
+    var isEmpty: Bool { modificationTime == nil && !readOnly && linkDamage == nil && dataSize == nil && !encrypted }
   }
 
   /// Reads what libarchive must not be left to judge alone, before it reads the zip: checks every
@@ -67,6 +70,7 @@ extension ZipCentralDirectory {
         amendment.linkDamage = try checkLink(entry, archive: archive, file: &linkFile)
       }
       if entry.dataSize != entry.size { amendment.dataSize = Int64(clamping: entry.dataSize) }
+      amendment.encrypted = entry.flags & 1 != 0 && !entry.isDirectory
       if !amendment.isEmpty { amendments[EntryName.decodeZip(entry.name)] = amendment }
       let offset = Int64(clamping: entry.localHeaderOffset)
       var bytes = try read(Self.localReadSize, at: offset)

@@ -101,6 +101,52 @@ extension Syscalls {
     }
   }
 
+  /// The entries of the directory at `path` that the model passes over — FIFOs, sockets, character and block
+  /// devices — each with its kind in words ("FIFO", "socket", "character device", "block device"), sorted by
+  /// name. One `getdents` pass: the kind comes from the directory entry, with an `lstat` only where the file
+  /// system does not say (`DT_UNKNOWN`).
+  package static func specialEntries(in path: FilePath) throws(Errno) -> [(name: RawName, kind: String)] {
+    let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+    guard let stream = fdopendir(fd) else {
+      let error = currentErrno
+      closeFile(fd)
+      throw error
+    }
+    defer { closedir(stream) }
+    var found: [(name: RawName, kind: String)] = []
+    while true {
+      errno = 0
+      guard let entry = readdir(stream) else {
+        if errno != 0 { throw currentErrno }
+        break
+      }
+      var type = Int32(entry.pointee.d_type)
+      let name = withUnsafePointer(to: &entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) { RawName(cString: $0) }
+      }
+      if type == Int32(DT_UNKNOWN) {
+        var raw = CStat()
+        let result = name.withCString { fstatat(fd, $0, &raw, AT_SYMLINK_NOFOLLOW) }
+        guard result == 0 else { continue }  // gone meanwhile
+        switch raw.st_mode & S_IFMT {
+        case S_IFIFO: type = Int32(DT_FIFO)
+        case S_IFSOCK: type = Int32(DT_SOCK)
+        case S_IFCHR: type = Int32(DT_CHR)
+        case S_IFBLK: type = Int32(DT_BLK)
+        default: continue
+        }
+      }
+      switch type {
+      case Int32(DT_FIFO): found.append((name, "FIFO"))
+      case Int32(DT_SOCK): found.append((name, "socket"))
+      case Int32(DT_CHR): found.append((name, "character device"))
+      case Int32(DT_BLK): found.append((name, "block device"))
+      default: break
+      }
+    }
+    return found.sorted { strcmp($0.name.bytes, $1.name.bytes) < 0 }
+  }
+
   /// Every name `stream` gives but `.` and `..`, NUL-terminated, in one buffer; `starts` indexes them.
   private static func readNames(_ stream: DirectoryStream) throws(Errno) -> (names: [CChar], starts: [Int]) {
     var names: [CChar] = []

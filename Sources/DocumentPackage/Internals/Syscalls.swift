@@ -85,18 +85,23 @@ package enum Syscalls {
     try retrying { pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
   }
 
-  /// The destination of the symbolic link `name` in directory `dirfd` (or at a path when `dirfd` is AT_FDCWD).
+  /// The destination of the symbolic link `name` in directory `dirfd` (or at a path when `dirfd` is AT_FDCWD); bytes
+  /// that are not UTF-8 are repaired (U+FFFD): ``readLinkBytes(at:)`` has them as they are.
   package static func readLink(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> String {
+    String(decoding: try readLinkBytes(in: dirfd, name), as: UTF8.self)
+  }
+
+  /// The destination of the symbolic link `name` in directory `dirfd`, byte for byte.
+  package static func readLinkBytes(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> [UInt8] {
     var capacity = 256
     while true {
-      let (length, text) = withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buffer in
+      let (length, bytes) = withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buffer in
         let n = readlinkat(dirfd, name, buffer.baseAddress!, capacity)
-        guard n >= 0 else { return (n, "") }
-        let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress, count: n)
-        return (n, String(decoding: bytes, as: UTF8.self))
+        guard n >= 0 else { return (n, [UInt8]()) }
+        return (n, Array(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n)))
       }
       if length < 0 { throw currentErrno }
-      if length < capacity { return text }
+      if length < capacity { return bytes }
       capacity *= 4
     }
   }
@@ -126,6 +131,10 @@ package enum Syscalls {
 
   package static func readLink(at path: FilePath) throws(Errno) -> String {
     try resolving(path) { dirfd, name throws(Errno) in try readLink(in: dirfd, name) }
+  }
+
+  package static func readLinkBytes(at path: FilePath) throws(Errno) -> [UInt8] {
+    try resolving(path) { dirfd, name throws(Errno) in try readLinkBytes(in: dirfd, name) }
   }
 
   /// Maps `length` bytes of `fd` read-only. The mapping outlives `fd`.

@@ -17,7 +17,7 @@ extension PackageNode {
       guard node.kind == .directory else {
         throw PackageError(
           .notADirectory, "not a directory:", path: node.displayPath,
-          context: "(on the way to '\(path)') \(node.packageContext)")
+          context: "(on the way to '\(path)')" + (node.packageContext.isEmpty ? "" : " " + node.packageContext))
       }
       guard let child = try node.children()[component] else { throw node.noSuchChild(component) }
       node = child

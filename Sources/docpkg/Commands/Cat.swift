@@ -17,6 +17,24 @@ struct Cat: ParsableCommand {
   private var entry: String { location.entry }
 
   func run() throws {
+    do { try write() } catch let error as PackageError where Self.entryCodes.contains(error.code) {
+      throw naming(error)
+    }
+  }
+
+  /// The errors that name the entry asked for, within the package.
+  private static let entryCodes: [PackageError.Code] = [.noSuchEntry, .notADirectory, .notARegularFile]
+
+  /// `error` naming the archive the entry was looked for in too, as an error of a package on disk names the package.
+  private func naming(_ error: PackageError) -> PackageError {
+    let archive = "in '\(package)'"
+    guard !error.context.hasSuffix(archive), ArchiveFormat(contentsOf: FilePath(package)) != nil else { return error }
+    var named = error
+    named.context = error.context.isEmpty ? archive : error.context + " " + archive
+    return named
+  }
+
+  private func write() throws {
     let out = StandardOutput.shared
     // A file in a zip: found through the central directory, without building the archive's tree.
     if let source = try ArchivePackage.zipFileContents(at: entry, in: FilePath(package)) {

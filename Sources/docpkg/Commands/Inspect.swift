@@ -45,19 +45,18 @@ struct Inspect: ParsableCommand {
       return
     }
     let root: PackageNode
-    do { root = try openPackage(path) } catch {
+    do {
+      root = try openPackage(path)
+      if root.kind != .directory {
+        throw PackageError(
+          .notADirectory, "not a package or an archive:", path: path,
+          context: "(it is a \(root.kind == .file ? "file" : "symbolic link"), not a directory, a zip or a tar)")
+      }
+    } catch {
       // An archive with entries unpack would refuse: list every entry, marking those.
       guard Self.isArchive(path),
         let listed = try? ArchiveListing.entries(of: FilePath(path)), listed.contains(where: { $0.refused != nil })
       else { throw error }
-      ArchiveListingPrinter(json: json, depth: depth).print(listed)
-      return
-    }
-    // The tree of an archive holds every entry, but its links are not checked until unpacking:
-    // an archive with a link unpack would refuse is listed flat too.
-    if Self.isArchive(path), try Self.hasSymbolicLinks(root),
-      let listed = try? ArchiveListing.entries(of: FilePath(path)), listed.contains(where: { $0.refused != nil })
-    {
       ArchiveListingPrinter(json: json, depth: depth).print(listed)
       return
     }
@@ -83,17 +82,6 @@ struct Inspect: ParsableCommand {
     } else {
       listing.out.write("\n\(totals.summary)\n")
     }
-  }
-
-  private static func hasSymbolicLinks(_ directory: PackageNode) throws -> Bool {
-    var pending = [directory]  // an explicit stack: the archive chooses its depth
-    while let directory = pending.popLast() {
-      for child in try directory.sortedChildren() {
-        if child.kind == .symlink { return true }
-        if child.kind == .directory { pending.append(child) }
-      }
-    }
-    return false
   }
 
   private struct Listing {

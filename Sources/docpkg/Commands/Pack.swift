@@ -84,16 +84,23 @@ struct Pack: ParsableCommand {
     }
     let bar = ProgressBar("packing", quiet: quiet)
     defer { bar.finish() }
-    try Interruption.cancellingOnSignals { cancellation in
+    let report = try Interruption.cancellingOnSignals { cancellation in
       if output == "-" {
-        try ArchivePacker.pack(
+        return try ArchivePacker.pack(
           root, writingTo: .standardOutput, label: "standard output", options: options, cancellation: cancellation
         ) { bar.update($0) }
       } else {
-        try ArchivePacker.pack(root, to: FilePath(output), options: options, cancellation: cancellation) {
+        return try ArchivePacker.pack(root, to: FilePath(output), options: options, cancellation: cancellation) {
           bar.update($0)
         }
       }
+    }
+    bar.finish()
+    // As zip does: one line per entry left out, and the archive still made.
+    for skipped in report.skipped {
+      StandardError.write(
+        "docpkg: skipped '\(skipped.path.escapingControlCharacters)': "
+          + "\(skipped.reason.escapingControlCharacters) (not packed: unpack would refuse it)\n")
     }
   }
 }

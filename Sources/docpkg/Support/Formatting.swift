@@ -39,6 +39,9 @@ extension String {
       case _ where scalar.value < 0x20 || scalar.value == 0x7F:
         let hex = String(scalar.value, radix: 16)
         result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      case _ where (0xF780...0xF7FF).contains(scalar.value):
+        // A byte of a name that is not UTF-8 (as DocumentArchive reads a tar's): `\xE9`, as errors and text show it.
+        result += "\\\\x" + String(scalar.value - 0xF700, radix: 16, uppercase: true)
       default: result.unicodeScalars.append(scalar)
       }
     }
@@ -46,9 +49,11 @@ extension String {
     return result
   }
 
-  /// Whether the string holds a character JSON escapes: a control character, `"`, `\` or DEL.
+  /// Whether the string holds a character JSON escapes: a control character, `"`, `\` or DEL; or a scalar that
+  /// stands for a byte that is not UTF-8 (U+F780–U+F7FF, written `\xNN`).
   var needsJSONEscaping: Bool {
     utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
+      || (utf8.contains(0xEF) && unicodeScalars.contains { (0xF780...0xF7FF).contains($0.value) })
   }
 
   /// Pads with spaces on the left to `width` characters.

@@ -1,0 +1,21 @@
+/// What ``ArchivePacker`` left out of an archive.
+public struct PackReport: Sendable, Hashable {
+  /// An entry of the package on disk that is not in the archive, and why.
+  public struct Skipped: Sendable, Hashable {
+    /// The path it would have had in the archive (bytes that are not UTF-8 as U+F780–U+F7FF).
+    public var path: String
+    /// Why, in words: "it is a FIFO".
+    public var reason: String
+
+    /// Creates a record of an entry left out.
+    public init(path: String, reason: String) {
+      self.path = path
+      self.reason = reason
+    }
+  }
+
+  /// What ``ArchiveUnpacker`` would refuse to write, left out so that what is packed unpacks, in archive order: the
+  /// FIFOs, sockets and devices in the package's folders (as `zip` leaves them out), and the symbolic links that are
+  /// absolute, lead out of the package, or whose destination is not UTF-8.
+  public var skipped: [Skipped]
+}
