@@ -40,10 +40,14 @@ final class HTTPChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
         localPort: context.channel.localAddress?.port ?? 0)
       let channel = context.channel
       let respond = respond
-      Task {
+      let answering = Task {
         let response = await respond(request)
         await response.write(to: channel, version: head.version, keepAlive: head.isKeepAlive)
       }
+      // A client that leaves while its answer is made cancels the making: NIO sees the socket's end even while it
+      // reads no further request (`EPOLLRDHUP`), and closes the connection. A preview or a comparison then stops at
+      // its next check and frees its place (``PreviewPool``, ``PackageBrowser``).
+      channel.closeFuture.whenComplete { _ in answering.cancel() }
     }
   }
 
