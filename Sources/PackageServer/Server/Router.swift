@@ -277,8 +277,8 @@ struct Router: Sendable {
     let tree = try await BlockingIO.run { Handed(try location.open()) }
     var name = tree.value.name.isEmpty ? "package" : tree.value.name
     if case .version(let id) = state { name += "@\(id)" }
-    var response = HTTPResponse(
-      status: .ok, contentType: "application/zip", body: .stream(ZipDownload.body(of: tree, slot: slot)))
+    let body = try await ZipDownload.start(tree, slot: slot)
+    var response = HTTPResponse(status: .ok, contentType: "application/zip", body: .stream(body))
     response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(Self.headerSafe(name)).zip\"")
     return response
   }
