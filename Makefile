@@ -72,11 +72,15 @@ docs-test: $(if $(DOCS_BUILT),,docs)
 ## `docpkg serve`'s tests (PackageServerTests, declared with DOCPKG_NETWORK_TESTS=1: the server lives in docpkg-sync),
 ## with its page in headless Chromium (installed when missing), driven through the DevTools protocol (BrowserTests).
 ## SCREENSHOTS=DIR also saves the README's screenshots there.
+## The suites that measure the test process's resident memory run after the others, each in a process of its own:
+## the servers run in it, and other suites' allocations beside them would count as theirs.
+SERVE_MEMORY_SUITES := ConnectionLimitsTests|BackPressureTests
 serve-test: setup
 	Scripts/setup.sh --docs
 	$(BUILD_NETWORK_TESTS)
 	DOCPKG_BROWSER=1 $(if $(SCREENSHOTS),DOCPKG_SCREENSHOTS=$(abspath $(SCREENSHOTS))) \
-	  $(RUN_NETWORK_TESTS) --filter PackageServerTests
+	  $(RUN_NETWORK_TESTS) --filter PackageServerTests --skip "$(SERVE_MEMORY_SUITES)"
+	$(foreach suite,$(subst |, ,$(SERVE_MEMORY_SUITES)),$(RUN_NETWORK_TESTS) --filter $(suite) &&) true
 
 ## Runs docpkg on the shipped example package. Builds docpkg alone: the demo does not sync, and docpkg-sync's
 ## HTTP and TLS stack is most of a first build.
