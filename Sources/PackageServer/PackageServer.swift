@@ -41,7 +41,9 @@ import SystemPackage
 /// more opens, so that streams never fill the connections (``EventHub``); the responses all connections hold, not
 /// yet taken by their clients, stay within 64 MiB, the connections holding bytes longest being closed beyond
 /// (``ConnectionRegistry``); at most 2 previews are made at once, and they hold the browser's queue only to read
-/// their bytes, so that cheap requests are answered beside many slow ones (``PreviewPool``); a query is decoded
+/// their bytes, so that cheap requests are answered beside many slow ones (``PreviewPool``); a request whose client
+/// goes is cancelled, so that a preview or a comparison being made stops at its next check (every 64 KiB re-indented,
+/// every round of a line search) and one still waiting never starts (``HTTPChannelHandler``); a query is decoded
 /// once, and refused when malformed (``HTTPRequest/query``); a preview re-indents at most 4 MiB, in time linear in
 /// the file (``PrettyPrinter``); at most 4 zip downloads run at once, each stopped when its client goes, even while
 /// it plans the zip (``ZipDownload``); a response is sent no faster than its client takes it: a connection's next
@@ -107,6 +109,9 @@ package final class PackageServer: Sendable {
   /// The zip downloads running now.
   package var runningDownloads: Int { downloads.running }
   private let downloads: ZipDownload.Slots
+  /// The previews being made now (each holding a place of the ``PreviewPool``).
+  package var runningPreviews: Int { previews.running }
+  private let previews: PreviewPool
   /// The port the server listens on.
   package let port: Int
   /// The token every request must carry.
@@ -136,10 +141,10 @@ package final class PackageServer: Sendable {
     let (headerTimeout, idleTimeout) = (
       TimeAmount(configuration.headerTimeout), TimeAmount(configuration.idleTimeout)
     )
+    let previews = PreviewPool(width: configuration.previewLimit)
     let router = Router(
       browser: browser, requestGuard: RequestGuard(token: token, allowsWrites: configuration.allowsRestore),
-      events: events, isLive: location.isPackageOnDisk, downloads: downloads,
-      previews: PreviewPool(width: configuration.previewLimit))
+      events: events, isLive: location.isPackageOnDisk, downloads: downloads, previews: previews)
     channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(ChannelOptions.backlog, value: 64)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -161,6 +166,7 @@ package final class PackageServer: Sendable {
     self.events = events
     self.connections = connections
     self.downloads = downloads
+    self.previews = previews
     // A comment on every event stream now and then: a page that went away is noticed at the next write.
     heartbeat = Task {
       while (try? await Task.sleep(for: .seconds(15))) != nil { events.ping() }

@@ -108,4 +108,43 @@ struct NamesServeTests {
     #expect(try await served.getRaw("/api/info?token=\(Served.token)+").status == 403)
     await served.stop()
   }
+
+  /// A PNG of 1×1 pixel.
+  static let png: [UInt8] = Array(
+    Data(
+      base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+    ) ?? Data())
+
+  @Test(
+    "names that are not UTF-8 on ext4 list, preview and load as images; the zip, which cannot hold them, is refused before 200"
+  )
+  func namesNotUTF8() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    // Names with the bytes 0xFF and 0xE9 (Latin-1 'é'), made by Python: a Swift String cannot hold them.
+    let script = """
+      import sys
+      open(sys.argv[1].encode() + b"/img\\xff.png", "wb").write(bytes.fromhex(sys.argv[2]))
+      open(sys.argv[1].encode() + b"/caf\\xe9.txt", "wb").write(b"latin-1\\n")
+      """
+    let hex = Self.png.map { String(format: "%02x", $0) }.joined()
+    _ = try await offThePool { try Shell.run("python3", ["-c", script, package, hex]) }
+    let served = try await Served(package: package)
+    let listing = try await served.get("/api/children", ["path": ""])
+    let names = (listing.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+    // The bytes that are not UTF-8 are shown as U+FFFD, and the names so written open.
+    #expect(names.contains("img\u{FFFD}.png") && names.contains("caf\u{FFFD}.txt"), "\(names)")
+    let text = try await served.get("/api/preview", ["path": "caf\u{FFFD}.txt"])
+    #expect(text.status == 200 && text.json["text"] as? String == "latin-1\n", "\(text)")
+    let image = try await served.get("/api/raw", ["path": "img\u{FFFD}.png"])
+    #expect(image.status == 200 && image.body == Self.png, "\(image.status)")
+    // A zip cannot hold such a name: the download says so before anything is sent, naming the entry.
+    let zip = try await served.get("/api/download", ["state": "current"])
+    #expect(zip.status == 400, "\(zip)")
+    let error = zip.json["error"] as? String ?? ""
+    #expect(error.contains("Notes.mydoc/") && error.contains("not UTF-8, which a zip cannot hold"), "\(error)")
+    let server = served.server
+    #expect(await eventually { server.runningDownloads == 0 })
+    await served.stop()
+  }
 }

@@ -20,7 +20,8 @@ struct VersionsCommandTests {
     #expect(
       result.standardOutput.split(separator: "\n").dropFirst().map { $0.split(separator: " ")[0] } == ["1", "2", "3"])
     result = try Shell.docpkg(["versions", "list", package, "--json"])
-    #expect(result.standardOutput.hasPrefix("[{\"id\":1,"))
+    let listed = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [[String: Any]]
+    #expect(listed?.compactMap { $0["id"] as? Int } == [1, 2, 3], "\(result.standardOutput)")
     #expect(try Shell.docpkg(["versions", "show", package, "2", "a.txt"]).standardOutput == "one\n")
     #expect(try Shell.docpkg(["cat", package + "@2", "a.txt"]).standardOutput == "one\n")
     #expect(try Shell.docpkg(["versions", "show", package, "2"]).standardOutput.contains("a.txt"))

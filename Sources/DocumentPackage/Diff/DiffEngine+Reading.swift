@@ -45,6 +45,11 @@ extension DiffEngine {
     }
     for (_, task) in tasks {
       switch task {
+      case .pair(let index): try checkCancellation(at: pairs[index].path)
+      case .added(let index): try checkCancellation(at: added[index].path)
+      case .deleted(let index): try checkCancellation(at: deleted[index].path)
+      }
+      switch task {
       case .pair(let index): try compare(pairs[index])
       case .added(let index): added[index] = try read(added[index])
       case .deleted(let index): deleted[index] = try read(deleted[index])
@@ -65,7 +70,7 @@ extension DiffEngine {
           oldEntry.isText = ContentReader.looksLikeText(a)
           newEntry.isText = ContentReader.looksLikeText(b)
           if oldEntry.isText == true, newEntry.isText == true {
-            patch = TextPatch(from: a, to: b, context: options.patchContext)
+            patch = try self.patch(from: a, to: b, at: pair.path)
           } else {
             oldEntry.sha256 = ContentReader.sha256(of: a)
             newEntry.sha256 = ContentReader.sha256(of: b)

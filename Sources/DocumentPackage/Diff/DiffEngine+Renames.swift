@@ -43,6 +43,7 @@ extension DiffEngine {
     }
     var scored: [(score: Int, added: Int, deleted: Int)] = []
     for a in news {
+      try checkCancellation(at: added[a].path)
       for d in olds {
         let score = min(
           99, deleted[d].fingerprint!.similarity(to: added[a].fingerprint!, threshold: options.renameThreshold))
@@ -64,7 +65,7 @@ extension DiffEngine {
     if similarity < 100 {
       details.insert(.contents)
       if let before = old.text, let after = new.text {
-        patch = TextPatch(from: before, to: after, context: options.patchContext)
+        patch = try self.patch(from: before, to: after, at: new.path)
       }
     }
     found.append(

@@ -53,12 +53,12 @@ struct DiffEngine {
     try readPending(parallel: Self.canCompareInParallel(old, new))
     try pairRenames()
     for candidate in added where !candidate.paired {
-      let patch = candidate.text.map { TextPatch(from: [], to: $0, context: options.patchContext) }
+      let patch = try candidate.text.map { try self.patch(from: [], to: $0, at: candidate.path) }
       found.append(
         (candidate.order, Change.added(path: candidate.path, candidate.entry, patch: patch)))
     }
     for candidate in deleted where !candidate.paired {
-      let patch = candidate.text.map { TextPatch(from: $0, to: [], context: options.patchContext) }
+      let patch = try candidate.text.map { try self.patch(from: $0, to: [], at: candidate.path) }
       found.append(
         (candidate.order, Change.deleted(path: candidate.path, candidate.entry, patch: patch)))
     }
@@ -119,6 +119,7 @@ struct DiffEngine {
 
   /// Records what changed at `path`; returns whether the children of `old` and `new` are to be visited.
   private mutating func visit(_ old: PackageNode?, _ new: PackageNode?, path: String) throws -> Bool {
+    try checkCancellation(at: path)
     order += 1
     let position = order
     switch (old, new) {
@@ -168,6 +169,26 @@ struct DiffEngine {
       break
     }
     return false
+  }
+
+  /// Throws once ``PackageDifference/Options/isCancelled`` says the comparison is to stop.
+  /// - Throws: ``PackageError`` with code `cancelled`, naming `path`.
+  func checkCancellation(at path: String) throws {
+    if options.isCancelled?() == true { throw Self.cancelled(at: path) }
+  }
+
+  /// The patch from `old` to `new`, the text of the file at `path`, stopping when the comparison is cancelled.
+  /// - Throws: ``PackageError`` with code `cancelled`, naming `path`.
+  func patch(from old: [UInt8], to new: [UInt8], at path: String) throws -> TextPatch {
+    let isCancelled = options.isCancelled ?? { false }
+    guard let patch = TextPatch(from: old, to: new, context: options.patchContext, isCancelled: isCancelled) else {
+      throw Self.cancelled(at: path)
+    }
+    return patch
+  }
+
+  private static func cancelled(at path: String) -> PackageError {
+    PackageError(.cancelled, "comparison cancelled at", path: path)
   }
 
   func attributeDetails(_ old: PackageNode, _ new: PackageNode) -> Change.Details {

@@ -1,8 +1,10 @@
 /// Groups an edit script into unified-diff hunks.
 enum HunkBuilder {
+  /// The hunks of `script`; `nil` once `isCancelled`, asked every 65,536 lines, returns `true`.
   static func hunks(
-    script: [LineDifference.Edit], context: Int, oldLine: (Int) -> String, newLine: (Int) -> String
-  ) -> [TextPatch.Hunk] {
+    script: [LineDifference.Edit], context: Int, oldLine: (Int) -> String, newLine: (Int) -> String,
+    isCancelled: () -> Bool
+  ) -> [TextPatch.Hunk]? {
     let changed = script.indices.filter { if case .keep = script[$0] { false } else { true } }
     guard !changed.isEmpty else { return [] }
     // Group changes whose context would touch or overlap.
@@ -32,11 +34,15 @@ enum HunkBuilder {
       case .insert: newBefore[index + 1] += 1
       }
     }
-    return groups.map { group in
+    var hunks: [TextPatch.Hunk] = []
+    var made = 0
+    for group in groups {
       let first = max(0, group.lowerBound - context)
       let last = min(script.count - 1, group.upperBound + context)
       var lines: [TextPatch.Line] = []
       for edit in script[first...last] {
+        if made & 0xFFFF == 0, isCancelled() { return nil }
+        made += 1
         switch edit {
         case .keep(let i, _): lines.append(.init(kind: .context, text: oldLine(i)))
         case .delete(let i): lines.append(.init(kind: .deleted, text: oldLine(i)))
@@ -45,9 +51,11 @@ enum HunkBuilder {
       }
       let oldCount = oldBefore[last + 1] - oldBefore[first]
       let newCount = newBefore[last + 1] - newBefore[first]
-      return TextPatch.Hunk(
-        oldStart: oldCount == 0 ? oldBefore[first] : oldBefore[first] + 1, oldCount: oldCount,
-        newStart: newCount == 0 ? newBefore[first] : newBefore[first] + 1, newCount: newCount, lines: lines)
+      hunks.append(
+        TextPatch.Hunk(
+          oldStart: oldCount == 0 ? oldBefore[first] : oldBefore[first] + 1, oldCount: oldCount,
+          newStart: newCount == 0 ? newBefore[first] : newBefore[first] + 1, newCount: newCount, lines: lines))
     }
+    return hunks
   }
 }

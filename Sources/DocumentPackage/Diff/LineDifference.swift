@@ -15,6 +15,13 @@ enum LineDifference {
 
   /// The edits that turn `old` into `new`, in order: deletions before insertions at the same place.
   static func editScript(from old: [Int], to new: [Int]) -> [Edit] {
+    // Never nil: nothing cancels it.
+    editScript(from: old, to: new, isCancelled: { false })!
+  }
+
+  /// The edits that turn `old` into `new`, as ``editScript(from:to:)`` makes them; `nil` once `isCancelled`, asked
+  /// at each round of the search, returns `true`.
+  static func editScript(from old: [Int], to new: [Int], isCancelled: () -> Bool) -> [Edit]? {
     var prefix = 0
     while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
     var suffix = 0
@@ -24,7 +31,8 @@ enum LineDifference {
     var script: [Edit] = (0..<prefix).map { .keep(oldIndex: $0, newIndex: $0) }
     let a = old[prefix..<old.count - suffix]
     let b = new[prefix..<new.count - suffix]
-    script += middle(Array(a), Array(b)).map { edit in
+    guard let middle = middle(Array(a), Array(b), isCancelled: isCancelled) else { return nil }
+    script += middle.map { edit in
       switch edit {
       case .keep(let i, let j): .keep(oldIndex: i + prefix, newIndex: j + prefix)
       case .delete(let i): .delete(oldIndex: i + prefix)
@@ -36,7 +44,7 @@ enum LineDifference {
   }
 
   /// Myers' greedy forward search, keeping each round's frontier to walk back the path.
-  private static func middle(_ a: [Int], _ b: [Int]) -> [Edit] {
+  private static func middle(_ a: [Int], _ b: [Int], isCancelled: () -> Bool) -> [Edit]? {
     let n = a.count, m = b.count
     if n == 0 { return (0..<m).map { .insert(newIndex: $0) } }
     if m == 0 { return (0..<n).map { .delete(oldIndex: $0) } }
@@ -47,6 +55,7 @@ enum LineDifference {
     var trace: [[Int]] = []
     var found: Int?
     search: for d in 0...limit {
+      if isCancelled() { return nil }
       trace.append(d == 0 ? [] : Array(v[(offset - d + 1)...(offset + d - 1)]))
       for k in stride(from: -d, through: d, by: 2) {
         var x =

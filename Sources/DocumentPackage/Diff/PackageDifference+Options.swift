@@ -26,6 +26,10 @@ extension PackageDifference {
     /// path, on both sides of a file that changed; return `nil` for files that are not containers.
     /// The core library reads no archive formats itself: the caller supplies them.
     public var expandingContainers: ((_ file: PackageNode, _ path: String) throws -> PackageNode?)?
+    /// Stops the comparison from another thread (a server whose client went away): asked at each entry walked,
+    /// each file read, each rename candidate scored, and while a patch's lines are matched. Once it returns
+    /// `true`, the comparison throws ``PackageError`` with code `cancelled`.
+    public var isCancelled: (() -> Bool)?
 
     /// Creates the default options.
     public init() {}

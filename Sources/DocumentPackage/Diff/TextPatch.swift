@@ -90,23 +90,36 @@ extension TextPatch {
   /// - Complexity: O((*n* + *m*) · *d*) for *n* and *m* lines and *d* differing lines. When *d*
   ///   passes 2,000 the rest is reported as one replaced block: correct, but not minimal.
   public init(from old: [UInt8], to new: [UInt8], context: Int = 3) {
+    // Never nil: nothing cancels it.
+    self.init(from: old, to: new, context: context, isCancelled: { false })!
+  }
+
+  /// The patch that turns `old` into `new`, as ``init(from:to:context:)`` makes it; `nil` once `isCancelled`,
+  /// asked every 65,536 lines read or written and at each round of the line search, returns `true`.
+  init?(from old: [UInt8], to new: [UInt8], context: Int, isCancelled: () -> Bool) {
     let oldLines = LineSplitter.lines(old)
     let newLines = LineSplitter.lines(new)
     var ids: [ArraySlice<UInt8>: Int] = [:]
-    func intern(_ line: ArraySlice<UInt8>) -> Int {
-      if let id = ids[line] { return id }
-      let id = ids.count
-      ids[line] = id
-      return id
+    func identifiers(_ lines: [Range<Int>], of bytes: [UInt8]) -> [Int]? {
+      var result: [Int] = []
+      result.reserveCapacity(lines.count)
+      for (index, range) in lines.enumerated() {
+        if index & 0xFFFF == 0, isCancelled() { return nil }
+        let line = bytes[range]
+        let id = ids[line] ?? ids.count
+        if id == ids.count { ids[line] = id }
+        result.append(id)
+      }
+      return result
     }
-    let a = oldLines.map { intern(old[$0]) }
-    let b = newLines.map { intern(new[$0]) }
-    let script = LineDifference.editScript(from: a, to: b)
-    self.init(
-      hunks: HunkBuilder.hunks(
+    guard let a = identifiers(oldLines, of: old), let b = identifiers(newLines, of: new),
+      let script = LineDifference.editScript(from: a, to: b, isCancelled: isCancelled),
+      let hunks = HunkBuilder.hunks(
         script: script, context: max(0, context),
         oldLine: { String(decoding: old[oldLines[$0]], as: UTF8.self) },
-        newLine: { String(decoding: new[newLines[$0]], as: UTF8.self) }))
+        newLine: { String(decoding: new[newLines[$0]], as: UTF8.self) }, isCancelled: isCancelled)
+    else { return nil }
+    self.init(hunks: hunks)
   }
 }
 

@@ -79,7 +79,7 @@ extension PackageError {
     public static var corrupt: Code { Code(.corrupt) }
     /// A configured limit (size, count, ratio) was exceeded.
     public static var limitExceeded: Code { Code(.limitExceeded) }
-    /// The operation was cancelled (an interrupted `pack` or `unpack`); it left nothing behind.
+    /// The operation was cancelled (an interrupted `pack`, `unpack` or comparison); it left nothing behind.
     public static var cancelled: Code { Code(.cancelled) }
     /// A version's file is kept on a remote, not in the version store, and was not fetched yet (see
     /// ``PackageVersion/remote``).

@@ -167,8 +167,11 @@ final class WatchedTree {
     }
   }
 
+  /// The path of the entry `relative` (inside the package) on disk. Made from one string: `FilePath.appending`
+  /// inserts a path a character at a time, and in a debug build of swift-system each insertion checks the whole
+  /// path again: each event would cost the square of its path's length.
   func absolute(_ relative: String) -> FilePath {
-    relative.isEmpty ? packagePath : packagePath.appending(relative)
+    relative.isEmpty ? packagePath : FilePath(packagePath.string + "/" + relative)
   }
 
   /// Watches the directory `relative` and everything under it, then lists them (watch first, so

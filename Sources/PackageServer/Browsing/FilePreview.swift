@@ -57,7 +57,7 @@ package struct FilePreview: Sendable, Codable, Equatable {
   /// form when `nil`).
   /// - Throws: ``/DocumentPackage/PackageError`` when the entry is missing or cannot be read.
   package init(of root: PackageNode, at path: String, offset: Int64, length: Int?) throws {
-    self.init(try Source(of: root, at: path, offset: offset, length: length))
+    try self.init(try Source(of: root, at: path, offset: offset, length: length))
   }
 
   /// What a preview reads of its tree: the entry, its form and the bytes to show. Reading needs the tree (on the
@@ -102,8 +102,10 @@ package struct FilePreview: Sendable, Codable, Equatable {
 
   /// The preview of what `source` read: re-indented when it is a whole JSON or XML file, else its range as text
   /// or hex.
+  /// - Parameter isCancelled: Asked while re-indenting (``PrettyPrinter``): once it returns `true`, the preview stops.
+  /// - Throws: `CancellationError` when `isCancelled` stopped it.
   /// - Complexity: O(*n*) for the *n* bytes read.
-  package init(_ source: Source) {
+  package init(_ source: Source, isCancelled: () -> Bool = { false }) throws {
     entry = source.entry
     form = source.form
     mediaType = source.mediaType
@@ -117,7 +119,9 @@ package struct FilePreview: Sendable, Codable, Equatable {
       hex = source.bytes.hexDigits
       length = Int64(source.bytes.count)
     case .text, .json, .xml, .svg:
-      if source.isWholeFile, let indented = Self.reindent(source.bytes, form) {
+      let indented = source.isWholeFile ? Self.reindent(source.bytes, form, isCancelled: isCancelled) : nil
+      if isCancelled() { throw CancellationError() }
+      if let indented {
         text = indented.text
         pretty = true
         truncated = indented.truncated
@@ -168,10 +172,10 @@ package struct FilePreview: Sendable, Codable, Equatable {
 
   /// `bytes` re-indented as JSON or XML, at most ``prettyOutputLimit`` bytes; `nil` when they do not look like one
   /// (shown as they are then).
-  static func reindent(_ bytes: [UInt8], _ form: Form) -> PrettyPrinter.Output? {
+  static func reindent(_ bytes: [UInt8], _ form: Form, isCancelled: () -> Bool) -> PrettyPrinter.Output? {
     switch form {
-    case .json: return PrettyPrinter.json(bytes, limit: prettyOutputLimit)
-    case .xml, .svg: return PrettyPrinter.xml(bytes, limit: prettyOutputLimit)
+    case .json: return PrettyPrinter.json(bytes, limit: prettyOutputLimit, isCancelled: isCancelled)
+    case .xml, .svg: return PrettyPrinter.xml(bytes, limit: prettyOutputLimit, isCancelled: isCancelled)
     default: return nil
     }
   }

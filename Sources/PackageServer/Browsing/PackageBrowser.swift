@@ -57,50 +57,69 @@ package final class PackageBrowser: @unchecked Sendable {
   }
 
   /// Runs `work` on the root of `state` (``TreeState``) on the browser's queue.
-  /// - Throws: What `work` or opening the tree throws.
+  /// - Throws: What `work` or opening the tree throws; `CancellationError` when the task was cancelled before
+  ///   `work` started.
   package func read<T: Sendable>(_ state: TreeState = .served, _ work: @escaping @Sendable (PackageNode) throws -> T)
     async throws -> T
   {
     try await fetchRemoteFiles(of: [state])
-    return try await withCheckedThrowingContinuation { continuation in
-      queue.async { continuation.resume(with: Result { try self.readOnQueue(state, work) }) }
-    }
+    return try await onQueue { _ in try self.readOnQueue(state, work) }
   }
 
   /// Runs `work` on the served tree with the totals of its directories: the first call after a change walks the
   /// whole tree once (every directory listed on all cores first, as `docpkg inspect` does), later ones reuse them,
   /// so the size map drills down without walking again.
-  /// - Throws: What reading the tree or `work` throws.
+  /// - Throws: What reading the tree or `work` throws; `CancellationError` when the task was cancelled before
+  ///   `work` started.
   package func withTotals<T: Sendable>(
     _ work: @escaping @Sendable (PackageNode, [String: TreeTotals]) throws -> T
   ) async throws -> T {
     try await fetchRemoteFiles(of: [.served])
-    return try await withCheckedThrowingContinuation { continuation in
-      queue.async {
-        continuation.resume(
-          with: Result {
-            try self.readOnQueue(.served) { root in
-              if self.totalsCache.isEmpty {
-                root.listDirectoriesInParallel()
-                self.totalsCache = try TreeTotals.directories(under: root)
-              }
-              return try work(root, self.totalsCache)
-            }
-          })
+    return try await onQueue { _ in
+      try self.readOnQueue(.served) { root in
+        if self.totalsCache.isEmpty {
+          root.listDirectoriesInParallel()
+          self.totalsCache = try TreeTotals.directories(under: root)
+        }
+        return try work(root, self.totalsCache)
       }
     }
   }
 
-  /// Runs `work` on the roots of two states (a comparison) on the browser's queue.
-  /// - Throws: What `work` or opening either tree throws.
+  /// Runs `work` on the roots of two states (a comparison) on the browser's queue. `work` is given a function
+  /// that says whether the task was cancelled since (its client has gone): a long comparison asks it as it goes
+  /// (``/DocumentPackage/PackageDifference/Options/isCancelled``) and stops, so that the queue is free again.
+  /// - Throws: What `work` or opening either tree throws; `CancellationError` when the task was cancelled before
+  ///   `work` started.
   package func read<T: Sendable>(
-    _ first: TreeState, _ second: TreeState, _ work: @escaping @Sendable (PackageNode, PackageNode) throws -> T
+    _ first: TreeState, _ second: TreeState,
+    _ work: @escaping @Sendable (PackageNode, PackageNode, _ isCancelled: @escaping @Sendable () -> Bool) throws -> T
   ) async throws -> T {
     try await fetchRemoteFiles(of: [first, second])
-    return try await withCheckedThrowingContinuation { continuation in
-      queue.async {
-        continuation.resume(with: Result { try self.readOnQueue([first, second]) { try work($0[0], $0[1]) } })
+    return try await onQueue { isCancelled in
+      try self.readOnQueue([first, second]) { try work($0[0], $0[1], isCancelled) }
+    }
+  }
+
+  /// Runs `job` on the browser's queue, unless the task is cancelled before it starts (a request whose client
+  /// left while it waited behind others): the queue then skips it. `job` is given a function that says whether
+  /// the task was cancelled since.
+  private func onQueue<T: Sendable>(
+    _ job: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
+  ) async throws -> T {
+    let cancellation = ArchiveCancellation()
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        queue.async {
+          continuation.resume(
+            with: Result {
+              guard !cancellation.isCancelled else { throw CancellationError() }
+              return try job { cancellation.isCancelled }
+            })
+        }
       }
+    } onCancel: {
+      cancellation.cancel()
     }
   }
 

@@ -11,6 +11,9 @@
 ///   JSON nor XML allows them, and in a JSON response each would grow sixfold (`\u0001`), while every byte the
 ///   printers write grows at most twofold there (`\n`, `\"`, `\\`); nor is a file that is not UTF-8 (each byte
 ///   that is not would grow threefold, into U+FFFD).
+///
+/// **Stoppable.** Each printer asks `isCancelled` at every 64 KiB of input and gives up (`nil`) once it returns
+/// `true`: a preview whose client has gone frees its place in the ``PreviewPool`` at once.
 enum PrettyPrinter {
   /// What a printer made.
   struct Output: Equatable {
@@ -22,18 +25,26 @@ enum PrettyPrinter {
 
   /// The levels of nesting that are indented; a line deeper than this is indented as one at this depth.
   static let indentedLevels = 32
+  /// The bytes of input read between two questions to `isCancelled`.
+  static let cancellationStride = 64 << 10
 
   /// `bytes` as JSON, indented by two spaces a level, at most `limit` bytes; `nil` when brackets do not balance, a
-  /// string is open, a control character is in it, or it is not UTF-8.
+  /// string is open, a control character is in it, or it is not UTF-8, or once `isCancelled` returns `true`.
   /// - Complexity: O(*n*) in time and memory, *n* the size of `bytes` (the output is at most `limit` bytes).
-  static func json(_ bytes: [UInt8], limit: Int) -> Output? {
+  static func json(_ bytes: [UInt8], limit: Int, isCancelled: () -> Bool = { false }) -> Output? {
     guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
     var out = Writer(limit: limit, reserving: bytes.count + bytes.count / 4)
     var depth = 0
     var inString = false
     var escaped = false
     var pendingNewline = false
+    var untilCheck = 0
     for byte in bytes {
+      if untilCheck == 0 {
+        if isCancelled() { return nil }
+        untilCheck = cancellationStride
+      }
+      untilCheck -= 1
       if out.isFull { return out.output }
       if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D { return nil }
       if inString {
@@ -78,10 +89,11 @@ enum PrettyPrinter {
   }
 
   /// `bytes` as XML, one tag (or run of text) a line, indented by two spaces a level, at most `limit` bytes; `nil`
-  /// when tags do not balance, one is not closed, a control character is in it, or it is not UTF-8. Comments, processing
-  /// instructions, declarations and CDATA are kept whole on their own lines.
+  /// when tags do not balance, one is not closed, a control character is in it, or it is not UTF-8, or once
+  /// `isCancelled` returns `true`. Comments, processing instructions, declarations and CDATA are kept whole on
+  /// their own lines.
   /// - Complexity: O(*n*) in time and memory, *n* the size of `bytes` (the output is at most `limit` bytes).
-  static func xml(_ bytes: [UInt8], limit: Int) -> Output? {
+  static func xml(_ bytes: [UInt8], limit: Int, isCancelled: () -> Bool = { false }) -> Output? {
     guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
     if bytes.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) { return nil }
     var out = Writer(limit: limit, reserving: bytes.count + bytes.count / 4)
@@ -91,7 +103,12 @@ enum PrettyPrinter {
       if out.count > 0 { out.newline(depth: depth) } else { out.indent(depth: depth) }
       out.append(contentsOf: bytes[range])
     }
+    var nextCheck = 0
     while index < bytes.count, !out.isFull {
+      if index >= nextCheck {
+        if isCancelled() { return nil }
+        nextCheck = index + cancellationStride
+      }
       guard let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) else {
         let text = trimmed(bytes, index..<bytes.count)
         if !text.isEmpty { line(text) }

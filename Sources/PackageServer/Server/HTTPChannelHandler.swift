@@ -15,6 +15,8 @@ final class HTTPChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
   private var head: HTTPRequestHead?
   private var body: [UInt8] = []
   private var bodyTooLarge = false
+  /// The task answering the last request (requests on a connection are answered one at a time).
+  private var answering: Task<Void, Never>?
 
   init(respond: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
     self.respond = respond
@@ -40,11 +42,20 @@ final class HTTPChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
         localPort: context.channel.localAddress?.port ?? 0)
       let channel = context.channel
       let respond = respond
-      Task {
+      answering = Task {
         let response = await respond(request)
         await response.write(to: channel, version: head.version, keepAlive: head.isKeepAlive)
       }
     }
+  }
+
+  /// A client that leaves while its answer is made cancels the making: NIO sees the socket's end even while it
+  /// reads no further request (`EPOLLRDHUP`), and closes the connection. A preview or a comparison then stops at
+  /// its next check and frees its place (``PreviewPool``, ``PackageBrowser``).
+  func channelInactive(context: ChannelHandlerContext) {
+    answering?.cancel()
+    answering = nil
+    context.fireChannelInactive()
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {

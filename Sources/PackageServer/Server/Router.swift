@@ -77,7 +77,11 @@ struct Router: Sendable {
           let source = try await browser.read(treeState) { root in
             try FilePreview.Source(of: root, at: path, offset: offset, length: length)
           }
-          return try await onThread { HTTPResponse.json(FilePreview(source)) }
+          return try await onThread { isCancelled in
+            let preview = try FilePreview(source, isCancelled: isCancelled)
+            if isCancelled() { throw CancellationError() }  // nobody to encode it for
+            return HTTPResponse.json(preview)
+          }
         }
       case "/api/raw": return try await raw(path, state: try state(query["state"]))
       case "/api/sizemap":
@@ -184,9 +188,10 @@ struct Router: Sendable {
 
   private func difference(from old: TreeState, to new: TreeState) async throws -> HTTPResponse {
     .json(
-      try await browser.read(old, new) { oldRoot, newRoot in
+      try await browser.read(old, new) { oldRoot, newRoot, isCancelled in
         var options = PackageDifference.Options()
         options.includesTextPatches = true
+        options.isCancelled = isCancelled
         return try newRoot.difference(from: oldRoot, options: options)
       })
   }
@@ -206,7 +211,7 @@ struct Router: Sendable {
       let (id, previous) = (ids[index], index > 0 ? ids[index - 1] : nil)
       let difference =
         if let previous {
-          try await browser.read(.version(previous), .version(id)) { old, new in try new.difference(from: old) }
+          try await browser.read(.version(previous), .version(id)) { old, new, _ in try new.difference(from: old) }
         } else {
           try await browser.read(.version(id)) { new in
             try new.difference(from: PackageNode(directoryWithChildren: [:]))
@@ -227,7 +232,7 @@ struct Router: Sendable {
       let (name, previousName) = (state.description, previous?.description)
       let step =
         if let previous {
-          try await browser.read(previous, state) { old, new in
+          try await browser.read(previous, state) { old, new, _ in
             try FileHistory.step(at: path, from: old, to: new, state: name, previous: previousName)
           }
         } else {
@@ -272,8 +277,8 @@ struct Router: Sendable {
     let tree = try await BlockingIO.run { Handed(try location.open()) }
     var name = tree.value.name.isEmpty ? "package" : tree.value.name
     if case .version(let id) = state { name += "@\(id)" }
-    var response = HTTPResponse(
-      status: .ok, contentType: "application/zip", body: .stream(ZipDownload.body(of: tree, slot: slot)))
+    let body = try await ZipDownload.start(tree, slot: slot)
+    var response = HTTPResponse(status: .ok, contentType: "application/zip", body: .stream(body))
     response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(Self.headerSafe(name)).zip\"")
     return response
   }

@@ -25,7 +25,8 @@ struct VersionsList: ParsableCommand {
       "conflictPaths"}], "unkeptPaths" for a version that could not keep entries written in place before its \
       copy was made, and "remote" for one that keeps files on a remote (fetched when the version is shown or \
       restored); a damaged or pending one has "id", "state", "record" and "reason" (and "date" when its \
-      record says); one whose files are damaged has its usual keys, "state": "damaged" and "problems".
+      record says); one whose files are damaged has its usual keys, "state": "damaged" and "problems". Keys \
+      are sorted; `docpkg serve` describes versions in the same shape.
       """)
 
   @Argument(help: "The package.", completion: .file())
@@ -52,24 +53,9 @@ struct VersionsList: ParsableCommand {
       (versions.map { ($0.id, $0, nil) } + problems.map { ($0.id, nil, $0) }).sorted { $0.id < $1.id }
     if json {
       let items = entries.map { entry in
-        if let version = entry.version {
-          let paths = version.conflictPaths.map(\.jsonQuoted).joined(separator: ",")
-          let state = damage[version.id] != nil ? "damaged" : version.origin.rawValue
-          let problems = damage[version.id].map {
-            ",\"problems\":[" + $0.map(\.jsonQuoted).joined(separator: ",") + "]"
-          }
-          return "{\"id\":\(version.id),\"state\":\"\(state)\","
-            + "\"date\":\(version.date.timeIntervalSince1970),"
-            + "\"origin\":\"\(version.origin.rawValue)\",\"resolved\":\(version.isResolved),"
-            + "\"size\":\(version.size),\"conflictPaths\":[\(paths)]" + unkept(version)
-            + (version.remote.map { ",\"remote\":\($0.jsonQuoted)" } ?? "") + (problems ?? "") + "}"
-        }
-        let problem = entry.problem!
-        return "{\"id\":\(problem.id),\"state\":\"\(problem.state.rawValue)\","
-          + (problem.date.map { "\"date\":\($0.timeIntervalSince1970)," } ?? "")
-          + "\"record\":\(problem.recordPath.string.jsonQuoted),\"reason\":\(problem.reason.jsonQuoted)}"
+        entry.version.map { VersionSummary($0, problems: damage[$0.id]) } ?? VersionSummary(entry.problem!)
       }
-      out.write("[" + items.joined(separator: ",") + "]\n")
+      out.write(VersionSummary.json(items) + "\n")
       return
     }
     guard !entries.isEmpty else { return }
@@ -106,11 +92,5 @@ struct VersionsList: ParsableCommand {
       while line.hasSuffix(" ") { line.removeLast() }
       out.write(line.escapingControlCharacters + "\n")
     }
-  }
-
-  /// `,"unkeptPaths":[...]` for a version with entries it could not keep, else nothing.
-  private func unkept(_ version: PackageVersion) -> String {
-    guard !version.unkeptPaths.isEmpty else { return "" }
-    return ",\"unkeptPaths\":[" + version.unkeptPaths.map(\.jsonQuoted).joined(separator: ",") + "]"
   }
 }
