@@ -113,6 +113,38 @@ def pull_rows(h, endpoint, bucket, aws, work):
                f"the pull ({before / 1e6:.0f} MB before)")
 
 
+def first_save_rows(h, endpoint, bucket, work, typical, next_turn):
+    """Issue 40: the push right after a package's first one-file save (`docpkg put` makes the store's first,
+    pending version, settled in the background) beside the push right after a later save: each reads the
+    changed file only. Before the fix the first one settled that version itself, copying all 2,061 files."""
+    package = os.path.join(work, "FirstSave.pkg")
+    source = os.path.join(work, "first-save.txt")
+
+    def put():
+        with open(source, "w") as f:
+            f.write(f"edit {next_turn()}\n")
+        subprocess.run([h.docpkg, "put", package, "Data/note0001.txt", source], check=True)
+
+    def fresh():  # a fresh copy of the corpus, pushed once, then its first save
+        for name in ("FirstSave.pkg", ".FirstSave.pkg.docpkg-sync", ".FirstSave.pkg.docpkg-versions"):
+            subprocess.run(["rm", "-rf", os.path.join(work, name)], check=True)
+        subprocess.run(["cp", "-a", typical, package], check=True)
+        subprocess.run([h.docpkg, "remote", "add", package, "origin", f"s3://{bucket}/first-save-{next_turn()}",
+                        "--endpoint", endpoint], check=True)
+        subprocess.run([h.docpkg, "push", package, "--quiet"], check=True, capture_output=True)
+        put()
+
+    def later():  # the previous version settled, then another one-file save
+        subprocess.run([h.docpkg, "versions", "settle", package], check=True)
+        put()
+
+    first = h.run([h.docpkg, "push", package, "--quiet"], setup=fresh, repeat=3)
+    then = h.run([h.docpkg, "push", package, "--quiet"], setup=later, repeat=3)
+    h.row("sync typical: push after the first one-file save", first, "push after a later save", then, target=2.0,
+          note="`docpkg put` of one note, then the push at once (the background settle of the first version copies "
+               "the package into the store meanwhile); the push reads the changed file only, as after a later save")
+
+
 def available_memory():
     """MemAvailable of /proc/meminfo, in bytes (0 if unknown)."""
     with open("/proc/meminfo") as f:
@@ -329,6 +361,7 @@ def rows(h):
               note="one file rewritten in place; the push stats every entry, reads the changed file only (the version "
                    "store's stat cache), compares trees with the synced head's and sends one blob and the trees on its "
                    "path (no listing of the remote)")
+        first_save_rows(h, endpoint, bucket, work, typical, next_turn)
         pull_rows(h, endpoint, bucket, aws, work)
     finally:
         if not was_running:

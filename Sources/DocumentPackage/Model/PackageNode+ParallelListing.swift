@@ -49,3 +49,26 @@ extension PackageNode {
 private struct Subtrees: @unchecked Sendable {
   let nodes: [PackageNode]
 }
+
+extension PackageNode {
+  /// Lists the directories among `nodes` that are on disk and not listed yet, at once, on one worker
+  /// per core: what a walk that visits a directory's subdirectories one after the other does with the
+  /// next few of them, so that the `lstat`s of their entries are shared by the cores while what is in
+  /// memory stays those few listings (`docpkg inspect`'s streaming walk). Nothing is thrown: a
+  /// directory that cannot be listed stays unlisted, and the walk meets the error when it gets there.
+  ///
+  /// Call it only while no other thread uses these nodes; each worker touches one of them.
+  /// - Complexity: O(*n*) for the *n* entries of the directories listed, spread over the cores.
+  public static func listInParallel(_ nodes: some Sequence<PackageNode>) {
+    let directories = Subtrees(
+      nodes: nodes.filter { $0.kind == .directory && $0.isBackedByDisk && $0.loadedChildren == nil })
+    switch directories.nodes.count {
+    case 0: return
+    case 1: _ = try? directories.nodes[0].sortedChildren()
+    default:
+      DispatchQueue.concurrentPerform(iterations: directories.nodes.count) { index in
+        _ = try? directories.nodes[index].sortedChildren()
+      }
+    }
+  }
+}

@@ -48,7 +48,10 @@ extension VersionStore {
   package static func conflictVersions(ofPackageAt packagePath: FilePath) throws -> [SharedConflictVersion] {
     let store = try Self.store(ofPackageAt: packagePath, lockHeld: false)
     guard store.exists else { return [] }
-    return try store.records().filter { $0.version.origin == .conflict }.map {
+    // Read without settling pending versions first: those are saves' previous states, never conflict versions,
+    // and settling the first one copies the whole package into the store (every file read), which made the
+    // push after a package's first save read every file (issue 40). The settle a save starts does it instead.
+    return try store.listing().records.filter { $0.version.origin == .conflict }.map {
       SharedConflictVersion(
         id: $0.version.id, tree: $0.rootTree, date: $0.version.date, paths: $0.version.conflictPaths,
         isResolved: $0.version.isResolved)

@@ -151,9 +151,12 @@ public final class VersionStore {
   }
 
   /// The unresolved conflict versions, oldest first.
+  ///
+  /// Settles nothing: a pending version is a save's previous state, never a conflict (see
+  /// ``settlePendingVersions()``), so the store is read as it is (what `docpkg pull` does after every pull).
   /// - Throws: As ``versions()``.
   public func unresolvedConflicts() throws -> [PackageVersion] {
-    try versions().filter { !$0.isResolved }
+    try listing().records.map(\.version).filter { !$0.isResolved }
   }
 
   /// The version `id`.

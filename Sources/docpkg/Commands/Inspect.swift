@@ -66,8 +66,6 @@ struct Inspect: ParsableCommand {
   /// Prints `root`'s tree within `--depth`, then the totals: those counted on the way, or `totals`.
   private func list(_ root: PackageNode, totals known: Totals? = nil) throws {
     _ = try root.sortedChildren()  // fail before writing anything if the package cannot be listed
-    // Totals count every entry: list the whole tree first, on every core (`lstat`s dominate).
-    if known == nil { root.listDirectoriesInParallel() }
     var listing = Listing(json: json, depth: depth)
     if json {
       listing.out.write("{\"entries\":[")
@@ -92,7 +90,14 @@ struct Inspect: ParsableCommand {
     var first = true
   }
 
-  /// Counts every entry below `directory`, and prints those within `--depth`.
+  /// How many subdirectories of one directory are listed at once, ahead of the walk, on every core
+  /// (`lstat`s dominate a listing of small files): what the walk holds beyond the directories on its way.
+  private static let listedAhead = 16
+
+  /// Counts every entry below `directory`, and prints those within `--depth`, as it walks: each
+  /// directory's listing is dropped once its entries are printed (``PackageNode/forgetListing()``),
+  /// so the memory taken is that of the directories on the way down and the few listed ahead, not of
+  /// the package (a million files: tens of MiB, not hundreds).
   ///
   /// With an explicit stack of the directories on the way down, not recursion: the package chooses
   /// its depth. A directory below `--depth` keeps no path or prefix, so counting a deep package
@@ -101,17 +106,22 @@ struct Inspect: ParsableCommand {
     of directory: PackageNode, path: String, level: Int, prefix: String, into listing: inout Listing
   ) throws {
     struct Level {
+      let directory: PackageNode
       let children: [PackageNode]
       var index = 0
+      /// The children before this index were listed ahead already (or are no directories).
+      var listedUpTo = 0
       let path: String
       let level: Int
       let prefix: String
     }
-    var stack = [Level(children: try directory.sortedChildren(), path: path, level: level, prefix: prefix)]
+    var stack = [
+      Level(directory: directory, children: try directory.sortedChildren(), path: path, level: level, prefix: prefix)
+    ]
     while !stack.isEmpty {
       let top = stack.count - 1
       guard stack[top].index < stack[top].children.count else {
-        stack.removeLast()
+        stack.removeLast().directory.forgetListing()
         continue
       }
       let (children, index) = (stack[top].children, stack[top].index)
@@ -132,10 +142,21 @@ struct Inspect: ParsableCommand {
         }
       }
       if child.kind == .directory {
+        if index >= stack[top].listedUpTo {
+          var ahead: [PackageNode] = []
+          var next = index
+          while next < children.count, ahead.count < Self.listedAhead {
+            if children[next].kind == .directory { ahead.append(children[next]) }
+            next += 1
+          }
+          PackageNode.listInParallel(ahead)
+          stack[top].listedUpTo = next
+        }
         let childShown = listing.depth.map { level + 1 <= $0 } ?? true
         stack.append(
           Level(
-            children: try child.sortedChildren(), path: childShown ? childPath : "", level: level + 1,
+            directory: child, children: try child.sortedChildren(), path: childShown ? childPath : "",
+            level: level + 1,
             prefix: childShown ? prefix + (isLast ? "    " : "│   ") : ""))
       }
     }
