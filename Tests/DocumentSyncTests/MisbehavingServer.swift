@@ -7,7 +7,8 @@ import TestSupport
 final class MisbehavingServer {
   enum Mode: String {
     case silent, bare404, stall, busy
-    /// Relays to the real server, or while ``cut`` is set, closes every connection (the network gone).
+    /// Relays to the real server; while ``cut`` is set, closes every connection (the network gone); while
+    /// ``stalled`` is set, relays nothing.
     case forward
   }
 
@@ -50,6 +51,18 @@ final class MisbehavingServer {
         FileManager.default.createFile(atPath: log + ".down", contents: Data())
       } else {
         try? FileManager.default.removeItem(atPath: log + ".down")
+      }
+    }
+  }
+
+  /// A forwarding server's transfers: while true, nothing read is relayed (the connections stay open).
+  var stalled: Bool {
+    get { FileManager.default.fileExists(atPath: log + ".stall") }
+    set {
+      if newValue {
+        FileManager.default.createFile(atPath: log + ".stall", contents: Data())
+      } else {
+        try? FileManager.default.removeItem(atPath: log + ".stall")
       }
     }
   }

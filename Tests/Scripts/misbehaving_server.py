@@ -11,7 +11,8 @@ the file LOG. MODE:
   busy     answers every request 503 SlowDown (an S3 error body)
   forward  relays every connection to 127.0.0.1:UPSTREAM (a third argument: the real server's port), except
            while the file LOG.down exists: then it closes every connection it holds and each new one at once
-           (the network gone), logging "cut" for each new one; removing the file brings it back
+           (the network gone), logging "cut" for each new one; removing the file brings it back. While the file
+           LOG.stall exists, it holds what it reads instead of relaying it (a stalled transfer)
 """
 import os
 import signal
@@ -32,12 +33,18 @@ def down():
     return os.path.exists(log + ".down")
 
 
+def stalled():
+    return os.path.exists(log + ".stall")
+
+
 def pump(source, sink):
     while True:
         try:
             chunk = source.recv(65536)
         except OSError:
             chunk = b""
+        while chunk and stalled() and not down():
+            time.sleep(0.05)
         if not chunk:
             for end in (source, sink):
                 try:
