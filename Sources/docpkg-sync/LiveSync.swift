@@ -78,28 +78,31 @@ enum LiveSync: SyncCommandRunner {
 
   static func sync(_ command: SyncCommand<Self>) throws {
     let sync = try packageSync(command.package, remote: command.name)
+    if command.watch { return try watch(command, sync: sync) }
     let bar = SyncProgressBar("syncing", quiet: command.quietOption.quiet)
     let handler = bar.handler
     let attempts = command.attempts
     let result = try runBlocking { try await sync.sync(maximumAttempts: attempts, progress: handler) }
     bar.finish()
-    if result.isUpToDate {
-      StandardOutput.shared.write("up to date\n")
-    } else {
-      // What the pulls brought (the conflicts of every round: each kept a version), then what the push sent.
-      let pulled = result.pulls.filter { $0 != .upToDate && $0 != .remoteEmpty }
-      let pulls = pulled.isEmpty ? "nothing to pull" : pulled.map(words(for:)).joined(separator: ", ")
-      let pushed: String
-      switch result.pushed {
-      case .upToDate: pushed = "nothing to push"
-      case .pushed(_, let blobs, let trees, let bytes):
-        pushed = "pushed \(blobs) blobs, \(trees) trees (\(bytes) bytes)"
-      }
-      let rounds = result.attempts == 1 ? "" : " (\(result.attempts) rounds)"
-      StandardOutput.shared.write("synced: \(pulls); \(pushed)\(rounds)\n")
-    }
+    StandardOutput.shared.write(words(for: result) + "\n")
     try writeUnresolvedConflicts(of: command.package, except: Set(result.conflicts.map { $0.version }))
     reportAutoPrune(of: sync)
+  }
+
+  /// A sync's result as `docpkg sync` prints it: `up to date`, or what the pulls brought (the conflicts of every
+  /// round: each kept a version), then what the push sent, and after how many rounds.
+  static func words(for result: PackageSync.SyncResult) -> String {
+    guard !result.isUpToDate else { return "up to date" }
+    let pulled = result.pulls.filter { $0 != .upToDate && $0 != .remoteEmpty }
+    let pulls = pulled.isEmpty ? "nothing to pull" : pulled.map(words(for:)).joined(separator: ", ")
+    let pushed: String
+    switch result.pushed {
+    case .upToDate: pushed = "nothing to push"
+    case .pushed(_, let blobs, let trees, let bytes):
+      pushed = "pushed \(blobs) blobs, \(trees) trees (\(bytes) bytes)"
+    }
+    let rounds = result.attempts == 1 ? "" : " (\(result.attempts) rounds)"
+    return "synced: \(pulls); \(pushed)\(rounds)"
   }
 
   /// A pull's result as `docpkg pull` prints it.

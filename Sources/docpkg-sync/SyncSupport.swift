@@ -8,8 +8,11 @@ import SystemPackage
 /// this thread (the main thread, not one of the cooperative pool's) waits for it. Ctrl-C (SIGINT), SIGTERM and
 /// SIGHUP cancel the task — a push or pull stops at the next object, leaving the package and the remote
 /// consistent; a clone removes what it made (but the blobs it downloaded, which the next clone resumes from) —
-/// then the process ends by that signal. A second signal ends it at once.
-func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+/// then the process ends by that signal (or, `endingBySignal` false, for a command that runs until interrupted, the
+/// work's result is returned: the command ends as usual). A second signal ends it at once.
+func runBlocking<T: Sendable>(endingBySignal: Bool = true, _ work: @escaping @Sendable () async throws -> T) throws
+  -> T
+{
   let box = ResultBox<T>()
   let done = DispatchSemaphore(value: 0)
   let task = Task.detached {
@@ -22,7 +25,7 @@ func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) 
     task.cancel()
   }
   done.wait()
-  if let signalNumber = received.value { TerminationSignals.endProcess(by: signalNumber) }
+  if endingBySignal, let signalNumber = received.value { TerminationSignals.endProcess(by: signalNumber) }
   return try box.result!.get()
 }
 

@@ -7,6 +7,9 @@ import TestSupport
 final class MisbehavingServer {
   enum Mode: String {
     case silent, bare404, stall, busy
+    /// Relays to the real server; while ``cut`` is set, closes every connection (the network gone); while
+    /// ``stalled`` is set, relays nothing.
+    case forward
   }
 
   let process: RunningProcess
@@ -20,7 +23,9 @@ final class MisbehavingServer {
   init(_ mode: Mode, in directory: TemporaryDirectory) async throws {
     log = directory.appending("requests-\(mode.rawValue).log")
     process = try RunningProcess(
-      "/usr/bin/env", ["python3", Fixtures.script("misbehaving_server.py"), mode.rawValue, log])
+      "/usr/bin/env",
+      ["python3", Fixtures.script("misbehaving_server.py"), mode.rawValue, log]
+        + (mode == .forward ? [String(ObjectStore.port)] : []))
     await process.wait(seconds: 30) { $0.standardOutput.contains("\n") }
     guard let port = Int(process.standardOutput.split(separator: "\n").first ?? "") else {
       process.stop()
@@ -36,6 +41,30 @@ final class MisbehavingServer {
   /// The request lines it read so far (`GET /bucket/key HTTP/1.1`).
   var requests: [String] {
     ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  /// A forwarding server's network: while true, every connection is closed at once.
+  var cut: Bool {
+    get { FileManager.default.fileExists(atPath: log + ".down") }
+    set {
+      if newValue {
+        FileManager.default.createFile(atPath: log + ".down", contents: Data())
+      } else {
+        try? FileManager.default.removeItem(atPath: log + ".down")
+      }
+    }
+  }
+
+  /// A forwarding server's transfers: while true, nothing read is relayed (the connections stay open).
+  var stalled: Bool {
+    get { FileManager.default.fileExists(atPath: log + ".stall") }
+    set {
+      if newValue {
+        FileManager.default.createFile(atPath: log + ".stall", contents: Data())
+      } else {
+        try? FileManager.default.removeItem(atPath: log + ".stall")
+      }
+    }
   }
 
   deinit { process.stop() }

@@ -16,6 +16,9 @@ enum ObjectStore {
 
   static var endpointURL: String { environment["DOCPKG_S3_ENDPOINT"] ?? "" }
 
+  /// The port of the endpoint (what a forwarding server relays to).
+  static var port: Int { URLComponents(string: endpointURL)?.port ?? 80 }
+
   /// A fresh bucket with a unique name, and a client of it.
   static func freshBucket(etagForm: ETagForm = .automatic, multipartThreshold: Int = 16 << 20) async throws
     -> S3Client

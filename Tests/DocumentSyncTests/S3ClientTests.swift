@@ -23,6 +23,19 @@ struct S3ClientTests {
     #expect(try await client.head("dir/a b+c.txt") == nil)
   }
 
+  /// What a watch polls the head with: nil (the server's 304) while the ETag is the one given, the new bytes after.
+  @Test func conditionalGetAnswersNothingWhileTheObjectIsUnchanged() async throws {
+    let client = try await ObjectStore.freshBucket()
+    let etag = try await client.put("head", data: Data("first".utf8))
+    #expect(try await client.get("head", ifNoneMatch: etag) == nil)
+    let newer = try await client.put("head", data: Data("second".utf8))
+    let changed = try #require(try await client.get("head", ifNoneMatch: etag))
+    #expect(changed.data == Data("second".utf8))
+    #expect(changed.etag == newer)
+    #expect(try await client.get("head", ifNoneMatch: newer) == nil)
+    await #expect(throws: SyncError.self) { try await client.get("no/such/key", ifNoneMatch: etag) }
+  }
+
   @Test func missingKeyErrorNamesTheKeyAndTheServersCode() async throws {
     let client = try await ObjectStore.freshBucket()
     let error = try await #require(throws: SyncError.self) { try await client.get("no/such/key") }

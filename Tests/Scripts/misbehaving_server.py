@@ -9,6 +9,10 @@ the file LOG. MODE:
   bare404  answers every request 404 with no body
   stall    answers 200 with a 1000-byte Content-Length, sends 3 bytes, then nothing more
   busy     answers every request 503 SlowDown (an S3 error body)
+  forward  relays every connection to 127.0.0.1:UPSTREAM (a third argument: the real server's port), except
+           while the file LOG.down exists: then it closes every connection it holds and each new one at once
+           (the network gone), logging "cut" for each new one; removing the file brings it back. While the file
+           LOG.stall exists, it holds what it reads instead of relaying it (a stalled transfer)
 """
 import os
 import signal
@@ -20,6 +24,64 @@ import time
 mode, log = sys.argv[1], sys.argv[2]
 lock = threading.Lock()
 held = []
+
+
+relayed = []
+
+
+def down():
+    return os.path.exists(log + ".down")
+
+
+def stalled():
+    return os.path.exists(log + ".stall")
+
+
+def pump(source, sink):
+    while True:
+        try:
+            chunk = source.recv(65536)
+        except OSError:
+            chunk = b""
+        while chunk and stalled() and not down():
+            time.sleep(0.05)
+        if not chunk:
+            for end in (source, sink):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            return
+        try:
+            sink.sendall(chunk)
+        except OSError:
+            return
+
+
+def forward(connection):
+    if down():
+        with lock, open(log, "ab") as file:
+            file.write(b"cut\n")
+        connection.close()
+        return
+    upstream = socket.create_connection(("127.0.0.1", int(sys.argv[3])))
+    with lock:
+        relayed.extend([connection, upstream])
+    threading.Thread(target=pump, args=(upstream, connection), daemon=True).start()
+    pump(connection, upstream)
+
+
+def cut_when_down():
+    while True:
+        if down():
+            with lock:
+                for end in relayed:
+                    try:
+                        end.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                relayed.clear()
+        time.sleep(0.05)
 
 
 def serve(connection):
@@ -81,6 +143,8 @@ listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 listener.bind(("127.0.0.1", 0))
 listener.listen(64)
 print(listener.getsockname()[1], flush=True)
+if mode == "forward":
+    threading.Thread(target=cut_when_down, daemon=True).start()
 while True:
     connection, _ = listener.accept()
-    threading.Thread(target=serve, args=(connection,), daemon=True).start()
+    threading.Thread(target=forward if mode == "forward" else serve, args=(connection,), daemon=True).start()

@@ -9,7 +9,7 @@ package protocol SyncCommandRunner {
   static func push(_ command: PushCommand<Self>) throws
   /// `docpkg pull PACKAGE [NAME] [--quiet]`.
   static func pull(_ command: PullCommand<Self>) throws
-  /// `docpkg sync PACKAGE [NAME] [--attempts N] [--quiet]`.
+  /// `docpkg sync PACKAGE [NAME] [--attempts N] [--watch [--poll-interval MS] [--debounce MS]] [--quiet]`.
   static func sync(_ command: SyncCommand<Self>) throws
   /// `docpkg remote add PACKAGE NAME URL --endpoint URL [--region R]`.
   static func addRemote(_ command: RemoteAdd<Self>) throws

@@ -129,7 +129,7 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     public var alwaysPolls = false
     /// Whose saves are own saves (``PackageFile/saveOwner``); nil (the default): every save of
     /// this process. A ``Document`` gives its own.
-    var owner: ObjectIdentifier?
+    package var owner: ObjectIdentifier?
     #if os(Linux)
     /// The inotify instance to use; nil (the default) for the process's shared one. Tests give a
     /// monitor one of its own to set the kernel's event queue size for it alone.

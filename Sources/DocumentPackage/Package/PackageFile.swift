@@ -70,7 +70,7 @@ public final class PackageFile {
 
   /// Who this package file saves for (a ``Document``), told to the monitors with what its saves put
   /// in place: a document's monitor takes only that document's saves for its own (``OwnSaves``).
-  var saveOwner: ObjectIdentifier?
+  package var saveOwner: ObjectIdentifier?
 
   /// Whether saves keep the previous state as a *pending* version, copying its contents into the
   /// ``VersionStore`` later (``VersionStore/settlePendingVersions()``), so that a save costs

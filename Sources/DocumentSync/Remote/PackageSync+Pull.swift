@@ -58,7 +58,8 @@ extension PackageSync {
     let conflicts = ConflictMerge(
       theirs: head.conflicts, local: try await localConflicts(), base: synced?.conflicts ?? [])
     if synced?.tree == head.tree, conflicts.isEmpty {
-      if synced?.conflicts != head.conflictTrees || synced?.generation != head.generation {
+      // The ETag too: a watch's poll compares it (PackageSync+Watch.swift), and would pull again at every poll.
+      if synced?.conflicts != head.conflictTrees || synced?.generation != head.generation || synced?.etag != etag {
         try await BlockingIO.run { [folder, remote] in
           try folder.setState(
             remote.name, tree: head.tree, etag: etag, conflicts: head.conflictTrees, generation: head.generation)
@@ -123,9 +124,12 @@ extension PackageSync {
 
     progress?(SyncProgress(phase: .saving, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
     let folder = self.folder
+    let owner = ObjectIdentifier(self)
     let result = try await BlockingIO.run { [trees] () throws -> PullResult in
       let file = try PackageFile(at: packagePath, options: .holdLock)
       defer { file.close() }
+      // Told to the monitors as this sync's save: a watch of this sync does not take its own pull for a local save.
+      file.saveOwner = owner
       let now = try VersionStore.scan(packageAt: packagePath, lockHeld: true)
       var allTrees = trees
       for (hash, tree) in now.trees { allTrees[hash] = tree }

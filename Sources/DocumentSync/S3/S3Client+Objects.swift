@@ -76,6 +76,25 @@ extension S3Client {
     }
   }
 
+  /// The object `key`'s bytes and bare ETag if its ETag is no longer `etag`, else nil: a conditional GET
+  /// (`If-None-Match`), whose 304 answer carries no body, so that asking whether a small object changed costs one
+  /// round trip and no transfer. A server that ignores the condition and sends the object with the same ETag is
+  /// answered nil too.
+  /// - Throws: ``SyncError`` with code `noSuchKey` if there is no such object; as ``get(_:limit:)`` otherwise.
+  package func get(_ key: String, ifNoneMatch etag: String, limit: Int = 64 << 20) async throws -> (
+    data: Data, etag: String
+  )? {
+    try await retrying(.GET, key: key) { _ in
+      let response = try await sendOnce(
+        .GET, key: key, headers: [("if-none-match", ETagForm.quoted.header(etag))], accepting: [304])
+      if response.status == 304 || response.etag == etag {
+        _ = try? await response.data(limit: limit)
+        return nil
+      }
+      return (try await body(of: response, .GET, key: key, limit: limit), response.etag ?? "")
+    }
+  }
+
   /// Deletes the bucket, which must be empty (what a test does to a remote whose bucket goes away).
   package func deleteBucket() async throws {
     _ = try await send(.DELETE, key: nil)
