@@ -28,7 +28,7 @@ struct LongPathMonitorTests {
     let prefix = folders.joined(separator: "/") + "/"
     let start = ContinuousClock.now
     try await offThePool {
-      for name in names { FileManager.default.createFile(atPath: deepest + "/" + name, contents: Data()) }
+      for name in names { #expect(FileManager.default.createFile(atPath: deepest + "/" + name, contents: Data())) }
     }
     let expected = Set(names.map { prefix + $0 })
     let all = await events.wait(seconds: 30) { events in
