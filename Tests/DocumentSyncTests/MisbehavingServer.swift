@@ -45,25 +45,25 @@ final class MisbehavingServer {
 
   /// A forwarding server's network: while true, every connection is closed at once.
   var cut: Bool {
-    get { FileManager.default.fileExists(atPath: log + ".down") }
-    set {
-      if newValue {
-        FileManager.default.createFile(atPath: log + ".down", contents: Data())
-      } else {
-        try? FileManager.default.removeItem(atPath: log + ".down")
-      }
-    }
+    get { flag(".down") }
+    set { setFlag(".down", newValue) }
   }
 
   /// A forwarding server's transfers: while true, nothing read is relayed (the connections stay open).
   var stalled: Bool {
-    get { FileManager.default.fileExists(atPath: log + ".stall") }
-    set {
-      if newValue {
-        FileManager.default.createFile(atPath: log + ".stall", contents: Data())
-      } else {
-        try? FileManager.default.removeItem(atPath: log + ".stall")
-      }
+    get { flag(".stall") }
+    set { setFlag(".stall", newValue) }
+  }
+
+  /// Whether the flag file beside the server's log that the server looks for is there.
+  private func flag(_ suffix: String) -> Bool { FileManager.default.fileExists(atPath: log + suffix) }
+
+  private func setFlag(_ suffix: String, _ on: Bool) {
+    if on {
+      let created = FileManager.default.createFile(atPath: log + suffix, contents: Data())
+      precondition(created, "cannot create \(log + suffix)")
+    } else {
+      try? FileManager.default.removeItem(atPath: log + suffix)
     }
   }
 

@@ -10,10 +10,23 @@ import Darwin
 
 /// What `fdopendir` returns.
 #if canImport(Darwin)
-private typealias DirectoryStream = UnsafeMutablePointer<DIR>
+typealias DirectoryStream = UnsafeMutablePointer<DIR>
 #else
-private typealias DirectoryStream = OpaquePointer
+typealias DirectoryStream = OpaquePointer
 #endif
+
+extension Syscalls {
+  /// A directory stream reading `fd`, which it takes over: closed with the stream (`closedir`), or here when
+  /// no stream can be made.
+  static func directoryStream(taking fd: CInt) throws(Errno) -> DirectoryStream {
+    guard let stream = fdopendir(fd) else {
+      let error = currentErrno
+      closeFile(fd)
+      throw error
+    }
+    return stream
+  }
+}
 
 /// One entry of a directory as read from disk.
 package struct DirectoryEntry {
@@ -32,11 +45,7 @@ extension Syscalls {
   ///   byte-wise by name (sorted here, on raw bytes, because it is far cheaper than sorting Swift strings).
   package static func listDirectory(_ path: FilePath) throws(Errno) -> (FileStatus, [DirectoryEntry]) {
     let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-    guard let stream = fdopendir(fd) else {
-      let error = currentErrno
-      closeFile(fd)
-      throw error
-    }
+    let stream = try directoryStream(taking: fd)
     defer { closedir(stream) }
     let ownStatus = try status(of: fd)
     let (names, unsorted) = try readNames(stream)
@@ -76,11 +85,7 @@ extension Syscalls {
     ofDirectory fd: CInt
   ) throws(Errno) -> (FileStatus, [(name: RawName, status: FileStatus)]) {
     let own = try retrying { dup(fd) }
-    guard let stream = fdopendir(own) else {
-      let error = currentErrno
-      closeFile(own)
-      throw error
-    }
+    let stream = try directoryStream(taking: own)
     defer { closedir(stream) }
     let ownStatus = try status(of: own)
     let (names, starts) = try readNames(stream)
@@ -107,11 +112,7 @@ extension Syscalls {
   /// system does not say (`DT_UNKNOWN`).
   package static func specialEntries(in path: FilePath) throws(Errno) -> [(name: RawName, kind: String)] {
     let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-    guard let stream = fdopendir(fd) else {
-      let error = currentErrno
-      closeFile(fd)
-      throw error
-    }
+    let stream = try directoryStream(taking: fd)
     defer { closedir(stream) }
     var found: [(name: RawName, kind: String)] = []
     while true {

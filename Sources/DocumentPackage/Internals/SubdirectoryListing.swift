@@ -23,11 +23,7 @@ extension Syscalls {
     name: RawName, status: FileStatus
   )] {
     let fd = try retrying { path.withCString { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) } }
-    guard let stream = fdopendir(fd) else {
-      let error = currentErrno
-      closeFile(fd)
-      throw error
-    }
+    let stream = try directoryStream(taking: fd)
     defer { closedir(stream) }
     var result: [(name: RawName, status: FileStatus)] = []
     while true {

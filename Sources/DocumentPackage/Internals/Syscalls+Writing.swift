@@ -189,11 +189,7 @@ extension Syscalls {
   /// The names and `d_type`s in an open directory (without `.` and `..`). Does not close `dirfd`.
   package static func entries(ofDirectory dirfd: CInt) throws(Errno) -> [(name: RawName, type: EntryType)] {
     let own = try retrying { dup(dirfd) }
-    guard let stream = fdopendir(own) else {
-      let error = currentErrno
-      closeFile(own)
-      throw error
-    }
+    let stream = try directoryStream(taking: own)
     defer { closedir(stream) }
     rewinddir(stream)
     var result: [(name: RawName, type: EntryType)] = []

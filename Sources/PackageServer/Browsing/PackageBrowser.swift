@@ -107,20 +107,7 @@ package final class PackageBrowser: @unchecked Sendable {
   private func onQueue<T: Sendable>(
     _ job: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
   ) async throws -> T {
-    let cancellation = ArchiveCancellation()
-    return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        queue.async {
-          continuation.resume(
-            with: Result {
-              guard !cancellation.isCancelled else { throw CancellationError() }
-              return try job { cancellation.isCancelled }
-            })
-        }
-      }
-    } onCancel: {
-      cancellation.cancel()
-    }
+    try await queue.runCancellable(job)
   }
 
   /// Has the files that the versions among `states` keep on a remote downloaded (by the fetcher), once per version:

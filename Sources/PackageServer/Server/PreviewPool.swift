@@ -54,22 +54,7 @@ final class PreviewPool: Sendable {
     let place = try await take()
     defer { giveBack(place) }
     let queue = queues[place]
-    return try await work { job in
-      let cancellation = ArchiveCancellation()
-      return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-          queue.async {
-            continuation.resume(
-              with: Result {
-                guard !cancellation.isCancelled else { throw CancellationError() }
-                return try job { cancellation.isCancelled }
-              })
-          }
-        }
-      } onCancel: {
-        cancellation.cancel()
-      }
-    }
+    return try await work { job in try await queue.runCancellable(job) }
   }
 
   /// A free place, once there is one; a task cancelled while it waits leaves the line.

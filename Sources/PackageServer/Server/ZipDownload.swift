@@ -168,8 +168,9 @@ enum ZipDownload {
     /// Packs `tree` into the pipe (on the caller's thread), then closes the pipe's write end.
     func pack(_ tree: PackageNode) {
       defer { Syscalls.closeFile(writeEnd) }
+      // What the packer leaves out (links unpack would refuse, FIFOs) is left out of the download too.
       let result = Result {
-        try ArchivePacker.pack(
+        _ = try ArchivePacker.pack(
           tree, writingTo: FileDescriptor(rawValue: writeEnd), label: "download", options: PackOptions(format: .zip),
           cancellation: cancellation)
       }
