@@ -73,4 +73,18 @@ struct InteropTests {
     let mtimes = !maker.hasPrefix("python-zip")
     #expect(try Listing.of(out + "/Attributes.pkg", mtimes: mtimes) == Listing.of(package, mtimes: mtimes))
   }
+
+  @Test("a zip Info-ZIP wrote from standard input (zip64 records, real values in the end record) lists and unpacks")
+  func zipFromStandardInput() throws {
+    let temp = try TemporaryDirectory()
+    let archive = temp.appending("a.zip")
+    try Shell.run("zip", ["-q", archive, "-"], input: Data("hi\n".utf8))
+    let records = try Data(contentsOf: URL(fileURLWithPath: archive))
+    #expect(records.range(of: Data([0x50, 0x4B, 0x06, 0x07])) != nil, "zip wrote no zip64 locator")
+    let listing = try Shell.docpkgChecked(["inspect", archive])
+    #expect(listing.standardOutput.contains("-"))
+    let out = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", out])
+    #expect(try String(contentsOfFile: out + "/-", encoding: .utf8) == "hi\n")
+  }
 }

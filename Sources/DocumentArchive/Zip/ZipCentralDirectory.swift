@@ -24,7 +24,9 @@ import SystemPackage
 ///    bsdtar's streaming reader list: it is listed, and its damaged entries refused, as they are.
 /// 3. Zip64: the locator right before the end record, for one volume (Python and libarchive refuse more);
 ///    the zip64 end record right before the locator (where Python looks for it, which holds after a stub
-///    too) or else where the locator says (Go, libarchive; a record with extensible data).
+///    too) or else where the locator says (Go, libarchive; a record with extensible data). They are
+///    looked for whatever the end record holds (Python, unzip): Info-ZIP's `zip` writes them with real
+///    values in the end record; the zip64 record's values replace only the saturated ones.
 /// 4. The directory ends where the (zip64) end record starts, so it starts `size` bytes before; the
 ///    bytes before the archive (a self-extractor's stub, a `cat stub a.zip`) are that start minus the
 ///    recorded offset, added to every recorded offset (Python's `concat`, Go's `baseOffset`, unzip's
@@ -110,34 +112,20 @@ struct ZipCentralDirectory {
     guard let end else { return nil }
     var count = UInt64(Self.u16(tail, end + 10))
     var directorySize = UInt64(Self.u32(tail, end + 12))
-    let directoryOffset: UInt64
+    var directoryOffset = UInt64(Self.u32(tail, end + 16))
     let endPosition = UInt64(fileSize) - UInt64(tailSize) + UInt64(end)
     // Where the directory must end: the end record, or the zip64 end record.
     var directoryEnd = endPosition
-    if count == 0xFFFF || directorySize == 0xFFFF_FFFF || Self.u32(tail, end + 16) == 0xFFFF_FFFF {
-      // 3: zip64.
-      guard endPosition >= 20, let locator = try? Syscalls.readBytes(fd, at: Int64(endPosition - 20), count: 20),
-        locator.count == 20, Self.u32(locator, 0) == ZipRecords.zip64LocatorSignature,
-        Self.u32(locator, 4) == 0, Self.u32(locator, 16) == 1
-      else { return nil }
-      let recorded = Self.u64(locator, 8)
-      var candidates: [UInt64] = endPosition >= 20 + 56 ? [endPosition - 20 - 56] : []
-      if recorded < endPosition - 20, !candidates.contains(recorded) { candidates.append(recorded) }
-      guard
-        let (recordPosition, record) = candidates.lazy.compactMap({ candidate -> (UInt64, [UInt8])? in
-          guard let record = try? Syscalls.readBytes(fd, at: Int64(candidate), count: 56), record.count == 56,
-            Self.u32(record, 0) == ZipRecords.zip64EndSignature, Self.u32(record, 16) == 0,
-            Self.u32(record, 20) == 0
-          else { return nil }
-          return (candidate, record)
-        }).first
-      else { return nil }
-      count = Self.u64(record, 32)
-      directorySize = Self.u64(record, 40)
-      directoryOffset = Self.u64(record, 48)
+    if let (recordPosition, record) = Self.zip64EndRecord(fd, before: endPosition) {
+      // 3: zip64, whether or not the end record's fields are saturated (Info-ZIP's `zip` writes the
+      // zip64 records with real values in the end record for an entry over 4 GiB, or when it cannot
+      // seek, as when it reads standard input); its values stand in for the saturated ones.
+      if count == 0xFFFF { count = Self.u64(record, 32) }
+      if directorySize == 0xFFFF_FFFF { directorySize = Self.u64(record, 40) }
+      if directoryOffset == 0xFFFF_FFFF { directoryOffset = Self.u64(record, 48) }
       directoryEnd = recordPosition
-    } else {
-      directoryOffset = UInt64(Self.u32(tail, end + 16))
+    } else if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
+      return nil
     }
     guard count <= UInt64(Int.max), directoryOffset <= UInt64(fileSize) else { return nil }
     // 4: the directory ends where the end record starts; the difference from the recorded offset is
@@ -162,6 +150,25 @@ struct ZipCentralDirectory {
     offset = Int64(start)
     size = Int64(directorySize)
     localHeaderShift = start - directoryOffset
+  }
+
+  /// The zip64 end record of the zip whose end record is at `endPosition` of `fd`, and where it starts
+  /// (rule 3); `nil` if no locator for one volume is right before the end record, or no zip64 end
+  /// record is where rule 3 looks.
+  private static func zip64EndRecord(_ fd: CInt, before endPosition: UInt64) -> (UInt64, [UInt8])? {
+    guard endPosition >= 20, let locator = try? Syscalls.readBytes(fd, at: Int64(endPosition - 20), count: 20),
+      locator.count == 20, u32(locator, 0) == ZipRecords.zip64LocatorSignature,
+      u32(locator, 4) == 0, u32(locator, 16) == 1
+    else { return nil }
+    let recorded = u64(locator, 8)
+    var candidates: [UInt64] = endPosition >= 20 + 56 ? [endPosition - 20 - 56] : []
+    if recorded < endPosition - 20, !candidates.contains(recorded) { candidates.append(recorded) }
+    return candidates.lazy.compactMap({ candidate -> (UInt64, [UInt8])? in
+      guard let record = try? Syscalls.readBytes(fd, at: Int64(candidate), count: 56), record.count == 56,
+        u32(record, 0) == ZipRecords.zip64EndSignature, u32(record, 16) == 0, u32(record, 20) == 0
+      else { return nil }
+      return (candidate, record)
+    }).first
   }
 
   /// Whether a central header signature is at `position` of `fd`.
