@@ -48,11 +48,22 @@ struct ArchiveWalk {
   /// The next entry and its verdict, or `nil` at the end.
   /// - Throws: ``/DocumentPackage/PackageError`` (code `corrupt` or `io`) if the archive cannot be read.
   mutating func next() throws -> WalkedEntry? {
-    guard let header = try reader.next() else { return nil }
-    index += 1
+    var header: EntryHeader
     var components: [String]
-    do { components = try EntryPolicy.components(of: header, archive: archive) } catch let error as PackageError {
-      return WalkedEntry(header: header, index: index, components: [], verdict: .refused(error))
+    repeat {
+      guard let nextHeader = try reader.next() else { return nil }
+      header = nextHeader
+      index += 1
+      do { components = try EntryPolicy.components(of: header, archive: archive) } catch let error as PackageError {
+        return WalkedEntry(header: header, index: index, components: [], verdict: .refused(error))
+      }
+      // A directory named `./` (or `.`) is the archive's root, as `tar -C DIR .` writes it: not an
+      // entry (GNU tar, bsdtar and Python extract into it); its mode and time are not applied.
+    } while components.isEmpty && header.kind == .directory && !header.rawName.isEmpty
+    guard !components.isEmpty else {
+      return WalkedEntry(
+        header: header, index: index, components: [],
+        verdict: .refused(refuse(.invalidName, header, "it has an empty name")))
     }
     if index == 0, components == ["mimetype"], header.kind == .file {
       isDocument = true

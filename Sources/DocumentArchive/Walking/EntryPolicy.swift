@@ -10,7 +10,8 @@ enum EntryPolicy {
   /// applies the umask, as tar does, unless run as root).
   static let keptPermissions: UInt32 = 0o777
 
-  /// The components of a safe relative path.
+  /// The components of a safe relative path: none for the root (`./`, `.`, or an empty name; the walk
+  /// skips a root directory and refuses anything else without a name).
   /// - Throws: ``/DocumentPackage/PackageError`` naming the entry if the name cannot be decoded, is absolute, goes up
   ///   with `..` (with `/` or `\` separators), has control characters or the scalars that stand for
   ///   raw bytes (``EntryName``), or is too long.
@@ -21,11 +22,7 @@ enum EntryPolicy {
     }
     guard header.name != nil else { throw refuse(.invalidName, "its name is not valid UTF-8") }
     if let problem = header.nameProblem { throw refuse(.invalidName, problem) }
-    let components = try header.rawName.withUnsafeBufferPointer {
-      try split(UnsafeRawBufferPointer($0), refuse: refuse)
-    }
-    guard !components.isEmpty else { throw refuse(.invalidName, "it has an empty name") }
-    return components
+    return try header.rawName.withUnsafeBufferPointer { try split(UnsafeRawBufferPointer($0), refuse: refuse) }
   }
 
   /// Checks a path decoded by ``EntryName`` (a hard link's target), on the bytes it stands for: a name's raw

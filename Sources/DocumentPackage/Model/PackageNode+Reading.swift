@@ -46,9 +46,17 @@ extension PackageNode {
     }
     let location = PackageLocation(root: path)
     self.init(
-      kind: kind, name: path.lastComponent?.string ?? path.string, permissions: status.permissions,
+      kind: kind, name: Self.rootName(of: path), permissions: status.permissions,
       origin: DiskOrigin(location: location, status: status))
     if options.contains(.immediate) { try loadEverything(options: options) }
+  }
+
+  /// The name of the node opened at `path`: its last component, or the real folder's name when that
+  /// is `.` or `..`: `docpkg pack .` names the archive's top folder after the package's folder.
+  private static func rootName(of path: FilePath) -> String {
+    guard let last = path.lastComponent else { return path.string }
+    if last.kind != .regular, let real = Syscalls.resolvingLinks(path)?.lastComponent { return real.string }
+    return last.string
   }
 
   /// Re-reads the node from disk, dropping every change made in memory.
