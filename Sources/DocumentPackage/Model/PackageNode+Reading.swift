@@ -44,7 +44,9 @@ extension PackageNode {
     guard let kind = status.kind else {
       throw PackageError(.unsupported, "not a file, directory or symbolic link:", path: path.string)
     }
-    let location = PackageLocation(root: path)
+    // A directory reached through a link is read where the link leads (as saves write there:
+    // `PackageLink`), since its entries are read relative to the root without following links.
+    let location = PackageLocation(root: kind == .directory ? PackageLink.resolve(path) : path)
     self.init(
       kind: kind, name: Self.rootName(of: path), permissions: status.permissions,
       origin: DiskOrigin(location: location, status: status))
