@@ -41,7 +41,7 @@ public enum ArchivePacker {
       try write(
         plan, to: fd, path: path, seekable: seekable, options: options, cancellation: cancellation, progress: progress)
     }
-    return PackReport(skipped: plan.skipped)
+    return PackReport(skipped: plan.skipped, bytes: plan.totalBytes)
   }
 
   /// Writes `package` as an archive to `output`, an open stream such as standard output or a
@@ -71,7 +71,7 @@ public enum ArchivePacker {
     try write(
       plan, to: output.rawValue, path: label, seekable: false, options: options, cancellation: cancellation,
       progress: progress)
-    return PackReport(skipped: plan.skipped)
+    return PackReport(skipped: plan.skipped, bytes: plan.totalBytes)
   }
 
   private static func checkLevel(_ options: PackOptions) throws {

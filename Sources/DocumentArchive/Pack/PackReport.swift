@@ -18,4 +18,13 @@ public struct PackReport: Sendable, Hashable {
   /// FIFOs, sockets and devices in the package's folders (as `zip` leaves them out), and the symbolic links that are
   /// absolute, lead out of the package, or whose destination is not UTF-8.
   public var skipped: [Skipped]
+  /// The bytes of the files packed (a sparse file's length, holes included): what an unpack of the archive
+  /// counts against ``UnpackLimits``.
+  public var bytes: Int64 = 0
+
+  /// Whether an unpack with `limits` would refuse the archive, once `archiveSize` bytes long, as a bomb: it
+  /// expands more than ``UnpackLimits/maxCompressionRatio`` times (a large file of zeros, a sparse file).
+  public func exceedsRatio(of limits: UnpackLimits = UnpackLimits(), archiveSize: Int64) -> Bool {
+    limits.exceedsRatio(bytes, archiveSize: archiveSize)
+  }
 }

@@ -23,10 +23,16 @@ extension UnpackLimits {
         .limitExceeded, "archive expands to more than \(maxTotalSize) bytes:", path: archive,
         context: "(at entry '\(entry)'; raise the limit to allow it)")
     }
-    if expanded > Self.ratioGrace, Double(expanded) > maxCompressionRatio * Double(max(archiveSize, 1)) {
+    if exceedsRatio(expanded, archiveSize: archiveSize) {
       throw PackageError(
         .limitExceeded, "archive expands more than \(Int(maxCompressionRatio)) times its size:",
         path: archive, context: "(at entry '\(entry)'; a zip bomb? raise the limit to allow it)")
     }
+  }
+
+  /// Whether `expanded` bytes out of an archive of `archiveSize` bytes are, past ``ratioGrace``, more than
+  /// ``maxCompressionRatio`` times its size.
+  func exceedsRatio(_ expanded: Int64, archiveSize: Int64) -> Bool {
+    expanded > Self.ratioGrace && Double(expanded) > maxCompressionRatio * Double(max(archiveSize, 1))
   }
 }

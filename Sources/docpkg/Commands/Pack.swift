@@ -102,5 +102,15 @@ struct Pack: ParsableCommand {
         "docpkg: skipped '\(skipped.path.escapingControlCharacters)': "
           + "\(skipped.reason.escapingControlCharacters) (not packed: unpack would refuse it)\n")
     }
+    // A large file of zeros or a sparse file packs small: say so now, not when unpack refuses the archive.
+    if output != "-", let status = try? Syscalls.statusFollowing(FilePath(output)), status.kind == .file,
+      report.exceedsRatio(archiveSize: status.size)
+    {
+      let ratio = Int((Double(report.bytes) / Double(max(status.size, 1))).rounded(.up))
+      let limit = Int(UnpackLimits().maxCompressionRatio)
+      StandardError.write(
+        "docpkg: note: '\(output.escapingControlCharacters)' expands \(ratio) times its size, more than unpack "
+          + "allows by default (\(limit)): unpack it with --max-ratio \(ratio)\n")
+    }
   }
 }
