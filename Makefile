@@ -72,9 +72,9 @@ docs-test: $(if $(DOCS_BUILT),,docs)
 ## `docpkg serve`'s tests (PackageServerTests, declared with DOCPKG_NETWORK_TESTS=1: the server lives in docpkg-sync),
 ## with its page in headless Chromium (installed when missing), driven through the DevTools protocol (BrowserTests).
 ## SCREENSHOTS=DIR also saves the README's screenshots there.
-## The suites that measure the test process's resident memory run after the others, each in a process of its own:
-## the servers run in it, and other suites' allocations beside them would count as theirs.
-SERVE_MEMORY_SUITES := ConnectionLimitsTests|BackPressureTests
+## The suites that measure the test process's resident memory, or a response time, run after the others, each in a
+## process of its own: the servers run in it, and other suites' allocations and work beside them would count as theirs.
+SERVE_MEMORY_SUITES := ConnectionLimitsTests|BackPressureTests|AbandonedWorkTests
 serve-test: setup
 	Scripts/setup.sh --docs
 	$(BUILD_NETWORK_TESTS)

@@ -11,7 +11,7 @@ extension ArchivePackage {
   /// The contents of the file at `entryPath` in the zip at `archive`, found through the zip's central
   /// directory without building the archive's tree: what `docpkg cat ARCHIVE.zip ENTRY` reads.
   ///
-  /// `entryPath` is relative to the root ``open(_:unwrappingSingleDirectory:)`` would return (the single
+  /// `entryPath` is relative to the root ``open(_:unwrappingSingleDirectory:limits:)`` would return (the single
   /// top-level directory when there is one). The returned source reads the entry's local header, then
   /// its stored or deflated data, and checks its CRC-32 and size; memory is bounded by the chunk size.
   ///

@@ -2,7 +2,7 @@ import DocumentPackage
 import SystemPackage
 
 extension ArchivePackage {
-  /// The tree ``open(_:unwrappingSingleDirectory:)`` returns for the zip at `archive`, built from its
+  /// The tree ``open(_:unwrappingSingleDirectory:limits:)`` returns for the zip at `archive`, built from its
   /// central directory alone: names, kinds, sizes, permissions and modification times, with no entry's
   /// local header or data read until a file's contents are asked for. Files then read their entry with
   /// `pread`s of one descriptor shared by the tree, so a comparison may read several at once

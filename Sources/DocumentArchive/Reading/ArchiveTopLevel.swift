@@ -4,7 +4,7 @@ import SystemPackage
 /// The top level of a zip read from its central directory alone, with the whole archive's totals:
 /// what `docpkg inspect ARCHIVE.zip --depth 1` shows. See `ArchivePackage.zipTopLevel(of:)`.
 package struct ArchiveTopLevel {
-  /// The root ``ArchivePackage/open(_:unwrappingSingleDirectory:)`` would return, with the same name
+  /// The root ``ArchivePackage/open(_:unwrappingSingleDirectory:limits:)`` would return, with the same name
   /// and permissions, holding only its children: the directories among them are empty here, and
   /// modification times are not set. Its files read their contents from the archive when asked.
   package let root: PackageNode
@@ -22,7 +22,7 @@ extension ArchivePackage {
   ///
   /// Returns `nil` whenever the answer needs the full reader (not a readable zip, or anything unusual,
   /// as for `zipFileContents(at:in:)`; also an entry not made on Unix, whose permissions libarchive
-  /// derives otherwise): the caller then opens the archive with ``open(_:unwrappingSingleDirectory:)``.
+  /// derives otherwise): the caller then opens the archive with ``open(_:unwrappingSingleDirectory:limits:)``.
   /// - Complexity: One pass over the central directory; memory for the distinct paths.
   package static func zipTopLevel(of archive: FilePath) -> ArchiveTopLevel? {
     guard ArchiveFormat(contentsOf: archive) == .zip, let fd = try? Syscalls.openFile(archive, .readOnly) else {

@@ -11,7 +11,7 @@ extension PackageNode {
   ///     let changes = try current.difference(from: before)
   ///
   /// - A regular file holding an archive (recognised by its first bytes, else by its extension) is read in place
-  ///   with ``ArchivePackage/open(_:unwrappingSingleDirectory:)``, without extracting it.
+  ///   with ``ArchivePackage/open(_:unwrappingSingleDirectory:limits:)``, without extracting it.
   /// - `PACKAGE@ID`, when nothing is at that path, is version `ID` of `PACKAGE` from its `VersionStore`.
   /// - Anything else is ``/DocumentPackage/PackageNode/init(contentsOf:options:)``: a top-level symbolic link is followed.
   ///

@@ -75,7 +75,7 @@ public enum ArchiveUnpacker {
   ///
   /// The stream is first copied into a hidden temporary file in `destination` (a zip's central
   /// directory is at its end), which is removed when the unpack ends, and by the next unpack into
-  /// `destination` if this one is killed (``StreamSpool``: a stream that does not start as an archive
+  /// `destination` if this one is killed (a stream that does not start as an archive
   /// is refused after its first 512 bytes, and one larger than the limits allow when it reaches that
   /// size). A document zip read from a stream is extracted into a folder named `Document`.
   /// - Parameters:

@@ -2,7 +2,7 @@ import DocumentPackage
 
 /// One pass over a zip's central directory that judges every entry as ``ArchiveWalk`` would, without
 /// reading any data or building a tree: what a lookup of one entry needs to answer exactly as
-/// ``ArchivePackage/open(_:unwrappingSingleDirectory:)`` followed by a path lookup would.
+/// ``ArchivePackage/open(_:unwrappingSingleDirectory:limits:)`` followed by a path lookup would.
 ///
 /// It is deliberately conservative: names go through ``EntryPolicy`` (the walk's own checks), and
 /// whatever it cannot be sure of — a name the policy refuses, a name needing CP437 or the Unicode Path
