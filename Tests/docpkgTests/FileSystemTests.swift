@@ -90,6 +90,51 @@ struct FileSystemTests {
 
   /// Issue 35: a package name the file system forbids is refused naming the character, not as a lock
   /// file that cannot be made, and nothing is left in the folder.
+  /// Issue 35 (outsider attack): exfat-fuse leaves a folder's time as it was when a file is renamed into it, and
+  /// fusefat when one is removed from it; a version kept through the store's directory cache then missed the
+  /// added file (and a restore of it removed the file for good) or held the removed one.
+  @Test(arguments: mounts)
+  func eachVersionHoldsTheFilesOfItsFolders(_ mount: Mount) throws {
+    let folder = try Self.folder(in: mount)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let package = folder + "/R.mydoc"
+    func succeeds(_ arguments: [String], _ input: String = "") throws -> String {
+      let result = try Shell.docpkg(arguments, input: Data(input.utf8))
+      #expect(result.status == 0, "\(arguments): \(result.standardError)")
+      return result.standardOutput
+    }
+    // Folder `a` is made to look old before the save that caches it (a folder changed just now is not cached), so
+    // that the next save, which adds to it or removes from it, meets the cached entry when its time did not move.
+    func backdate() throws {
+      try FileManager.default.setAttributes(
+        [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: package + "/a")
+    }
+    _ = try succeeds(["put", package, "a/x.txt", "--create"], "x\n")
+    _ = try succeeds(["put", package, "a/s.txt"], "s\n")
+    try backdate()
+    _ = try succeeds(["put", package, "a/y.txt"], "precious\n")  // a file renamed into the cached folder
+    _ = try succeeds(["put", package, "b.txt"], "b\n")
+    try backdate()
+    _ = try succeeds(["put", package, "c.txt"], "c\n")
+    _ = try succeeds(["rm", package, "a/s.txt"])  // a file removed from the cached folder
+    _ = try succeeds(["put", package, "d.txt"], "d\n")
+    _ = try succeeds(["versions", "settle", package])
+    // Each version is the state the next command replaced (names as `versions show` draws them).
+    let expected: [[String]] = [
+      ["x.txt"], ["s.txt", "x.txt"], ["s.txt", "x.txt", "y.txt"], ["b.txt", "s.txt", "x.txt", "y.txt"],
+      ["b.txt", "c.txt", "s.txt", "x.txt", "y.txt"], ["b.txt", "c.txt", "x.txt", "y.txt"],
+    ]
+    for (index, files) in expected.enumerated() {
+      let listed = try succeeds(["versions", "show", package, String(index + 2)])
+      let names = listed.split(separator: "\n").compactMap { line in
+        line.split(separator: " ").last.map(String.init)
+      }.filter { $0.hasSuffix(".txt") }.sorted()
+      #expect(names == files, "version \(index + 2) on \(mount.name): \(listed)")
+    }
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+  }
+
   @Test(arguments: mounts.filter { $0.name == "FAT" || $0.name == "EXFAT" })
   func aPackageNameTheFileSystemForbidsIsNamed(_ mount: Mount) throws {
     let folder = try Self.folder(in: mount)

@@ -16,6 +16,11 @@ import Foundation
 ///
 /// Like the blobs, this trusts that programs other than ours replace files rather than rewrite
 /// them in place. Removing versions drops the cache (their blobs may be gone).
+///
+/// Only where a directory's time moves with its entries: not on FAT and exFAT, whose FUSE drivers
+/// leave a folder's time as it was when a file is renamed into it or removed from it (a version
+/// kept from the cache then missed the file, or held a removed one), nor on network and FUSE file
+/// systems in general, whose servers decide. There every directory is listed.
 struct DirectoryCache {
   struct Entry {
     var tree: String
@@ -28,9 +33,13 @@ struct DirectoryCache {
   private var known: [HashCache.Key: Entry] = [:]
   private(set) var used: [HashCache.Key: Entry] = [:]
 
-  init(path: FilePath) {
+  /// - Parameters:
+  ///   - path: The cache's file in the store.
+  ///   - package: The package whose directories it describes: on a file system whose directory
+  ///     times do not follow their entries, nothing is read from the cache.
+  init(path: FilePath, package: FilePath) {
     self.path = path
-    guard let data = try? StoreFiles.read(path) else { return }
+    guard Self.timesFollowEntries(in: package), let data = try? StoreFiles.read(path) else { return }
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 5, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
@@ -44,6 +53,15 @@ struct DirectoryCache {
       }
       known[key] = Entry(tree: String(parts[4]), size: size, subdirectories: subdirectories)
     }
+  }
+
+  /// Whether a directory's modification time moves whenever its entries change on the package's
+  /// file system: not on FUSE or network file systems (``Syscalls/fileSystemsChangedElsewhere``), nor
+  /// on FAT and exFAT whatever their driver.
+  static func timesFollowEntries(in package: FilePath) -> Bool {
+    guard let type = try? Syscalls.fileSystemType(ofDirectory: package) else { return false }
+    let fatFamily: Set<Int64> = [0x4D44, 0x2011_BAB0]  // MSDOS_SUPER_MAGIC, EXFAT_SUPER_MAGIC
+    return Syscalls.fileSystemsChangedElsewhere[type] == nil && !fatFamily.contains(type)
   }
 
   static func key(_ status: FileStatus) -> HashCache.Key {

@@ -70,7 +70,7 @@ struct ObjectWriter {
     self.store = store
     self.cache = cache
     staging = ObjectStaging(store: store)
-    directories = DirectoryCache(path: store.path.appending("dirs"))
+    directories = DirectoryCache(path: store.path.appending("dirs"), package: store.packagePath)
   }
 
   /// Stores a file's contents; returns the blob hash.
