@@ -201,6 +201,14 @@ struct Saver {
       throw PackageError.io(error, "cannot read status of", path: target.string)
     }
     if !exists {
+      // An in-place save (a keeper is told) of a package that is no longer at its name: moved or
+      // deleted while the new state was built. A new package there would be a second one.
+      if versions != nil {
+        discardTemporary(parentFD)
+        throw PackageError(
+          .conflict, "cannot save: the package was moved or deleted while it was saved:", path: target.string,
+          context: "(nothing was changed)")
+      }
       do { try Task.checkCancellation() } catch {  // the last point a cancelled save stops at
         discardTemporary(parentFD)
         throw error
