@@ -44,6 +44,7 @@ struct Put: ParsableCommand {
   @OptionGroup var versionOptions: VersionPolicyOption
 
   func run() throws {
+    try location.requireWritableEntry()
     let locking: PackageFile.Options = merge ? [] : [.holdLock]
     let packageFile = try PackageFile(at: FilePath(package), options: create ? locking.union(.create) : locking)
     packageFile.versionPolicy = try versionOptions.policy

@@ -20,6 +20,7 @@ struct Remove: ParsableCommand {
   @OptionGroup var versionOptions: VersionPolicyOption
 
   func run() throws {
+    try location.requireWritableEntry()
     let packageFile = try PackageFile(at: FilePath(package), options: .holdLock)
     packageFile.versionPolicy = try versionOptions.policy
     packageFile.deferVersionCopies()
