@@ -56,6 +56,12 @@ struct Unpack: ParsableCommand {
     if archive == "-", Syscalls.isTerminal(0) {
       throw ValidationError("refusing to read an archive from a terminal: redirect standard input, or name the archive")
     }
+    // `nan` compares false with every ratio, so it would let every bomb through; `inf` says so plainly.
+    guard maxRatio.isFinite || maxRatio == .infinity, maxRatio >= 1 else {
+      throw ValidationError("--max-ratio must be a number of at least 1 (or inf), not '\(maxRatio)'")
+    }
+    guard maxEntries >= 1 else { throw ValidationError("--max-entries must be at least 1, not \(maxEntries)") }
+    if let maxSize, maxSize < 0 { throw ValidationError("--max-size must not be negative, not \(maxSize)") }
   }
 
   func run() throws {
