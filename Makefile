@@ -109,7 +109,8 @@ crash-sweeps: setup
 ## The long forms of what `make test` and `make crash-sweeps` sample: versions under load (issue 35): 10 minutes of
 ## writers, settles, readers and kills of settles with both cores and the disk busy (Tests/Scripts/version-stress.py;
 ## then 5 more with saves killed too, --kill-writers); every step of a save and of a settle interleaved (Tests/Scripts/settle-interleaving.py);
-## a package renamed at every step of a journaled save (Tests/Scripts/moved-while-saving.py); every scenario of the
+## a package renamed at every step of a journaled save, after a killed one, and during an exchange
+## (Tests/Scripts/moved-while-saving.py); every scenario of the
 ## crash test killed at each step with a pending version waiting (crash-test.py --pending); versions of a package
 ## 1,000 directories deep (the DeepTree suite); the randomized Document model test (issue 36) at 10,000 steps per
 ## seed instead of 1,000.
@@ -120,6 +121,8 @@ stress: setup
 	python3 Tests/Scripts/version-stress.py --docpkg .build/debug/docpkg --seconds 300 --kill-writers
 	python3 Tests/Scripts/settle-interleaving.py --docpkg .build/debug/docpkg --points 0 --kill
 	python3 Tests/Scripts/moved-while-saving.py --docpkg .build/debug/docpkg
+	python3 Tests/Scripts/moved-while-saving.py --docpkg .build/debug/docpkg --kill
+	python3 Tests/Scripts/moved-while-saving.py --docpkg .build/debug/docpkg --exchange
 	python3 Tests/Scripts/crash-test.py --docpkg .build/debug/docpkg --pending
 	DOCPKG_DEEP_TREE_DEPTH=1000 $(SWIFT) test --skip-build --filter DeepTree
 	DOCPKG_STRESS=1 $(SWIFT) test --skip-build --filter DocumentModelRandomizedTests

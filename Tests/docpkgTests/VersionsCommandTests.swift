@@ -167,13 +167,13 @@ struct VersionsCommandTests {
     #expect(result.standardOutput.contains(" 0 failures"))
   }
 
-  /// Issue 35: a journaled restore or put killed at (every tenth of) its steps, the package renamed before anything
+  /// Issue 35: a journaled restore or put killed at (every twentieth of) its steps, the package renamed before anything
   /// recovered it: `check` at the new name finds the journal left beside the old one and ends the package old or new.
   @Test(.enabled(if: Shell.crashSweeps))
   func aPackageRenamedAfterAJournaledSaveWasKilledEndsOldOrNew() async throws {
     let script = Fixtures.script("moved-while-saving.py")
     let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--every", "10", "--kill"], check: false)
+      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--every", "20", "--kill"], check: false)
     }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"))
@@ -185,7 +185,7 @@ struct VersionsCommandTests {
   func aPackageRenamedDuringARestoreByExchangeGetsNoTwinAtItsOldName() async throws {
     let script = Fixtures.script("moved-while-saving.py")
     let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--every", "10", "--exchange"], check: false)
+      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--every", "20", "--exchange"], check: false)
     }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"))
