@@ -104,7 +104,7 @@ test: setup
 ## killed at every step, with and without the exchange; errors injected): `make test` skips them, `.ci/run` runs them.
 crash-sweeps: setup
 	$(BUILD_TESTS)
-	DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "killedAtEvery|injectedErrorsLeave|InterleavedAtEachStep|UnderLoad|RenamedAtEachStep"
+	DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "killedAtEvery|injectedErrorsLeave|InterleavedAtEachStep|UnderLoad|RenamedAtEachStep|RenamedAfterAJournaled|RenamedDuringARestore"
 
 ## The long forms of what `make test` and `make crash-sweeps` sample: versions under load (issue 35): 10 minutes of
 ## writers, settles, readers and kills of settles with both cores and the disk busy (Tests/Scripts/version-stress.py;
