@@ -117,12 +117,8 @@ struct VersionsCommandTests {
   /// The reduced settle crash test: `docpkg versions settle` killed at every step of copying a
   /// pending version (see Tests/Scripts/crash-test.py --settle).
   @Test(.enabled(if: Shell.crashSweeps))
-  func killedAtEveryStepOfASettleTheVersionIsKeptWholeLater() throws {
-    let script = Fixtures.script("crash-test.py")
-    let result = try Shell.run(
-      "python3", [script, "--docpkg", Shell.docpkgPath, "--settle", "--quick"], check: false)
-    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-    #expect(result.standardOutput.contains(" 0 failures"))
+  func killedAtEveryStepOfASettleTheVersionIsKeptWholeLater() async throws {
+    try await expectNoFailures("crash-test.py", ["--settle", "--quick"])
   }
 
   /// Issue 35: a save paused after each of its steps while a settle runs beside it, a settle paused
@@ -131,14 +127,7 @@ struct VersionsCommandTests {
   /// runs every step).
   @Test(.enabled(if: Shell.crashSweeps))
   func aSaveAndASettleInterleavedAtEachStepKeepEveryVersionWhole() async throws {
-    let script = Fixtures.script("settle-interleaving.py")
-    let result = try await offThePool {
-      try Shell.run(
-        "python3", [script, "--docpkg", Shell.docpkgPath, "--points", "1", "--save-points", "2", "--kill"],
-        check: false)
-    }
-    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-    #expect(result.standardOutput.contains(" 0 failures"))
+    try await expectNoFailures("settle-interleaving.py", ["--points", "1", "--save-points", "2", "--kill"])
   }
 
   /// Issue 35, the short form of `make stress`: writers putting, removing and restoring while settles
@@ -146,12 +135,7 @@ struct VersionsCommandTests {
   /// save from the next (Tests/Scripts/version-stress.py).
   @Test(.enabled(if: Shell.crashSweeps))
   func versionsUnderLoadEachHoldAStateThePackageHad() async throws {
-    let script = Fixtures.script("version-stress.py")
-    let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--seconds", "45"], check: false)
-    }
-    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-    #expect(result.standardOutput.contains(" 0 failures"))
+    try await expectNoFailures("version-stress.py", ["--seconds", "45"])
   }
 
   /// Issue 35: a package renamed after (every tenth of) the steps of a journaled restore and put is
@@ -159,44 +143,35 @@ struct VersionsCommandTests {
   /// `make stress` renames it at every step).
   @Test(.enabled(if: Shell.crashSweeps))
   func aPackageRenamedAtEachStepOfAJournaledSaveEndsOldOrNew() async throws {
-    let script = Fixtures.script("moved-while-saving.py")
-    let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--every", "10"], check: false)
-    }
-    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-    #expect(result.standardOutput.contains(" 0 failures"))
+    try await expectNoFailures("moved-while-saving.py", ["--every", "10"])
   }
 
   /// Issue 35: a journaled restore or put killed at (every twentieth of) its steps, the package renamed before anything
   /// recovered it: `check` at the new name finds the journal left beside the old one and ends the package old or new.
   @Test(.enabled(if: Shell.crashSweeps))
   func aPackageRenamedAfterAJournaledSaveWasKilledEndsOldOrNew() async throws {
-    let script = Fixtures.script("moved-while-saving.py")
-    let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--every", "20", "--kill"], check: false)
-    }
-    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-    #expect(result.standardOutput.contains(" 0 failures"))
+    try await expectNoFailures("moved-while-saving.py", ["--every", "20", "--kill"])
   }
 
   /// Outsider attack on issue 35: a restore that exchanges (ext4's way) while the package is renamed made a second
   /// package, the restored state, at the old name, and reported success. It now fails in one line, changing nothing.
   @Test(.enabled(if: Shell.crashSweeps))
   func aPackageRenamedDuringARestoreByExchangeGetsNoTwinAtItsOldName() async throws {
-    let script = Fixtures.script("moved-while-saving.py")
-    let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--every", "20", "--exchange"], check: false)
-    }
-    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-    #expect(result.standardOutput.contains(" 0 failures"))
+    try await expectNoFailures("moved-while-saving.py", ["--every", "20", "--exchange"])
   }
 
   /// The reduced restore crash test (see Tests/Scripts/crash-test.py --restore).
   @Test(.enabled(if: Shell.crashSweeps))
   func killedAtEveryStepOfARestoreThePackageIsOldOrNew() async throws {
-    let script = Fixtures.script("crash-test.py")
+    try await expectNoFailures("crash-test.py", ["--restore", "--quick"])
+  }
+
+  /// Runs one of Tests/Scripts' crash and interleaving scripts on docpkg (off the cooperative pool) and expects it
+  /// to end well, reporting " 0 failures".
+  func expectNoFailures(_ name: String, _ arguments: [String]) async throws {
+    let script = Fixtures.script(name)
     let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--restore", "--quick"], check: false)
+      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath] + arguments, check: false)
     }
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"))
