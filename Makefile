@@ -102,9 +102,14 @@ test: setup
 
 ## The crash sweeps of the test suite (Tests/Scripts/crash-test.py --quick: `put`, `rm`, a restore and a settle
 ## killed at every step, with and without the exchange; errors injected): `make test` skips them, `.ci/run` runs them.
+## They kill at a seeded sample of the steps, CRASH_SAMPLE of them (each run a new seed, printed with a failure;
+## CRASH_SEED=S repeats one); `make crash-sweeps CRASH_SAMPLE=1` and `make crash-test` kill at every step.
+CRASH_SAMPLE ?= 0.5
+CRASH_SEED ?=
+CRASH_SAMPLING = DOCPKG_CRASH_SAMPLE=$(CRASH_SAMPLE) $(if $(CRASH_SEED),DOCPKG_CRASH_SEED=$(CRASH_SEED))
 crash-sweeps: setup
 	$(BUILD_TESTS)
-	DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "killedAtEvery|injectedErrorsLeave|InterleavedAtEachStep|UnderLoad|RenamedAtEachStep|RenamedAfterAJournaled|RenamedDuringARestore"
+	$(CRASH_SAMPLING) DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "killedAtEvery|injectedErrorsLeave|InterleavedAtEachStep|UnderLoad|RenamedAtEachStep|RenamedAfterAJournaled|RenamedDuringARestore"
 
 ## The long forms of what `make test` and `make crash-sweeps` sample: versions under load (issue 35): 10 minutes of
 ## writers, settles, readers and kills of settles with both cores and the disk busy (Tests/Scripts/version-stress.py;
@@ -144,7 +149,7 @@ sync-test: setup
 fs-test: setup
 	$(BUILD_NETWORK_TESTS)
 	@env="$$(Scripts/filesystems.sh start)" && eval "$$env" && \
-	  { $(RUN_NETWORK_TESTS) --filter "FileSystem|SyncNameTests"; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
+	  { $(CRASH_SAMPLING) $(RUN_NETWORK_TESTS) --filter "FileSystem|SyncNameTests"; status=$$?; Scripts/filesystems.sh stop; exit $$status; }
 
 ## Formats the Swift sources with swift-format and the committed .swift-format.
 format:

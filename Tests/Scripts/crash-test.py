@@ -32,6 +32,10 @@ line ``docpkg: error: ...`` naming a path, the original package intact, no tempo
 Concurrency (--concurrency K): two processes each put K distinct entries into one package at once;
 all 2K must be there.
 
+A seeded sample (--sample F --seed S): kill at each point with probability F, the same points for the same seed,
+scenario and system call (the first and last call of each system call always); the seed is printed, so a failure
+seen in a sample can be run again. `make crash-sweeps` (CI) samples; `make crash-test` and `make stress` kill at all.
+
 Prints the number of crash points. Exit status 0 when everything passed.
 """
 
@@ -39,6 +43,7 @@ import argparse
 import json
 import hashlib
 import os
+import random
 import shutil
 import stat
 import subprocess
@@ -139,9 +144,23 @@ SETTLE = Scenario("settle a pending version", ["versions", "settle", "PKG"])
 NO_SETTLER = dict(os.environ, DOCPKG_NO_BACKGROUND_SETTLE="1")
 
 
+class Sample:
+    """Which kill points a run visits: all of them, or each with probability `fraction`, the same ones for the
+    same seed."""
+    def __init__(self, fraction=1.0, seed=0):
+        self.fraction, self.seed = fraction, seed
+
+    def visits(self, scenario, syscall, n, first, last):
+        if self.fraction >= 1 or n in (first, last) or n > last:
+            return True
+        return random.Random(f"{self.seed}:{scenario.name}:{syscall}:{n}").random() < self.fraction
+
+
 class Runner:
-    def __init__(self, docpkg, work, fallback, restore=False, settle=False, plain=False, pending=False):
+    def __init__(self, docpkg, work, fallback, restore=False, settle=False, plain=False, pending=False,
+                 sample=Sample()):
         self.docpkg, self.work, self.fallback, self.restore = docpkg, work, fallback, restore
+        self.sample = sample
         self.settle, self.plain, self.pending = settle, plain, pending
         # Saved by journal: between a kill and the recovery, the package may be part old, part new.
         self.journaled = fallback or plain
@@ -240,21 +259,25 @@ class Runner:
         return old, new, stable
 
     def first_calls(self, scenario, syscalls):
-        """{syscall: N of its first call once the lock file is opened}: earlier calls (loading the
-        program's libraries) happen before anything touches the package, so killing there proves nothing."""
+        """{syscall: (N of its first call once the lock file is opened, N of its last call)}: earlier calls
+        (loading the program's libraries) happen before anything touches the package, so killing there proves
+        nothing. The last is that of this run: another may make a few more or fewer."""
         self.reset()
         trace = os.path.join(self.work, "trace.txt")
-        argv = ["strace", "-f", "-qq", "-o", trace, "-e", "trace=" + ",".join(set(syscalls) | {"openat"})]
+        traced = set(syscalls) | {"openat"} | ({"renameat2"} if self.fallback else set())
+        argv = ["strace", "-f", "-qq", "-o", trace, "-e", "trace=" + ",".join(sorted(traced))]
+        argv += ["-e", "inject=renameat2:error=EINVAL"] if self.fallback else []
         self.run(argv + self.command(scenario), scenario.stdin)
-        counts = {}
+        before, counts = None, {}
         marker = "docpkg-versions/lock" if self.settle else "docpkg-lock"
         with open(trace) as f:
             for line in f:
-                if marker in line:
-                    break
+                if before is None and marker in line:
+                    before = dict(counts)
                 name = line.split("(", 1)[0].split()[-1] if "(" in line else ""
                 counts[name] = counts.get(name, 0) + 1
-        return {name: counts.get(name, 0) + 1 for name in syscalls}
+        before = counts if before is None else before
+        return {name: (before.get(name, 0) + 1, counts.get(name, 0)) for name in syscalls}
 
     def crash(self, scenario, syscalls):
         old, new, stable = self.references(scenario)
@@ -263,8 +286,11 @@ class Runner:
         for syscall in syscalls:
             if self.fallback and syscall == "renameat2":
                 continue
-            n = first[syscall]
+            n, last = first[syscall]
             while True:
+                if not self.sample.visits(scenario, syscall, n, first[syscall][0], last):
+                    n += 1
+                    continue
                 self.reset()
                 argv = self.strace(f"{syscall}:signal=KILL:when={n}", [syscall]) + self.command(scenario)
                 result = self.run(argv, scenario.stdin)
@@ -311,7 +337,7 @@ class Runner:
         points = 0
         for syscall in syscalls:
             for error in ("EIO", "ENOSPC"):
-                n = first[syscall]
+                n = first[syscall][0]
                 while True:
                     self.reset()
                     argv = self.strace(f"{syscall}:error={error}:when={n}", [syscall]) + self.command(scenario)
@@ -369,7 +395,17 @@ def main():
     parser.add_argument("--crash", action=argparse.BooleanOptionalAction, default=True, help="run the crash test")
     parser.add_argument("--work", metavar="DIR", help="run in a folder made in DIR (a mount of the file system to test)")
     parser.add_argument("--plain", action="store_true", help="no symbolic links or modes in the package (for FAT)")
+    parser.add_argument("--sample", type=float, default=float(os.environ.get("DOCPKG_CRASH_SAMPLE", "1")),
+                        metavar="F", help="kill at each point with probability F (default: $DOCPKG_CRASH_SAMPLE or 1)")
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("DOCPKG_CRASH_SEED", "0")) or None,
+                        help="the sample's seed (default: $DOCPKG_CRASH_SEED, else a new one, printed)")
     args = parser.parse_args()
+    if not 0 < args.sample <= 1:
+        parser.error(f"--sample {args.sample}: must be above 0 and at most 1")
+    sample = Sample(args.sample, args.seed or random.randrange(1, 1 << 31))
+    if sample.fraction < 1:
+        print(f"kill points sampled: {sample.fraction:g} of them, seed {sample.seed} "
+              f"(again: --sample {sample.fraction:g} --seed {sample.seed})", flush=True)
     docpkg = os.path.abspath(args.docpkg)
     work = tempfile.mkdtemp(prefix="docpkg-crash-", dir=args.work)
     ok = True
@@ -380,7 +416,7 @@ def main():
         if args.crash:
             for fallback in ([True] if args.fallback else [False]):
                 runner = Runner(docpkg, os.path.join(work, "crash-fallback" if fallback else "crash"), fallback,
-                                args.restore, args.settle, args.plain, args.pending)
+                                args.restore, args.settle, args.plain, args.pending, sample)
                 syscalls = args.syscalls.split(",") if args.syscalls else QUICK_SYSCALLS if args.quick else SYSCALLS
                 total = 0
                 chosen = [RESTORE] if args.restore else [SETTLE] if args.settle else [

@@ -150,8 +150,8 @@ struct FileSystemTests {
   /// the package is old or new once recovered), the one that makes directories, on each file system.
   /// Not at `openat`: every state a kill there leaves is also left by a kill at the next call that
   /// changes the file system (a write, a rename, ...), bar files made empty one after another; the
-  /// sweeps on the local disk kill at it too (`make crash-sweeps`). Half the kills, on file systems
-  /// where each takes long.
+  /// sweeps on the local disk kill at it too (`make crash-sweeps`). `make fs-test` kills at a seeded
+  /// sample of the steps (CRASH_SAMPLE in the Makefile).
   @Test(
     "killed at every step of a save, the package is the old or the new one", .enabled(if: Shell.has("strace")),
     arguments: mounts)
