@@ -64,12 +64,29 @@ def resume(process, wait=True):
             go_on()
 
 
+def descendants(pid):
+    """The processes below `pid`, at any depth (a stack, not recursion)."""
+    found, pending = [], [pid]
+    while pending:
+        for child in children(pending.pop()):
+            found.append(child)
+            pending.append(child)
+    return found
+
+
 def kill(process):
-    """Kills the stopped command (not strace, whose death would leave it stopped, holding its locks), as a crash
-    would, and waits for strace to end."""
-    for child in children(process.pid):
-        try:
-            os.kill(child, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    process.wait(timeout=120)
+    """Kills the stopped command (not strace first, whose death would leave it stopped, holding its locks), as a
+    crash would, and waits for strace to end. Once, at load 31, strace had not ended two minutes after: then every
+    process below it is killed, and strace with them."""
+    def kill_all(pids):
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    kill_all(children(process.pid))
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        kill_all(descendants(process.pid) + [process.pid])
+        process.wait(timeout=120)
