@@ -185,7 +185,12 @@ final class ArchiveReader {
     let severalPaxHeaders =
       warning == "Ignoring malformed pax extended attribute"
       && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
-    if !severalPaxHeaders {
+    // A pax name that is not UTF-8 and not marked `hdrcharset=BINARY` (GNU tar writes Latin-1 names so): libarchive
+    // warns that it cannot convert it, and gives its bytes, which are kept as a plain ustar's are.
+    let unconvertedName =
+      format != .zip && scanned?.malformedPax != true
+      && warning.map { $0.hasSuffix("can't be converted from UTF-8 to current locale.") } == true
+    if !severalPaxHeaders, !unconvertedName {
       try checkZipView(result)
       try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
     }

@@ -50,3 +50,14 @@ extension PackageNode {
     return bytes
   }
 }
+
+extension PackageNode {
+  /// The name with each byte of a name on disk that is not valid UTF-8 as its raw-byte scalar
+  /// (``RawByteNames``), as an archive's entry names are read: two names are equal exactly when their bytes are,
+  /// and ``Swift/String/escapingName`` shows the bytes as `\xNN`. ``name`` where the name is valid UTF-8.
+  package var byteExactName: String {
+    // A repaired name holds U+FFFD, whose UTF-8 starts with 0xEF: most names are passed at this cheap test.
+    guard name.utf8.contains(0xEF), let bytes = nonUTF8NameOnDisk else { return name }
+    return RawByteNames.decode(bytes)
+  }
+}

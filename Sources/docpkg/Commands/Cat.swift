@@ -34,7 +34,16 @@ struct Cat: ParsableCommand {
     return named
   }
 
+  /// Writes the entry ENTRY names: read as the CLI shows names (`\xNN` a byte of a name that is not UTF-8,
+  /// `\\` a backslash), else as it is written.
   private func write() throws {
+    guard let unescaped = RawByteNames.unescapingName(entry) else { return try write(entry) }
+    do { try write(unescaped) } catch let error as PackageError where error.code == .noSuchEntry {
+      do { try write(entry) } catch let literal as PackageError where literal.code == .noSuchEntry { throw error }
+    }
+  }
+
+  private func write(_ entry: String) throws {
     let out = StandardOutput.shared
     // A file in a zip: found through the central directory, without building the archive's tree.
     if let source = try ArchivePackage.zipFileContents(at: entry, in: FilePath(package)) {

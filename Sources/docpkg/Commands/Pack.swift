@@ -99,7 +99,7 @@ struct Pack: ParsableCommand {
     // As zip does: one line per entry left out, and the archive still made.
     for skipped in report.skipped {
       StandardError.write(
-        "docpkg: skipped '\(skipped.path.escapingControlCharacters)': "
+        "docpkg: skipped '\(skipped.path.escapingName)': "
           + "\(skipped.reason.escapingControlCharacters) (not packed: unpack would refuse it)\n")
     }
     // A large file of zeros or a sparse file packs small: say so now, not when unpack refuses the archive.
