@@ -63,6 +63,8 @@ final class ArchiveReader {
   private var zipAmendments: [String: ZipCentralDirectory.Amendment] = [:]
   /// What libarchive reads of a zip (kept for as long as the handle).
   private let zipView: ZipArchiveView?
+  /// How many entries a zip's central directory lists (`nil` for a tar, known only at its end).
+  let zipEntryCount: Int?
   /// The index of the entry last returned by ``next()``.
   private var entryIndex = -1
   /// Whether the current entry's data must be read to its end before the next header: a Solaris sparse
@@ -101,12 +103,14 @@ final class ArchiveReader {
         }
         zipAmendments = try directory.checkLocalHeaders(archive: path)
         zipView = ZipArchiveView(fd: fd, directory: directory)
+        zipEntryCount = directory.declaredEntryCount
       } catch {
         Syscalls.closeFile(fd)
         throw error
       }
     } else {
       zipView = nil
+      zipEntryCount = nil
     }
     handle = docpkg_archive_read_new()
     if detected == .zip {
