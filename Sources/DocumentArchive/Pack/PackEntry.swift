@@ -83,7 +83,7 @@ final class PackPlan {
     let mimetype = root.kind == .directory ? try root.child(named: "mimetype") : nil
     documentLayout = format == .zip && mimetype?.kind == .file
     prefix = documentLayout ? "" : Self.archiveName(of: root)
-    var links = SymlinkCheck()
+    var links = SymlinkCheck(rootIsPackage: documentLayout)
     var linkOrder: [(name: String, position: Int)] = []  // in archive order
     var topLevel: Set<String> = []
     var found: [(position: Int, skipped: PackReport.Skipped)] = []
