@@ -18,8 +18,22 @@ struct Cat: ParsableCommand {
 
   func run() throws {
     do { try write() } catch let error as PackageError where Self.entryCodes.contains(error.code) {
-      throw naming(error)
+      throw hinting(naming(error))
     }
+  }
+
+  /// `error` with a hint when ENTRY starts with the package's own name (`S.pkg/a.txt` in an archive whose top
+  /// folder is `S.pkg`), and the rest names an entry: the command to run.
+  private func hinting(_ error: PackageError) -> PackageError {
+    let parts = entry.split(separator: "/", omittingEmptySubsequences: true)
+    guard error.code == .noSuchEntry, parts.count > 1, error.path == String(parts[0]),
+      let root = try? openPackage(package), root.name == error.path
+    else { return error }
+    let rest = parts.dropFirst().joined(separator: "/")
+    guard (try? root.node(at: rest)) != nil else { return error }
+    var hinted = error
+    hinted.context += " (ENTRY is a path inside the package, without its name: docpkg cat '\(package)' '\(rest)')"
+    return hinted
   }
 
   /// The errors that name the entry asked for, within the package.
