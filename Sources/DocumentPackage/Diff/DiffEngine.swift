@@ -164,7 +164,10 @@ struct DiffEngine {
         let needsReading: Bool
         if old.size != new.size {
           details.insert(.contents)
-          needsReading = options.includesTextPatches || options.expandingContainers != nil
+          // An archive entry that differs is still read, to check its data (``DiffEngine/compare(_:)``).
+          needsReading =
+            options.includesTextPatches || options.expandingContainers != nil || old.checksDataWhenRead
+            || new.checksDataWhenRead
         } else if let identity = old.diskIdentity, identity == new.diskIdentity {
           needsReading = false
         } else {
