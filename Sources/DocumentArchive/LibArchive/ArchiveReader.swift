@@ -237,7 +237,7 @@ final class ArchiveReader {
       kind: kind,
       mode: UInt32(docpkg_archive_entry_perm(raw)) & (amendment?.readOnly == true ? 0o7555 : 0o7777),
       size: kind == .file ? scanned?.gnuSize ?? amendment?.dataSize ?? size : size,
-      modificationTime: amendment?.modificationTime
+      modificationTime: amendment?.modificationTime ?? scanned?.timeFromGlobalHeader
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
           ? FileTime(
             seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
