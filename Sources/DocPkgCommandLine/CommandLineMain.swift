@@ -10,6 +10,11 @@ package func runCommandLine<Root: ParsableCommand>(_ root: Root.Type, afterSucce
   let command: ParsableCommand
   let arguments = Array(CommandLine.arguments.dropFirst())
   let usage = CommandLineUsage(arguments, root: Root.self)
+  // No command at all is a usage error, as for git: the help, on standard error, and a failure status.
+  if arguments.isEmpty {
+    StandardError.write(Root.helpMessage() + "\n")
+    terminate(ExitStatus.usage)
+  }
   // A command that does not exist is an error with --help too (`docpkg frobnicate --help`, which ArgumentParser
   // answers with the parent's help), as git and swift say. (Without --help the parse fails and says so below.)
   if usage.unknownCommand != nil, arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {

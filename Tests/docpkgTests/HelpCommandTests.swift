@@ -42,4 +42,13 @@ struct HelpCommandTests {
       #expect(try Shell.docpkg([command, "--help"]).standardOutput.contains("--quiet"), "\(command)")
     }
   }
+
+  /// Outsider attack on issue 37 (F11): `docpkg` alone printed the help and exited 0. As git does, it is a usage
+  /// error: the help on standard error, nothing on standard output, a failure status.
+  @Test func noCommandAtAllIsAUsageError() throws {
+    let result = try Shell.docpkg([])
+    #expect(result.status == 64, "\(result.standardError)")
+    #expect(result.stdout.isEmpty)
+    #expect(result.standardError.contains("USAGE: docpkg <subcommand>"), "\(result.standardError)")
+  }
 }

@@ -19,4 +19,23 @@ struct UnpackLimitOptionTests {
     #expect(result.standardError.contains("must"), "\(option): \(result.standardError)")
     #expect(!FileManager.default.fileExists(atPath: temp.appending("out")))
   }
+
+  /// F7: `--max-entries 3` on a zip of five files wrote three of them before refusing the fourth. A zip's central
+  /// directory says how many entries it holds: one past the limit is refused before anything is created.
+  @Test(.enabled(if: Shell.has("strace") && Shell.has("zip")))
+  func aZipWithTooManyEntriesIsRefusedBeforeAnyFileIsWritten() throws {
+    let temp = try TemporaryDirectory()
+    for index in 1...5 { _ = try temp.write("Q.pkg/f\(index).txt", "\(index)\n") }
+    try Shell.run("zip", ["-q", "-r", "Q.zip", "Q.pkg"], directory: temp.path)
+    let (result, calls) = try Shell.traceDocpkg(
+      ["unpack", temp.appending("Q.zip"), "-o", temp.appending("out"), "--max-entries", "3"], calls: "openat,mkdirat")
+    #expect(result.status == 1)
+    #expect(
+      result.standardError
+        == "docpkg: error: too many entries in '\(temp.appending("Q.zip"))' (more than 3; raise the limit to allow it)\n"
+    )
+    #expect(!calls.contains { $0.contains(".txt\"") && $0.contains("O_CREAT") }, "\(calls.joined(separator: "\n"))")
+    #expect(!calls.contains { $0.contains("mkdirat") && $0.contains("Q.pkg") }, "\(calls.joined(separator: "\n"))")
+    #expect(!FileManager.default.fileExists(atPath: temp.appending("out")))
+  }
 }

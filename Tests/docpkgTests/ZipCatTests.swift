@@ -107,4 +107,22 @@ struct ZipCatTests {
     #expect(result.standardError.contains("its CRC-32 does not match"), "\(result.standardError)")
     #expect(try Shell.docpkg(["cat", archive, "b.txt"]).stdout == Data("b".utf8))
   }
+
+  /// Outsider attack on issue 37 (F12): `cat S.zip S.pkg/a.txt`, where `S.pkg` is the archive's top folder, said only
+  /// "no such entry 'S.pkg'". It says which command names the file.
+  @Test(arguments: ["S.zip", "S.tar", "S.pkg"])
+  func anEntryGivenWithThePackagesNameSaysWhichNameToUse(package: String) throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.write("S.pkg/a.txt", "a\n")
+    try Shell.run("zip", ["-q", "-r", "S.zip", "S.pkg"], directory: temp.path)
+    try Shell.run("tar", ["-cf", "S.tar", "S.pkg"], directory: temp.path)
+    let path = temp.appending(package)
+    let result = try Shell.docpkg(["cat", path, "S.pkg/a.txt"])
+    #expect(result.status == 1)
+    #expect(
+      result.standardError
+        == "docpkg: error: no such entry 'S.pkg' in '\(path)' (ENTRY is a path inside the package, without its name: "
+        + "docpkg cat '\(path)' 'a.txt')\n")
+    #expect(try Shell.docpkg(["cat", path, "a.txt"]).standardOutput == "a\n")
+  }
 }

@@ -63,6 +63,8 @@ final class ArchiveReader {
   private var zipAmendments: [String: ZipCentralDirectory.Amendment] = [:]
   /// What libarchive reads of a zip (kept for as long as the handle).
   private let zipView: ZipArchiveView?
+  /// How many entries a zip's central directory lists (`nil` for a tar, known only at its end).
+  let zipEntryCount: Int?
   /// The index of the entry last returned by ``next()``.
   private var entryIndex = -1
   /// Whether the current entry's data must be read to its end before the next header: a Solaris sparse
@@ -101,12 +103,14 @@ final class ArchiveReader {
         }
         zipAmendments = try directory.checkLocalHeaders(archive: path)
         zipView = ZipArchiveView(fd: fd, directory: directory)
+        zipEntryCount = directory.declaredEntryCount
       } catch {
         Syscalls.closeFile(fd)
         throw error
       }
     } else {
       zipView = nil
+      zipEntryCount = nil
     }
     handle = docpkg_archive_read_new()
     if detected == .zip {
@@ -185,7 +189,12 @@ final class ArchiveReader {
     let severalPaxHeaders =
       warning == "Ignoring malformed pax extended attribute"
       && scanned.map { $0.paxHeaders > 1 && !$0.malformedPax } == true
-    if !severalPaxHeaders {
+    // A pax name that is not UTF-8 and not marked `hdrcharset=BINARY` (GNU tar writes Latin-1 names so): libarchive
+    // warns that it cannot convert it, and gives its bytes, which are kept as a plain ustar's are.
+    let unconvertedName =
+      format != .zip && scanned?.malformedPax != true
+      && warning.map { $0.hasSuffix("can't be converted from UTF-8 to current locale.") } == true
+    if !severalPaxHeaders, !unconvertedName {
       try checkZipView(result)
       try check(result, handle, path: path, entry: rawName.isEmpty ? nil : currentName, action: "read header of")
     }
@@ -228,7 +237,7 @@ final class ArchiveReader {
       kind: kind,
       mode: UInt32(docpkg_archive_entry_perm(raw)) & (amendment?.readOnly == true ? 0o7555 : 0o7777),
       size: kind == .file ? scanned?.gnuSize ?? amendment?.dataSize ?? size : size,
-      modificationTime: amendment?.modificationTime
+      modificationTime: amendment?.modificationTime ?? scanned?.timeFromGlobalHeader
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
           ? FileTime(
             seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))

@@ -19,7 +19,9 @@ import SystemPackage
 /// - a Solaris sparse map (`SUN.holesdata`): such an entry stores its holes' bytes too, which libarchive reads
 ///   past but, until its 2025 fix (715f7ea, "Handle extra bytes after sparse entries"), does not skip: the next
 ///   header is then looked for inside the data ("Damaged tar archive"). Its data is read, not skipped
-///   (see ``ArchiveReader``).
+///   (see ``ArchiveReader``);
+/// - a pax global header's `mtime` (`g`), which libarchive does not apply: GNU tar and Python's tarfile apply it to
+///   every later entry whose own pax header gives no `mtime`, and so do we (bsdtar does not).
 struct TarHeaderScan {
   /// What the scan saw before one entry (by its index among the entries libarchive returns).
   struct EntryInfo {
@@ -34,6 +36,13 @@ struct TarHeaderScan {
     var gnuSize: Int64?
     /// A pax `SUN.holesdata` record: a Solaris sparse file, whose stored data holds its holes too.
     var solarisHoles = false
+    /// Whether the entry's own pax header gives its `mtime`.
+    var ownTime = false
+    /// The `mtime` of the pax global headers before the entry, if they gave one.
+    var globalTime: FileTime?
+
+    /// The time the pax global headers give the entry: theirs, unless its own pax header gives one.
+    var timeFromGlobalHeader: FileTime? { ownTime ? nil : globalTime }
   }
 
   private(set) var entries: [EntryInfo] = []
@@ -91,7 +100,11 @@ struct TarHeaderScan {
     private var dataLeft = 0
     private var padding = 0
     private var collecting = false
+    /// Whether the pax data being collected is a global header's (`g`).
+    private var collectingGlobal = false
     private var paxData: [UInt8] = []
+    /// The `mtime` the pax global headers so far give.
+    private var globalTime: FileTime?
     private var zeroBlocks = 0
     /// The data size of an old GNU sparse entry whose extension headers are still to come.
     private var sparseData: Int?
@@ -110,7 +123,7 @@ struct TarHeaderScan {
           if collecting { paxData.append(contentsOf: bytes[index..<index + take]) }
           dataLeft -= take
           index += take
-          if dataLeft == 0, collecting { finishPax() }
+          if dataLeft == 0, collecting { collectingGlobal ? finishGlobal() : finishPax() }
           continue
         }
         if padding > 0 {
@@ -155,6 +168,7 @@ struct TarHeaderScan {
       let size = Self.size(header[124..<136])
       let type = header[156]
       let isPax = type == UInt8(ascii: "x") || type == UInt8(ascii: "X")
+      let isGlobal = type == UInt8(ascii: "g")
       let isMetadata = isPax || [UInt8(ascii: "g"), UInt8(ascii: "L"), UInt8(ascii: "K")].contains(type)
       // Only regular files (and metadata) carry data in the stream; links and directories do not.
       let carriesData =
@@ -162,9 +176,12 @@ struct TarHeaderScan {
         || type == UInt8(ascii: "S") || type == UInt8(ascii: "1")
       dataLeft = carriesData ? max(0, size) : 0
       padding = (512 - dataLeft % 512) % 512
-      collecting = isPax && dataLeft <= TarHeaderScan.maxPaxBytes
+      collecting = (isPax || isGlobal) && dataLeft <= TarHeaderScan.maxPaxBytes
+      collectingGlobal = isGlobal
       paxData.removeAll(keepingCapacity: true)
-      if isPax {
+      if isGlobal {
+        if dataLeft == 0 { finishGlobal() }
+      } else if isPax {
         pending.paxHeaders += 1
         if !collecting { pending.malformedPax = true }
         if dataLeft == 0 { finishPax() }
@@ -179,41 +196,88 @@ struct TarHeaderScan {
           dataLeft = 0
           padding = 0
         }
+        pending.globalTime = globalTime
         entries.append(pending)
         pending = EntryInfo()
       }
     }
 
-    /// Checks the records of a pax header: `LENGTH KEY=VALUE\n`, LENGTH counting the whole record.
+    /// Checks the records of a pax header.
     private mutating func finishPax() {
       collecting = false
+      var entry = pending
+      let wellFormed = Self.forEachRecord(in: paxData) { key, value in
+        if key.elementsEqual("SUN.holesdata".utf8) { entry.solarisHoles = true }
+        if key.elementsEqual("mtime".utf8), !value.isEmpty { entry.ownTime = true }
+        if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
+          entry.nulInPath = true
+        }
+        if entry.badValue == nil, let problem = Self.problem(key: key, value: value) {
+          entry.badValue = problem
+          entry.badSize = key.elementsEqual("size".utf8)
+        }
+      }
+      if !wellFormed { entry.malformedPax = true }
+      pending = entry
+    }
+
+    /// Reads a pax global header's records for its `mtime` (an empty value takes it back). Its other records are
+    /// left to libarchive.
+    private mutating func finishGlobal() {
+      collecting = false
+      collectingGlobal = false
+      var time = globalTime
+      _ = Self.forEachRecord(in: paxData) { key, value in
+        if key.elementsEqual("mtime".utf8) { time = value.isEmpty ? nil : Self.time(value) ?? time }
+      }
+      globalTime = time
+    }
+
+    /// Calls `body` with the key and value of each record of pax data, `LENGTH KEY=VALUE\n` (LENGTH counting the
+    /// whole record), up to the first malformed one.
+    /// - Returns: Whether every record was well formed.
+    static func forEachRecord(in data: [UInt8], _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void) -> Bool {
       var start = 0
-      while start < paxData.count {
+      while start < data.count {
         var cursor = start
         var length = 0
-        while cursor < paxData.count, paxData[cursor] >= 0x30, paxData[cursor] <= 0x39, length < 1 << 30 {
-          length = length * 10 + Int(paxData[cursor] - 0x30)
+        while cursor < data.count, data[cursor] >= 0x30, data[cursor] <= 0x39, length < 1 << 30 {
+          length = length * 10 + Int(data[cursor] - 0x30)
           cursor += 1
         }
-        guard cursor > start, cursor < paxData.count, paxData[cursor] == 0x20, length > cursor - start,
-          start + length <= paxData.count, paxData[start + length - 1] == 0x0A,
-          let equals = paxData[(cursor + 1)..<(start + length - 1)].firstIndex(of: UInt8(ascii: "="))
-        else {
-          pending.malformedPax = true
-          return
-        }
-        let key = paxData[(cursor + 1)..<equals]
-        let value = paxData[(equals + 1)..<(start + length - 1)]
-        if key.elementsEqual("SUN.holesdata".utf8) { pending.solarisHoles = true }
-        if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
-          pending.nulInPath = true
-        }
-        if pending.badValue == nil, let problem = Self.problem(key: key, value: value) {
-          pending.badValue = problem
-          pending.badSize = key.elementsEqual("size".utf8)
-        }
+        guard cursor > start, cursor < data.count, data[cursor] == 0x20, length > cursor - start,
+          start + length <= data.count, data[start + length - 1] == 0x0A,
+          let equals = data[(cursor + 1)..<(start + length - 1)].firstIndex(of: UInt8(ascii: "="))
+        else { return false }
+        body(data[(cursor + 1)..<equals], data[(equals + 1)..<(start + length - 1)])
         start += length
       }
+      return true
+    }
+
+    /// A pax time, `SECONDS[.FRACTION]` with an optional `-`; `nil` if it is not one.
+    static func time(_ value: ArraySlice<UInt8>) -> FileTime? {
+      let negative = value.first == UInt8(ascii: "-")
+      let text = negative ? value.dropFirst() : value
+      let parts = text.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+      let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
+      guard let whole = parts.first, !whole.isEmpty, whole.count <= 18, whole.allSatisfy(isDigit),
+        parts.count == 1 || parts[1].allSatisfy(isDigit)
+      else { return nil }
+      let seconds = whole.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
+      var nanoseconds: Int32 = 0
+      if parts.count == 2 {
+        let digits = parts[1].prefix(9)
+        nanoseconds = digits.reduce(Int32(0)) { $0 * 10 + Int32($1 - 0x30) }
+        for _ in digits.count..<9 { nanoseconds *= 10 }
+      }
+      // -1.5 is 1.5 s before the epoch: -2 s and 0.5 s after it.
+      if negative {
+        return nanoseconds == 0
+          ? FileTime(seconds: -seconds, nanoseconds: 0)
+          : FileTime(seconds: -seconds - 1, nanoseconds: 1_000_000_000 - nanoseconds)
+      }
+      return FileTime(seconds: seconds, nanoseconds: nanoseconds)
     }
 
     /// What is wrong with a size or owner record's value, if anything: decimal digits. An empty value deletes

@@ -36,12 +36,13 @@ public enum ArchivePacker {
     cancellation: ArchiveCancellation? = nil, progress: ((ArchiveProgress) -> Void)? = nil
   ) throws -> PackReport {
     try checkLevel(options)
+    try checkOutside(package, output)
     let plan = try makePlan(package, options: options, cancellation: cancellation, output: output.string)
     try OutputFile.write(to: output) { fd, path, seekable in
       try write(
         plan, to: fd, path: path, seekable: seekable, options: options, cancellation: cancellation, progress: progress)
     }
-    return PackReport(skipped: plan.skipped, bytes: plan.totalBytes)
+    return PackReport(skipped: plan.skipped, copies: plan.copies, bytes: plan.totalBytes)
   }
 
   /// Writes `package` as an archive to `output`, an open stream such as standard output or a
@@ -71,7 +72,21 @@ public enum ArchivePacker {
     try write(
       plan, to: output.rawValue, path: label, seekable: false, options: options, cancellation: cancellation,
       progress: progress)
-    return PackReport(skipped: plan.skipped, bytes: plan.totalBytes)
+    return PackReport(skipped: plan.skipped, copies: plan.copies, bytes: plan.totalBytes)
+  }
+
+  /// Refuses an archive to be written inside the package being packed (`pack P -o P/P.zip`): its own bytes would be
+  /// packed into it as it is being written (GNU tar skips it, naming it; one line and nothing written is clearer).
+  /// - Throws: ``/DocumentPackage/PackageError`` `invalidArgument`, naming `output`.
+  private static func checkOutside(_ package: PackageNode, _ output: FilePath) throws {
+    guard let location = package.diskLocation, let root = Syscalls.resolvingLinks(location),
+      let folder = Syscalls.resolvingLinks(
+        output.removingLastComponent().isEmpty ? "." : output.removingLastComponent()),
+      folder.starts(with: root)
+    else { return }
+    throw PackageError(
+      .invalidArgument, "cannot write the archive inside the package being packed:", path: output.string,
+      context: "(it is in '\(location.string)': write it outside the package)")
   }
 
   private static func checkLevel(_ options: PackOptions) throws {

@@ -54,8 +54,12 @@ final class PackPlan {
   /// What is not packed, in archive order: the FIFOs, sockets and devices in the package's folders on disk (which
   /// the model passes over), and the symbolic links unpacking would refuse.
   private(set) var skipped: [PackReport.Skipped] = []
+  /// The files that are hard links to a file packed before them, stored again in full.
+  private(set) var copies: [PackReport.Copy] = []
   /// The symbolic links left out, by name in the archive.
   private var skippedLinks: Set<String> = []
+  /// The entries left out for their names, with everything below them, by name in the archive.
+  private var skippedNames: Set<String> = []
 
   private let root: PackageNode
   private let format: ArchiveFormat
@@ -83,18 +87,31 @@ final class PackPlan {
     let mimetype = root.kind == .directory ? try root.child(named: "mimetype") : nil
     documentLayout = format == .zip && mimetype?.kind == .file
     prefix = documentLayout ? "" : Self.archiveName(of: root)
-    var links = SymlinkCheck()
+    var links = SymlinkCheck(rootIsPackage: documentLayout)
     var linkOrder: [(name: String, position: Int)] = []  // in archive order
     var topLevel: Set<String> = []
     var found: [(position: Int, skipped: PackReport.Skipped)] = []
+    var firstNames: [DiskIdentity: String] = [:]  // of the files with several names on disk
     if documentLayout, let location = root.diskLocation {
       found += try Self.specialEntries(in: location, at: "").map { (0, $0) }
     }
     try walk { node, name in
       try cancellation?.check(output)
-      try checkReadable(name)
+      // As zip and tar pack the other files when one cannot be, and say so: a name unpack would refuse is left out.
+      if let reason = try unreadableName(name) {
+        found.append((entryCount, PackReport.Skipped(path: name, reason: reason)))
+        skippedNames.insert(name)
+        return false
+      }
       entryCount += 1
       if node.kind == .file { totalBytes += node.size }
+      if let identity = node.hardLinkedIdentity {
+        if let original = firstNames[identity] {
+          copies.append(PackReport.Copy(path: name, original: original))
+        } else {
+          firstNames[identity] = name
+        }
+      }
       if node.kind == .symlink {
         if let reason = Self.undecodableDestination(of: node) {
           found.append((entryCount, PackReport.Skipped(path: name, reason: reason)))
@@ -108,6 +125,7 @@ final class PackPlan {
       if node.kind == .directory, let location = node.diskLocation {
         found += try Self.specialEntries(in: location, at: name).map { (entryCount, $0) }
       }
+      return true
     }
     // Links by unpack's rule, once every one is known (a link may pass through another).
     for link in linkOrder {
@@ -130,24 +148,28 @@ final class PackPlan {
   func forEach(_ body: (PackEntry) throws -> Void) throws {
     nodes = []
     try walk { node, name in
-      if node.kind == .symlink, skippedLinks.contains(name) { return }
+      if skippedNames.contains(name) { return false }
+      if node.kind == .symlink, skippedLinks.contains(name) { return true }
       try body(entry(for: node, name: name))
+      return true
     }
   }
 
   /// Visits every node in archive order (depth first, children sorted) with its name in the archive,
   /// keeping a stack of the listings on the current path rather than recursing, however deep the package.
-  private func walk(_ visit: (PackageNode, String) throws -> Void) throws {
+  /// A directory for which `visit` returns `false` is not entered.
+  private func walk(_ visit: (PackageNode, String) throws -> Bool) throws {
     if documentLayout, let mimetype = try root.child(named: "mimetype") {
-      try visit(mimetype, "mimetype")
+      _ = try visit(mimetype, "mimetype")
     }
     // The directories being walked: their children, the next one's index, and their path below the root.
     var stack: [(children: [PackageNode], next: Int, path: String)] = []
     func enter(_ node: PackageNode, path: String) throws {
       let depth = stack.count
       let skipped = documentLayout && (depth == 0 || (depth == 1 && path == "mimetype"))
-      if !skipped { try visit(node, path.isEmpty ? prefix : prefix.isEmpty ? path : prefix + "/" + path) }
-      if node.kind == .directory { stack.append((try Self.children(of: node), 0, path)) }
+      let entered =
+        skipped ? true : try visit(node, path.isEmpty ? prefix : prefix.isEmpty ? path : prefix + "/" + path)
+      if entered, node.kind == .directory { stack.append((try Self.children(of: node), 0, path)) }
     }
     try enter(root, path: "")
     while let top = stack.last {
@@ -167,17 +189,24 @@ final class PackPlan {
     node.nonUTF8NameOnDisk.map(EntryName.decodeBytes) ?? node.name
   }
 
-  /// Refuses an entry name that unpacking the archive would refuse: what `pack` writes, `unpack` reads.
-  private func checkReadable(_ name: String) throws {
+  /// Why unpacking the archive would refuse an entry's name (control characters, too long): what `pack` writes,
+  /// `unpack` reads; `nil` for a name it accepts.
+  /// - Throws: ``/DocumentPackage/PackageError`` `invalidName` for a name that is not UTF-8 going into a zip, which
+  ///   cannot hold it: a tar can, and the user may want one.
+  private func unreadableName(_ name: String) throws -> String? {
     if format == .zip, name.unicodeScalars.contains(where: EntryName.isRawByte) {
       throw PackageError(
         .invalidName, "cannot pack", path: name,
         context: "into a zip: its name is not UTF-8, which a zip cannot hold (a tar keeps the bytes)")
     }
-    func refuse(_ code: PackageError.Code, _ reason: String) -> PackageError {
-      PackageError(code, "cannot pack", path: name, context: "into an archive: \(reason), which unpack refuses")
+    do {
+      try EntryName.rawBytes(name).withUnsafeBytes {
+        try EntryPolicy.forEachComponent(of: $0, refuse: { PackageError($0, $1, path: name) }) { _ in }
+      }
+    } catch let error as PackageError {
+      return error.message
     }
-    try EntryName.rawBytes(name).withUnsafeBytes { try EntryPolicy.forEachComponent(of: $0, refuse: refuse) { _ in } }
+    return nil
   }
 
   /// The special files in the folder at `location` (packed as `name`), which the model does not hold.

@@ -18,6 +18,23 @@ public struct PackReport: Sendable, Hashable {
   /// FIFOs, sockets and devices in the package's folders (as `zip` leaves them out), and the symbolic links that are
   /// absolute, lead out of the package, or whose destination is not UTF-8.
   public var skipped: [Skipped]
+  /// A file of the package that is a hard link to a file packed before it: the archive holds its bytes again, and
+  /// an unpack makes two files (as `zip` stores them).
+  public struct Copy: Sendable, Hashable {
+    /// Its path in the archive.
+    public var path: String
+    /// The path of the file packed first under another of its names.
+    public var original: String
+
+    /// Creates a record of a hard link stored as a copy.
+    public init(path: String, original: String) {
+      self.path = path
+      self.original = original
+    }
+  }
+
+  /// The hard links stored as copies, in archive order.
+  public var copies: [Copy] = []
   /// The bytes of the files packed (a sparse file's length, holes included): what an unpack of the archive
   /// counts against ``UnpackLimits``.
   public var bytes: Int64 = 0

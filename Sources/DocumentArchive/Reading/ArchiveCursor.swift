@@ -156,6 +156,9 @@ final class ArchiveEntrySource: FileContentSource {
     self.size = size
   }
 
+  /// libarchive checks its data at its end (a zip's CRC-32, a tar's length).
+  var checksDataWhenRead: Bool { true }
+
   func readAll() throws -> Data {
     var data = Data()
     data.reserveCapacity(Int(min(size, 1 << 24)))  // the size comes from the archive: do not trust it for memory

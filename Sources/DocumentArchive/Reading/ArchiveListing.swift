@@ -84,6 +84,7 @@ public enum ArchiveListing {
       }
       result.append(entry)
     }
+    links.rootIsPackage = walk.isDocument
     for link in linkIndexes {
       result[link.index].refused = links.problem(path: link.path, destination: link.destination, topLevel: topLevel)
     }

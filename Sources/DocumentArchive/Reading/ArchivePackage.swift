@@ -71,12 +71,9 @@ public enum ArchivePackage {
       if case .symbolicLink(let destination) = content { links.append((entry.components, destination)) }
     }
     // Symbolic links by unpack's rule, once every entry is known: reading in place refuses what unpacking refuses.
-    // A document zip is unpacked into a folder of its own: its links are judged from inside that folder.
-    let wrap = walk.isDocument ? [ArchiveUnpacker.documentFolderName(for: path)] : []
-    var check = SymlinkCheck()
-    for link in links { check.links[(wrap + link.components).joined(separator: "/")] = link.destination }
-    try check.validate(
-      archive: reader.path, topLevel: Set(try holder.sortedChildren().map { wrap.first ?? $0.name }))
+    var check = SymlinkCheck(rootIsPackage: walk.isDocument)
+    for link in links { check.links[link.components.joined(separator: "/")] = link.destination }
+    try check.validate(archive: reader.path, topLevel: Set(try holder.sortedChildren().map(\.name)))
     // One top-level directory: that is the package.
     let top = try holder.sortedChildren()
     if unwrappingSingleDirectory, top.count == 1, top[0].kind == .directory, !walk.isDocument {

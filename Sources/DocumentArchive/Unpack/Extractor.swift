@@ -78,6 +78,9 @@ final class Extractor {
     if progress != nil, reader.format == .zip, let totals = ZipCentralDirectory.totals(path: reader.source) {
       (entriesTotal, bytesTotal) = totals
     }
+    // A zip says up front how many entries it has: too many are refused before anything is written. A tar's
+    // are counted as they come, and one past the limit is refused before it is written.
+    if let declared = reader.zipEntryCount { try limits.checkEntryCount(declared, archive: archive) }
     var entryCount = 0
     while let entry = try walk.next() {
       try cancellation?.check(archive)

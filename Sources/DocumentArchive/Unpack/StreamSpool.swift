@@ -6,7 +6,8 @@ import SystemPackage
 ///
 /// 1. A stream that is not a regular file must show a format in its first 512 bytes (zip, tar,
 ///    gzip, bzip2, xz or zstd signatures; ``ArchiveFormat/init(magic:)``), as `bsdtar` decides from
-///    the first block: anything else (`/dev/zero`, a text) is refused at once. A regular file on
+///    the first block: anything else (`/dev/zero`, a text) is refused at once, and so is a first header that
+///    is damaged where those bytes show it (``firstHeaderDamage(_:format:)``). A regular file on
 ///    standard input (`< sfx.exe`) may also be a zip with bytes before it, found from its end.
 /// 2. The copy stops, refused, past ``limit(for:)``: an archive that large could not unpack within
 ///    the size limit anyway.
@@ -60,9 +61,44 @@ enum StreamSpool {
   }
 
   private static func checkFormat(_ head: [UInt8], label: String) throws {
-    guard ArchiveFormat(magic: head) == nil else { return }
-    throw PackageError(
-      .unsupported, "not a zip or tar archive:", path: label,
-      context: "(its first bytes are no zip, tar, gzip, bzip2, xz or zstd signature)")
+    guard let format = ArchiveFormat(magic: head) else {
+      throw PackageError(
+        .unsupported, "not a zip or tar archive:", path: label,
+        context: "(its first bytes are no zip, tar, gzip, bzip2, xz or zstd signature)")
+    }
+    if let damage = firstHeaderDamage(head, format: format) {
+      throw PackageError(.corrupt, "cannot read archive", path: label, context: "(\(damage))")
+    }
+  }
+
+  /// What is wrong with the first header in `head`, where its first 512 bytes tell: a tar header's checksum, a
+  /// gzip header's method and reserved flags (RFC 1952), a bzip2 block size. A reader would refuse the stream
+  /// there: it is refused before it is copied, not once the copy reaches the size limit.
+  static func firstHeaderDamage(_ head: [UInt8], format: ArchiveFormat) -> String? {
+    switch format {
+    case .tar:
+      guard head.count >= 512 else { return nil }
+      let field = head[148..<156].prefix { $0 != 0 && $0 != 0x20 }.drop { $0 == 0x20 }
+      guard let stored = Int(String(decoding: field, as: UTF8.self), radix: 8) else {
+        return "its first tar header has no checksum"
+      }
+      // Summed as unsigned bytes, or signed as some old tars did (libarchive takes either).
+      var unsigned = 0
+      var signed = 0
+      for (offset, byte) in head[0..<512].enumerated() {
+        let value = (148..<156).contains(offset) ? 0x20 : byte
+        unsigned += Int(value)
+        signed += Int(Int8(bitPattern: value))
+      }
+      return stored == unsigned || stored == signed ? nil : "its first tar header's checksum does not match"
+    case .tarGzip:
+      guard head.count >= 4 else { return nil }
+      return head[2] != 8 || head[3] & 0xE0 != 0 ? "its gzip header is damaged (not deflate, or reserved flags)" : nil
+    case .tarBzip2:
+      guard head.count >= 4 else { return nil }
+      return (0x31...0x39).contains(head[3]) ? nil : "its bzip2 header is damaged (no block size)"
+    default:
+      return nil
+    }
   }
 }

@@ -6,10 +6,16 @@ import DocumentPackage
 /// through (as the kernel would), so `a -> b/../..` with `b -> x/y` is judged by where it really
 /// lands. A link whose resolution leaves its top-level directory is refused. A top-level link
 /// may point to a sibling top-level entry of the same archive (`link.txt -> small.txt`), which
-/// stays inside the destination; any other top-level link is refused.
+/// stays inside the destination; any other top-level link is refused. In a document zip (``rootIsPackage``) the
+/// archive's root is the package, so every link's boundary is that root. Packing, listing, reading in place and
+/// unpacking all judge links here.
 struct SymlinkCheck {
   /// Every symbolic link, by path.
   var links: [String: String] = [:]
+
+  /// Whether the archive's root is the package: a document zip (`mimetype` first, as ODF and EPUB have it), which
+  /// is unpacked into a folder of its own. A link may then point anywhere below the root, from any level.
+  var rootIsPackage = false
 
   /// The most links expanded while resolving one, like the kernel's ELOOP limit.
   static let maxExpansions = 40
@@ -31,9 +37,10 @@ struct SymlinkCheck {
   func problem(path: String, destination: String, topLevel: Set<String>) -> String? {
     var stack = path.split(separator: "/").map(String.init)
     stack.removeLast()
-    // A top-level link's boundary is the destination itself; any other link's, its package.
-    let isTopLevel = stack.isEmpty
-    let floor = isTopLevel ? 0 : 1
+    // A top-level link's boundary is the destination itself; any other link's, its package (the root, in a
+    // document zip).
+    let isTopLevel = stack.isEmpty && !rootIsPackage
+    let floor = isTopLevel || rootIsPackage ? 0 : 1
     var pending = Array(destination.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
     if destination.hasPrefix("/") { return "its destination is absolute" }
     var expansions = 0

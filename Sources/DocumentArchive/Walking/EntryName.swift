@@ -8,12 +8,12 @@ import DocumentPackage
 ///   Unix zip tools (Info-ZIP zip 3.0 among them) store UTF-8 names without the flag, and CP437 text
 ///   is practically never valid multi-byte UTF-8.
 /// - Tar: names are the bytes they are (Linux file names are bytes). Bytes that are not part of
-///   valid UTF-8 are carried in a `String` as the private-use scalars U+F780–U+F7FF (byte 0x80–0xFF),
-///   turned back into the same bytes when the file is created (``rawBytes(_:)``), and shown as `\xNN`.
+///   valid UTF-8 are carried in a `String` as the private-use scalars U+F780–U+F7FF (byte 0x80–0xFF,
+///   ``RawByteNames``), turned back into the same bytes when the file is created (``rawBytes(_:)``), and shown as `\xNN`.
 ///   A name that contains those scalars itself is refused, so the mapping cannot confuse two names.
 enum EntryName {
   /// The first of the scalars standing for raw bytes: U+F780 is byte 0x80, U+F7FF byte 0xFF.
-  static let rawByteBase: UInt32 = 0xF700
+  static let rawByteBase = RawByteNames.base
 
   /// A zip entry's name as libarchive returned it: UTF-8 if valid, else CP437.
   static func decodeZip(_ bytes: [UInt8]) -> String {
@@ -25,33 +25,8 @@ enum EntryName {
     return String(result)
   }
 
-  /// A tar entry's name: valid UTF-8 kept, every other byte as its raw-byte scalar.
-  static func decodeBytes(_ bytes: [UInt8]) -> String {
-    if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
-    var result = String.UnicodeScalarView()
-    var index = 0
-    while index < bytes.count {
-      let lead = bytes[index]
-      let length =
-        lead < 0x80
-        ? 1
-        : (0xC2...0xDF).contains(lead)
-          ? 2
-          : (0xE0...0xEF).contains(lead)
-            ? 3
-            : (0xF0...0xF4).contains(lead) ? 4 : 0
-      if length > 0, index + length <= bytes.count,
-        let scalar = String(validating: bytes[index..<index + length], as: UTF8.self)
-      {
-        result.append(contentsOf: scalar.unicodeScalars)
-        index += length
-      } else {
-        result.append(Unicode.Scalar(rawByteBase + UInt32(lead))!)
-        index += 1
-      }
-    }
-    return String(result)
-  }
+  /// A tar entry's name: valid UTF-8 kept, every other byte as its raw-byte scalar (``RawByteNames``).
+  static func decodeBytes(_ bytes: [UInt8]) -> String { RawByteNames.decode(bytes) }
 
   /// The bytes a decoded name stands for: UTF-8, with each raw-byte scalar turned back into its byte.
   static func rawBytes(_ name: String) -> [UInt8] {
@@ -64,7 +39,7 @@ enum EntryName {
   }
 
   /// Whether `scalar` stands for a raw byte.
-  static func isRawByte(_ scalar: Unicode.Scalar) -> Bool { (0xF780...0xF7FF).contains(scalar.value) }
+  static func isRawByte(_ scalar: Unicode.Scalar) -> Bool { RawByteNames.isRawByte(scalar) }
 
   /// CP437's characters for bytes 0x80–0xFF.
   static let cp437High: [UInt32] = [

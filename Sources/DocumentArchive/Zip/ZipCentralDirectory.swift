@@ -256,6 +256,19 @@ struct ZipCentralDirectory {
         bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + total)]), localHeaderShift: localHeaderShift)
       start += total
       consumed += Int64(total)
+      // Every reader cuts a name at a NUL (libarchive, Python, unzip): two entries could then be one name, and the
+      // name written would not be the one stored. Refused, naming the entry, in every reader of the directory.
+      if header.name.contains(0) {
+        throw PackageError(
+          .invalidName, "refusing unsafe entry", path: EntryName.decodeZip(Array(header.name)),
+          context: "in '\(archive)': its name has a NUL byte, where other readers cut the name")
+      }
+      // A name marked UTF-8 (flag bit 11) that is not: libarchive would refuse it naming neither entry nor cause.
+      if header.u16(8) & 0x800 != 0, String(validating: header.name, as: UTF8.self) == nil {
+        throw PackageError(
+          .invalidName, "refusing unsafe entry", path: EntryName.decodeBytes(Array(header.name)),
+          context: "in '\(archive)': its name is marked as UTF-8 (zip flag bit 11) but is not valid UTF-8")
+      }
       guard try body(header) else { return }
     }
   }

@@ -43,6 +43,8 @@ final class ZipEntrySource: FileContentSource {
 
   /// Reads are `pread`s of the shared descriptor with state local to the call.
   var allowsConcurrentReads: Bool { true }
+  /// Its CRC-32 and size are checked at its end.
+  var checksDataWhenRead: Bool { true }
 
   func readAll() throws -> Data {
     var data = Data()

@@ -23,6 +23,8 @@ final class ZipListedEntrySource: FileContentSource {
 
   /// Reads are `pread`s of the shared descriptor (see ``ZipEntrySource``).
   var allowsConcurrentReads: Bool { true }
+  /// Its CRC-32 and size are checked at its end.
+  var checksDataWhenRead: Bool { true }
 
   func readAll() throws -> Data {
     var data = Data()

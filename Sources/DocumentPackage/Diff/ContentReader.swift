@@ -39,18 +39,25 @@ struct ContentReader {
       return try scratch.withUnsafeBytes { loaded in
         let held = fromDisk ?? loaded
         if let other = newDisk.read(new) { return Syscalls.bytesEqual(held, other) }
+        // An archive entry is read to its end even once it differs: its data is checked there (a zip's CRC-32),
+        // and a damaged entry must fail the comparison, not pass as modified.
+        let drains = new.checksDataWhenRead
         var offset = 0
+        var differs = false
         do {
           try new.readContents(chunkSize: Self.chunk(for: size)) { chunk in
-            guard offset + chunk.count <= held.count,
-              Syscalls.bytesEqual(UnsafeRawBufferPointer(rebasing: held[offset..<offset + chunk.count]), chunk)
-            else { throw Mismatch() }
+            if !differs {
+              differs =
+                offset + chunk.count > held.count
+                || !Syscalls.bytesEqual(UnsafeRawBufferPointer(rebasing: held[offset..<offset + chunk.count]), chunk)
+              if differs, !drains { throw Mismatch() }
+            }
             offset += chunk.count
           }
         } catch is Mismatch {
           return false
         }
-        return offset == held.count
+        return !differs && offset == held.count
       }
     }
     if old.isBackedByDisk, new.isBackedByDisk {

@@ -108,6 +108,13 @@ extension PackageNode {
     guard kind == .file, !edits.contains(.contents), case .source(let source) = fileBody else { return false }
     return source.allowsConcurrentReads
   }
+
+  /// Whether reading this file's contents to their end checks them (``FileContentSource/checksDataWhenRead``): an
+  /// archive entry's, as a comparison then reads it whole even when it differs.
+  var checksDataWhenRead: Bool {
+    guard kind == .file, !edits.contains(.contents), case .source(let source) = fileBody else { return false }
+    return source.checksDataWhenRead
+  }
 }
 
 /// The batches of a comparison, handed out in order to the workers that ask.

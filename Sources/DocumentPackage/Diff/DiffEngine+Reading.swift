@@ -85,6 +85,11 @@ extension DiffEngine {
       }
     } else if pair.old.size == pair.new.size, try !reader.equalContents(pair.old, pair.new) {
       details.insert(.contents)
+    } else if pair.old.size != pair.new.size {
+      // Sizes tell the contents differ; an archive entry's data is read all the same, where it is checked (a
+      // zip's CRC-32, a truncated tar), so that a damaged entry fails the diff rather than showing as modified.
+      // Its data only: a sparse entry's holes are not read.
+      for node in [pair.old, pair.new] where node.checksDataWhenRead { _ = try ContentReader.dataDigest(of: node) }
     }
     var nested: PackageDifference?
     if details.contains(.contents), let expand = options.expandingContainers,

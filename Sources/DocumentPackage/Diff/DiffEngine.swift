@@ -83,18 +83,29 @@ struct DiffEngine {
     }
   }
 
-  /// The children of one pair of directories, merged by name, being visited.
+  /// The children of one pair of directories, merged by name, being visited. Names are compared as their bytes
+  /// (``PackageNode/byteExactName``): a name on disk that is not UTF-8 is the same name as the archive entry
+  /// of the same bytes, and not the same as another such name that differs only in its bad bytes.
   private struct Level {
-    let a: [PackageNode]
-    let b: [PackageNode]
+    let a: [(node: PackageNode, name: String)]
+    let b: [(node: PackageNode, name: String)]
     let prefix: String
     var i = 0
     var j = 0
 
     init(_ old: PackageNode?, _ new: PackageNode?, prefix: String) throws {
-      a = old?.kind == .directory ? try old!.sortedChildren() : []
-      b = new?.kind == .directory ? try new!.sortedChildren() : []
+      a = Self.named(old?.kind == .directory ? try old!.sortedChildren() : [])
+      b = Self.named(new?.kind == .directory ? try new!.sortedChildren() : [])
       self.prefix = prefix
+    }
+
+    /// The children with their names as bytes, in the order of those names.
+    private static func named(_ children: [PackageNode]) -> [(node: PackageNode, name: String)] {
+      var named = children.map { (node: $0, name: $0.byteExactName) }
+      if named.contains(where: { $0.name != $0.node.name }) {
+        named.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+      }
+      return named
     }
 
     /// The next pair of same-named children (either absent), and its path.
@@ -103,16 +114,16 @@ struct DiffEngine {
       guard i < a.count || j < b.count else { return nil }
       if j == b.count || (i < a.count && a[i].name.utf8.lexicographicallyPrecedes(b[j].name.utf8)) {
         defer { i += 1 }
-        return (a[i], nil, path(a[i].name))
+        return (a[i].node, nil, path(a[i].name))
       } else if i == a.count || a[i].name != b[j].name {
         defer { j += 1 }
-        return (nil, b[j], path(b[j].name))
+        return (nil, b[j].node, path(b[j].name))
       } else {
         defer {
           i += 1
           j += 1
         }
-        return (a[i], b[j], path(a[i].name))
+        return (a[i].node, b[j].node, path(a[i].name))
       }
     }
   }
@@ -153,7 +164,10 @@ struct DiffEngine {
         let needsReading: Bool
         if old.size != new.size {
           details.insert(.contents)
-          needsReading = options.includesTextPatches || options.expandingContainers != nil
+          // An archive entry that differs is still read, to check its data (``DiffEngine/compare(_:)``).
+          needsReading =
+            options.includesTextPatches || options.expandingContainers != nil || old.checksDataWhenRead
+            || new.checksDataWhenRead
         } else if let identity = old.diskIdentity, identity == new.diskIdentity {
           needsReading = false
         } else {

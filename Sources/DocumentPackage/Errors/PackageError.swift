@@ -32,7 +32,7 @@ public struct PackageError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// One line: the message, the quoted path (control characters escaped), the context and the system's reason.
   public var description: String {
-    var line = "\(message) '\(path.escapingControlCharacters)'"
+    var line = "\(message) '\(path.escapingName)'"
     if !context.isEmpty { line += " \(context.escapingControlCharacters)" }
     if let errno { line += ": \(errno.description)" }
     return line
@@ -91,11 +91,22 @@ extension PackageError {
 
 extension String {
   /// The string with C0/C1 control characters and DEL written as escapes (`\n`, `\t`, `\u{1B}`),
-  /// so that no raw escape sequence from a file name reaches a terminal; and the scalars
-  /// U+F780–U+F7FF, which stand for the bytes 0x80–0xFF of a name that is not UTF-8 (an archive's
-  /// entry, as DocumentArchive reads it), as `\xNN`.
-  package var escapingControlCharacters: String {
-    guard unicodeScalars.contains(where: { $0.isControlCharacter || (0xF780...0xF7FF).contains($0.value) }) else {
+  /// so that no raw escape sequence from a file name reaches a terminal; and the scalars U+F780–U+F7FF,
+  /// which stand for the bytes 0x80–0xFF of a name that is not UTF-8 (see ``RawByteNames``), as `\xNN`.
+  /// For text that may hold names already written with ``escapingName``: its backslashes are kept.
+  package var escapingControlCharacters: String { escaping(backslashes: false) }
+
+  /// The name as the CLI shows names: as ``escapingControlCharacters`` writes it, with a backslash of the name
+  /// itself as `\\`, so that no two names are shown alike (`a\\xFE` is the name `a\xFE`, `a\xFE` the name
+  /// whose last byte is 0xFE). ``RawByteNames/unescapingName(_:)`` reads it back.
+  package var escapingName: String { escaping(backslashes: true) }
+
+  private func escaping(backslashes: Bool) -> String {
+    guard
+      unicodeScalars.contains(where: {
+        $0.isControlCharacter || RawByteNames.isRawByte($0) || (backslashes && $0 == "\\")
+      })
+    else {
       return self
     }
     var result = ""
@@ -105,10 +116,11 @@ extension String {
       case "\n": result += "\\n"
       case "\t": result += "\\t"
       case "\r": result += "\\r"
+      case "\\" where backslashes: result += "\\\\"
       case _ where scalar.isControlCharacter:
         result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-      case _ where (0xF780...0xF7FF).contains(scalar.value):
-        result += "\\x" + String(scalar.value - 0xF700, radix: 16, uppercase: true)
+      case _ where RawByteNames.isRawByte(scalar):
+        result += "\\x" + String(scalar.value - RawByteNames.base, radix: 16, uppercase: true)
       default: result.unicodeScalars.append(scalar)
       }
     }

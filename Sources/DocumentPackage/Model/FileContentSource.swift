@@ -20,6 +20,10 @@ public protocol FileContentSource: AnyObject {
   /// other sources of its tree (for example `pread`s of one shared descriptor, with no other state).
   /// A comparison then reads such files on several workers, as it does files on disk. `false` by default.
   var allowsConcurrentReads: Bool { get }
+  /// Whether reading the contents to their end checks them (an archive entry's CRC-32 or length), so that a
+  /// comparison reads such a file to its end even once it is known to differ: damage then fails the comparison
+  /// rather than showing as a change. `false` by default.
+  var checksDataWhenRead: Bool { get }
   /// Reads the contents' data in order, handing `body` chunks of at most `chunkSize` bytes with each one's
   /// offset; the bytes between them, and after the last, are zeros (a sparse file's holes, never read). By
   /// default every byte, from ``read(chunkSize:_:)``.
@@ -29,6 +33,9 @@ public protocol FileContentSource: AnyObject {
 extension FileContentSource {
   /// `false`: a source reads on one thread at a time unless it says otherwise.
   public var allowsConcurrentReads: Bool { false }
+
+  /// `false`: reading the contents checks nothing.
+  public var checksDataWhenRead: Bool { false }
 
   /// Every byte, from ``read(chunkSize:_:)``, with its offset.
   public func readData(chunkSize: Int, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {

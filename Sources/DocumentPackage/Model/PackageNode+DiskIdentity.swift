@@ -24,7 +24,7 @@ extension PackageNode {
 }
 
 /// A file's identity on disk: the device it is on and its inode number there.
-struct DiskIdentity: Hashable {
+package struct DiskIdentity: Hashable {
   var device: UInt64
   var inode: UInt64
 }
@@ -48,5 +48,25 @@ extension PackageNode {
       return nil
     }
     return bytes
+  }
+}
+
+extension PackageNode {
+  /// The name with each byte of a name on disk that is not valid UTF-8 as its raw-byte scalar
+  /// (``RawByteNames``), as an archive's entry names are read: two names are equal exactly when their bytes are,
+  /// and ``Swift/String/escapingName`` shows the bytes as `\xNN`. ``name`` where the name is valid UTF-8.
+  package var byteExactName: String {
+    // A repaired name holds U+FFFD, whose UTF-8 starts with 0xEF: most names are passed at this cheap test.
+    guard name.utf8.contains(0xEF), let bytes = nonUTF8NameOnDisk else { return name }
+    return RawByteNames.decode(bytes)
+  }
+}
+
+extension PackageNode {
+  /// The file's identity on disk when it has other names too (a hard link count above 1 when it was listed), so
+  /// that a packer can tell which of its files are one file; `nil` for a file with one name, or not on disk.
+  package var hardLinkedIdentity: DiskIdentity? {
+    guard kind == .file, let count = origin?.status.linkCount, count > 1 else { return nil }
+    return diskIdentity
   }
 }

@@ -19,10 +19,19 @@ extension PackageNode {
           .notADirectory, "not a directory:", path: node.displayPath,
           context: "(on the way to '\(path)')" + (node.packageContext.isEmpty ? "" : " " + node.packageContext))
       }
-      guard let child = try node.children()[component] else { throw node.noSuchChild(component) }
+      guard let child = try node.children()[component] ?? node.child(withBytes: component) else {
+        throw node.noSuchChild(component)
+      }
       node = child
     }
     return node
+  }
+
+  /// The child whose name on disk is the bytes `name` stands for, when `name` holds raw-byte scalars
+  /// (``RawByteNames``, as an archive's names and the CLI's `\xNN` give them) and the child's name is not UTF-8.
+  private func child(withBytes name: String) throws -> PackageNode? {
+    guard name.unicodeScalars.contains(where: RawByteNames.isRawByte) else { return nil }
+    return try children().values.first { $0.byteExactName == name }
   }
 
   /// The node at `path`, or `nil` if nothing is there. Other failures still throw.

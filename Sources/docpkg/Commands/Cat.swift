@@ -18,8 +18,22 @@ struct Cat: ParsableCommand {
 
   func run() throws {
     do { try write() } catch let error as PackageError where Self.entryCodes.contains(error.code) {
-      throw naming(error)
+      throw hinting(naming(error))
     }
+  }
+
+  /// `error` with a hint when ENTRY starts with the package's own name (`S.pkg/a.txt` in an archive whose top
+  /// folder is `S.pkg`), and the rest names an entry: the command to run.
+  private func hinting(_ error: PackageError) -> PackageError {
+    let parts = entry.split(separator: "/", omittingEmptySubsequences: true)
+    guard error.code == .noSuchEntry, parts.count > 1, error.path == String(parts[0]),
+      let root = try? openPackage(package), root.name == error.path
+    else { return error }
+    let rest = parts.dropFirst().joined(separator: "/")
+    guard (try? root.node(at: rest)) != nil else { return error }
+    var hinted = error
+    hinted.context += " (ENTRY is a path inside the package, without its name: docpkg cat '\(package)' '\(rest)')"
+    return hinted
   }
 
   /// The errors that name the entry asked for, within the package.
@@ -34,7 +48,16 @@ struct Cat: ParsableCommand {
     return named
   }
 
+  /// Writes the entry ENTRY names: read as the CLI shows names (`\xNN` a byte of a name that is not UTF-8,
+  /// `\\` a backslash), else as it is written.
   private func write() throws {
+    guard let unescaped = RawByteNames.unescapingName(entry) else { return try write(entry) }
+    do { try write(unescaped) } catch let error as PackageError where error.code == .noSuchEntry {
+      do { try write(entry) } catch let literal as PackageError where literal.code == .noSuchEntry { throw error }
+    }
+  }
+
+  private func write(_ entry: String) throws {
     let out = StandardOutput.shared
     // A file in a zip: found through the central directory, without building the archive's tree.
     if let source = try ArchivePackage.zipFileContents(at: entry, in: FilePath(package)) {

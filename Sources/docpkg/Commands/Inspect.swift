@@ -130,7 +130,7 @@ struct Inspect: ParsableCommand {
       let child = children[index]
       listing.totals.count(child)
       let shown = listing.depth.map { level <= $0 } ?? true
-      let childPath = shown ? (path.isEmpty ? child.name : path + "/" + child.name) : ""
+      let childPath = shown ? (path.isEmpty ? child.byteExactName : path + "/" + child.byteExactName) : ""
       let isLast = index == children.count - 1
       if shown {
         if listing.json {
@@ -179,12 +179,12 @@ struct Inspect: ParsableCommand {
     out.write("  ")
     out.write(prefix)
     out.write(connector)
-    out.write(node.name.escapingControlCharacters)
+    out.write(node.byteExactName.escapingName)
     switch node.kind {
     case .directory: out.write("/")
     case .symlink:
       out.write(" -> ")
-      out.write(node.symbolicLinkDestination.escapingControlCharacters)
+      out.write(node.symbolicLinkDestination.escapingName)
     case .file: break
     }
     out.write("\n")

@@ -99,8 +99,14 @@ struct Pack: ParsableCommand {
     // As zip does: one line per entry left out, and the archive still made.
     for skipped in report.skipped {
       StandardError.write(
-        "docpkg: skipped '\(skipped.path.escapingControlCharacters)': "
+        "docpkg: skipped '\(skipped.path.escapingName)': "
           + "\(skipped.reason.escapingControlCharacters) (not packed: unpack would refuse it)\n")
+    }
+    // A hard link's bytes are stored again, as zip stores them: an unpack makes two files.
+    for copy in report.copies {
+      StandardError.write(
+        "docpkg: note: '\(copy.path.escapingName)' is a hard link to '\(copy.original.escapingName)': "
+          + "stored as a copy (an unpack makes two files)\n")
     }
     // A large file of zeros or a sparse file packs small: say so now, not when unpack refuses the archive.
     if output != "-", let status = try? Syscalls.statusFollowing(FilePath(output)), status.kind == .file,

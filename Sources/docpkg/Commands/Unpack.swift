@@ -92,12 +92,12 @@ struct Unpack: ParsableCommand {
       }
     }
     for skipped in report.skipped {
-      StandardError.write("docpkg: skipped '\(skipped.path.escapingControlCharacters)': \(skipped.reason)\n")
+      StandardError.write("docpkg: skipped '\(skipped.path.escapingName)': \(skipped.reason)\n")
     }
     let names = report.created
     let out = StandardOutput.shared
     for name in names {
-      out.write((output == "." ? name : FilePath(output).appending(name).string).escapingControlCharacters + "\n")
+      out.write((output == "." ? name : FilePath(output).appending(name).string).escapingName + "\n")
     }
   }
 }

@@ -50,9 +50,9 @@ struct ArchiveListingPrinter {
   private func line(for entry: ArchiveListingEntry) -> String {
     let kind = entry.kind.rawValue
     let size = entry.kind == .directory ? "-" : (entry.size ?? 0).grouped
-    var shown = entry.path.escapingControlCharacters + (entry.kind == .directory ? "/" : "")
+    var shown = entry.path.escapingName + (entry.kind == .directory ? "/" : "")
     if let target = entry.target {
-      shown += (entry.kind == .hardlink ? " => " : " -> ") + target.escapingControlCharacters
+      shown += (entry.kind == .hardlink ? " => " : " -> ") + target.escapingName
     }
     if let refused = entry.refused { shown += "  [refused: \(refused.escapingControlCharacters)]" }
     let mode = FilePermissions(rawValue: CInterop.Mode(entry.mode & 0o7777)).octal

@@ -23,7 +23,7 @@ extension DiffRenderer {
       if change.details.contains(.symbolicLinkDestination) || (change.kind != .modified && change.kind != .renamed) {
         for (label, entry) in [("old", change.old), ("new", change.new)] {
           if let target = entry?.symbolicLinkDestination {
-            text += "\(label) link → \(target.escapingControlCharacters)\n"
+            text += "\(label) link → \(target.escapingName)\n"
           }
         }
       }

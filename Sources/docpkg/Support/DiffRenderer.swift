@@ -35,7 +35,7 @@ struct DiffRenderer {
           change: change, path: prefix + display(change.path, change.new ?? change.old),
           oldPath: change.oldPath.map { prefix + display($0, change.old) }, isNested: !prefix.isEmpty))
       if let nested = change.nested {
-        stack.append((Array(nested), 0, prefix + change.path.escapingControlCharacters + "!/"))
+        stack.append((Array(nested), 0, prefix + change.path.escapingName + "!/"))
       }
     }
     return shown
@@ -43,7 +43,7 @@ struct DiffRenderer {
 
   /// The path with control characters escaped, `/` after directories, `.` for the root.
   static func display(_ path: String, _ entry: PackageDifference.Entry?) -> String {
-    let shown = path.isEmpty ? "." : path.escapingControlCharacters
+    let shown = path.isEmpty ? "." : path.escapingName
     return entry?.kind == .directory ? shown + "/" : shown
   }
 
@@ -118,7 +118,7 @@ struct DiffRenderer {
       switch entry.kind {
       case .file: "\(entry.size.grouped) bytes"
       case .directory: "directory"
-      case .symlink: "→ \((entry.symbolicLinkDestination ?? "").escapingControlCharacters)"
+      case .symlink: "→ \((entry.symbolicLinkDestination ?? "").escapingName)"
       }
     }
     switch change.kind {
@@ -140,7 +140,7 @@ struct DiffRenderer {
       }
       if change.details.contains(.symbolicLinkDestination) {
         parts.append(
-          "link \((old.symbolicLinkDestination ?? "").escapingControlCharacters) → \((new.symbolicLinkDestination ?? "").escapingControlCharacters)"
+          "link \((old.symbolicLinkDestination ?? "").escapingName) → \((new.symbolicLinkDestination ?? "").escapingName)"
         )
       }
       if change.details.contains(.modificationTime) {

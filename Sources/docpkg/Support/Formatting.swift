@@ -24,7 +24,8 @@ extension Int64 {
 }
 
 extension String {
-  /// The string as a JSON string literal, quotes included.
+  /// The string as a JSON string literal, quotes included: decoded, it is the string with each byte of a name that
+  /// is not UTF-8 as `\xNN` and each backslash as `\\`, as text shows names.
   var jsonQuoted: String {
     guard needsJSONEscaping else { return "\"" + self + "\"" }
     var result = "\""
@@ -32,7 +33,9 @@ extension String {
     for scalar in unicodeScalars {
       switch scalar {
       case "\"": result += "\\\""
-      case "\\": result += "\\\\"
+      // A backslash as `\\` once decoded, as names are shown (``Swift/String/escapingName``): the name `a\xFE` is
+      // then told from the name whose last byte is 0xFE.
+      case "\\": result += "\\\\\\\\"
       case "\n": result += "\\n"
       case "\r": result += "\\r"
       case "\t": result += "\\t"
