@@ -17,8 +17,10 @@ struct BrowsingTests {
     let root = try await served.get("/api/children", ["path": ""])
     #expect(root.status == 200, "\(root)")
     let entries = root.json["entries"] as? [[String: Any]] ?? []
-    #expect(entries.map { $0["name"] as? String } == ["Images", "Index.json", "QuickLook", "Text.txt", "link"])
-    let text = entries.first { $0["name"] as? String == "Text.txt" }
+    // Entries are described as `inspect --json` describes them: by path, no name apart.
+    #expect(entries.map { $0["path"] as? String } == ["Images", "Index.json", "QuickLook", "Text.txt", "link"])
+    #expect(entries.allSatisfy { $0["name"] == nil })
+    let text = entries.first { $0["path"] as? String == "Text.txt" }
     let size = try FileManager.default.attributesOfItem(atPath: package + "/Text.txt")[.size] as? Int
     #expect(text?["kind"] as? String == "file" && text?["size"] as? Int == size && text?["mode"] as? String == "0644")
     #expect(entries.last?["target"] as? String == "Text.txt" && entries.last?["kind"] as? String == "symlink")
@@ -42,11 +44,11 @@ struct BrowsingTests {
     let served = try await Served(package: package)
     let first = try await served.get("/api/children", ["path": "Pages", "limit": "200"])
     #expect(first.json["total"] as? Int == 3000)
-    let names = (first.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-    #expect(names.count == 200 && names.first == "p0000.txt" && names.last == "p0199.txt")
+    let names = (first.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+    #expect(names.count == 200 && names.first == "Pages/p0000.txt" && names.last == "Pages/p0199.txt")
     let later = try await served.get("/api/children", ["path": "Pages", "offset": "2900", "limit": "200"])
-    let tail = (later.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-    #expect(tail.count == 100 && tail.last == "p2999.txt" && later.json["offset"] as? Int == 2900)
+    let tail = (later.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+    #expect(tail.count == 100 && tail.last == "Pages/p2999.txt" && later.json["offset"] as? Int == 2900)
     let bySize = try await served.get("/api/children", ["path": "Pages", "sort": "size", "limit": "3"])
     let sizes = (bySize.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["size"] as? Int }
     #expect(sizes == [96, 96, 96], "\(bySize)")

@@ -1,3 +1,4 @@
+import DocumentPackage
 import Foundation
 import TestSupport
 import Testing
@@ -27,6 +28,42 @@ struct InspectCommandTests {
     #expect(json["directories"] as? Int == 5)
     #expect(json["symlinks"] as? Int == 3)
     #expect(json["bytes"] as? Int == 37 + 23 + 17 + 19 + 16)
+  }
+
+  /// Issue 38: one shape of an entry in JSON. What `inspect --json` writes for a package and for an archive (with
+  /// a FIFO and an entry `unpack` refuses) is what the library's ``EntrySummary`` encodes, as `serve` sends it:
+  /// each item decodes as one, and encoding that again gives the same bytes (sorted keys).
+  @Test func inspectJSONEntriesAreTheOneEntryShape() throws {
+    struct Listing: Decodable { var entries: [EntrySummary] }
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Attributes.pkg", into: temp)
+    let make = """
+      import io, tarfile
+      with tarfile.open('odd.tar', 'w') as t:
+          for name, kind in (('P/a "q"\\.txt', tarfile.REGTYPE), ('P/fifo', tarfile.FIFOTYPE), ('P/up', tarfile.SYMTYPE)):
+              info = tarfile.TarInfo(name); info.type = kind; info.mode = 0o640
+              if kind == tarfile.SYMTYPE: info.linkname = '../../outside'
+              t.addfile(info, io.BytesIO(b'') if kind == tarfile.REGTYPE else None)
+      """
+    try Shell.run("python3", ["-c", make], directory: temp.path)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    for listed in [package, temp.appending("odd.tar")] {
+      let result = try Shell.docpkg(["inspect", listed, "--json"])
+      #expect(result.status == 0, "\(result.standardError)")
+      let entries = try JSONDecoder().decode(Listing.self, from: result.stdout).entries
+      #expect(entries.count >= 3, "\(result.standardOutput)")
+      let lines = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("{\"kind\"") }
+      #expect(lines.count == entries.count)
+      for (line, entry) in zip(lines, entries) {
+        let written = String(line.hasSuffix(",") ? line.dropLast() : line)
+        #expect(String(decoding: try encoder.encode(entry), as: UTF8.self) == written)
+      }
+      if listed.hasSuffix(".tar") {
+        #expect(entries.contains { $0.kind == "special" && $0.special == "FIFO" }, "\(entries)")
+        #expect(entries.contains { $0.path == "P/up" && $0.refused != nil && $0.target == "../../outside" })
+      }
+    }
   }
 
   @Test func inspectShowsATreeAndTotals() throws {

@@ -91,3 +91,13 @@ public enum ArchiveListing {
     return result
   }
 }
+
+extension EntrySummary {
+  /// The entry an archive's header describes, as `inspect --json` lists it.
+  package init(_ entry: ArchiveListingEntry) {
+    self.init(
+      path: entry.path, kind: entry.kind.rawValue, size: entry.size ?? 0,
+      mode: FilePermissions(rawValue: CInterop.Mode(entry.mode & 0o7777)).octal, target: entry.target,
+      special: entry.special, refused: entry.refused)
+  }
+}

@@ -1,31 +1,6 @@
 import DocumentPackage
 import SystemPackage
 
-/// One entry as the page shows it in the tree.
-package struct EntryInfo: Sendable, Codable, Equatable {
-  /// The name in its directory.
-  package var name: String
-  /// The path from the root, components joined by `/`.
-  package var path: String
-  /// `file`, `directory` or `symlink`.
-  package var kind: NodeKind
-  /// A file's length, a link's target length, 0 for a directory.
-  package var size: Int64
-  /// The permissions, four octal digits.
-  package var mode: String
-  /// A symbolic link's target (never followed).
-  package var target: String?
-
-  init(_ node: PackageNode, path: String) {
-    name = node.name
-    self.path = path
-    kind = node.kind
-    size = node.size
-    mode = node.permissions.octal
-    target = node.kind == .symlink ? node.symbolicLinkDestination : nil
-  }
-}
-
 /// A page of a directory's entries, sorted and filtered: what the tree shows when a folder opens. A directory of
 /// 10,000 entries is listed once (the model keeps it) and sent a page at a time.
 package struct DirectoryListing: Sendable, Codable, Equatable {
@@ -44,7 +19,7 @@ package struct DirectoryListing: Sendable, Codable, Equatable {
   /// The index of the first entry of this page among them.
   package var offset: Int
   /// This page's entries.
-  package var entries: [EntryInfo]
+  package var entries: [EntrySummary]
 
   /// The entries of the directory at `path` below `root` whose names contain `filter` (any case; directories
   /// always pass, so that their files can be reached), ordered by `order`, from `offset`, at most `limit`.
@@ -70,15 +45,7 @@ package struct DirectoryListing: Sendable, Codable, Equatable {
     self.offset = min(offset, children.count)
     let prefix = path.isEmpty ? "" : path + "/"
     entries = children[self.offset..<min(children.count, self.offset + limit)].map {
-      EntryInfo($0, path: prefix + $0.name)
+      EntrySummary($0, path: prefix + $0.name)
     }
-  }
-}
-
-extension FilePermissions {
-  /// Four octal digits: `0644`.
-  var octal: String {
-    let digits = String(rawValue, radix: 8)
-    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 }

@@ -23,7 +23,7 @@ package struct FilePreview: Sendable, Codable, Equatable {
   }
 
   /// The entry.
-  package var entry: EntryInfo
+  package var entry: EntrySummary
   /// How to show it.
   package var form: Form
   /// The image's media type, for `image` and `svg`.
@@ -64,7 +64,7 @@ package struct FilePreview: Sendable, Codable, Equatable {
   /// browser's queue, see ``PackageBrowser``) and is quick; making the preview from it (re-indenting, hex) does
   /// not, and runs elsewhere.
   package struct Source: Sendable {
-    var entry: EntryInfo
+    var entry: EntrySummary
     var form: Form
     var mediaType: String?
     var offset: Int64
@@ -80,7 +80,7 @@ package struct FilePreview: Sendable, Codable, Equatable {
     /// - Throws: ``/DocumentPackage/PackageError`` when the entry is missing or cannot be read.
     package init(of root: PackageNode, at path: String, offset: Int64, length: Int?) throws {
       let node = try root.node(at: path)
-      entry = EntryInfo(node, path: path)
+      entry = EntrySummary(node, path: path)
       self.offset = offset
       size = node.kind == .file ? node.size : 0
       guard node.kind == .file else {

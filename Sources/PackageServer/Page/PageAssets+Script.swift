@@ -65,10 +65,14 @@ extension PageAssets {
       }
       list.dataset.total = listing.total;
     }
+    // An entry's name: the last component of its path (the server sends paths only, as inspect --json does).
+    function baseName(entry) {
+      return entry.path.slice(entry.path.lastIndexOf("/") + 1);
+    }
     function treeItem(entry) {
       const isDirectory = entry.kind === "directory";
       const twisty = el("span", { class: "twisty", text: isDirectory ? "▸" : "" });
-      const label = entry.kind === "symlink" ? entry.name + " → " + entry.target : entry.name;
+      const label = entry.kind === "symlink" ? baseName(entry) + " → " + entry.target : baseName(entry);
       const row = el("div", { class: "row", tabindex: "-1", dataset: { path: entry.path, kind: entry.kind } }, twisty,
         el("span", { class: "name", text: label }),
         el("span", { class: "mode", text: entry.mode }),
@@ -161,7 +165,7 @@ extension PageAssets {
       box.dataset.path = path;
       box.dataset.form = result.form;
       if (result.form === "image" || result.form === "svg") {
-        box.append(el("img", { class: "preview", alt: entry.name, src: api("/api/raw", { path, state: stateParam }) }));
+        box.append(el("img", { class: "preview", alt: baseName(entry), src: api("/api/raw", { path, state: stateParam }) }));
         if (result.form === "image") return;
       }
       if (result.form === "none") return;

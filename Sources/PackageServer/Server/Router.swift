@@ -127,7 +127,7 @@ struct Router: Sendable {
     var name: String
     var location: String
     var kind: String
-    var root: EntryInfo
+    var root: EntrySummary
     var hasVersions: Bool
     var live: Bool
     var restorable: Bool
@@ -146,10 +146,10 @@ struct Router: Sendable {
 
   private func info() async throws -> HTTPResponse {
     let location = browser.location
-    let root = try await browser.read { root in EntryInfo(root, path: "") }
+    let (root, name) = try await browser.read { root in (EntrySummary(root, path: ""), root.name) }
     return .json(
       Info(
-        name: root.name.isEmpty ? location.displayName : root.name, location: location.displayName,
+        name: name.isEmpty ? location.displayName : name, location: location.displayName,
         kind: location.kindName, root: root, hasVersions: location.versionedPackage != nil, live: isLive,
         restorable: requestGuard.allowsWrites && location.isPackageOnDisk,
         compared: browser.compared.enumerated().map { index, other in

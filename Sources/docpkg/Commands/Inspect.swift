@@ -11,7 +11,7 @@ struct Inspect: ParsableCommand {
     abstract: "Show a package's tree with kind, size and mode of each entry, then totals.",
     discussion: """
       Totals count the whole package, even when --depth limits what is listed. \
-      --json prints {"entries":[{"path","kind","size","mode","target"}],"files","directories","symlinks","bytes"} \
+      --json prints {"entries":[{"kind","mode","path","size","target"}],"files","directories","symlinks","bytes"} \
       with paths relative to the package root; the root itself is not an entry. \
       An archive with entries that unpack would refuse is listed flat, every entry in archive order, each refused \
       one marked "[refused: REASON]" (in --json, a "refused" field; special files have kind "special" and a \
@@ -136,7 +136,7 @@ struct Inspect: ParsableCommand {
         if listing.json {
           listing.out.write(listing.first ? "\n" : ",\n")
           listing.first = false
-          writeJSONEntry(child, path: childPath, to: listing.out)
+          listing.out.writeJSON(EntrySummary(child, path: childPath))
         } else {
           writeLine(for: child, prefix: prefix, connector: isLast ? "└── " : "├── ", to: listing.out)
         }
@@ -218,27 +218,6 @@ struct Inspect: ParsableCommand {
     out.writeSpaces(max(0, width - digits.count))
     digits.reverse()
     digits.withUnsafeBytes { out.write(bytes: $0) }
-  }
-
-  /// Writes one entry piece by piece: building a string per entry costs more than the `lstat` behind it.
-  private func writeJSONEntry(_ node: PackageNode, path: String, to out: StandardOutput) {
-    out.write("{\"path\":")
-    out.writeJSONString(path)
-    switch node.kind {
-    case .file: out.write(",\"kind\":\"file\",\"size\":")
-    case .directory: out.write(",\"kind\":\"directory\",\"size\":")
-    case .symlink: out.write(",\"kind\":\"symlink\",\"size\":")
-    }
-    out.write(String(node.size))
-    out.write(",\"mode\":\"")
-    out.write(node.permissions.octal)
-    if node.kind == .symlink {
-      out.write("\",\"target\":")
-      out.writeJSONString(node.symbolicLinkDestination)
-      out.write("}")
-    } else {
-      out.write("\"}")
-    }
   }
 }
 

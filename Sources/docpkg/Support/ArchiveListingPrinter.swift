@@ -28,7 +28,7 @@ struct ArchiveListingPrinter {
       if json {
         out.write(first ? "\n" : ",\n")
         first = false
-        writeJSON(entry)
+        out.writeJSON(EntrySummary(entry))
       } else {
         out.write(line(for: entry))
       }
@@ -57,27 +57,5 @@ struct ArchiveListingPrinter {
     if let refused = entry.refused { shown += "  [refused: \(refused.escapingControlCharacters)]" }
     let mode = FilePermissions(rawValue: CInterop.Mode(entry.mode & 0o7777)).octal
     return kind.rightPadded(to: 9) + " " + mode + " " + size.leftPadded(to: 15) + "  " + shown + "\n"
-  }
-
-  private func writeJSON(_ entry: ArchiveListingEntry) {
-    out.write("{\"path\":")
-    out.writeJSONString(entry.path)
-    out.write(",\"kind\":\"\(entry.kind.rawValue)\"")
-    if let special = entry.special {
-      out.write(",\"special\":")
-      out.writeJSONString(special)
-    }
-    out.write(",\"size\":\(entry.size ?? 0),\"mode\":\"")
-    out.write(FilePermissions(rawValue: CInterop.Mode(entry.mode & 0o7777)).octal)
-    out.write("\"")
-    if let target = entry.target {
-      out.write(",\"target\":")
-      out.writeJSONString(target)
-    }
-    if let refused = entry.refused {
-      out.write(",\"refused\":")
-      out.writeJSONString(refused)
-    }
-    out.write("}")
   }
 }

@@ -2,14 +2,6 @@ import DocPkgCommandLine
 import DocumentPackage
 import SystemPackage
 
-extension FilePermissions {
-  /// Four octal digits: `0644`, `4755`.
-  var octal: String {
-    let digits = String(rawValue, radix: 8)
-    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-  }
-}
-
 extension Int64 {
   /// The number with thousands separators: `1,234,567`.
   var grouped: String {
