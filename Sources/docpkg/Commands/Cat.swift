@@ -9,7 +9,11 @@ struct Cat: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "cat",
     abstract: "Write the bytes of one file in a package to standard output.",
-    discussion: "ENTRY is a path inside the package, such as Data/notes.txt. Files are streamed, whatever their size."
+    discussion: """
+      ENTRY is a path inside the package, such as Data/notes.txt, without the package's own name; a name that is \
+      not UTF-8 is written as inspect shows it (\\xE9 for the byte 0xE9, \\\\ for a backslash). Files are \
+      streamed, whatever their size.
+      """
   )
 
   @OptionGroup var location: PackageEntryArguments
