@@ -23,9 +23,12 @@ extension VersionStore {
     return Set(String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Int($0) })
   }
 
-  /// Adds `ids` to `removed`, before their records go. Under the store's lock.
-  func noteRemoved(_ ids: [Int]) throws {
-    let all = removedIDs.union(ids).sorted()
+  /// Adds `ids` to `removed`, before their records go; only the ids a record that stays follows
+  /// are kept there, so the file stays as small as the store. Under the store's lock.
+  /// - Parameter kept: The records that stay.
+  func noteRemoved(_ ids: [Int], keeping kept: [VersionRecord]) throws {
+    let followed = Set(kept.compactMap(\.follows))
+    let all = removedIDs.union(ids).intersection(followed).sorted()
     try StoreFiles.writeAtomically(
       Data(all.map { "\($0)\n" }.joined().utf8), to: removedPath, temporary: temporaryPath)
   }
