@@ -9,8 +9,8 @@ save goes on (with --kill, it is killed instead, as a crash or a power cut would
 `docpkg check R.mydoc` runs, and:
   * the save either succeeded and R.mydoc is its new state, or failed with one line and R.mydoc is the old or the
     new state once `check` ran; `check` says ok only then;
-  * no journal, temporary or lock is left beside either name (a killed save's journal, left beside the old name,
-    is found from the new one; its temporary tree, never swapped in, may stay beside the old name).
+  * no journal, temporary tree or lock file is left beside either name (a killed save's, left beside the old name,
+    are found from the new one: its lock file says whose they are).
 --work DIR runs in a folder made in DIR (a mount of the file system to test, where the exchange may be refused
 for real). Prints the cases and " N failures".
 """
@@ -139,10 +139,10 @@ def main():
                     problems.append("the save succeeded, but the package is not its new state")
                 elif after not in (case.before, case.after):
                     problems.append("neither old nor new after check")
-                # A killed save's temporary tree (never swapped in) may stay beside the old name, where the next
-                # recovery of a package of that name removes it; nothing else may.
-                left = [n for n in os.listdir(case.dir) if "docpkg-journal" in n or "docpkg-tmp" in n
-                        and not (killed and n == ".Q.mydoc.docpkg-tmp")]
+                # Nothing a save made is left beside either name (a killed save's journal, temporary tree and lock
+                # file beside the old name are found from the new one); only the version store stays.
+                left = [n for n in os.listdir(case.dir) if n.startswith((".Q.mydoc.docpkg-", ".R.mydoc.docpkg-"))
+                        and not n.endswith(".docpkg-versions")]
                 if left:
                     problems.append("left beside: " + ", ".join(left))
                 if problems:

@@ -30,6 +30,27 @@ struct SaveCommandTests {
     #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "a")
   }
 
+  @Test func aRefusedPutCreateLeavesNoPackage() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("New.pkg")
+    let missing = temp.appending("missing.txt")
+    var result = try Shell.docpkg(["put", package, "a.txt", missing, "--create"])
+    #expect(result.status == 1)
+    #expect(result.standardError == "docpkg: error: cannot open '\(missing)': No such file or directory\n")
+    result = try Shell.docpkg(["put", package, "a/" + String(repeating: "x", count: 300), "--create"], input: Data())
+    #expect(result.status == 1)
+    #expect(result.standardError.hasPrefix("docpkg: error: invalid name: 'xxx"), "\(result.standardError)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path).isEmpty)
+    result = try Shell.docpkg(["put", package, "a.txt", "--create", "--append", "--merge"], input: Data("a".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardOutput == "saved\n")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == [
+        ".New.pkg.docpkg-versions", "New.pkg",
+      ])
+    #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "a")
+  }
+
   @Test func putLeavesNoLockFileAndNeverWritesInsideAPackageByMistake() throws {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)

@@ -91,6 +91,30 @@ struct VersionDamageCommandTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: record)) == whole.prefix(whole.count / 2))
   }
 
+  /// Outsider attack on issue 35: a record file deleted from the store left a silent gap (`versions list` skipped the
+  /// id, `check` said ok). Now it is damage, named with its path; a version removed by `versions remove` is not.
+  @Test func aDeletedRecordIsReportedAndMarkedButARemovedVersionIsNot() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("G.mydoc")
+    try Self.fiveSaves(package)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    #expect(try Shell.docpkg(["versions", "remove", package, "2"]).status == 0)
+    #expect(try Shell.docpkg(["check", package]).status == 0)
+    let record = Self.store(of: package) + "/versions/3"
+    try FileManager.default.removeItem(atPath: record)
+
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1)
+    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains(record) }
+    #expect(lines.count == 1, "\(check.standardOutput)")
+    #expect(lines.first?.contains("record is missing") == true, "\(check.standardOutput)")
+    #expect(!check.standardOutput.contains("/versions/2'"), "\(check.standardOutput)")
+
+    let rows = try Self.rows(package)
+    #expect(rows.map { $0[0] } == ["1", "3", "4", "5"], "\(rows)")
+    #expect(rows.count == 4 && rows[1].contains("damaged"), "\(rows)")
+  }
+
   @Test func garbageInAPendingRecordKeepsTheReplacedBytesAndIsReported() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("G.mydoc")

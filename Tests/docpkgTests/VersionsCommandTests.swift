@@ -114,6 +114,55 @@ struct VersionsCommandTests {
     #expect(result.standardOutput.contains(" 0 lost"))
   }
 
+  /// Outsider attack on issue 35: a file another program named with bytes that are not UTF-8 was never kept by a
+  /// version ("not kept", `check` exit 1), and restoring that version removed it. Now kept and restored byte-exact,
+  /// and not confused with the name that spells U+F780 in UTF-8 (the scalars that stand for such bytes).
+  @Test(.enabled(if: Shell.has("python3")))
+  func namesThatAreNotUTF8AreKeptAndRestoredByteExact() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("Raw.mydoc")
+    let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+    try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: false)
+    let write = """
+      import os, sys
+      p = sys.argv[1].encode()
+      os.mkdir(p + b"/d\\xff")
+      for name, data in [(b"n\\xfe.txt", b"fe"), (b"\\x80", b"byte 80"), (b"\\xef\\x9e\\x80", b"U+F780"),
+                         (b"d\\xff/in\\xfe\\xfe", b"deep")]:
+          fd = os.open(p + b"/" + name, os.O_WRONLY | os.O_CREAT, 0o644)
+          os.write(fd, data)
+          os.close(fd)
+      """
+    let list = """
+      import os, sys
+      p = sys.argv[1].encode()
+      for top, dirs, files in sorted(os.walk(p)):
+          for name in sorted(files):
+              path = os.path.join(top, name)
+              print(repr(os.path.relpath(path, p)), open(path, "rb").read())
+      """
+    _ = try Shell.run("python3", ["-c", write, package])
+    let expected = try Shell.run("python3", ["-c", list, package]).standardOutput
+    var result = try Shell.docpkg(["put", package, "a.txt"], input: Data("a".utf8), environment: quiet)
+    #expect(result.status == 0, "\(result.standardError)")
+    result = try Shell.docpkg(["check", package])
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    let remove = """
+      import os, shutil, sys
+      p = sys.argv[1].encode()
+      for name in os.listdir(p):
+          if name != b"a.txt":
+              shutil.rmtree(p + b"/" + name) if os.path.isdir(p + b"/" + name) else os.remove(p + b"/" + name)
+      """
+    _ = try Shell.run("python3", ["-c", remove, package])
+    result = try Shell.docpkg(["versions", "restore", package, "1"], environment: quiet)
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(try Shell.run("python3", ["-c", list, package]).standardOutput == expected)
+    #expect(expected.contains("b'n\\xfe.txt' b'fe'") && expected.contains("b'\\xef\\x9e\\x80' b'U+F780'"))
+    result = try Shell.docpkg(["check", package])
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+  }
+
   /// The reduced settle crash test: `docpkg versions settle` killed at every step of copying a
   /// pending version (see Tests/Scripts/crash-test.py --settle).
   @Test(.enabled(if: Shell.crashSweeps))

@@ -58,6 +58,7 @@ package final class PackageLock {
       }
       if Self.pathStillNames(candidate, path) {
         fd = candidate
+        Self.recordRoot(of: packagePath, in: candidate)
         return
       }
       Syscalls.closeFile(candidate)  // the holder we waited for removed it: lock the new one
@@ -76,6 +77,28 @@ package final class PackageLock {
   }
 
   /// Whether `path` names the file open as `fd` (not removed, not replaced by another lock file).
+  /// Writes the device and inode of the package's root (`DEVICE INODE`) into the lock file just
+  /// taken, when there is a package (best effort; a crashed holder leaves the file behind with it):
+  /// so that what a save killed under this lock left beside the package is told as this package's
+  /// after the package was renamed (see `MovedLeftovers`). Nothing is written for a package not
+  /// there yet, so the file keeps naming the root its last holder saw.
+  private static func recordRoot(of packagePath: FilePath, in fd: CInt) {
+    guard let root = try? Syscalls.statusNoFollow(packagePath), root.kind == .directory else { return }
+    let bytes = Array("\(root.device) \(root.inode)\n".utf8)
+    let written = bytes.withUnsafeBytes { buffer in (try? Syscalls.writeAll(fd, buffer, at: 0)) != nil }
+    if written { try? Syscalls.setSize(fd, Int64(bytes.count)) }
+  }
+
+  /// The device and inode of the package root a lock file `name` in `parentFD` names (see
+  /// `recordRoot(of:in:)`); nil if it names none.
+  static func recordedRoot(lockFile name: RawName, parentFD: CInt) -> [UInt64]? {
+    guard let fd = try? Syscalls.openForReading(in: parentFD, name) else { return nil }
+    defer { Syscalls.closeFile(fd) }
+    guard let bytes = try? Syscalls.readBytes(fd, at: 0, count: 64) else { return nil }
+    let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { UInt64($0) }
+    return fields.count == 2 ? fields : nil
+  }
+
   private static func pathStillNames(_ fd: CInt, _ path: FilePath) -> Bool {
     guard let held = try? Syscalls.status(of: fd), let named = try? Syscalls.statusNoFollow(path) else {
       return false

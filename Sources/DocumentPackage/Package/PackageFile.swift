@@ -95,6 +95,9 @@ public final class PackageFile {
   var lock: PackageLock?
   /// Set once `RENAME_EXCHANGE` was refused here: later saves go by journal (``SaveJournal``) at once.
   var exchangeUnsupported = false
+  /// Whether opening made the package (``Options/create``), and whether a version store was beside it then.
+  private var created = false
+  private var storeWasThere = false
 
   /// Opens the package at `path` for editing, first settling any interrupted save (see
   /// ``recover(at:)``). Nothing below the root is read until asked for.
@@ -112,8 +115,11 @@ public final class PackageFile {
     self.options = options
     if let lock { recoveryActions = try Self.recover(resolved, locked: lock) }
     if options.contains(.create), try Recovery.statusIfPresent(resolved) == nil {
+      let names = try SiblingNames(of: resolved)
+      storeWasThere = try Recovery.statusIfPresent(names.path(names.versions)) != nil
       var saver = try Saver(target: resolved, root: try PackageNode(directoryWithChildren: [:]))
       try saver.saveWhole(rebasing: false)
+      created = true
     }
     root = try PackageNode(contentsOf: resolved)
     if options.contains(.holdLock) { self.lock = lock }
@@ -164,6 +170,26 @@ public final class PackageFile {
   public func outsideChanges() -> [OutsideEntryChange] {
     guard let location = root.origin?.location else { return [] }
     return OutsideChangeDetector.changes(in: root, location: location)
+  }
+
+  /// After a refused first save (a name refused, say): removes the package this package file made
+  /// when it was opened (``Options/create``), if it is still an empty folder, and the version store
+  /// that save began, if there was none before and it holds no version, so that the refused command
+  /// leaves nothing behind. Best effort, under the package's lock.
+  package func removeIfCreatedAndEmpty() {
+    guard created, let lock = try? lock ?? PackageLock(forPackageAt: path), let names = try? SiblingNames(of: path),
+      let parentFD = try? Syscalls.openFile(names.parent, [.readOnly, .directory])
+    else { return }
+    defer {
+      Syscalls.closeFile(parentFD)
+      withExtendedLifetime(lock) {}
+    }
+    guard (try? Syscalls.unlink(in: parentFD, names.package, directory: true)) != nil else { return }
+    created = false
+    guard !storeWasThere, let store = try? VersionStore(packagePath: path, lockHeld: true, checkingIdentity: false),
+      store.exists, (try? store.records())?.isEmpty != false, !store.hasPendingVersions
+    else { return }
+    try? TreeRemoval.remove(names.versions, in: parentFD)
   }
 
   /// Drops the lock held with ``Options/holdLock``. The package file can still be read; a later save

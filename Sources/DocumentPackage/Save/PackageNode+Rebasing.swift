@@ -75,6 +75,6 @@ extension PackageNode {
   /// The name on disk as a path component (see ``diskName``).
   var diskComponent: FilePath.Component {
     if let last = origin?.relativePath.lastComponent, last.string == name { return last }
-    return FilePath.Component(name)!
+    return diskName.component ?? FilePath.Component(name)!
   }
 }

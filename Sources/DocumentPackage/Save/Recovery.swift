@@ -13,7 +13,8 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 ///
 /// - a journal (``SaveJournal``) with its plan is a committed save: the plan is applied again and the
 ///   journal removed; without a plan, the save never began changing the package: it is removed. A
-///   journal left beside the package's old name (renamed after the save was killed) is taken first.
+///   journal left beside the package's old name (renamed after the save was killed) is taken first,
+///   and so are the temporary tree and lock file a killed save left there (``MovedLeftovers``).
 /// - a save killed after its swap and before it handed the replaced tree to its keeper: the keeper
 ///   finishes it (``ReplacedStateKeeper/completeInterruptedSaves(_:parentFD:)``: the version store
 ///   moves the tree in and completes its pending record).
@@ -61,6 +62,7 @@ enum Recovery {
       action(what, name)
     }
 
+    actions += MovedLeftovers.adopt(names, parentFD: parentFD)
     if let moved = SaveJournal.adoptMovedJournal(names, parentFD: parentFD) {
       actions.append(
         RecoveryAction(

@@ -130,7 +130,7 @@ struct Saver {
     let name = node.diskName
     // The path of the replaced (or, when adding, absent) entry in the previous state: a root
     // entry's model path may still be where it was loaded from.
-    let changedPath = rebasingRoot ? name.string : node.path
+    let changedPath = rebasingRoot ? name.text : node.diskPath
     let containerFD: CInt
     let readers: ReaderExclusion
     do {

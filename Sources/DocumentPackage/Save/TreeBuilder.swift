@@ -312,9 +312,22 @@ final class TreeBuilder {
 
 extension PackageNode {
   /// The name to create on disk: the exact bytes it was loaded under (names need not be UTF-8),
-  /// unless the node was renamed since.
+  /// unless the node was renamed since; else the bytes its name stands for (``RawName/init(text:)``:
+  /// a node read from a version carries a name that is not UTF-8 that way).
   var diskName: RawName {
     if let last = origin?.relativePath.lastComponent, last.string == name { return RawName(last) }
-    return RawName(name)
+    return RawName(text: name)
+  }
+
+  /// The node's path below the root as the version store names it: each ``diskName``'s
+  /// ``RawName/text`` (``path`` repairs a name that is not UTF-8).
+  var diskPath: String {
+    var names: [String] = []
+    var node = self
+    while let parent = node.parent {
+      names.append(node.diskName.text)
+      node = parent
+    }
+    return names.reversed().joined(separator: "/")
   }
 }

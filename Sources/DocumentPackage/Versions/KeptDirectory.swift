@@ -100,8 +100,10 @@ struct KeptDirectory: TreeFoldFrame {
           }
           continue
         }
-        let subpath = path!.appending(entry.subdirectories[next].name)
-        guard let substatus = try? Syscalls.statusNoFollow(subpath), substatus.kind == .directory else {
+        guard let component = RawName(text: entry.subdirectories[next].name).component,
+          case let subpath = path!.appending(component),
+          let substatus = try? Syscalls.statusNoFollow(subpath), substatus.kind == .directory
+        else {
           try listInstead(&context)
           continue
         }
@@ -120,11 +122,11 @@ struct KeptDirectory: TreeFoldFrame {
             listing.total += child.size
             entry = TreeEntry(
               kind: .file, permissions: child.permissions, time: time, size: child.size, reference: hash,
-              name: child.name)
+              name: child.diskName.text)
           } else {
             entry = TreeEntry(
               kind: .symlink, permissions: child.permissions, time: time, size: child.size,
-              reference: child.symbolicLinkDestination, name: child.name)
+              reference: child.symbolicLinkDestination, name: child.diskName.text)
           }
           listing.text += entry.line
           listing.next += 1
@@ -145,9 +147,9 @@ struct KeptDirectory: TreeFoldFrame {
       listing.text +=
         TreeEntry(
           kind: .directory, permissions: child.permissions, time: child.modificationTime ?? FileTime(Date()), size: 0,
-          reference: output.tree, name: child.name
+          reference: output.tree, name: child.diskName.text
         ).line
-      listing.subdirectories.append((child.name, output.tree))
+      listing.subdirectories.append((child.diskName.text, output.tree))
       listing.next += 1
       mode = .listed(listing)
     case .finished: break

@@ -111,7 +111,8 @@ struct PendingStateWalk {
     private let opened: FileStatus?
     /// No entry of it can lead to another inode than at *T*.
     private let stable: Bool
-    private let names: [String]
+    /// Its entries' names: as the version's tree has them (``RawName/text``) and as on disk.
+    private let names: [(text: String, raw: RawName)]
     private var next = 0
     private var text = ""
     private var total: Int64 = 0
@@ -135,7 +136,11 @@ struct PendingStateWalk {
       // each copy that relies on it: a rename into it while it is walked makes it unstable.
       opened = stable ? try? Syscalls.status(of: fd) : nil
       self.stable = opened.map { walk.isStable(relative, $0) } ?? false
-      do { names = try Syscalls.entries(ofDirectory: fd).map(\.name.string).sorted { $0.utf8Precedes($1) } } catch {
+      do {
+        names = try Syscalls.entries(ofDirectory: fd).map { ($0.name.text, $0.name) }.sorted {
+          $0.text.utf8Precedes($1.text)
+        }
+      } catch {
         throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
       }
     }
@@ -149,9 +154,13 @@ struct PendingStateWalk {
 
     mutating func nextSubdirectory(_ walk: inout PendingStateWalk) throws -> Directory? {
       while next < names.count {
-        let name = names[next]
+        let (name, raw) = names[next]
         let path = relative.isEmpty ? name : relative + "/" + name
-        var childPhysical = physical.appending(name)
+        guard let component = raw.component else {
+          next += 1
+          continue
+        }
+        var childPhysical = physical.appending(component)
         var childSource = source
         if let index = walk.pending.indices.first(where: { $0 < source && walk.pending[$0].changed == path }) {
           switch walk.pending[index].replaced {

@@ -12,9 +12,11 @@ import Foundation
 ///
 /// Record: `docpkg-version 1`, then `date SECONDS.NANOS`, `origin saved|conflict`,
 /// `resolved yes|no`, `size BYTES`, `root TREEHASH MODE MTIME`, one `conflict PATH` per
-/// conflicting entry, one `unkept PATH` per entry a deferred copy could not keep, and `remote NAME TREE` for a
+/// conflicting entry, one `unkept PATH` per entry a deferred copy could not keep, `remote NAME TREE` for a
 /// version whose files the store has only in part: the others are on remote NAME, in its state TREE (see
-/// ``PackageVersion/remote``).
+/// ``PackageVersion/remote``), and `follows ID`: the newest version recorded before this one when it
+/// was written, so that a record deleted by another program is told from an id never recorded or a
+/// version removed (``VersionStore/removedIDs``).
 struct VersionRecord {
   var version: PackageVersion
   var rootTree: String
@@ -22,6 +24,9 @@ struct VersionRecord {
   var remoteTree: String?
   var rootPermissions: FilePermissions
   var rootTime: FileTime
+  /// The newest version recorded before this one when this record was written (nil: none, or a
+  /// record of an earlier release).
+  var follows: Int?
 
   func encoded() -> Data {
     var text = "docpkg-version 1\n"
@@ -35,13 +40,15 @@ struct VersionRecord {
     if let remote = version.remote, let remoteTree {
       text += "remote \(VersionEscaping.escape(remote)) \(remoteTree)\n"
     }
+    if let follows { text += "follows \(follows)\n" }
     return Data(text.utf8)
   }
 
   init(
     version: PackageVersion, rootTree: String, rootPermissions: FilePermissions, rootTime: FileTime,
-    remoteTree: String? = nil
+    remoteTree: String? = nil, follows: Int? = nil
   ) {
+    self.follows = follows
     self.version = version
     self.rootTree = rootTree
     self.remoteTree = remoteTree
@@ -60,6 +67,7 @@ struct VersionRecord {
     var conflicts: [String] = []
     var unkept: [String] = []
     var remote: (String, String)?
+    var follows: Int?
     for line in lines.dropFirst() {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
@@ -78,6 +86,7 @@ struct VersionRecord {
       case "remote":
         guard parts.count == 3, ContentHash.isValid(parts[2]) else { return nil }
         remote = (VersionEscaping.unescape(parts[1]), String(parts[2]))
+      case "follows": follows = Int(parts[1])
       default: break
       }
     }
@@ -86,6 +95,7 @@ struct VersionRecord {
       id: id, date: date.date, origin: origin, isResolved: resolved, size: size, conflictPaths: conflicts,
       unkeptPaths: unkept, remote: remote?.0)
     remoteTree = remote?.1
+    self.follows = follows
     (rootTree, rootPermissions, rootTime) = root
   }
 }

@@ -46,7 +46,8 @@ extension VersionStore {
       conflictPaths: conflictPaths, remote: remote?.remote)
     let record = VersionRecord(
       version: version, rootTree: tree, rootPermissions: root.permissions,
-      rootTime: root.modificationTime ?? FileTime(Date()), remoteTree: remote?.tree)
+      rootTime: root.modificationTime ?? FileTime(Date()), remoteTree: remote?.tree,
+      follows: newestRecordedID(before: next))
     try StoreFiles.writeAtomically(
       record.encoded(), to: versionsPath.appending(String(next)), temporary: temporaryPath)
     return version

@@ -76,9 +76,11 @@ extension VersionStore {
       case .problem(let problem): problems.append(problem)
       }
     }
-    for id in pendingIDs where !ids.contains(id) {
+    let pending = pendingIDs
+    for id in pending where !ids.contains(id) {
       if let problem = pendingProblem(id) { problems.append(problem) }
     }
+    problems += missingRecords(records, listed: ids.union(pending))
     return (records, problems.sorted { $0.id < $1.id })
   }
 

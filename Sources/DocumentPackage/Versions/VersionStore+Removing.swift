@@ -79,6 +79,7 @@ extension VersionStore {
     for record in kept { collect(tree: record.rootTree, into: &reachable) }
     var garbage = Set<String>()
     for record in doomedRecords { collect(tree: record.rootTree, into: &garbage, skipping: reachable) }
+    try noteRemoved(ids, keeping: kept)
     for id in ids {
       let file = versionsPath.appending(String(id))
       do { try Syscalls.unlink(file) } catch  where error != .noSuchFileOrDirectory {

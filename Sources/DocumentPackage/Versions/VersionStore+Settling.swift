@@ -180,7 +180,8 @@ extension VersionStore {
       id: oldest.id, date: oldest.start.date, origin: .saved, isResolved: true, size: result?.size ?? 0,
       conflictPaths: [], unkeptPaths: unkept)
     let record = VersionRecord(
-      version: version, rootTree: rootTree, rootPermissions: oldest.rootPermissions, rootTime: oldest.rootTime)
+      version: version, rootTree: rootTree, rootPermissions: oldest.rootPermissions, rootTime: oldest.rootTime,
+      follows: newestRecordedID(before: oldest.id))
     try StoreFiles.writeAtomically(
       record.encoded(), to: versionsPath.appending(String(oldest.id)), temporary: temporaryPath)
     removePending(oldest.id)

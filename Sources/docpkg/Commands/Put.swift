@@ -45,41 +45,67 @@ struct Put: ParsableCommand {
 
   func run() throws {
     try location.requireWritableEntry()
-    let locking: PackageFile.Options = merge ? [] : [.holdLock]
-    let packageFile = try PackageFile(at: FilePath(package), options: create ? locking.union(.create) : locking)
-    packageFile.versionPolicy = try versionOptions.policy
-    packageFile.deferVersionCopies()
+    let policy = try versionOptions.policy
     var cleanups: [() -> Void] = []
-    defer {
-      packageFile.close()
-      cleanups.forEach { $0() }
+    defer { cleanups.forEach { $0() } }
+    // The bytes first: a source that cannot be read refuses the put before anything is made.
+    let path = FilePath(package)
+    let payload = try readPayload(spoolingIn: path.removingLastComponent(), &cleanups)
+    let locking: PackageFile.Options = merge ? [] : [.holdLock]
+    let packageFile = try PackageFile(at: path, options: create ? locking.union(.create) : locking)
+    defer { packageFile.close() }
+    do { try save(payload, into: packageFile, policy: policy) } catch {
+      // A put refused (a name the model or the file system refuses) leaves no package it made.
+      packageFile.removeIfCreatedAndEmpty()
+      throw error
     }
-    let root = packageFile.root
+  }
+
+  /// The bytes to put: the whole source for `--append`, else a file to copy from.
+  private enum Payload {
+    case appended(Data)
+    case file(DiskFileSource)
+  }
+
+  private func readPayload(spoolingIn directory: FilePath, _ cleanups: inout [() -> Void]) throws -> Payload {
+    if append {
+      return .appended(
+        source == "-" ? try StandardInput.readAll() : try DiskFileSource(path: FilePath(source)).readAll())
+    }
+    if source == "-" {
+      let spooled = try StandardInput.asFile(spoolingIn: directory)
+      cleanups.append(spooled.cleanup)
+      return .file(spooled.source)
+    }
+    return .file(try DiskFileSource(path: FilePath(source)))
+  }
+
+  /// Sets the entry in `root` (a file there is replaced or appended to; anything else is refused).
+  private func write(_ payload: Payload, into root: PackageNode) throws {
     let existing = try root.nodeIfPresent(at: entry)
     if let existing, existing.kind != .file {
       throw PackageError(
         .notARegularFile, "cannot put a file over a \(existing.kind):", path: entry, context: "in '\(package)'")
     }
-    if append {
+    switch payload {
+    case .appended(let data):
       var contents = try existing?.contents() ?? Data()
-      contents.append(
-        source == "-" ? try StandardInput.readAll() : try DiskFileSource(path: FilePath(source)).readAll())
+      contents.append(data)
       try root.setFile(at: entry, contents: contents)
-    } else {
-      let contents: DiskFileSource
-      if source == "-" {
-        let spooled = try StandardInput.asFile(spoolingIn: packageFile.path.removingLastComponent())
-        contents = spooled.source
-        cleanups.append(spooled.cleanup)
-      } else {
-        contents = try DiskFileSource(path: FilePath(source))
-      }
+    case .file(let contents):
       if let existing {
         try existing.setContents(from: contents)
       } else {
         try root.setNode(PackageNode(regularFileWithSource: contents), at: entry)
       }
     }
+  }
+
+  /// Writes the entry into the package opened as `packageFile` and saves it (merging with `--merge`).
+  private func save(_ payload: Payload, into packageFile: PackageFile, policy: VersionPolicy) throws {
+    packageFile.versionPolicy = policy
+    packageFile.deferVersionCopies()
+    try write(payload, into: packageFile.root)
     if merge {
       switch try packageFile.saveMerging() {
       case .saved: StandardOutput.shared.write("saved\n")

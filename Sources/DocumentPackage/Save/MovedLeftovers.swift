@@ -1,0 +1,67 @@
+import SystemPackage
+
+/// A save killed before it had a journal (or one that needed none), and the package renamed before
+/// anything recovered it: the save's temporary tree and its lock file stay beside the old name,
+/// where only a package of that name would ever recover them.
+///
+/// The lock file says whose they are: its holder writes the device and inode of the package's root
+/// into it (``PackageLock``), and a killed holder leaves it behind. Recovery at the package's new
+/// name looks among its siblings for a lock file that names this package's root while no entry has
+/// the lock's own name; it takes that name's lock without waiting (so no writer of that name is at
+/// work), moves the temporary tree there under this package's temporary name (so recovery goes on
+/// as after a kill at this name: the version store takes what it must, the rest is removed), removes
+/// what the save left probing the file system, and drops the lock, which removes its file. Anything a lock file does not prove this package's
+/// (an earlier release's empty lock file, a name with a package, a root that differs, as after a
+/// whole-package swap) is left alone.
+enum MovedLeftovers {
+  /// Under the package's lock, before recovery looks at its own temporary tree.
+  /// - Returns: One line for each thing taken or removed, naming it.
+  static func adopt(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction] {
+    guard let root = try? Syscalls.status(in: parentFD, names.package), root.kind == .directory,
+      let siblings = try? Syscalls.entries(ofDirectory: parentFD)
+    else { return [] }
+    let identity = [root.device, root.inode]
+    let suffix = Array(".docpkg-lock".utf8)
+    var actions: [RecoveryAction] = []
+    for (name, type) in siblings where type == .file || type == .unknown {
+      let bytes = name.nameBytes
+      guard bytes.count > suffix.count + 1, bytes.first == UInt8(ascii: "."),
+        bytes.suffix(suffix.count).elementsEqual(suffix),
+        name != names.lock, PackageLock.recordedRoot(lockFile: name, parentFD: parentFD) == identity
+      else { continue }
+      let owner = RawName(bytes: bytes.dropFirst().dropLast(suffix.count))
+      guard let component = owner.component, (try? Syscalls.exists(in: parentFD, owner)) == false,
+        let ownerNames = try? SiblingNames(of: names.parent.appending(component)),
+        let ownerLock = try? PackageLock(forPackageAt: names.parent.appending(component), wait: false)
+      else { continue }
+      defer { withExtendedLifetime(ownerLock) {} }
+      // Again under its lock: still no package of that name, and the lock still names this root.
+      guard (try? Syscalls.exists(in: parentFD, owner)) == false,
+        PackageLock.recordedRoot(lockFile: name, parentFD: parentFD) == identity
+      else { continue }
+      if (try? Syscalls.exists(in: parentFD, ownerNames.temporary)) == true,
+        (try? Syscalls.exists(in: parentFD, names.temporary)) == false,
+        (try? Syscalls.rename(from: parentFD, ownerNames.temporary, to: parentFD, names.temporary)) != nil
+      {
+        actions.append(
+          RecoveryAction(
+            description: "found the temporary tree of an interrupted save under the package's old name: took it from",
+            path: ownerNames.path(ownerNames.temporary).string))
+      }
+      // What a save left trying the file system is nobody's (see `Recovery`).
+      if (try? TreeRemoval.exists(ownerNames.probe, in: parentFD)) == true,
+        (try? TreeRemoval.remove(ownerNames.probe, in: parentFD)) != nil
+      {
+        actions.append(
+          RecoveryAction(
+            description: "removed what an interrupted save left trying the file system under the package's old name:",
+            path: ownerNames.path(ownerNames.probe).string))
+      }
+      actions.append(
+        RecoveryAction(
+          description: "removed the lock file an interrupted save left under the package's old name:",
+          path: ownerNames.path(ownerNames.lock).string))
+    }
+    return actions
+  }
+}
