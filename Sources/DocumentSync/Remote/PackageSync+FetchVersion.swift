@@ -34,7 +34,6 @@ extension PackageSync {
       try await BlockingIO.run { try VersionStore.forgetRemoteOnceFetched(id, ofPackageAt: packagePath) }
       return 0
     }
-    try await unlock()
     let hashes = held.unfetched.keys.sorted()
     let fetching = folder.path.appending("fetching")
     try await fetchBlobs(hashes, sizes: held.unfetched, into: fetching, progress: progress) { key in

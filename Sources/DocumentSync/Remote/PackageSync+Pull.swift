@@ -199,6 +199,7 @@ extension PackageSync {
     missingError: (@Sendable (String) -> SyncError)? = nil
   ) async throws {
     let temporary = folder.temporary
+    let remoteObjects = try await unlock()
     // Blobs an interrupted pull left are used only if they still hash to their names: their renames were not
     // synced, so a crash of the machine may have left one empty or torn (it is then downloaded again).
     let (kept, partialBytes) = try await BlockingIO.run { () throws -> (Set<String>, Int64) in
@@ -214,7 +215,7 @@ extension PackageSync {
     let counter = TransferCounter()
     try await forEachConcurrently(missing, width: downloadParallelism) { [self] hash in
       let partial = Self.partialPath(temporary, hash)
-      let key = blobKey(hash)
+      let key = remoteObjects.blobKey(hash)
       let reported = NIOLockedValueBox(Int64(0))
       let chunkProgress: @Sendable (Int64) -> Void = { received in
         let more = reported.withLockedValue { reported in
@@ -228,7 +229,7 @@ extension PackageSync {
             bytesTotal: totalBytes))
       }
       var result: (etag: String, sha256: String, size: Int64, received: Int64)
-      do { result = try await downloadBlob(key, to: partial, progress: chunkProgress) } catch let error
+      do { result = try await remoteObjects.downloadBlob(hash, to: partial, progress: chunkProgress) } catch let error
         as SyncError where error.code == .noSuchKey
       {
         throw missingError?(key) ?? brokenHead(missing: key)
@@ -237,7 +238,7 @@ extension PackageSync {
         // The kept part was not the blob's beginning: once more, from the first byte.
         try await BlockingIO.run { try LocalFiles.remove(partial) }
         reported.withLockedValue { $0 = 0 }
-        result = try await downloadBlob(key, to: partial, progress: chunkProgress)
+        result = try await remoteObjects.downloadBlob(hash, to: partial, progress: chunkProgress)
       }
       guard result.sha256 == hash else {
         _ = try? await BlockingIO.run { try LocalFiles.remove(partial) }
@@ -249,31 +250,6 @@ extension PackageSync {
         SyncProgress(
           phase: .downloading, objectsDone: done, objectsTotal: missing.count, bytesDone: bytes, bytesTotal: totalBytes)
       )
-    }
-  }
-
-  /// Downloads the blob at `key` into `partial` (resuming what it holds), as ``S3Client/download(_:toFile:progress:)``
-  /// does. For an encrypted remote the sealed bytes are downloaded into `partial.sealed` (so a cut download resumes
-  /// by byte offset) and then opened into `partial`; the hash returned is the plaintext's.
-  /// - Throws: ``SyncError`` with code `corrupt` naming `key` if the sealed blob does not open (it is then removed,
-  ///   so that the next attempt downloads it again); the client's errors.
-  func downloadBlob(
-    _ key: String, to partial: FilePath, progress: @escaping @Sendable (Int64) -> Void
-  ) async throws -> (etag: String, sha256: String, size: Int64, received: Int64) {
-    guard let cipher else { return try await client.download(key, toFile: partial, progress: progress) }
-    let sealedPartial = FilePath(partial.string + ".sealed")
-    let result = try await client.download(key, toFile: sealedPartial, progress: progress)
-    do {
-      let plainHash = try await BlockingIO.run { try cipher.openFile(at: sealedPartial, key: key, to: partial) }
-      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedPartial) }
-      return (result.etag, plainHash, result.size, result.received)
-    } catch let error as SyncError where error.code == .corrupt && result.received < result.size {
-      // The kept part may not have been the object's beginning: once more, from the first byte.
-      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedPartial) }
-      return try await downloadBlob(key, to: partial, progress: progress)
-    } catch {
-      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedPartial) }
-      throw error
     }
   }
 

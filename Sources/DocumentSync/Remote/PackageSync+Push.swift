@@ -49,7 +49,7 @@ extension PackageSync {
   func pushNow(forcingNewHead: Bool, progress: SyncProgress.Handler?) async throws -> PushResult {
     autoPruneOutcome.withLockedValue { $0 = nil }
     // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
-    try await unlock()
+    let objects = try await unlock()
     let packagePath = folder.packagePath
     let folder = self.folder
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
@@ -87,8 +87,8 @@ extension PackageSync {
       // changed them, and this push would drop its changes.
       guard let synced, synced.tree == current.head.tree, synced.conflicts == current.head.conflictTrees else {
         // Before sending the user to a pull, make sure a pull can work: a head naming a missing tree cannot.
-        if try await client.head(treeKey(current.head.tree)) == nil {
-          throw brokenHead(missing: treeKey(current.head.tree))
+        if try await client.head(objects.treeKey(current.head.tree)) == nil {
+          throw brokenHead(missing: objects.treeKey(current.head.tree))
         }
         throw SyncError(
           .preconditionFailed,
@@ -112,25 +112,24 @@ extension PackageSync {
       if forcingNewHead || plan.blobs.count + plan.trees.count > Self.listingThreshold {
         // Many objects of unknown presence (a first push, or one after an interrupted push): one listing of the
         // remote is cheaper than asking for each.
-        async let listedBlobs = client.list(prefix: location.key("blobs/"))
-        async let listedTrees = client.list(prefix: location.key("trees/"))
-        let haveBlobs = Set(try await listedBlobs.map { String($0.key.split(separator: "/").last ?? "") })
-        let haveTrees = Set(try await listedTrees.map { String($0.key.split(separator: "/").last ?? "") })
-        plan.blobs.removeAll { haveBlobs.contains(objectName($0)) }
-        plan.trees.removeAll { haveTrees.contains(objectName($0)) }
+        async let listedBlobs = objects.names(in: "blobs")
+        async let listedTrees = objects.names(in: "trees")
+        let (haveBlobs, haveTrees) = try await (listedBlobs, listedTrees)
+        plan.blobs.removeAll { haveBlobs.contains(objects.name($0)) }
+        plan.trees.removeAll { haveTrees.contains(objects.name($0)) }
       } else {
         // A few: small blobs are sent (a PUT costs what a HEAD does), big ones and what the journal lists only if
         // the remote lacks them.
         let asked =
           plan.blobs.filter { (snapshot.blobs[$0]?.size ?? 0) > Self.headCheckSize || journaled.contains($0) }
-          .map { blobKey($0) } + plan.trees.filter { journaled.contains($0) }.map { treeKey($0) }
+          .map(objects.blobKey) + plan.trees.filter { journaled.contains($0) }.map(objects.treeKey)
         let present = NIOLockedValueBox(Set<String>())
         try await forEachConcurrently(asked) { [self] key in
           if try await client.head(key) != nil { present.withLockedValue { _ = $0.insert(key) } }
         }
         let skip = present.withLockedValue { $0 }
-        plan.blobs.removeAll { skip.contains(blobKey($0)) }
-        plan.trees.removeAll { skip.contains(treeKey($0)) }
+        plan.blobs.removeAll { skip.contains(objects.blobKey($0)) }
+        plan.trees.removeAll { skip.contains(objects.treeKey($0)) }
       }
       // The unresolved conflict versions the remote lacks go up with the state (from the version store).
       let newConflicts = unresolved.filter { !(current?.head.conflictTrees ?? []).contains($0.tree) || forcingNewHead }
@@ -140,7 +139,7 @@ extension PackageSync {
       let bigExtra = extra.blobs.filter { $0.2 > Self.headCheckSize }.map(\.0)
       let presentExtra = NIOLockedValueBox(Set<String>())
       try await forEachConcurrently(bigExtra) { [self] hash in
-        if try await client.head(blobKey(hash)) != nil { presentExtra.withLockedValue { _ = $0.insert(hash) } }
+        if try await client.head(objects.blobKey(hash)) != nil { presentExtra.withLockedValue { _ = $0.insert(hash) } }
       }
       let skipExtra = presentExtra.withLockedValue { $0 }
       extra.blobs.removeAll { skipExtra.contains($0.0) }
@@ -150,14 +149,14 @@ extension PackageSync {
       let trees = plan.trees.map { ($0, snapshot.trees[$0]!.encoded()) } + extra.trees
       // Bytes as stored (sealed, for an encrypted remote). Progress counts them as parts go up; a resumed
       // multipart upload's parts that had arrived count as done when its blob is, and not as sent.
-      let totalBytes = blobs.reduce(Int64(0)) { $0 + storedSize(ofBlob: $1.2) }
+      let totalBytes = blobs.reduce(Int64(0)) { $0 + objects.storedSize($1.2) }
       let objectsTotal = blobs.count + trees.count
       let counter = TransferCounter()
       let sentBytes = TransferCounter()
 
       try await forEachConcurrently(blobs) { [self] (hash, file, size) in
         let reported = NIOLockedValueBox(Int64(0))
-        let sent = try await uploadBlob(hash, from: file) { bytes in
+        let sent = try await uploadBlob(hash, from: file, to: objects) { bytes in
           let delta = reported.withLockedValue { before in
             let delta = max(0, bytes - before)
             before += delta
@@ -171,7 +170,7 @@ extension PackageSync {
         }
         await journal.note(hash)
         _ = sentBytes.add(objects: 1, bytes: sent)
-        let resumed = max(0, storedSize(ofBlob: size) - reported.withLockedValue { $0 })
+        let resumed = max(0, objects.storedSize(size) - reported.withLockedValue { $0 })
         let (objects, bytes) = counter.add(objects: 1, bytes: resumed)
         progress?(
           SyncProgress(
@@ -181,7 +180,7 @@ extension PackageSync {
       }
       // Trees after blobs, the head last: the head never names an object that is not there.
       try await forEachConcurrently(trees) { [self] (hash, data) in
-        try await client.put(treeKey(hash), data: sealed(data, kind: .tree, contentHash: hash))
+        try await objects.put(objects.treeKey(hash), data, kind: .tree, contentHash: hash)
         await journal.note(hash)
         let (objects, bytes) = counter.add(objects: 1, bytes: 0)
         progress?(
@@ -199,9 +198,8 @@ extension PackageSync {
         conflicts: conflicts.remoteConflicts)
       let etag: String
       do {
-        etag = try await client.put(
-          headKey, data: sealed(newHead.encoded(), kind: .head), condition: current.map { .matches($0.etag) } ?? .absent
-        )
+        etag = try await objects.put(
+          headKey, newHead.encoded(), kind: .head, condition: current.map { .matches($0.etag) } ?? .absent)
       } catch let error as SyncError where error.code == .preconditionFailed {
         throw lostRace(error)
       } catch let error as SyncError where error.code == .transport || (error.status ?? 0) >= 500 {
@@ -223,7 +221,7 @@ extension PackageSync {
         journal.finish()
       }
       // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
-      _ = try? await client.put(stateKey(newHead), data: sealed(newHead.encoded(), kind: .state))
+      _ = try? await objects.put(objects.stateKey(newHead), newHead.encoded(), kind: .state)
       await dropLeftoverUploads()
       return PushResult.pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
     }

@@ -20,47 +20,29 @@ import Foundation
 // on the server and removes the record. Removing the remote removes its records (`SyncFolder.remove`).
 
 extension PackageSync {
-  /// Uploads blob `hash` from the package's file `file`: as it is, or for an encrypted remote sealed into the sync
-  /// folder's `sealing/NAME/` first (a segment at a time; the same bytes every time, so a multipart upload
-  /// resumes).
+  /// Uploads blob `hash` from the package's file `file` to `objects`: as it is, or for an encrypted remote sealed
+  /// into the sync folder's `sealing/NAME/` first (``RemoteObjects/uploadBlob(_:from:sealingIn:record:progress:)``),
+  /// its multipart upload recorded in `uploads/NAME/HASH`.
   /// - Parameters:
   ///   - hash: The blob's SHA-256 (hex): its name, and what its bytes must hash to.
   ///   - file: The package's file holding it.
+  ///   - objects: The remote's objects.
   ///   - progress: Called with the bytes of this blob sent so far, as parts go up.
   /// - Returns: The bytes sent: the blob's size (sealed, for an encrypted remote), less the parts of a resumed
   ///   multipart upload that had arrived before.
   /// - Throws: ``SyncError`` naming the key (`corrupt` naming the file when it no longer hashes to `hash`);
   ///   `PackageError` naming the path that cannot be read or written.
   func uploadBlob(
-    _ hash: String, from file: FilePath, progress: (@Sendable (Int64) -> Void)? = nil
+    _ hash: String, from file: FilePath, to objects: RemoteObjects, progress: (@Sendable (Int64) -> Void)? = nil
   ) async throws -> Int64 {
-    let record = folder.uploads(remote.name).appending(hash)
     let sent = NIOLockedValueBox(Int64(0))
-    let counted: @Sendable (Int64) -> Void = { bytes in
+    try await objects.uploadBlob(
+      hash, from: file, sealingIn: folder.sealing(remote.name), record: folder.uploads(remote.name).appending(hash)
+    ) { bytes in
       sent.withLockedValue { $0 = max($0, bytes) }
       progress?(bytes)
     }
-    guard let cipher else {
-      try await client.upload(blobKey(hash), fromFile: file, expectedSHA256: hash, record: record, progress: counted)
-      return sent.withLockedValue { $0 }
-    }
-    let sealing = folder.sealing(remote.name)
-    let sealedFile = sealing.appending(hash)
-    try await BlockingIO.run {
-      try LocalFiles.makeDirectories(sealing)
-      try cipher.sealFile(at: file, blob: hash, to: sealedFile)
-    }
-    do { try await client.upload(blobKey(hash), fromFile: sealedFile, record: record, progress: counted) } catch {
-      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
-      throw error
-    }
-    _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
     return sent.withLockedValue { $0 }
-  }
-
-  /// The bytes a blob of `size` bytes takes on the remote: itself, or sealed for an encrypted remote.
-  func storedSize(ofBlob size: Int64) -> Int64 {
-    cipher == nil ? size : SealedFormat.sealedSize(plainSize: size)
   }
 
   /// Aborts the multipart uploads to this remote that are still recorded and removes their records, and the sealed
