@@ -76,3 +76,47 @@ extension PackageSync {
     _ = try? await BlockingIO.run { try LocalFiles.remove(sealing) }
   }
 }
+
+extension PackageSync {
+  /// Phase 4: uploads `uploads` to `objects`, blobs then trees (the head, written after, never names an object
+  /// that is not there), ``parallelism`` at once, each noted in `journal` once it arrived.
+  /// - Returns: The bytes of blobs sent, as stored (the parts of a resumed multipart upload that had arrived
+  ///   before are not sent again, and not counted).
+  func send(
+    _ uploads: PushUploads, to objects: RemoteObjects, journal: PushJournal, progress: SyncProgress.Handler?
+  ) async throws -> Int64 {
+    // Bytes as stored (sealed, for an encrypted remote). Progress counts them as parts go up; a resumed
+    // multipart upload's parts that had arrived count as done when its blob is, and not as sent.
+    let totalBytes = uploads.blobs.reduce(Int64(0)) { $0 + objects.storedSize($1.size) }
+    let objectsTotal = uploads.blobs.count + uploads.trees.count
+    let counter = TransferCounter()
+    let sentBytes = TransferCounter()
+    let report: @Sendable ((objects: Int, bytes: Int64)) -> Void = { done in
+      progress?(
+        SyncProgress(
+          phase: .uploading, objectsDone: done.objects, objectsTotal: objectsTotal, bytesDone: done.bytes,
+          bytesTotal: totalBytes))
+    }
+    try await forEachConcurrently(uploads.blobs) { [self] blob in
+      let reported = NIOLockedValueBox(Int64(0))
+      let sent = try await uploadBlob(blob.hash, from: blob.file, to: objects) { bytes in
+        let delta = reported.withLockedValue { before in
+          let delta = max(0, bytes - before)
+          before += delta
+          return delta
+        }
+        report(counter.add(objects: 0, bytes: delta))
+      }
+      await journal.note(blob.hash)
+      _ = sentBytes.add(objects: 1, bytes: sent)
+      let resumed = max(0, objects.storedSize(blob.size) - reported.withLockedValue { $0 })
+      report(counter.add(objects: 1, bytes: resumed))
+    }
+    try await forEachConcurrently(uploads.trees) { tree in
+      try await objects.put(objects.treeKey(tree.hash), tree.data, kind: .tree, contentHash: tree.hash)
+      await journal.note(tree.hash)
+      report(counter.add(objects: 1, bytes: 0))
+    }
+    return sentBytes.bytes
+  }
+}
