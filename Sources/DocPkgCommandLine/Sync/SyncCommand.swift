@@ -8,8 +8,8 @@ package struct SyncCommand<Runner: SyncCommandRunner>: ParsableCommand {
       abstract: "Pull, merge and push, again until the push lands (other devices pushing at the same time).",
       discussion: """
         Pulls (as 'docpkg pull': a fast-forward, a merge, or a conflict version for entries both sides changed), \
-        then pushes; when another device pushed in between, waits a little (0.1 s doubled each round up to \
-        3.2 s, at random between half and all of it) and does both again, at most --attempts times. Prints one \
+        then pushes; when another device pushed in between, waits a little (0.2 s doubled each round up to \
+        5 s, at random between an eighth and all of it) and does both again, at most --attempts times. Prints one \
         line: 'up to date', or what was pulled and pushed and after how many rounds; then, as 'docpkg pull', one \
         line 'unresolved conflict ID PATH...' per unresolved conflict version. Fails, keeping what it pulled, when \
         other devices pushed first in every round.
