@@ -14,11 +14,12 @@ enum LiveServe: ServeCommandRunner {
       location: location, compared: try command.compare.map(ServedLocation.init), port: command.port,
       allowsRestore: command.allowRestore)
     // A version a pull kept with files left on the remote: they are downloaded when the page first reads it.
+    // Never asked at the terminal (the server runs unattended, its terminal shows its log): an encrypted remote's
+    // passphrase comes from the environment, else the page's request fails with the library's one line.
     settings.fetchVersionFiles = { package, id in
-      let held = try await BlockingIO.run { try VersionStore.remoteHeldVersion(id, ofPackageAt: package) }
-      guard let held, !held.unfetched.isEmpty else { return }
-      let sync = try PackageSync(packageAt: package, remote: held.remote, credentials: environmentCredentials())
-      try await sync.fetchVersion(id)
+      _ = try await PackageSync.fetchVersion(id, ofPackageAt: package) { remote in
+        try PackageSync(packageAt: package, remote: remote, credentials: environmentCredentials())
+      }
     }
     let configuration = settings
     try runBlocking {

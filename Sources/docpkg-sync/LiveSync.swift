@@ -188,15 +188,15 @@ enum LiveSync: SyncCommandRunner {
   }
 
   static func fetchVersion(_ command: RemoteFetch<Self>) throws {
-    let packagePath = FilePath(command.package)
-    guard let held = try VersionStore.remoteHeldVersion(command.id, ofPackageAt: packagePath) else {
-      StandardOutput.shared.write("fetched 0 files\n")
-      return
-    }
-    let sync = try packageSync(command.package, remote: held.remote)
+    let (package, id) = (command.package, command.id)
     let bar = SyncProgressBar("fetching", quiet: command.quietOption.quiet)
     let handler = bar.handler
-    let count = try runBlocking { try await sync.fetchVersion(command.id, progress: handler) }
+    let count = try runBlocking {
+      // The sync of the remote the version names, its passphrase asked for at the terminal if needed.
+      try await PackageSync.fetchVersion(id, ofPackageAt: FilePath(package), progress: handler) { remote in
+        try packageSync(package, remote: remote)
+      }
+    }
     bar.finish()
     StandardOutput.shared.write("fetched \(count) files\n")
   }

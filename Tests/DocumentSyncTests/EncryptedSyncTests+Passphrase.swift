@@ -83,3 +83,58 @@ extension EncryptedSyncTests {
     _ = temp
   }
 }
+
+extension EncryptedSyncTests {
+  /// `docpkg serve` runs unattended: a version whose files are on an encrypted remote is fetched with the
+  /// passphrase of the environment, and without one the page's request fails in one line naming the variable;
+  /// it never asks at its terminal (here a pseudo-terminal), where no one answers.
+  @Test func serveNeverAsksForThePassphraseAtItsTerminal() async throws {
+    let (temp, package, url, _) = try await pushedNotes("crypt-serve")
+    let desk = temp.appending("Desk.mydoc")
+    let clone = try Shell.docpkg(
+      ["clone", url, desk, "--endpoint", ObjectStore.endpointURL, "--quiet"], environment: Self.passphrase)
+    #expect(clone.status == 0, "\(clone.standardError)")
+    try Data("changed on the first device\n".utf8).write(to: URL(fileURLWithPath: package + "/Text.txt"))
+    #expect(try Shell.docpkg(["push", package, "--quiet"], environment: Self.passphrase).status == 0)
+    let pull = try Shell.docpkg(["pull", desk, "--quiet"], environment: Self.passphrase)
+    #expect(pull.status == 0, "\(pull.standardError)")
+    #expect(try Shell.docpkg(["versions", "list", desk]).standardOutput.contains("(files on origin)"))
+
+    // In a pseudo-terminal, with no passphrase in its environment (the tests' own has none).
+    let server = try RunningProcess("/usr/bin/python3", ["-c", Self.inTerminal, Shell.docpkgPath, "serve", desk])
+    defer { server.stop() }
+    #expect(await server.wait { $0.standardOutput.contains("serving") && $0.standardOutput.contains("\n") })
+    let line = try #require(server.standardOutput.split(whereSeparator: \.isNewline).first { $0.contains("serving") })
+    let address = try #require(line.split(separator: " ").last)
+    let components = try #require(URLComponents(string: String(address)))
+    let token = try #require(components.queryItems?.first { $0.name == "token" }?.value)
+    let port = try #require(components.port)
+    let preview = try Shell.run(
+      "curl", ["-sS", "--max-time", "30", "http://127.0.0.1:\(port)/api/preview?path=Text.txt&state=1&token=\(token)"],
+      check: false)
+    #expect(preview.status == 0, "curl: \(preview.standardError)")  // answered, not left waiting on a prompt
+    #expect(preview.standardOutput.contains("DOCPKG_SYNC_PASSPHRASE"), "\(preview.standardOutput)")
+    #expect(!server.standardOutput.contains("Passphrase for remote"), "\(server.standardOutput)")
+    #expect(try Shell.docpkg(["versions", "list", desk]).standardOutput.contains("(files on origin)"))
+  }
+
+  /// A Python program that runs its arguments in a pseudo-terminal, copies its output, and passes SIGTERM on (so
+  /// that ``RunningProcess/stop()`` ends the program too, which `pty.spawn` does not).
+  static let inTerminal = """
+    import os, pty, signal, sys
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.argv[1], sys.argv[1:])
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGTERM))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])  # the test runner blocks it for its children
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        os.write(1, data)
+    sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+    """
+}

@@ -148,6 +148,33 @@ import Testing
     #expect(error?.description.contains("wrong passphrase") == true)
   }
 
+  /// A key object whose scrypt costs were raised on the server (by an attacker, or a newer client) does not open
+  /// with the right passphrase: said as such, with the costs, not as a wrong passphrase alone.
+  @Test func raisedCostsAreSaidAsSuch() throws {
+    let raised = try RemoteKeyParameters(
+      decoding: Data(
+        String(decoding: Self.parameters, as: UTF8.self).replacing(#""logN": 10"#, with: #""logN": 11"#).utf8),
+      key: "p/key")
+    let error = #expect(throws: SyncError.self) {
+      try raised.masterKey(passphrase: "correct horse battery staple", key: "p/key")
+    }
+    #expect(error?.code == .passphrase)
+    #expect(
+      error?.description
+        == "the encrypted remote's key does not open: a wrong passphrase, or key parameters changed on the server (their scrypt costs N=2^11, r=8, p=1 are not the N=2^15, r=8, p=1 this release writes; a newer client's change of passphrase may have raised them): 'p/key'"
+    )
+    // Costs beyond what a device gives are refused before deriving anything, naming them and the bounds.
+    let beyond = String(decoding: Self.parameters, as: UTF8.self).replacing(#""logN": 10"#, with: #""logN": 24"#)
+    let refused = #expect(throws: SyncError.self) {
+      try RemoteKeyParameters(decoding: Data(beyond.utf8), key: "p/key")
+    }
+    #expect(refused?.code == .corrupt)
+    #expect(
+      refused?.description
+        == "the key parameters ask for scrypt costs N=2^24, r=8, p=1, outside what this release accepts (N from 2^10 to 2^20, r from 1 to 16, p from 1 to 4, at most 1024 MiB): raised on the server, or written by a newer client; nothing was derived: 'p/key'"
+    )
+  }
+
   @Test func newKeyParametersRoundTrip() throws {
     let (parameters, master) = try RemoteKeyParameters.make(passphrase: "pass")
     let read = try RemoteKeyParameters(decoding: parameters.encoded(), key: "k")

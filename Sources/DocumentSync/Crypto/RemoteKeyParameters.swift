@@ -62,22 +62,40 @@ package struct RemoteKeyParameters: Codable, Sendable, Hashable {
     return parameters
   }
 
+  /// The scrypt costs a device accepts: N from 2^10 to 2^20, r from 1 to 16, p from 1 to 4, and at most 1 GiB of
+  /// memory (128 × r × N bytes). A server could ask for any cost; more than this is refused before deriving anything.
+  package static let acceptedCosts = (logN: 10...20, r: 1...16, p: 1...4, memory: 1 << 30)
+
   /// Reads the object's bytes.
-  /// - Throws: ``SyncError`` with code `corrupt` naming `key` if they are not key parameters this release reads
-  ///   (or ask for more memory than a device should give: a server could ask for any cost).
+  /// - Throws: ``SyncError`` with code `corrupt` naming `key` if they are not key parameters this release reads:
+  ///   not JSON of this shape, another format or key derivation, or scrypt costs outside ``acceptedCosts``.
   package init(decoding data: Data, key: String) throws {
     guard let parameters = try? JSONDecoder().decode(Self.self, from: data) else {
       throw SyncError(.corrupt, "malformed key-parameters object", key: key)
     }
-    // scrypt takes 128 × r × N bytes: at most 1 GiB here, whatever the server asks.
-    guard parameters.format == 1, parameters.kdf == "scrypt", (10...20).contains(parameters.logN),
-      (1...16).contains(parameters.r), (1...4).contains(parameters.p), parameters.salt.count >= 16,
-      128 * parameters.r << parameters.logN <= 1 << 30
+    guard parameters.format == 1, parameters.kdf == "scrypt" else {
+      throw SyncError(
+        .corrupt,
+        "the key parameters are format \(parameters.format) with \(parameters.kdf), not format 1 with scrypt (written by a newer client?):",
+        key: key)
+    }
+    let accepted = Self.acceptedCosts
+    guard accepted.logN.contains(parameters.logN), accepted.r.contains(parameters.r), accepted.p.contains(parameters.p),
+      128 * parameters.r << parameters.logN <= accepted.memory
     else {
-      throw SyncError(.corrupt, "key parameters of another format or out of bounds in", key: key)
+      throw SyncError(
+        .corrupt,
+        "the key parameters ask for scrypt costs \(parameters.costs), outside what this release accepts (N from 2^\(accepted.logN.lowerBound) to 2^\(accepted.logN.upperBound), r from \(accepted.r.lowerBound) to \(accepted.r.upperBound), p from \(accepted.p.lowerBound) to \(accepted.p.upperBound), at most \(accepted.memory >> 20) MiB): raised on the server, or written by a newer client; nothing was derived:",
+        key: key)
+    }
+    guard parameters.salt.count >= 16 else {
+      throw SyncError(.corrupt, "the key parameters' salt is shorter than 16 bytes:", key: key)
     }
     self = parameters
   }
+
+  /// The costs as said in messages: `N=2^15, r=8, p=1`.
+  var costs: String { "N=2^\(logN), r=\(r), p=\(p)" }
 
   /// The object's bytes.
   package func encoded() -> Data {
@@ -94,6 +112,17 @@ package struct RemoteKeyParameters: Codable, Sendable, Hashable {
       let master = try? ChaChaPoly.open(box, using: try passphraseKey(passphrase), authenticating: Self.label),
       master.count == 32
     else {
+      let defaults = Self.defaultCosts
+      guard (logN, r, p) == (defaults.logN, defaults.r, defaults.p) else {
+        // Changed costs derive another key: the passphrase may be right, and the parameters changed on the server.
+        let written = RemoteKeyParameters(
+          logN: defaults.logN, r: defaults.r, p: defaults.p, salt: Data(), sealedKey: Data()
+        ).costs
+        throw SyncError(
+          .passphrase,
+          "the encrypted remote's key does not open: a wrong passphrase, or key parameters changed on the server (their scrypt costs \(costs) are not the \(written) this release writes; a newer client's change of passphrase may have raised them):",
+          key: key)
+      }
       throw SyncError(.passphrase, "wrong passphrase for the encrypted remote (its key does not open):", key: key)
     }
     return SymmetricKey(data: master)

@@ -68,7 +68,7 @@ extension PackageSync {
   private func checkNow(readingData: Bool, repairing: Bool, progress: SyncProgress.Handler?) async throws
     -> CheckResult
   {
-    try await unlock()
+    let objects = try await unlock()
     guard let (head, _) = try await head() else {
       if folder.state(remote.name) != nil { throw missingHead() }
       return CheckResult(states: 0, objects: 0, damage: [])
@@ -100,20 +100,19 @@ extension PackageSync {
     var seen = Set<String>()
     while let hash = stack.popLast() {
       guard seen.insert(hash).inserted else { continue }
-      let key = treeKey(hash)
+      let key = objects.treeKey(hash)
       let cached = try await BlockingIO.run { localTree(hash) }
       var tree: TreeObject?
       if sizes[key] == nil {
         damage[key] = ("missing", hash, true)
       } else if let cached, !readingData {
-        let expected = storedSize(ofTree: cached)
+        let expected = objects.storedSize(Int64(cached.encoded().count))
         if sizes[key] != expected { damage[key] = ("\(sizes[key] ?? 0) bytes, expected \(expected)", hash, true) }
         tree = cached
       } else {
-        do {
-          let (data, _) = try await client.get(key)
-          tree = try Self.tree(decoding: opened(data, kind: .tree, key: key), key: key, expectedHash: hash)
-        } catch let error as SyncError where error.code == .corrupt || error.code == .noSuchKey {
+        do { tree = try await objects.tree(hash) } catch let error as SyncError
+          where error.code == .corrupt || error.code == .noSuchKey
+        {
           damage[key] = (
             error.code == .noSuchKey ? "missing" : "does not hash to its name, or does not open", hash, true
           )
@@ -131,8 +130,8 @@ extension PackageSync {
       for entry in tree.entries.values where entry.kind == .file { blobs[entry.reference] = entry.size }
     }
     for (hash, size) in blobs {
-      let key = blobKey(hash)
-      let expected = storedSize(ofBlob: size)
+      let key = objects.blobKey(hash)
+      let expected = objects.storedSize(size)
       if sizes[key] == nil {
         damage[key] = ("missing", hash, false)
       } else if sizes[key] != expected {
@@ -140,9 +139,9 @@ extension PackageSync {
       }
     }
     if readingData {
-      let unread = blobs.keys.filter { damage[blobKey($0)] == nil }.sorted()
-      let bad = try await readBlobs(unread, sizes: blobs, progress: progress)
-      for hash in bad { damage[blobKey(hash)] = ("does not hash to its name, or does not open", hash, false) }
+      let unread = blobs.keys.filter { damage[objects.blobKey($0)] == nil }.sorted()
+      let bad = try await readBlobs(unread, sizes: blobs, from: objects, progress: progress)
+      for hash in bad { damage[objects.blobKey(hash)] = ("does not hash to its name, or does not open", hash, false) }
     }
 
     // 3. The repair, from this device's copies.
@@ -150,14 +149,14 @@ extension PackageSync {
     let toRepair = damage.values.map { ($0.hash, $0.isTree) }
     if repairing, !toRepair.isEmpty {
       repaired = try await withRemoteLock(.push) {
-        try await self.reupload(toRepair, scan: scan, localTree: localTree)
+        try await self.reupload(toRepair, to: objects, scan: scan, localTree: localTree)
       }
     }
     var found = damage.map { key, value in
       Damage(key: key, problem: value.problem, repaired: repaired.contains(key))
     }
-    for hash in unwalked.sorted() where damage[treeKey(hash)] == nil {
-      found.append(Damage(key: treeKey(hash), problem: "not read", repaired: false))
+    for hash in unwalked.sorted() where damage[objects.treeKey(hash)] == nil {
+      found.append(Damage(key: objects.treeKey(hash), problem: "not read", repaired: false))
     }
     return CheckResult(
       states: roots.count, objects: trees.count + blobs.count, damage: found.sorted { $0.key < $1.key })
@@ -167,25 +166,20 @@ extension PackageSync {
   /// (sealed) body for an encrypted one, whose keys name the tree by its keyed hash. An entry gone meanwhile is
   /// skipped.
   func stateRoots(_ keys: [String]) async throws -> [String] {
-    guard cipher != nil else { return keys.compactMap { $0.split(separator: "-").last.map(String.init) } }
+    let objects = try await unlock()
+    guard objects.isSealed else { return keys.compactMap { $0.split(separator: "-").last.map(String.init) } }
     var roots: [String] = []
     for key in keys {
       guard let data = try? await client.get(key, limit: 1 << 16).data else { continue }
-      roots.append(try RemoteHead(decoding: opened(data, kind: .state, key: key), key: key).tree)
+      roots.append(try RemoteHead(decoding: objects.opened(data, kind: .state, key: key), key: key).tree)
     }
     return roots
-  }
-
-  /// The bytes the tree object `tree` takes on the remote.
-  func storedSize(ofTree tree: TreeObject) -> Int64 {
-    let size = Int64(tree.encoded().count)
-    return cipher == nil ? size : SealedFormat.sealedSize(plainSize: size)
   }
 
   /// Downloads the blobs `hashes` into the sync folder's `checking/`, hashing each, and removes them.
   /// - Returns: The hashes whose object does not hash to its name (or does not open).
   private func readBlobs(
-    _ hashes: [String], sizes: [String: Int64], progress: SyncProgress.Handler?
+    _ hashes: [String], sizes: [String: Int64], from objects: RemoteObjects, progress: SyncProgress.Handler?
   ) async throws -> Set<String> {
     let checking = folder.path.appending("checking")
     _ = try await BlockingIO.run { try LocalFiles.makeDirectories(checking) }
@@ -193,10 +187,10 @@ extension PackageSync {
     let counter = TransferCounter()
     let total = hashes.reduce(Int64(0)) { $0 + (sizes[$1] ?? 0) }
     do {
-      try await forEachConcurrently(hashes, width: downloadParallelism) { [self] hash in
+      try await forEachConcurrently(hashes, width: downloadParallelism) { hash in
         let file = checking.appending(hash)
         let result: (etag: String, sha256: String, size: Int64, received: Int64)?
-        do { result = try await downloadBlob(blobKey(hash), to: file) { _ in } } catch let error as SyncError
+        do { result = try await objects.downloadBlob(hash, to: file) { _ in } } catch let error as SyncError
           where error.code == .corrupt
         {
           result = nil
@@ -216,19 +210,20 @@ extension PackageSync {
     return bad.withLockedValue { $0 }
   }
 
-  /// Uploads again the objects `objects` (hash, whether a tree) from this device's copies: the package's files,
-  /// the version store's objects, the tree cache.
+  /// Uploads again to `objects` the objects `damaged` (hash, whether a tree) from this device's copies: the
+  /// package's files, the version store's objects, the tree cache.
   /// - Returns: The keys uploaded.
   private func reupload(
-    _ objects: [(String, Bool)], scan: PackageScan, localTree: @escaping @Sendable (String) -> TreeObject?
+    _ damaged: [(String, Bool)], to objects: RemoteObjects, scan: PackageScan,
+    localTree: @escaping @Sendable (String) -> TreeObject?
   ) async throws -> Set<String> {
     let packagePath = folder.packagePath
     let done = NIOLockedValueBox(Set<String>())
-    try await forEachConcurrently(objects) { [self] (hash, isTree) in
+    try await forEachConcurrently(damaged) { [self] (hash, isTree) in
       if isTree {
         guard let tree = try await BlockingIO.run({ localTree(hash) }) else { return }
-        try await client.put(treeKey(hash), data: sealed(tree.encoded(), kind: .tree, contentHash: hash))
-        done.withLockedValue { _ = $0.insert(treeKey(hash)) }
+        try await objects.put(objects.treeKey(hash), tree.encoded(), kind: .tree, contentHash: hash)
+        done.withLockedValue { _ = $0.insert(objects.treeKey(hash)) }
         return
       }
       let file: FilePath? = try await BlockingIO.run {
@@ -237,10 +232,12 @@ extension PackageSync {
         return stored.flatMap { (try? LocalFiles.exists($0)) == true ? $0 : nil }
       }
       guard let file else { return }
-      do { _ = try await uploadBlob(hash, from: file) } catch let error as SyncError where error.code == .corrupt {
+      do { _ = try await uploadBlob(hash, from: file, to: objects) } catch let error as SyncError
+        where error.code == .corrupt
+      {
         return  // the file changed since it was scanned: not a copy of the blob any more
       }
-      done.withLockedValue { _ = $0.insert(blobKey(hash)) }
+      done.withLockedValue { _ = $0.insert(objects.blobKey(hash)) }
     }
     return done.withLockedValue { $0 }
   }

@@ -123,7 +123,7 @@ extension PackageSync {
     return try PackageSync(
       folder: folder, remote: added,
       client: added.client(credentials: credentials, environment: environment, timeouts: client.timeouts),
-      passphrase: passphrase, cipher: cipher)
+      passphrase: passphrase, keys: keys)
   }
 
   /// A key for ``S3Client/probeETagForm(key:)`` under the remote's prefix, unique to this run.

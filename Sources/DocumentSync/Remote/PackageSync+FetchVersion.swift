@@ -34,7 +34,6 @@ extension PackageSync {
       try await BlockingIO.run { try VersionStore.forgetRemoteOnceFetched(id, ofPackageAt: packagePath) }
       return 0
     }
-    try await unlock()
     let hashes = held.unfetched.keys.sorted()
     let fetching = folder.path.appending("fetching")
     try await fetchBlobs(hashes, sizes: held.unfetched, into: fetching, progress: progress) { key in
@@ -47,5 +46,34 @@ extension PackageSync {
       try LocalFiles.remove(fetching)
     }
     return hashes.count
+  }
+}
+
+extension PackageSync {
+  /// Downloads the files version `id` of the package at `packagePath` keeps on a remote into its version store,
+  /// with a sync of the remote the version names that `makeSync` makes: the one path of `docpkg remote fetch`
+  /// (whose sync may ask for a passphrase at the terminal) and of `docpkg serve` (whose sync never does: it
+  /// takes the passphrase from the environment, or fails in one line). Nothing is asked of a remote when the
+  /// version keeps no file there, or the store holds them all already.
+  /// - Parameters:
+  ///   - id: The version.
+  ///   - packagePath: The package.
+  ///   - makeSync: Makes the sync of the package with the named remote (called at most once).
+  ///   - progress: Called as bytes arrive.
+  /// - Returns: How many files were downloaded.
+  /// - Throws: As ``fetchVersion(_:progress:)``, and what `makeSync` throws.
+  package static func fetchVersion(
+    _ id: Int, ofPackageAt packagePath: FilePath, progress: SyncProgress.Handler? = nil,
+    sync makeSync: @escaping @Sendable (_ remote: String) throws -> PackageSync
+  ) async throws -> Int {
+    guard let held = try await BlockingIO.run({ try VersionStore.remoteHeldVersion(id, ofPackageAt: packagePath) })
+    else { return 0 }
+    guard !held.unfetched.isEmpty else {
+      try await BlockingIO.run { try VersionStore.forgetRemoteOnceFetched(id, ofPackageAt: packagePath) }
+      return 0
+    }
+    // Off the cooperative pool: making the sync may read a passphrase file, or the terminal.
+    let sync = try await BlockingIO.run { try makeSync(held.remote) }
+    return try await sync.fetchVersion(id, progress: progress)
   }
 }

@@ -52,12 +52,11 @@ extension PackageSync {
   /// The key of an object `head`'s state names that the remote does not hold, or nil when its state is whole:
   /// every tree and blob it reaches is in one listing of `trees/` and `blobs/` (a repair's check, not a push's).
   package func firstMissingObject(of head: RemoteHead) async throws -> String? {
-    try await unlock()
-    async let listedTrees = client.list(prefix: location.key("trees/"))
-    async let listedBlobs = client.list(prefix: location.key("blobs/"))
-    let haveTrees = Set(try await listedTrees.map { String($0.key.split(separator: "/").last ?? "") })
-    let haveBlobs = Set(try await listedBlobs.map { String($0.key.split(separator: "/").last ?? "") })
-    guard haveTrees.contains(objectName(head.tree)) else { return treeKey(head.tree) }
+    let objects = try await unlock()
+    async let listedTrees = objects.names(in: "trees")
+    async let listedBlobs = objects.names(in: "blobs")
+    let (haveTrees, haveBlobs) = try await (listedTrees, listedBlobs)
+    guard haveTrees.contains(objects.name(head.tree)) else { return objects.treeKey(head.tree) }
     let trees: [String: TreeObject]
     do { trees = try await fetchTrees(from: head.tree, known: [:]) } catch let error as SyncError
       where error.code == .noSuchKey
@@ -65,9 +64,9 @@ extension PackageSync {
       return error.key
     }
     for (hash, tree) in trees {
-      guard haveTrees.contains(objectName(hash)) else { return treeKey(hash) }
-      for entry in tree.entries.values where entry.kind == .file && !haveBlobs.contains(objectName(entry.reference)) {
-        return blobKey(entry.reference)
+      guard haveTrees.contains(objects.name(hash)) else { return objects.treeKey(hash) }
+      for entry in tree.entries.values where entry.kind == .file && !haveBlobs.contains(objects.name(entry.reference)) {
+        return objects.blobKey(entry.reference)
       }
     }
     return nil

@@ -62,7 +62,7 @@ extension PackageSync {
     let packagePath = folder.packagePath
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
     defer { lock.value.unlock() }
-    try await unlock()
+    _ = try await unlock()  // a wrong passphrase fails before the remote's lock is taken
     return try await withRemoteLock(.prune) { try await sweep(keeping: keep) }
   }
 
@@ -73,6 +73,7 @@ extension PackageSync {
       if folder.state(remote.name) != nil { throw missingHead() }
       return PruneResult(keptStates: 0, keptObjects: 0, removedObjects: 0)
     }
+    let objects = try await unlock()
     let states = try await client.list(prefix: location.key("states/")).map(\.key).sorted(by: >)
     let keptStates = states.prefix(keep)
     var roots = [head.tree] + head.conflicts.map(\.tree) + (try await stateRoots(Array(keptStates)))
@@ -87,20 +88,21 @@ extension PackageSync {
         continue  // a state whose objects are gone already keeps nothing
       }
     }
-    var reached = Set(trees.keys.map(treeKey))
+    var reached = Set(trees.keys.map(objects.treeKey))
     for tree in trees.values {
-      for entry in tree.entries.values where entry.kind == .file { reached.insert(blobKey(entry.reference)) }
+      for entry in tree.entries.values where entry.kind == .file { reached.insert(objects.blobKey(entry.reference)) }
     }
     // Sweep.
     async let listedTrees = client.list(prefix: location.key("trees/"))
     async let listedBlobs = client.list(prefix: location.key("blobs/"))
     async let listedLocks = client.list(prefix: location.key("locks/"))
-    let objects = try await (listedTrees + listedBlobs).map(\.key)
-    let unreached = objects.filter { !reached.contains($0) }
+    let listed = try await (listedTrees + listedBlobs).map(\.key)
+    let unreached = listed.filter { !reached.contains($0) }
     var doomed = unreached + states.dropFirst(keep)
     for lock in try await listedLocks {
       if let data = try? await client.get(lock.key, limit: 1 << 12).data,
-        RemoteLock(key: lock.key, data: (try? opened(data, kind: .lock, key: lock.key)) ?? Data())?.isStale == true
+        RemoteLock(key: lock.key, data: (try? objects.opened(data, kind: .lock, key: lock.key)) ?? Data())?.isStale
+          == true
       {
         doomed.append(lock.key)
       }
@@ -110,7 +112,7 @@ extension PackageSync {
     let keptTrees = Set(trees.keys)
     try await BlockingIO.run { try local.remove { !keptTrees.contains($0) } }
     return PruneResult(
-      keptStates: keptStates.count, keptObjects: objects.count - unreached.count, removedObjects: doomed.count)
+      keptStates: keptStates.count, keptObjects: listed.count - unreached.count, removedObjects: doomed.count)
   }
 
   /// After a push moved the head: prunes when ``Remote/autoPrune`` allows it and the remote's history holds more
@@ -126,13 +128,6 @@ extension PackageSync {
     let keep = max(1, remote.keepStates ?? Self.defaultKeptStates)
     guard try await client.list(prefix: location.key("states/")).count > 2 * keep else { return nil }
     return try await withRemoteLock(.prune, wait: .zero) { try await sweep(keeping: keep) }
-  }
-
-  /// The `states/` key of the remote's history entry for `head`.
-  func stateKey(_ head: RemoteHead) -> String {
-    let milliseconds = String(Int64(head.date.timeIntervalSince1970 * 1000))
-    let stamp = String(repeating: "0", count: max(0, 13 - milliseconds.count)) + milliseconds
-    return location.key("states/\(stamp)-\(objectName(head.tree))")
   }
 }
 

@@ -45,187 +45,34 @@ extension PackageSync {
     try await withinDeadline("push") { try await self.pushNow(forcingNewHead: forcingNewHead, progress: progress) }
   }
 
-  /// ``push(forcingNewHead:progress:)``'s work, without its deadline.
+  /// ``push(forcingNewHead:progress:)``'s work, without its deadline: the phases in order (the protocol is in
+  /// PackageSync.swift's header).
   func pushNow(forcingNewHead: Bool, progress: SyncProgress.Handler?) async throws -> PushResult {
     autoPruneOutcome.withLockedValue { $0 = nil }
     // An encrypted remote's passphrase is checked first: a wrong one changes nothing, not even the stat cache.
-    try await unlock()
+    let objects = try await unlock()
     let packagePath = folder.packagePath
-    let folder = self.folder
     let lock = try await BlockingIO.run { Handed(try PackageLock(forPackageAt: packagePath)) }
     defer { lock.value.unlock() }
     progress?(SyncProgress(phase: .scanning, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-    let snapshot = try await BlockingIO.run { try VersionStore.scan(packageAt: packagePath, lockHeld: true) }
-    let current = try await head()
-    let synced = folder.state(remote.name)
-    let local = LocalTrees(path: folder.treeStore)
-    let conflicts = try await localConflicts()
-    let unresolved = conflicts.filter { !$0.isResolved }
-    let conflictTrees = Set(unresolved.map(\.tree))
-    if forcingNewHead {
-      if let current, try await firstMissingObject(of: current.head) == nil {
-        throw SyncError(
-          .remote,
-          "the remote's head is whole: nothing to repair (--force-new-head replaces only a missing or broken head); pull, then push; head",
-          key: headKey)
-      }
-    } else if current == nil, synced != nil {
-      throw missingHead()
-    } else if let current {
-      try checkNotRolledBack(current.head, synced: synced)
-      if current.head.tree == snapshot.root, current.head.conflictTrees == conflictTrees {
-        try await BlockingIO.run {
-          local.add([snapshot.root], from: snapshot.trees)
-          try folder.setState(
-            self.remote.name, tree: snapshot.root, etag: current.etag, conflicts: conflictTrees,
-            generation: current.head.generation)
-        }
-        await dropLeftoverUploads()
-        return .upToDate
-      }
-      // The head's tree and its list of conflicts must be what this package last synced: else another device
-      // changed them, and this push would drop its changes.
-      guard let synced, synced.tree == current.head.tree, synced.conflicts == current.head.conflictTrees else {
-        // Before sending the user to a pull, make sure a pull can work: a head naming a missing tree cannot.
-        if try await client.head(treeKey(current.head.tree)) == nil {
-          throw brokenHead(missing: treeKey(current.head.tree))
-        }
-        throw SyncError(
-          .preconditionFailed,
-          "the remote has changes this package has not pulled: pull, then push again (or run 'docpkg sync'); remote head",
-          key: headKey)
-      }
+    let start = try await readPushStart()
+    if try await checkHead(start, objects: objects, forcingNewHead: forcingNewHead) == .upToDate {
+      try await recordUpToDate(start)
+      return .upToDate
     }
-
     // Holding the remote's push lock from here until the head moved: no prune runs meanwhile (RemoteLock).
     let result = try await withRemoteLock(.push) {
       progress?(SyncProgress(phase: .comparing, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
-      let journal = try await BlockingIO.run { PushJournal(path: folder.pushJournal(self.remote.name)) }
-      // A repair trusts nothing it did not see on the remote: no base to stop at, one listing.
-      let base = forcingNewHead || current == nil ? nil : synced?.tree
-      var plan = try await BlockingIO.run { PushPlan(snapshot: snapshot, base: base, local: local) }
-      // What the journal lists was sent by a push that did not move the head (killed, or it lost the race for the
-      // head): no state names it, so a prune that ran since (on any device, between that push's lock and this
-      // one's) may have deleted it. It is checked here, under this push's lock, like any object of unknown
-      // presence; never skipped on the journal's word.
-      let journaled = forcingNewHead ? [] : journal.sent
-      if forcingNewHead || plan.blobs.count + plan.trees.count > Self.listingThreshold {
-        // Many objects of unknown presence (a first push, or one after an interrupted push): one listing of the
-        // remote is cheaper than asking for each.
-        async let listedBlobs = client.list(prefix: location.key("blobs/"))
-        async let listedTrees = client.list(prefix: location.key("trees/"))
-        let haveBlobs = Set(try await listedBlobs.map { String($0.key.split(separator: "/").last ?? "") })
-        let haveTrees = Set(try await listedTrees.map { String($0.key.split(separator: "/").last ?? "") })
-        plan.blobs.removeAll { haveBlobs.contains(objectName($0)) }
-        plan.trees.removeAll { haveTrees.contains(objectName($0)) }
-      } else {
-        // A few: small blobs are sent (a PUT costs what a HEAD does), big ones and what the journal lists only if
-        // the remote lacks them.
-        let asked =
-          plan.blobs.filter { (snapshot.blobs[$0]?.size ?? 0) > Self.headCheckSize || journaled.contains($0) }
-          .map { blobKey($0) } + plan.trees.filter { journaled.contains($0) }.map { treeKey($0) }
-        let present = NIOLockedValueBox(Set<String>())
-        try await forEachConcurrently(asked) { [self] key in
-          if try await client.head(key) != nil { present.withLockedValue { _ = $0.insert(key) } }
-        }
-        let skip = present.withLockedValue { $0 }
-        plan.blobs.removeAll { skip.contains(blobKey($0)) }
-        plan.trees.removeAll { skip.contains(treeKey($0)) }
-      }
-      // The unresolved conflict versions the remote lacks go up with the state (from the version store).
-      let newConflicts = unresolved.filter { !(current?.head.conflictTrees ?? []).contains($0.tree) || forcingNewHead }
-      var extra = try await conflictObjects(
-        newConflicts, local: forcingNewHead ? nil : local,
-        plannedTrees: Set(plan.trees), plannedBlobs: Set(plan.blobs))
-      let bigExtra = extra.blobs.filter { $0.2 > Self.headCheckSize }.map(\.0)
-      let presentExtra = NIOLockedValueBox(Set<String>())
-      try await forEachConcurrently(bigExtra) { [self] hash in
-        if try await client.head(blobKey(hash)) != nil { presentExtra.withLockedValue { _ = $0.insert(hash) } }
-      }
-      let skipExtra = presentExtra.withLockedValue { $0 }
-      extra.blobs.removeAll { skipExtra.contains($0.0) }
-      let blobs =
-        plan.blobs.map { ($0, packagePath.appending(snapshot.blobs[$0]!.path), snapshot.blobs[$0]!.size) }
-        + extra.blobs
-      let trees = plan.trees.map { ($0, snapshot.trees[$0]!.encoded()) } + extra.trees
-      // Bytes as stored (sealed, for an encrypted remote). Progress counts them as parts go up; a resumed
-      // multipart upload's parts that had arrived count as done when its blob is, and not as sent.
-      let totalBytes = blobs.reduce(Int64(0)) { $0 + storedSize(ofBlob: $1.2) }
-      let objectsTotal = blobs.count + trees.count
-      let counter = TransferCounter()
-      let sentBytes = TransferCounter()
-
-      try await forEachConcurrently(blobs) { [self] (hash, file, size) in
-        let reported = NIOLockedValueBox(Int64(0))
-        let sent = try await uploadBlob(hash, from: file) { bytes in
-          let delta = reported.withLockedValue { before in
-            let delta = max(0, bytes - before)
-            before += delta
-            return delta
-          }
-          let (objects, done) = counter.add(objects: 0, bytes: delta)
-          progress?(
-            SyncProgress(
-              phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: done,
-              bytesTotal: totalBytes))
-        }
-        await journal.note(hash)
-        _ = sentBytes.add(objects: 1, bytes: sent)
-        let resumed = max(0, storedSize(ofBlob: size) - reported.withLockedValue { $0 })
-        let (objects, bytes) = counter.add(objects: 1, bytes: resumed)
-        progress?(
-          SyncProgress(
-            phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes,
-            bytesTotal: totalBytes)
-        )
-      }
-      // Trees after blobs, the head last: the head never names an object that is not there.
-      try await forEachConcurrently(trees) { [self] (hash, data) in
-        try await client.put(treeKey(hash), data: sealed(data, kind: .tree, contentHash: hash))
-        await journal.note(hash)
-        let (objects, bytes) = counter.add(objects: 1, bytes: 0)
-        progress?(
-          SyncProgress(
-            phase: .uploading, objectsDone: objects, objectsTotal: objectsTotal, bytesDone: bytes,
-            bytesTotal: totalBytes)
-        )
-      }
-      try await BlockingIO.run { local.add([snapshot.root], from: snapshot.trees) }
-
+      let journal = try await BlockingIO.run { [folder, remote] in PushJournal(path: folder.pushJournal(remote.name)) }
+      let uploads = try await planUploads(start, objects: objects, journal: journal, forcingNewHead: forcingNewHead)
+      let sent = try await send(uploads, to: objects, journal: journal, progress: progress)
+      let local = LocalTrees(path: folder.treeStore)
+      try await BlockingIO.run { local.add([start.snapshot.root], from: start.snapshot.trees) }
       progress?(SyncProgress(phase: .updatingHead, objectsDone: 0, objectsTotal: 1, bytesDone: 0, bytesTotal: 0))
-      let newHead = RemoteHead(
-        tree: snapshot.root, parent: current?.head.tree ?? synced?.tree,
-        generation: max(current?.head.generation ?? 0, synced?.highestGeneration ?? 0) + 1, date: Date(),
-        conflicts: conflicts.remoteConflicts)
-      let etag: String
-      do {
-        etag = try await client.put(
-          headKey, data: sealed(newHead.encoded(), kind: .head), condition: current.map { .matches($0.etag) } ?? .absent
-        )
-      } catch let error as SyncError where error.code == .preconditionFailed {
-        throw lostRace(error)
-      } catch let error as SyncError where error.code == .transport || (error.status ?? 0) >= 500 {
-        // The outcome is unknown (Ceph RGW answers 500 to the loser of two racing conditional PUTs): look.
-        guard let now = try? await head() else { throw error }
-        if now.head.tree == newHead.tree, now.head.parent == newHead.parent,
-          now.head.conflictTrees == newHead.conflictTrees
-        {
-          etag = now.etag
-        } else if now.etag != current?.etag {
-          throw lostRace(error)
-        } else {
-          throw error
-        }
-      }
-      try await BlockingIO.run { [remote] in
-        try folder.setState(
-          remote.name, tree: snapshot.root, etag: etag, conflicts: conflictTrees, generation: newHead.generation)
-        journal.finish()
-      }
-      // The remote's history, for `prune` to keep the last states (best effort: the push succeeded already).
-      _ = try? await client.put(stateKey(newHead), data: sealed(newHead.encoded(), kind: .state))
-      await dropLeftoverUploads()
-      return PushResult.pushed(tree: snapshot.root, blobs: blobs.count, trees: trees.count, bytes: sentBytes.bytes)
+      let (newHead, etag) = try await moveHead(start, objects: objects)
+      try await recordPush(start, head: newHead, etag: etag, journal: journal, objects: objects)
+      return PushResult.pushed(
+        tree: start.snapshot.root, blobs: uploads.blobs.count, trees: uploads.trees.count, bytes: sent)
     }
     // The push succeeded: a prune that is due runs now (see PackageSync+Prune.swift), and never fails it.
     let outcome: Result<PruneResult, any Error>?
@@ -240,85 +87,133 @@ extension PackageSync {
   static let headCheckSize: Int64 = 1 << 20
 }
 
-/// What a push may have to send: the package's trees that differ from the synced head's tree at the same path,
-/// and the blobs of files that differ from the synced head's file at the same path — found by walking both
-/// states from the root and stopping at every equal subtree, so a push after changing one file of 100,000 looks
-/// at the trees on that file's path only.
-struct PushPlan {
-  /// Trees to send, subtrees first.
-  var trees: [String] = []
-  /// Blobs that may be missing.
-  var blobs: [String] = []
-  private var seenTrees: Set<String> = []
-  private var seenBlobs: Set<String> = []
+/// What a push starts from, read with the package's lock held: the package's state, the remote's head, and what
+/// this package last synced.
+struct PushStart: Sendable {
+  /// The package's state.
+  let snapshot: PackageScan
+  /// The remote's head and its ETag (nil: none).
+  let current: (head: RemoteHead, etag: String)?
+  /// What the package last synced with the remote.
+  let synced: SyncedState?
+  /// The package's conflict versions (resolved ones too: the head lists what is resolved).
+  let conflicts: [SharedConflictVersion]
 
-  init(snapshot: PackageScan, base: String?, local: LocalTrees) {
-    walk(snapshot.root, base, snapshot: snapshot, local: local)
-  }
-
-  /// Notes what the tree `hash` needs sent that the tree `old` (synced before) did not have, subtrees
-  /// before the trees naming them: with an explicit stack of the trees being walked, not recursion
-  /// (the package chooses its depth).
-  private mutating func walk(_ hash: String, _ old: String?, snapshot: PackageScan, local: LocalTrees) {
-    struct Level {
-      let hash: String
-      let entries: [(name: String, entry: TreeEntry)]
-      let oldTree: TreeObject?
-      var index = 0
-    }
-    func enter(_ hash: String, _ old: String?) -> Level? {
-      guard hash != old, !seenTrees.contains(hash), let tree = snapshot.trees[hash] else { return nil }
-      seenTrees.insert(hash)
-      return Level(
-        hash: hash, entries: tree.entries.map { ($0.key, $0.value) }, oldTree: old.flatMap { local.tree($0) })
-    }
-    guard let first = enter(hash, old) else { return }
-    var stack = [first]
-    while !stack.isEmpty {
-      let top = stack.count - 1
-      guard stack[top].index < stack[top].entries.count else {
-        let level = stack.removeLast()
-        trees.append(level.hash)
-        continue
-      }
-      let (name, entry) = stack[top].entries[stack[top].index]
-      stack[top].index += 1
-      let before = stack[top].oldTree?.entries[name]
-      switch entry.kind {
-      case .directory:
-        if let level = enter(entry.reference, before?.kind == .directory ? before?.reference : nil) {
-          stack.append(level)
-        }
-      case .file:
-        if before?.kind == .file, before?.reference == entry.reference { continue }
-        if seenBlobs.insert(entry.reference).inserted { blobs.append(entry.reference) }
-      case .symlink:
-        break
-      }
-    }
-  }
+  /// The unresolved ones.
+  var unresolved: [SharedConflictVersion] { conflicts.filter { !$0.isResolved } }
+  /// The root trees of the unresolved ones: what the head must list.
+  var conflictTrees: Set<String> { Set(unresolved.map(\.tree)) }
 }
 
 extension PackageSync {
+  /// Phase 1: scans the package and reads the remote's head and the synced state.
+  func readPushStart() async throws -> PushStart {
+    let (folder, name) = (folder, remote.name)
+    let snapshot = try await BlockingIO.run {
+      try VersionStore.scan(packageAt: folder.packagePath, lockHeld: true)
+    }
+    let current = try await head()
+    let synced = try await BlockingIO.run { folder.state(name) }
+    return PushStart(snapshot: snapshot, current: current, synced: synced, conflicts: try await localConflicts())
+  }
+
+  /// What ``checkHead(_:objects:forcingNewHead:)`` found.
+  enum HeadCheck { case upToDate, mustPush }
+
+  /// Phase 2: whether the remote's head lets this push through: it must be the state this package last synced
+  /// (else another device changed it, and the push would drop its changes), not older than the one taken last,
+  /// and present unless nothing was synced; a repair (`forcingNewHead`) needs a missing or broken head.
+  /// - Throws: ``SyncError`` as ``push(forcingNewHead:progress:)`` says.
+  func checkHead(_ start: PushStart, objects: RemoteObjects, forcingNewHead: Bool) async throws -> HeadCheck {
+    if forcingNewHead {
+      if let current = start.current, try await firstMissingObject(of: current.head) == nil {
+        throw SyncError(
+          .remote,
+          "the remote's head is whole: nothing to repair (--force-new-head replaces only a missing or broken head); pull, then push; head",
+          key: headKey)
+      }
+      return .mustPush
+    }
+    guard let current = start.current else {
+      if start.synced != nil { throw missingHead() }
+      return .mustPush
+    }
+    try checkNotRolledBack(current.head, synced: start.synced)
+    if current.head.tree == start.snapshot.root, current.head.conflictTrees == start.conflictTrees { return .upToDate }
+    guard let synced = start.synced, synced.tree == current.head.tree, synced.conflicts == current.head.conflictTrees
+    else {
+      // Before sending the user to a pull, make sure a pull can work: a head naming a missing tree cannot.
+      if try await client.head(objects.treeKey(current.head.tree)) == nil {
+        throw brokenHead(missing: objects.treeKey(current.head.tree))
+      }
+      throw SyncError(
+        .preconditionFailed,
+        "the remote has changes this package has not pulled: pull, then push again (or run 'docpkg sync'); remote head",
+        key: headKey)
+    }
+    return .mustPush
+  }
+
+  /// When the head is the package's state already: records it as synced.
+  func recordUpToDate(_ start: PushStart) async throws {
+    guard let current = start.current else { return }
+    let (folder, name, local) = (folder, remote.name, LocalTrees(path: folder.treeStore))
+    try await BlockingIO.run {
+      local.add([start.snapshot.root], from: start.snapshot.trees)
+      try folder.setState(
+        name, tree: start.snapshot.root, etag: current.etag, conflicts: start.conflictTrees,
+        generation: current.head.generation)
+    }
+    await dropLeftoverUploads()
+  }
+
+  /// Phase 5: writes the new head conditionally on the one read (or on there being none).
+  /// - Returns: The head written and its ETag.
+  /// - Throws: ``SyncError`` with code `preconditionFailed` when another device's push moved it first.
+  func moveHead(_ start: PushStart, objects: RemoteObjects) async throws -> (RemoteHead, String) {
+    let current = start.current
+    let newHead = RemoteHead(
+      tree: start.snapshot.root, parent: current?.head.tree ?? start.synced?.tree,
+      generation: max(current?.head.generation ?? 0, start.synced?.highestGeneration ?? 0) + 1, date: Date(),
+      conflicts: start.conflicts.remoteConflicts)
+    do {
+      let etag = try await objects.put(
+        headKey, newHead.encoded(), kind: .head, condition: current.map { .matches($0.etag) } ?? .absent)
+      return (newHead, etag)
+    } catch let error as SyncError where error.code == .preconditionFailed {
+      throw lostRace(error)
+    } catch let error as SyncError where error.code == .transport || (error.status ?? 0) >= 500 {
+      // The outcome is unknown (Ceph RGW answers 500 to the loser of two racing conditional PUTs): look.
+      guard let now = try? await head() else { throw error }
+      if now.head.tree == newHead.tree, now.head.parent == newHead.parent,
+        now.head.conflictTrees == newHead.conflictTrees
+      {
+        return (newHead, now.etag)
+      }
+      throw now.etag != current?.etag ? lostRace(error) : error
+    }
+  }
+
+  /// Phase 6: records the state pushed, drops the journal, writes the history entry `states/…` (best effort: the
+  /// push succeeded already) and drops multipart uploads no later push needs.
+  func recordPush(
+    _ start: PushStart, head: RemoteHead, etag: String, journal: PushJournal, objects: RemoteObjects
+  ) async throws {
+    try await BlockingIO.run { [folder, remote] in
+      try folder.setState(
+        remote.name, tree: start.snapshot.root, etag: etag, conflicts: start.conflictTrees,
+        generation: head.generation)
+      journal.finish()
+    }
+    _ = try? await objects.put(objects.stateKey(head), head.encoded(), kind: .state)
+    await dropLeftoverUploads()
+  }
+
   /// The error for a push whose head write lost to another device's.
   func lostRace(_ error: SyncError) -> SyncError {
     SyncError(
       .preconditionFailed,
       "another device pushed first (nothing was overwritten): pull, then push again (or run 'docpkg sync'); remote head",
       key: headKey, status: error.status, serverCode: error.serverCode, serverMessage: error.serverMessage)
-  }
-}
-
-/// Objects and bytes done so far, shared by concurrent transfers.
-final class TransferCounter: Sendable {
-  private let state = NIOLockedValueBox((0, Int64(0)))
-  /// The bytes so far.
-  var bytes: Int64 { state.withLockedValue { $0.1 } }
-  func add(objects: Int, bytes: Int64) -> (Int, Int64) {
-    state.withLockedValue {
-      $0.0 += objects
-      $0.1 += bytes
-      return $0
-    }
   }
 }

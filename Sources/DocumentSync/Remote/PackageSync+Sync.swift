@@ -11,11 +11,10 @@ import Foundation
 // A push is refused when another device moved the head since this package last took it (its conditional write
 // fails, or it finds a head it has not pulled). `sync` then waits a little and does it again: pull (a merge, or a
 // conflict version for entries both sides changed, as a pull always does), push. Many devices syncing at once
-// each land after a few rounds; the waits grow (exponential backoff: 0.1, 0.2, 0.4, … s, at most 3.2 s, and never
-// less than the round that lost took, times the round's number up to 4: on a slow link or a busy machine a round
-// takes seconds, and that is the time the others' pushes land in) and each is drawn at random between a quarter and
-// all of that (jitter), so that the devices that lost one round do not all come back together. After `maximumAttempts` rounds it gives up, said as such; nothing is lost then (the package keeps
-// what it pulled, the next sync pushes it).
+// each land after a few rounds; the waits grow (exponential backoff: 0.2, 0.4, 0.8, … s) up to a bound (5 s),
+// whatever the rounds took, and each is drawn at random between an eighth and all of that (jitter), so that the
+// devices that lost one round do not all come back together. After `maximumAttempts` rounds it gives up, said as
+// such; nothing is lost then (the package keeps what it pulled, the next sync pushes it).
 
 extension PackageSync {
   /// What a sync did.
@@ -69,9 +68,7 @@ extension PackageSync {
 
   private func syncNow(maximumAttempts: Int, progress: SyncProgress.Handler?) async throws -> SyncResult {
     var pulls: [PullResult] = []
-    let clock = ContinuousClock()
     while true {
-      let roundStart = clock.now
       pulls.append(try await pullNow(acceptingRollback: false, progress: progress))
       do {
         return SyncResult(pulls: pulls, pushed: try await pushNow(forcingNewHead: false, progress: progress))
@@ -82,7 +79,7 @@ extension PackageSync {
             "other devices pushed first in each of \(pulls.count) rounds of pull and push; what was pulled is kept, run the sync again; remote head",
             key: headKey)
         }
-        let wait = Self.syncBackoff(afterRound: pulls.count, roundTook: clock.now - roundStart)
+        let wait = Self.syncBackoff(afterRound: pulls.count)
         do { try await Task.sleep(for: wait) } catch {
           throw SyncError(.cancelled, "sync cancelled", key: headKey)
         }
@@ -90,13 +87,13 @@ extension PackageSync {
     }
   }
 
-  /// The wait after round `round` (1 for the first) lost, which took `roundTook`: 0.1 s doubled each round up to
-  /// 3.2 s, or `roundTook` times `round` (up to 4 times) if that is longer; drawn between a quarter and all of it.
-  static func syncBackoff(afterRound round: Int, roundTook: Duration) -> Duration {
-    let exponential = 100 << min(5, max(0, round - 1))
-    let measured =
-      Int(roundTook.components.seconds) * 1000 + Int(roundTook.components.attoseconds / 1_000_000_000_000_000)
-    let ceiling = max(exponential, min(measured, 30_000) * min(max(round, 1), 4))
-    return .milliseconds(Int.random(in: ceiling / 4...ceiling))
+  /// The longest wait between two rounds, however many rounds were lost and however long they took.
+  static let maximumSyncBackoff: Duration = .seconds(5)
+
+  /// The wait after round `round` (1 for the first) lost: 0.2 s doubled each round, at most
+  /// ``maximumSyncBackoff``, drawn between an eighth and all of it.
+  static func syncBackoff(afterRound round: Int) -> Duration {
+    let ceiling = min(200 << min(10, max(0, round - 1)), Int(maximumSyncBackoff.components.seconds) * 1000)
+    return .milliseconds(Int.random(in: ceiling / 8...ceiling))
   }
 }

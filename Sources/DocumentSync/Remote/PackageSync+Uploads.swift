@@ -20,47 +20,29 @@ import Foundation
 // on the server and removes the record. Removing the remote removes its records (`SyncFolder.remove`).
 
 extension PackageSync {
-  /// Uploads blob `hash` from the package's file `file`: as it is, or for an encrypted remote sealed into the sync
-  /// folder's `sealing/NAME/` first (a segment at a time; the same bytes every time, so a multipart upload
-  /// resumes).
+  /// Uploads blob `hash` from the package's file `file` to `objects`: as it is, or for an encrypted remote sealed
+  /// into the sync folder's `sealing/NAME/` first (``RemoteObjects/uploadBlob(_:from:sealingIn:record:progress:)``),
+  /// its multipart upload recorded in `uploads/NAME/HASH`.
   /// - Parameters:
   ///   - hash: The blob's SHA-256 (hex): its name, and what its bytes must hash to.
   ///   - file: The package's file holding it.
+  ///   - objects: The remote's objects.
   ///   - progress: Called with the bytes of this blob sent so far, as parts go up.
   /// - Returns: The bytes sent: the blob's size (sealed, for an encrypted remote), less the parts of a resumed
   ///   multipart upload that had arrived before.
   /// - Throws: ``SyncError`` naming the key (`corrupt` naming the file when it no longer hashes to `hash`);
   ///   `PackageError` naming the path that cannot be read or written.
   func uploadBlob(
-    _ hash: String, from file: FilePath, progress: (@Sendable (Int64) -> Void)? = nil
+    _ hash: String, from file: FilePath, to objects: RemoteObjects, progress: (@Sendable (Int64) -> Void)? = nil
   ) async throws -> Int64 {
-    let record = folder.uploads(remote.name).appending(hash)
     let sent = NIOLockedValueBox(Int64(0))
-    let counted: @Sendable (Int64) -> Void = { bytes in
+    try await objects.uploadBlob(
+      hash, from: file, sealingIn: folder.sealing(remote.name), record: folder.uploads(remote.name).appending(hash)
+    ) { bytes in
       sent.withLockedValue { $0 = max($0, bytes) }
       progress?(bytes)
     }
-    guard let cipher else {
-      try await client.upload(blobKey(hash), fromFile: file, expectedSHA256: hash, record: record, progress: counted)
-      return sent.withLockedValue { $0 }
-    }
-    let sealing = folder.sealing(remote.name)
-    let sealedFile = sealing.appending(hash)
-    try await BlockingIO.run {
-      try LocalFiles.makeDirectories(sealing)
-      try cipher.sealFile(at: file, blob: hash, to: sealedFile)
-    }
-    do { try await client.upload(blobKey(hash), fromFile: sealedFile, record: record, progress: counted) } catch {
-      _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
-      throw error
-    }
-    _ = try? await BlockingIO.run { try LocalFiles.remove(sealedFile) }
     return sent.withLockedValue { $0 }
-  }
-
-  /// The bytes a blob of `size` bytes takes on the remote: itself, or sealed for an encrypted remote.
-  func storedSize(ofBlob size: Int64) -> Int64 {
-    cipher == nil ? size : SealedFormat.sealedSize(plainSize: size)
   }
 
   /// Aborts the multipart uploads to this remote that are still recorded and removes their records, and the sealed
@@ -92,5 +74,49 @@ extension PackageSync {
       _ = try? await BlockingIO.run { try LocalFiles.remove(path) }
     }
     _ = try? await BlockingIO.run { try LocalFiles.remove(sealing) }
+  }
+}
+
+extension PackageSync {
+  /// Phase 4: uploads `uploads` to `objects`, blobs then trees (the head, written after, never names an object
+  /// that is not there), ``parallelism`` at once, each noted in `journal` once it arrived.
+  /// - Returns: The bytes of blobs sent, as stored (the parts of a resumed multipart upload that had arrived
+  ///   before are not sent again, and not counted).
+  func send(
+    _ uploads: PushUploads, to objects: RemoteObjects, journal: PushJournal, progress: SyncProgress.Handler?
+  ) async throws -> Int64 {
+    // Bytes as stored (sealed, for an encrypted remote). Progress counts them as parts go up; a resumed
+    // multipart upload's parts that had arrived count as done when its blob is, and not as sent.
+    let totalBytes = uploads.blobs.reduce(Int64(0)) { $0 + objects.storedSize($1.size) }
+    let objectsTotal = uploads.blobs.count + uploads.trees.count
+    let counter = TransferCounter()
+    let sentBytes = TransferCounter()
+    let report: @Sendable ((objects: Int, bytes: Int64)) -> Void = { done in
+      progress?(
+        SyncProgress(
+          phase: .uploading, objectsDone: done.objects, objectsTotal: objectsTotal, bytesDone: done.bytes,
+          bytesTotal: totalBytes))
+    }
+    try await forEachConcurrently(uploads.blobs) { [self] blob in
+      let reported = NIOLockedValueBox(Int64(0))
+      let sent = try await uploadBlob(blob.hash, from: blob.file, to: objects) { bytes in
+        let delta = reported.withLockedValue { before in
+          let delta = max(0, bytes - before)
+          before += delta
+          return delta
+        }
+        report(counter.add(objects: 0, bytes: delta))
+      }
+      await journal.note(blob.hash)
+      _ = sentBytes.add(objects: 1, bytes: sent)
+      let resumed = max(0, objects.storedSize(blob.size) - reported.withLockedValue { $0 })
+      report(counter.add(objects: 1, bytes: resumed))
+    }
+    try await forEachConcurrently(uploads.trees) { tree in
+      try await objects.put(objects.treeKey(tree.hash), tree.data, kind: .tree, contentHash: tree.hash)
+      await journal.note(tree.hash)
+      report(counter.add(objects: 1, bytes: 0))
+    }
+    return sentBytes.bytes
   }
 }

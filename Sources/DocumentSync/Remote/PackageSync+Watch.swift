@@ -127,7 +127,6 @@ extension PackageSync {
     var saidUnreachable = false
     var reportedConflicts = Set<Int>()
     let packagePath = folder.packagePath
-    let clock = ContinuousClock()
     while !Task.isCancelled {
       if !syncDue {
         guard await wakeUps.next() != nil else { return }
@@ -142,7 +141,6 @@ extension PackageSync {
         }
         guard syncDue else { continue }
       }
-      let start = clock.now
       do {
         let result = try await sync(maximumAttempts: options.maximumAttempts)
         (syncDue, failures) = (false, 0)
@@ -163,11 +161,11 @@ extension PackageSync {
           saidUnreachable = true
           report(.unreachable(error))
         }
-        try await Task.sleep(for: Self.syncBackoff(afterRound: failures, roundTook: clock.now - start))
+        try await Task.sleep(for: Self.syncBackoff(afterRound: failures))
       } catch let error as SyncError where error.code == .preconditionFailed {
         failures += 1
         report(.notLanded(error))
-        try await Task.sleep(for: Self.syncBackoff(afterRound: failures, roundTook: clock.now - start))
+        try await Task.sleep(for: Self.syncBackoff(afterRound: failures))
       }
     }
   }

@@ -69,7 +69,7 @@ public final class PackageSync: Sendable {
   /// A sync made by a clone, whose package does not exist yet (its errors' hints do not name it).
   let cloning: Bool
   /// An encrypted remote's keys once ``unlock()`` opened them.
-  private let unlocked = NIOLockedValueBox<RemoteCipher?>(nil)
+  let keys: UnlockedKeys
   /// What the last push's automatic prune did (``lastAutoPrune``).
   let autoPruneOutcome = NIOLockedValueBox<Result<PruneResult, any Error>?>(nil)
 
@@ -107,7 +107,7 @@ public final class PackageSync: Sendable {
 
   init(
     folder: SyncFolder, remote: Remote, client: S3Client, parallelism: Int = 8, passphrase: String? = nil,
-    cipher: RemoteCipher? = nil, cloning: Bool = false
+    keys: UnlockedKeys = UnlockedKeys(), cloning: Bool = false
   ) throws {
     self.cloning = cloning
     self.folder = folder
@@ -116,46 +116,13 @@ public final class PackageSync: Sendable {
     self.location = try remote.location()
     self.parallelism = max(1, parallelism)
     self.passphrase = passphrase
-    unlocked.withLockedValue { $0 = cipher }
+    self.keys = keys
   }
 
+  /// The head's key: the same for a plain and an encrypted remote (object names are ``RemoteObjects``').
   var headKey: String { location.key("head") }
-  func blobKey(_ hash: String) -> String { location.key("blobs/\(objectName(hash))") }
-  func treeKey(_ hash: String) -> String { location.key("trees/\(objectName(hash))") }
   /// The key-parameters object of an encrypted remote.
   var keyParametersKey: String { RemoteKeyParameters.key(in: location) }
-
-  /// The name on the remote of the object whose plain hash is `hash`: the hash itself, or for an encrypted remote
-  /// its keyed hash.
-  func objectName(_ hash: String) -> String { cipher?.name(hash) ?? hash }
-
-  /// An encrypted remote's keys (nil for a plain remote). Every operation calls ``unlock()`` before its first
-  /// request, so that no object of an encrypted remote is ever named or written in plain.
-  var cipher: RemoteCipher? {
-    let cipher = unlocked.withLockedValue { $0 }
-    precondition(cipher != nil || remote.encrypted != true, "an encrypted remote used before unlock()")
-    return cipher
-  }
-
-  /// `plain` as an object body of `kind` on the remote: itself, or sealed for an encrypted remote.
-  func sealed(_ plain: Data, kind: SealedKind, contentHash: String? = nil) -> Data {
-    cipher?.seal(plain, kind: kind, contentHash: contentHash) ?? plain
-  }
-
-  /// The plaintext of the body `data` of object `key`, of `kind`.
-  /// - Throws: ``SyncError`` with code `corrupt` naming `key` if an encrypted remote's object does not open.
-  func opened(_ data: Data, kind: SealedKind, key: String) throws -> Data {
-    try cipher?.open(data, kind: kind, key: key) ?? data
-  }
-
-  /// Opens an encrypted remote's keys with the passphrase (once; nothing for a plain remote).
-  /// - Throws: ``SyncError`` with code `passphrase` if none was given or it is wrong, `corrupt` if the
-  ///   key-parameters object is missing or malformed.
-  package func unlock() async throws {
-    guard remote.encrypted == true, unlocked.withLockedValue({ $0 }) == nil else { return }
-    let cipher = try await Self.openKey(client: client, key: keyParametersKey, passphrase: passphrase)
-    unlocked.withLockedValue { $0 = cipher }
-  }
 
   /// The keys of the encrypted remote whose key-parameters object is `key`, opened with `passphrase`.
   static func openKey(client: S3Client, key: String, passphrase: String?) async throws -> RemoteCipher {
@@ -194,10 +161,10 @@ public final class PackageSync: Sendable {
 
   /// The remote's head and its ETag, or nil before the first push.
   package func head() async throws -> (head: RemoteHead, etag: String)? {
-    try await unlock()
+    let objects = try await unlock()
     do {
-      let (data, etag) = try await client.get(headKey, limit: 1 << 16)
-      return (try RemoteHead(decoding: opened(data, kind: .head, key: headKey), key: headKey), etag)
+      let (data, etag) = try await objects.get(headKey, kind: .head, limit: 1 << 16)
+      return (try RemoteHead(decoding: data, key: headKey), etag)
     } catch let error as SyncError where error.code == .noSuchKey {
       return nil
     }
@@ -233,6 +200,7 @@ public final class PackageSync: Sendable {
   func fetchTrees(from root: String, known: [String: TreeObject]) async throws -> [String: TreeObject] {
     var trees = known
     let local = LocalTrees(path: folder.treeStore)
+    let objects = try await unlock()
     try await withThrowingTaskGroup(of: (String, TreeObject).self) { group in
       var pending: [String] = []
       var asked = Set<String>()
@@ -246,11 +214,9 @@ public final class PackageSync: Sendable {
       }
       func launch() {
         guard let hash = pending.popLast() else { return }
-        group.addTask { [self] in
+        group.addTask {
           if let tree = try await BlockingIO.run({ local.tree(hash) }) { return (hash, tree) }
-          let key = treeKey(hash)
-          let (data, _) = try await client.get(key)
-          return (hash, try Self.tree(decoding: opened(data, kind: .tree, key: key), key: key, expectedHash: hash))
+          return (hash, try await objects.tree(hash))
         }
       }
       reach(root)

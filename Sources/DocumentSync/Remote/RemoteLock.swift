@@ -70,10 +70,11 @@ extension PackageSync {
   func withRemoteLock<T>(
     _ kind: RemoteLock.Kind, wait: Duration = .seconds(60), _ body: () async throws -> T
   ) async throws -> T {
+    let objects = try await unlock()
     let key = location.key("locks/\(kind.rawValue)-\(UUID().uuidString.lowercased())")
     let deadline = ContinuousClock.now + wait
     while true {
-      try await client.put(key, data: sealed(RemoteLock(kind: kind, date: Date()).encoded(), kind: .lock))
+      try await objects.put(key, RemoteLock(kind: kind, date: Date()).encoded(), kind: .lock)
       guard let other = try await excludingLock(of: kind, besides: key) else { break }
       try? await client.delete(key)
       guard ContinuousClock.now < deadline else {
@@ -98,13 +99,15 @@ extension PackageSync {
 
   /// A lock other than `own` that keeps a `kind` from running, if one is held (not stale).
   private func excludingLock(of kind: RemoteLock.Kind, besides own: String) async throws -> RemoteLock? {
+    let objects = try await unlock()
     for object in try await client.list(prefix: location.key("locks/")) where object.key != own {
       guard let name = object.key.split(separator: "/").last,
         let otherKind = RemoteLock.Kind(rawValue: String(name.prefix { $0 != "-" })),
         kind.excludes(otherKind)
       else { continue }
       guard let data = try? await client.get(object.key, limit: 1 << 12).data,
-        let lock = RemoteLock(key: object.key, data: (try? opened(data, kind: .lock, key: object.key)) ?? Data())
+        let lock = RemoteLock(
+          key: object.key, data: (try? objects.opened(data, kind: .lock, key: object.key)) ?? Data())
       else { continue }  // removed meanwhile (released), or not a lock
       if !lock.isStale { return lock }
     }

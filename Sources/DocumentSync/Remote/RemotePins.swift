@@ -62,8 +62,9 @@ extension PackageSync {
       }
       let trees = Set(held.filter { $0.remote == name }.map(\.remoteTree)).union([head.tree])
       let key = try pinKey()
+      let objects = try await unlock()
       return try await withRemoteLock(.push, wait: .seconds(5)) {
-        try await client.put(key, data: sealed(RemotePins(trees: trees).encoded(), kind: .pins))
+        try await objects.put(key, RemotePins(trees: trees).encoded(), kind: .pins)
         return try await self.head()?.etag == etag
       }
     } catch {
@@ -76,6 +77,7 @@ extension PackageSync {
   /// - Throws: ``SyncError`` with code `corrupt` naming a pin that is not one; the client's errors.
   func pinnedTrees() async throws -> Set<String> {
     var trees: Set<String> = []
+    let objects = try await unlock()
     for object in try await client.list(prefix: location.key("pins/")) {
       let data: Data
       do { data = try await client.get(object.key, limit: 1 << 24).data } catch let error as SyncError
@@ -83,7 +85,7 @@ extension PackageSync {
       {
         continue  // removed meanwhile
       }
-      guard let pins = RemotePins(data: try opened(data, kind: .pins, key: object.key)) else {
+      guard let pins = RemotePins(data: try objects.opened(data, kind: .pins, key: object.key)) else {
         throw SyncError(
           .corrupt, "not a pin object (a prune keeps what pins name; remove it by hand to go on)", key: object.key)
       }
