@@ -178,7 +178,7 @@ def read_tar(path):
         contents = {}
         for member in archive.getmembers():
             kind = ("directory" if member.isdir() else "symlink" if member.issym() else
-                    "hardlink" if member.islnk() else "file")
+                    "hardlink" if member.islnk() else "special" if member.isdev() else "file")
             data = archive.extractfile(member).read() if member.isfile() else None
             if data is not None:
                 contents[member.name] = data
