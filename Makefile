@@ -93,11 +93,12 @@ demo: setup
 ## DocumentSync and docpkg-sync run with a real object store: `make sync-test`.
 ## LongPathMonitorTests floods its process's one inotify instance (300 files, 14 folders of 255-byte names deep) and
 ## runs in a process of its own: once, beside it at load 25, every other monitor suite waited for its events in vain.
+## DOCPKG_REQUIRE_CORPUS=1: the other projects' test archives setup installs must be there (ArchiveDifferentialTests).
 ALONE_TEST_SUITES := LongPathMonitorTests
 test: setup
 	Scripts/check-layering.sh
 	$(BUILD_TESTS)
-	$(SWIFT) test --skip-build --skip "$(ALONE_TEST_SUITES)"
+	DOCPKG_REQUIRE_CORPUS=1 $(SWIFT) test --skip-build --skip "$(ALONE_TEST_SUITES)"
 	$(foreach suite,$(subst |, ,$(ALONE_TEST_SUITES)),$(SWIFT) test --skip-build --filter $(suite) &&) true
 
 ## The crash sweeps of the test suite (Tests/Scripts/crash-test.py --quick: `put`, `rm`, a restore and a settle

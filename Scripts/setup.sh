@@ -32,6 +32,11 @@ command -v zstd >/dev/null || need+=(zstd)
 command -v file >/dev/null || need+=(file)  # the ODF/EPUB test asks file(1) what our zips are
 command -v 7z >/dev/null || need+=(p7zip-full)  # ArchiveDifferentialTests: zips 7-Zip writes
 command -v go >/dev/null || need+=(golang-go)  # ArchiveDifferentialTests: self-extractors Go's archive/zip writes
+# ArchiveDifferentialTests' corpus: Go's archive/tar and archive/zip test data (golang-src, which golang-go pulls in)
+# and the archives of Python's test suite (CorpusSource.swift finds them).
+compgen -G "/usr/lib/go*/src/archive/tar/testdata" >/dev/null || need+=(golang-src)
+python_version="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3.11)"  # Debian 12's
+compgen -G "/usr/lib/python3.*/test/testtar.tar" >/dev/null || need+=("libpython$python_version-testsuite")
 command -v man >/dev/null || need+=(man-db)  # the install test reads the installed page with man -l
 [ -x /usr/bin/time ] || need+=(time)  # GNU time: the benchmarks' peak RSS (Benchmarks/bench.py)
 command -v mkfs.xfs >/dev/null || [ -x /usr/sbin/mkfs.xfs ] || need+=(xfsprogs)  # VersionSafetyTests loop-mount an xfs image (reflinks)

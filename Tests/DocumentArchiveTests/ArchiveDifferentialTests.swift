@@ -21,6 +21,12 @@ import Testing
     /// Why Python or bsdtar refused the archive (the corpus group only).
     var python_error: String?
     var bsdtar_error: String?
+    /// A corpus archive's path from its corpus folder's parent (`testdata/gnu.tar`): the key of
+    /// ``corpusDifferences``.
+    var name: String?
+
+    /// How messages and ``corpusDifferences`` name the archive.
+    var label: String { name ?? FilePath(archive).lastComponent!.string }
   }
 
   /// One entry as Python read it: names and targets as base64 of their bytes, `fnv` the FNV-1a 64 of a file's bytes
@@ -77,62 +83,95 @@ import Testing
     #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
   }
 
-  /// Other projects' test archives (libarchive's `test/*.uu`, decoded by `Tests/Scripts/decode-uu-corpus.py`),
-  /// from `$DOCPKG_ARCHIVE_CORPUS` or else `shared/archive-corpus` beside the repository (not committed: it is
-  /// other projects' data). Each archive Python reads is listed, read in place and unpacked as Python reads it;
-  /// each that Python and bsdtar both refuse is refused; each that one of them refuses is refused by us or
-  /// listed as the other lists it. The differences kept are ``corpusDifferences`` (the README's table).
-  @Test("other projects' test archives read as Python and bsdtar read them", .enabled(if: corpus != nil))
+  /// Other projects' test archives, each source compared on its own (``CorpusSource``): Go's archive/tar and
+  /// archive/zip test data and Python's test suite's archives, which Debian packages install (`Scripts/setup.sh`),
+  /// and libarchive's `test/*.uu` decoded into a folder where there is one. Each archive Python reads is listed,
+  /// read in place and unpacked as Python reads it; each that Python and bsdtar both refuse is refused; each that
+  /// one of them refuses is refused by us or listed as the other lists it. The differences kept are
+  /// ``corpusDifferences`` (the README's table). With `DOCPKG_REQUIRE_CORPUS=1` (`make test`), a source that
+  /// should be installed and is not is a failure, not a skip.
+  @Test(
+    "other projects' test archives read as Python and bsdtar read them",
+    .enabled(if: !CorpusSource.found.isEmpty || CorpusSource.required))
   func corpusReadAsOthersReadIt() async throws {
-    let temp = try TemporaryDirectory()
-    let folder = try #require(Self.corpus)
-    let disagreements = try await offThePool { () throws -> [String] in
-      let output = try Shell.run(
-        "python3", [Fixtures.script("make-others-archives.py"), temp.path, "corpus"],
-        environment: ["DOCPKG_ARCHIVE_CORPUS": folder])
-      var disagreements: [String] = []
-      for line in output.standardOutput.split(separator: "\n") {
-        let expected = try JSONDecoder().decode(Listed.self, from: Data(line.utf8))
-        let name = FilePath(expected.archive).lastComponent!.string
-        let found: [String]
-        if expected.python_error == nil {
-          found = try compare(expected, unpackingIn: temp)
-        } else {
-          found = refusedOrListed(expected, in: temp)
-        }
-        if !found.isEmpty, Self.corpusDifferences[name] == nil { disagreements += found }
+    if CorpusSource.required {
+      for missing in CorpusSource.expected where !CorpusSource.found.contains(where: { $0.name == missing }) {
+        Issue.record("DOCPKG_REQUIRE_CORPUS=1 but \(missing)'s test archives are not installed: run Scripts/setup.sh")
       }
-      return disagreements
+    }
+    let temp = try TemporaryDirectory()
+    var disagreements: [String] = []
+    for source in CorpusSource.found {
+      let (found, count) = try await offThePool { () throws -> ([String], Int) in
+        let output = try Shell.run(
+          "python3", [Fixtures.script("make-others-archives.py"), temp.path, "corpus"],
+          environment: ["DOCPKG_ARCHIVE_CORPUS": source.folders.joined(separator: ":")])
+        var found: [String] = []
+        var count = 0
+        for line in output.standardOutput.split(separator: "\n") {
+          let expected = try JSONDecoder().decode(Listed.self, from: Data(line.utf8))
+          count += 1
+          let differences =
+            expected.python_error == nil
+            ? try compare(expected, unpackingIn: temp) : refusedOrListed(expected, in: temp)
+          if !differences.isEmpty, Self.corpusDifferences[expected.label] == nil { found += differences }
+        }
+        return (found, count)
+      }
+      disagreements += found
+      if count < source.minimumCount {
+        disagreements.append("\(source.name): only \(count) archives, at least \(source.minimumCount) expected")
+      }
     }
     #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
   }
 
-  /// The corpus folder, if there is one.
-  static let corpus: String? = {
-    let folder =
-      ProcessInfo.processInfo.environment["DOCPKG_ARCHIVE_CORPUS"]
-      ?? Fixtures.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/archive-corpus").path
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue
-      ? folder : nil
-  }()
-
   /// The corpus archives we read differently from Python or bsdtar, and why (each a row of the README's table).
   static let corpusDifferences: [String: String] = [
-    "test_read_format_gtar_redundant_L.tar": "two GNU long names for one entry: the first, as GNU tar and bsdtar",
-    "test_read_format_tar_empty_with_gnulabel.tar": "a GNU volume label is no entry, as GNU tar and bsdtar",
-    "test_read_format_tar_empty_filename.tar": "an entry without a name is refused, as bsdtar refuses it",
-    "test_read_format_tar_pax_timestamps.tar": "a pax time with junk after its digits: them, as GNU tar and bsdtar",
-    "test_read_format_zip_mac_metadata.zip": "the old Info-ZIP Unix field's UTC time, as unzip and bsdtar",
-    "test_read_format_zip_msdos.zip": "MS-DOS directory attribute without a slash: a directory, as bsdtar",
+    "archive-corpus/test_read_format_gtar_redundant_L.tar":
+      "two GNU long names for one entry: the first, as GNU tar and bsdtar",
+    "archive-corpus/test_read_format_tar_empty_with_gnulabel.tar":
+      "a GNU volume label is no entry, as GNU tar and bsdtar",
+    "archive-corpus/test_read_format_tar_empty_filename.tar":
+      "an entry without a name is refused, as bsdtar refuses it",
+    "archive-corpus/test_read_format_tar_pax_timestamps.tar":
+      "a pax time with junk after its digits: them, as GNU tar and bsdtar",
+    "archive-corpus/test_read_format_zip_mac_metadata.zip":
+      "the old Info-ZIP Unix field's UTC time, as unzip and bsdtar",
+    "archive-corpus/test_read_format_zip_msdos.zip":
+      "MS-DOS directory attribute without a slash: a directory, as bsdtar",
+    // Go's archive/tar and archive/zip test data.
+    "testdata/gnu-incremental.tar":
+      "a GNU header's time fields are no name prefix (Python reads one); a dumpdir is a directory",
+    "testdata/invalid-go17.tar": "a GNU header's time fields are no name prefix, as GNU tar and bsdtar read it",
+    "testdata/gnu-multi-hdrs.tar": "several GNU long names and long links: the last of each, as GNU tar, bsdtar and Go",
+    "testdata/hdr-only.tar": "devices, FIFOs, duplicates and a link out of the package are refused (safety rules)",
+    "testdata/pax-bad-hdr-file.tar": "a malformed pax record: refused, as Go; GNU tar and bsdtar fail too",
+    "testdata/pax-nul-xattrs.tar": "a malformed pax record: refused, as Go; GNU tar and bsdtar fail too",
+    "testdata/pax-bad-hdr-large.tar.bz2": "a pax header too large: refused, as Go and bsdtar",
+    "testdata/pax-bad-mtime-file.tar": "a pax time with junk after its digits: them, as GNU tar and bsdtar",
+    "testdata/pax-global-records.tar": "a pax global header's path names no entry, as Go and bsdtar",
+    "testdata/pax-multi-hdrs.tar":
+      "several pax headers: the last, as GNU tar, bsdtar and Go; a link out of the package",
+    "testdata/pax-nul-path.tar": "a NUL in a pax path: refused, as Go (GNU tar and bsdtar cut the name there)",
+    "testdata/pax-nil-sparse-data.tar": "a pax sparse 1.0 file's size is its real size, as GNU tar, bsdtar and Go",
+    "testdata/pax-nil-sparse-hole.tar": "a pax sparse 1.0 file's size is its real size, as GNU tar, bsdtar and Go",
+    "testdata/pax-sparse-big.tar": "a pax sparse 1.0 file's size is its real size, as GNU tar, bsdtar and Go",
+    "testdata/dupdir.zip": "a second entry of the same path is refused (safety rule)",
+    "testdata/symlink.zip": "a link out of the package is refused (safety rule)",
+    "testdata/time-osx.zip": "the old Info-ZIP Unix field's UTC time, as unzip, bsdtar and Go",
+    "testdata/utf8-osx.zip": "the old Info-ZIP Unix field's UTC time, as unzip, bsdtar and Go",
+    // Python's test suite.
+    "test/ziptestdata/exe_with_z64":
+      "an executable before a zip64 archive: read, as Python and Info-ZIP (bsdtar lists none)",
   ]
 
   /// For an archive Python refuses: we refuse it too (the unpack fails) when bsdtar refuses it as well, and
   /// otherwise refuse it or list bsdtar's names.
   private func refusedOrListed(_ expected: Listed, in temp: TemporaryDirectory) -> [String] {
     let archive = expected.archive
-    let name = FilePath(archive).lastComponent!.string
-    let destination = temp.appending("unpacked-" + name)
+    let name = expected.label
+    let destination = temp.appending("unpacked-" + name.replacing("/", with: "_"))
     guard (try? ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(destination))) != nil else { return [] }
     guard let bsdtar = expected.bsdtar?.compactMap({ Data(base64Encoded: $0) }) else {
       return ["\(name): we unpack what Python (\(expected.python_error ?? "")) and bsdtar refuse"]
@@ -149,7 +188,7 @@ import Testing
   /// What we read differently from Python in one archive, in words; with `temp`, unpacked there too.
   private func compare(_ expected: Listed, unpackingIn temp: TemporaryDirectory? = nil) throws -> [String] {
     let archive = expected.archive
-    let name = FilePath(archive).lastComponent!.string
+    let name = expected.label
     let listed: [ArchiveListingEntry]
     do { listed = try ArchiveListing.entries(of: FilePath(archive)) } catch {
       return ["\(name): the listing throws \(error)"]
@@ -174,6 +213,8 @@ import Testing
         theirs.mode = theirModes[target] ?? theirs.mode
       }
       theirModes[path] = theirs.mode
+      // A device or FIFO is refused by design (`unpack --skip-special` leaves it out): no difference in reading.
+      if theirs.kind == "special", ours.kind == .special, ours.refused != nil { continue }
       let shown = String(decoding: path, as: UTF8.self).debugDescription
       if let refused = ours.refused { found.append("\(name): we refuse \(shown): \(refused)") }
       if !Self.sameName(ours.path, path) { found.append("\(name): \(shown) is \(ours.path.debugDescription) to us") }
@@ -189,8 +230,12 @@ import Testing
       }
     }
     guard found.isEmpty else { return found }
-    // The tree read in place: each file's bytes.
+    // The tree read in place: each file's bytes. An archive with a device or FIFO is not opened in place (a safety
+    // rule): its files' bytes are compared once unpacked with `skipSpecialFiles` below.
     let root: PackageNode
+    guard !expected.entries.contains(where: { $0.kind == "special" }) else {
+      return try temp.map { try unpacked(expected, listed, in: $0) } ?? found
+    }
     do { root = try ArchivePackage.open(FilePath(archive), unwrappingSingleDirectory: false) } catch {
       return ["\(name): reading it in place throws \(error)"]
     }
@@ -211,11 +256,22 @@ import Testing
       }
     }
     guard let temp else { return found }
-    // Unpacked: what the listing shows is what is written.
-    let destination = try temp.makeDirectory("unpacked-" + name)
+    return try found + unpacked(expected, listed, in: temp)
+  }
+
+  /// What differs between Python's reading of an archive and what unpacking it in `temp` writes: what the listing
+  /// shows is what is written.
+  private func unpacked(_ expected: Listed, _ listed: [ArchiveListingEntry], in temp: TemporaryDirectory) throws
+    -> [String]
+  {
+    let archive = expected.archive
+    let name = expected.label
+    var found: [String] = []
+    let destination = try temp.makeDirectory("unpacked-" + name.replacing("/", with: "_"))
     // Test archives of sparse files are many MB of holes in a few KB, over the default ratio (holes count toward
     // the limits, as the files' length is what a user's tools see); what is compared here is what is written.
-    let options = UnpackOptions(limits: UnpackLimits(maxCompressionRatio: .greatestFiniteMagnitude))
+    let options = UnpackOptions(
+      limits: UnpackLimits(maxCompressionRatio: .greatestFiniteMagnitude), skipSpecialFiles: true)
     do { try ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(destination), options: options) } catch {
       return found + ["\(name): unpacking throws \(error)"]
     }
@@ -249,6 +305,9 @@ import Testing
   /// bytes are UTF-8 (the model's rule: `é` precomposed and `e` + U+0301 are one entry), else byte for byte.
   private static func sameName(_ ours: String?, _ bytes: Data) -> Bool {
     guard let ours else { return false }
+    // `./a` is `a`, the path it unpacks to (Python, bsdtar and GNU tar list the `./`).
+    var bytes = bytes
+    while bytes.count > 2, bytes.starts(with: Data("./".utf8)) { bytes = bytes.dropFirst(2) }
     if let text = String(validating: bytes, as: UTF8.self) { return ours == text }
     return Data(EntryName.rawBytes(ours)) == bytes
   }

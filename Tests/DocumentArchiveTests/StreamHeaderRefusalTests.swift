@@ -4,8 +4,9 @@ import Testing
 
 /// Outsider attack on issue 37 (F14): `unpack -` of a stream whose first header is damaged copied the stream until
 /// it passed the size limit (with the defaults, 64 GiB and 2 GB of header allowance) before refusing it. The first
-/// 512 bytes show the damage: it is refused there. The streams here go on without end (`yes`), and the limits are
-/// kept small so that a copy to the limit stays small too.
+/// 512 bytes show the damage: it is refused there, for each format a stream is recognised as (tar, gzip, zip,
+/// xz, zstd). The streams here go on without end (`yes`), and the limits are kept small so that a copy to the
+/// limit stays small too.
 @Suite("unpack - refuses a damaged first header at once", .enabled(if: Shell.has("python3") && Shell.has("yes")))
 struct StreamHeaderRefusalTests {
   @Test(arguments: [
@@ -13,6 +14,14 @@ struct StreamHeaderRefusalTests {
     ("tar", "its first tar header's checksum does not match"),
     // gzip's magic with method 9, which is not deflate.
     ("gzip", "its gzip header is damaged (not deflate, or reserved flags)"),
+    // A zip of Python's whose first local header's method became 200.
+    ("zip", "its first zip local header names compression method 200, which no zip defines"),
+    // An xz stream of Python's with a flag byte changed after its CRC-32 was written.
+    ("xz", "its xz stream header is damaged (reserved flags, or their CRC-32 does not match)"),
+    // A zstd frame header with its reserved bit set.
+    ("zstd", "its zstd frame header is damaged (its reserved bit is set)"),
+    // A zstd frame header asking for a 256 MiB window, as `zstd --long=28` writes (libarchive refuses it).
+    ("zstd-window", "its zstd frame needs a window of 256 MiB, over the 128 MiB zstd decodes by default"),
   ])
   func aDamagedFirstHeaderIsRefusedBeforeTheStreamIsCopied(kind: String, reason: String) throws {
     let temp = try TemporaryDirectory()
@@ -27,6 +36,21 @@ struct StreamHeaderRefusalTests {
               t.addfile(info, io.BytesIO(b"a\\n"))
           data = bytearray(buffer.getvalue())
           data[2] = ord("X")
+      elif sys.argv[2] == "zip":
+          import zipfile
+          buffer = io.BytesIO()
+          with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+              z.writestr("P/a.txt", "a\\n" * 300)
+          data = bytearray(buffer.getvalue())
+          data[8:10] = (200).to_bytes(2, "little")
+      elif sys.argv[2] == "xz":
+          import lzma
+          data = bytearray(lzma.compress(b"a\\n" * 300))
+          data[7] = 10  # SHA-256 checks instead of CRC-64: the stored CRC-32 no longer matches
+      elif sys.argv[2] == "zstd":
+          data = bytearray(b"\\x28\\xb5\\x2f\\xfd\\x08\\x58" + bytes(506))
+      elif sys.argv[2] == "zstd-window":
+          data = bytearray(b"\\x28\\xb5\\x2f\\xfd\\x00\\x90" + bytes(506))
       else:
           data = bytearray(b"\\x1f\\x8b\\x09\\x00" + bytes(508))
       open(sys.argv[1], "wb").write(data[:512])

@@ -18,14 +18,15 @@ GROUP is one of:
               v7, gnutar; pax with -S), GNU tar in its formats (gnu, oldgnu, posix, ustar, v7; gzip, bzip2, xz)
               and with `--sparse` (gnu, oldgnu, posix in pax sparse 0.0, 0.1 and 1.0) for a file with holes;
               and a tree with a 200-byte path and a 150-byte link target. Writers missing here are left out.
-  corpus      the archives in the folder $DOCPKG_ARCHIVE_CORPUS (other projects' test archives, such as
-              libarchive's test/*.uu decoded by decode-uu-corpus.py), as they are; nothing when it is unset or
-              missing. An archive Python or bsdtar refuses gets "python_error" or "bsdtar_error" instead.
+  corpus      the archives in the folders $DOCPKG_ARCHIVE_CORPUS lists (separated by ':'; other projects' test
+              archives: Go's archive/tar and archive/zip testdata, Python's test suite, libarchive's test/*.uu
+              decoded by decode-uu-corpus.py), as they are, found by corpus_files; nothing when it is unset. An
+              archive Python or bsdtar refuses gets "python_error" or "bsdtar_error" instead.
 
 Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents, and for
 the writers group "bsdtar": the names `bsdtar -tf` lists.
 """
-import base64, importlib.util, json, os, re, shutil, struct, subprocess, sys, tempfile, zipfile, zlib
+import base64, importlib.util, io, json, os, re, shutil, struct, subprocess, sys, tempfile, zipfile, zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("random_archives", os.path.join(HERE, "make-random-archives.py"))
@@ -66,30 +67,81 @@ def is_utf8(name):
         return False
 
 
-def corpus(work):
-    folder = os.environ.get("DOCPKG_ARCHIVE_CORPUS", "")
-    if not os.path.isdir(folder):
-        return
+CORPUS_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".whl", ".egg", ".jar", ".notzip")
+# A sparse file larger than this is not read by Python here (Go's gnu-sparse-big.tar is 60 GB of holes): its
+# size and kind are compared, its bytes not.
+SPARSE_READ_LIMIT = 16 << 20
+
+
+def corpus_files(folder):
+    """The archives under `folder`, sorted, each as (its path, the file it came from): files with an archive's
+    suffix, zips by their end record whatever their name (a self-extractor), and `NAME.zip.base64` decoded into
+    OUT (Go keeps one zip so)."""
+    found = []
+    for directory, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names):
+            path = os.path.join(directory, name)
+            if os.path.islink(path) or not os.path.isfile(path) or name.endswith((".py", ".pyc")):
+                continue
+            if name.endswith(".zip.base64"):
+                decoded = os.path.join(OUT, "decoded-" + name[:-len(".base64")])
+                with open(path, "rb") as f, open(decoded, "wb") as out:
+                    out.write(base64.b64decode(f.read()))
+                found.append((decoded, path))
+            elif name.endswith(CORPUS_SUFFIXES) or zipfile.is_zipfile(path):
+                found.append((path, path))
+    return found
+
+
+def read_tar_within_limit(path):
+    """Python's reading of a tar, where a sparse file over SPARSE_READ_LIMIT has no "fnv" (it is not read)."""
+    import tarfile
+    big = set()
+    with tarfile.open(path) as archive:
+        big = {member.name for member in archive.getmembers()
+               if member.issparse() and member.size > SPARSE_READ_LIMIT}
+    if not big:
+        return read_tar(path)
+    original = tarfile.TarFile.extractfile
+    tarfile.TarFile.extractfile = lambda self, member: (
+        io.BytesIO(b"") if getattr(member, "name", member) in big else original(self, member))
+    try:
+        entries = read_tar(path)
+    finally:
+        tarfile.TarFile.extractfile = original
+    for entry in entries:
+        if base64.b64decode(entry["path"]).decode("utf-8", "surrogateescape") in big:
+            entry["fnv"] = None
+    return entries
+
+
+def corpus(_work):
+    folders = [f for f in os.environ.get("DOCPKG_ARCHIVE_CORPUS", "").split(os.pathsep) if os.path.isdir(f)]
     # Files of 99 MB (sparse tars): "crc32:" and a CRC-32 in place of the FNV-1a, which pure Python takes minutes for.
     random_archives.fnv = lambda data: "crc32:%08x" % zlib.crc32(data)
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if not os.path.isfile(path):
-            continue
-        line = {"archive": path, "entries": []}
-        try:
-            line["entries"] = read_zip(path) if zipfile.is_zipfile(path) else read_tar(path)
-        except Exception as error:  # any refusal: bad CRC, unsupported method or encryption, damage
-            line["python_error"] = f"{type(error).__name__}: {error}"[:200]
-        names = subprocess.run(["bsdtar", "-tf", path], capture_output=True, env=dict(os.environ, LC_ALL="C.UTF-8"))
-        listed = [unescaped(n).rstrip(b"/") for n in names.stdout.split(b"\n") if n]
-        if names.returncode == 0 and zipfile.is_zipfile(path) and not all(is_utf8(n) for n in listed):
-            pass  # bsdtar gives a zip's non-UTF-8 names as stored; Python and we decode them (as CP437)
-        elif names.returncode == 0:
-            line["bsdtar"] = [base64.b64encode(n).decode() for n in listed]
-        else:
-            line["bsdtar_error"] = names.stderr.decode(errors="replace").strip()[:200]
-        print(json.dumps(line), flush=True)
+    for folder in folders:
+        for path, source in corpus_files(folder):
+            emit_corpus(path, os.path.relpath(source, os.path.dirname(os.path.abspath(folder))))
+
+
+def emit_corpus(path, name):
+    """Prints Python's and bsdtar's reading of `path`, with `name`: its path from its corpus folder's parent (the
+    key of the test's table of differences; `ziptestdata.zip` is two archives of Python's)."""
+    line = {"archive": path, "name": name, "entries": []}
+    try:
+        line["entries"] = read_zip(path) if zipfile.is_zipfile(path) else read_tar_within_limit(path)
+    except Exception as error:  # any refusal: bad CRC, unsupported method or encryption, damage
+        line["python_error"] = f"{type(error).__name__}: {error}"[:200]
+    names = subprocess.run(["bsdtar", "-tf", path], capture_output=True, env=dict(os.environ, LC_ALL="C.UTF-8"))
+    listed = [unescaped(n).rstrip(b"/") for n in names.stdout.split(b"\n") if n]
+    if names.returncode == 0 and zipfile.is_zipfile(path) and not all(is_utf8(n) for n in listed):
+        pass  # bsdtar gives a zip's non-UTF-8 names as stored; Python and we decode them (as CP437)
+    elif names.returncode == 0:
+        line["bsdtar"] = [base64.b64encode(n).decode() for n in listed]
+    else:
+        line["bsdtar_error"] = names.stderr.decode(errors="replace").strip()[:200]
+    print(json.dumps(line), flush=True)
 
 
 def tree(root):

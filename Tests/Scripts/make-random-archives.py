@@ -178,12 +178,13 @@ def read_tar(path):
         contents = {}
         for member in archive.getmembers():
             kind = ("directory" if member.isdir() else "symlink" if member.issym() else
-                    "hardlink" if member.islnk() else "file")
+                    "hardlink" if member.islnk() else "special" if member.isdev() else "file")
             data = archive.extractfile(member).read() if member.isfile() else None
             if data is not None:
                 contents[member.name] = data
-            if member.islnk():
-                data = contents[member.linkname]
+            if member.islnk():  # a link to a name given otherwise (`./a` for `a`) is read through the link
+                data = contents.get(member.linkname)
+                data = archive.extractfile(member).read() if data is None else data
             result.append({
                 "path": base64.b64encode(name_bytes(member.name.rstrip("/"))).decode(), "kind": kind,
                 "size": member.size if kind == "file" else None, "mode": member.mode & 0o7777,

@@ -72,7 +72,9 @@ enum StreamSpool {
   }
 
   /// What is wrong with the first header in `head`, where its first 512 bytes tell: a tar header's checksum, a
-  /// gzip header's method and reserved flags (RFC 1952), a bzip2 block size. A reader would refuse the stream
+  /// gzip header's method and reserved flags (RFC 1952), a bzip2 block size, a zip local header's compression
+  /// method (one APPNOTE does not define), an xz stream header's flags and their CRC-32, a zstd frame header's
+  /// reserved bit and window (over the 128 MiB zstd and libarchive decode by default). A reader would refuse the stream
   /// there: it is refused before it is copied, not once the copy reaches the size limit.
   static func firstHeaderDamage(_ head: [UInt8], format: ArchiveFormat) -> String? {
     switch format {
@@ -97,6 +99,31 @@ enum StreamSpool {
     case .tarBzip2:
       guard head.count >= 4 else { return nil }
       return (0x31...0x39).contains(head[3]) ? nil : "its bzip2 header is damaged (no block size)"
+    case .zip:
+      // A spanned zip's marker may come before the first local header; an empty zip is its end record alone.
+      let start = head.starts(with: [0x50, 0x4B, 0x07, 0x08]) ? 4 : 0
+      guard head.count >= start + 30, head[start..<start + 4].elementsEqual([0x50, 0x4B, 0x03, 0x04]) else {
+        return nil
+      }
+      let method = Int(head[start + 8]) | Int(head[start + 9]) << 8
+      let defined = (0...20).contains(method) && ![11, 13, 15, 17].contains(method) || (93...99).contains(method)
+      return defined ? nil : "its first zip local header names compression method \(method), which no zip defines"
+    case .tarXz:
+      guard head.count >= 12 else { return nil }
+      let flags = head[6..<8].withUnsafeBytes { crc32(0, $0) }
+      let stored = head[8..<12].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+      return head[6] != 0 || head[7] & 0xF0 != 0 || flags != stored
+        ? "its xz stream header is damaged (reserved flags, or their CRC-32 does not match)" : nil
+    case .tarZstd:
+      guard head.count >= 6 else { return nil }
+      let descriptor = head[4]
+      if descriptor & 0x08 != 0 { return "its zstd frame header is damaged (its reserved bit is set)" }
+      // Window_Descriptor (absent in a single-segment frame): at least 2^(10 + exponent), exponent in its high
+      // 5 bits. libarchive decodes as `zstd -d` does by default, up to 2^27 (`zstd --long=28` needs more).
+      let windowLog = descriptor & 0x20 != 0 ? 0 : 10 + Int(head[5] >> 3)
+      return windowLog > 27
+        ? "its zstd frame needs a window of \(1 << (windowLog - 20)) MiB, over the 128 MiB zstd decodes by default"
+        : nil
     default:
       return nil
     }
