@@ -157,6 +157,7 @@ import Testing
     "testdata/pax-nil-sparse-data.tar": "a pax sparse 1.0 file's size is its real size, as GNU tar, bsdtar and Go",
     "testdata/pax-nil-sparse-hole.tar": "a pax sparse 1.0 file's size is its real size, as GNU tar, bsdtar and Go",
     "testdata/pax-sparse-big.tar": "a pax sparse 1.0 file's size is its real size, as GNU tar, bsdtar and Go",
+    "testdata/test-baddirsz.zip": "a wrong directory size in the end record: read, as Go and Info-ZIP (issue 37)",
     "testdata/dupdir.zip": "a second entry of the same path is refused (safety rule)",
     "testdata/symlink.zip": "a link out of the package is refused (safety rule)",
     "testdata/time-osx.zip": "the old Info-ZIP Unix field's UTC time, as unzip, bsdtar and Go",
@@ -171,7 +172,9 @@ import Testing
   private func refusedOrListed(_ expected: Listed, in temp: TemporaryDirectory) -> [String] {
     let archive = expected.archive
     let name = expected.label
-    let destination = temp.appending("unpacked-" + name.replacing("/", with: "_"))
+    guard let destination = try? temp.makeDirectory("unpacked-" + name.replacing("/", with: "_")) else {
+      return ["\(name): no folder to unpack it in"]
+    }
     guard (try? ArchiveUnpacker.unpack(FilePath(archive), into: FilePath(destination))) != nil else { return [] }
     guard let bsdtar = expected.bsdtar?.compactMap({ Data(base64Encoded: $0) }) else {
       return ["\(name): we unpack what Python (\(expected.python_error ?? "")) and bsdtar refuse"]

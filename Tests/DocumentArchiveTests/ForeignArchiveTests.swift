@@ -108,7 +108,7 @@ struct ForeignArchiveTests {
     // An extended timestamp in the central directory only: its UTC time, not the local header's MS-DOS time.
     #expect((try attributes("central-time.txt")[.modificationDate] as! Date).timeIntervalSince1970 == mtime)
     let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
-    #expect(listing.contains(#""path":"read-only-vfat.txt","kind":"file","size":1,"mode":"0444""#), "\(listing)")
+    #expect(listing.contains(#""kind":"file","mode":"0444","path":"read-only-vfat.txt","size":1"#), "\(listing)")
   }
 
   @Test("a Solaris sparse file (pax SUN.holesdata) lists, reads and unpacks as Python and bsdtar read it")
@@ -119,8 +119,8 @@ struct ForeignArchiveTests {
       Data(repeating: UInt8(ascii: "a"), count: 512) + Data(count: 512)
       + Data(repeating: UInt8(ascii: "c"), count: 512)
     let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
-    #expect(listing.contains(#""path":"hole","kind":"file","size":1536,"#), "\(listing)")
-    #expect(listing.contains(#""path":"after.txt","kind":"file","size":6,"#), "\(listing)")
+    #expect(listing.contains(#""path":"hole","size":1536}"#), "\(listing)")
+    #expect(listing.contains(#""path":"after.txt","size":6}"#), "\(listing)")
     #expect(try Shell.docpkgChecked(["cat", archive, "hole"]).standardOutput == String(decoding: holes, as: UTF8.self))
     #expect(try Shell.docpkgChecked(["cat", archive, "after.txt"]).standardOutput == "after\n")
     let destination = try temp.makeDirectory("out")
@@ -136,7 +136,7 @@ struct ForeignArchiveTests {
     let temp = try TemporaryDirectory()
     let archive = try make("stored-size-off-by-4gib", in: temp) + "/stored-size-off-by-4gib.zip"
     let listing = try Shell.docpkgChecked(["inspect", archive, "--json"]).standardOutput
-    #expect(listing.contains(#""path":"hello.txt","kind":"file","size":5,"#), "\(listing)")
+    #expect(listing.contains(#""kind":"file","mode":"0644","path":"hello.txt","size":5}"#), "\(listing)")
     #expect(try Shell.docpkgChecked(["cat", archive, "hello.txt"]).standardOutput == "hello")
     #expect(try Shell.docpkgChecked(["cat", archive, "b.txt"]).standardOutput == "bee\n")
     let destination = try temp.makeDirectory("out")

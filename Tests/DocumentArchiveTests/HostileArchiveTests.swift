@@ -140,10 +140,10 @@ struct HostileArchiveTests {
     let flat = stem.hasSuffix("flat")
     let prefix = flat ? "pkg/" : ""
     #expect(
-      listed.contains("{\"path\":\"\(prefix)tool\",\"kind\":\"file\",\"size\":10,\"mode\":\"0755\"}"), "\(listed)")
+      listed.contains("{\"kind\":\"file\",\"mode\":\"0755\",\"path\":\"\(prefix)tool\",\"size\":10}"), "\(listed)")
     #expect(
       listed.contains(
-        "\"path\":\"\(prefix)h.txt\",\"kind\":\"\(flat ? "hardlink" : "file")\",\"size\":3,\"mode\":\"0640\""))
+        "\"kind\":\"\(flat ? "hardlink" : "file")\",\"mode\":\"0640\",\"path\":\"\(prefix)h.txt\",\"size\":3"))
     guard !flat else { return }
     let destination = try temp.makeDirectory("dest")
     try Shell.docpkgChecked(["unpack", archive, "-o", destination])
@@ -152,7 +152,7 @@ struct HostileArchiveTests {
       #expect(attributes[.posixPermissions] as? Int == mode, "\(name)")
       #expect(
         listed.contains(
-          "\"path\":\"\(name)\",\"kind\":\"file\",\"size\":\(attributes[.size]!),\"mode\":\"0\(String(mode, radix: 8))\""
+          "\"kind\":\"file\",\"mode\":\"0\(String(mode, radix: 8))\",\"path\":\"\(name)\",\"size\":\(attributes[.size]!)"
         ))
     }
   }
