@@ -121,6 +121,32 @@ struct ServerSecurityTests {
     await served.stop()
   }
 
+  /// Outsider attack on issue 38: a folder already listed, swapped by another program for a link to a folder outside
+  /// holding a file of the same name (`mv sub sub.bak; ln -s /etc sub`), was read through the link until the live
+  /// monitor caught up: the preview of `sub/passwd` sent /etc/passwd. The served model verifies each load now.
+  @Test("a folder swapped for a link out of the package after it was listed is never read through")
+  func folderSwappedForALink() async throws {
+    let setup = try await offThePool { () throws -> Setup in
+      let setup = try Setup()
+      try setup.temp.write("Notes.mydoc/sub/passwd", "inner\n")
+      return setup
+    }
+    let served = try await Served(package: setup.package)
+    let before = try await served.get("/api/preview", ["path": "sub/passwd"])
+    #expect(before.status == 200 && before.text.contains("inner"), "\(before)")
+    try await offThePool {
+      try FileManager.default.moveItem(atPath: setup.package + "/sub", toPath: setup.package + "/sub.bak")
+      try setup.temp.write("outside/passwd", setup.secret)
+      _ = try setup.temp.symlink("Notes.mydoc/sub", to: "../outside")
+    }
+    for (route, path) in [("/api/preview", "sub/passwd"), ("/api/raw", "sub/passwd"), ("/api/children", "sub")] {
+      let reply = try await served.get(route, ["path": path])
+      #expect(!reply.text.contains(setup.secret), "\(route) \(path): \(reply)")
+      #expect(!reply.text.contains("\"size\":\(setup.secret.utf8.count)"), "\(route) \(path): \(reply)")
+    }
+    await served.stop()
+  }
+
   @Test("a write without --allow-restore, without the page's token, from another origin, or by GET")
   func writes() async throws {
     let setup = try await offThePool { try Setup() }

@@ -37,11 +37,4 @@ extension Document {
       isOwnSave: false, packagePath: path.string)
     react(to: event)
   }
-
-  /// Makes `root`'s model check each lazy load against what it recorded (see
-  /// ``PackageNode/verifyLoad(of:path:)``), so that the document never mixes two saved states.
-  static func verifyingLoads(_ root: PackageNode) -> PackageNode {
-    root.origin?.location.verifiesLoads = true
-    return root
-  }
 }

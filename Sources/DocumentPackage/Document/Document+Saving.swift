@@ -136,7 +136,7 @@ extension Document {
   /// Makes `root` the model, with an empty undo stack, clean (after a revert, restore or merge:
   /// undo steps hold nodes of the tree that was replaced).
   func replaceModel(with root: PackageNode) {
-    editor = PackageEditor(root: Self.verifyingLoads(root), undoStack: editor.undoStack)
+    editor = PackageEditor(root: root.verifyingLoads(), undoStack: editor.undoStack)
     editor.undoStack.removeAllActions()
     editor.undoStack.markSaved()
   }

@@ -166,10 +166,10 @@ public actor Document {
     if writable {
       let package = try openPackageFile(options: options.contains(.create) ? [.create] : [])
       self.package = package
-      editor = PackageEditor(root: Self.verifyingLoads(package.root))
+      editor = PackageEditor(root: package.root.verifyingLoads())
     } else {
       package = nil
-      editor = PackageEditor(root: Self.verifyingLoads(try PackageNode(contentsOf: path)))
+      editor = PackageEditor(root: try PackageNode(contentsOf: path).verifyingLoads())
       state = .editingDisabled
     }
   }

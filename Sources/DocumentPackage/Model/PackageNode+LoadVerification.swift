@@ -21,6 +21,16 @@ import SystemPackage
 // `OutsideChangeDetector` compares, so a failed check is always an outside change it reports.
 // No lock is taken: the check costs one `fstat` per load, plus one `lstat` per directory listed.
 extension PackageNode {
+  /// Makes every later lazy load of this node's package check that it reads what the model recorded (see the
+  /// comment above), and returns the node: a model that lives long (a ``Document``'s, `docpkg serve`'s) never mixes
+  /// two saved states, and never reads through a folder another program swapped for a symbolic link since it was
+  /// listed (a path is opened whole, and only its last component refuses a link: what is opened through the link
+  /// is not the entry recorded, so it is refused, not read).
+  package func verifyingLoads() -> PackageNode {
+    origin?.location.verifiesLoads = true
+    return self
+  }
+
   /// Checks, for a model that verifies its loads, that `opened` (the status of the descriptor a
   /// load reads from) is the entry the model recorded; see the comment above.
   /// - Throws: ``PackageError`` with code `changedOnDisk` when another state is on disk now.

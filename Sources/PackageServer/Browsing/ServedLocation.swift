@@ -61,7 +61,8 @@ package enum ServedLocation: Sendable, Hashable {
   /// Opens the tree, lazily: nothing below the root is read yet.
   package func open() throws -> PackageNode {
     switch self {
-    case .package(let path): return try PackageNode(contentsOf: path)
+    // Verified loads: a folder swapped for a link while served is refused, not read through.
+    case .package(let path): return try PackageNode(contentsOf: path).verifyingLoads()
     case .archive(let path):
       // Unpack's limits: an archive `unpack` would refuse as a bomb is not served either.
       return try ArchivePackage.open(path, limits: UnpackLimits())
