@@ -89,4 +89,18 @@ struct ZipIndexTests {
     // d0's files come first, by name: f0 (7 bytes), f12 (20), f15, f18, ..., f6 (195 in all), f9 (211).
     #expect(error.context.contains("at entry 'd0/f9.txt'"))
   }
+
+  @Test("serve's check for links lists nothing in a zip read through its index, and still looks in a zip with a link")
+  func linksNeedNoWalk() throws {
+    let temp = try TemporaryDirectory()
+    let (package, zip) = try packedPackage(temp, count: 9)
+    let root = try ArchivePackage.open(zip)
+    #expect(!ArchivePackage.mayHoldLinks(root))
+    #expect(!root.isLoaded)
+    try Shell.run("ln", ["-s", "d0/f0.txt", package + "/link"])
+    let linked = FilePath(temp.appending("L.zip"))
+    try ArchivePacker.pack(
+      try PackageNode(contentsOf: FilePath(package)), to: linked, options: PackOptions(format: .zip))
+    #expect(ArchivePackage.mayHoldLinks(try ArchivePackage.open(linked)))
+  }
 }

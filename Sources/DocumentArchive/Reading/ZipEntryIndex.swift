@@ -115,6 +115,15 @@ final class ZipEntryIndex {
   }
 }
 
+extension ArchivePackage {
+  /// Whether the tree `root`, which ``open(_:unwrappingSingleDirectory:limits:)`` returned, may hold symbolic
+  /// links: `false` for a zip read through its index (``ZipDirectoryScan`` sends a zip with links to the full
+  /// reader), so that a caller looking for links need not list every directory.
+  package static func mayHoldLinks(_ root: PackageNode) -> Bool {
+    !(root.directoryListingSource is ZipIndexedListing)
+  }
+}
+
 /// The children of one directory of a ``ZipEntryIndex``, made when the directory is listed.
 final class ZipIndexedListing: DirectoryListingSource {
   let index: ZipEntryIndex

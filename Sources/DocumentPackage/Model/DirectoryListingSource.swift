@@ -36,6 +36,9 @@ extension PackageNode {
     storedModificationTime = modificationTime
   }
 
+  /// The source this directory lists its children from, if it is listed from one.
+  package var directoryListingSource: (any DirectoryListingSource)? { listingSource }
+
   /// Lists this directory from its ``DirectoryListingSource``: its children by name, and sorted.
   func listChildrenFromSource(_ source: any DirectoryListingSource) throws -> ([String: PackageNode], [PackageNode]) {
     let sorted = try source.listChildren()
