@@ -8,8 +8,8 @@ import SystemPackage
 ///
 /// The tree is built from the archive's headers (for a compressed tar that is one pass of
 /// decompression); for a zip whose central directory settles everything, that directory is kept as a
-/// compact index and each directory's nodes are made when it is listed (``ZipEntryIndex``). Files read their bytes from the archive when asked, through one archive
-/// handle shared by the tree: reading them in archive order (the order ``/DocumentPackage/PackageNode/walk(maxDepth:_:)``
+/// compact index and each directory's nodes are made when it is listed. Files read their bytes from
+/// the archive when asked, through one archive handle shared by the tree: reading them in archive order (the order ``/DocumentPackage/PackageNode/walk(maxDepth:_:)``
 /// visits an archive `docpkg` packed) is a single pass over the archive.
 public enum ArchivePackage {
   /// Opens the archive at `path` as a tree of nodes.
