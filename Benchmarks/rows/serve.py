@@ -116,7 +116,7 @@ def rows(h):
               note="as the first row, on a zip of the many package made by `docpkg pack`, served in place.")
         h.row(f"serve: memory, zip of many ({files:,} files)", max(peaks),
               note="peak RSS (VmHWM, MiB) of `docpkg serve` on the zip after the first page; the largest of 3. "
-                   "Information, not a target: an archive read in place is built whole as a tree at open (as by "
-                   "`docpkg inspect ZIP` without --depth), where a package directory is listed folder by folder.")
+                   "Information here; the lazyarchive area holds the target (a zip read in place is listed folder "
+                   "by folder from an index of its central directory, as a package directory is from disk).")
     except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
         h.row(f"serve: first page, many ({files:,} files)", None, note=f"not measured: {error}")

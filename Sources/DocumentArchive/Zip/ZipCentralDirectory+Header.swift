@@ -9,6 +9,8 @@ extension ZipCentralDirectory {
     let bytes: UnsafeRawBufferPointer
     /// Added to the local header offset: the bytes before the archive (``ZipCentralDirectory/localHeaderShift``).
     let localHeaderShift: UInt64
+    /// Where the header starts in the file (set by ``ZipCentralDirectory/forEachHeader(archive:_:)``).
+    var position: Int64 = 0
 
     func u16(_ at: Int) -> UInt16 { bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self).littleEndian }
     func u32(_ at: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }

@@ -36,7 +36,9 @@ extension ZipCentralDirectory {
   ///   differ, and what differs; or naming `archive` if it cannot be read.
   /// - Complexity: One `pread` of at most 1 KiB per entry, and one more for a data descriptor that
   ///   is not within it.
-  func checkLocalHeaders(archive: String) throws -> [String: Amendment] {
+  /// - Parameter keepingAmendments: `false` checks the headers alone and returns no amendment (a reader that
+  ///   takes every entry from the central directory needs none; keeping them costs a string per entry).
+  func checkLocalHeaders(archive: String, keepingAmendments: Bool = true) throws -> [String: Amendment] {
     var amendments: [String: Amendment] = [:]
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.localReadSize, alignment: 8)
     defer { buffer.deallocate() }
@@ -71,7 +73,7 @@ extension ZipCentralDirectory {
       }
       if entry.dataSize != entry.size { amendment.dataSize = Int64(clamping: entry.dataSize) }
       amendment.encrypted = entry.flags & 1 != 0 && !entry.isDirectory
-      if !amendment.isEmpty { amendments[EntryName.decodeZip(entry.name)] = amendment }
+      if keepingAmendments, !amendment.isEmpty { amendments[EntryName.decodeZip(entry.name)] = amendment }
       let offset = Int64(clamping: entry.localHeaderOffset)
       var bytes = try read(Self.localReadSize, at: offset)
       if let length = ZipLocalHeader.length(ofHeaderStartingWith: bytes), length > bytes.count {

@@ -253,7 +253,8 @@ struct ZipCentralDirectory {
       let total = 46 + fixed.nameLength + fixed.extraLength + Int(fixed.u16(32))
       guard try need(total) else { throw damaged() }
       let header = Header(
-        bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + total)]), localHeaderShift: localHeaderShift)
+        bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + total)]), localHeaderShift: localHeaderShift,
+        position: offset + consumed)
       start += total
       consumed += Int64(total)
       // Every reader cuts a name at a NUL (libarchive, Python, unzip): two entries could then be one name, and the
@@ -271,6 +272,24 @@ struct ZipCentralDirectory {
       }
       guard try body(header) else { return }
     }
+  }
+
+  /// The entry whose central header starts at `position` (as ``Header/position`` gave it), read again.
+  /// - Throws: ``/DocumentPackage/PackageError`` naming `archive` if it cannot be read or is no central header.
+  func entry(at position: Int64, archive: String) throws -> Entry {
+    func read(_ count: Int) throws -> [UInt8] {
+      let bytes: [UInt8]
+      do { bytes = try Syscalls.readBytes(fd, at: position, count: count) } catch {
+        throw PackageError.io(error, "cannot read", path: archive)
+      }
+      guard bytes.count == count, Self.u32(bytes, 0) == ZipRecords.centralHeaderSignature else {
+        throw PackageError(.corrupt, "cannot read zip archive", path: archive, context: "(changed since it was opened)")
+      }
+      return bytes
+    }
+    let fixed = try read(46)
+    let bytes = try read(46 + Int(Self.u16(fixed, 28)) + Int(Self.u16(fixed, 30)) + Int(Self.u16(fixed, 32)))
+    return bytes.withUnsafeBytes { Header(bytes: $0, localHeaderShift: localHeaderShift, position: position).entry() }
   }
 
   static func u16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }

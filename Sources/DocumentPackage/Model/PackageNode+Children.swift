@@ -14,7 +14,7 @@ extension PackageNode {
   public func children() throws -> [String: PackageNode] {
     try requireKind(.directory)
     if let loadedChildren { return loadedChildren }
-    let (listed, sorted) = try listChildrenFromDisk()
+    let (listed, sorted) = try listingSource.map(listChildrenFromSource) ?? listChildrenFromDisk()
     loadedChildren = listed
     sortedChildrenCache = sorted
     return listed
@@ -177,6 +177,7 @@ extension PackageNode {
       }
       ancestor = node.parent
     }
+    try child.listEverythingFromSources()  // this tree saves and copies directories by the children they hold
     child.name = key
     child.parent = self
     if loadedChildren == nil { _ = try children() }

@@ -96,6 +96,9 @@ public final class PackageNode {
   }
   /// `loadedChildren` in byte-wise name order, kept until the children change.
   var sortedChildrenCache: [PackageNode]?
+  /// Where a directory made in memory lists its children from (an archive read in place); `nil` for the
+  /// others. Class-bound, so it costs a node two words.
+  var listingSource: (any DirectoryListingSource)?
   /// A file's contents, as set in memory or supplied by a source.
   var fileBody: FileBody = .onDisk
   /// Contents read from disk, kept after the first read as `FileWrapper` keeps them.

@@ -64,6 +64,7 @@ struct Saver {
   private var previousStateKept = false
 
   init(target: FilePath, root: PackageNode) throws {
+    try root.listEverythingFromSources()  // a save writes the children a directory holds
     self.target = target
     self.names = try SiblingNames(of: target)
     self.root = root

@@ -232,7 +232,7 @@ extension ServedLocation {
   ///   `unpack` would refuse.
   func openChecked() throws -> PackageNode {
     let root = try open()
-    guard case .archive(let path) = self else { return root }
+    guard case .archive(let path) = self, ArchivePackage.mayHoldLinks(root) else { return root }
     var hasLinks = false
     try root.walk { node, _, _ in
       hasLinks = hasLinks || node.kind == .symlink
