@@ -124,8 +124,6 @@ enum StreamSpool {
       return windowLog > 27
         ? "its zstd frame needs a window of \(1 << (windowLog - 20)) MiB, over the 128 MiB zstd decodes by default"
         : nil
-    default:
-      return nil
     }
   }
 }
