@@ -12,9 +12,6 @@ import DocumentPackage
 ///   ``RawByteNames``), turned back into the same bytes when the file is created (``rawBytes(_:)``), and shown as `\xNN`.
 ///   A name that contains those scalars itself is refused, so the mapping cannot confuse two names.
 enum EntryName {
-  /// The first of the scalars standing for raw bytes: U+F780 is byte 0x80, U+F7FF byte 0xFF.
-  static let rawByteBase = RawByteNames.base
-
   /// A zip entry's name as libarchive returned it: UTF-8 if valid, else CP437.
   static func decodeZip(_ bytes: [UInt8]) -> String {
     if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
@@ -29,14 +26,7 @@ enum EntryName {
   static func decodeBytes(_ bytes: [UInt8]) -> String { RawByteNames.decode(bytes) }
 
   /// The bytes a decoded name stands for: UTF-8, with each raw-byte scalar turned back into its byte.
-  static func rawBytes(_ name: String) -> [UInt8] {
-    guard name.unicodeScalars.contains(where: isRawByte) else { return Array(name.utf8) }
-    var bytes: [UInt8] = []
-    for scalar in name.unicodeScalars {
-      if isRawByte(scalar) { bytes.append(UInt8(scalar.value - rawByteBase)) } else { bytes += String(scalar).utf8 }
-    }
-    return bytes
-  }
+  static func rawBytes(_ name: String) -> [UInt8] { RawByteNames.encode(name) }
 
   /// Whether `scalar` stands for a raw byte.
   static func isRawByte(_ scalar: Unicode.Scalar) -> Bool { RawByteNames.isRawByte(scalar) }

@@ -12,10 +12,17 @@ package enum RawByteNames {
   /// Whether `scalar` stands for a raw byte.
   package static func isRawByte(_ scalar: Unicode.Scalar) -> Bool { (0xF780...0xF7FF).contains(scalar.value) }
 
-  /// The name `bytes` are: valid UTF-8 kept, every other byte as its raw-byte scalar.
-  package static func decode(_ bytes: some Collection<UInt8>) -> String {
+  /// The name `bytes` are: valid UTF-8 kept, every other byte as its raw-byte scalar. With `escapingLookalikes`, a
+  /// scalar of U+F780–U+F7FF that the bytes spell in valid UTF-8 is carried as its three bytes' scalars too, so that
+  /// no two byte names give the same text (the version store's trees); without, it stays as spelt (the archive
+  /// readers refuse such a name).
+  package static func decode(_ bytes: some Collection<UInt8>, escapingLookalikes: Bool = false) -> String {
     let bytes = Array(bytes)
-    if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
+    if let utf8 = String(validating: bytes, as: UTF8.self),
+      !escapingLookalikes || !utf8.unicodeScalars.contains(where: isRawByte)
+    {
+      return utf8
+    }
     var result = String.UnicodeScalarView()
     var index = 0
     while index < bytes.count {
@@ -29,9 +36,10 @@ package enum RawByteNames {
             ? 3
             : (0xF0...0xF4).contains(lead) ? 4 : 0
       if length > 0, index + length <= bytes.count,
-        let scalar = String(validating: bytes[index..<index + length], as: UTF8.self)
+        let decoded = String(validating: bytes[index..<index + length], as: UTF8.self),
+        !(escapingLookalikes && decoded.unicodeScalars.contains(where: isRawByte))
       {
-        result.append(contentsOf: scalar.unicodeScalars)
+        result.append(contentsOf: decoded.unicodeScalars)
         index += length
       } else {
         result.append(Unicode.Scalar(base + UInt32(lead))!)
@@ -39,6 +47,17 @@ package enum RawByteNames {
       }
     }
     return String(result)
+  }
+
+  /// The bytes `text` stands for (``decode(_:escapingLookalikes:)`` read back): UTF-8, with each raw-byte scalar
+  /// turned back into its byte.
+  package static func encode(_ text: String) -> [UInt8] {
+    guard text.unicodeScalars.contains(where: isRawByte) else { return Array(text.utf8) }
+    var bytes: [UInt8] = []
+    for scalar in text.unicodeScalars {
+      if isRawByte(scalar) { bytes.append(UInt8(scalar.value - base)) } else { bytes += String(scalar).utf8 }
+    }
+    return bytes
   }
 
   /// The name that `text`, written as ``Swift/String/escapingName`` shows names, stands for: `\xNN`
