@@ -69,11 +69,8 @@ extension Document {
     let beforeRemovals = modelBeforeRemovals.flatMap { $0.isCurrent(editor) ? $0.editor : nil }
     let kinds = Set(event.changes.map(\.kind))
     if kinds.contains(.packageDeleted) {
-      if let beforeRemovals { editor = beforeRemovals }
-      modelBeforeRemovals = nil
+      if !state.contains(.deleted) { becomeDeleted() }
       stopMonitor()
-      cancelAutosave()
-      state.insert(.deleted)
       finish(event, .deleted)
       return
     }
@@ -124,9 +121,18 @@ extension Document {
   }
 
   /// Whether the package is no longer a directory at ``path``: deleted or moved away while the
-  /// document reacted to a change in it. The monitor reports which next (its root watch saw it go).
-  private var packageVanished: Bool {
+  /// document reacted to a change in it or saved it. The monitor reports which next (its root watch saw it go).
+  var packageVanished: Bool {
     (try? Syscalls.statusNoFollow(path))?.kind != .directory
+  }
+
+  /// The package was deleted on disk: the state gains ``DocumentState/deleted``, and the model
+  /// from before the first bursts of the deletion comes back (point 1 above).
+  func becomeDeleted() {
+    if let before = modelBeforeRemovals, before.isCurrent(editor) { editor = before.editor }
+    modelBeforeRemovals = nil
+    cancelAutosave()
+    state.insert(.deleted)
   }
 
   /// Reacts to an outside change kept while an undo group was open, once it is closed.

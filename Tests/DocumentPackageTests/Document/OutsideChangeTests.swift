@@ -411,6 +411,44 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func anUnwatchedDocumentWhosePackageWasDeletedSavesWhatItHoldsElsewhere() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("rm", ["-rf", path])  // another program; b.txt never read, Notes never listed
+    // A save in place fails as for a deleted package: the state says so, not a conflict.
+    await #expect { try await document.save() } throws: { error in
+      (error as? PackageError)?.description.contains("deleted on disk") == true
+    }
+    #expect(await document.state == .deleted)
+    let copy = FilePath(temp.appending("Copy.pkg"))
+    #expect(try await document.saveCopy(to: copy).uncarriedPaths == ["Notes", "b.txt"])
+    #expect(try file(copy.string + "/a.txt") == "unsaved\n")
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    let result = try await document.save(to: rescue)
+    #expect(result.uncarriedPaths == ["Notes", "b.txt"])
+    #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
+    #expect(await document.state == .normal)
+    #expect(await document.path == rescue)
+    try await document.close()
+  }
+
+  @Test func aWatchedDocumentSavedElsewhereRightAfterItsPackageWasDeletedCarriesWhatItHolds() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("rm", ["-rf", path])
+    // Before (or after) the monitor's report: the same save, never a failure for what vanished.
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    let result = try await document.save(to: rescue)
+    #expect(result.uncarriedPaths == ["Notes", "b.txt"])
+    #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
+    #expect(await document.state == .normal)
+    try await document.close()
+  }
+
   @Test func oneConflictIsOneConflictVersionWhicheverSideNoticesItFirst() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
