@@ -84,7 +84,8 @@ extension Document {
     // Only what the model does not hold yet is reacted to and reported (`Document+HeldChanges`).
     let news = changesNotHeld(in: event)
     let touchesEntries = news.contains { !packageLevel.contains($0.kind) }
-    if !touchesEntries && (onDisk.isEmpty || event.isOwnSave) {
+    // In conflict the model differs from the disk anyway: with no news there is nothing to defer.
+    if !touchesEntries && (onDisk.isEmpty || event.isOwnSave || state.contains(.inConflict)) {
       if moved { finish(event, .followed) }
       return
     }
@@ -98,8 +99,13 @@ extension Document {
       let previous = editor
       do {
         reaction = hasUnsavedChanges ? try mergeOutsideChanges() : try reloadFromDisk()
-        if editor !== previous, event.changes.allSatisfy({ packageLevel.contains($0.kind) || $0.kind == .removed }) {
-          // Several bursts of one deletion: the model from before the first comes back.
+        if editor !== previous,
+          event.changes.allSatisfy({
+            $0.kind != .packageReplaced && (packageLevel.contains($0.kind) || $0.kind == .removed)
+          })
+        {
+          // Several bursts of one deletion: the model from before the first comes back. (Not
+          // after a new root: another program's save removed the entries, `rm -rf` builds nothing.)
           modelBeforeRemovals = ModelBeforeRemovals(editor: beforeRemovals ?? previous, replacement: editor)
         }
       } catch {
