@@ -26,7 +26,9 @@ struct Put: ParsableCommand {
   private var package: String { location.package }
   private var entry: String { location.entry }
 
-  @Argument(help: "The file to copy in, or - for standard input.", completion: .file())
+  @Argument(
+    help: "The file to copy in (a FIFO such as <(cmd) is read as a stream), or - for standard input.",
+    completion: .file())
   var source: String = "-"
 
   @Flag(help: "Create the package if it does not exist.")
@@ -60,15 +62,18 @@ struct Put: ParsableCommand {
       throw PackageError(
         .notARegularFile, "cannot put a file over a \(existing.kind):", path: entry, context: "in '\(package)'")
     }
+    // A FIFO SOURCE (`<(cmd)`) is a stream, read as standard input is.
+    let stream = source == "-" ? .standardInput : try StandardInput.stream(at: FilePath(source))
+    defer { stream?.close() }
     if append {
       var contents = try existing?.contents() ?? Data()
       contents.append(
-        source == "-" ? try StandardInput.readAll() : try DiskFileSource(path: FilePath(source)).readAll())
+        try stream.map { try StandardInput.readAll($0) } ?? DiskFileSource(path: FilePath(source)).readAll())
       try root.setFile(at: entry, contents: contents)
     } else {
       let contents: DiskFileSource
-      if source == "-" {
-        let spooled = try StandardInput.asFile(spoolingIn: packageFile.path.removingLastComponent())
+      if let stream {
+        let spooled = try StandardInput.asFile(stream, spoolingIn: packageFile.path.removingLastComponent())
         contents = spooled.source
         cleanups.append(spooled.cleanup)
       } else {
