@@ -19,6 +19,16 @@ struct SaveCommandTests {
     #expect(result.standardError.hasPrefix("docpkg: error: cannot put a file over a directory: 'Images'"))
   }
 
+  @Test func putReadsAPipeGivenAsSourceAsAStream() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    // `<(cmd)`: the shell hands docpkg a pipe as /dev/fd/N; --append reads one the same way.
+    let script = #""$0" put "$1" Text.txt <(echo from a pipe) && "$0" put "$1" Text.txt --append <(echo more)"#
+    let result = try Shell.run("bash", ["-c", script, Shell.docpkgPath, package], check: false)
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(try String(contentsOfFile: package + "/Text.txt", encoding: .utf8) == "from a pipe\nmore\n")
+  }
+
   @Test func putCreatesAPackageOnlyWhenAsked() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("New.pkg")

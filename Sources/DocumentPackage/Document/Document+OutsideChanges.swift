@@ -69,11 +69,8 @@ extension Document {
     let beforeRemovals = modelBeforeRemovals.flatMap { $0.isCurrent(editor) ? $0.editor : nil }
     let kinds = Set(event.changes.map(\.kind))
     if kinds.contains(.packageDeleted) {
-      if let beforeRemovals { editor = beforeRemovals }
-      modelBeforeRemovals = nil
+      if !state.contains(.deleted) { becomeDeleted() }
       stopMonitor()
-      cancelAutosave()
-      state.insert(.deleted)
       finish(event, .deleted)
       return
     }
@@ -87,7 +84,8 @@ extension Document {
     // Only what the model does not hold yet is reacted to and reported (`Document+HeldChanges`).
     let news = changesNotHeld(in: event)
     let touchesEntries = news.contains { !packageLevel.contains($0.kind) }
-    if !touchesEntries && (onDisk.isEmpty || event.isOwnSave) {
+    // In conflict the model differs from the disk anyway: with no news there is nothing to defer.
+    if !touchesEntries && (onDisk.isEmpty || event.isOwnSave || state.contains(.inConflict)) {
       if moved { finish(event, .followed) }
       return
     }
@@ -101,8 +99,13 @@ extension Document {
       let previous = editor
       do {
         reaction = hasUnsavedChanges ? try mergeOutsideChanges() : try reloadFromDisk()
-        if editor !== previous, event.changes.allSatisfy({ packageLevel.contains($0.kind) || $0.kind == .removed }) {
-          // Several bursts of one deletion: the model from before the first comes back.
+        if editor !== previous,
+          event.changes.allSatisfy({
+            $0.kind != .packageReplaced && (packageLevel.contains($0.kind) || $0.kind == .removed)
+          })
+        {
+          // Several bursts of one deletion: the model from before the first comes back. (Not
+          // after a new root: another program's save removed the entries, `rm -rf` builds nothing.)
           modelBeforeRemovals = ModelBeforeRemovals(editor: beforeRemovals ?? previous, replacement: editor)
         }
       } catch {
@@ -124,9 +127,18 @@ extension Document {
   }
 
   /// Whether the package is no longer a directory at ``path``: deleted or moved away while the
-  /// document reacted to a change in it. The monitor reports which next (its root watch saw it go).
-  private var packageVanished: Bool {
+  /// document reacted to a change in it or saved it. The monitor reports which next (its root watch saw it go).
+  var packageVanished: Bool {
     (try? Syscalls.statusNoFollow(path))?.kind != .directory
+  }
+
+  /// The package was deleted on disk: the state gains ``DocumentState/deleted``, and the model
+  /// from before the first bursts of the deletion comes back (point 1 above).
+  func becomeDeleted() {
+    if let before = modelBeforeRemovals, before.isCurrent(editor) { editor = before.editor }
+    modelBeforeRemovals = nil
+    cancelAutosave()
+    state.insert(.deleted)
   }
 
   /// Reacts to an outside change kept while an undo group was open, once it is closed.

@@ -52,43 +52,76 @@ extension Document {
     guard let package else { return SaveAsResult() }
     defer { publish() }
     cancelAutosave()
+    noticeDeletionIfGone()
     var result = SaveAsResult()
-    if state.contains(.deleted) {
-      let (copy, leftOut) = try editor.root.carriedCopy()
-      try saving { try copy.write(to: newPath) }
-      result.uncarriedPaths = leftOut
-      path = PackageLink.resolve(newPath)
-      replaceModel(with: try reopen())
-      state.remove(.deleted)
-    } else {
-      try saving { try package.save(to: newPath) }
-      path = package.path
+    if !state.contains(.deleted) {
+      do {
+        try saving { try package.save(to: newPath) }
+        path = package.path
+        restartWatching()
+        return result
+      } catch  where state.contains(.deleted) {}  // deleted while saving: carry what it holds, as below
     }
+    let (copy, leftOut) = try editor.root.carriedCopy()
+    try saving { try copy.write(to: newPath) }
+    result.uncarriedPaths = leftOut
+    path = PackageLink.resolve(newPath)
+    replaceModel(with: try reopen())
+    state.remove(.deleted)
     restartWatching()
     return result
   }
 
+  /// Notices that the package is gone from ``path`` although no monitor reported it (yet): an
+  /// unwatched document, or a save that comes right after `rm -rf`, before the monitor's report.
+  /// The state gains ``DocumentState/deleted``, as the monitor's report would make it.
+  func noticeDeletionIfGone() {
+    guard !state.contains(.deleted), packageVanished else { return }
+    becomeDeleted()
+  }
+
   /// Saving in place is refused once the package was deleted on disk (see ``DocumentState/deleted``).
   func requireNotDeleted() throws {
-    if state.contains(.deleted) {
-      throw PackageError(
-        .noSuchEntry, "the package was deleted on disk; save the document elsewhere with save(to:):",
-        path: path.string)
-    }
+    if state.contains(.deleted) { throw deletedError() }
+  }
+
+  /// The error of a save in place once the package was deleted on disk.
+  func deletedError() -> PackageError {
+    PackageError(
+      .noSuchEntry, "the package was deleted on disk; save the document elsewhere with save(to:):",
+      path: path.string)
   }
 
   /// Writes the whole package, as the model has it now, to `copyPath` ("save to"); the document
   /// keeps editing ``path``, and its unsaved changes stay unsaved. Anything at `copyPath` is
   /// replaced atomically.
-  /// - Throws: As ``PackageFile/saveCopy(to:)``; the document's state does not change.
-  public func saveCopy(to copyPath: FilePath) async throws {
+  /// For a package deleted on disk, the copy holds what the document holds, as ``save(to:)``
+  /// writes it, and the result names what could not be carried.
+  /// - Returns: What could not be carried to `copyPath` (only ever something for a deleted package).
+  /// - Throws: As ``PackageFile/saveCopy(to:)``; the document's state does not change (but for
+  ///   gaining ``DocumentState/deleted`` when the package is found gone).
+  @discardableResult
+  public func saveCopy(to copyPath: FilePath) async throws -> SaveAsResult {
     try requireOpen()
     executor.requireOnQueue()
-    if let package {
-      try package.saveCopy(to: copyPath)
-    } else {
-      try editor.root.detachedCopy().write(to: copyPath)
+    if package != nil { noticeDeletionIfGone() }
+    if let package, !state.contains(.deleted) {
+      do {
+        try package.saveCopy(to: copyPath)
+        return SaveAsResult()
+      } catch {
+        noticeDeletionIfGone()
+        guard state.contains(.deleted) else { throw error }
+        publish()
+      }
     }
+    guard package != nil else {
+      try editor.root.detachedCopy().write(to: copyPath)
+      return SaveAsResult()
+    }
+    let (copy, leftOut) = try editor.root.carriedCopy()
+    try copy.write(to: copyPath)
+    return SaveAsResult(uncarriedPaths: leftOut)
   }
 
   /// Runs a save of the package through `body`, turning its failure into the document's state
@@ -100,6 +133,13 @@ extension Document {
     } catch let error as CancellationError {
       throw error
     } catch let error as PackageError {
+      noticeDeletionIfGone()
+      if state.contains(.deleted) {
+        // What vanished went with the package: a deletion, not a conflict (save(to:) carries the rest).
+        let deleted = deletedError()
+        lastError = deleted
+        throw deleted
+      }
       lastError = error
       state.insert(error.code == .conflict ? .inConflict : .savingError)
       throw error
@@ -169,6 +209,11 @@ extension Document {
   public func checkForOutsideChanges() -> [OutsideEntryChange] {
     guard let package, !state.contains(.closed) else { return [] }
     let changes = package.outsideChanges()
+    noticeDeletionIfGone()
+    if state.contains(.deleted) {
+      publish()
+      return changes
+    }
     if !changes.isEmpty, !state.contains(.inConflict) {
       state.insert(.inConflict)
       publish()

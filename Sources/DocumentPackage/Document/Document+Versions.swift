@@ -62,8 +62,9 @@ extension Document {
   ///
   /// One conflict is one conflict version: when this document's side of the conflict is kept
   /// already (by its reaction to the outside change, ``OutsideChange/Reaction-swift.enum/conflict(version:paths:)``,
-  /// or an earlier `saveMerging()`), and neither side changed since, that version is returned and
-  /// no other is kept.
+  /// or an earlier `saveMerging()`), and neither side changed the conflicting entries since (this
+  /// document nothing at all; the other writer may have changed other entries), that version is
+  /// returned and no other is kept.
   ///
   /// - Throws: As ``save(overwritingOutsideChanges:)``, never `conflict`.
   public func saveMerging() async throws -> SaveOutcome {

@@ -19,7 +19,8 @@ public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConverti
   /// The document cannot be edited or saved: opened read-only, or its location is not writable.
   public static let editingDisabled = DocumentState(rawValue: 1 << 3)
   /// The package was deleted on disk while the document was open (noticed by watching, see
-  /// ``Document/isWatching``). The document keeps what it holds in memory: ``Document/save(to:)``
+  /// ``Document/isWatching``, or by a save or ``Document/checkForOutsideChanges()`` that finds it
+  /// gone — an unwatched document, or a save before the monitor's report). The document keeps what it holds in memory: ``Document/save(to:)``
   /// saves it elsewhere (and clears this state); saving in place fails.
   public static let deleted = DocumentState(rawValue: 1 << 4)
 

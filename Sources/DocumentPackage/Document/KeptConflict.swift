@@ -7,9 +7,10 @@ import SystemPackage
 /// A conflict version holds the other writer's state with this document's changes on top. Kept
 /// again for the same two sides, it would hold the same thing: the document's side is the same
 /// while its model (``PackageEditor``) has recorded no change since; the other side is the same
-/// while the entries where the disk differs from the model are the same and still have the
-/// stamps (``DiskStamp``) they had. Another change on either side is another conflict, kept as
-/// a version of its own.
+/// while, at and below the conflict's paths, the entries where the disk differs from the model
+/// are the same and still have the stamps (``DiskStamp``) they had (another writer's change to an
+/// unrelated entry does not make the same conflict another one). Another change on either side
+/// of the conflicting entries is another conflict, kept as a version of its own.
 struct KeptConflict {
   let version: Int
   let paths: [String]
@@ -21,7 +22,12 @@ struct KeptConflict {
 
   /// Whether keeping the document's side now would keep what `version` holds.
   func isCurrent(_ current: PackageEditor, otherSide now: [OutsideEntryChange: DiskStamp?]) -> Bool {
-    current === editor && current.changesRecorded == changesThen && now == otherSide
+    current === editor && current.changesRecorded == changesThen && onConflictPaths(now) == onConflictPaths(otherSide)
+  }
+
+  /// The part of `side` at or below the conflict's paths.
+  private func onConflictPaths(_ side: [OutsideEntryChange: DiskStamp?]) -> [OutsideEntryChange: DiskStamp?] {
+    side.filter { entry, _ in paths.contains { $0 == entry.path || entry.path.hasPrefix($0 + "/") } }
   }
 }
 

@@ -61,6 +61,13 @@ package enum Syscalls {
     return FileStatus(raw)
   }
 
+  /// `lstat` of `path`, a C string (for a walk that builds its paths as bytes).
+  package static func statusNoFollow(cString path: UnsafePointer<CChar>) throws(Errno) -> FileStatus {
+    var raw = CStat()
+    _ = try retrying { lstat(path, &raw) }
+    return FileStatus(raw)
+  }
+
   package static func status(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> FileStatus {
     var raw = CStat()
     _ = try retrying { fstatat(dirfd, name, &raw, AT_SYMLINK_NOFOLLOW) }

@@ -51,9 +51,12 @@ struct DiskOrigin {
   }
 
   /// The path relative to the package root; empty for the root itself.
-  var relativePath: FilePath {
+  var relativePath: FilePath { Self.relativePath(directory, name) }
+
+  /// The path relative to the package root of `name` in `directory` (`directory` itself without a name).
+  static func relativePath(_ directory: FilePath, _ name: FilePath.Component?) -> FilePath {
     guard let name else { return directory }
-    return directory.isEmpty ? FilePath(root: nil, [name]) : name.withPlatformString { Self.joined(directory, $0) }
+    return directory.isEmpty ? FilePath(root: nil, [name]) : name.withPlatformString { joined(directory, $0) }
   }
 
   var absolutePath: FilePath {
@@ -61,27 +64,52 @@ struct DiskOrigin {
     return relative.isEmpty ? location.root : relative.withPlatformString { Self.joined(location.root, $0) }
   }
 
+  /// `lstat` of ``absolutePath`` now. The path is put together as bytes, not made a `FilePath`
+  /// (which checks the whole path as it is made: a walk of every loaded node 1,000 directories
+  /// deep would spend minutes on it); a path too long for one call goes through `FilePath`.
+  func currentStatus() throws(Errno) -> FileStatus {
+    let parts = [location.root, directory, name.map { FilePath(root: nil, [$0]) } ?? FilePath("")]
+    let count = parts.reduce(0) { $0 + $1.length + 1 }
+    guard count < 4_000 else { return try Syscalls.statusNoFollow(absolutePath) }
+    var bytes = [CChar](repeating: 0, count: count + 1)
+    var end = 0
+    bytes.withUnsafeMutableBufferPointer { buffer in
+      for part in parts where part.length > 0 {
+        if end > 0, buffer[end - 1] != CChar(UInt8(ascii: "/")) {
+          buffer[end] = CChar(UInt8(ascii: "/"))
+          end += 1
+        }
+        part.withPlatformString { (buffer.baseAddress! + end).update(from: $0, count: part.length) }
+        end += part.length
+      }
+    }
+    bytes[end] = 0
+    let result = bytes.withUnsafeBufferPointer { pointer in
+      Result { () throws(Errno) in try Syscalls.statusNoFollow(cString: pointer.baseAddress!) }
+    }
+    return try result.get()
+  }
+
   /// `base` and `rest` joined by `/`, built as bytes and made a `FilePath` once: `FilePath`'s
   /// `appending` and `pushing` check the whole path for each component they add, which made
   /// loading a package 10,000 directories deep take cubic time.
-  private static func joined(_ base: FilePath, _ rest: UnsafePointer<CChar>) -> FilePath {
-    var bytes: [CChar] = base.withPlatformString { pointer in
-      var bytes: [CChar] = []
-      var index = 0
-      while pointer[index] != 0 {
-        bytes.append(pointer[index])
-        index += 1
+  static func joined(_ base: FilePath, _ rest: UnsafePointer<CChar>) -> FilePath {
+    let restCount = String(cString: rest).utf8.count
+    let baseCount = base.length
+    return base.withPlatformString { basePointer in
+      let needsSlash = baseCount == 0 || basePointer[baseCount - 1] != CChar(UInt8(ascii: "/"))
+      let count = baseCount + (needsSlash ? 1 : 0) + restCount
+      // Copied whole (not byte by byte): a path 1,000 directories deep is built for each node.
+      let bytes = [CChar](unsafeUninitializedCapacity: count + 1) { buffer, initialized in
+        let start = buffer.baseAddress!
+        start.update(from: basePointer, count: baseCount)
+        if needsSlash { start[baseCount] = CChar(UInt8(ascii: "/")) }
+        (start + count - restCount).update(from: rest, count: restCount)
+        start[count] = 0
+        initialized = count + 1
       }
-      return bytes
+      return bytes.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
     }
-    if bytes.last != CChar(UInt8(ascii: "/")) { bytes.append(CChar(UInt8(ascii: "/"))) }
-    var index = 0
-    while rest[index] != 0 {
-      bytes.append(rest[index])
-      index += 1
-    }
-    bytes.append(0)
-    return bytes.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
   }
 
   /// The origin of an entry listed in this directory. `directoryPath` is this origin's

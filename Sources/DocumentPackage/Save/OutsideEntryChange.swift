@@ -51,9 +51,9 @@ enum OutsideChangeDetector {
     func visit(_ node: PackageNode) {
       guard seen.insert(ObjectIdentifier(node)).inserted else { return }
       if let origin = node.origin, origin.location === location {
-        let relative = origin.relativePath.string
+        var relative: String { origin.relativePath.string }  // made only for a change
         let listed = node.kind == .directory && node.loadedChildren != nil
-        switch Result(catching: { () throws(Errno) in try Syscalls.statusNoFollow(origin.absolutePath) }) {
+        switch Result(catching: { () throws(Errno) in try origin.currentStatus() }) {
         case .failure(.noSuchFileOrDirectory), .failure(.notDirectory):
           changes.append(OutsideEntryChange(path: relative, kind: .removed))
           return

@@ -43,16 +43,95 @@ extension PackageNode {
   ///
   /// Contents set in memory are kept as the cached contents; contents from a source are
   /// read from the saved file from now on.
-  /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
+  /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes. A node already at its place in
+  ///   `location` keeps its origin's path (only the status is new); a path is built only for the
+  ///   others. The `lstat` path is extended from its directory's, byte by byte, never made a
+  ///   `FilePath` per node (`FilePath` checks the whole path each time it is made or extended,
+  ///   which made a one-file save 1,000 directories deep take minutes).
   func rebase(location: PackageLocation, relativePath: FilePath) {
-    var pending: [(node: PackageNode, relativePath: FilePath)] = [(self, relativePath)]  // not recursion: see `walk`
-    while let (node, relativePath) = pending.popLast() {
-      let path = relativePath.isEmpty ? location.root : location.root.pushing(relativePath)
-      guard let status = try? Syscalls.statusNoFollow(path) else { continue }  // keep edits: saved again next time
-      node.rebase(to: DiskOrigin(location: location, relativePath: relativePath, status: status))
-      for child in node.loadedChildren?.values ?? [:].values {
-        pending.append((child, relativePath.appending(child.diskComponent)))
+    // Each pending node with its directory's path in the package (nil: the node keeps its
+    // origin's, its directory kept its own and gained no moved-in children), its name there,
+    // and its directory's absolute path as bytes (no terminator). Not recursion: see `walk`.
+    struct Pending {
+      let node: PackageNode
+      let directory: FilePath?
+      let name: FilePath.Component?
+      let parentBytes: [CChar]
+    }
+    let top =
+      relativePath.isEmpty
+      ? location.root : relativePath.withPlatformString { DiskOrigin.joined(location.root, $0) }
+    let inPlace = origin.map { $0.location === location && $0.relativePath == relativePath } == true
+    var pending = [
+      Pending(
+        node: self, directory: inPlace ? nil : relativePath.removingLastComponent(), name: relativePath.lastComponent,
+        parentBytes: Self.bytes(of: top.removingLastComponent()))
+    ]
+    let topName = top.lastComponent
+    while let entry = pending.popLast() {
+      let node = entry.node
+      let name = entry.node === self ? topName : entry.name
+      let kept = entry.directory == nil ? node.origin : nil
+      let bytes = name.map { Self.bytes(entry.parentBytes, appending: $0) } ?? entry.parentBytes
+      guard let status = Self.statusNoFollow(bytes) else { continue }  // keep edits: saved again next time
+      let origin: DiskOrigin
+      if var kept {
+        kept.status = status
+        origin = kept
+      } else {
+        origin = DiskOrigin(location: location, directory: entry.directory!, name: entry.name, status: status)
       }
+      let movedIn = node.edits.contains(.membership)
+      node.rebase(to: origin)
+      guard let children = node.loadedChildren, !children.isEmpty else { continue }
+      let childDirectory = kept == nil || movedIn ? origin.relativePath : nil
+      for child in children.values {
+        let component = child.diskComponent
+        let keeps =
+          childDirectory == nil && child.origin.map { $0.location === location && $0.name == component } == true
+        pending.append(
+          Pending(
+            node: child, directory: keeps ? nil : (childDirectory ?? origin.relativePath), name: component,
+            parentBytes: bytes))
+      }
+    }
+  }
+
+  /// The bytes of `path` (no terminator).
+  private static func bytes(of path: FilePath) -> [CChar] {
+    path.withPlatformString { pointer in
+      let count = path.length
+      return [CChar](unsafeUninitializedCapacity: count) { buffer, initialized in
+        buffer.baseAddress!.update(from: pointer, count: count)
+        initialized = count
+      }
+    }
+  }
+
+  /// `directory` and `name` joined by `/`, as bytes (no terminator).
+  private static func bytes(_ directory: [CChar], appending name: FilePath.Component) -> [CChar] {
+    name.withPlatformString { pointer in
+      let nameCount = String(cString: pointer).utf8.count
+      let count = directory.count + 1 + nameCount
+      return [CChar](unsafeUninitializedCapacity: count) { buffer, initialized in
+        let start = buffer.baseAddress!
+        directory.withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: directory.count) }
+        start[directory.count] = CChar(UInt8(ascii: "/"))
+        (start + directory.count + 1).update(from: pointer, count: nameCount)
+        initialized = count
+      }
+    }
+  }
+
+  /// `lstat` of the absolute path `bytes` (a path too long for one call is made a `FilePath`).
+  private static func statusNoFollow(_ bytes: [CChar]) -> FileStatus? {
+    var terminated = bytes
+    terminated.append(0)
+    if bytes.count < 4_000 {
+      return terminated.withUnsafeBufferPointer { try? Syscalls.statusNoFollow(cString: $0.baseAddress!) }
+    }
+    return terminated.withUnsafeBufferPointer {
+      try? Syscalls.statusNoFollow(FilePath(platformString: $0.baseAddress!))
     }
   }
 
@@ -74,7 +153,7 @@ extension PackageNode {
 
   /// The name on disk as a path component (see ``diskName``).
   var diskComponent: FilePath.Component {
-    if let last = origin?.relativePath.lastComponent, last.string == name { return last }
+    if let last = origin?.name, last.string == name { return last }
     return diskName.component ?? FilePath.Component(name)!
   }
 }

@@ -26,7 +26,9 @@ struct Put: ParsableCommand {
   private var package: String { location.package }
   private var entry: String { location.entry }
 
-  @Argument(help: "The file to copy in, or - for standard input.", completion: .file())
+  @Argument(
+    help: "The file to copy in (a FIFO such as <(cmd) is read as a stream), or - for standard input.",
+    completion: .file())
   var source: String = "-"
 
   @Flag(help: "Create the package if it does not exist.")
@@ -68,12 +70,15 @@ struct Put: ParsableCommand {
   }
 
   private func readPayload(spoolingIn directory: FilePath, _ cleanups: inout [() -> Void]) throws -> Payload {
+    // A FIFO or character-device SOURCE (`<(cmd)`) is a stream, read as standard input is.
+    let stream = source == "-" ? .standardInput : try StandardInput.stream(at: FilePath(source))
+    defer { stream?.close() }
     if append {
       return .appended(
-        source == "-" ? try StandardInput.readAll() : try DiskFileSource(path: FilePath(source)).readAll())
+        try stream.map { try StandardInput.readAll($0) } ?? DiskFileSource(path: FilePath(source)).readAll())
     }
-    if source == "-" {
-      let spooled = try StandardInput.asFile(spoolingIn: directory)
+    if let stream {
+      let spooled = try StandardInput.asFile(stream, spoolingIn: directory)
       cleanups.append(spooled.cleanup)
       return .file(spooled.source)
     }

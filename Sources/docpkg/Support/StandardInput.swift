@@ -7,12 +7,31 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Standard input, for `docpkg put PACKAGE ENTRY -`.
+/// Standard input, for `docpkg put PACKAGE ENTRY -`, and any other stream given as SOURCE (a
+/// FIFO, such as the `/dev/fd/63` of `<(cmd)`), read the same way.
 enum StandardInput {
-  /// Standard input read whole (for `--append`, which must join it to the old contents).
-  static func readAll() throws -> Data {
+  /// A stream SOURCE, open for reading, and its name for messages.
+  struct Stream {
+    let fd: CInt
+    let name: String
+    static let standardInput = Stream(fd: 0, name: "standard input")
+    /// Closes an opened stream (standard input stays open).
+    func close() { if fd != 0 { Syscalls.closeFile(fd) } }
+  }
+
+  /// The FIFO or character device at `path`, opened for reading (`nil`: not a stream, read it
+  /// as a file). The caller closes it.
+  static func stream(at path: FilePath) throws -> Stream? {
+    guard (try? Syscalls.statusFollowing(path))?.isStream == true else { return nil }
+    do { return Stream(fd: try Syscalls.openFile(path, .readOnly), name: path.string) } catch {
+      throw PackageError.io(error, "cannot open", path: path.string)
+    }
+  }
+
+  /// Standard input (or `stream`) read whole (for `--append`, which must join it to the old contents).
+  static func readAll(_ stream: Stream = .standardInput) throws -> Data {
     var data = Data()
-    try forEachChunk { data.append(contentsOf: $0) }
+    try forEachChunk(of: stream) { data.append(contentsOf: $0) }
     return data
   }
 
@@ -21,16 +40,18 @@ enum StandardInput {
   /// `directory` (beside the package, so on the same file system: a save links it in rather than
   /// copy it). The spool file has no name (`O_TMPFILE`; where that is refused, it is unlinked as soon
   /// as it is made), so a crash leaves nothing behind; `cleanup` closes it.
-  static func asFile(spoolingIn directory: FilePath) throws -> (source: DiskFileSource, cleanup: () -> Void) {
-    if (try? Syscalls.status(of: 0))?.kind == .file, Syscalls.currentOffset(0) == 0 {
+  static func asFile(
+    _ stream: Stream = .standardInput, spoolingIn directory: FilePath
+  ) throws -> (source: DiskFileSource, cleanup: () -> Void) {
+    if stream.fd == 0, (try? Syscalls.status(of: 0))?.kind == .file, Syscalls.currentOffset(0) == 0 {
       return (try DiskFileSource(path: "/dev/stdin"), {})
     }
     let fd = try openSpoolFile(in: directory)
     let cleanup = { Syscalls.closeFile(fd) }
     do {
-      try forEachChunk { chunk in
+      try forEachChunk(of: stream) { chunk in
         do throws(Errno) { try Syscalls.writeAll(fd, chunk) } catch {
-          throw PackageError.io(error, "cannot spool standard input in", path: directory)
+          throw PackageError.io(error, "cannot spool \(stream.name) in", path: directory)
         }
       }
       return (try DiskFileSource(path: FilePath("/dev/fd/\(fd)")), cleanup)
@@ -58,8 +79,8 @@ enum StandardInput {
     return fd
   }
 
-  /// Reads standard input to its end in chunks of 1 MiB.
-  private static func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-    try Syscalls.readChunks(0, path: "standard input", body)
+  /// Reads `stream` to its end in chunks of 1 MiB.
+  private static func forEachChunk(of stream: Stream, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    try Syscalls.readChunks(stream.fd, path: FilePath(stream.name), body)
   }
 }

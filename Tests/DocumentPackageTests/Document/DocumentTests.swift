@@ -179,6 +179,34 @@ struct DocumentTests {
     await #expect(throws: PackageError.self) { try await Document.create(at: FilePath(path)) }
   }
 
+  /// How long saving an edit of the one file at the bottom of `depth` folders takes, in a
+  /// document opened on that package; the save is checked by opening the package again.
+  private func timeOfADeepOneFileSave(depth: Int) async throws -> Duration {
+    let temp = try TemporaryDirectory()
+    let path = FilePath(temp.appending("Deep.pkg"))
+    let leaf = Array(repeating: "d", count: depth).joined(separator: "/") + "/leaf.txt"
+    let created = try await Document.create(at: path)
+    try await created.edit { try $0.setFile(at: leaf, contents: Data("first\n".utf8)) }
+    try await created.save()
+    try await created.close()
+    let document = try await Document(contentsOf: path)
+    try await document.edit { try $0.setFile(at: leaf, contents: Data("edited\n".utf8)) }
+    let time = try await ContinuousClock().measure { try await document.save() }
+    try await document.close()
+    let reopened = try await Document(contentsOf: path, options: .unwatched)
+    #expect(try await reopened.read { String(decoding: try $0.node(at: leaf).contents(), as: UTF8.self) } == "edited\n")
+    try await reopened.close()
+    return time
+  }
+
+  @Test func savingOneFileAThousandFoldersDeepCostsWhatItsDepthDoes() async throws {
+    let shallow = try await timeOfADeepOneFileSave(depth: 100)
+    let deep = try await timeOfADeepOneFileSave(depth: 1_000)
+    // Ten times the depth: about ten times the work (measured: 0.08 s and 0.8 s), bounded
+    // generously for a loaded machine; it was cubic (0.9 s and 14 minutes), then quadratic (×60).
+    #expect(deep < shallow * 25, "100 deep: \(shallow), 1,000 deep: \(deep)")
+  }
+
   @Test func autosaveIsOffByDefault() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)

@@ -411,6 +411,44 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func anUnwatchedDocumentWhosePackageWasDeletedSavesWhatItHoldsElsewhere() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("rm", ["-rf", path])  // another program; b.txt never read, Notes never listed
+    // A save in place fails as for a deleted package: the state says so, not a conflict.
+    await #expect { try await document.save() } throws: { error in
+      (error as? PackageError)?.description.contains("deleted on disk") == true
+    }
+    #expect(await document.state == .deleted)
+    let copy = FilePath(temp.appending("Copy.pkg"))
+    #expect(try await document.saveCopy(to: copy).uncarriedPaths == ["Notes", "b.txt"])
+    #expect(try file(copy.string + "/a.txt") == "unsaved\n")
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    let result = try await document.save(to: rescue)
+    #expect(result.uncarriedPaths == ["Notes", "b.txt"])
+    #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
+    #expect(await document.state == .normal)
+    #expect(await document.path == rescue)
+    try await document.close()
+  }
+
+  @Test func aWatchedDocumentSavedElsewhereRightAfterItsPackageWasDeletedCarriesWhatItHolds() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("rm", ["-rf", path])
+    // Before (or after) the monitor's report: the same save, never a failure for what vanished.
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    let result = try await document.save(to: rescue)
+    #expect(result.uncarriedPaths == ["Notes", "b.txt"])
+    #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
+    #expect(await document.state == .normal)
+    try await document.close()
+  }
+
   @Test func oneConflictIsOneConflictVersionWhicheverSideNoticesItFirst() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
@@ -445,6 +483,82 @@ struct OutsideChangeTests {
     #expect(try file(path + "/a.txt") == "B again\n")
     try await a.close()
     try await b.close()
+  }
+
+  @Test func anUnrelatedSaveOfTheOtherWriterLeavesTheConflictOneVersion() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let a = try await Document(contentsOf: FilePath(path))
+    let b = try await Document(contentsOf: FilePath(path))
+    try await a.edit { try $0.setFile(at: "a.txt", contents: Data("A\n".utf8)) }
+    try await b.edit { try $0.setFile(at: "a.txt", contents: Data("B\n".utf8)) }
+    try await a.save()
+    #expect(await eventually { await b.lastOutsideChange != nil })
+    guard case .conflict(let kept, _) = await b.lastOutsideChange?.reaction else {
+      Issue.record("expected a conflict, got \(String(describing: await b.lastOutsideChange))")
+      return
+    }
+    // The other writer then saves a change to another file: the conflict on a.txt is the same.
+    let count = await b.lastOutsideChange?.number ?? 0
+    try await a.edit { try $0.setFile(at: "b.txt", contents: Data("unrelated\n".utf8)) }
+    try await a.save()
+    #expect(await eventually { (await b.lastOutsideChange?.number ?? 0) > count })
+    #expect(await b.lastOutsideChange?.reaction == .deferred)
+    #expect(try await b.saveMerging() == .conflict(version: kept, paths: ["a.txt"]))
+    #expect(try await b.unresolvedConflicts().map(\.id) == [kept])
+    try await a.close()
+    try await b.close(saving: false)
+  }
+
+  @Test func aDocumentInConflictPublishesNoUpdateForABurstWithNothingNew() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let updates = await document.updates()
+    _ = try await text(document, "b.txt")
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8)) }
+    let put = try Shell.docpkg(["put", path, "a.txt"], input: Data("theirs\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await document.state.contains(.inConflict) })
+    let count = await document.lastOutsideChange?.number ?? 0
+    // A burst holding nothing the document does not hold (b.txt is as it read it), as the
+    // document's own saves bring: no news, no update.
+    let nothingNew = PackageMonitor.Event(
+      changes: [PackageMonitor.Change(.modified, "b.txt")], isOwnSave: false, packagePath: path)
+    await document.react(to: nothingNew)
+    // The next outside change is the next update, and lists what it changed.
+    let putC = try Shell.docpkg(["put", path, "c.txt"], input: Data("c\n".utf8))
+    #expect(putC.status == 0, "\(putC.standardError)")
+    #expect(await eventually { (await document.lastOutsideChange?.number ?? 0) > count })
+    var published: [OutsideChange] = []
+    for await update in updates {
+      guard let change = update.outsideChange else { continue }
+      published.append(change)
+      if change.changes.contains(PackageMonitor.Change(.added, "c.txt")) { break }
+    }
+    #expect(published.allSatisfy { !$0.changes.isEmpty }, "\(published)")
+    #expect(published.last?.number == count + 1, "\(published)")
+    try await document.close(saving: false)
+  }
+
+  @Test func aFolderAnotherProgramRemovedBeforeTheDeletionIsNotNamedAsLeftOut() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/a.txt", "a\n")
+    for n in 1...3 { try temp.write("Doc.pkg/Many/f\(n).txt", "f\n") }
+    let path = temp.appending("Doc.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    #expect(try await text(document, "a.txt") == "a\n")
+    let removed = try Shell.docpkg(["rm", path, "Many", "-r"])
+    #expect(removed.status == 0, "\(removed.standardError)")
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .reloaded })
+    #expect(try await document.read { try $0.nodeIfPresent(at: "Many") == nil })
+    #expect(try await text(document, "a.txt") == "a\n")  // the app shows the reloaded package
+    try Shell.run("rm", ["-rf", path])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    let result = try await document.save(to: FilePath(temp.appending("Rescued.pkg")))
+    #expect(result.uncarriedPaths == [])  // Many was no longer the document's
+    #expect(try file(temp.appending("Rescued.pkg/a.txt")) == "a\n")
+    try await document.close()
   }
 
   @Test func anotherProgramsPutAfterOwnSavesListsOnlyWhatItChanged() async throws {
