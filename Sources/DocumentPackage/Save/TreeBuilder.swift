@@ -315,7 +315,9 @@ extension PackageNode {
   /// unless the node was renamed since; else the bytes its name stands for (``RawName/init(text:)``:
   /// a node read from a version carries a name that is not UTF-8 that way).
   var diskName: RawName {
-    if let last = origin?.relativePath.lastComponent, last.string == name { return RawName(last) }
+    // The origin's own name, not the last component of its relative path: that path is made anew (and checked
+    // whole) at each call, which made a save 1,000 folders deep take minutes.
+    if let last = origin?.name, last.string == name { return RawName(last) }
     return RawName(text: name)
   }
 
