@@ -109,6 +109,31 @@ struct ConnectionLimitsTests {
     await served.stop()
   }
 
+  @Test("an event stream ended by a newer one closes its connection at once, not after the idle timeout")
+  func evictedStreamCloses() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package) {
+      $0.eventStreamLimit = 2
+      $0.idleTimeout = .seconds(30)
+    }
+    let port = served.port
+    let events = Served.target("/api/events")
+    let (oldest, newest, closedAfter) = try await offThePool { () -> (RawConnection, RawConnection, Duration) in
+      let streams = try (0..<3).map { _ in
+        let stream = try RawConnection(port: port, timeout: 20)
+        stream.send("GET \(events) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        stream.read { String(decoding: $0, as: UTF8.self).contains("event: hello") }
+        return stream
+      }
+      return (streams[0], streams[2], Self.timeToClose(streams[0]))
+    }
+    #expect(closedAfter < .seconds(10), "the oldest stream's connection closed after \(closedAfter)")
+    #expect(oldest.isClosedByPeer)
+    #expect(!newest.isClosedByPeer)
+    await served.stop()
+  }
+
   /// The resident memory of this process, from `/proc/self/status`.
   static func residentBytes() -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""

@@ -517,7 +517,21 @@ extension PageAssets {
         document.getElementById("live").textContent = live ? "● live" : "";
         if (live) document.body.dataset.live = "true";
       };
-      source.addEventListener("hello", showLive);
+      const refresh = async () => {
+        await reloadTree();
+        if (state.selected != null) await preview(state.selected);
+        totals();
+        if (!document.getElementById("versions").hidden) versions();
+      };
+      // A stream that reconnects (the server ended it, or the connection dropped) may have missed changes
+      // meanwhile: everything shown is read again.
+      let hellos = 0;
+      source.addEventListener("hello", async (event) => {
+        showLive(event);
+        if (hellos++ === 0) return;
+        await refresh();
+        document.body.dataset.reconnects = String(hellos - 1);
+      });
       source.addEventListener("live", showLive);
       source.addEventListener("change", async (event) => {
         const change = JSON.parse(event.data);
@@ -525,10 +539,7 @@ extension PageAssets {
         document.getElementById("notice").hidden = false;
         document.getElementById("change-note").textContent =
           "Changed on disk: " + change.changes.map((c) => c.kind + " " + c.path).join(", ");
-        await reloadTree();
-        if (state.selected != null) await preview(state.selected);
-        totals();
-        if (!document.getElementById("versions").hidden) versions();
+        await refresh();
         document.body.dataset.changes = String(state.changes);
       });
     }

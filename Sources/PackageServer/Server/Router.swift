@@ -261,6 +261,9 @@ struct Router: Sendable {
         return true  // the server stops: the stream ends as a stream should
       })
     response.headers.add(name: "X-Accel-Buffering", value: "no")
+    // A stream ended by a newer one (``EventHub``) ends its connection too: its page sees the end at once and
+    // reconnects, instead of holding a silent connection until the idle timeout (issue 38).
+    response.closesConnection = true
     return response
   }
 
