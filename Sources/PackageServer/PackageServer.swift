@@ -182,6 +182,9 @@ package final class PackageServer: Sendable {
       events.startWatching()
       do {
         for try await event in monitor {
+          if event.changes.contains(where: { $0.kind == .packageMoved }) {
+            browser.follow(movedTo: FilePath(event.packagePath))
+          }
           browser.invalidate()
           events.publish("change", data: event)
         }

@@ -17,8 +17,9 @@ import SystemPackage
 /// read under its read lock (``/DocumentPackage/PackageReadLock``), request by request, so one request sees one
 /// saved state.
 package final class PackageBrowser: @unchecked Sendable {
-  /// What is served.
-  package let location: ServedLocation
+  /// What is served: where it is now, for a package on disk that was moved while served (``follow(movedTo:)``).
+  package var location: ServedLocation { currentLocation.withLockedValue { $0 } }
+  private let currentLocation: NIOLockedValueBox<ServedLocation>
   /// The other locations the page may compare with (``TreeState/compared(_:)``), in the order given.
   package let compared: [ServedLocation]
   private let queue = DispatchQueue(label: "PackageServer.PackageBrowser")
@@ -41,11 +42,22 @@ package final class PackageBrowser: @unchecked Sendable {
   /// - Parameter fetcher: Downloads the files a version keeps on a remote before it is read.
   /// - Throws: What ``ServedLocation/openChecked()`` throws for any of them.
   package init(_ location: ServedLocation, compared: [ServedLocation] = [], fetcher: VersionFetcher? = nil) throws {
-    self.location = location
+    currentLocation = NIOLockedValueBox(location)
     self.compared = compared
     self.fetcher = fetcher
     served = try location.openChecked()
     for other in compared { _ = try other.openChecked() }
+  }
+
+  /// Follows the served package to `path`, where the monitor saw it moved (as a `Document` follows its file): the
+  /// next read opens it there, and its versions are read from there (issue 38: every read after a move failed
+  /// with "no such package" at the old path).
+  package func follow(movedTo path: FilePath) {
+    currentLocation.withLockedValue { location in
+      if case .package = location { location = .package(path) }
+    }
+    queue.async { self.otherTrees = [] }  // versions read from the old path
+    invalidate()
   }
 
   /// Forgets the served tree after a change on disk: the next read opens it again.
