@@ -50,6 +50,33 @@ struct ServeCommandTests {
     #expect(port.status == 64 && port.standardError.contains("--port"), "\(port.standardError)")
   }
 
+  @Test(
+    "an archive that cannot be read is refused in one line, as unpack refuses it, not served as a file",
+    .enabled(if: getuid() == 0 && Shell.has("setpriv"), "reads as an unprivileged user with setpriv"))
+  func refusesUnreadableArchive() async throws {
+    let temp = try TemporaryDirectory()
+    let (served, unpacked) = try await offThePool { () -> (Shell.Output, Shell.Output) in
+      let package = try Fixtures.copy("Notes.mydoc", into: temp)
+      let archive = temp.appending("P.zip")
+      let packed = try Shell.docpkg(["pack", package, "-o", archive])
+      #expect(packed.status == 0, "\(packed.standardError)")
+      try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: archive)
+      try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temp.path)
+      let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups", Shell.docpkgPath]
+      return (
+        // Under `timeout`: a server that served it anyway would run until killed.
+        try Shell.run("/usr/bin/timeout", ["20", "/usr/bin/setpriv"] + nobody + ["serve", archive], check: false),
+        try Shell.run("/usr/bin/setpriv", nobody + ["unpack", archive, "-o", temp.appending("out")], check: false)
+      )
+    }
+    #expect(served.status == 1, "\(served.standardOutput)")
+    #expect(
+      served.standardError.contains("cannot open archive") && served.standardError.contains("Permission denied"),
+      "\(served.standardError)")
+    #expect(served.standardError.split(separator: "\n").count == 1)
+    #expect(unpacked.standardError == served.standardError)
+  }
+
   @Test("an archive that unpack refuses as a zip bomb is refused in one line, before anything is served")
   func refusesBombs() async throws {
     let temp = try TemporaryDirectory()
