@@ -50,6 +50,28 @@ struct ServeCommandTests {
     #expect(port.status == 64 && port.standardError.contains("--port"), "\(port.standardError)")
   }
 
+  @Test("a port that is taken, or negative, is one line naming it and a non-zero status")
+  func portTakenOrNegative() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let other = try await Served(package: package)
+    let port = other.port
+    let (taken, negative) = try await offThePool {
+      (
+        try Shell.docpkg(["serve", package, "--port", String(port)]),
+        try Shell.docpkg(["serve", package, "--port", "-1"])
+      )
+    }
+    await other.stop()
+    #expect(taken.status == 1, "\(taken.standardOutput)")
+    #expect(
+      taken.standardError == "docpkg: error: cannot listen on '127.0.0.1:\(port)': Address already in use\n",
+      "\(taken.standardError)")
+    #expect(
+      negative.status == 64 && negative.standardError.contains("--port must be between 0 and 65535"),
+      "\(negative.standardError)")
+  }
+
   @Test(
     "an archive that cannot be read is refused in one line, as unpack refuses it, not served as a file",
     .enabled(if: getuid() == 0 && Shell.has("setpriv"), "reads as an unprivileged user with setpriv"))
