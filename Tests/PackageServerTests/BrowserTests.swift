@@ -215,6 +215,27 @@ struct BrowserTests {
     }
   }
 
+  @Test("a package with two names one in NFC and NFD shows the error in the page, not a blank tree (issue 38)")
+  func twinNamesShowTheError() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try temp.makeDirectory("Twins.mydoc")
+    try await offThePool {
+      for (name, text) in [("ok.txt", "a"), ("twin-\u{E9}", "nfc"), ("twin-e\u{301}", "nfd")] {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/" + name))
+      }
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let shown = try await withPage { page -> String? in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      return try page.text("#tree .error")
+    }
+    await served.stop()
+    #expect(
+      shown?.contains("two entries are one name in different Unicode normalizations") == true, "\(shown ?? "nil")")
+  }
+
   @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
   func versionChangesAndHistory() async throws {
     let temp = try TemporaryDirectory()

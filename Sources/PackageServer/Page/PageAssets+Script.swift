@@ -51,9 +51,16 @@ extension PageAssets {
     // Tree: each directory lists its children when opened, a page at a time.
     const pageSize = 200;
     async function loadChildren(list, path, offset) {
-      const listing = await getJSON("/api/children", {
-        path, offset: offset || 0, limit: pageSize,
-        sort: document.getElementById("sort").value, filter: document.getElementById("filter").value });
+      let listing;
+      try {
+        listing = await getJSON("/api/children", {
+          path, offset: offset || 0, limit: pageSize,
+          sort: document.getElementById("sort").value, filter: document.getElementById("filter").value });
+      } catch (error) {
+        // Shown where the entries would be (two names one in NFC and NFD, a folder gone): never a blank tree.
+        list.replaceChildren(el("li", { class: "error", role: "alert", text: String(error.message || error) }));
+        return;
+      }
       if (!offset) list.replaceChildren();
       list.querySelector(":scope > li.more-item")?.remove();
       for (const entry of listing.entries) list.append(treeItem(entry));
