@@ -29,6 +29,12 @@ package final class PackageBrowser: @unchecked Sendable {
   private var otherTrees: [(state: TreeState, root: PackageNode)] = []
   /// The totals of every directory of the served tree walked so far, by path (see ``totals(at:)``).
   private var totalsCache: [String: TreeTotals] = [:]
+  /// Where directories are listed for the tree (``list(_:)``), beside `queue`: a first listing of a large folder
+  /// takes long (15 s for 10,000 entries in a debug build, 0.1 s in a release one), and every other request waited
+  /// behind it on `queue` (issue 38).
+  private let listingQueue = DispatchQueue(label: "PackageServer.PackageBrowser.listing")
+  /// The served tree the listings read, of their own (a tree is not thread-safe); touched only on `listingQueue`.
+  private var listingTree: PackageNode?
 
   /// Downloads the files version `id` of the package at the path keeps on a remote, if any (see
   /// ``PackageServer/Configuration/fetchVersionFiles``).
@@ -66,6 +72,34 @@ package final class PackageBrowser: @unchecked Sendable {
       self.served = nil
       self.totalsCache = [:]
     }
+    listingQueue.async { self.listingTree = nil }
+  }
+
+  /// Runs `work` on the served tree on a queue of its own, not the browser's: what the tree's listings run, so
+  /// that a folder listed for the first time, however large, keeps no other request waiting. The tree is a second
+  /// one, read lazily and kept, dropped with the other at ``invalidate()``; a package on disk is read under its
+  /// read lock, and a read that meets a newer save opens the tree anew and runs `work` again, once.
+  /// - Throws: What `work` or opening the tree throws; `CancellationError` when the task was cancelled before
+  ///   `work` started.
+  package func list<T: Sendable>(_ work: @escaping @Sendable (PackageNode) throws -> T) async throws -> T {
+    try await fetchRemoteFiles(of: [.served])
+    return try await listingQueue.runCancellable { _ in
+      let lock = try self.location.readLock()
+      defer { lock?.unlock() }
+      do { return try work(self.listingRoot()) } catch let error as PackageError where error.code == .changedOnDisk {
+        guard lock != nil else { throw error }
+        self.listingTree = nil
+        return try work(self.listingRoot())
+      }
+    }
+  }
+
+  /// The tree ``list(_:)`` reads, opened at its first use after a change.
+  private func listingRoot() throws -> PackageNode {
+    if let listingTree { return listingTree }
+    let root = try location.open()
+    listingTree = root
+    return root
   }
 
   /// Runs `work` on the root of `state` (``TreeState``) on the browser's queue.
