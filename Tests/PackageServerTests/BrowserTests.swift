@@ -236,6 +236,30 @@ struct BrowserTests {
       shown?.contains("two entries are one name in different Unicode normalizations") == true, "\(shown ?? "nil")")
   }
 
+  @Test("Load more after a line longer than a range goes on numbering that line, not a new one (issue 38)")
+  func longLineLoadMore() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try temp.makeDirectory("Long.mydoc")
+    try await offThePool {
+      let text = String(repeating: "x", count: 300_000) + "\nsecond line\nthird line\n"
+      try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/long.txt"))
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let lines = try await withPage { page -> String? in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.clickRow("long.txt")
+      try page.click("#preview button.more")
+      return try page.eval(
+        "waitFor(() => { const lines = [...document.querySelectorAll('#preview pre.code .line')]; "
+          + "return lines.some((l) => l.textContent === 'third line') && "
+          + "lines.map((l) => l.dataset.n + ':' + l.textContent.length).join(' ') })") as? String
+    }
+    await served.stop()
+    #expect(lines == "1:300000 2:11 3:10", "\(lines ?? "nil")")
+  }
+
   @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
   func versionChangesAndHistory() async throws {
     let temp = try TemporaryDirectory()

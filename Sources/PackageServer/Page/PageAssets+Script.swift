@@ -193,11 +193,18 @@ extension PageAssets {
       }
       moreButton(box, result, path, stateParam, append);
     }
+    // Appends `text` as lines numbered from `first`; returns the next line's number. A range that ended inside a
+    // line (one longer than a range) left its last line open: the next range's first piece continues it.
     function appendLines(pre, text, first) {
+      if (!text) return first;
       const lines = text.split("\n");
+      const open = pre.querySelector(":scope > .line[data-open]");
+      if (open) { open.textContent += lines.shift(); delete open.dataset.open; }
       if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+      else if (lines.length === 1 && lines[0] === "") lines.pop();
       let n = first;
       for (const line of lines) pre.append(el("span", { class: "line", dataset: { n: String(n++) }, text: line }));
+      if (!text.endsWith("\n") && pre.lastElementChild) pre.lastElementChild.dataset.open = "true";
       return n;
     }
     function appendHex(pre, part) {
