@@ -260,6 +260,26 @@ struct BrowserTests {
     #expect(lines == "1:300000 2:11 3:10", "\(lines ?? "nil")")
   }
 
+  @Test("after the tree is redrawn (sort by size) one row is still a tab stop, so Tab reaches the tree (issue 38)")
+  func redrawnTreeKeepsTabStop() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let stops = try await withPage { page -> Int? in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.eval(
+        "(() => { const sort = document.getElementById('sort'); sort.value = 'size'; "
+          + "sort.dispatchEvent(new Event('change', { bubbles: true })); return true })()")
+      return try page.eval(
+        "waitFor(() => document.querySelector('#tree .row')?.dataset.path !== 'Images' && "
+          + "document.querySelectorAll('#tree .row[tabindex=\"0\"]').length)") as? Int
+    }
+    await served.stop()
+    #expect(stops == 1, "\(String(describing: stops))")
+  }
+
   @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
   func versionChangesAndHistory() async throws {
     let temp = try TemporaryDirectory()

@@ -143,6 +143,8 @@ extension PageAssets {
     }
     async function reloadTree() {
       const root = document.getElementById("tree");
+      const stop = root.querySelector(".row[tabindex='0']")?.dataset.path;
+      const hadFocus = root.contains(document.activeElement);
       await loadChildren(root, "");
       for (const path of [...state.expanded].sort()) {
         const item = [...root.querySelectorAll("li")].find((li) => li.dataset.path === path);
@@ -152,6 +154,10 @@ extension PageAssets {
         item.querySelector(".twisty").textContent = "▾";
         try { await loadChildren(children, path); } catch (error) { state.expanded.delete(path); children.remove(); }
       }
+      // The redrawn tree is a tab stop again: the row that was, else the selected one, else the first.
+      const rows = [...root.querySelectorAll(".row")];
+      const row = rows.find((r) => r.dataset.path === stop) || rows.find((r) => r.dataset.path === state.selected) || rows[0];
+      if (row) focusRow(row, hadFocus);
     }
 
     // Preview: text by ranges with line numbers, JSON and XML re-indented, images, hex.
