@@ -280,6 +280,26 @@ struct BrowserTests {
     #expect(stops == 1, "\(String(describing: stops))")
   }
 
+  @Test(
+    "a name that is not UTF-8 (a Latin-1 tar) shows its bytes as \\xNN, as inspect does, and still opens (issue 38)")
+  func namesNotUTF8Shown() async throws {
+    let served = try await Served(package: Fixtures.url("names-latin1.tar").path)
+    let url = served.server.url
+    let (title, name, head) = try await withPage { page -> (String?, String?, String?) in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      let title = try page.text("#title")
+      let name = try page.text("#tree .row .name")
+      try page.click("#tree .row")
+      return (title, name, try page.text("#preview .preview-head strong"))
+    }
+    await served.stop()
+    // The archive's one folder is its root: its name is the title.
+    #expect(title == "caf\\xE9", "\(title ?? "nil")")
+    #expect(name == "cr\\xE8me.txt", "\(name ?? "nil")")
+    #expect(head == "cr\\xE8me.txt", "\(head ?? "nil")")
+  }
+
   @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
   func versionChangesAndHistory() async throws {
     let temp = try TemporaryDirectory()

@@ -72,6 +72,11 @@ extension PageAssets {
       }
       list.dataset.total = listing.total;
     }
+    // A name or path as `inspect` shows it: a byte that is not UTF-8, which the server sends as U+F780–U+F7FF
+    // (so that the path it sends back finds the entry), as \xNN.
+    function shown(text) {
+      return text.replace(/[\uF780-\uF7FF]/g, (c) => "\\x" + (c.charCodeAt(0) - 0xF700).toString(16).toUpperCase());
+    }
     // An entry's name: the last component of its path (the server sends paths only, as inspect --json does).
     function baseName(entry) {
       return entry.path.slice(entry.path.lastIndexOf("/") + 1);
@@ -79,7 +84,7 @@ extension PageAssets {
     function treeItem(entry) {
       const isDirectory = entry.kind === "directory";
       const twisty = el("span", { class: "twisty", text: isDirectory ? "▸" : "" });
-      const label = entry.kind === "symlink" ? baseName(entry) + " → " + entry.target : baseName(entry);
+      const label = shown(entry.kind === "symlink" ? baseName(entry) + " → " + entry.target : baseName(entry));
       const row = el("div", { class: "row", tabindex: "-1", dataset: { path: entry.path, kind: entry.kind } }, twisty,
         el("span", { class: "name", text: label }),
         el("span", { class: "mode", text: entry.mode }),
@@ -167,12 +172,12 @@ extension PageAssets {
       let result;
       try { result = await getJSON("/api/preview", { path, state: stateParam }); } catch (error) { return showError(box, error); }
       const entry = result.entry;
-      const head = el("div", { class: "preview-head" }, el("strong", { text: entry.path || "(root)" }),
+      const head = el("div", { class: "preview-head" }, el("strong", { text: shown(entry.path) || "(root)" }),
         " ", el("span", { class: "muted", text: entry.kind + " · " + bytes(entry.size) + " · " + entry.mode +
           (entry.target ? " · → " + entry.target : "") + (result.pretty ? " · re-indented" : "") }));
       if (entry.kind !== "directory" && !previewState && state.info && state.info.hasVersions) {
         head.append(" ", el("button", { type: "button", class: "history", text: "History",
-          "aria-label": "History of " + (entry.path || "(root)"), onclick: () => history(path) }));
+          "aria-label": "History of " + (shown(entry.path) || "(root)"), onclick: () => history(path) }));
       }
       box.replaceChildren(head);
       box.dataset.path = path;
@@ -575,8 +580,8 @@ extension PageAssets {
 
     async function start() {
       try { state.info = await getJSON("/api/info"); } catch (error) { return showError(document.querySelector("main"), error); }
-      document.title = state.info.name + " — docpkg serve";
-      document.getElementById("title").textContent = state.info.name;
+      document.title = shown(state.info.name) + " — docpkg serve";
+      document.getElementById("title").textContent = shown(state.info.name);
       document.getElementById("kind").textContent = state.info.kind;
       document.getElementById("download").href = api("/api/download", { state: "current" });
       for (const button of document.querySelectorAll("nav#tabs button")) {
