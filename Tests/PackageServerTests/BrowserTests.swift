@@ -300,6 +300,38 @@ struct BrowserTests {
     #expect(head == "cr\\xE8me.txt", "\(head ?? "nil")")
   }
 
+  @Test("at 200% zoom a long line or a 255-byte name wraps within the preview: nothing scrolls sideways (issue 38)")
+  func zoomedLongLineAndName() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try temp.makeDirectory("Wide.mydoc")
+    let longName = String(repeating: "a", count: 251) + ".txt"
+    try await offThePool {
+      try Data((String(repeating: "x", count: 2000) + "\n").utf8).write(
+        to: URL(fileURLWithPath: package + "/lines.txt"))
+      try Data("short\n".utf8).write(to: URL(fileURLWithPath: package + "/" + longName))
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let overflow =
+      "Math.max(document.documentElement.scrollWidth - window.innerWidth, "
+      + "...['#tree-pane', '#view-pane'].map((s) => { const e = document.querySelector(s); "
+      + "return e.scrollWidth - e.clientWidth }))"
+    let seen = try await withPage(width: 640, height: 400) { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      for path in ["lines.txt", longName] {
+        try page.clickRow(path)
+        try page.eval("waitFor(() => document.getElementById('preview').dataset.path === \(BrowserPage.quoted(path)))")
+        _ = try page.text("#preview pre.code .line[data-n=\"1\"]")
+        seen[path] = String(describing: try page.eval(overflow) ?? "")
+      }
+      return seen
+    }
+    await served.stop()
+    #expect(seen["lines.txt"] == "0" && seen[longName] == "0", "\(seen)")
+  }
+
   @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
   func versionChangesAndHistory() async throws {
     let temp = try TemporaryDirectory()
