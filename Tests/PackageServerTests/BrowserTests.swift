@@ -332,6 +332,30 @@ struct BrowserTests {
     #expect(seen["lines.txt"] == "0" && seen[longName] == "0", "\(seen)")
   }
 
+  @Test("a page whose event stream was ended reconnects and shows what changed meanwhile (issue 38)")
+  func reconnectRefreshes() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    // One stream at most: another one ends the page's.
+    let served = try await Served(package: package) { $0.eventStreamLimit = 1 }
+    let (url, port) = (served.server.url, served.port)
+    let seen = try await withPage { page -> String? in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.live === 'true')")
+      // Another stream ends the page's; a file added while it is down is not sent to the page as a change.
+      let other = try RawConnection(port: port, timeout: 20)
+      other.send("GET \(Served.target("/api/events")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+      other.read { String(decoding: $0, as: UTF8.self).contains("event: hello") }
+      try Data("new\n".utf8).write(to: URL(fileURLWithPath: package + "/Added while away.txt"))
+      return try page.eval(
+        "waitFor(() => document.body.dataset.reconnects && "
+          + "[...document.querySelectorAll('#tree .row')].some((r) => r.dataset.path === 'Added while away.txt') && "
+          + "document.body.dataset.reconnects)") as? String
+    }
+    await served.stop()
+    #expect(seen != nil, "the page did not show the file added while its stream was down")
+  }
+
   @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
   func versionChangesAndHistory() async throws {
     let temp = try TemporaryDirectory()
