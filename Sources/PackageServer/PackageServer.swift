@@ -145,22 +145,24 @@ package final class PackageServer: Sendable {
     let router = Router(
       browser: browser, requestGuard: RequestGuard(token: token, allowsWrites: configuration.allowsRestore),
       events: events, isLive: location.isPackageOnDisk, downloads: downloads, previews: previews)
-    channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-      .serverChannelOption(ChannelOptions.backlog, value: 64)
-      .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-      .childChannelInitializer { channel in
-        guard connections.admit(channel) else {
-          return channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+    channel = try await Self.listening(port: configuration.port) {
+      try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(ChannelOptions.backlog, value: 64)
+        .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+        .childChannelInitializer { channel in
+          guard connections.admit(channel) else {
+            return channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+          }
+          return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+            try channel.pipeline.syncOperations.addHandlers(
+              ConnectionDeadline(headerTimeout: headerTimeout, idleTimeout: idleTimeout, registry: connections),
+              HTTPChannelHandler { request in await router.respond(request) })
+          }
         }
-        return channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandlers(
-            ConnectionDeadline(headerTimeout: headerTimeout, idleTimeout: idleTimeout, registry: connections),
-            HTTPChannelHandler { request in await router.respond(request) })
-        }
-      }
-      .bind(host: "127.0.0.1", port: configuration.port)
-      .get()
+        .bind(host: "127.0.0.1", port: configuration.port)
+        .get()
+    }
     port = channel.localAddress?.port ?? configuration.port
     self.token = token
     self.events = events
@@ -182,12 +184,23 @@ package final class PackageServer: Sendable {
       events.startWatching()
       do {
         for try await event in monitor {
+          if event.changes.contains(where: { $0.kind == .packageMoved }) {
+            browser.follow(movedTo: FilePath(event.packagePath))
+          }
           browser.invalidate()
           events.publish("change", data: event)
         }
       } catch {
         events.publish("error", data: ["error": String(describing: error)])
       }
+    }
+  }
+
+  /// The channel `bind` opens, or a port that cannot be listened on as one line naming it: `cannot listen on
+  /// '127.0.0.1:8080': Address already in use`, not NIO's description of the system call (issue 38).
+  private static func listening(port: Int, _ bind: () async throws -> any Channel) async throws -> any Channel {
+    do { return try await bind() } catch let error as IOError {
+      throw PackageError(.io, "cannot listen on", path: "127.0.0.1:\(port)", errno: Errno(rawValue: error.errnoCode))
     }
   }
 

@@ -215,6 +215,147 @@ struct BrowserTests {
     }
   }
 
+  @Test("a package with two names one in NFC and NFD shows the error in the page, not a blank tree (issue 38)")
+  func twinNamesShowTheError() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try temp.makeDirectory("Twins.mydoc")
+    try await offThePool {
+      for (name, text) in [("ok.txt", "a"), ("twin-\u{E9}", "nfc"), ("twin-e\u{301}", "nfd")] {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/" + name))
+      }
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let shown = try await withPage { page -> String? in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      return try page.text("#tree .error")
+    }
+    await served.stop()
+    #expect(
+      shown?.contains("two entries are one name in different Unicode normalizations") == true, "\(shown ?? "nil")")
+  }
+
+  @Test("Load more after a line longer than a range goes on numbering that line, not a new one (issue 38)")
+  func longLineLoadMore() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try temp.makeDirectory("Long.mydoc")
+    try await offThePool {
+      let text = String(repeating: "x", count: 300_000) + "\nsecond line\nthird line\n"
+      try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/long.txt"))
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let lines = try await withPage { page -> String? in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.clickRow("long.txt")
+      try page.click("#preview button.more")
+      return try page.eval(
+        "waitFor(() => { const lines = [...document.querySelectorAll('#preview pre.code .line')]; "
+          + "return lines.some((l) => l.textContent === 'third line') && "
+          + "lines.map((l) => l.dataset.n + ':' + l.textContent.length).join(' ') })") as? String
+    }
+    await served.stop()
+    #expect(lines == "1:300000 2:11 3:10", "\(lines ?? "nil")")
+  }
+
+  @Test("after the tree is redrawn (sort by size) one row is still a tab stop, so Tab reaches the tree (issue 38)")
+  func redrawnTreeKeepsTabStop() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let stops = try await withPage { page -> Int? in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      try page.eval(
+        "(() => { const sort = document.getElementById('sort'); sort.value = 'size'; "
+          + "sort.dispatchEvent(new Event('change', { bubbles: true })); return true })()")
+      return try page.eval(
+        "waitFor(() => document.querySelector('#tree .row')?.dataset.path !== 'Images' && "
+          + "document.querySelectorAll('#tree .row[tabindex=\"0\"]').length)") as? Int
+    }
+    await served.stop()
+    #expect(stops == 1, "\(String(describing: stops))")
+  }
+
+  @Test(
+    "a name that is not UTF-8 (a Latin-1 tar) shows its bytes as \\xNN, as inspect does, and still opens (issue 38)")
+  func namesNotUTF8Shown() async throws {
+    let served = try await Served(package: Fixtures.url("names-latin1.tar").path)
+    let url = served.server.url
+    let (title, name, head) = try await withPage { page -> (String?, String?, String?) in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      let title = try page.text("#title")
+      let name = try page.text("#tree .row .name")
+      try page.click("#tree .row")
+      return (title, name, try page.text("#preview .preview-head strong"))
+    }
+    await served.stop()
+    // The archive's one folder is its root: its name is the title.
+    #expect(title == "caf\\xE9", "\(title ?? "nil")")
+    #expect(name == "cr\\xE8me.txt", "\(name ?? "nil")")
+    #expect(head == "cr\\xE8me.txt", "\(head ?? "nil")")
+  }
+
+  @Test("at 200% zoom a long line or a 255-byte name wraps within the preview: nothing scrolls sideways (issue 38)")
+  func zoomedLongLineAndName() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try temp.makeDirectory("Wide.mydoc")
+    let longName = String(repeating: "a", count: 251) + ".txt"
+    try await offThePool {
+      try Data((String(repeating: "x", count: 2000) + "\n").utf8).write(
+        to: URL(fileURLWithPath: package + "/lines.txt"))
+      try Data("short\n".utf8).write(to: URL(fileURLWithPath: package + "/" + longName))
+    }
+    let served = try await Served(package: package)
+    let url = served.server.url
+    let overflow =
+      "Math.max(document.documentElement.scrollWidth - window.innerWidth, "
+      + "...['#tree-pane', '#view-pane'].map((s) => { const e = document.querySelector(s); "
+      + "return e.scrollWidth - e.clientWidth }))"
+    let seen = try await withPage(width: 640, height: 400) { page -> [String: String] in
+      var seen: [String: String] = [:]
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
+      for path in ["lines.txt", longName] {
+        try page.clickRow(path)
+        try page.eval("waitFor(() => document.getElementById('preview').dataset.path === \(BrowserPage.quoted(path)))")
+        _ = try page.text("#preview pre.code .line[data-n=\"1\"]")
+        seen[path] = String(describing: try page.eval(overflow) ?? "")
+      }
+      return seen
+    }
+    await served.stop()
+    #expect(seen["lines.txt"] == "0" && seen[longName] == "0", "\(seen)")
+  }
+
+  @Test("a page whose event stream was ended reconnects and shows what changed meanwhile (issue 38)")
+  func reconnectRefreshes() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    // One stream at most: another one ends the page's.
+    let served = try await Served(package: package) { $0.eventStreamLimit = 1 }
+    let (url, port) = (served.server.url, served.port)
+    let seen = try await withPage { page -> String? in
+      try page.send(["cmd": "open", "url": url])
+      try page.eval("waitFor(() => document.body.dataset.live === 'true')")
+      // Another stream ends the page's; a file added while it is down is not sent to the page as a change.
+      let other = try RawConnection(port: port, timeout: 20)
+      other.send("GET \(Served.target("/api/events")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+      other.read { String(decoding: $0, as: UTF8.self).contains("event: hello") }
+      try Data("new\n".utf8).write(to: URL(fileURLWithPath: package + "/Added while away.txt"))
+      return try page.eval(
+        "waitFor(() => document.body.dataset.reconnects && "
+          + "[...document.querySelectorAll('#tree .row')].some((r) => r.dataset.path === 'Added while away.txt') && "
+          + "document.body.dataset.reconnects)") as? String
+    }
+    await served.stop()
+    #expect(seen != nil, "the page did not show the file added while its stream was down")
+  }
+
   @Test("the Versions tab says what each version changed; a file's history opens from its preview (issue 38)")
   func versionChangesAndHistory() async throws {
     let temp = try TemporaryDirectory()

@@ -109,6 +109,66 @@ struct ConnectionLimitsTests {
     await served.stop()
   }
 
+  @Test("an event stream ended by a newer one closes its connection at once, not after the idle timeout")
+  func evictedStreamCloses() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package) {
+      $0.eventStreamLimit = 2
+      $0.idleTimeout = .seconds(30)
+    }
+    let port = served.port
+    let events = Served.target("/api/events")
+    let (oldest, newest, closedAfter) = try await offThePool { () -> (RawConnection, RawConnection, Duration) in
+      let streams = try (0..<3).map { _ in
+        let stream = try RawConnection(port: port, timeout: 20)
+        stream.send("GET \(events) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        stream.read { String(decoding: $0, as: UTF8.self).contains("event: hello") }
+        return stream
+      }
+      return (streams[0], streams[2], Self.timeToClose(streams[0]))
+    }
+    #expect(closedAfter < .seconds(10), "the oldest stream's connection closed after \(closedAfter)")
+    #expect(oldest.isClosedByPeer)
+    #expect(!newest.isClosedByPeer)
+    await served.stop()
+  }
+
+  @Test("the first listing of a folder of 4,000 files keeps no other request waiting")
+  func largeListingBesideOthers() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { () -> String in
+      let package = try temp.makeDirectory("Many.mydoc")
+      let folder = try temp.makeDirectory("Many.mydoc/d")
+      for index in 0..<4000 {
+        _ = FileManager.default.createFile(atPath: "\(folder)/f\(index).txt", contents: Data("x".utf8))
+      }
+      try Data("small\n".utf8).write(to: URL(fileURLWithPath: "\(package)/small.txt"))
+      return package
+    }
+    let served = try await Served(package: package)
+    let port = served.port
+    let listing = try await offThePool { try RawConnection(port: port, timeout: 120) }
+    let target = Served.target("/api/children", ["path": "d", "limit": "200"])
+    listing.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+    // The listing was asked first; the page's other requests are answered while it is made.
+    async let listed = offThePool { () -> ContinuousClock.Instant in
+      listing.read { RawReply($0).status == 200 && $0.last == UInt8(ascii: "}") }
+      return ContinuousClock.now
+    }
+    async let others = offThePool { () -> (RawReply, RawReply, ContinuousClock.Instant) in
+      let info = try RawHTTP.get(Served.target("/api/info"), port: port)
+      let preview = try RawHTTP.get(Served.target("/api/preview", ["path": "small.txt"]), port: port)
+      return (info, preview, ContinuousClock.now)
+    }
+    let (listedAt, (info, preview, answeredAt)) = try await (listed, others)
+    #expect(info.status == 200 && preview.status == 200, "\(info) \(preview)")
+    #expect(RawReply(listing.received).json["total"] as? Int == 4000)
+    #expect(answeredAt < listedAt, "the other requests were answered \(answeredAt - listedAt) after the listing")
+    print("serve-test: /api/info and a preview answered \(listedAt - answeredAt) before a first listing of 4,000 files")
+    await served.stop()
+  }
+
   /// The resident memory of this process, from `/proc/self/status`.
   static func residentBytes() -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""

@@ -50,6 +50,55 @@ struct ServeCommandTests {
     #expect(port.status == 64 && port.standardError.contains("--port"), "\(port.standardError)")
   }
 
+  @Test("a port that is taken, or negative, is one line naming it and a non-zero status")
+  func portTakenOrNegative() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let other = try await Served(package: package)
+    let port = other.port
+    let (taken, negative) = try await offThePool {
+      (
+        try Shell.docpkg(["serve", package, "--port", String(port)]),
+        try Shell.docpkg(["serve", package, "--port", "-1"])
+      )
+    }
+    await other.stop()
+    #expect(taken.status == 1, "\(taken.standardOutput)")
+    #expect(
+      taken.standardError == "docpkg: error: cannot listen on '127.0.0.1:\(port)': Address already in use\n",
+      "\(taken.standardError)")
+    #expect(
+      negative.status == 64 && negative.standardError.contains("--port must be between 0 and 65535"),
+      "\(negative.standardError)")
+  }
+
+  @Test(
+    "an archive that cannot be read is refused in one line, as unpack refuses it, not served as a file",
+    .enabled(if: getuid() == 0 && Shell.has("setpriv"), "reads as an unprivileged user with setpriv"))
+  func refusesUnreadableArchive() async throws {
+    let temp = try TemporaryDirectory()
+    let (served, unpacked) = try await offThePool { () -> (Shell.Output, Shell.Output) in
+      let package = try Fixtures.copy("Notes.mydoc", into: temp)
+      let archive = temp.appending("P.zip")
+      let packed = try Shell.docpkg(["pack", package, "-o", archive])
+      #expect(packed.status == 0, "\(packed.standardError)")
+      try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: archive)
+      try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temp.path)
+      let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups", Shell.docpkgPath]
+      return (
+        // Under `timeout`: a server that served it anyway would run until killed.
+        try Shell.run("/usr/bin/timeout", ["20", "/usr/bin/setpriv"] + nobody + ["serve", archive], check: false),
+        try Shell.run("/usr/bin/setpriv", nobody + ["unpack", archive, "-o", temp.appending("out")], check: false)
+      )
+    }
+    #expect(served.status == 1, "\(served.standardOutput)")
+    #expect(
+      served.standardError.contains("cannot open archive") && served.standardError.contains("Permission denied"),
+      "\(served.standardError)")
+    #expect(served.standardError.split(separator: "\n").count == 1)
+    #expect(unpacked.standardError == served.standardError)
+  }
+
   @Test("an archive that unpack refuses as a zip bomb is refused in one line, before anything is served")
   func refusesBombs() async throws {
     let temp = try TemporaryDirectory()

@@ -28,13 +28,64 @@ struct VersionHistoryTests {
     let versions = reply.json["versions"] as? [[String: Any]] ?? []
     #expect(versions.map { $0["id"] as? Int } == [1, 2, 3], "\(reply)")
     let first = versions.first ?? [:]
-    #expect(first["previous"] == nil && (first["counts"] as? [String: Int])?["added"] ?? 0 >= 4, "\(first)")
-    #expect((first["paths"] as? [String])?.contains("Images") == true, "\(first)")
+    // The fixture's four files, not its folders (as `docpkg diff --stat` counts).
+    #expect(first["previous"] == nil && first["counts"] as? [String: Int] == ["added": 4], "\(first)")
+    #expect((first["paths"] as? [String])?.contains("Images/tram.png") == true, "\(first)")
     for version in versions.dropFirst() {
       #expect(version["counts"] as? [String: Int] == ["modified": 1], "\(version)")
       #expect(version["paths"] as? [String] == ["Text.txt"] && version["total"] as? Int == 1)
       #expect(version["previous"] as? Int == (version["id"] as? Int ?? 0) - 1)
     }
+    await served.stop()
+  }
+
+  @Test("a folder removed with the one file it held counts as diff --stat counts it: one file deleted")
+  func folderRemovedCountsFiles() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { () -> String in
+      let package = try temp.makeDirectory("V.mydoc")
+      let file = try PackageFile(at: FilePath(package), options: .holdLock)
+      file.versionPolicy = .keepAll
+      try file.root.setFile(at: "a.txt", contents: Data("a\n".utf8))
+      try file.root.setFile(at: "d/e/deep.txt", contents: Data("deep\n".utf8))
+      try file.save()
+      _ = try file.root.removeNode(at: "d")
+      try file.save()
+      // A version keeps the state a save replaces: one more save keeps the state without `d`.
+      try file.root.setFile(at: "a.txt", contents: Data("b\n".utf8))
+      try file.save()
+      file.close()
+      return package
+    }
+    let served = try await Served(package: package)
+    let reply = try await served.get("/api/changes")
+    let versions = reply.json["versions"] as? [[String: Any]] ?? []
+    let last = versions.last ?? [:]
+    #expect(versions.count == 3, "\(reply)")
+    #expect(last["counts"] as? [String: Int] == ["deleted": 1], "\(reply)")
+    #expect(last["paths"] as? [String] == ["d/e/deep.txt"] && last["total"] as? Int == 1, "\(reply)")
+    await served.stop()
+  }
+
+  @Test("a file that became a folder is typeChanged in its history, as docpkg diff says")
+  func fileBecameFolder() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { () -> String in
+      let package = try temp.makeDirectory("T.mydoc")
+      let file = try PackageFile(at: FilePath(package), options: .holdLock)
+      file.versionPolicy = .keepAll
+      try file.root.setFile(at: "new.txt", contents: Data("one\n".utf8))
+      try file.save()
+      _ = try file.root.removeNode(at: "new.txt")
+      _ = try file.root.makeDirectory(at: "new.txt")
+      try file.save()
+      file.close()
+      return package
+    }
+    let served = try await Served(package: package)
+    let reply = try await served.get("/api/history", ["path": "new.txt"])
+    let steps = reply.json["steps"] as? [[String: Any]] ?? []
+    #expect(steps.map { $0["change"] as? String } == ["added", "typeChanged"], "\(reply)")
     await served.stop()
   }
 

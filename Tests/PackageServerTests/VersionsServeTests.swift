@@ -205,6 +205,34 @@ struct VersionsServeTests {
     await served.stop()
   }
 
+  @Test("a package moved while served is followed: the next reads find it at its new path")
+  func movedPackage() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
+    let served = try await Served(package: package)
+    let port = served.port
+    let connection = try await offThePool { try RawConnection(port: port) }
+    connection.send(
+      "GET \(Served.target("/api/events")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
+    let live = try await offThePool {
+      connection.read { String(decoding: $0, as: UTF8.self).contains("{\"live\":true}") }
+    }
+    #expect(live)
+    let moved = temp.appending("Moved.mydoc")
+    try await offThePool { try FileManager.default.moveItem(atPath: package, toPath: moved) }
+    let seen = try await offThePool {
+      connection.read { String(decoding: $0, as: UTF8.self).contains("packageMoved") }
+    }
+    #expect(seen, "\(String(decoding: connection.received, as: UTF8.self))")
+    let preview = try await served.get("/api/preview", ["path": "Text.txt"])
+    #expect(preview.status == 200, "\(preview)")
+    let children = try await served.get("/api/children", ["path": ""])
+    #expect(children.status == 200, "\(children)")
+    let info = try await served.get("/api/info")
+    #expect(info.json["location"] as? String == moved, "\(info)")
+    await served.stop()
+  }
+
   @Test("a version of a package is served read-only: PACKAGE@ID")
   func servedVersion() async throws {
     let temp = try TemporaryDirectory()

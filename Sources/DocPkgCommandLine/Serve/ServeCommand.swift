@@ -33,7 +33,8 @@ package struct ServeCommand<Runner: ServeCommandRunner>: ParsableCommand {
     completion: .file())
   package var compare: [String] = []
 
-  @Option(help: "The port to listen on (default: a free one).")
+  // Unconditional: `--port -1` is a port out of range, not a missing value.
+  @Option(parsing: .unconditional, help: "The port to listen on (default: a free one).")
   package var port: Int = 0
 
   @Flag(help: "Let the page restore a version (after a confirmation).")

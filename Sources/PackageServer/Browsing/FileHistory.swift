@@ -10,7 +10,8 @@ package struct FileHistory: Sendable, Codable, Equatable {
     package var state: String
     /// The state it is compared with (as ``state`` is written); `nil` for the first.
     package var previous: String?
-    /// `added`, `deleted` or `modified` (contents, kind or link target).
+    /// `added`, `deleted`, `modified` (contents or link target) or `typeChanged` (a file became a folder or a link,
+    /// or the other way).
     package var change: String
     /// The entry's size in this state; `nil` when deleted.
     package var size: Int64?
@@ -43,7 +44,8 @@ package struct FileHistory: Sendable, Codable, Equatable {
     case (nil, let node?): (change, size) = ("added", node.size)
     case (let before?, let after?):
       guard try differ(before, after) else { return nil }
-      (change, size) = ("modified", after.size)
+      // A file that became a folder (or a link) changed its type, as `docpkg diff` says (issue 38).
+      (change, size) = before.kind == after.kind ? ("modified", after.size) : ("typeChanged", after.size)
     }
     return Step(
       state: state, previous: previous, change: change, size: size, patch: try patch(from: before, to: after))

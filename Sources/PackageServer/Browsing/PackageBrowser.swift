@@ -17,8 +17,9 @@ import SystemPackage
 /// read under its read lock (``/DocumentPackage/PackageReadLock``), request by request, so one request sees one
 /// saved state.
 package final class PackageBrowser: @unchecked Sendable {
-  /// What is served.
-  package let location: ServedLocation
+  /// What is served: where it is now, for a package on disk that was moved while served (``follow(movedTo:)``).
+  package var location: ServedLocation { currentLocation.withLockedValue { $0 } }
+  private let currentLocation: NIOLockedValueBox<ServedLocation>
   /// The other locations the page may compare with (``TreeState/compared(_:)``), in the order given.
   package let compared: [ServedLocation]
   private let queue = DispatchQueue(label: "PackageServer.PackageBrowser")
@@ -28,6 +29,12 @@ package final class PackageBrowser: @unchecked Sendable {
   private var otherTrees: [(state: TreeState, root: PackageNode)] = []
   /// The totals of every directory of the served tree walked so far, by path (see ``totals(at:)``).
   private var totalsCache: [String: TreeTotals] = [:]
+  /// Where directories are listed for the tree (``list(_:)``), beside `queue`: a first listing of a large folder
+  /// takes long (15 s for 10,000 entries in a debug build, 0.1 s in a release one), and every other request waited
+  /// behind it on `queue` (issue 38).
+  private let listingQueue = DispatchQueue(label: "PackageServer.PackageBrowser.listing")
+  /// The served tree the listings read, of their own (a tree is not thread-safe); touched only on `listingQueue`.
+  private var listingTree: PackageNode?
 
   /// Downloads the files version `id` of the package at the path keeps on a remote, if any (see
   /// ``PackageServer/Configuration/fetchVersionFiles``).
@@ -41,11 +48,22 @@ package final class PackageBrowser: @unchecked Sendable {
   /// - Parameter fetcher: Downloads the files a version keeps on a remote before it is read.
   /// - Throws: What ``ServedLocation/openChecked()`` throws for any of them.
   package init(_ location: ServedLocation, compared: [ServedLocation] = [], fetcher: VersionFetcher? = nil) throws {
-    self.location = location
+    currentLocation = NIOLockedValueBox(location)
     self.compared = compared
     self.fetcher = fetcher
     served = try location.openChecked()
     for other in compared { _ = try other.openChecked() }
+  }
+
+  /// Follows the served package to `path`, where the monitor saw it moved (as a `Document` follows its file): the
+  /// next read opens it there, and its versions are read from there (issue 38: every read after a move failed
+  /// with "no such package" at the old path).
+  package func follow(movedTo path: FilePath) {
+    currentLocation.withLockedValue { location in
+      if case .package = location { location = .package(path) }
+    }
+    queue.async { self.otherTrees = [] }  // versions read from the old path
+    invalidate()
   }
 
   /// Forgets the served tree after a change on disk: the next read opens it again.
@@ -54,6 +72,34 @@ package final class PackageBrowser: @unchecked Sendable {
       self.served = nil
       self.totalsCache = [:]
     }
+    listingQueue.async { self.listingTree = nil }
+  }
+
+  /// Runs `work` on the served tree on a queue of its own, not the browser's: what the tree's listings run, so
+  /// that a folder listed for the first time, however large, keeps no other request waiting. The tree is a second
+  /// one, read lazily and kept, dropped with the other at ``invalidate()``; a package on disk is read under its
+  /// read lock, and a read that meets a newer save opens the tree anew and runs `work` again, once.
+  /// - Throws: What `work` or opening the tree throws; `CancellationError` when the task was cancelled before
+  ///   `work` started.
+  package func list<T: Sendable>(_ work: @escaping @Sendable (PackageNode) throws -> T) async throws -> T {
+    try await fetchRemoteFiles(of: [.served])
+    return try await listingQueue.runCancellable { _ in
+      let lock = try self.location.readLock()
+      defer { lock?.unlock() }
+      do { return try work(self.listingRoot()) } catch let error as PackageError where error.code == .changedOnDisk {
+        guard lock != nil else { throw error }
+        self.listingTree = nil
+        return try work(self.listingRoot())
+      }
+    }
+  }
+
+  /// The tree ``list(_:)`` reads, opened at its first use after a change.
+  private func listingRoot() throws -> PackageNode {
+    if let listingTree { return listingTree }
+    let root = try location.open()
+    listingTree = root
+    return root
   }
 
   /// Runs `work` on the root of `state` (``TreeState``) on the browser's queue.

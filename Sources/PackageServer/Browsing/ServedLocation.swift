@@ -17,7 +17,12 @@ package enum ServedLocation: Sendable, Hashable {
   package init(_ location: String) throws {
     let path = FilePath(location)
     if (try? Syscalls.exists(path)) == true {
-      self = ArchiveFormat(contentsOf: path) != nil ? .archive(path) : .package(path)
+      // A file named as an archive that cannot be read is an archive too: opening it then says why, in one line,
+      // as `unpack` does ("cannot open archive 'P.zip': Permission denied"), instead of serving it as a package of
+      // one opaque file (issue 38).
+      let namedAsArchive =
+        ArchiveFormat(fileName: path.string) != nil && (try? Syscalls.statusFollowing(path))?.kind != .directory
+      self = ArchiveFormat(contentsOf: path) != nil || namedAsArchive ? .archive(path) : .package(path)
       return
     }
     guard let (package, id) = PackageNode.versionReference(location) else {

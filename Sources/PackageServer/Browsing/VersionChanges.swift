@@ -11,11 +11,11 @@ package struct VersionChanges: Sendable, Codable, Equatable {
     package var id: Int
     /// The version it is compared with; `nil` for the first (compared with nothing).
     package var previous: Int?
-    /// How many entries of each kind changed: `added`, `deleted`, `modified`, `renamed`, `typeChanged`.
+    /// How many files and links of each kind changed: `added`, `deleted`, `modified`, `renamed`, `typeChanged`.
     package var counts: [String: Int]
     /// The first changed paths, in walk order (a rename as `OLD → NEW`), at most ``VersionChanges/shownPaths``.
     package var paths: [String]
-    /// How many changed entries there are in all.
+    /// How many changed files and links there are in all (directories are not counted, as `diff --stat`).
     package var total: Int
   }
 
@@ -28,12 +28,17 @@ package struct VersionChanges: Sendable, Codable, Equatable {
   static let versionLimit = 50
 
   /// The item of version `id`, compared with `previous` by `difference`.
+  /// Directories are not counted, as `docpkg diff --stat` counts them: a folder removed with the one file it held
+  /// is one file deleted, not three entries (issue 38).
   static func item(id: Int, previous: Int?, difference: PackageDifference) -> Item {
+    let changes = difference.changes.filter { change in
+      ![change.old?.kind, change.new?.kind].allSatisfy { $0 == nil || $0 == .directory }
+    }
     var counts: [String: Int] = [:]
-    for (kind, count) in difference.counts { counts[kind.description] = count }
-    let paths = difference.changes.prefix(shownPaths).map { change in
+    for change in changes { counts[change.kind.description, default: 0] += 1 }
+    let paths = changes.prefix(shownPaths).map { change in
       change.oldPath.map { "\($0) → \(change.path)" } ?? change.path
     }
-    return Item(id: id, previous: previous, counts: counts, paths: paths, total: difference.changes.count)
+    return Item(id: id, previous: previous, counts: counts, paths: paths, total: changes.count)
   }
 }

@@ -51,9 +51,16 @@ extension PageAssets {
     // Tree: each directory lists its children when opened, a page at a time.
     const pageSize = 200;
     async function loadChildren(list, path, offset) {
-      const listing = await getJSON("/api/children", {
-        path, offset: offset || 0, limit: pageSize,
-        sort: document.getElementById("sort").value, filter: document.getElementById("filter").value });
+      let listing;
+      try {
+        listing = await getJSON("/api/children", {
+          path, offset: offset || 0, limit: pageSize,
+          sort: document.getElementById("sort").value, filter: document.getElementById("filter").value });
+      } catch (error) {
+        // Shown where the entries would be (two names one in NFC and NFD, a folder gone): never a blank tree.
+        list.replaceChildren(el("li", { class: "error", role: "alert", text: String(error.message || error) }));
+        return;
+      }
       if (!offset) list.replaceChildren();
       list.querySelector(":scope > li.more-item")?.remove();
       for (const entry of listing.entries) list.append(treeItem(entry));
@@ -65,6 +72,11 @@ extension PageAssets {
       }
       list.dataset.total = listing.total;
     }
+    // A name or path as `inspect` shows it: a byte that is not UTF-8, which the server sends as U+F780–U+F7FF
+    // (so that the path it sends back finds the entry), as \xNN.
+    function shown(text) {
+      return text.replace(/[\uF780-\uF7FF]/g, (c) => "\\x" + (c.charCodeAt(0) - 0xF700).toString(16).toUpperCase());
+    }
     // An entry's name: the last component of its path (the server sends paths only, as inspect --json does).
     function baseName(entry) {
       return entry.path.slice(entry.path.lastIndexOf("/") + 1);
@@ -72,7 +84,7 @@ extension PageAssets {
     function treeItem(entry) {
       const isDirectory = entry.kind === "directory";
       const twisty = el("span", { class: "twisty", text: isDirectory ? "▸" : "" });
-      const label = entry.kind === "symlink" ? baseName(entry) + " → " + entry.target : baseName(entry);
+      const label = shown(entry.kind === "symlink" ? baseName(entry) + " → " + entry.target : baseName(entry));
       const row = el("div", { class: "row", tabindex: "-1", dataset: { path: entry.path, kind: entry.kind } }, twisty,
         el("span", { class: "name", text: label }),
         el("span", { class: "mode", text: entry.mode }),
@@ -136,6 +148,8 @@ extension PageAssets {
     }
     async function reloadTree() {
       const root = document.getElementById("tree");
+      const stop = root.querySelector(".row[tabindex='0']")?.dataset.path;
+      const hadFocus = root.contains(document.activeElement);
       await loadChildren(root, "");
       for (const path of [...state.expanded].sort()) {
         const item = [...root.querySelectorAll("li")].find((li) => li.dataset.path === path);
@@ -145,6 +159,10 @@ extension PageAssets {
         item.querySelector(".twisty").textContent = "▾";
         try { await loadChildren(children, path); } catch (error) { state.expanded.delete(path); children.remove(); }
       }
+      // The redrawn tree is a tab stop again: the row that was, else the selected one, else the first.
+      const rows = [...root.querySelectorAll(".row")];
+      const row = rows.find((r) => r.dataset.path === stop) || rows.find((r) => r.dataset.path === state.selected) || rows[0];
+      if (row) focusRow(row, hadFocus);
     }
 
     // Preview: text by ranges with line numbers, JSON and XML re-indented, images, hex.
@@ -154,12 +172,12 @@ extension PageAssets {
       let result;
       try { result = await getJSON("/api/preview", { path, state: stateParam }); } catch (error) { return showError(box, error); }
       const entry = result.entry;
-      const head = el("div", { class: "preview-head" }, el("strong", { text: entry.path || "(root)" }),
+      const head = el("div", { class: "preview-head" }, el("strong", { text: shown(entry.path) || "(root)" }),
         " ", el("span", { class: "muted", text: entry.kind + " · " + bytes(entry.size) + " · " + entry.mode +
           (entry.target ? " · → " + entry.target : "") + (result.pretty ? " · re-indented" : "") }));
       if (entry.kind !== "directory" && !previewState && state.info && state.info.hasVersions) {
         head.append(" ", el("button", { type: "button", class: "history", text: "History",
-          "aria-label": "History of " + (entry.path || "(root)"), onclick: () => history(path) }));
+          "aria-label": "History of " + (shown(entry.path) || "(root)"), onclick: () => history(path) }));
       }
       box.replaceChildren(head);
       box.dataset.path = path;
@@ -186,11 +204,18 @@ extension PageAssets {
       }
       moreButton(box, result, path, stateParam, append);
     }
+    // Appends `text` as lines numbered from `first`; returns the next line's number. A range that ended inside a
+    // line (one longer than a range) left its last line open: the next range's first piece continues it.
     function appendLines(pre, text, first) {
+      if (!text) return first;
       const lines = text.split("\n");
+      const open = pre.querySelector(":scope > .line[data-open]");
+      if (open) { open.textContent += lines.shift(); delete open.dataset.open; }
       if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+      else if (lines.length === 1 && lines[0] === "") lines.pop();
       let n = first;
       for (const line of lines) pre.append(el("span", { class: "line", dataset: { n: String(n++) }, text: line }));
+      if (!text.endsWith("\n") && pre.lastElementChild) pre.lastElementChild.dataset.open = "true";
       return n;
     }
     function appendHex(pre, part) {
@@ -517,7 +542,21 @@ extension PageAssets {
         document.getElementById("live").textContent = live ? "● live" : "";
         if (live) document.body.dataset.live = "true";
       };
-      source.addEventListener("hello", showLive);
+      const refresh = async () => {
+        await reloadTree();
+        if (state.selected != null) await preview(state.selected);
+        totals();
+        if (!document.getElementById("versions").hidden) versions();
+      };
+      // A stream that reconnects (the server ended it, or the connection dropped) may have missed changes
+      // meanwhile: everything shown is read again.
+      let hellos = 0;
+      source.addEventListener("hello", async (event) => {
+        showLive(event);
+        if (hellos++ === 0) return;
+        await refresh();
+        document.body.dataset.reconnects = String(hellos - 1);
+      });
       source.addEventListener("live", showLive);
       source.addEventListener("change", async (event) => {
         const change = JSON.parse(event.data);
@@ -525,10 +564,7 @@ extension PageAssets {
         document.getElementById("notice").hidden = false;
         document.getElementById("change-note").textContent =
           "Changed on disk: " + change.changes.map((c) => c.kind + " " + c.path).join(", ");
-        await reloadTree();
-        if (state.selected != null) await preview(state.selected);
-        totals();
-        if (!document.getElementById("versions").hidden) versions();
+        await refresh();
         document.body.dataset.changes = String(state.changes);
       });
     }
@@ -544,8 +580,8 @@ extension PageAssets {
 
     async function start() {
       try { state.info = await getJSON("/api/info"); } catch (error) { return showError(document.querySelector("main"), error); }
-      document.title = state.info.name + " — docpkg serve";
-      document.getElementById("title").textContent = state.info.name;
+      document.title = shown(state.info.name) + " — docpkg serve";
+      document.getElementById("title").textContent = shown(state.info.name);
       document.getElementById("kind").textContent = state.info.kind;
       document.getElementById("download").href = api("/api/download", { state: "current" });
       for (const button of document.querySelectorAll("nav#tabs button")) {

@@ -42,11 +42,13 @@ extension PageAssets {
     nav#tabs { display: flex; gap: 4px; margin-bottom: 8px; }
     nav#tabs button.active { background: var(--accent); color: white; border-color: var(--accent); }
     pre { margin: 0; font: 12px/1.45 ui-monospace, monospace; }
-    pre.code .line { display: block; white-space: pre-wrap; }
+    pre.code .line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; }
     pre.code .line::before { content: attr(data-n); display: inline-block; width: 5em; margin-right: 1em;
       color: var(--muted); text-align: right; user-select: none; }
-    pre.hex { white-space: pre; }
-    .preview-head { margin-bottom: 8px; }
+    pre.hex { white-space: pre; overflow-x: auto; }
+    /* A long line or name wraps within the preview: the page never scrolls sideways (200% zoom). */
+    #view-pane { min-width: 0; }
+    .preview-head { margin-bottom: 8px; overflow-wrap: anywhere; }
     img.preview { max-width: 100%; max-height: 70vh; border: 1px solid var(--line);
       background: repeating-conic-gradient(#eee 0% 25%, white 0% 50%) 50% / 16px 16px; }
     svg.treemap { width: 100%; height: 60vh; border: 1px solid var(--line); }

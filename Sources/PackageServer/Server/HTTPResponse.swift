@@ -26,6 +26,10 @@ struct HTTPResponse: Sendable {
   var status: HTTPResponseStatus
   var headers: HTTPHeaders
   var body: Body
+  /// Whether the connection closes once this response ends, whatever the request asked: an event stream's
+  /// client (`EventSource`, or any reader of the stream) learns that its stream was ended only when the
+  /// connection closes, since it never sends a next request.
+  var closesConnection = false
 
   /// The page's policy: scripts and styles from this server only (no inline script, no `eval`), images from it
   /// (package images through `/api/raw`), requests to it; no frames, no forms, no plugins.
@@ -77,7 +81,8 @@ struct HTTPResponse: Sendable {
   }
 
   /// Writes the response on `channel`, then closes the connection unless it is kept alive.
-  func write(to channel: any Channel, version: HTTPVersion, keepAlive: Bool) async {
+  func write(to channel: any Channel, version: HTTPVersion, keepAlive askedKeepAlive: Bool) async {
+    let keepAlive = askedKeepAlive && !closesConnection
     var headers = headers
     headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
     switch body {

@@ -5,7 +5,8 @@ import SystemPackage
 /// The server's routes, each a fixed path (nothing is found by URL path): the page and its two assets, and the
 /// JSON API the page calls. Every request has passed ``RequestGuard`` first. Reads run on the
 /// ``PackageBrowser``'s queue or ``/DocumentPackage/BlockingIO``, never on an event loop or the cooperative pool;
-/// previews are made on a ``PreviewPool``, so that the browser's queue stays free for the cheap requests.
+/// previews are made on a ``PreviewPool`` and directories listed on a queue of their own
+/// (``PackageBrowser/list(_:)``), so that the browser's queue stays free for the cheap requests.
 ///
 /// | route | answer |
 /// | --- | --- |
@@ -67,7 +68,7 @@ struct Router: Sendable {
           query["filter"] ?? "", number(query["offset"]) ?? 0, min(number(query["limit"]) ?? 500, Self.pageLimit)
         )
         return .json(
-          try await browser.read { root in
+          try await browser.list { root in
             try DirectoryListing(of: root, at: path, order: order, filter: filter, offset: offset, limit: limit)
           })
       case "/api/preview":
@@ -261,6 +262,9 @@ struct Router: Sendable {
         return true  // the server stops: the stream ends as a stream should
       })
     response.headers.add(name: "X-Accel-Buffering", value: "no")
+    // A stream ended by a newer one (``EventHub``) ends its connection too: its page sees the end at once and
+    // reconnects, instead of holding a silent connection until the idle timeout (issue 38).
+    response.closesConnection = true
     return response
   }
 
