@@ -95,6 +95,12 @@ struct BrowserTests {
 
   static let screenshots = ProcessInfo.processInfo.environment["DOCPKG_SCREENSHOTS"]
 
+  /// A script that says how far the page or either pane would scroll sideways, in CSS pixels.
+  static let overflow =
+    "Math.max(document.documentElement.scrollWidth - window.innerWidth, "
+    + "...['#tree-pane', '#view-pane'].map((s) => { const e = document.querySelector(s); "
+    + "return e.scrollWidth - e.clientWidth }))"
+
   @Test(
     "open the page, expand a folder, preview a text and an image, compare versions, see a put, size map, download, restore"
   )
@@ -312,10 +318,6 @@ struct BrowserTests {
     }
     let served = try await Served(package: package)
     let url = served.server.url
-    let overflow =
-      "Math.max(document.documentElement.scrollWidth - window.innerWidth, "
-      + "...['#tree-pane', '#view-pane'].map((s) => { const e = document.querySelector(s); "
-      + "return e.scrollWidth - e.clientWidth }))"
     let seen = try await withPage(width: 640, height: 400) { page -> [String: String] in
       var seen: [String: String] = [:]
       try page.send(["cmd": "open", "url": url])
@@ -324,7 +326,7 @@ struct BrowserTests {
         try page.clickRow(path)
         try page.eval("waitFor(() => document.getElementById('preview').dataset.path === \(BrowserPage.quoted(path)))")
         _ = try page.text("#preview pre.code .line[data-n=\"1\"]")
-        seen[path] = String(describing: try page.eval(overflow) ?? "")
+        seen[path] = String(describing: try page.eval(Self.overflow) ?? "")
       }
       return seen
     }
@@ -467,18 +469,13 @@ struct BrowserTests {
     let served = try await Served(package: package)
     let url = served.server.url
     let screenshots = Self.screenshots
-    // How far the page or either pane would scroll sideways.
-    let overflow =
-      "Math.max(document.documentElement.scrollWidth - window.innerWidth, "
-      + "...['#tree-pane', '#view-pane'].map((s) => { const e = document.querySelector(s); "
-      + "return e.scrollWidth - e.clientWidth }))"
     let seen = try await withPage(width: 640, height: 400) { page -> [String: String] in
       var seen: [String: String] = [:]
       try page.send(["cmd": "open", "url": url])
       try page.eval("waitFor(() => document.body.dataset.ready === 'true')")
       try page.clickRow("Text.txt")
       _ = try page.text("#preview pre.code .line[data-n=\"1\"]")
-      seen["tree"] = String(describing: try page.eval(overflow) ?? "")
+      seen["tree"] = String(describing: try page.eval(Self.overflow) ?? "")
       // Every control has a name a screen reader says, and lies within the page's width.
       seen["unlabelled"] =
         try page.eval(
@@ -492,7 +489,7 @@ struct BrowserTests {
         as? String
       try page.click("nav#tabs button[data-tab=\"versions\"]")
       _ = try page.text("#versions tr[data-id=\"2\"] td.changes .counts")
-      seen["versions"] = String(describing: try page.eval(overflow) ?? "")
+      seen["versions"] = String(describing: try page.eval(Self.overflow) ?? "")
       if let screenshots { try page.send(["cmd": "screenshot", "path": screenshots + "/serve-zoomed.png"]) }
       return seen
     }

@@ -180,15 +180,8 @@ struct VersionsServeTests {
     let temp = try TemporaryDirectory()
     let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
     let served = try await Served(package: package)
-    let port = served.port
-    let connection = try await offThePool { try RawConnection(port: port) }
-    connection.send(
-      "GET \(Served.target("/api/events")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
-    // The monitor starts after the server listens: `hello` says whether it watches, `live` when it starts.
-    let live = try await offThePool {
-      connection.read { String(decoding: $0, as: UTF8.self).contains("{\"live\":true}") }
-    }
-    #expect(live && connection.hasReceived("text/event-stream") && connection.hasReceived("event: hello"))
+    let connection = try await Self.liveEventStream(of: served)
+    #expect(connection.hasReceived("text/event-stream") && connection.hasReceived("event: hello"))
     let before = try await served.get("/api/preview", ["path": "Text.txt"])
     try await offThePool {
       let file = try PackageFile(at: FilePath(package), options: .holdLock)
@@ -210,14 +203,7 @@ struct VersionsServeTests {
     let temp = try TemporaryDirectory()
     let package = try await offThePool { try Fixtures.copy("Notes.mydoc", into: temp) }
     let served = try await Served(package: package)
-    let port = served.port
-    let connection = try await offThePool { try RawConnection(port: port) }
-    connection.send(
-      "GET \(Served.target("/api/events")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
-    let live = try await offThePool {
-      connection.read { String(decoding: $0, as: UTF8.self).contains("{\"live\":true}") }
-    }
-    #expect(live)
+    let connection = try await Self.liveEventStream(of: served)
     let moved = temp.appending("Moved.mydoc")
     try await offThePool { try FileManager.default.moveItem(atPath: package, toPath: moved) }
     let seen = try await offThePool {
@@ -242,5 +228,19 @@ struct VersionsServeTests {
     #expect(info.json["kind"] as? String == "version" && info.json["restorable"] as? Bool == false)
     #expect(try await served.get("/api/preview", ["path": "Text.txt"]).json["text"] as? String == "second\n")
     await served.stop()
+  }
+
+  /// An event stream of `served`, once its monitor is live (it starts after the server listens: `hello` says whether
+  /// it watches, `live` when it starts); records an issue if it never is.
+  static func liveEventStream(of served: Served) async throws -> RawConnection {
+    let port = served.port
+    let connection = try await offThePool { try RawConnection(port: port) }
+    connection.send(
+      "GET \(Served.target("/api/events")) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
+    let live = try await offThePool {
+      connection.read { String(decoding: $0, as: UTF8.self).contains("{\"live\":true}") }
+    }
+    #expect(live, "\(String(decoding: connection.received, as: UTF8.self))")
+    return connection
   }
 }

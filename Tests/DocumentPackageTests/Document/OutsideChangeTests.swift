@@ -449,21 +449,27 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
-  @Test func oneConflictIsOneConflictVersionWhicheverSideNoticesItFirst() async throws {
-    let temp = try TemporaryDirectory()
-    let path = try makeLivePackage(in: temp)
+  /// Two documents on the package at `path` that change a.txt each; A saves, and B's monitor keeps B's side as a
+  /// conflict version (returned, or nil with an issue recorded).
+  private func twoDocumentsInConflict(at path: String) async throws -> (a: Document, b: Document, kept: Int)? {
     let a = try await Document(contentsOf: FilePath(path))
     let b = try await Document(contentsOf: FilePath(path))
     try await a.edit { try $0.setFile(at: "a.txt", contents: Data("A\n".utf8)) }
     try await b.edit { try $0.setFile(at: "a.txt", contents: Data("B\n".utf8)) }
     try await a.save()
-    // B's monitor notices first and keeps B's side as a conflict version…
     #expect(await eventually { await b.lastOutsideChange != nil })
-    guard case .conflict(let kept, let paths) = await b.lastOutsideChange?.reaction else {
-      Issue.record("expected a conflict, got \(String(describing: await b.lastOutsideChange))")
-      return
+    guard case .conflict(let kept, let paths) = await b.lastOutsideChange?.reaction, paths == ["a.txt"] else {
+      Issue.record("expected a conflict on a.txt, got \(String(describing: await b.lastOutsideChange))")
+      return nil
     }
-    #expect(paths == ["a.txt"])
+    return (a, b, kept)
+  }
+
+  @Test func oneConflictIsOneConflictVersionWhicheverSideNoticesItFirst() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    // B's monitor notices first and keeps B's side as a conflict version…
+    guard let (a, b, kept) = try await twoDocumentsInConflict(at: path) else { return }
     // …then the app's save notices the same conflict: the same version, not a second one.
     #expect(try await b.saveMerging() == .conflict(version: kept, paths: ["a.txt"]))
     #expect(try await b.saveMerging() == .conflict(version: kept, paths: ["a.txt"]))
@@ -488,16 +494,7 @@ struct OutsideChangeTests {
   @Test func anUnrelatedSaveOfTheOtherWriterLeavesTheConflictOneVersion() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
-    let a = try await Document(contentsOf: FilePath(path))
-    let b = try await Document(contentsOf: FilePath(path))
-    try await a.edit { try $0.setFile(at: "a.txt", contents: Data("A\n".utf8)) }
-    try await b.edit { try $0.setFile(at: "a.txt", contents: Data("B\n".utf8)) }
-    try await a.save()
-    #expect(await eventually { await b.lastOutsideChange != nil })
-    guard case .conflict(let kept, _) = await b.lastOutsideChange?.reaction else {
-      Issue.record("expected a conflict, got \(String(describing: await b.lastOutsideChange))")
-      return
-    }
+    guard let (a, b, kept) = try await twoDocumentsInConflict(at: path) else { return }
     // The other writer then saves a change to another file: the conflict on a.txt is the same.
     let count = await b.lastOutsideChange?.number ?? 0
     try await a.edit { try $0.setFile(at: "b.txt", contents: Data("unrelated\n".utf8)) }
