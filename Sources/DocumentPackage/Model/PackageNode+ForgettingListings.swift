@@ -1,6 +1,6 @@
 extension PackageNode {
   /// Drops this directory's listing, when it can be read again as it was: the directory is on disk
-  /// (or listed by a ``DirectoryListingSource``, as an archive read in place is), nothing in it was changed in memory, none of its subdirectories holds a listing
+  /// (or listed by a `DirectoryListingSource`, as an archive read in place is), nothing in it was changed in memory, none of its subdirectories holds a listing
   /// (forget those first: a walk does so as it leaves each directory), and no undo layer watches the
   /// tree. The next ``children()`` lists it again. What a walk over a large package does with each
   /// directory it is done with (`docpkg inspect`), so that its memory is that of the directories on
