@@ -48,20 +48,12 @@ extension DeferredKeeping {
         {
           complete = (try? Syscalls.rename(from: parentFD, names.temporary, to: pendingFD, old)) != nil
         }
-      case .absent:
-        // A root entry added: recorded when the entry at its name is the tree the save built (the
-        // rename happened). Without the root's times around the rename (which a kill loses), the
-        // settle cannot rule out another program's removal of an entry of that name, so the versions
-        // name that entry (and the root) as not kept, with every file kept; without the record, they
-        // would take the added entry for the previous state's and name everything in it.
-        if !intent.changed.isEmpty, !intent.changed.contains("/"),
-          let packageFD = try? Syscalls.openDirectory(in: parentFD, names.package)
-        {
-          let added = try? Syscalls.status(in: packageFD, RawName(text: intent.changed))
-          Syscalls.closeFile(packageFD)
-          complete = added.map { [$0.device, $0.inode] == intent.newTree } ?? false
-        }
-      case .lost: break
+      case .absent, .lost:
+        // An addition's record would say only that the previous state had no entry there; without
+        // the container's times around the rename (which a kill loses), the settle cannot rule out
+        // another program's removal of an entry of that name, and would name it as not kept. No
+        // version is better than a version flagged damaged for what it never held.
+        break
       }
       if complete,
         (try? StoreFiles.writeAtomically(
