@@ -35,7 +35,8 @@ command -v go >/dev/null || need+=(golang-go)  # ArchiveDifferentialTests: self-
 # ArchiveDifferentialTests' corpus: Go's archive/tar and archive/zip test data (golang-src, which golang-go pulls in)
 # and the archives of Python's test suite (CorpusSource.swift finds them).
 compgen -G "/usr/lib/go*/src/archive/tar/testdata" >/dev/null || need+=(golang-src)
-python_version="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3.11)"  # Debian 12's
+# Debian's own Python (not whichever python3 comes first on PATH): the package must exist in its archive.
+python_version="$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3.11)"
 compgen -G "/usr/lib/python3.*/test/testtar.tar" >/dev/null || need+=("libpython$python_version-testsuite")
 command -v man >/dev/null || need+=(man-db)  # the install test reads the installed page with man -l
 [ -x /usr/bin/time ] || need+=(time)  # GNU time: the benchmarks' peak RSS (Benchmarks/bench.py)
