@@ -41,11 +41,6 @@ package struct EntrySummary: Sendable, Codable, Equatable {
       path: path, kind: node.kind.rawValue, size: node.size, mode: node.permissions.octal,
       target: node.kind == .symlink ? node.symbolicLinkDestination : nil)
   }
-
-  /// The last component of ``path`` (the whole path at the root).
-  package var name: String {
-    path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-  }
 }
 
 extension FilePermissions {

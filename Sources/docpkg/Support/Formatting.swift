@@ -34,9 +34,9 @@ extension String {
       case _ where scalar.value < 0x20 || scalar.value == 0x7F:
         let hex = String(scalar.value, radix: 16)
         result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      case _ where (0xF780...0xF7FF).contains(scalar.value):
+      case _ where RawByteNames.isRawByte(scalar):
         // A byte of a name that is not UTF-8 (as DocumentArchive reads a tar's): `\xE9`, as errors and text show it.
-        result += "\\\\x" + String(scalar.value - 0xF700, radix: 16, uppercase: true)
+        result += "\\\\x" + String(scalar.value - RawByteNames.base, radix: 16, uppercase: true)
       default: result.unicodeScalars.append(scalar)
       }
     }
@@ -48,7 +48,7 @@ extension String {
   /// stands for a byte that is not UTF-8 (U+F780–U+F7FF, written `\xNN`).
   var needsJSONEscaping: Bool {
     utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
-      || (utf8.contains(0xEF) && unicodeScalars.contains { (0xF780...0xF7FF).contains($0.value) })
+      || (utf8.contains(0xEF) && unicodeScalars.contains(where: RawByteNames.isRawByte))
   }
 
   /// Pads with spaces on the left to `width` characters.
