@@ -94,12 +94,16 @@ public enum ArchiveListing {
   }
 }
 
+extension ArchiveListingEntry {
+  /// ``mode``'s permission bits as four octal digits (`0644`), as listings show them.
+  package var octalMode: String { FilePermissions(rawValue: CInterop.Mode(mode & 0o7777)).octal }
+}
+
 extension EntrySummary {
   /// The entry an archive's header describes, as `inspect --json` lists it.
   package init(_ entry: ArchiveListingEntry) {
     self.init(
-      path: entry.path, kind: entry.kind.rawValue, size: entry.size ?? 0,
-      mode: FilePermissions(rawValue: CInterop.Mode(entry.mode & 0o7777)).octal, target: entry.target,
-      special: entry.special, refused: entry.refused)
+      path: entry.path, kind: entry.kind.rawValue, size: entry.size ?? 0, mode: entry.octalMode,
+      target: entry.target, special: entry.special, refused: entry.refused)
   }
 }

@@ -55,7 +55,6 @@ struct ArchiveListingPrinter {
       shown += (entry.kind == .hardlink ? " => " : " -> ") + target.escapingName
     }
     if let refused = entry.refused { shown += "  [refused: \(refused.escapingControlCharacters)]" }
-    let mode = FilePermissions(rawValue: CInterop.Mode(entry.mode & 0o7777)).octal
-    return kind.rightPadded(to: 9) + " " + mode + " " + size.leftPadded(to: 15) + "  " + shown + "\n"
+    return kind.rightPadded(to: 9) + " " + entry.octalMode + " " + size.leftPadded(to: 15) + "  " + shown + "\n"
   }
 }
