@@ -84,7 +84,7 @@ package final class PackageLock {
   /// there yet, so the file keeps naming the root its last holder saw.
   private static func recordRoot(of packagePath: FilePath, in fd: CInt) {
     guard let root = try? Syscalls.statusNoFollow(packagePath), root.kind == .directory else { return }
-    let bytes = Array("\(root.device) \(root.inode)\n".utf8)
+    let bytes = RootRecord.bytes(of: root)
     let written = bytes.withUnsafeBytes { buffer in (try? Syscalls.writeAll(fd, buffer, at: 0)) != nil }
     if written { try? Syscalls.setSize(fd, Int64(bytes.count)) }
   }
@@ -92,11 +92,7 @@ package final class PackageLock {
   /// The device and inode of the package root a lock file `name` in `parentFD` names (see
   /// `recordRoot(of:in:)`); nil if it names none.
   static func recordedRoot(lockFile name: RawName, parentFD: CInt) -> [UInt64]? {
-    guard let fd = try? Syscalls.openForReading(in: parentFD, name) else { return nil }
-    defer { Syscalls.closeFile(fd) }
-    guard let bytes = try? Syscalls.readBytes(fd, at: 0, count: 64) else { return nil }
-    let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { UInt64($0) }
-    return fields.count == 2 ? fields : nil
+    RootRecord.read(name, in: parentFD)
   }
 
   private static func pathStillNames(_ fd: CInt, _ path: FilePath) -> Bool {

@@ -46,4 +46,14 @@ struct SiblingNames {
 
   /// `name` in the parent directory, for messages.
   func path(_ name: RawName) -> FilePath { parent.appending(name.string) }
+
+  /// The package a sibling named `.OWNER.docpkg-SUFFIX` belongs to (`suffix` is `lock`, `journal`, ...); nil for
+  /// any other name.
+  static func owner(of sibling: RawName, suffix: String) -> RawName? {
+    let bytes = sibling.nameBytes
+    let tail = Array(".docpkg-\(suffix)".utf8)
+    guard bytes.count > tail.count + 1, bytes.first == UInt8(ascii: "."), bytes.suffix(tail.count).elementsEqual(tail)
+    else { return nil }
+    return RawName(bytes: bytes.dropFirst().dropLast(tail.count))
+  }
 }

@@ -21,15 +21,11 @@ enum MovedLeftovers {
       let siblings = try? Syscalls.entries(ofDirectory: parentFD)
     else { return [] }
     let identity = [root.device, root.inode]
-    let suffix = Array(".docpkg-lock".utf8)
     var actions: [RecoveryAction] = []
     for (name, type) in siblings where type == .file || type == .unknown {
-      let bytes = name.nameBytes
-      guard bytes.count > suffix.count + 1, bytes.first == UInt8(ascii: "."),
-        bytes.suffix(suffix.count).elementsEqual(suffix),
-        name != names.lock, PackageLock.recordedRoot(lockFile: name, parentFD: parentFD) == identity
+      guard name != names.lock, let owner = SiblingNames.owner(of: name, suffix: "lock"),
+        PackageLock.recordedRoot(lockFile: name, parentFD: parentFD) == identity
       else { continue }
-      let owner = RawName(bytes: bytes.dropFirst().dropLast(suffix.count))
       guard let component = owner.component, (try? Syscalls.exists(in: parentFD, owner)) == false,
         let ownerNames = try? SiblingNames(of: names.parent.appending(component)),
         let ownerLock = try? PackageLock(forPackageAt: names.parent.appending(component), wait: false)

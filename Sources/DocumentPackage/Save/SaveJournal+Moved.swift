@@ -19,7 +19,7 @@ extension SaveJournal {
   /// Writes `root` into the journal folder before the plan is committed (see the extension's discussion).
   static func recordRoot(_ root: FileStatus, journalPath: FilePath) throws {
     try AtomicFile.write(to: journalPath.appending(rootName.string), label: "journal root") { fd in
-      let bytes = Array("\(root.device) \(root.inode)\n".utf8)
+      let bytes = RootRecord.bytes(of: root)
       let written = bytes.withUnsafeBytes { buffer in Result { () throws(Errno) in try Syscalls.writeAll(fd, buffer) } }
       do throws(Errno) { try written.get() } catch {
         throw PackageError.io(error, "cannot write", path: journalPath.string, context: "while saving")
@@ -34,14 +34,8 @@ extension SaveJournal {
     guard let root = try? Syscalls.status(in: parentFD, names.package),
       root.kind == .directory, let siblings = try? Syscalls.entries(ofDirectory: parentFD)
     else { return nil }
-    let suffix = Array(".docpkg-journal".utf8)
     for (name, type) in siblings where type == .directory || type == .unknown {
-      let bytes = name.bytes.dropLast().map { UInt8(bitPattern: $0) }  // the trailing NUL
-      guard bytes.count > suffix.count + 1, bytes.first == UInt8(ascii: "."),
-        bytes.suffix(suffix.count).elementsEqual(suffix),
-        name != names.journal
-      else { continue }
-      let owner = RawName(bytes: bytes.dropFirst().dropLast(suffix.count))
+      guard name != names.journal, let owner = SiblingNames.owner(of: name, suffix: "journal") else { continue }
       let other = try? Syscalls.status(in: parentFD, owner)
       switch recordedRoot(of: name, parentFD: parentFD) {
       case [root.device, root.inode]:
@@ -87,10 +81,6 @@ extension SaveJournal {
   private static func recordedRoot(of journal: RawName, parentFD: CInt) -> [UInt64]? {
     guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return nil }
     defer { Syscalls.closeFile(journalFD) }
-    guard let fd = try? Syscalls.openForReading(in: journalFD, rootName) else { return nil }
-    defer { Syscalls.closeFile(fd) }
-    guard let bytes = try? Syscalls.readBytes(fd, at: 0, count: 64) else { return nil }
-    let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { UInt64($0) }
-    return fields.count == 2 ? fields : nil
+    return RootRecord.read(rootName, in: journalFD)
   }
 }
