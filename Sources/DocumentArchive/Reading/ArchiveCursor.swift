@@ -15,8 +15,9 @@ import Foundation
 final class ArchiveCursor {
   let path: String
   let format: ArchiveFormat
-  /// Each entry's name, by index in the archive, to check the archive did not change.
-  var names: [String] = []
+  /// A digest of each entry's name, by index in the archive, to check the archive did not change (eight bytes
+  /// an entry, where the names themselves would be most of an index's memory).
+  private var nameDigests: [UInt64] = []
   private var reader: ArchiveReader?
   /// The index of the entry whose header was read last; -1 before the first.
   private var position = -1
@@ -34,6 +35,18 @@ final class ArchiveCursor {
   init(path: String, format: ArchiveFormat) {
     self.path = path
     self.format = format
+  }
+
+  /// Notes the name of the archive's next entry, as the tree was read: reading the entry later checks it still has it.
+  func expect(_ name: String) {
+    nameDigests.append(Self.digest(name))
+  }
+
+  /// The 64-bit FNV-1a hash of `name`'s UTF-8 bytes.
+  private static func digest(_ name: String) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
   }
 
   /// Streams entry `index`'s contents (`size` bytes, holes filled with zeros) in chunks of at most `chunkSize`.
@@ -96,7 +109,7 @@ final class ArchiveCursor {
       }
       position += 1
       dataConsumed = false
-      guard position < names.count, header.displayName == names[position] else {
+      guard position < nameDigests.count, Self.digest(header.displayName) == nameDigests[position] else {
         throw PackageError(.changedOnDisk, "archive changed since it was opened:", path: path)
       }
       if position < index, header.kind == .file, let entrySize = header.size, entrySize <= Self.cacheableSize,

@@ -6,9 +6,9 @@ import SystemPackage
 ///     let package = try ArchivePackage.open("/tmp/Trip.zip")
 ///     let text = try package.node(at: "Index.json").contents()
 ///
-/// The tree is built from the archive's headers (for a compressed tar that is one pass of
-/// decompression); for a zip whose central directory settles everything, that directory is kept as a
-/// compact index and each directory's nodes are made when it is listed. Files read their bytes from
+/// The archive's entries are read into a compact index (``ArchiveEntryIndex``): from a zip's central
+/// directory when it settles everything, otherwise from the archive's headers (for a compressed tar
+/// that is one pass of decompression); each directory's nodes are made when it is listed. Files read their bytes from
 /// the archive when asked, through one archive handle shared by the tree: reading them in archive order (the order ``/DocumentPackage/PackageNode/walk(maxDepth:_:)``
 /// visits an archive `docpkg` packed) is a single pass over the archive.
 public enum ArchivePackage {
@@ -31,7 +31,7 @@ public enum ArchivePackage {
   /// - Throws: ``/DocumentPackage/PackageError`` naming the archive (and the entry) if it is not a supported archive,
   ///   is damaged, has an unsafe or duplicate entry, or exceeds `limits`.
   /// - Complexity: O(*n*) for *n* entries to open; reading all files in archive order is O(archive size). Memory:
-  ///   for such a zip, about 50 bytes per entry and the nodes of the directories listed; otherwise the whole tree.
+  ///   about 60 bytes per entry and the nodes of the directories listed.
   public static func open(
     _ path: FilePath, unwrappingSingleDirectory: Bool = true, limits: UnpackLimits? = nil
   ) throws -> PackageNode {
@@ -39,111 +39,49 @@ public enum ArchivePackage {
     if let tree = try zipTree(of: path, unwrappingSingleDirectory: unwrappingSingleDirectory, limits: limits) {
       return tree
     }
-    let tree = try openUnchecked(path, unwrappingSingleDirectory: unwrappingSingleDirectory)
-    if let limits { try check(tree, of: path, against: limits) }
-    return tree
+    return try openUnchecked(path, unwrappingSingleDirectory: unwrappingSingleDirectory, limits: limits)
   }
 
-  /// Refuses `tree`, read from the archive at `path`, if extracting it would exceed `limits`.
-  private static func check(_ tree: PackageNode, of path: FilePath, against limits: UnpackLimits) throws {
-    let archiveSize = (try? Syscalls.statusFollowing(path).size) ?? 0
-    var (entries, expanded) = (0, Int64(0))
-    try tree.walk { node, nodePath, _ in
-      guard !nodePath.isEmpty else { return true }  // the root, which the archive may not hold
-      entries += 1
-      try limits.checkEntryCount(entries, archive: path.string)
-      if node.kind == .file {
-        expanded += node.size
-        try limits.checkExpansion(expanded, archiveSize: archiveSize, archive: path.string, entry: nodePath)
-      }
-      return true
-    }
-  }
-
-  private static func openUnchecked(_ path: FilePath, unwrappingSingleDirectory: Bool) throws -> PackageNode {
+  private static func openUnchecked(_ path: FilePath, unwrappingSingleDirectory: Bool, limits: UnpackLimits?) throws
+    -> PackageNode
+  {
     let reader = try ArchiveReader(path: path.string)
     var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: nil)
     let cursor = ArchiveCursor(path: path.string, format: reader.format)
-    let holder = try PackageNode(
-      directoryWithChildren: [:], preferredName: ArchiveUnpacker.documentFolderName(for: path))
-    var builder = ArchiveTreeBuilder(root: holder)
+    var builder = ArchiveIndexBuilder()
     var links: [(components: [String], destination: String)] = []
     while let entry = try walk.next() {
-      cursor.names.append(entry.header.displayName)
+      cursor.expect(entry.header.displayName)
       let content = try entry.accepted()
-      try builder.add(entry, content, cursor: cursor)
-      if case .symbolicLink(let destination) = content { links.append((entry.components, destination)) }
+      let header = entry.header
+      let permissions = UInt16(header.mode & EntryPolicy.keptPermissions)
+      var path = entry.path
+      path.withUTF8 { path in
+        let path = UnsafeRawBufferPointer(path)
+        switch content {
+        case .identicalDuplicate: break
+        case .directory: builder.addDirectory(path, permissions: permissions, time: header.modificationTime)
+        case .symbolicLink(let destination):
+          builder.addSymbolicLink(path, destination: destination, time: header.modificationTime)
+          links.append((entry.components, destination))
+        case .hardLink(let target): builder.addHardLink(path, target: target)
+        case .file:
+          builder.addFile(
+            path, permissions: permissions, time: header.modificationTime, size: UInt64(max(0, header.size ?? 0)),
+            position: Int64(entry.index))
+        }
+      }
     }
+    guard !builder.failed else {
+      throw PackageError(.unsupported, "cannot read archive", path: path.string, context: "it has too many entries")
+    }
+    let index = builder.index(contents: .entries(cursor))
     // Symbolic links by unpack's rule, once every entry is known: reading in place refuses what unpacking refuses.
     var check = SymlinkCheck(rootIsPackage: walk.isDocument)
     for link in links { check.links[link.components.joined(separator: "/")] = link.destination }
-    try check.validate(archive: reader.path, topLevel: Set(try holder.sortedChildren().map(\.name)))
-    // One top-level directory: that is the package.
-    let top = try holder.sortedChildren()
-    if unwrappingSingleDirectory, top.count == 1, top[0].kind == .directory, !walk.isDocument {
-      let package = top[0]
-      try holder.removeChild(package)
-      return package
-    }
-    return holder
-  }
-}
-
-/// Builds a ``/DocumentPackage/PackageNode`` tree from the accepted entries of an ``ArchiveWalk``: the reading-in-place
-/// consumer of the walk (``Extractor`` is the one that writes to disk).
-private struct ArchiveTreeBuilder {
-  private var directories: [String: PackageNode]
-  /// Files by path, for hard links: their entry's index and size, and their node.
-  private var files: [String: (index: Int, size: Int64, node: PackageNode)] = [:]
-
-  init(root: PackageNode) { directories = ["": root] }
-
-  /// The directory at `components`, creating it (and those above it) if needed, a level at a time
-  /// down from the deepest one that exists.
-  private mutating func directory(_ components: ArraySlice<String>) throws -> PackageNode {
-    var paths: [String] = []  // of each level
-    for component in components { paths.append(paths.isEmpty ? component : paths.last! + "/" + component) }
-    var level = paths.count  // the levels below this one are still to make
-    while level > 0, directories[paths[level - 1]] == nil { level -= 1 }
-    var node = level == 0 ? directories[""]! : directories[paths[level - 1]]!
-    for index in level..<paths.count {
-      let child = try PackageNode(directoryWithChildren: [:])
-      try node.replaceChild(named: components[components.startIndex + index], with: child)
-      directories[paths[index]] = child
-      node = child
-    }
-    return node
-  }
-
-  mutating func add(_ entry: WalkedEntry, _ content: WalkedEntry.Content, cursor: ArchiveCursor) throws {
-    let components = entry.components
-    let header = entry.header
-    let node: PackageNode
-    switch content {
-    case .identicalDuplicate:
-      return
-    case .directory:
-      node = try directory(components[...])
-    case .symbolicLink(let destination):
-      node = PackageNode(symbolicLinkWithDestination: destination)
-      try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
-    case .hardLink(let target):
-      let file = files[target.joined(separator: "/")]!  // the walk accepts links to files accepted before
-      node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: file.index, size: file.size))
-      try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
-      files[entry.path] = file
-      // One file under two names, as unpacking makes it: the target's mode and time, whatever the link's header says.
-      node.permissions = file.node.permissions
-      node.modificationTime = file.node.modificationTime
-      return
-    case .file:
-      let size = header.size ?? 0
-      node = PackageNode(regularFileWithSource: ArchiveEntrySource(cursor: cursor, index: entry.index, size: size))
-      try directory(components.dropLast()).replaceChild(named: components.last!, with: node)
-      files[entry.path] = (entry.index, size, node)
-    }
-    node.permissions = FilePermissions(
-      rawValue: CInterop.Mode(header.kind == .symlink ? 0o777 : header.mode & EntryPolicy.keptPermissions))
-    if let time = header.modificationTime { node.modificationTime = time }
+    let top = index.children(of: 0)
+    try check.validate(archive: reader.path, topLevel: Set(top.map { index.name(of: Int($0)) }))
+    return try index.root(
+      of: path, unwrappingSingleDirectory: unwrappingSingleDirectory && !walk.isDocument, limits: limits)
   }
 }

@@ -9,7 +9,7 @@ import Foundation
 
 /// The contents of a zip entry known from the central directory only: the entry's local header is
 /// read with the data each time the contents are asked for (a listing never asks), from the archive
-/// shared by the tree's sources. The entry is kept whole, or (for a ``ZipEntryIndex``, which keeps no
+/// shared by the tree's sources. The entry is kept whole, or (for an ``ArchiveEntryIndex``, which keeps no
 /// names) by where its central header is, read again with the contents.
 final class ZipListedEntrySource: FileContentSource {
   let file: ZipArchiveFile

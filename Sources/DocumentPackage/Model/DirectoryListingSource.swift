@@ -36,6 +36,14 @@ extension PackageNode {
     storedModificationTime = modificationTime
   }
 
+  /// A symbolic link to `destination`, with its time set as loaded (no change recorded): what a
+  /// ``DirectoryListingSource`` lists. Its permissions are `0o777`, as every link's.
+  package convenience init(listedSymbolicLinkTo destination: String, name: String, modificationTime: FileTime?) {
+    self.init(kind: .symlink, name: name, permissions: FilePermissions(rawValue: 0o777), origin: nil)
+    linkDestination = destination
+    storedModificationTime = modificationTime
+  }
+
   /// The source this directory lists its children from, if it is listed from one.
   package var directoryListingSource: (any DirectoryListingSource)? { listingSource }
 
