@@ -131,4 +131,27 @@ struct StoredTreeWalkTests {
     }
     #expect(steps == ["enter ", "enter a", "leave "])
   }
+  @Test("A version whose subdirectory's tree object is gone names the version and the path, on reading and checking")
+  func versionWithAMissingTree() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageFile(at: FilePath(package))
+    try document.root.setFile(at: "Text.txt", contents: Data("changed\n".utf8))
+    try document.save()
+    let store = try document.versionStore()
+    // Version 1's tree of Pages/p1.
+    func subtree(_ hash: String, _ name: String) throws -> String {
+      let data = try Data(contentsOf: URL(fileURLWithPath: store.objectPath(hash).string))
+      return try #require(TreeObject(decoding: data)?.entries[name]?.reference)
+    }
+    let p1 = try subtree(try subtree(try store.record(1).rootTree, "Pages"), "p1")
+    try FileManager.default.removeItem(atPath: store.objectPath(p1).string)
+
+    let error = try #require(throws: PackageError.self) { try store.tree(of: 1) }
+    #expect(error.code == .corrupt)
+    #expect(
+      error.description
+        == "version tree object is missing or damaged '\(store.objectPath(p1).string)' (version 1, at Pages/p1)")
+    #expect(try store.damagedVersions().first?.problems == [error.description])
+  }
 }
