@@ -53,7 +53,8 @@ struct ConflictMerge: Sendable {
     var sizes = FlatTree()
     for conflict in toKeep {
       all = try await sync.fetchHeadTrees(RemoteHead(tree: conflict.tree, parent: nil, date: conflict.date), known: all)
-      for (path, entry) in try FlatTree(root: conflict.tree, trees: all) where entry.kind == .file {
+      for (path, entry) in try FlatTree(root: conflict.tree, named: "conflict version \(conflict.tree)", trees: all)
+      where entry.kind == .file {
         needed.insert(entry.reference)
         sizes["\(conflict.tree)/\(path)"] = entry
       }
@@ -74,7 +75,9 @@ struct ConflictMerge: Sendable {
     var kept: [SharedConflictVersion] = []
     for conflict in toKeep {
       let root = try PackageNode(directoryWithChildren: [:])
-      try applier.apply(try FlatTree(root: conflict.tree, trees: trees), over: [:], to: root)
+      try applier.apply(
+        try FlatTree(root: conflict.tree, named: "conflict version \(conflict.tree)", trees: trees), over: [:], to: root
+      )
       kept.append(
         try VersionStore.keepConflictVersion(ofPackageAt: packagePath, root: root, conflictPaths: conflict.paths))
     }
