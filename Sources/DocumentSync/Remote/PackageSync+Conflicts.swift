@@ -104,16 +104,21 @@ extension PackageSync {
     return try await BlockingIO.run { () throws -> ([(String, Data)], [(String, FilePath, Int64)]) in
       var trees: [(String, Data)] = []
       var blobs: [(String, FilePath, Int64)] = []
-      var seen = plannedTrees
       var seenBlobs = plannedBlobs
-      for conflict in conflicts {
-        // Post-order with an explicit stack (the package chooses its depth): subtrees before the trees naming them.
-        var stack: [(hash: String, data: Data, pending: [String])] = []
-        func enter(_ hash: String) throws {
-          guard seen.insert(hash).inserted, local?.contains(hash) != true else { return }
-          let file = try VersionStore.objectFile(ofPackageAt: packagePath, hash: hash)
+      var read: [String: Data] = [:]
+      // The StoredTreeWalk of each tree once, post-order: subtrees before the trees naming them.
+      var walk = StoredTreeWalk<Void>(
+        .eachTree(skipping: plannedTrees),
+        roots: conflicts.map { .init(name: "conflict version \($0.id)", hash: $0.tree) })
+      while let step = walk.next() {
+        switch step {
+        case .enter(let at):
+          guard local?.contains(at.hash) != true else { continue }
+          let file = try VersionStore.objectFile(ofPackageAt: packagePath, hash: at.hash)
           guard let data = try LocalFiles.read(file), let tree = TreeObject(decoding: data) else {
-            throw PackageError(.corrupt, "conflict version's tree object is missing or damaged:", path: file.string)
+            throw PackageError(
+              .corrupt, "conflict version's tree object is missing or damaged:", path: file.string,
+              context: "(\(walk.damage().place))")
           }
           for entry in tree.entries.values where entry.kind == .file && seenBlobs.insert(entry.reference).inserted {
             blobs.append(
@@ -122,16 +127,10 @@ extension PackageSync {
                 entry.size
               ))
           }
-          stack.append((hash, data, tree.subtrees))
-        }
-        try enter(conflict.tree)
-        while !stack.isEmpty {
-          if let next = stack[stack.count - 1].pending.popLast() {
-            try enter(next)
-          } else {
-            let (hash, data, _) = stack.removeLast()
-            trees.append((hash, data))
-          }
+          read[at.hash] = data
+          walk.descend(into: tree.subdirectories)
+        case .leave(let at):
+          trees.append((at.hash, read.removeValue(forKey: at.hash)!))
         }
       }
       return (trees, blobs)
