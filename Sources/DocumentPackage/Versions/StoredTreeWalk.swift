@@ -41,20 +41,8 @@ package struct StoredTreeWalk<Context> {
     case eachPath
   }
 
-  /// A tree to walk from, named for damage reports ("version 3", "the head").
-  package struct Root {
-    package var name: String
-    package var hash: String
-    package var context: Context
-
-    package init(name: String, hash: String, context: Context) {
-      self.name = name
-      self.hash = hash
-      self.context = context
-    }
-  }
-
-  /// A subdirectory to walk below the tree entered last: its entry's name, its tree, and the caller's context for it.
+  /// A tree to walk: a root, named for damage reports ("version 3", "the head"), or a subdirectory below the tree
+  /// entered last, named by its entry; with the caller's context for it.
   package struct Subtree {
     package var name: String
     package var hash: String
@@ -66,6 +54,9 @@ package struct StoredTreeWalk<Context> {
       self.context = context
     }
   }
+
+  /// A tree to walk from (see ``Subtree``).
+  package typealias Root = Subtree
 
   /// Where a step is: the root's name, the entry's name (empty at a root), the tree, the context the caller gave it,
   /// and how many levels below its root it is. Its path is ``path``, joined when asked for.
@@ -164,10 +155,6 @@ package struct StoredTreeWalk<Context> {
     let position = stack[stack.count - 1].position
     return StoredTreeDamage(root: position.root, path: path, hash: position.hash)
   }
-}
-
-extension StoredTreeWalk.Root where Context == Void {
-  package init(name: String, hash: String) { self.init(name: name, hash: hash, context: ()) }
 }
 
 extension StoredTreeWalk.Subtree where Context == Void {
