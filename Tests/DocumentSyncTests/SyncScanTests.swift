@@ -119,4 +119,20 @@ import Testing
     let changes = try PackageNode(contentsOf: package).difference(from: version, options: options)
     #expect(changes.map(\.path) == ["d0/f0.txt"])
   }
+
+  @Test func aStateFlattenedWithATreeMissingNamesTheStateAndThePath() throws {
+    let dir = try TemporaryDirectory()
+    let package = try makePackage(dir, directories: 2, files: 1)
+    try dir.write("P.mydoc/d1/inner/deep.txt", "deep\n")
+    var scan = try VersionStore.scan(packageAt: package, lockHeld: false)
+    #expect(try FlatTree(root: scan.root, named: "the package", trees: scan.trees)["d1/inner/deep.txt"] != nil)
+    let d1 = try #require(scan.trees[scan.root]?.entries["d1"]?.reference)
+    let inner = try #require(scan.trees[d1]?.entries["inner"]?.reference)
+    scan.trees[inner] = nil
+    let error = try #require(throws: SyncError.self) {
+      try FlatTree(root: scan.root, named: "the package", trees: scan.trees)
+    }
+    #expect(error.code == .corrupt)
+    #expect(error.description == "missing tree object (the package, at d1/inner) 'trees/\(inner)'")
+  }
 }

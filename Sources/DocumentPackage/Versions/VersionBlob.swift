@@ -141,34 +141,41 @@ extension VersionStore {
     return root
   }
 
-  /// The directory of tree object `hash` and everything below it: the tree objects are read with
-  /// an explicit stack of the directories still to fill, not recursion (the depth is the package's).
+  /// The directory of tree object `hash` and everything below it: the ``StoredTreeWalk`` of every path, each
+  /// directory's node filled when its tree is entered.
   private func directory(_ hash: String, version: Int) throws -> PackageNode {
     let root = try PackageNode(directoryWithChildren: [:])
-    var pending: [(hash: String, node: PackageNode)] = [(hash, root)]
-    while let (hash, node) = pending.popLast() {
-      let object = objectPath(hash)
-      guard let data = try? StoreFiles.read(object), ContentHash.of(data) == hash, let entries = TreeEntry.parse(data)
+    var walk = StoredTreeWalk<PackageNode>(
+      .eachPath, roots: [.init(name: "version \(version)", hash: hash, context: root)])
+    while let step = walk.next() {
+      guard case .enter(let at) = step else { continue }
+      let object = objectPath(at.hash)
+      guard let data = try? StoreFiles.read(object), ContentHash.of(data) == at.hash,
+        let entries = TreeEntry.parse(data)
       else {
         if let removed = removedWhileReading(version) { throw removed }
-        throw PackageError(.corrupt, "version tree object is missing or damaged", path: object.string)
+        throw PackageError(
+          .corrupt, "version tree object is missing or damaged", path: object.string,
+          context: "(\(walk.damage().place))")
       }
+      var subtrees: [StoredTreeWalk<PackageNode>.Subtree] = []
       for entry in entries {
         let child: PackageNode
         switch entry.kind {
         case .directory:
           child = try PackageNode(directoryWithChildren: [:])
-          pending.append((entry.reference, child))
+          subtrees.append(.init(name: entry.name, hash: entry.reference, context: child))
         case .file:
           child = PackageNode(
             regularFileWithSource: VersionBlob(store: self, hash: entry.reference, size: entry.size, version: version))
         case .symlink: child = PackageNode(symbolicLinkWithDestination: entry.reference)
         }
-        try node.adopt(child, as: entry.name)
+        try at.context.adopt(child, as: entry.name)
         child.permissions = entry.permissions
         // A directory's line carries no time (see TreeEntry): it gets the time it is saved.
         if entry.kind != .directory || entry.time != TreeEntry.directoryTime { child.modificationTime = entry.time }
       }
+      walk.descend(into: subtrees)
     }
     return root
   }

@@ -75,10 +75,8 @@ extension VersionStore {
     for record in records {
       if doomed.contains(record.version.id) { doomedRecords.append(record) } else { kept.append(record) }
     }
-    var reachable = Set<String>()
-    for record in kept { collect(tree: record.rootTree, into: &reachable) }
-    var garbage = Set<String>()
-    for record in doomedRecords { collect(tree: record.rootTree, into: &garbage, skipping: reachable) }
+    let reachable = objects(of: kept)
+    let garbage = objects(of: doomedRecords, skipping: reachable)
     try noteRemoved(ids, keeping: kept)
     for id in ids {
       let file = versionsPath.appending(String(id))
@@ -95,21 +93,27 @@ extension VersionStore {
     }
   }
 
-  /// Adds every object reachable from `tree` to `set`, not descending into what `skipping` has.
-  /// (An explicit stack of the trees still to read, not recursion: a tree's depth is the package's.)
-  private func collect(tree: String, into set: inout Set<String>, skipping: Set<String> = []) {
-    var pending = [tree]
-    while let tree = pending.popLast() {
-      guard !skipping.contains(tree), set.insert(tree).inserted,
-        let data = try? StoreFiles.read(objectPath(tree))
-      else { continue }
+  /// Every object reachable from the root trees of `records`, not descending into what `skipping` has: the
+  /// ``StoredTreeWalk`` of each tree once. A tree object that does not read is in it, with nothing below it.
+  private func objects(of records: [VersionRecord], skipping: Set<String> = []) -> Set<String> {
+    var objects = Set<String>()
+    var walk = StoredTreeWalk<Void>(
+      .eachTree(skipping: skipping),
+      roots: records.map { .init(name: "version \($0.version.id)", hash: $0.rootTree) })
+    while let step = walk.next() {
+      guard case .enter(let at) = step else { continue }
+      objects.insert(at.hash)
+      guard let data = try? StoreFiles.read(objectPath(at.hash)) else { continue }
+      var subtrees: [StoredTreeWalk<Void>.Subtree] = []
       for (isTree, hash) in TreeEntry.references(data) {
         if isTree {
-          pending.append(hash)
+          subtrees.append(.init(name: "", hash: hash))
         } else if !skipping.contains(hash) {
-          set.insert(hash)
+          objects.insert(hash)
         }
       }
+      walk.descend(into: subtrees)
     }
+    return objects
   }
 }

@@ -5,26 +5,29 @@ import DocumentPackage
 typealias FlatTree = [String: TreeEntry]
 
 extension FlatTree {
-  /// Flattens the tree `root` found in `trees`.
-  /// - Throws: ``SyncError`` with code `corrupt` naming a tree object that is not in `trees`.
-  init(root: String, trees: [String: TreeObject]) throws {
+  /// Flattens the tree `root` found in `trees` (the ``StoredTreeWalk`` of every path); `name` says which state it is
+  /// ("the head") when a tree is missing.
+  /// - Throws: ``SyncError`` with code `corrupt` naming a tree object that is not in `trees`, and where it was met.
+  init(root: String, named name: String, trees: [String: TreeObject]) throws {
     self.init()
-    var pending = [(hash: root, prefix: "")]  // an explicit stack: the tree chooses its depth
-    while let (hash, prefix) = pending.popLast() {
-      guard let tree = trees[hash] else {
-        throw SyncError(.corrupt, "missing tree object", key: "trees/\(hash)")
+    var walk = StoredTreeWalk<Void>(.eachPath, roots: [.init(name: name, hash: root)])
+    while let step = walk.next() {
+      guard case .enter(let at) = step else { continue }
+      guard let tree = trees[at.hash] else {
+        throw SyncError(.corrupt, "missing tree object (\(walk.damage().place))", key: "trees/\(at.hash)")
       }
+      let prefix = walk.path
       for (name, entry) in tree.entries {
         let path = prefix.isEmpty ? name : "\(prefix)/\(name)"
         if entry.kind == .directory {
           var directory = entry
           directory.reference = ""
           self[path] = directory
-          pending.append((entry.reference, path))
         } else {
           self[path] = entry
         }
       }
+      walk.descend(into: tree.subdirectories)
     }
   }
 }

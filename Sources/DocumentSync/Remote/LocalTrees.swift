@@ -32,25 +32,15 @@ struct LocalTrees: Sendable {
   /// Writes the trees `hashes` (taken from `trees`) that are not here yet, subtrees before the trees naming them.
   /// Best effort: a tree that cannot be written is fetched or compared again later.
   func add(_ hashes: [String], from trees: [String: TreeObject]) {
-    var written = Set<String>()
-    // An explicit stack, not recursion (the package chooses its depth): a tree is written once the
-    // subtrees it names are.
-    var stack: [(hash: String, tree: TreeObject, subtrees: [String])] = []
-    func enter(_ hash: String) {
-      guard !written.contains(hash), let tree = trees[hash] else { return }
-      written.insert(hash)
-      guard !contains(hash) else { return }
-      stack.append((hash, tree, tree.subtrees))
-    }
-    for hash in hashes {
-      enter(hash)
-      while !stack.isEmpty {
-        if let subtree = stack[stack.count - 1].subtrees.popLast() {
-          enter(subtree)
-        } else {
-          let (hash, tree, _) = stack.removeLast()
-          try? LocalFiles.writeUnsynced(tree.encoded(), to: file(hash))
-        }
+    // The StoredTreeWalk of each tree once, post-order: a tree is written once the subtrees it names are.
+    var walk = StoredTreeWalk<Void>(.eachTree(), roots: hashes.map { .init(name: "", hash: $0) })
+    while let step = walk.next() {
+      switch step {
+      case .enter(let at):
+        guard let tree = trees[at.hash], !contains(at.hash) else { continue }
+        walk.descend(into: tree.subdirectories)
+      case .leave(let at):
+        try? LocalFiles.writeUnsynced(trees[at.hash]!.encoded(), to: file(at.hash))
       }
     }
   }

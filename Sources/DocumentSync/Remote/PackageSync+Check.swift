@@ -93,13 +93,15 @@ extension PackageSync {
       return TreeObject(decoding: data)
     }
 
-    // 1. The trees, walked from every root with an explicit stack.
+    // 1. The trees, walked from every root: the StoredTreeWalk of each tree once.
     var damage: [String: (problem: String, hash: String, isTree: Bool)] = [:]
     var trees: [String: TreeObject] = [:]
-    var stack = Array(roots)
     var seen = Set<String>()
-    while let hash = stack.popLast() {
-      guard seen.insert(hash).inserted else { continue }
+    var walk = StoredTreeWalk<Void>(.eachTree(), roots: roots.sorted().map { .init(name: "state \($0)", hash: $0) })
+    while let step = walk.next() {
+      guard case .enter(let at) = step else { continue }
+      let hash = at.hash
+      seen.insert(hash)
       let key = objects.treeKey(hash)
       let cached = try await BlockingIO.run { localTree(hash) }
       var tree: TreeObject?
@@ -120,7 +122,7 @@ extension PackageSync {
       }
       guard let walked = tree ?? cached else { continue }
       trees[hash] = walked
-      stack += walked.subtrees
+      walk.descend(into: walked.subdirectories)
     }
     let unwalked = seen.subtracting(trees.keys)
 

@@ -81,7 +81,7 @@ extension PackageSync {
     }
     progress?(SyncProgress(phase: .downloading, objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0))
     let trees = try await fetchHeadTrees(head)
-    let flat = try FlatTree(root: head.tree, trees: trees)
+    let flat = try FlatTree(root: head.tree, named: "the head", trees: trees)
     let folder = self.folder
     // Names the destination's file system cannot hold refuse the clone before anything is downloaded.
     try await BlockingIO.run { try flat.checkNamesFit(in: folder, "cannot clone") }

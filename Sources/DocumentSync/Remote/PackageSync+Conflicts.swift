@@ -53,7 +53,8 @@ struct ConflictMerge: Sendable {
     var sizes = FlatTree()
     for conflict in toKeep {
       all = try await sync.fetchHeadTrees(RemoteHead(tree: conflict.tree, parent: nil, date: conflict.date), known: all)
-      for (path, entry) in try FlatTree(root: conflict.tree, trees: all) where entry.kind == .file {
+      for (path, entry) in try FlatTree(root: conflict.tree, named: "conflict version \(conflict.tree)", trees: all)
+      where entry.kind == .file {
         needed.insert(entry.reference)
         sizes["\(conflict.tree)/\(path)"] = entry
       }
@@ -74,7 +75,9 @@ struct ConflictMerge: Sendable {
     var kept: [SharedConflictVersion] = []
     for conflict in toKeep {
       let root = try PackageNode(directoryWithChildren: [:])
-      try applier.apply(try FlatTree(root: conflict.tree, trees: trees), over: [:], to: root)
+      try applier.apply(
+        try FlatTree(root: conflict.tree, named: "conflict version \(conflict.tree)", trees: trees), over: [:], to: root
+      )
       kept.append(
         try VersionStore.keepConflictVersion(ofPackageAt: packagePath, root: root, conflictPaths: conflict.paths))
     }
@@ -101,16 +104,21 @@ extension PackageSync {
     return try await BlockingIO.run { () throws -> ([(String, Data)], [(String, FilePath, Int64)]) in
       var trees: [(String, Data)] = []
       var blobs: [(String, FilePath, Int64)] = []
-      var seen = plannedTrees
       var seenBlobs = plannedBlobs
-      for conflict in conflicts {
-        // Post-order with an explicit stack (the package chooses its depth): subtrees before the trees naming them.
-        var stack: [(hash: String, data: Data, pending: [String])] = []
-        func enter(_ hash: String) throws {
-          guard seen.insert(hash).inserted, local?.contains(hash) != true else { return }
-          let file = try VersionStore.objectFile(ofPackageAt: packagePath, hash: hash)
+      var read: [String: Data] = [:]
+      // The StoredTreeWalk of each tree once, post-order: subtrees before the trees naming them.
+      var walk = StoredTreeWalk<Void>(
+        .eachTree(skipping: plannedTrees),
+        roots: conflicts.map { .init(name: "conflict version \($0.id)", hash: $0.tree) })
+      while let step = walk.next() {
+        switch step {
+        case .enter(let at):
+          guard local?.contains(at.hash) != true else { continue }
+          let file = try VersionStore.objectFile(ofPackageAt: packagePath, hash: at.hash)
           guard let data = try LocalFiles.read(file), let tree = TreeObject(decoding: data) else {
-            throw PackageError(.corrupt, "conflict version's tree object is missing or damaged:", path: file.string)
+            throw PackageError(
+              .corrupt, "conflict version's tree object is missing or damaged:", path: file.string,
+              context: "(\(walk.damage().place))")
           }
           for entry in tree.entries.values where entry.kind == .file && seenBlobs.insert(entry.reference).inserted {
             blobs.append(
@@ -119,16 +127,10 @@ extension PackageSync {
                 entry.size
               ))
           }
-          stack.append((hash, data, tree.subtrees))
-        }
-        try enter(conflict.tree)
-        while !stack.isEmpty {
-          if let next = stack[stack.count - 1].pending.popLast() {
-            try enter(next)
-          } else {
-            let (hash, data, _) = stack.removeLast()
-            trees.append((hash, data))
-          }
+          read[at.hash] = data
+          walk.descend(into: tree.subdirectories)
+        case .leave(let at):
+          trees.append((at.hash, read.removeValue(forKey: at.hash)!))
         }
       }
       return (trees, blobs)

@@ -118,10 +118,10 @@ extension PackageSync {
   func planPull(_ head: RemoteHead, synced: SyncedState?, before: PackageScan) async throws -> PullPlan {
     var trees = try await fetchHeadTrees(head, known: before.trees)
     if let base = synced?.tree { trees = try await fetchTrees(from: base, known: trees) }
-    let theirs = try FlatTree(root: head.tree, trees: trees)
+    let theirs = try FlatTree(root: head.tree, named: "the head", trees: trees)
     // Text files both sides changed are merged line-wise: their base's bytes are needed too.
-    let base = try synced.map { try FlatTree(root: $0.tree, trees: trees) } ?? [:]
-    let ours = try FlatTree(root: before.root, trees: trees.merging(before.trees) { a, _ in a })
+    let base = try synced.map { try FlatTree(root: $0.tree, named: "the state last synced", trees: trees) } ?? [:]
+    let ours = try FlatTree(root: before.root, named: "the package", trees: trees.merging(before.trees) { a, _ in a })
     let planned = TreeMerge(base: base, ours: ours, theirs: theirs)
     // Checked again by the save, on the state the pull then finds.
     try await BlockingIO.run { [folder] in try planned.result.checkNamesFit(in: folder, "cannot pull") }

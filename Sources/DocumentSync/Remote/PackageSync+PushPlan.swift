@@ -86,51 +86,39 @@ struct PushPlan {
   var trees: [String] = []
   /// Blobs that may be missing.
   var blobs: [String] = []
-  private var seenTrees: Set<String> = []
   private var seenBlobs: Set<String> = []
 
   init(snapshot: PackageScan, base: String?, local: LocalTrees) {
     walk(snapshot.root, base, snapshot: snapshot, local: local)
   }
 
-  /// Notes what the tree `hash` needs sent that the tree `old` (synced before) did not have, subtrees
-  /// before the trees naming them: with an explicit stack of the trees being walked, not recursion
-  /// (the package chooses its depth).
+  /// Notes what the tree `hash` needs sent that the tree `old` (synced before) did not have, subtrees before the
+  /// trees naming them: the ``StoredTreeWalk`` of each tree once, post-order, each tree paired with the synced
+  /// tree at its path, not walked below where the two are equal (what is under it is on the remote).
   private mutating func walk(_ hash: String, _ old: String?, snapshot: PackageScan, local: LocalTrees) {
-    struct Level {
-      let hash: String
-      let entries: [(name: String, entry: TreeEntry)]
-      let oldTree: TreeObject?
-      var index = 0
-    }
-    func enter(_ hash: String, _ old: String?) -> Level? {
-      guard hash != old, !seenTrees.contains(hash), let tree = snapshot.trees[hash] else { return nil }
-      seenTrees.insert(hash)
-      return Level(
-        hash: hash, entries: tree.entries.map { ($0.key, $0.value) }, oldTree: old.flatMap { local.tree($0) })
-    }
-    guard let first = enter(hash, old) else { return }
-    var stack = [first]
-    while !stack.isEmpty {
-      let top = stack.count - 1
-      guard stack[top].index < stack[top].entries.count else {
-        let level = stack.removeLast()
-        trees.append(level.hash)
-        continue
-      }
-      let (name, entry) = stack[top].entries[stack[top].index]
-      stack[top].index += 1
-      let before = stack[top].oldTree?.entries[name]
-      switch entry.kind {
-      case .directory:
-        if let level = enter(entry.reference, before?.kind == .directory ? before?.reference : nil) {
-          stack.append(level)
+    var walk = StoredTreeWalk<String?>(.eachTree(), roots: [.init(name: "the package", hash: hash, context: old)])
+    while let step = walk.next() {
+      switch step {
+      case .enter(let at):
+        guard at.hash != at.context, let tree = snapshot.trees[at.hash] else { continue }
+        let oldTree = at.context.flatMap { local.tree($0) }
+        var subtrees: [StoredTreeWalk<String?>.Subtree] = []
+        for (name, entry) in tree.entries {
+          let before = oldTree?.entries[name]
+          switch entry.kind {
+          case .directory:
+            let synced = before?.kind == .directory ? before?.reference : nil
+            subtrees.append(.init(name: name, hash: entry.reference, context: synced))
+          case .file:
+            if before?.kind == .file, before?.reference == entry.reference { continue }
+            if seenBlobs.insert(entry.reference).inserted { blobs.append(entry.reference) }
+          case .symlink:
+            break
+          }
         }
-      case .file:
-        if before?.kind == .file, before?.reference == entry.reference { continue }
-        if seenBlobs.insert(entry.reference).inserted { blobs.append(entry.reference) }
-      case .symlink:
-        break
+        walk.descend(into: subtrees)
+      case .leave(let at):
+        trees.append(at.hash)
       }
     }
   }

@@ -203,13 +203,14 @@ public final class PackageSync: Sendable {
     let objects = try await unlock()
     try await withThrowingTaskGroup(of: (String, TreeObject).self) { group in
       var pending: [String] = []
-      var asked = Set<String>()
-      // Walks down from `hash` through the trees already at hand, queueing the first unknown one on each path.
+      // The StoredTreeWalk of each tree once, through the trees already at hand; the first unknown one on each path
+      // is queued, and walked below once it arrives.
+      var walk = StoredTreeWalk<Void>(.eachTree(), roots: [])
       func reach(_ hash: String) {
-        var stack = [hash]
-        while let next = stack.popLast() {
-          guard asked.insert(next).inserted else { continue }
-          if let tree = trees[next] { stack += tree.subtrees } else { pending.append(next) }
+        walk.add(.init(name: "", hash: hash))
+        while let step = walk.next() {
+          guard case .enter(let at) = step else { continue }
+          if let tree = trees[at.hash] { walk.descend(into: tree.subdirectories) } else { pending.append(at.hash) }
         }
       }
       func launch() {

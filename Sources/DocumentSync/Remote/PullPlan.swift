@@ -37,8 +37,8 @@ struct PullPlan: Sendable {
     let now = try VersionStore.scan(packageAt: packagePath, lockHeld: true)
     var allTrees = trees
     for (hash, tree) in now.trees { allTrees[hash] = tree }
-    let ours = try FlatTree(root: now.root, trees: allTrees)
-    let base = try synced.map { try FlatTree(root: $0.tree, trees: allTrees) } ?? [:]
+    let ours = try FlatTree(root: now.root, named: "the package", trees: allTrees)
+    let base = try synced.map { try FlatTree(root: $0.tree, named: "the state last synced", trees: allTrees) } ?? [:]
     var merge = TreeMerge(base: base, ours: ours, theirs: theirs)
     // The downloads are removed after the save (`clearObjects`): the blobs one file uses are handed over to it.
     let applier = TreeApplier(objects: folder.objects, localBlobs: now.blobs, packagePath: packagePath, handOver: true)
