@@ -15,8 +15,9 @@ import Foundation
 final class ArchiveCursor {
   let path: String
   let format: ArchiveFormat
-  /// Each entry's name, by index in the archive, to check the archive did not change.
-  var names: [String] = []
+  /// Each entry's name, by index in the archive, to check the archive did not change; `nil` for a header the walk
+  /// passes over (the archive's root, `./`).
+  var names: [String?] = []
   private var reader: ArchiveReader?
   /// The index of the entry whose header was read last; -1 before the first.
   private var position = -1
@@ -96,7 +97,7 @@ final class ArchiveCursor {
       }
       position += 1
       dataConsumed = false
-      guard position < names.count, header.displayName == names[position] else {
+      guard position < names.count, names[position].map({ header.displayName == $0 }) ?? true else {
         throw PackageError(.changedOnDisk, "archive changed since it was opened:", path: path)
       }
       if position < index, header.kind == .file, let entrySize = header.size, entrySize <= Self.cacheableSize,

@@ -69,6 +69,8 @@ public enum ArchivePackage {
     var builder = ArchiveTreeBuilder(root: holder)
     var links: [(components: [String], destination: String)] = []
     while let entry = try walk.next() {
+      // The cursor counts every header, the archive's root (`./`) that the walk passes over too.
+      cursor.names += repeatElement(nil, count: entry.index - cursor.names.count)
       cursor.names.append(entry.header.displayName)
       let content = try entry.accepted()
       try builder.add(entry, content, cursor: cursor)
