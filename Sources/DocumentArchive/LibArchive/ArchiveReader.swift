@@ -235,7 +235,8 @@ final class ArchiveReader {
       name: decodedName,
       rawName: rawName,
       kind: kind,
-      mode: UInt32(docpkg_archive_entry_perm(raw)) & (amendment?.readOnly == true ? 0o7555 : 0o7777),
+      mode: (scanned?.headerMode ?? UInt32(docpkg_archive_entry_perm(raw)))
+        & (amendment?.readOnly == true ? 0o7555 : 0o7777),
       size: kind == .file ? scanned?.gnuSize ?? amendment?.dataSize ?? size : size,
       modificationTime: amendment?.modificationTime ?? scanned?.timeFromGlobalHeader
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0

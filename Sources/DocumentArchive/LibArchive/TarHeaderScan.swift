@@ -40,6 +40,10 @@ struct TarHeaderScan {
     var ownTime = false
     /// The `mtime` of the pax global headers before the entry, if they gave one.
     var globalTime: FileTime?
+    /// Whether the entry's pax header gives a POSIX.1e access ACL.
+    var accessACL = false
+    /// The permission bits of the entry's own header, where it has an access ACL.
+    var headerMode: UInt32?
 
     /// The time the pax global headers give the entry: theirs, unless its own pax header gives one.
     var timeFromGlobalHeader: FileTime? { ownTime ? nil : globalTime }
@@ -197,6 +201,7 @@ struct TarHeaderScan {
           padding = 0
         }
         pending.globalTime = globalTime
+        if pending.accessACL { pending.headerMode = UInt32(Self.size(header[100..<108]) & 0o7777) }
         entries.append(pending)
         pending = EntryInfo()
       }
@@ -209,6 +214,7 @@ struct TarHeaderScan {
       let wellFormed = Self.forEachRecord(in: paxData) { key, value in
         if key.elementsEqual("SUN.holesdata".utf8) { entry.solarisHoles = true }
         if key.elementsEqual("mtime".utf8), !value.isEmpty { entry.ownTime = true }
+        if key.elementsEqual("SCHILY.acl.access".utf8), !value.isEmpty { entry.accessACL = true }
         if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
           entry.nulInPath = true
         }
