@@ -67,7 +67,8 @@ def is_utf8(name):
         return False
 
 
-CORPUS_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".whl", ".egg", ".jar", ".notzip")
+CORPUS_SUFFIXES = (".zip", ".zipx", ".tar", ".pax", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tar.zst",
+                   ".whl", ".egg", ".jar", ".notzip")
 # A sparse file larger than this is not read by Python here (Go's gnu-sparse-big.tar is 60 GB of holes): its
 # size and kind are compared, its bytes not.
 SPARSE_READ_LIMIT = 16 << 20
