@@ -21,7 +21,10 @@ import SystemPackage
 ///   header is then looked for inside the data ("Damaged tar archive"). Its data is read, not skipped
 ///   (see ``ArchiveReader``);
 /// - a pax global header's `mtime` (`g`), which libarchive does not apply: GNU tar and Python's tarfile apply it to
-///   every later entry whose own pax header gives no `mtime`, and so do we (bsdtar does not).
+///   every later entry whose own pax header gives no `mtime`, and so do we (bsdtar does not);
+/// - the header's mode of an entry with a POSIX.1e access ACL (`SCHILY.acl.access`, star and GNU tar `--acls`):
+///   libarchive puts the ACL's `group::` entry into the mode's group bits, where POSIX keeps the ACL's mask (the
+///   header's, as GNU tar and Python read it, and as a file has it once its ACL is set).
 struct TarHeaderScan {
   /// What the scan saw before one entry (by its index among the entries libarchive returns).
   struct EntryInfo {
