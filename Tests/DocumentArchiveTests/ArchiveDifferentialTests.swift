@@ -18,6 +18,8 @@ import Testing
     var entries: [Entry]
     /// The names `bsdtar -tf` lists (base64 of their bytes, without a trailing /), where asked for.
     var bsdtar: [String]?
+    /// bsdtar's reading of each entry, as it copies the archive into a pax tar (the corpus group only).
+    var bsdtar_entries: [Entry]?
     /// Why Python or bsdtar refused the archive (the corpus group only).
     var python_error: String?
     var bsdtar_error: String?
@@ -35,6 +37,7 @@ import Testing
       var listed = self
       listed.entries.removeAll { $0.path == root }
       listed.bsdtar?.removeAll { $0 == root }
+      listed.bsdtar_entries?.removeAll { $0.path == root }
       return listed
     }
   }
@@ -122,8 +125,9 @@ import Testing
           let expected = try JSONDecoder().decode(Listed.self, from: Data(line.utf8)).withoutRoot
           count += 1
           let differences =
-            expected.python_error == nil
-            ? try compare(expected, unpackingIn: temp) : refusedOrListed(expected, in: temp)
+            (expected.python_error == nil
+              ? try compare(expected, unpackingIn: temp) : refusedOrListed(expected, in: temp))
+            + bsdtarDifferences(expected)
           if !differences.isEmpty, Self.corpusDifferences[expected.label] == nil { found += differences }
           // A row of the table for an archive we now read as the others do is out of date.
           if differences.isEmpty, Self.corpusDifferences[expected.label] != nil {
@@ -149,6 +153,12 @@ import Testing
     "libarchive/test_compat_zip_8.zip": "`\\` in a name of a zip made on MS-DOS: a separator, as unzip and bsdtar",
     "libarchive/test_read_pax_empty_val_no_nl.tar": "a malformed pax record: refused, as Go; GNU tar and bsdtar fail",
     "libarchive/test_write_disk_appledouble_zip.zip": "the old Info-ZIP Unix field's UTC time, as unzip and bsdtar",
+    "libarchive/test_compat_star_acl_posix1e.tar": "a mode under a POSIX ACL: the header's, as GNU tar and Python",
+    "libarchive/test_read_format_zip_bzip2.zipx": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "libarchive/test_read_format_zip_bzip2_multi.zipx":
+      "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "libarchive/test_read_format_zip_lzma.zipx": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "libarchive/test_read_format_zip_lzma_multi.zipx": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
     "libarchive/test_read_format_gtar_redundant_L.tar":
       "two GNU long names for one entry: the first, as GNU tar and bsdtar",
     "libarchive/test_read_format_tar_empty_with_gnulabel.tar":
@@ -182,11 +192,66 @@ import Testing
     "testdata/dupdir.zip": "a second entry of the same path is refused (safety rule)",
     "testdata/symlink.zip": "a link out of the package is refused (safety rule)",
     "testdata/time-osx.zip": "the old Info-ZIP Unix field's UTC time, as unzip, bsdtar and Go",
+    "testdata/nil-uid.tar":
+      "a GNU header's real-size field on a file that is not sparse: the size field, as the others",
+    "testdata/time-7zip.zip": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "testdata/time-winrar.zip": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "testdata/time-winzip.zip": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "testdata/utf8-7zip.zip": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "testdata/utf8-winrar.zip": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "testdata/utf8-winzip.zip": "a time only in the NTFS field: it, UTC, as Go (bsdtar: MS-DOS)",
+    "testdata/winxp.zip": "a Windows read-only file: 0444, as unzip keeps it (bsdtar: 0664)",
+    "testdata/zip64-2.zip": "an extended timestamp in the central directory only: it, as Go and unzip (bsdtar: MS-DOS)",
     "testdata/utf8-osx.zip": "the old Info-ZIP Unix field's UTC time, as unzip, bsdtar and Go",
     // Python's test suite.
     "test/ziptestdata/exe_with_z64":
       "an executable before a zip64 archive: read, as Python and Info-ZIP (bsdtar lists none)",
   ]
+
+  /// What we list differently from bsdtar's reading of an archive (``Listed/bsdtar_entries``): entries, names, kinds,
+  /// sizes, modes and link targets; and times and file bytes where bsdtar's differ from Python's, which ours were
+  /// compared with. Entries we refuse are left to the comparison with Python.
+  private func bsdtarDifferences(_ expected: Listed) -> [String] {
+    guard let theirs = expected.bsdtar_entries,
+      let listed = try? ArchiveListing.entries(of: FilePath(expected.archive))
+    else { return [] }
+    let name = expected.label
+    guard listed.count == theirs.count else {
+      return ["\(name): we list \(listed.count) entries, bsdtar \(theirs.count)"]
+    }
+    let python = expected.entries.count == listed.count ? expected.entries : nil
+    var found: [String] = []
+    var theirModes: [Data: UInt32] = [:]
+    for (index, (ours, bsdtar)) in zip(listed, theirs).enumerated() where ours.refused == nil {
+      let path = Data(base64Encoded: bsdtar.path)!
+      var bsdtar = bsdtar
+      // A hard link has its target's mode (see `compare`).
+      if bsdtar.kind == "hardlink", let target = bsdtar.target.flatMap({ Data(base64Encoded: $0) }) {
+        bsdtar.mode = theirModes[target] ?? bsdtar.mode
+      }
+      theirModes[path] = bsdtar.mode
+      let shown = String(decoding: path, as: UTF8.self).debugDescription
+      if !Self.sameName(ours.path, path) { found.append("\(name): \(shown) is \(ours.path.debugDescription) to us") }
+      if ours.kind.rawValue != bsdtar.kind { found.append("\(name): \(shown) is a \(ours.kind) to us, \(bsdtar.kind)") }
+      if bsdtar.kind == "file", ours.size != bsdtar.size {
+        found.append("\(name): \(shown) has \(ours.size ?? -1) bytes to us, \(bsdtar.size ?? -1) to bsdtar")
+      }
+      if let mode = bsdtar.mode, ours.mode & 0o7777 != mode {
+        found.append("\(name): \(shown) has mode \(String(ours.mode, radix: 8)), bsdtar \(String(mode, radix: 8))")
+      }
+      if let target = bsdtar.target.flatMap({ Data(base64Encoded: $0) }), !Self.sameName(ours.target, target) {
+        found.append("\(name): \(shown) links to \(ours.target ?? "nothing") to us, bsdtar \(target)")
+      }
+      guard let python = python?[index] else { continue }
+      if let time = bsdtar.mtime, let theirs = python.mtime, time != theirs {
+        found.append("\(name): \(shown) has time \(time) to bsdtar, \(theirs) to Python and us")
+      }
+      if let bytes = bsdtar.fnv, let theirs = python.fnv, bytes != theirs {
+        found.append("\(name): \(shown) has other bytes to bsdtar than to Python and us")
+      }
+    }
+    return found
+  }
 
   /// For an archive Python refuses: we refuse it too (the unpack fails) when bsdtar refuses it as well, and
   /// otherwise refuse it or list bsdtar's names.
