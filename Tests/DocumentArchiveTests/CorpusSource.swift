@@ -1,8 +1,8 @@
 import Foundation
 import TestSupport
 
-/// A source of other projects' test archives for ``ArchiveDifferentialTests``, found where it is installed: none is
-/// committed, being other projects' data, and CI has no network.
+/// A source of other projects' test archives for ``ArchiveDifferentialTests``: libarchive's, committed (CI has no
+/// network), and Go's and Python's, found where Debian's packages install them.
 struct CorpusSource: Sendable {
   /// How failures and counts name it.
   var name: String
@@ -11,11 +11,11 @@ struct CorpusSource: Sendable {
   /// Fewer archives than this means the folders are not what they were: a failure, not a quiet pass.
   var minimumCount: Int
 
-  /// Whether a missing source that Debian packages install is a failure (`DOCPKG_REQUIRE_CORPUS=1`: `make test`).
+  /// Whether a missing source is a failure (`DOCPKG_REQUIRE_CORPUS=1`: `make test`).
   static let required = ProcessInfo.processInfo.environment["DOCPKG_REQUIRE_CORPUS"] == "1"
 
-  /// The sources `Scripts/setup.sh` installs.
-  static let expected = ["Go", "Python"]
+  /// The sources `Scripts/setup.sh` installs, and the committed one.
+  static let expected = ["Go", "Python", "libarchive"]
 
   /// The sources installed here.
   static let found: [CorpusSource] = [go, python, libarchive].compactMap { $0 }
@@ -39,13 +39,11 @@ struct CorpusSource: Sendable {
     return CorpusSource(name: "Python", folders: [folder], minimumCount: 10)
   }()
 
-  /// libarchive's `test/*.uu`, decoded by `Tests/Scripts/decode-uu-corpus.py`, where a folder of them is there:
-  /// `$DOCPKG_ARCHIVE_CORPUS`, else `shared/archive-corpus` beside the repository.
+  /// libarchive's zip and tar `test/*.uu`, decoded and committed in `Tests/Corpora/libarchive` by
+  /// `Scripts/import-libarchive-corpus.py` (its README names the commit and what was left out).
   static let libarchive: CorpusSource? = {
-    let folder =
-      ProcessInfo.processInfo.environment["DOCPKG_ARCHIVE_CORPUS"]
-      ?? Fixtures.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/archive-corpus").path
-    return isDirectory(folder) ? CorpusSource(name: "libarchive", folders: [folder], minimumCount: 1) : nil
+    let folder = Fixtures.repositoryRoot.appendingPathComponent("Tests/Corpora/libarchive").path
+    return isDirectory(folder) ? CorpusSource(name: "libarchive", folders: [folder], minimumCount: 130) : nil
   }()
 
   /// The folders in `parent` whose names start with `prefix`, newest version first.

@@ -57,6 +57,21 @@ struct ForeignArchiveTests {
     #expect(try String(contentsOfFile: destination + "/pkg/hard", encoding: .utf8) == "x")
   }
 
+  @Test("a star tar whose file has a POSIX ACL lists and unpacks with its header's mode, as GNU tar and Python")
+  func modeUnderAnACL() throws {
+    // libarchive's own test archive: file2's ACL has group::r-- and mask::rwx, its header mode 0573.
+    let archive = Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/Corpora/libarchive/test_compat_star_acl_posix1e.tar"
+    ).path
+    let listing = try Shell.docpkgChecked(["inspect", archive]).standardOutput
+    #expect(listing.contains("file      0573               0  └── file2"), "\(listing)")
+    let temp = try TemporaryDirectory()
+    let destination = try temp.makeDirectory("out")
+    try Shell.docpkgChecked(["unpack", archive, "-o", destination])
+    let mode = try FileManager.default.attributesOfItem(atPath: destination + "/file2")[.posixPermissions] as? Int
+    #expect(mode == 0o573)
+  }
+
   @Test("devices and FIFOs are listed, each marked refused")
   func devicesListed() throws {
     let temp = try TemporaryDirectory()

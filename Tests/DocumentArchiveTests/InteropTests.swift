@@ -74,6 +74,19 @@ struct InteropTests {
     #expect(try Listing.of(out + "/Attributes.pkg", mtimes: mtimes) == Listing.of(package, mtimes: mtimes))
   }
 
+  @Test("a tar of a folder's contents (`tar -C DIR -cf X.tar .`, its root `./` first) reads in place")
+  func tarOfFolderContentsReadsInPlace() throws {
+    let temp = try TemporaryDirectory()
+    let folder = try temp.makeDirectory("folder")
+    try FileManager.default.createDirectory(atPath: folder + "/a", withIntermediateDirectories: true)
+    try Data("top\n".utf8).write(to: URL(fileURLWithPath: folder + "/f.txt"))
+    try Data("below\n".utf8).write(to: URL(fileURLWithPath: folder + "/a/g.txt"))
+    let archive = temp.appending("contents.tar")
+    try Shell.run("tar", ["-C", folder, "-cf", archive, "."])
+    #expect(try Shell.docpkgChecked(["cat", archive, "f.txt"]).standardOutput == "top\n")
+    #expect(try Shell.docpkgChecked(["cat", archive, "a/g.txt"]).standardOutput == "below\n")
+  }
+
   @Test("a zip Info-ZIP wrote from standard input (zip64 records, real values in the end record) lists and unpacks")
   func zipFromStandardInput() throws {
     let temp = try TemporaryDirectory()

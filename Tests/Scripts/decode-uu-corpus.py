@@ -4,7 +4,7 @@
 
 usage: decode-uu-corpus.py OUTDIR FILE.uu...
 
-Each FILE.uu becomes OUTDIR/FILE (its name less `.uu`); a tar compressed with `compress` (`.tar.Z`) is
+Each FILE.uu becomes OUTDIR/FILE (its name less `.uu`); a tar compressed with `compress` (`.tar.Z`, `.pax.Z`) is
 uncompressed (`gzip -dc` reads the format) into a `.tar`, which Python's tarfile can read. A decoded file over
 1 MiB is left out. Prints the names written.
 """
@@ -44,7 +44,7 @@ def main():
         name = name[:-3] if name.endswith(".uu") else name
         with open(source, "rb") as f:
             data = uudecode(f.read())
-        if name.endswith(".tar.Z"):
+        if name.endswith((".tar.Z", ".pax.Z")):
             data = subprocess.run(["gzip", "-dc"], input=data, capture_output=True, check=True).stdout
             name = name[:-2]
         if len(data) > LIMIT:

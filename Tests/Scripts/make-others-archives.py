@@ -21,7 +21,8 @@ GROUP is one of:
   corpus      the archives in the folders $DOCPKG_ARCHIVE_CORPUS lists (separated by ':'; other projects' test
               archives: Go's archive/tar and archive/zip testdata, Python's test suite, libarchive's test/*.uu
               decoded by decode-uu-corpus.py), as they are, found by corpus_files; nothing when it is unset. An
-              archive Python or bsdtar refuses gets "python_error" or "bsdtar_error" instead.
+              archive Python or bsdtar refuses gets "python_error" or "bsdtar_error" instead. "bsdtar_entries"
+              are bsdtar's reading of each entry (kind, size, mode, time, bytes), where bsdtar can copy it.
 
 Prints one JSON line per archive: {"archive", "entries": [...]} as make-random-archives.py documents, and for
 the writers group "bsdtar": the names `bsdtar -tf` lists.
@@ -67,10 +68,13 @@ def is_utf8(name):
         return False
 
 
-CORPUS_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".whl", ".egg", ".jar", ".notzip")
+CORPUS_SUFFIXES = (".zip", ".zipx", ".tar", ".pax", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tar.zst",
+                   ".whl", ".egg", ".jar", ".notzip")
 # A sparse file larger than this is not read by Python here (Go's gnu-sparse-big.tar is 60 GB of holes): its
 # size and kind are compared, its bytes not.
 SPARSE_READ_LIMIT = 16 << 20
+# The most bytes of bsdtar's copy of an archive read (see bsdtar_entries).
+COPY_LIMIT = 64 << 20
 
 
 def corpus_files(folder):
@@ -139,9 +143,43 @@ def emit_corpus(path, name):
         pass  # bsdtar gives a zip's non-UTF-8 names as stored; Python and we decode them (as CP437)
     elif names.returncode == 0:
         line["bsdtar"] = [base64.b64encode(n).decode() for n in listed]
+        # Not for a file of holes over the limit (Go's 60 GB sparse tars): bsdtar's copy would take minutes.
+        if all((entry.get("size") or 0) <= SPARSE_READ_LIMIT for entry in line["entries"]):
+            line["bsdtar_entries"] = bsdtar_entries(path)
     else:
         line["bsdtar_error"] = names.stderr.decode(errors="replace").strip()[:200]
     print(json.dumps(line), flush=True)
+
+
+def bsdtar_entries(path):
+    """bsdtar's reading of `path` in the entries' JSON form (kinds, sizes, modes, times, bytes), or None where it
+    cannot copy the archive: the archive copied by bsdtar into a pax tar (`bsdtar -cf - @path`, every entry as
+    libarchive read it), read by Python's tarfile. Not for an encrypted zip (bsdtar asks for a passphrase again
+    and again) nor past COPY_LIMIT bytes (a zip stating 4 GiB for 5 bytes)."""
+    if zipfile.is_zipfile(path):
+        try:
+            if any(info.flag_bits & 1 for info in zipfile.ZipFile(path).infolist()):
+                return None
+        except Exception:
+            pass
+    process = subprocess.Popen(["bsdtar", "-cf", "-", "--format", "pax", "@" + path], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env=dict(os.environ, LC_ALL="C.UTF-8"))
+    data = process.stdout.read(COPY_LIMIT + 1)
+    if len(data) > COPY_LIMIT:
+        process.kill()
+    process.stdout.close()
+    if process.wait() != 0:
+        return None
+    copy = os.path.join(OUT, "bsdtar-copy.tar")
+    with open(copy, "wb") as f:
+        f.write(data)
+    try:
+        return read_tar_within_limit(copy)
+    except Exception:
+        return None
+    finally:
+        os.remove(copy)
 
 
 def tree(root):

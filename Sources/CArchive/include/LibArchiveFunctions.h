@@ -62,8 +62,7 @@
   V(archive_entry_set_size, (struct archive_entry *e, la_int64_t size), (e, size)) \
   V(archive_entry_sparse_add_entry, (struct archive_entry *e, la_int64_t offset, la_int64_t length), \
     (e, offset, length)) \
-  V(archive_entry_set_pathname_utf8, (struct archive_entry *e, const char *path), (e, path)) \
   V(archive_entry_copy_pathname, (struct archive_entry *e, const char *path), (e, path)) \
-  V(archive_entry_set_symlink_utf8, (struct archive_entry *e, const char *path), (e, path))
+  V(archive_entry_copy_symlink, (struct archive_entry *e, const char *path), (e, path))
 
 #endif

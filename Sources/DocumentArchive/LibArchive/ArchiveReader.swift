@@ -157,12 +157,6 @@ final class ArchiveReader {
       }
       return nil
     }
-    let name = raw.flatMap { docpkg_archive_entry_pathname($0) }
-    let storedName = name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? []
-    let decodedName = format == .zip ? EntryName.decodeZip(storedName) : EntryName.decodeBytes(storedName)
-    // A zip's name is split after decoding (CP437 has no '/' above 0x7F); a tar's as the bytes it is.
-    let rawName = format == .zip ? Array(decodedName.utf8) : storedName
-    currentName = decodedName
     entryIndex += 1
     // What libarchive does not tell is read from the headers themselves: where a pax or GNU header
     // shows, or libarchive warns.
@@ -175,6 +169,16 @@ final class ArchiveReader {
       paxScan = TarHeaderScan.scan(path: source)
     }
     let scanned = paxScan?.info(entryIndex)
+    let name = raw.flatMap { docpkg_archive_entry_pathname($0) }
+    let storedName = Self.exact(
+      name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? [], scanned?.paxPath)
+    var decodedName = format == .zip ? EntryName.decodeZip(storedName) : EntryName.decodeBytes(storedName)
+    let amendment = format == .zip ? zipAmendments[decodedName] : nil
+    // A zip's UTF-8 name as its central directory has it (libarchive gives it normalized to NFC).
+    if let exact = amendment?.name, exact == decodedName { decodedName = exact }
+    // A zip's name is split after decoding (CP437 has no '/' above 0x7F); a tar's as the bytes it is.
+    let rawName = format == .zip ? Array(decodedName.utf8) : storedName
+    currentName = decodedName
     readToEndBeforeNext = scanned?.solarisHoles == true
     // A size that is not a number (`size=+5`, `size= 5`) leaves where the next header starts unknown: the
     // archive is refused, whichever way libarchive read it (it fails on one, reads the other).
@@ -202,7 +206,8 @@ final class ArchiveReader {
     entry = raw
     let type = UInt32(docpkg_archive_entry_filetype(raw))
     let hardlink = docpkg_archive_entry_hardlink(raw).map {
-      EntryName.decodeBytes(RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) })
+      EntryName.decodeBytes(
+        Self.exact(RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) }, scanned?.paxLinkpath))
     }
     let kind: EntryHeader.Kind
     if let _ = hardlink, type == 0 || type == docpkg_AE_IFREG {
@@ -221,13 +226,12 @@ final class ArchiveReader {
     }
     // A link's target is kept as text by the model: one that is not UTF-8 would be rewritten, so it is refused.
     let symlinkBytes = docpkg_archive_entry_symlink(raw).map {
-      RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) }
+      Self.exact(RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) }, scanned?.paxLinkpath)
     }
     let symlink = symlinkBytes.map { String(validating: $0, as: UTF8.self) ?? EntryName.decodeBytes($0) }
     let targetProblem =
       kind == .symlink && symlinkBytes.map({ String(validating: $0, as: UTF8.self) == nil }) == true
       ? "its link target is not UTF-8, which docpkg cannot keep byte for byte" : nil
-    let amendment = format == .zip ? zipAmendments[decodedName] : nil
     // A zip's link is checked as a file's data is (its CRC-32; encrypted, it is refused).
     let linkDamage = kind == .symlink ? amendment?.linkDamage : nil
     let size = docpkg_archive_entry_size_is_set(raw) != 0 ? docpkg_archive_entry_size(raw) : nil
@@ -235,7 +239,8 @@ final class ArchiveReader {
       name: decodedName,
       rawName: rawName,
       kind: kind,
-      mode: UInt32(docpkg_archive_entry_perm(raw)) & (amendment?.readOnly == true ? 0o7555 : 0o7777),
+      mode: (scanned?.headerMode ?? UInt32(docpkg_archive_entry_perm(raw)))
+        & (amendment?.readOnly == true ? 0o7555 : 0o7777),
       size: kind == .file ? scanned?.gnuSize ?? amendment?.dataSize ?? size : size,
       modificationTime: amendment?.modificationTime ?? scanned?.timeFromGlobalHeader
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
@@ -248,6 +253,16 @@ final class ArchiveReader {
       damage: linkDamage ?? targetProblem ?? scanned?.badValue,
       encrypted: amendment?.encrypted == true
     )
+  }
+
+  /// A name or link target as libarchive gave it, or `header`'s bytes (a pax `path` or `linkpath`) where they are
+  /// the same text under Unicode canonical equivalence: libarchive normalizes a pax header's UTF-8 to NFC, and a
+  /// name is kept as its bytes.
+  private static func exact(_ given: [UInt8], _ header: [UInt8]?) -> [UInt8] {
+    guard let header, header != given, let text = String(validating: header, as: UTF8.self),
+      String(validating: given, as: UTF8.self) == text
+    else { return given }
+    return header
   }
 
   /// Hands the current entry's data to `body` in blocks, with each block's offset in the file

@@ -21,7 +21,12 @@ import SystemPackage
 ///   header is then looked for inside the data ("Damaged tar archive"). Its data is read, not skipped
 ///   (see ``ArchiveReader``);
 /// - a pax global header's `mtime` (`g`), which libarchive does not apply: GNU tar and Python's tarfile apply it to
-///   every later entry whose own pax header gives no `mtime`, and so do we (bsdtar does not).
+///   every later entry whose own pax header gives no `mtime`, and so do we (bsdtar does not);
+/// - the header's mode of an entry with a POSIX.1e access ACL (`SCHILY.acl.access`, star and GNU tar `--acls`):
+///   libarchive puts the ACL's `group::` entry into the mode's group bits, where POSIX keeps the ACL's mask (the
+///   header's, as GNU tar and Python read it, and as a file has it once its ACL is set);
+/// - the bytes of a pax `path` or `linkpath` in UTF-8, which libarchive normalizes to NFC (`e` + U+0301 comes out
+///   `é`): a name is kept byte for byte, as GNU tar, Python and Go keep it.
 struct TarHeaderScan {
   /// What the scan saw before one entry (by its index among the entries libarchive returns).
   struct EntryInfo {
@@ -40,6 +45,13 @@ struct TarHeaderScan {
     var ownTime = false
     /// The `mtime` of the pax global headers before the entry, if they gave one.
     var globalTime: FileTime?
+    /// Whether the entry's pax header gives a POSIX.1e access ACL.
+    var accessACL = false
+    /// The permission bits of the entry's own header, where it has an access ACL.
+    var headerMode: UInt32?
+    /// The bytes of a pax `path` and `linkpath` that are not ASCII: libarchive gives them normalized to NFC.
+    var paxPath: [UInt8]?
+    var paxLinkpath: [UInt8]?
 
     /// The time the pax global headers give the entry: theirs, unless its own pax header gives one.
     var timeFromGlobalHeader: FileTime? { ownTime ? nil : globalTime }
@@ -197,6 +209,7 @@ struct TarHeaderScan {
           padding = 0
         }
         pending.globalTime = globalTime
+        if pending.accessACL { pending.headerMode = UInt32(Self.size(header[100..<108]) & 0o7777) }
         entries.append(pending)
         pending = EntryInfo()
       }
@@ -209,6 +222,11 @@ struct TarHeaderScan {
       let wellFormed = Self.forEachRecord(in: paxData) { key, value in
         if key.elementsEqual("SUN.holesdata".utf8) { entry.solarisHoles = true }
         if key.elementsEqual("mtime".utf8), !value.isEmpty { entry.ownTime = true }
+        if key.elementsEqual("SCHILY.acl.access".utf8), !value.isEmpty { entry.accessACL = true }
+        if value.contains(where: { $0 >= 0x80 }) {
+          if key.elementsEqual("path".utf8) { entry.paxPath = Array(value) }
+          if key.elementsEqual("linkpath".utf8) { entry.paxLinkpath = Array(value) }
+        }
         if key.elementsEqual("path".utf8) || key.elementsEqual("linkpath".utf8), value.contains(0) {
           entry.nulInPath = true
         }

@@ -82,15 +82,11 @@ final class TarWriter {
   /// Writes `item`'s header, in a UTF-8 character type: libarchive converts the names as it writes them.
   private func writeHeader(_ item: PackEntry, dataRanges: [Range<Int64>]?) throws {
     docpkg_archive_entry_clear(entry)
+    // The name's bytes as they are on disk, in the locale's character type (UTF-8 here): libarchive normalizes a
+    // name given as UTF-8 (`archive_entry_set_pathname_utf8`) to NFC when it converts it for the header, which
+    // would write `e` + U+0301 as `é`. Not UTF-8, the bytes are written as a pax path with `hdrcharset=BINARY`.
     let rawName = item.name.unicodeScalars.contains(where: EntryName.isRawByte)
-    if rawName {
-      // Not UTF-8: the bytes themselves, which libarchive writes as a pax path with `hdrcharset=BINARY`.
-      var bytes = EntryName.rawBytes(item.name).map { CChar(bitPattern: $0) }
-      bytes.append(0)
-      docpkg_archive_entry_copy_pathname(entry, bytes)
-    } else {
-      docpkg_archive_entry_set_pathname_utf8(entry, item.name)
-    }
+    docpkg_archive_entry_copy_pathname(entry, Self.cString(EntryName.rawBytes(item.name)))
     docpkg_archive_entry_set_mtime(entry, time_t(item.modificationTime.seconds), Int(item.modificationTime.nanoseconds))
     docpkg_archive_entry_set_uid(entry, 0)
     docpkg_archive_entry_set_gid(entry, 0)
@@ -101,7 +97,7 @@ final class TarWriter {
     case .symlink:
       docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFLNK)
       docpkg_archive_entry_set_perm(entry, 0o777)
-      docpkg_archive_entry_set_symlink_utf8(entry, item.linkDestination)
+      docpkg_archive_entry_copy_symlink(entry, Self.cString(Array(item.linkDestination.utf8)))
     case .file:
       docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFREG)
       docpkg_archive_entry_set_perm(entry, CInterop.Mode(item.mode))
@@ -116,6 +112,9 @@ final class TarWriter {
       try check(result, handle, path: path, entry: item.name, action: "write header of")
     }
   }
+
+  /// `bytes` and a NUL, for libarchive's setters that copy a string in the locale's character type.
+  private static func cString(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
 
   /// Finishes the archive (end blocks, compressor trailer).
   func finish() throws {

@@ -16,7 +16,8 @@ final class ArchiveCursor {
   let path: String
   let format: ArchiveFormat
   /// A digest of each entry's name, by index in the archive, to check the archive did not change (eight bytes
-  /// an entry, where the names themselves would be most of an index's memory).
+  /// an entry, where the names themselves would be most of an index's memory); 0 for a header the walk passes
+  /// over (the archive's root, `./`).
   private var nameDigests: [UInt64] = []
   private var reader: ArchiveReader?
   /// The index of the entry whose header was read last; -1 before the first.
@@ -37,16 +38,19 @@ final class ArchiveCursor {
     self.format = format
   }
 
-  /// Notes the name of the archive's next entry, as the tree was read: reading the entry later checks it still has it.
-  func expect(_ name: String) {
+  /// Notes the name of entry `index`, as the tree was read: reading the entry later checks it still has it. The
+  /// headers before it not noted yet are those the walk passed over (the archive's root, `./`): they are counted,
+  /// not checked.
+  func expect(_ name: String, at index: Int) {
+    nameDigests += repeatElement(0, count: max(0, index - nameDigests.count))
     nameDigests.append(Self.digest(name))
   }
 
-  /// The 64-bit FNV-1a hash of `name`'s UTF-8 bytes.
+  /// The 64-bit FNV-1a hash of `name`'s UTF-8 bytes, never 0.
   private static func digest(_ name: String) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    return hash
+    return hash | 1
   }
 
   /// Streams entry `index`'s contents (`size` bytes, holes filled with zeros) in chunks of at most `chunkSize`.
@@ -109,7 +113,9 @@ final class ArchiveCursor {
       }
       position += 1
       dataConsumed = false
-      guard position < nameDigests.count, Self.digest(header.displayName) == nameDigests[position] else {
+      guard position < nameDigests.count,
+        nameDigests[position] == 0 || Self.digest(header.displayName) == nameDigests[position]
+      else {
         throw PackageError(.changedOnDisk, "archive changed since it was opened:", path: path)
       }
       if position < index, header.kind == .file, let entrySize = header.size, entrySize <= Self.cacheableSize,

@@ -51,7 +51,7 @@ public enum ArchivePackage {
     var builder = ArchiveIndexBuilder()
     var links: [(components: [String], destination: String)] = []
     while let entry = try walk.next() {
-      cursor.expect(entry.header.displayName)
+      cursor.expect(entry.header.displayName, at: entry.index)
       let content = try entry.accepted()
       let header = entry.header
       let permissions = UInt16(header.mode & EntryPolicy.keptPermissions)

@@ -22,8 +22,13 @@ extension ZipCentralDirectory {
     /// A file whose data is encrypted (ZipCrypto or AES, flag bit 0): listed, never read (libarchive fails on it
     /// only when its data is read, which a listing does not do).
     var encrypted = false
+    /// A name in UTF-8 that is not ASCII, as the central directory has it: libarchive gives a name flagged UTF-8
+    /// normalized to NFC (`e` + U+0301 comes out `é`), where a name is kept byte for byte.
+    var name: String?
 
-    var isEmpty: Bool { modificationTime == nil && !readOnly && linkDamage == nil && dataSize == nil && !encrypted }
+    var isEmpty: Bool {
+      modificationTime == nil && !readOnly && linkDamage == nil && dataSize == nil && !encrypted && name == nil
+    }
   }
 
   /// Reads what libarchive must not be left to judge alone, before it reads the zip: checks every
@@ -73,7 +78,9 @@ extension ZipCentralDirectory {
       }
       if entry.dataSize != entry.size { amendment.dataSize = Int64(clamping: entry.dataSize) }
       amendment.encrypted = entry.flags & 1 != 0 && !entry.isDirectory
-      if keepingAmendments, !amendment.isEmpty { amendments[EntryName.decodeZip(entry.name)] = amendment }
+      let name = EntryName.decodeZip(entry.name)
+      if name.utf8.contains(where: { $0 >= 0x80 }) { amendment.name = name }
+      if keepingAmendments, !amendment.isEmpty { amendments[name] = amendment }
       let offset = Int64(clamping: entry.localHeaderOffset)
       var bytes = try read(Self.localReadSize, at: offset)
       if let length = ZipLocalHeader.length(ofHeaderStartingWith: bytes), length > bytes.count {
