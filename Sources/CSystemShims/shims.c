@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
 #endif
 
 #if defined(__APPLE__)
@@ -189,6 +192,24 @@ int docpkg_mount_id(int fd, unsigned long long *id) {
 #else
   (void)fd;
   (void)id;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int docpkg_openat_beneath(int dirfd, const char *path, int flags, mode_t mode) {
+#if defined(__linux__) && defined(SYS_openat2) && defined(RESOLVE_BENEATH)
+  struct open_how how;
+  memset(&how, 0, sizeof how);
+  how.flags = (unsigned long long)(flags | O_CLOEXEC);
+  how.mode = (flags & O_CREAT) ? (unsigned long long)mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+  return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+  (void)dirfd;
+  (void)path;
+  (void)flags;
+  (void)mode;
   errno = ENOSYS;
   return -1;
 #endif

@@ -22,9 +22,8 @@ must read back whole with the previous state's bytes.
 With a pending version (--pending): the put/rm scenarios, each run while a pending version (left by an earlier
 put, as --settle) still reads files the scenario's save replaces; after each kill, `check` (recovery, then the
 settle) must leave every version whole: version 1 holds the package as made, and no version names a path as not
-kept (a save killed between its swap and its record must hand the subtree it replaced to the store, not remove it),
-apart from the root entry a scenario adds (and the root), which a kill between its rename and its record leaves
-uncertain.
+kept (a save killed between its swap and its record must hand the subtree it replaced to the store, not remove it,
+and must leave a record of the root entry it added, or the earlier pending version takes that entry for its own).
 
 Errors (--errors): EIO and ENOSPC at each write, fsync, link and rename call → non-zero exit, one
 line ``docpkg: error: ...`` naming a path, the original package intact, no temporary tree left.
@@ -227,24 +226,13 @@ class Runner:
                 self.fail(scenario, syscall, n, f"version {version['id']} unreadable: {shown.stderr.decode().strip()}")
             if self.settle or self.pending:
                 page = self.run([self.docpkg, "versions", "show", self.package, "1", "Pages/p1/text.txt"], b"")
-                unkept = [p for p in version.get("unkeptPaths", []) if not self.uncertain(scenario, p)]
-                if page.stdout != b"page one\n" or unkept:
+                if page.stdout != b"page one\n" or version.get("unkeptPaths"):
                     self.fail(scenario, syscall, n, f"version {version['id']} is not whole: {page.stdout!r}, "
                                                     f"not kept: {version.get('unkeptPaths')}")
             if self.pending and version["id"] == 1 and shown.stdout != b"Hello, world.\n" * 20:
                 self.fail(scenario, syscall, n, f"version 1 has Text.txt {shown.stdout[:40]!r}")
         if (self.settle or self.pending) and not json.loads(listing.stdout):
             self.fail(scenario, syscall, n, "the pending version was not settled")
-
-    def uncertain(self, scenario, path):
-        """Whether a pending version may name `path` as not kept after a kill: the root entry the scenario adds,
-        and the root itself. A save killed between adding it and recording that leaves no record of the root's
-        times around the rename (recovery cannot rebuild them), so the settle cannot rule out that another
-        program changed the root's entries, removing one of that name, and names both rather than guess (the
-        version's files are all kept)."""
-        added = scenario.args[2].split("/")[0] if scenario.args[0] == "put" else None
-        adds = added is not None and not os.path.lexists(os.path.join(self.base, added))
-        return self.pending and adds and path in (added, "./")
 
     def references(self, scenario):
         self.reset()
@@ -314,8 +302,7 @@ class Runner:
             self.fail(scenario, syscall, n, "after the kill the package is neither old nor new")
         check = self.run([self.docpkg, "check", self.package], b"")
         damage = [line for line in check.stdout.decode().splitlines() if line.startswith("damaged: ")]
-        uncertain = all(self.uncertain(scenario, line.split(": ")[2]) for line in damage)
-        if check.returncode != 0 and not (damage and uncertain):
+        if check.returncode != 0:
             self.fail(scenario, syscall, n, f"check failed: {check.stderr.decode().strip()} {damage}")
         state = snapshot(self.package)
         if not (same(state, old, stable) or same(state, new, stable)):

@@ -72,4 +72,9 @@ int docpkg_termination_signal_pipe(void);
 /// or -1 (errno set; ENOSYS where the platform or kernel has no such id).
 int docpkg_mount_id(int fd, unsigned long long *id);
 
+/// openat2(2) of `path` relative to `dirfd` with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: no component of
+/// `path` may be a symbolic link (ELOOP) or lead out of `dirfd` (EXDEV). Returns the descriptor, or -1 with
+/// errno set; ENOSYS where the platform or kernel has no such call.
+int docpkg_openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
+
 #endif

@@ -137,7 +137,7 @@ public enum ArchivePacker {
       try plan.forEach { entry in
         try cancellation?.check(path)
         // A file on disk is opened before its header is written: a sparse one's header maps its data.
-        let file = try entry.source.diskPath.map { try ZipPacking.openForReading($0) }
+        let file = try entry.source.diskFile.map { try $0.open() }
         defer { file.map(Syscalls.closeFile) }
         let ranges = try file.flatMap { try sparseRanges(of: $0, entry) }
         try writer.write(
@@ -154,7 +154,8 @@ public enum ArchivePacker {
 
   /// The ranges of the open file that hold data, if it has holes (`nil` for a file without any).
   private static func sparseRanges(of fd: CInt, _ entry: PackEntry) throws -> [Range<Int64>]? {
-    guard case .disk(let path) = entry.source else { return nil }
+    guard case .disk(let file) = entry.source else { return nil }
+    let path = file.path
     let ranges: [Range<Int64>]
     do throws(Errno) {
       ranges = try Syscalls.dataRanges(fd, size: entry.size)
@@ -182,8 +183,9 @@ public enum ArchivePacker {
           reporter.add(bytes: Int64($0.count))
         }
       }
-    case .disk(let path):
+    case .disk(let disk):
       guard let fd = file else { return nil }
+      let path = disk.path
       if let dataRanges {
         return { emit in
           try emitSparse(fd, path: path, size: entry.size, dataRanges: dataRanges) {

@@ -6,15 +6,15 @@ struct PackEntry: Sendable {
   enum Source: Sendable {
     /// Directories and links have no contents.
     case none
-    /// A file read from this path on disk (unchanged since loaded).
-    case disk(FilePath)
+    /// A file read from disk (unchanged since loaded), below the package's root without following links.
+    case disk(DiskFile)
     /// A file whose contents live in the model (changed in memory, or in an archive): the index
     /// of its node in ``PackPlan/nodes``.
     case node(Int)
 
-    /// A file's path on disk, when it is read from there.
-    var diskPath: FilePath? {
-      if case .disk(let path) = self { return path }
+    /// A file on disk, when it is read from there.
+    var diskFile: DiskFile? {
+      if case .disk(let file) = self { return file }
       return nil
     }
   }
@@ -35,9 +35,10 @@ struct PackEntry: Sendable {
 /// packing 100,000 files holds neither a list of 100,000 entries nor the package's whole tree.
 ///
 /// A directory the model has not listed yet (every directory of a package opened from disk and not
-/// walked) is listed from disk by a node of its own, made for the walk and dropped after it: the
-/// entries are exactly those the model would list (the same listing code, names and errors), but
-/// the model does not keep them. Directories the model has listed are walked in the model, so
+/// walked) is listed from disk for the walk and its listing dropped after it
+/// (``PackageNode/sortedChildrenListedAnew()``): the entries are exactly those the model would list
+/// (the same listing code, names and errors, below the package's root without following links),
+/// but the model does not keep them. Directories the model has listed are walked in the model, so
 /// changes made in memory are packed. Two walks: the first counts the entries and bytes (the
 /// progress totals), the second, ``forEach(_:)``, makes the entries.
 /// - Complexity: Memory is the listings of the directories on the path being walked.
@@ -62,6 +63,8 @@ final class PackPlan {
   private var skippedNames: Set<String> = []
 
   private let root: PackageNode
+  /// The package roots the files read from disk are opened below, each opened once.
+  private let diskRoots = DiskFileRoots()
   private let format: ArchiveFormat
   private let prefix: String
   private let now: FileTime
@@ -92,8 +95,8 @@ final class PackPlan {
     var topLevel: Set<String> = []
     var found: [(position: Int, skipped: PackReport.Skipped)] = []
     var firstNames: [DiskIdentity: String] = [:]  // of the files with several names on disk
-    if documentLayout, let location = root.diskLocation {
-      found += try Self.specialEntries(in: location, at: "").map { (0, $0) }
+    if documentLayout {
+      found += try Self.specialEntries(of: root, at: "").map { (0, $0) }
     }
     try walk { node, name in
       try cancellation?.check(output)
@@ -122,8 +125,8 @@ final class PackPlan {
         }
       }
       if let first = name.split(separator: "/", maxSplits: 1).first { topLevel.insert(String(first)) }
-      if node.kind == .directory, let location = node.diskLocation {
-        found += try Self.specialEntries(in: location, at: name).map { (entryCount, $0) }
+      if node.kind == .directory {
+        found += try Self.specialEntries(of: node, at: name).map { (entryCount, $0) }
       }
       return true
     }
@@ -150,7 +153,7 @@ final class PackPlan {
     try walk { node, name in
       if skippedNames.contains(name) { return false }
       if node.kind == .symlink, skippedLinks.contains(name) { return true }
-      try body(entry(for: node, name: name))
+      try body(try entry(for: node, name: name))
       return true
     }
   }
@@ -209,12 +212,9 @@ final class PackPlan {
     return nil
   }
 
-  /// The special files in the folder at `location` (packed as `name`), which the model does not hold.
-  private static func specialEntries(in location: FilePath, at name: String) throws -> [PackReport.Skipped] {
-    let found: [(name: RawName, kind: String)]
-    do { found = try Syscalls.specialEntries(in: location) } catch {
-      throw PackageError.io(error, "cannot list directory", path: location.string)
-    }
+  /// The special files in the folder `directory` on disk (packed as `name`), which the model does not hold.
+  private static func specialEntries(of directory: PackageNode, at name: String) throws -> [PackReport.Skipped] {
+    guard let found = try directory.specialEntriesOnDisk() else { return [] }
     return found.map { entry in
       let entryName = EntryName.decodeBytes(entry.name.bytes.dropLast().map { UInt8(bitPattern: $0) })
       return PackReport.Skipped(
@@ -231,22 +231,17 @@ final class PackPlan {
     return "it links to '\(EntryName.decodeBytes(bytes))': its destination is not UTF-8"
   }
 
-  /// A directory's children in sorted order: the model's if it has listed them, else those of a node
-  /// made for this walk from the directory on disk (which the model does not keep).
+  /// A directory's children in sorted order: the model's if it has listed them, else listed from
+  /// disk for this walk, which the model does not keep.
   private static func children(of directory: PackageNode) throws -> [PackageNode] {
-    guard !directory.isLoaded, let location = directory.diskLocation else { return try directory.sortedChildren() }
-    let listed = try PackageNode(contentsOf: location)
-    guard listed.kind == .directory else {
-      throw PackageError(.changedOnDisk, "directory changed kind on disk since it was loaded:", path: location.string)
-    }
-    return try listed.sortedChildren()
+    try directory.sortedChildrenListedAnew()
   }
 
-  private func entry(for node: PackageNode, name: String) -> PackEntry {
+  private func entry(for node: PackageNode, name: String) throws -> PackEntry {
     var source = PackEntry.Source.none
     if node.kind == .file {
-      if let location = node.diskLocation {
-        source = .disk(location)
+      if let file = try diskRoots.file(for: node) {
+        source = .disk(file)
       } else {
         source = .node(nodes.count)
         nodes.append(node)

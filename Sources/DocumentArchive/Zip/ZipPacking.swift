@@ -119,17 +119,11 @@ struct ZipPacking {
     try drain()
   }
 
-  /// Opens a file entry's source on disk (not through a link).
-  static func openForReading(_ path: FilePath) throws -> CInt {
-    do throws(Errno) { return try Syscalls.openFile(path, [.readOnly, .noFollow]) } catch {
-      throw PackageError.io(error, "cannot open", path: path)
-    }
-  }
-
   /// Reads, checksums and compresses a small file; directories and links need nothing.
   static func prepare(_ entry: PackEntry, compressor: BufferCompressor?) throws -> PreparedFile? {
-    guard case .disk(let path) = entry.source else { return nil }
-    let fd = try openForReading(path)
+    guard case .disk(let file) = entry.source else { return nil }
+    let path = file.path
+    let fd = try file.open()
     defer { Syscalls.closeFile(fd) }
     // Read to the end, whatever the size was when listed.
     var data: [UInt8] = []
@@ -142,8 +136,9 @@ struct ZipPacking {
 
   /// Streams a large file from disk, storing it if its first 64 KiB do not compress.
   private func writeLarge(_ entry: PackEntry, _ deflater: Deflater) throws {
-    guard case .disk(let path) = entry.source else { return }
-    let fd = try Self.openForReading(path)
+    guard case .disk(let file) = entry.source else { return }
+    let path = file.path
+    let fd = try file.open()
     defer { Syscalls.closeFile(fd) }
     // Store the file if its first 64 KiB do not compress (read without moving the offset).
     let sample = Syscalls.readPrefix(fd, count: 1 << 16)

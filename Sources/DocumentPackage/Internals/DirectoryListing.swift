@@ -44,7 +44,19 @@ extension Syscalls {
   /// - Returns: the directory's own status (from the open descriptor) and its entries, sorted
   ///   byte-wise by name (sorted here, on raw bytes, because it is far cheaper than sorting Swift strings).
   package static func listDirectory(_ path: FilePath) throws(Errno) -> (FileStatus, [DirectoryEntry]) {
-    let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+    try listDirectory(opened: openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW))
+  }
+
+  /// Lists the directory `relative` below the directory `root` as ``listDirectory(_:)`` does, opened
+  /// without following a symbolic link in any component of `relative` (``openBeneath(_:_:_:)``).
+  package static func listDirectory(beneath root: FilePath, _ relative: FilePath) throws(Errno) -> (
+    FileStatus, [DirectoryEntry]
+  ) {
+    try listDirectory(opened: openBeneath(root, relative, [.readOnly, .directory, .noFollow]))
+  }
+
+  /// Lists the directory open as `fd`, which it takes over (closes).
+  private static func listDirectory(opened fd: CInt) throws(Errno) -> (FileStatus, [DirectoryEntry]) {
     let stream = try directoryStream(taking: fd)
     defer { closedir(stream) }
     let ownStatus = try status(of: fd)
@@ -106,12 +118,14 @@ extension Syscalls {
     }
   }
 
-  /// The entries of the directory at `path` that the model passes over — FIFOs, sockets, character and block
-  /// devices — each with its kind in words ("FIFO", "socket", "character device", "block device"), sorted by
-  /// name. One `getdents` pass: the kind comes from the directory entry, with an `lstat` only where the file
-  /// system does not say (`DT_UNKNOWN`).
-  package static func specialEntries(in path: FilePath) throws(Errno) -> [(name: RawName, kind: String)] {
-    let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+  /// The entries of the directory `relative` below the directory `root` (opened as ``openBeneath(_:_:_:)``
+  /// opens) that the model passes over — FIFOs, sockets, character and block devices — each with its kind in
+  /// words ("FIFO", "socket", "character device", "block device"), sorted by name. One `getdents` pass: the
+  /// kind comes from the directory entry, with an `lstat` only where the file system does not say (`DT_UNKNOWN`).
+  package static func specialEntries(beneath root: FilePath, _ relative: FilePath) throws(Errno) -> [(
+    name: RawName, kind: String
+  )] {
+    let fd = try openBeneath(root, relative, [.readOnly, .directory, .noFollow])
     let stream = try directoryStream(taking: fd)
     defer { closedir(stream) }
     var found: [(name: RawName, kind: String)] = []

@@ -59,9 +59,24 @@ struct DiskOrigin {
     return directory.isEmpty ? FilePath(root: nil, [name]) : name.withPlatformString { joined(directory, $0) }
   }
 
-  var absolutePath: FilePath {
+  var absolutePath: FilePath { paths.absolute }
+
+  /// ``relativePath`` and ``absolutePath``, the one made from the other.
+  var paths: (relative: FilePath, absolute: FilePath) {
     let relative = relativePath
-    return relative.isEmpty ? location.root : relative.withPlatformString { Self.joined(location.root, $0) }
+    return (relative, relative.isEmpty ? location.root : relative.withPlatformString { Self.joined(location.root, $0) })
+  }
+
+  /// Opens the entry for reading by its path below the package's root, following no symbolic link
+  /// below the root (``Syscalls/openBeneath(_:_:_:)``): a folder on the path replaced by a link since
+  /// it was listed is refused (`Errno.improperLink`), not read through.
+  func open(_ options: OpenOptions) throws(Errno) -> CInt {
+    try Syscalls.openBeneath(location.root, relativePath, options)
+  }
+
+  /// Lists the directory, opened as ``open(_:)`` opens.
+  func list() throws(Errno) -> (FileStatus, [DirectoryEntry]) {
+    try Syscalls.listDirectory(beneath: location.root, relativePath)
   }
 
   /// `lstat` of ``absolutePath`` now. The path is put together as bytes, not made a `FilePath`

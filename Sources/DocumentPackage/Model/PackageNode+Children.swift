@@ -20,6 +20,28 @@ extension PackageNode {
     return listed
   }
 
+  /// A directory's children in sorted order, listed from disk now and not kept by the model, so
+  /// that a walk over a large package holds only the directories on its way (`docpkg pack`); the
+  /// model's own, as ``sortedChildren()``, when it has listed them or they are not on disk. Listed
+  /// as the model lists, below the package's root without following links.
+  /// - Throws: As ``children()``.
+  package func sortedChildrenListedAnew() throws -> [PackageNode] {
+    try requireKind(.directory)
+    guard loadedChildren == nil, listingSource == nil, origin != nil else { return try sortedChildren() }
+    return try listChildrenFromDisk().1
+  }
+
+  /// The special files (FIFOs, sockets, devices) in this directory on disk, which the model does
+  /// not hold, listed as ``sortedChildrenListedAnew()`` lists; nil when the directory is not on disk
+  /// as the model has it.
+  /// - Throws: ``PackageError`` naming the directory.
+  package func specialEntriesOnDisk() throws -> [(name: RawName, kind: String)]? {
+    guard kind == .directory, diskLocation != nil, let origin else { return nil }
+    do { return try Syscalls.specialEntries(beneath: origin.location.root, origin.relativePath) } catch {
+      throw onDiskError(error, path: origin.absolutePath, action: "list directory")
+    }
+  }
+
   /// A directory's children sorted by name, byte-wise in UTF-8 (the order is the same in every locale).
   /// - Complexity: O(*k* log *k*) for *k* children the first time after a change; O(1) after that.
   public func sortedChildren() throws -> [PackageNode] {

@@ -133,13 +133,13 @@ extension PackageNode {
     return FileDescriptor(rawValue: try openOnDisk())
   }
 
-  /// Opens the file at the node's origin with `O_NOFOLLOW`, checks it is still a regular file,
-  /// and records its current status.
+  /// Opens the file at the node's origin, following no link below the package's root
+  /// (``DiskOrigin/open(_:)``), checks it is still a regular file, and records its current status.
   private func openOnDisk() throws -> CInt {
     let path = origin!.absolutePath
     let fd: CInt
     do {
-      fd = try Syscalls.openFile(path, [.readOnly, .noFollow, .nonBlocking])
+      fd = try origin!.open([.readOnly, .nonBlocking])
     } catch {
       throw onDiskError(error, path: path, action: "open")
     }

@@ -134,7 +134,7 @@ extension PackageNode {
     guard let origin else { return ([:], []) }
     let path = origin.absolutePath
     let listing: (FileStatus, [DirectoryEntry])
-    do { listing = try Syscalls.listDirectory(path) } catch {
+    do { listing = try origin.list() } catch {
       throw onDiskError(error, path: path, action: "list directory")
     }
     try verifyLoad(of: listing.0, path: path)
@@ -171,11 +171,22 @@ extension PackageNode {
 
   /// The error for a failed access to this node's file: vanished or changed kind, or another failure.
   func onDiskError(_ error: Errno, path: FilePath, action: String) -> PackageError {
+    Self.onDiskError(error, kind: kind, path: path, action: action)
+  }
+
+  /// The error for a failed access to a file of kind `kind` on disk, opened as the model opens
+  /// (``Syscalls/openBeneath(_:_:_:)``): vanished, changed kind, a folder on the path replaced by a
+  /// link, or another failure.
+  package static func onDiskError(_ error: Errno, kind: NodeKind, path: FilePath, action: String) -> PackageError {
     switch error {
     case .noSuchFileOrDirectory:
       return PackageError(.changedOnDisk, "\(kind) vanished from disk since it was loaded:", path: path.string)
     case .notDirectory, .tooManySymbolicLinkLevels:
       return PackageError(.changedOnDisk, "\(kind) changed kind on disk since it was loaded:", path: path.string)
+    case .improperLink:
+      return PackageError(
+        .changedOnDisk, "cannot \(action): a folder on the path was replaced by a link:", path: path.string,
+        context: "(not followed: it may lead out of the package)")
     default:
       return PackageError.io(error, "cannot \(action)", path: path)
     }

@@ -13,14 +13,16 @@ import SystemPackage
 /// 3. ``willReplace(changing:adding:)``, once, just before the swap: the commit point. It may
 ///    throw (the app's hook, cancellation, a store that cannot keep the state); the save then
 ///    fails and the package is as it was.
-/// 4. After the swap is durable: ``swapped(containerBefore:after:)``, then
+/// 4. When the save renames an entry into a directory of the package (not for a whole package):
+///    ``willSwap(containerBefore:)`` just before the rename, which the save does next.
+/// 5. After the swap is durable: ``swapped(containerAfter:)`` (after step 4), then
 ///    ``replacedNothing(at:)`` for an entry added, or ``takeReplaced(in:_:changedPath:)`` for the
 ///    subtree swapped out (taken, or left for the save to remove). Either may throw: the save
 ///    then swaps the previous state back and fails.
-/// 5. ``abandon()`` whenever the save gives up after step 3 (it swapped back, or turned to the
+/// 6. ``abandon()`` whenever the save gives up after step 3 (it swapped back, or turned to the
 ///    journal after an exchange was refused: it then starts again at step 2).
 ///
-/// A save killed between steps 3 and 4 leaves what ``completeInterruptedSaves(_:parentFD:)``
+/// A save killed between steps 3 and 5 leaves what ``completeInterruptedSaves(_:parentFD:)``
 /// finishes when ``Recovery`` runs, before it removes the trees a save left beside the package.
 protocol ReplacedStateKeeper: AnyObject {
   /// Whether the package had a version store before this save (a save by journal that would make
@@ -35,8 +37,10 @@ protocol ReplacedStateKeeper: AnyObject {
   ///     whole package, and for a journaled save, which changes the package in place).
   ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
   func willReplace(changing changedPath: String, adding: Bool) throws
-  /// The status of the directory the save renamed its entry in, just before and after the rename.
-  func swapped(containerBefore: FileStatus, after: FileStatus)
+  /// The status of the directory the save renames its entry in, just before the rename.
+  func willSwap(containerBefore: FileStatus)
+  /// The status of that directory after the rename (and its fsync).
+  func swapped(containerAfter: FileStatus)
   func replacedNothing(at changedPath: String) throws
   /// - Returns: Whether the keeper took the subtree at `name` in `parentFD` (moved it away); if
   ///   not, the save removes it.

@@ -149,6 +149,7 @@ struct Saver {
     let entry = containerPath.appending(name.string)
     // The container's times around the rename tell the keeper that only this save changed its entries.
     let containerBefore = versions?.takesReplacedTree == true ? try? Syscalls.status(of: containerFD) : nil
+    if let containerBefore { versions?.willSwap(containerBefore: containerBefore) }
     do {
       if adding {
         do {
@@ -172,7 +173,7 @@ struct Saver {
     try complete(
       Swap(
         containerFD: containerFD, containerPath: containerPath, name: name, adding: adding, changedPath: changedPath,
-        containerBefore: containerBefore),
+        containerTimed: containerBefore != nil),
       parentFD: parentFD)
     readers.end()
     if adding { discardTemporary(parentFD) }
@@ -245,7 +246,7 @@ struct Saver {
       try complete(
         Swap(
           containerFD: parentFD, containerPath: names.parent, name: names.package, adding: false, changedPath: "",
-          containerBefore: nil),
+          containerTimed: false),
         parentFD: parentFD)
       readers.end()
     }
@@ -328,8 +329,8 @@ struct Saver {
     let adding: Bool
     /// The entry's path in the package ("" for the whole package).
     let changedPath: String
-    /// The container's status just before the rename, when the keeper takes the replaced tree.
-    let containerBefore: FileStatus?
+    /// The keeper was told the container's status just before the rename (it takes the replaced tree).
+    let containerTimed: Bool
   }
 
   /// Completes a swap, exchange or rename: makes it durable, then hands what it replaced to the
@@ -342,8 +343,8 @@ struct Saver {
     do {
       try flushDirectory(swap.containerFD, swap.containerPath)
       if swap.containerPath != names.parent { try flushDirectory(parentFD, names.parent) }
-      if let versions, let before = swap.containerBefore, let after = try? Syscalls.status(of: swap.containerFD) {
-        versions.swapped(containerBefore: before, after: after)
+      if let versions, swap.containerTimed, let after = try? Syscalls.status(of: swap.containerFD) {
+        versions.swapped(containerAfter: after)
       }
       if swap.adding {
         // Nothing was replaced: the previous state had no entry at this path.

@@ -9,13 +9,14 @@ extension DeferredKeeping {
   /// - an exchange whose replaced subtree is still at the temporary name (it is not the tree the
   ///   save built, which the intent identifies): the subtree is moved to `ID.old`, then recorded;
   /// - an exchange whose replaced subtree is in `ID.old` already: recorded;
-  /// - anything else (the swap did not happen, or was undone; or an addition, see below): the
-  ///   marker becomes `ID.abandoned`.
+  /// - an addition whose entry at its name is the tree the save built (the rename happened):
+  ///   recorded as absent from the previous state. Without the record, the pending versions before
+  ///   it would find an entry no save accounts for, and name everything in it as not kept;
+  /// - anything else (the swap did not happen, or was undone): the marker becomes `ID.abandoned`.
   ///
-  /// The record's capture time is the marker's modification time, as the save's would have been;
-  /// the container's times are left out (the settle then trusts nothing of that directory's
-  /// entries it cannot see). Best effort: what cannot be completed is left as before, for the
-  /// recovery to remove.
+  /// The record is ``SaveIntent/record(id:markerTime:)``: the capture time the save's would have
+  /// had, and of the container's times only those before the rename (the kill lost the others).
+  /// Best effort: what cannot be completed is left as before, for the recovery to remove.
   /// - Returns: The ids of the pending versions recorded.
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [Int] {
     guard let storeFD = try? Syscalls.openDirectory(in: parentFD, names.versions) else { return [] }
@@ -35,7 +36,7 @@ extension DeferredKeeping {
         continue
       }
       guard let data = try? StoreFiles.read(pendingPath.appending(name)), let intent = SaveIntent(data),
-        let start = try? Syscalls.status(in: pendingFD, marker).modificationTime
+        let markerTime = try? Syscalls.status(in: pendingFD, marker).modificationTime
       else { continue }  // no intent (an earlier release's marker): the next save removes it
       let old = RawName("\(id).old")
       var complete = false
@@ -48,16 +49,21 @@ extension DeferredKeeping {
         {
           complete = (try? Syscalls.rename(from: parentFD, names.temporary, to: pendingFD, old)) != nil
         }
-      case .absent, .lost:
-        // An addition's record would say only that the previous state had no entry there; without
-        // the container's times around the rename (which a kill loses), the settle cannot rule out
-        // another program's removal of an entry of that name, and would name it as not kept. No
-        // version is better than a version flagged damaged for what it never held.
-        break
+      case .absent:
+        // Saves add root entries only (`RootEntryChange`).
+        if !intent.changed.isEmpty, !intent.changed.contains("/"),
+          let packageFD = try? Syscalls.openDirectory(in: parentFD, names.package)
+        {
+          let added = try? Syscalls.status(in: packageFD, RawName(text: intent.changed))
+          Syscalls.closeFile(packageFD)
+          complete = added.map { [$0.device, $0.inode] == intent.newTree } ?? false
+        }
+      case .lost: break
       }
       if complete,
         (try? StoreFiles.writeAtomically(
-          intent.record(id: id, start: start).encoded(), to: pendingPath.appending(String(id)), temporary: pendingPath))
+          intent.record(id: id, markerTime: markerTime).encoded(), to: pendingPath.appending(String(id)),
+          temporary: pendingPath))
           != nil
       {
         try? Syscalls.unlink(in: pendingFD, marker, directory: false)

@@ -33,19 +33,20 @@ import SystemPackage
 ///
 /// **Crash cases.** The capture marker holds what the record will say (``SaveIntent``), so that
 /// recovery, under the package lock, completes the record of a save killed after its swap
-/// (``completeInterruptedSave(_:parentFD:)``): the replaced tree left beside the package (told from
-/// a new tree never swapped in by its identity) is moved to `ID.old`, and an `ID.old` without a
-/// record gets one (an added entry gets none: see there). Removing that tree instead would lose
-/// what the pending versions before it still read from it. A save killed before its swap (or
-/// after swapping back) leaves only its marker: recovery marks it abandoned, and the next save's
-/// ``begin(in:changing:adding:newTree:)`` removes it.
+/// (``completeInterruptedSaves(_:parentFD:)``): the replaced tree left beside the package (told from
+/// a new tree never swapped in by its identity) is moved to `ID.old`, an `ID.old` without a
+/// record gets one, and so does an added entry found at its name (the tree the save built).
+/// Removing that tree instead would lose what the pending versions before it still read from it;
+/// leaving an added entry unrecorded would make them take it for their own. A save killed before
+/// its swap (or after swapping back) leaves only its marker: recovery marks it abandoned, and the
+/// next save's ``begin(in:changing:adding:newTree:)`` removes it.
 final class DeferredKeeping {
   /// The name in `pending/` that says a save is building its new state (``VersionKeeping/willBuildNewState()``).
   static let savingMarker = "saving.start"
   private let keepLast: Int?
-  /// The times of the directory the save renamed its entry in, around the rename (set by the
-  /// save before it records; see ``PendingVersion/ContainerTimes``).
-  var containerTimes: PendingVersion.ContainerTimes?
+  /// The times of the directory the save renamed its entry in, around the rename
+  /// (``willSwap(containerBefore:)``, ``swapped(containerAfter:)``; see ``PendingVersion/ContainerTimes``).
+  private var containerTimes: PendingVersion.ContainerTimes?
   private var begun: (store: VersionStore, id: Int, start: FileTime, root: FileStatus)?
 
   init(policy: VersionPolicy) {
@@ -89,6 +90,27 @@ final class DeferredKeeping {
       throw PackageError.io(error, "cannot create", path: marker.string, context: "while keeping a version")
     }
     begun = (store, id, start, root)
+  }
+
+  /// Just before the save renames its entry into a directory of the package, whose status is
+  /// `before`: appends the directory's times (and the capture time, which the append moves off the
+  /// marker's modification time) to the capture marker (``SaveIntent/BeforeSwap``), so that
+  /// recovery can record them for a save killed after the rename. Best effort: without the line,
+  /// such a record says nothing of the directory, and the settle trusts nothing of it.
+  func willSwap(containerBefore before: FileStatus) {
+    guard let begun else { return }
+    containerTimes = PendingVersion.ContainerTimes(before: before, after: nil)
+    let line = SaveIntent.BeforeSwap(
+      start: begun.start, modification: before.modificationTime, change: before.changeTime)
+    let marker = begun.store.pendingPath.appending("\(begun.id).start")
+    guard let fd = try? Syscalls.openFile(marker, [.writeOnly, .append, .noFollow]) else { return }
+    try? StoreFiles.write(line.line, to: fd)
+    Syscalls.closeFile(fd)
+  }
+
+  /// After the rename and the directory's fsync: the directory's status now (see ``willSwap(containerBefore:)``).
+  func swapped(containerAfter after: FileStatus) {
+    containerTimes?.after = (after.modificationTime, after.changeTime)
   }
 
   /// After the swap, before it is reported: moves the replaced subtree (`name` in `parentFD`) into
@@ -140,6 +162,7 @@ final class DeferredKeeping {
   func abandon() {
     guard let begun else { return }
     self.begun = nil
+    containerTimes = nil
     guard let fd = try? Syscalls.openFile(begun.store.pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     let marker = RawName("\(begun.id).start")
@@ -157,6 +180,7 @@ final class DeferredKeeping {
     let path = store.pendingPath.appending(String(id))
     try StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath)
     self.begun = nil
+    containerTimes = nil
     try? Syscalls.unlink(store.pendingPath.appending("\(id).start"))
     Self.waitForClock(after: start, in: store.pendingPath)
   }

@@ -10,6 +10,20 @@ import Foundation
 /// ``DeferredKeeping``): each path is read from the replaced subtree of the earliest save at or
 /// after the version's capture that replaced it (`pending/ID.old`), else from the package.
 ///
+/// **What the walk takes as the version's own.** An entry found in the package is the version's
+/// (and judged by its times, below) unless a pending record from *T* on accounts for it: a path a
+/// save replaced is read from that save's `ID.old` instead, and an entry a save added (`replaced
+/// absent`) is left out. That save renamed it in where nothing had its name (`RENAME_NOREPLACE`),
+/// so the directory had none at *T* either if no other program changed the directory's entries
+/// between *T* and that rename: the directory's times recorded around each of our renames in it
+/// say so when the first rename's times before are not after *T* and each next one's times before
+/// are the previous one's times after (``addedSinceCapture(_:in:)``; no time after the adding
+/// rename is needed). Otherwise the added entry's name, never what is in it, is named as not kept.
+/// So a save that renames an entry in leaves a record even when killed right after the rename:
+/// recovery writes it from the capture marker, to which the save appended the directory's times
+/// just before the rename (``SaveIntent/BeforeSwap``); without one, the earlier pending versions
+/// would take the added entry for theirs and name all of it.
+///
 /// A file is kept only if its modification time is not after the capture time *T* (an in-place
 /// write sets it: `write`, `>>`, `dd conv=notrunc`, and a write through `mmap`, which the kernel
 /// stamps at the first write fault), and if its name still leads to the inode it led to at *T*
@@ -170,7 +184,7 @@ struct PendingStateWalk {
           case .absent:
             // Added by that save: not in this state, unless another program removed it between *T*
             // and that save, which only the directory's times can rule out.
-            if !stable && !underChanged { walk.unkept.append(path) }
+            if !stable && !underChanged && !walk.addedSinceCapture(index, in: relative) { walk.unkept.append(path) }
             next += 1
             continue
           case .lost:
@@ -288,17 +302,35 @@ struct PendingStateWalk {
     guard containers.contains(path) else {
       return status.modificationTime <= start && status.changeTime <= start
     }
-    var last: PendingVersion.ContainerTimes?
-    for version in pending where version.container == path {
+    guard let last = pending.lastIndex(where: { $0.container == path }),
+      renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
+    else { return false }
+    return status.modificationTime == after.modification && status.changeTime == after.change
+  }
+
+  /// Whether the entry `pending[index]` added to the package's directory `path` was not in it at
+  /// *T*: no other program changed the directory's entries between *T* and that save's rename,
+  /// which found no entry of its name (see the type's discussion).
+  func addedSinceCapture(_ index: Int, in path: String) -> Bool {
+    pending[index].replaced == .absent && pending[index].container == path
+      && renamesFollowEachOther(in: path, through: index)
+  }
+
+  /// Whether each rename our saves made in the package's directory `path` from *T* on, up to
+  /// `pending[last]`'s, found the directory as the rename before left it (its times before are
+  /// that one's times after), the first as it was at *T* (not after it): then only our renames
+  /// changed its entries between *T* and `pending[last]`'s rename.
+  private func renamesFollowEachOther(in path: String, through last: Int) -> Bool {
+    var previous: PendingVersion.ContainerTimes?
+    for version in pending[...last] where version.container == path {
       guard let times = version.containerTimes else { return false }
-      if let last {
-        guard times.before == last.after else { return false }
+      if let previous {
+        guard let after = previous.after, times.before == after else { return false }
       } else {
         guard times.before.modification <= start, times.before.change <= start else { return false }
       }
-      last = times
+      previous = times
     }
-    guard let last else { return false }
-    return status.modificationTime == last.after.modification && status.changeTime == last.after.change
+    return previous != nil
   }
 }

@@ -14,36 +14,56 @@ import Foundation
 /// Text: `docpkg-pending 1`, `start SECONDS.NANOS`, `root MODE MTIME`, `changed PATH` (the
 /// replaced subtree relative to the package, `%` for the whole package), `replaced
 /// kept|lost|absent` (see ``Replaced``), `container MTIME CTIME MTIME CTIME` (the times of
-/// `changed`'s parent directory just before and just after the save's rename in it; see
-/// ``ContainerTimes``), and `keep N` when the save's policy keeps the last N versions.
+/// `changed`'s parent directory just before and just after the save's rename in it, the last two
+/// `-` when recovery wrote the record; see ``ContainerTimes``), and `keep N` when the save's
+/// policy keeps the last N versions.
 struct PendingVersion {
   /// The modification and change times of the directory a save renamed its entry in, just before
   /// and just after that rename: what lets the settle tell that no other program changed the
   /// directory's entries since (see ``PendingStateWalk``).
   struct ContainerTimes: Equatable {
+    typealias Times = (modification: FileTime, change: FileTime)
     /// Modification and change time before the rename.
-    var before: (modification: FileTime, change: FileTime)
-    /// Modification and change time after the rename (and the directory's fsync).
-    var after: (modification: FileTime, change: FileTime)
+    var before: Times
+    /// Modification and change time after the rename (and the directory's fsync); nil in a record
+    /// recovery completed for a save killed after its rename (its capture marker held only the
+    /// times before, ``SaveIntent``): what happened to the directory after the rename is not known.
+    var after: Times?
 
-    init(before: FileStatus, after: FileStatus) {
+    init(before: FileStatus, after: FileStatus?) {
       self.before = (before.modificationTime, before.changeTime)
-      self.after = (after.modificationTime, after.changeTime)
+      self.after = after.map { ($0.modificationTime, $0.changeTime) }
     }
 
+    init(before: Times, after: Times?) {
+      self.before = before
+      self.after = after
+    }
+
+    /// Parses `MTIME CTIME MTIME CTIME`, the last two `-` when the times after are not known (an
+    /// earlier release reads such a line as no times at all: it then trusts nothing of the directory).
     init?(_ parts: [Substring]) {
-      let times = parts.compactMap { FileTime(encoded: $0) }
-      guard times.count == 4 else { return nil }
-      before = (times[0], times[1])
-      after = (times[2], times[3])
+      guard parts.count == 4, let modification = FileTime(encoded: parts[0]), let change = FileTime(encoded: parts[1])
+      else { return nil }
+      before = (modification, change)
+      if parts[2] == "-" && parts[3] == "-" {
+        after = nil
+      } else {
+        guard let modification = FileTime(encoded: parts[2]), let change = FileTime(encoded: parts[3]) else {
+          return nil
+        }
+        after = (modification, change)
+      }
     }
 
     var encoded: String {
-      "\(before.modification.encoded) \(before.change.encoded) \(after.modification.encoded) \(after.change.encoded)"
+      let after = self.after.map { "\($0.modification.encoded) \($0.change.encoded)" } ?? "- -"
+      return "\(before.modification.encoded) \(before.change.encoded) \(after)"
     }
 
     static func == (lhs: Self, rhs: Self) -> Bool {
-      lhs.before == rhs.before && lhs.after == rhs.after
+      lhs.before == rhs.before && lhs.after?.modification == rhs.after?.modification
+        && lhs.after?.change == rhs.after?.change
     }
   }
 

@@ -16,8 +16,25 @@ import Foundation
 ///
 /// Text: `docpkg-save-intent 1`, `new DEVICE INODE` (the tree the save built, at the temporary
 /// name until the swap), `root MODE MTIME`, `changed PATH` (as in a pending record), `replaced
-/// kept|absent` (`absent`: the save adds `changed`), and `keep N` as in a pending record.
+/// kept|absent` (`absent`: the save adds `changed`), and `keep N` as in a pending record. A save
+/// that renames its entry into a directory of the package appends, just before the rename,
+/// `before-swap START MTIME CTIME` (``BeforeSwap``): what recovery needs to tell that the entry a
+/// killed save added was its own (see ``PendingStateWalk``).
 struct SaveIntent: Equatable {
+  /// Appended to the marker just before the swap: the capture time and the times of the directory
+  /// the save renames its entry in (``PendingVersion/ContainerTimes/before``).
+  struct BeforeSwap: Equatable {
+    /// The capture time: the marker's modification time before this line moved it.
+    var start: FileTime
+    var modification: FileTime
+    var change: FileTime
+
+    /// The line appended to the marker (one `write`: a kill leaves all of it or none).
+    var line: Data {
+      Data("before-swap \(start.encoded) \(modification.encoded) \(change.encoded)\n".utf8)
+    }
+  }
+
   /// The device and inode of the tree the save built.
   var newTree: [UInt64]
   var rootPermissions: FilePermissions
@@ -27,6 +44,9 @@ struct SaveIntent: Equatable {
   /// `.kept` when the save exchanges an entry, `.absent` when it adds one.
   var replaced: PendingVersion.Replaced
   var keepLast: Int?
+  /// The line a save appends just before its swap (nil: it was killed before, or renames nothing
+  /// into a directory of the package).
+  var beforeSwap: BeforeSwap?
 
   func encoded() -> Data {
     var text = "docpkg-save-intent 1\nnew \(newTree.map(String.init).joined(separator: " "))\n"
@@ -34,7 +54,7 @@ struct SaveIntent: Equatable {
     text += "changed \(VersionEscaping.escape(changed))\n"
     text += "replaced \(replaced.rawValue)\n"
     if let keepLast { text += "keep \(keepLast)\n" }
-    return Data(text.utf8)
+    return Data(text.utf8) + (beforeSwap?.line ?? Data())
   }
 
   /// Parses a marker; `nil` for an empty (an earlier release's), torn or foreign one.
@@ -43,7 +63,7 @@ struct SaveIntent: Equatable {
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
     guard lines.first == "docpkg-save-intent 1" else { return nil }
     var newTree: [UInt64]?, root: (FilePermissions, FileTime)?, changed: String?
-    var replaced: PendingVersion.Replaced?, keepLast: Int?
+    var replaced: PendingVersion.Replaced?, keepLast: Int?, beforeSwap: BeforeSwap?
     for line in lines.dropFirst() {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
@@ -61,6 +81,10 @@ struct SaveIntent: Equatable {
         guard let value = PendingVersion.Replaced(rawValue: String(parts[1])), value != .lost else { return nil }
         replaced = value
       case "keep": keepLast = Int(parts[1])
+      case "before-swap":
+        let times = parts.dropFirst().compactMap { FileTime(encoded: $0) }
+        guard times.count == 3 else { return nil }
+        beforeSwap = BeforeSwap(start: times[0], modification: times[1], change: times[2])
       default: break
       }
     }
@@ -68,6 +92,7 @@ struct SaveIntent: Equatable {
     self.init(
       newTree: newTree, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
       keepLast: keepLast)
+    self.beforeSwap = beforeSwap
   }
 
   init(
@@ -82,11 +107,17 @@ struct SaveIntent: Equatable {
     self.keepLast = keepLast
   }
 
-  /// The pending record the save would have written, captured at `start` (the container's times
-  /// are not known: the settle then trusts nothing of that directory's entries it cannot see).
-  func record(id: Int, start: FileTime) -> PendingVersion {
+  /// The pending record the save would have written. Its capture time is the one in the
+  /// before-swap line, else `markerTime` (the marker's modification time, which only that line's
+  /// append moves). Of the container's times only those before the rename are known (from that
+  /// line): the settle then trusts nothing of that directory's entries it cannot see, apart from
+  /// the one the save added (see ``PendingStateWalk``).
+  func record(id: Int, markerTime: FileTime) -> PendingVersion {
     PendingVersion(
-      id: id, start: start, rootPermissions: rootPermissions, rootTime: rootTime, changed: changed,
-      replaced: replaced, keepLast: keepLast)
+      id: id, start: beforeSwap?.start ?? markerTime, rootPermissions: rootPermissions, rootTime: rootTime,
+      changed: changed, replaced: replaced, keepLast: keepLast,
+      containerTimes: beforeSwap.map {
+        PendingVersion.ContainerTimes(before: ($0.modification, $0.change), after: nil)
+      })
   }
 }

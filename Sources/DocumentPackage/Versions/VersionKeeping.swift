@@ -113,8 +113,12 @@ final class VersionKeeping: ReplacedStateKeeper {
     if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
   }
 
-  func swapped(containerBefore: FileStatus, after: FileStatus) {
-    deferred?.containerTimes = PendingVersion.ContainerTimes(before: containerBefore, after: after)
+  func willSwap(containerBefore: FileStatus) {
+    deferred?.willSwap(containerBefore: containerBefore)
+  }
+
+  func swapped(containerAfter: FileStatus) {
+    deferred?.swapped(containerAfter: containerAfter)
   }
 
   func replacedNothing(at changedPath: String) throws {

@@ -1,0 +1,105 @@
+import CSystemShims
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Opening an entry of a package by its path below the package's root without following a
+// symbolic link in any component: a folder another program replaced by a link (`mv sub sub.bak;
+// ln -s /etc sub`) between a listing and a read is refused, not read through.
+//
+// One mechanism, two ways: Linux's `openat2` with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS relative
+// to the root's descriptor (FUSE file systems included: the kernel resolves the path), and where
+// that call is missing (ENOSYS: an older kernel, another system, a sandbox that filters it), one
+// `openat` per component with O_NOFOLLOW | O_DIRECTORY. A refusal is told apart from a link at the
+// last component (which O_NOFOLLOW refuses with ELOOP as before) by the same component walk.
+extension Syscalls {
+  /// Opens `relative` below the directory `root`, following no symbolic link in any component of
+  /// `relative` (`root` itself is resolved as given: it is the path the package was opened at).
+  /// - Parameters:
+  ///   - root: The package's root directory.
+  ///   - relative: `/`-separated components below `root` (empty: `root` itself, opened with `options`).
+  ///   - options: How to open the last component (`noFollow` is implied below the root).
+  /// - Throws: `Errno`; `.improperLink` (EXDEV) when a folder on the path is a symbolic link now
+  ///   (the last component too, when `options` ask for a directory; or the path would leave
+  ///   `root`), `.tooManySymbolicLinkLevels` (ELOOP) when the last component of a file is one.
+  package static func openBeneath(_ root: FilePath, _ relative: FilePath, _ options: OpenOptions) throws(Errno)
+    -> CInt
+  {
+    guard !relative.isEmpty else { return try openFile(root, options) }
+    let rootFD = try openFile(root, DOCPKG_O_PATH | O_DIRECTORY)
+    defer { closeFile(rootFD) }
+    return try openBeneath(in: rootFD, relative, options)
+  }
+
+  /// Opens `relative` below the directory open as `dirfd`, following no symbolic link in any component (see
+  /// ``openBeneath(_:_:_:)``).
+  package static func openBeneath(in dirfd: CInt, _ relative: FilePath, _ options: OpenOptions) throws(Errno)
+    -> CInt
+  {
+    let flags = options.rawValue | O_NOFOLLOW
+    let result = relative.withPlatformString { path in
+      retryingRaw {
+        // EAGAIN: a rename elsewhere on the file system raced with the resolution; the kernel asks to try again.
+        var fd: CInt
+        repeat { fd = docpkg_openat_beneath(dirfd, path, flags, 0) } while fd == -1 && errno == EAGAIN
+        return fd
+      }
+    }
+    if result >= 0 { return result }
+    let error = currentErrno
+    guard error == .noFunction || error == .tooManySymbolicLinkLevels || error == .notDirectory else { throw error }
+    // No openat2 here, or a link on the path: which component, the walk says.
+    return try openComponentByComponent(in: dirfd, relative, flags)
+  }
+
+  /// The walk ``openBeneath(in:_:_:)`` falls back to: one `openat` per folder on the path (O_PATH where the
+  /// platform has it), none of them following a link. (Internal, not private: tested on its own, as
+  /// the kernels it runs on have `openat2`.)
+  static func openComponentByComponent(in dirfd: CInt, _ relative: FilePath, _ flags: CInt) throws(Errno)
+    -> CInt
+  {
+    let components = Array(relative.components)
+    guard let last = components.last else { throw .invalidArgument }
+    var current = dirfd
+    defer { if current != dirfd { closeFile(current) } }
+    for component in components.dropLast() {
+      guard component.kind == .regular else {
+        if component.kind == .currentDirectory { continue }
+        throw .improperLink  // `..`: not below the root
+      }
+      let next = component.withPlatformString { name in
+        retryingRaw { openat(current, name, DOCPKG_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+      }
+      if next < 0 {
+        let error = currentErrno
+        if error == .tooManySymbolicLinkLevels || error == .notDirectory,
+          let status = try? component.withPlatformString({ name throws(Errno) in try self.status(in: current, name) }),
+          status.kind == .symlink
+        {
+          throw .improperLink
+        }
+        throw error
+      }
+      if current != dirfd { closeFile(current) }
+      current = next
+    }
+    guard last.kind == .regular else { throw last.kind == .parentDirectory ? .improperLink : .invalidArgument }
+    let fd = last.withPlatformString { name in retryingRaw { openat(current, name, flags | O_CLOEXEC) } }
+    guard fd < 0 else { return fd }
+    let error = currentErrno
+    // A folder asked for that is a link now was replaced by one, as a folder on the way would be.
+    if flags & O_DIRECTORY != 0, error == .tooManySymbolicLinkLevels || error == .notDirectory,
+      let status = try? last.withPlatformString({ name throws(Errno) in try self.status(in: current, name) }),
+      status.kind == .symlink
+    {
+      throw .improperLink
+    }
+    throw error
+  }
+}
