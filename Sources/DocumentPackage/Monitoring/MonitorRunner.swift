@@ -15,6 +15,10 @@ final class MonitorRunner: @unchecked Sendable {
   /// save's was freed (replaced by a later save, its version settled) — another program's, say —
   /// and must not be taken for a save.
   private var claimedInodes: [UInt64] = []
+  /// Removals alone, held back for what comes next (``PackageMonitor/Options/removalsWait``),
+  /// and when the last event came since they were held.
+  private var heldRemovals: PackageMonitor.Event?
+  private var lastEventSinceHeld = ContinuousClock.now
 
   init(
     tree: WatchedTree, options: PackageMonitor.Options,
@@ -62,6 +66,7 @@ final class MonitorRunner: @unchecked Sendable {
       let now = ContinuousClock.now
       var wait = Duration.milliseconds(100)
       if let due = due(burst) { wait = max(.zero, min(wait, due - now)) }
+      if let due = heldRemovalsDue(burst) { wait = max(.zero, min(wait, due - now)) }
       if let nextPoll { wait = max(.zero, min(wait, nextPoll - now)) }
       do {
         for event in try tree.inbox.take(waiting: wait) { take(event, into: &burst) }
@@ -82,7 +87,29 @@ final class MonitorRunner: @unchecked Sendable {
         }
         burst = Burst()
       }
+      if let due = heldRemovalsDue(burst), ContinuousClock.now >= due { releaseHeldRemovals(into: &burst) }
     }
+  }
+
+  /// When the held removals are reported alone: no burst under way, and none for
+  /// ``PackageMonitor/Options/removalsWait`` (plus an interval when polling: the next poll must
+  /// have looked).
+  private func heldRemovalsDue(_ burst: Burst) -> ContinuousClock.Instant? {
+    guard heldRemovals != nil, burst.start == nil, let wait = options.removalsWait else { return nil }
+    return lastEventSinceHeld + wait + (tree.polls ? options.pollingInterval : .zero)
+  }
+
+  /// Reports the held removals, if the package is still the directory it was; otherwise the
+  /// package's own change is looked at first, as a burst of its own that the removals join.
+  private func releaseHeldRemovals(into burst: inout Burst) {
+    guard case .unchanged = tree.checkRoot() else {
+      burst.start = ContinuousClock.now
+      burst.last = burst.start
+      burst.rootChanged = true
+      return
+    }
+    if let held = heldRemovals { continuation.yield(held) }
+    heldRemovals = nil
   }
 
   /// When the burst should be reported: quiet for `delay` (plus `delay` more while a move is
@@ -144,6 +171,7 @@ final class MonitorRunner: @unchecked Sendable {
 
   /// Compares and reports one burst. Returns false when the sequence is over (package deleted).
   private func report(_ burst: Burst) throws -> Bool {
+    if heldRemovals != nil, let last = burst.last { lastEventSinceHeld = max(lastEventSinceHeld, last) }
     var changes: [PackageMonitor.Change] = []
     var old: [String: WatchedTree.Signature] = [:]
     var new: [String: WatchedTree.Signature] = [:]
@@ -164,8 +192,9 @@ final class MonitorRunner: @unchecked Sendable {
       case .deleted:
         continuation.yield(
           PackageMonitor.Event(
-            changes: [PackageMonitor.Change(.packageDeleted, tree.packagePath.string)], isOwnSave: false,
-            packagePath: tree.packagePath.string))
+            changes: [PackageMonitor.Change(.packageDeleted, tree.packagePath.string)]
+              + (heldRemovals?.changes ?? []),
+            isOwnSave: false, packagePath: tree.packagePath.string))
         return false
       }
     }
@@ -196,6 +225,17 @@ final class MonitorRunner: @unchecked Sendable {
     for change in changes where !change.path.hasPrefix("/") {  // entries; package-level paths are absolute
       event.seen[change.path] = .some(new[change.path].map(Self.seen))
       if let from = change.oldPath { event.seen[from] = .some(nil) }
+    }
+    if let held = heldRemovals {  // package-level changes stay first
+      let packageLevel = event.changes.filter { $0.path.hasPrefix("/") }
+      event = held.followed(by: event)
+      event.changes = packageLevel + held.changes + changes.filter { !$0.path.hasPrefix("/") }
+      heldRemovals = nil
+    }
+    if options.removalsWait != nil, !event.isOwnSave, event.changes.allSatisfy({ $0.kind == .removed }) {
+      heldRemovals = event
+      lastEventSinceHeld = burst.last ?? ContinuousClock.now
+      return true
     }
     continuation.yield(event)
     return true
