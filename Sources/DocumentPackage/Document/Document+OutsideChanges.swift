@@ -23,7 +23,9 @@ import Foundation
 //    monitor's next event (deleted or moved), which then lists both. And when the reactions just
 //    before the deletion only applied removals (one burst or several), and nothing changed in the
 //    document since (no edit, undo, redo or save), the model from before the first comes back, so
-//    that a deleted document holds all it held before the deletion began.
+//    that a deleted document holds all it held before the deletion began. A package replaced by
+//    a directory no save made (another package moved there) is taken as deleted too
+//    (`Document+ReplacedPackage`).
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself.
 // 3. Anything else: the changes the model already holds are left out of the event (its own
@@ -73,6 +75,12 @@ extension Document {
     let beforeRemovals = modelBeforeRemovals.flatMap { $0.isCurrent(editor) ? $0.editor : nil }
     let kinds = Set(event.changes.map(\.kind))
     if kinds.contains(.packageDeleted) {
+      if !state.contains(.deleted) { becomeDeleted() }
+      stopMonitor()
+      finish(event, .deleted)
+      return
+    }
+    if kinds.contains(.packageReplaced), packageReplacedByAnother {  // not a save: another package
       if !state.contains(.deleted) { becomeDeleted() }
       stopMonitor()
       finish(event, .deleted)
