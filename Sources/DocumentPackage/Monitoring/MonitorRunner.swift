@@ -10,11 +10,15 @@ final class MonitorRunner: @unchecked Sendable {
   private let tree: WatchedTree
   private let options: PackageMonitor.Options
   private let continuation: AsyncThrowingStream<PackageMonitor.Event, any Error>.Continuation
-  /// The inodes this monitor already took for its process's saves (the last 256): each save's
-  /// entry is new once. The same number new again is another entry that was given it after the
-  /// save's was freed (replaced by a later save, its version settled) — another program's, say —
-  /// and must not be taken for a save.
-  private var claimedInodes: [UInt64] = []
+  /// The placements (`OwnSaves` serial numbers) this monitor already took for its process's saves
+  /// (the last 256): each save's entry is new once. The same number new again with no new placement
+  /// is another entry that was given it after the save's was freed (replaced by a later save, its
+  /// version settled) — another program's, say — and must not be taken for a save; a later save
+  /// given the number again placed it anew, and is one.
+  private var claimedPlacements: [UInt64] = []
+  /// Placements made before the monitor started are not saves it saw: a number one of them had,
+  /// new again later, is another entry.
+  private let firstPlacement = OwnSaves.shared.nextPlacementSerial
   /// Removals alone, held back for what comes next (``PackageMonitor/Options/removalsWait``),
   /// and when the last event came since they were held.
   private var heldRemovals: PackageMonitor.Event?
@@ -209,15 +213,19 @@ final class MonitorRunner: @unchecked Sendable {
     changes += Self.differences(old: old, new: new, moves: moves)
     guard !changes.isEmpty else { return true }
     let folder = newInodes.isEmpty ? nil : OwnSaves.folderInode(of: tree.packagePath)
-    let ownPlaced = Set(
-      folder.map { folder in
-        newInodes.filter {
-          !claimedInodes.contains($0.value)
-            && OwnSaves.shared.isOwn(
-              device: tree.device, inode: $0.value, folder: folder, package: tree.packageName, owner: options.owner)
-        }.keys
-      } ?? [:].keys)
-    claimedInodes = (claimedInodes + ownPlaced.compactMap { newInodes[$0] }).suffix(256)
+    var placements: [String: UInt64] = [:]
+    if let folder {
+      for (path, inode) in newInodes {
+        guard
+          let placement = OwnSaves.shared.placement(
+            device: tree.device, inode: inode, folder: folder, package: tree.packageName, owner: options.owner),
+          placement.serial >= firstPlacement, !claimedPlacements.contains(placement.serial)
+        else { continue }
+        placements[path] = placement.serial
+      }
+    }
+    let ownPlaced = Set(placements.keys)
+    claimedPlacements = (claimedPlacements + placements.values).suffix(256)
     let own = !ownPlaced.isEmpty
     if own && !options.reportsOwnSaves { return true }
     var event = PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string)
