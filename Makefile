@@ -119,8 +119,8 @@ crash-sweeps: setup
 ## a package renamed at every step of a journaled save, after a killed one, and during an exchange
 ## (Tests/Scripts/moved-while-saving.py); every scenario of the
 ## crash test killed at each step with a pending version waiting (crash-test.py --pending); versions of a package
-## 1,000 directories deep (the DeepTree suite); the randomized Document model test (issue 36) at 10,000 steps per
-## seed instead of 1,000.
+## 1,000 directories deep (the DeepTree suite); the randomized Document model tests (issue 36), flat and with nested
+## folders and other programs' changes, at 10,000 steps per seed instead of 1,000.
 .PHONY: stress
 stress: setup
 	$(BUILD_TESTS)
@@ -133,6 +133,7 @@ stress: setup
 	python3 Tests/Scripts/crash-test.py --docpkg .build/debug/docpkg --pending
 	DOCPKG_DEEP_TREE_DEPTH=1000 $(SWIFT) test --skip-build --filter DeepTree
 	DOCPKG_STRESS=1 $(SWIFT) test --skip-build --filter DocumentModelRandomizedTests
+	DOCPKG_STRESS=1 DOCPKG_MODEL_NESTED=1 $(SWIFT) test --skip-build --filter DocumentNestedModelRandomizedTests
 
 ## Sync against a real object store: starts a one-node Ceph cluster and its S3 gateway on loopback
 ## (Scripts/objectstore.sh, installs Debian's ceph-mon/ceph-osd/radosgw once), runs the DocumentSync tests

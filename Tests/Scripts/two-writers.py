@@ -20,12 +20,23 @@ import tempfile
 
 
 def writer(docpkg, package, name, cycles):
+    # A put that fails says which one and how it ended (its status; 128+N for signal N) on stderr.
     script = (
-        'for i in $(seq 1 %d); do '
-        'echo "%s shared $i" | "%s" put --merge --append "%s" shared.txt || exit 1; '
-        'echo "%s own $i" | "%s" put --merge --append "%s" own-%s.txt || exit 1; '
-        'done' % (cycles, name, docpkg, package, name, docpkg, package, name))
+        'put() { echo "$1" | "%s" put --merge --append "%s" "$2"; status=$?; '
+        'if [ $status -ne 0 ]; then echo "writer %s: put $2 (\\"$1\\") exited $status" >&2; exit $status; fi; }; '
+        'for i in $(seq 1 %d); do put "%s shared $i" shared.txt; put "%s own $i" own-%s.txt; done'
+        % (docpkg, package, name, cycles, name, name, name))
     return subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def run(arguments, **kwargs):
+    """Runs a docpkg command of the check; on failure prints the command, its status and its output."""
+    result = subprocess.run(arguments, capture_output=True, **kwargs)
+    if result.returncode != 0:
+        print(f"{' '.join(arguments)} exited {result.returncode}\nstdout: {result.stdout.decode(errors='replace')}"
+              f"\nstderr: {result.stderr.decode(errors='replace')}", flush=True)
+        sys.exit(1)
+    return result
 
 
 def main():
@@ -38,25 +49,29 @@ def main():
     try:
         package = os.path.join(work, "Doc.pkg")
         for entry in ("shared.txt", "own-A.txt", "own-B.txt"):
-            subprocess.run([docpkg, "put", "--create", package, entry], input=b"", check=True)
-        processes = [writer(docpkg, package, name, args.cycles) for name in ("A", "B")]
+            run([docpkg, "put", "--create", package, entry], input=b"")
+        processes = {name: writer(docpkg, package, name, args.cycles) for name in ("A", "B")}
+        outputs = {name: process.communicate() for name, process in processes.items()}
+        failed = [name for name, process in processes.items() if process.returncode != 0]
+        for name in failed:  # both writers' output, so that one failing does not hide how the other ended
+            for other in processes:
+                out, err = outputs[other]
+                print(f"writer {other} exited {processes[other].returncode}"
+                      f"\nstdout: {out.decode(errors='replace').strip()}"
+                      f"\nstderr: {err.decode(errors='replace').strip()}", flush=True)
+            return 1
         outcomes = {}
-        for process in processes:
-            out, err = process.communicate()
-            if process.returncode != 0:
-                print(f"writer failed: {err.decode().strip()}")
-                return 1
+        for out, _ in outputs.values():
             for line in out.decode().splitlines():
                 key = line.split()[0]
                 outcomes[key] = outcomes.get(key, 0) + 1
 
         def lines(source, entry):
-            result = subprocess.run([docpkg, "cat", source, entry], capture_output=True, check=True)
+            result = run([docpkg, "cat", source, entry])
             return set(result.stdout.decode().splitlines())
 
         current = {e: lines(package, e) for e in ("shared.txt", "own-A.txt", "own-B.txt")}
-        versions = json.loads(subprocess.run([docpkg, "versions", "list", package, "--json"],
-                                             capture_output=True, check=True).stdout)
+        versions = json.loads(run([docpkg, "versions", "list", package, "--json"]).stdout)
         conflicts = [v for v in versions if v["origin"] == "conflict"]
         in_conflicts = {e: set() for e in current}
         for version in conflicts:

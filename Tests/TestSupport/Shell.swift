@@ -9,6 +9,14 @@ public enum Shell {
     public var stderr: Data
     public var standardOutput: String { String(decoding: stdout, as: UTF8.self) }
     public var standardError: String { String(decoding: stderr, as: UTF8.self) }
+    /// The status and both streams, each labelled (an empty one says so): a failure message that
+    /// tells a silent exit from a log cut short.
+    public var transcript: String {
+      func stream(_ name: String, _ text: String) -> String {
+        text.isEmpty ? "\(name): (empty)" : "\(name) (\(text.utf8.count) bytes):\n\(text)"
+      }
+      return "exit status \(status)\n" + stream("stdout", standardOutput) + "\n" + stream("stderr", standardError)
+    }
   }
 
   /// The `docpkg` built beside the test bundle.

@@ -17,6 +17,7 @@ extension Document {
         location.metNewerState = false
         let changed = editor.changesRecorded != changesBefore
         reactToNewerStateMetByLoad()
+        if state.contains(.deleted) { throw deletedError() }  // another package took its place
         let replaced = editor.root.origin?.location !== location
         guard replaced, !changed, runs < 3 else { throw error }
         runs += 1

@@ -14,12 +14,18 @@ import Foundation
 // a save. The reaction:
 //
 // 1. Deleted (the monitor's last event): the state gains `deleted`; the model stays in memory and
-//    `save(to:)` can write it elsewhere. Saving in place fails. `rm -rf` is often seen in bursts,
-//    files first, then the package: a reaction that finds the package gone from its path publishes
-//    nothing and waits for the monitor's next event (deleted or moved), which then lists both; and
-//    when the reactions just before the deletion only applied removals (one burst or several), and
-//    nothing changed in the document since (no edit, undo, redo or save), the model from before
-//    the first comes back, so that a deleted document holds all it held before the deletion began.
+//    `save(to:)` can write it elsewhere. Saving in place fails. `rm -rf` removes the files first,
+//    then the folders, then the package, often over several bursts: the monitor holds removals
+//    alone back until nothing happened for `removalsWait` (`Document+Watching`) and the package is
+//    still there, so that such a deletion comes as one event, the deletion. Removals that come
+//    anyway (a deletion that paused longer) are not applied when the package is already gone
+//    from its path, and a reaction that finds it gone publishes nothing: both wait for the
+//    monitor's next event (deleted or moved), which then lists both. And when the reactions just
+//    before the deletion only applied removals (one burst or several), and nothing changed in the
+//    document since (no edit, undo, redo or save), the model from before the first comes back, so
+//    that a deleted document holds all it held before the deletion began. A package replaced by
+//    a directory no save made (another package moved there) is taken as deleted too
+//    (`Document+ReplacedPackage`).
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself.
 // 3. Anything else: the changes the model already holds are left out of the event (its own
@@ -72,6 +78,16 @@ extension Document {
       if !state.contains(.deleted) { becomeDeleted() }
       stopMonitor()
       finish(event, .deleted)
+      return
+    }
+    if kinds.contains(.packageReplaced), packageReplacedByAnother {  // not a save: another package
+      if !state.contains(.deleted) { becomeDeleted() }
+      stopMonitor()
+      finish(event, .deleted)
+      return
+    }
+    if kinds == [.removed], packageVanished {  // the package went too: the monitor says how next
+      if !state.contains(.deleted) { eventBeforeVanishing = event }
       return
     }
     var moved = false

@@ -25,6 +25,7 @@ extension Document {
   ///   throws if the document is closed or read-only, and `CancellationError` (see above).
   public func save(overwritingOutsideChanges: Bool = false) async throws {
     try requireEditable()
+    noticeDeletionIfGone()
     try requireNotDeleted()
     guard let package else { return }
     defer { publish() }
@@ -73,10 +74,11 @@ extension Document {
   }
 
   /// Notices that the package is gone from ``path`` although no monitor reported it (yet): an
-  /// unwatched document, or a save that comes right after `rm -rf`, before the monitor's report.
-  /// The state gains ``DocumentState/deleted``, as the monitor's report would make it.
+  /// unwatched document, or a save that comes right after `rm -rf`, before the monitor's report;
+  /// or that another package took its place (`Document+ReplacedPackage`). The state gains
+  /// ``DocumentState/deleted``, as the monitor's report would make it.
   func noticeDeletionIfGone() {
-    guard !state.contains(.deleted), packageVanished else { return }
+    guard !state.contains(.deleted), packageVanished || packageReplacedByAnother else { return }
     becomeDeleted()
   }
 
@@ -85,9 +87,16 @@ extension Document {
     if state.contains(.deleted) { throw deletedError() }
   }
 
-  /// The error of a save in place once the package was deleted on disk.
+  /// The error of a save in place once the package was deleted on disk, or replaced by another.
   func deletedError() -> PackageError {
-    PackageError(
+    if !packageVanished {
+      return PackageError(
+        .noSuchEntry,
+        "the package was replaced on disk by a directory no save of this document's package made "
+          + "(another package moved there?); save the document elsewhere with save(to:), or revert() to open it:",
+        path: path.string)
+    }
+    return PackageError(
       .noSuchEntry, "the package was deleted on disk; save the document elsewhere with save(to:):",
       path: path.string)
   }

@@ -69,6 +69,7 @@ extension Document {
   /// - Throws: As ``save(overwritingOutsideChanges:)``, never `conflict`.
   public func saveMerging() async throws -> SaveOutcome {
     try requireEditable()
+    noticeDeletionIfGone()
     try requireNotDeleted()
     guard let package else { return .saved }
     defer { publish() }

@@ -13,6 +13,12 @@ extension Document {
   /// watches) and how to raise it — never silently.
   public var isWatching: Bool { monitor != nil }
 
+  /// How long outside removals alone wait for what comes next before the document reacts to
+  /// them: the removals of a package being deleted (`rm -rf`: its entries one by one, then the
+  /// package) are then part of the deletion, never merged into the document (and reported) first.
+  /// A deletion that pauses longer than this between two entries is still seen as removals first.
+  static let removalsWait: Duration = .milliseconds(300)
+
   /// Starts watching the package for outside changes, if it is not watched already.
   /// - Throws: ``PackageError`` with code `limitExceeded` when the system's inotify watch limit is
   ///   reached, `io` when watching cannot start (for example, `EMFILE` at the instance limit), or
@@ -30,6 +36,7 @@ extension Document {
       // Its own saves are this document's: a pull or another document's save in this process is news.
       var options = PackageMonitor.Options()
       options.owner = ObjectIdentifier(self)
+      options.removalsWait = Self.removalsWait
       monitor = try PackageMonitor(watching: path, options: options)
     } catch let error as PackageError {
       watchingError = error

@@ -21,7 +21,9 @@ public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConverti
   /// The package was deleted on disk while the document was open (noticed by watching, see
   /// ``Document/isWatching``, or by a save or ``Document/checkForOutsideChanges()`` that finds it
   /// gone — an unwatched document, or a save before the monitor's report). The document keeps what it holds in memory: ``Document/save(to:)``
-  /// saves it elsewhere (and clears this state); saving in place fails.
+  /// saves it elsewhere (and clears this state); saving in place fails. A package replaced by a
+  /// directory that no save of it made (another package moved to its path) counts as deleted: the
+  /// document neither merges into it nor saves over it (``Document/revert()`` opens it).
   public static let deleted = DocumentState(rawValue: 1 << 4)
 
   /// `normal`, or the states joined by `+`: `inConflict+savingError`.

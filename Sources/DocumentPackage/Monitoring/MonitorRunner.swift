@@ -10,11 +10,19 @@ final class MonitorRunner: @unchecked Sendable {
   private let tree: WatchedTree
   private let options: PackageMonitor.Options
   private let continuation: AsyncThrowingStream<PackageMonitor.Event, any Error>.Continuation
-  /// The inodes this monitor already took for its process's saves (the last 256): each save's
-  /// entry is new once. The same number new again is another entry that was given it after the
-  /// save's was freed (replaced by a later save, its version settled) — another program's, say —
-  /// and must not be taken for a save.
-  private var claimedInodes: [UInt64] = []
+  /// The placements (`OwnSaves` serial numbers) this monitor already took for its process's saves
+  /// (the last 256): each save's entry is new once. The same number new again with no new placement
+  /// is another entry that was given it after the save's was freed (replaced by a later save, its
+  /// version settled) — another program's, say — and must not be taken for a save; a later save
+  /// given the number again placed it anew, and is one.
+  private var claimedPlacements: [UInt64] = []
+  /// Placements made before the monitor started are not saves it saw: a number one of them had,
+  /// new again later, is another entry.
+  private let firstPlacement = OwnSaves.shared.nextPlacementSerial
+  /// Removals alone, held back for what comes next (``PackageMonitor/Options/removalsWait``),
+  /// and when the last event came since they were held.
+  private var heldRemovals: PackageMonitor.Event?
+  private var lastEventSinceHeld = ContinuousClock.now
 
   init(
     tree: WatchedTree, options: PackageMonitor.Options,
@@ -62,6 +70,7 @@ final class MonitorRunner: @unchecked Sendable {
       let now = ContinuousClock.now
       var wait = Duration.milliseconds(100)
       if let due = due(burst) { wait = max(.zero, min(wait, due - now)) }
+      if let due = heldRemovalsDue(burst) { wait = max(.zero, min(wait, due - now)) }
       if let nextPoll { wait = max(.zero, min(wait, nextPoll - now)) }
       do {
         for event in try tree.inbox.take(waiting: wait) { take(event, into: &burst) }
@@ -82,7 +91,29 @@ final class MonitorRunner: @unchecked Sendable {
         }
         burst = Burst()
       }
+      if let due = heldRemovalsDue(burst), ContinuousClock.now >= due { releaseHeldRemovals(into: &burst) }
     }
+  }
+
+  /// When the held removals are reported alone: no burst under way, and none for
+  /// ``PackageMonitor/Options/removalsWait`` (plus an interval when polling: the next poll must
+  /// have looked).
+  private func heldRemovalsDue(_ burst: Burst) -> ContinuousClock.Instant? {
+    guard heldRemovals != nil, burst.start == nil, let wait = options.removalsWait else { return nil }
+    return lastEventSinceHeld + wait + (tree.polls ? options.pollingInterval : .zero)
+  }
+
+  /// Reports the held removals, if the package is still the directory it was; otherwise the
+  /// package's own change is looked at first, as a burst of its own that the removals join.
+  private func releaseHeldRemovals(into burst: inout Burst) {
+    guard case .unchanged = tree.checkRoot() else {
+      burst.start = ContinuousClock.now
+      burst.last = burst.start
+      burst.rootChanged = true
+      return
+    }
+    if let held = heldRemovals { continuation.yield(held) }
+    heldRemovals = nil
   }
 
   /// When the burst should be reported: quiet for `delay` (plus `delay` more while a move is
@@ -144,6 +175,7 @@ final class MonitorRunner: @unchecked Sendable {
 
   /// Compares and reports one burst. Returns false when the sequence is over (package deleted).
   private func report(_ burst: Burst) throws -> Bool {
+    if heldRemovals != nil, let last = burst.last { lastEventSinceHeld = max(lastEventSinceHeld, last) }
     var changes: [PackageMonitor.Change] = []
     var old: [String: WatchedTree.Signature] = [:]
     var new: [String: WatchedTree.Signature] = [:]
@@ -164,8 +196,9 @@ final class MonitorRunner: @unchecked Sendable {
       case .deleted:
         continuation.yield(
           PackageMonitor.Event(
-            changes: [PackageMonitor.Change(.packageDeleted, tree.packagePath.string)], isOwnSave: false,
-            packagePath: tree.packagePath.string))
+            changes: [PackageMonitor.Change(.packageDeleted, tree.packagePath.string)]
+              + (heldRemovals?.changes ?? []),
+            isOwnSave: false, packagePath: tree.packagePath.string))
         return false
       }
     }
@@ -180,15 +213,19 @@ final class MonitorRunner: @unchecked Sendable {
     changes += Self.differences(old: old, new: new, moves: moves)
     guard !changes.isEmpty else { return true }
     let folder = newInodes.isEmpty ? nil : OwnSaves.folderInode(of: tree.packagePath)
-    let ownPlaced = Set(
-      folder.map { folder in
-        newInodes.filter {
-          !claimedInodes.contains($0.value)
-            && OwnSaves.shared.isOwn(
-              device: tree.device, inode: $0.value, folder: folder, package: tree.packageName, owner: options.owner)
-        }.keys
-      } ?? [:].keys)
-    claimedInodes = (claimedInodes + ownPlaced.compactMap { newInodes[$0] }).suffix(256)
+    var placements: [String: UInt64] = [:]
+    if let folder {
+      for (path, inode) in newInodes {
+        guard
+          let placement = OwnSaves.shared.placement(
+            device: tree.device, inode: inode, folder: folder, package: tree.packageName, owner: options.owner),
+          placement.serial >= firstPlacement, !claimedPlacements.contains(placement.serial)
+        else { continue }
+        placements[path] = placement.serial
+      }
+    }
+    let ownPlaced = Set(placements.keys)
+    claimedPlacements = (claimedPlacements + placements.values).suffix(256)
     let own = !ownPlaced.isEmpty
     if own && !options.reportsOwnSaves { return true }
     var event = PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string)
@@ -196,6 +233,17 @@ final class MonitorRunner: @unchecked Sendable {
     for change in changes where !change.path.hasPrefix("/") {  // entries; package-level paths are absolute
       event.seen[change.path] = .some(new[change.path].map(Self.seen))
       if let from = change.oldPath { event.seen[from] = .some(nil) }
+    }
+    if let held = heldRemovals {  // package-level changes stay first
+      let packageLevel = event.changes.filter { $0.path.hasPrefix("/") }
+      event = held.followed(by: event)
+      event.changes = packageLevel + held.changes + changes.filter { !$0.path.hasPrefix("/") }
+      heldRemovals = nil
+    }
+    if options.removalsWait != nil, !event.isOwnSave, event.changes.allSatisfy({ $0.kind == .removed }) {
+      heldRemovals = event
+      lastEventSinceHeld = burst.last ?? ContinuousClock.now
+      return true
     }
     continuation.yield(event)
     return true

@@ -5,13 +5,17 @@ import SystemPackage
 ///
 /// A save builds its new state (a subtree, or the whole package) under a temporary name and
 /// tells its inode here *before* swapping it in (``willPlace(_:)``); a monitor that sees an entry
-/// or the package take a new inode asks whether that inode is one of them (``isOwn(device:inode:)``).
+/// or the package take a new inode asks whether that inode is one of them (``placement(device:inode:folder:package:owner:)``).
 /// Unlike a time window, this is exact: another program's change made during our save is not
 /// taken for ours. The last 256 inodes are kept, each with the package's name and the inode of
 /// the folder it is in: an inode number freed and given to another file (say of another package
 /// in that folder, a save-as's source, or a test's temporary folder removed) is not taken for a
-/// save. (In its own package, a number given again to another entry is told apart by the monitor:
-/// it takes each inode for a save once.) Each is recorded with the saver that placed it, when
+/// save. In its own package, a number given again to another entry is told apart by the monitor:
+/// each placement has a serial number, and a monitor takes each placement for a save once, and
+/// none made before it started (a save-as's, placed before the document watched its new path). So
+/// a later save given the same inode number again is a new placement, taken for a save, and
+/// another program's entry given a number that a claimed or older placement had is not.
+/// Each is recorded with the saver that placed it, when
 /// one says who it is (a ``Document``'s package file): the document's monitor takes only its own
 /// saves for its own, and a pull or a save by other code in the same process is news to it.
 package final class OwnSaves: @unchecked Sendable {
@@ -25,10 +29,19 @@ package final class OwnSaves: @unchecked Sendable {
     /// The package's name in that folder.
     var package: String
   }
+  /// A placement: who made it (nil: a saver that did not say) and its serial number.
+  package struct Placement: Sendable {
+    var owner: ObjectIdentifier?
+    package var serial: UInt64
+  }
   private let lock = SystemLock()
   private var placed: [Placed] = []
-  /// Who placed each (nil: a saver that did not say).
-  private var lookup: [Placed: ObjectIdentifier?] = [:]
+  private var lookup: [Placed: Placement] = [:]
+  private var nextSerial: UInt64 = 0
+
+  /// The serial number the next placement gets: a monitor starting now takes only placements from
+  /// this one on.
+  package var nextPlacementSerial: UInt64 { lock.withLock { nextSerial } }
 
   /// Records the inode of the entry at `path` (the new state, still under its temporary name),
   /// which a save is about to swap in. Does nothing if it cannot be read.
@@ -42,9 +55,26 @@ package final class OwnSaves: @unchecked Sendable {
     let entry = Placed(
       device: status.device, inode: status.inode, folder: folder, package: package.lastComponent?.string ?? "")
     lock.withLock {
-      guard lookup.updateValue(owner, forKey: entry) == nil else { return }
+      let earlier = lookup.updateValue(Placement(owner: owner, serial: nextSerial), forKey: entry)
+      nextSerial += 1
+      if earlier != nil { placed.removeAll { $0 == entry } }  // the same number placed again: newest last
       placed.append(entry)
       if placed.count > 256 { lookup[placed.removeFirst()] = nil }
+    }
+  }
+
+  /// Forgets the placement of the entry at `path`, if it was one: a save has just exchanged it
+  /// out of the package `package` (it is the replaced state now, to be kept as a version or
+  /// removed), so that its inode number, once freed and given to another entry, is not taken for a
+  /// save — also when no monitor took it for one (two saves of one entry in one burst).
+  package func wasReplaced(_ path: FilePath, package: FilePath) {
+    guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: package) else {
+      return
+    }
+    let entry = Placed(
+      device: status.device, inode: status.inode, folder: folder, package: package.lastComponent?.string ?? "")
+    lock.withLock {
+      if lookup.removeValue(forKey: entry) != nil { placed.removeAll { $0 == entry } }
     }
   }
 
@@ -54,16 +84,16 @@ package final class OwnSaves: @unchecked Sendable {
     return try? Syscalls.statusFollowing(folder.isEmpty ? "." : folder).inode
   }
 
-  /// Whether a save in this process put the entry with this inode in place, in the package named
-  /// `package` in the folder whose inode is `folder`; with `owner`, a save by that owner.
-  package func isOwn(device: UInt64, inode: UInt64, folder: UInt64, package: String, owner: ObjectIdentifier? = nil)
-    -> Bool
-  {
+  /// The latest placement by a save in this process of the entry with this inode, in the package
+  /// named `package` in the folder whose inode is `folder` (with `owner`, by that owner); nil if none.
+  package func placement(
+    device: UInt64, inode: UInt64, folder: UInt64, package: String, owner: ObjectIdentifier? = nil
+  ) -> Placement? {
     lock.withLock {
-      guard let placer = lookup[Placed(device: device, inode: inode, folder: folder, package: package)] else {
-        return false
-      }
-      return owner == nil || placer == owner
+      guard let placement = lookup[Placed(device: device, inode: inode, folder: folder, package: package)],
+        owner == nil || placement.owner == owner
+      else { return nil }
+      return placement
     }
   }
 }

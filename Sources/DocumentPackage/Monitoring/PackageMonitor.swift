@@ -88,6 +88,12 @@ import Foundation
 /// - Events that happen while a burst is compared are read in the next burst.
 /// - Changes inside a moved directory made during the same burst are compared by path under its new name.
 ///
+/// **Removals before a deletion.** With ``Options/removalsWait`` (a ``Document``'s monitor), a
+/// burst whose changes are all removals is not reported at once: it joins the next burst, and is
+/// reported alone only when no event came for that long and the package is still there. An
+/// `rm -rf` of the package is then one ``PackageMonitor/Change/Kind-swift.enum/packageDeleted``
+/// event listing what went before the package, not removals and then a deletion.
+///
 /// **Own saves.** Before a ``PackageFile`` in this process swaps a new subtree (or package) in, it
 /// tells `OwnSaves` the new directory's inode. A burst in which a name took one of those inodes
 /// (or the package was replaced by one) is this process's save: it is marked
@@ -130,6 +136,14 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     /// Whose saves are own saves (``PackageFile/saveOwner``); nil (the default): every save of
     /// this process. A ``Document`` gives its own.
     package var owner: ObjectIdentifier?
+    /// How long a burst of removals alone is held back, waiting for what comes next (`nil`: not
+    /// held). A program deleting the package (`rm -rf`) removes its entries one by one before the
+    /// package itself, often over several bursts: held removals join the bursts that follow, so
+    /// that the deletion is one event, ``Change/Kind-swift.enum/packageDeleted`` first, then the
+    /// removals. Removals the package survives are reported once no event came for this long
+    /// (polling: this plus ``pollingInterval``) and the package is still the directory it was.
+    /// A ``Document`` gives `Document.removalsWait`.
+    package var removalsWait: Duration?
     #if os(Linux)
     /// The inotify instance to use; nil (the default) for the process's shared one. Tests give a
     /// monitor one of its own to set the kernel's event queue size for it alone.

@@ -170,6 +170,7 @@ struct Saver {
         error, adding ? "cannot rename new entry into place:" : "cannot exchange new state with", path: entry.string,
         context: "while saving")
     }
+    if !adding { OwnSaves.shared.wasReplaced(names.path(names.temporary), package: target) }
     try complete(
       Swap(
         containerFD: containerFD, containerPath: containerPath, name: name, adding: adding, changedPath: changedPath,
@@ -243,6 +244,7 @@ struct Saver {
         failBeforeSwap(parentFD)
         throw PackageError.io(error, "cannot exchange new state with", path: target.string, context: "while saving")
       }
+      OwnSaves.shared.wasReplaced(names.path(names.temporary), package: target)
       try complete(
         Swap(
           containerFD: parentFD, containerPath: names.parent, name: names.package, adding: false, changedPath: "",

@@ -212,6 +212,20 @@ private func treeShown(by document: Document) async throws -> Tree {
   }
 }
 
+/// Every outside change the document published, in order (read from its updates as an app does),
+/// so that a failure shows what the document reacted to and with which changes.
+private final class ReactionLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var changes: [OutsideChange] = []
+
+  func append(_ change: OutsideChange) { lock.withLock { changes.append(change) } }
+
+  /// The changes numbered above `number`, one line each.
+  func since(_ number: Int) -> String {
+    lock.withLock { changes.filter { $0.number > number }.map { "#\($0.number) \($0)" }.joined(separator: "; ") }
+  }
+}
+
 /// How often each kind of step ran (printed at the end of a run).
 private struct Figures: CustomStringConvertible {
   var edits = 0, saves = 0, reloads = 0, merges = 0, conflicts = 0, deletions = 0, uncarried = 0
@@ -220,7 +234,7 @@ private struct Figures: CustomStringConvertible {
   var description: String {
     "\(edits) edits, \(saves) saves, outside: \(reloads) reloaded, \(merges) merged, \(conflicts) conflicts "
       + "(\(intoUnlistedFolders) in folders the document had not listed), \(deletions) deletions "
-      + "(\(uncarried) entries not carried), \(unreported) outside changes not reported (known issue)"
+      + "(\(uncarried) entries not carried), \(unreported) outside changes not reported once"
   }
 }
 
@@ -233,10 +247,9 @@ private struct Figures: CustomStringConvertible {
 /// wrote and naming exactly what it could not) — checked after every step against ``Model``: what
 /// the package holds, what can be undone and redone, the state, the reactions; what the document
 /// shows is read at one step in five, so that outside changes also meet folders it never listed.
-/// A failure names the seed and the step. `DOCPKG_STRESS=1` (`make stress`) runs many more steps.
-///
-/// Not yet in `make test`: it still finds outside changes reported late or not at all (see the
-/// known issue below); run it with `DOCPKG_MODEL_NESTED=1`.
+/// A failure names the seed, the step, the steps before it and the reactions the document
+/// published during it. Run with `DOCPKG_MODEL_NESTED=1` (1,000 steps per seed, about three
+/// minutes); `make stress` runs it with `DOCPKG_STRESS=1`, 10,000 steps per seed.
 @Suite(
   "Document against a model with nested folders and outside changes, randomized",
   .enabled(if: ProcessInfo.processInfo.environment["DOCPKG_MODEL_NESTED"] == "1"))
@@ -251,6 +264,12 @@ struct DocumentNestedModelRandomizedTests {
     try temp.write("P0.pkg/F/H/b.txt", "FHb\n")
     var path = temp.appending("P0.pkg")
     let document = try await Document(contentsOf: FilePath(path))
+    let log = ReactionLog()
+    let updates = await document.updates()
+    let reading = Task {
+      for await update in updates { if let change = update.outsideChange { log.append(change) } }
+    }
+    defer { reading.cancel() }
     var model = Model(disk: try treeOnDisk(path), shown: try treeOnDisk(path))
     var random = SplitMix64(seed: seed)
     var figures = Figures()
@@ -262,6 +281,7 @@ struct DocumentNestedModelRandomizedTests {
     }
     for step in 0..<Self.steps {
       let roll = Int.random(in: 0..<100, using: &random)
+      let reactionsBefore = await document.lastOutsideChange?.number ?? 0
       var action = ""
       let readsAll = Int.random(in: 0..<5, using: &random) == 0 || step == Self.steps - 1
       switch roll {
@@ -396,6 +416,7 @@ struct DocumentNestedModelRandomizedTests {
         let conflict = dirty && !conflicting.isEmpty && Int.random(in: 0..<3, using: &random) == 0
         guard let edit = pick(!dirty ? all : conflict ? conflicting : disjoint) else { continue }
         let text = "outside \(step)\n"
+        let rootBefore = try await document.read { ObjectIdentifier($0) }
         switch edit {
         case .put(let file):
           action = "docpkg put \(file)"
@@ -413,15 +434,15 @@ struct DocumentNestedModelRandomizedTests {
         let reported = await eventually { await document.lastOutsideChange?.number == expected }
         let reaction = await document.lastOutsideChange?.reaction
         let context = Comment(
-          rawValue: "seed \(seed), step \(step): \(action): \(String(describing: reaction)), after \(history)")
+          rawValue: "seed \(seed), step \(step): \(action): \(String(describing: reaction)), after \(history); "
+            + "reactions during the step: \(log.since(reactionsBefore))")
         model.disk = edit.applied(to: model.disk, text: text)
         guard reported else {
-          // Known: the monitor can take another program's new entry for a save of this process
-          // when the file system gives it an inode number such a save placed in this package
-          // before (freed since), and the document then drops the change. It goes on from the
-          // package as it is.
-          withKnownIssue("an outside entry with a reused inode number taken for an own save", isIntermittent: true) {
-            Issue.record(context)
+          // Known, open (issue 36): now and then (0-2 in 2,000 steps) another program's `docpkg put`
+          // into a folder the document saved is not reported; the reactions during the step are
+          // printed. The run goes on from the package as it is, to find what else differs.
+          withKnownIssue("an outside change not reported once", isIntermittent: true) {
+            Issue.record("outside change not reported once: \(context.rawValue)")
           }
           figures.unreported += 1
           outsideChanges -= 1
@@ -432,9 +453,8 @@ struct DocumentNestedModelRandomizedTests {
         if !dirty {
           #expect(reaction == .reloaded, context)
           // A change only in what the document never loaded leaves its model, and what it can
-          // undo and redo, as they are (on the new state); otherwise it was loaded again.
-          let (canUndo, canRedo) = (await document.canUndo, await document.canRedo)
-          if (canUndo || canRedo) && canUndo == !model.undo.isEmpty && canRedo == !model.redo.isEmpty {
+          // undo and redo, as they are (on the new state); otherwise it was loaded again (a new root).
+          if try await document.read({ ObjectIdentifier($0) }) == rootBefore {
             model.undo = model.undo.map { edit.applied(to: $0, text: text) }
             model.redo = model.redo.map { edit.applied(to: $0, text: text) }
             model.shown = model.disk
@@ -448,10 +468,12 @@ struct DocumentNestedModelRandomizedTests {
             break
           }
           // The document shows both sides; undo goes back to the outside state. (A change only in
-          // what the document never loaded leaves its model and undo steps as they are.)
+          // what the document never loaded leaves its model and undo steps as they are: told by
+          // its root, which a merge replaces, not by the undo title, which an earlier merge's
+          // "Undo Unsaved Changes" can still show.)
           model.shown = edit.applied(to: model.shown, text: text)
-          if await document.undoMenuItemTitle == "Undo Unsaved Changes" {
-            model.undo = [model.disk]
+          if try await document.read({ ObjectIdentifier($0) }) != rootBefore {
+            model.undo = await document.undoMenuItemTitle == "Undo Unsaved Changes" ? [model.disk] : []
             model.redo = []
           } else {
             model.undo = model.undo.map { edit.applied(to: $0, text: text) }
@@ -511,7 +533,9 @@ struct DocumentNestedModelRandomizedTests {
       #expect(await document.state == .normal, context)
       if model.shown != model.disk { #expect(await document.hasUnsavedChanges, context) }
       let lastChange = await document.lastOutsideChange
-      #expect(lastChange?.number ?? 0 == outsideChanges, "\(context) \(String(describing: lastChange))")
+      #expect(
+        lastChange?.number ?? 0 == outsideChanges,
+        "\(context); reactions during the step: \(log.since(reactionsBefore))")
       // The rest would only repeat a divergence.
       let state = await document.state
       if diverged || onDisk != model.disk || state != .normal { break }

@@ -1,0 +1,30 @@
+import SystemPackage
+
+// A package replaced by a different one (read with `Document+OutsideChanges`, point 1).
+//
+// Another program can put a different directory at the document's path: `rm -rf P; mv Other P`,
+// `mv P P.old; mv Other P`, an exchange of the two, or a program that saves by writing a whole
+// new directory over the package. A save of this library replaces the root too (any process's),
+// but it records the root it puts in place in the version store beside the package, before the
+// swap (`StoreIdentity`, its pending root). So a directory at ``Document/path`` that is neither
+// the root the document loaded or last saved, nor the one the store names, was put there by
+// something else: the document cannot tell it for a later state of its own package. It neither
+// merges into it nor saves over it: the package is gone as far as the document is concerned — the
+// state gains `deleted`, saving in place fails saying the package was replaced, and what the
+// document holds is saved elsewhere with `save(to:)` (or `revert()` opens what is there now). The
+// same holds whether the document watches (the monitor reports `packageReplaced`), reads an entry
+// it had not loaded yet (the load meets the new root), or saves, saves merging or checks for
+// outside changes without having watched. A package with no version store (never saved by this
+// library with versions kept) has no record: any new root there counts as replaced.
+extension Document {
+  /// Whether the directory at ``path`` is not the document's package (see the comment above);
+  /// false when nothing is there (a deletion) and for a read-only document.
+  var packageReplacedByAnother: Bool {
+    guard let loaded = package?.root.origin?.status, let now = try? Syscalls.statusNoFollow(path),
+      now.kind == .directory, now.device != loaded.device || now.inode != loaded.inode
+    else { return false }
+    guard let names = try? SiblingNames(of: path), let recorded = StoreIdentity.read(from: names.path(names.versions))
+    else { return true }
+    return !recorded.matches(now)
+  }
+}

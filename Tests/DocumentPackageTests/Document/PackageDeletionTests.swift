@@ -1,0 +1,182 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// How another program deletes a package: all at once, or one entry at a time.
+enum Deleter: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  /// `rm -rf P`: files, then each folder, then the package, in one process.
+  case rmRecursive
+  /// `find P -depth -exec rm -rf {} ;`: a process per entry, so the deletion spans many of the
+  /// monitor's bursts.
+  case findOneByOne
+
+  var testDescription: String { rawValue }
+
+  /// How many packages a test deletes this way.
+  var rounds: Int { self == .rmRecursive ? 6 : 2 }
+
+  /// How many folders of 50 files the package has: a process per entry takes longer.
+  var folders: Int { self == .rmRecursive ? 6 : 3 }
+
+  func delete(_ path: String) throws {
+    switch self {
+    case .rmRecursive: try Shell.run("rm", ["-rf", path])
+    case .findOneByOne: try Shell.run("find", [path, "-depth", "-exec", "rm", "-rf", "{}", ";"])
+    }
+  }
+}
+
+/// A package of `folders` folders of `files` files each, and `Text.txt`.
+private func makeFolderedPackage(in temp: TemporaryDirectory, folders: Int, files: Int = 50) throws -> (
+  path: String, files: [String]
+) {
+  var written = ["Text.txt"]
+  try temp.write("Doc.pkg/Text.txt", "text\n")
+  for folder in 0..<folders {
+    for file in 0..<files {
+      let relative = "Folder \(folder)/file \(file).txt"
+      try temp.write("Doc.pkg/" + relative, "\(relative)\n")
+      written.append(relative)
+    }
+  }
+  return (temp.appending("Doc.pkg"), written)
+}
+
+/// A package `Doc.pkg` with `Text.txt` and `Notes/n.txt`, and beside it `Other.pkg`, another
+/// package of the same shape (`Text.txt`, `Notes/m.txt`), ready to take its place.
+private func makePackageAndAnother(in temp: TemporaryDirectory) throws -> (path: String, other: String) {
+  try temp.write("Doc.pkg/Text.txt", "text\n")
+  try temp.write("Doc.pkg/Notes/n.txt", "n\n")
+  try temp.write("Other.pkg/Text.txt", "other\n")
+  try temp.write("Other.pkg/Notes/m.txt", "m\n")
+  return (temp.appending("Doc.pkg"), temp.appending("Other.pkg"))
+}
+
+/// What is in the package at `path` (file paths and contents), to check nothing was written there.
+private func contents(of path: String) throws -> [String: String] {
+  var found: [String: String] = [:]
+  let enumerator = FileManager.default.enumerator(atPath: path)
+  while let relative = enumerator?.nextObject() as? String {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue
+    {
+      found[relative] = try String(contentsOfFile: path + "/" + relative, encoding: .utf8)
+    }
+  }
+  return found
+}
+
+/// A ``Document`` whose package another program deletes, or replaces with another package.
+@Suite("Document package deleted or replaced by another program")
+struct PackageDeletionTests {
+  @Test(arguments: Deleter.allCases)
+  func aPackageDeletedEntryByEntryIsReportedAsDeletedWithNothingMergedBefore(_ deleter: Deleter) async throws {
+    for round in 1...deleter.rounds {
+      let temp = try TemporaryDirectory()
+      let (path, files) = try makeFolderedPackage(in: temp, folders: deleter.folders)
+      let document = try await Document(contentsOf: FilePath(path))
+      _ = try await document.read { root in
+        for file in files { _ = try root.node(at: file).contents() }
+      }
+      try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+      try deleter.delete(path)
+      #expect(await eventually { await document.state.contains(.deleted) }, "round \(round)")
+      // One reaction, the deletion: no outside removal was merged (and reported) before it.
+      let change = await document.lastOutsideChange
+      let seen = "round \(round): reaction \(String(describing: change?.reaction)), number \(change?.number ?? 0)"
+      #expect(change?.reaction == .deleted, "\(seen)")
+      #expect(change?.number == 1, "\(seen)")
+      // All the document held is saved elsewhere.
+      let rescue = temp.appending("Rescued.pkg")
+      let result = try await document.save(to: FilePath(rescue))
+      #expect(result.carriedEverything, "round \(round): \(result.uncarriedPaths)")
+      let missing = files.filter { !FileManager.default.fileExists(atPath: rescue + "/" + $0) }
+      #expect(missing.isEmpty, "round \(round): \(missing.count) missing, first \(missing.prefix(3))")
+      #expect(try String(contentsOfFile: rescue + "/Text.txt", encoding: .utf8) == "unsaved\n")
+      try await document.close()
+    }
+  }
+}
+
+extension PackageDeletionTests {
+  @Test func aPackageReplacedByAnotherWhileUnwatchedIsNeitherSavedOverNorMergedInto() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+    try await document.save()  // one save of its own first: the document knows the root it left
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("sh", ["-c", "rm -rf \"$1\" && mv \"$2\" \"$1\"", "sh", path, other])
+    let theirs = try contents(of: path)
+    // Neither a save nor a save merging writes into the other package.
+    let refused = await #expect(throws: PackageError.self) { try await document.save() }
+    #expect(refused?.description.contains("replaced on disk") == true, "\(String(describing: refused))")
+    #expect(await document.state.contains(.deleted))
+    await #expect(throws: PackageError.self) { _ = try await document.saveMerging() }
+    #expect(try contents(of: path) == theirs)
+    #expect(await document.hasUnsavedChanges)
+    // What the document holds is saved elsewhere; it never read Notes/n.txt, which went with it.
+    let rescue = temp.appending("Rescued.pkg")
+    let result = try await document.save(to: FilePath(rescue))
+    #expect(result.uncarriedPaths == ["Notes"])
+    #expect(try contents(of: rescue) == ["Text.txt": "unsaved\n"])
+    #expect(try contents(of: path) == theirs)
+    #expect(await document.state == .normal)
+    try await document.close()
+  }
+
+  @Test func aReadOfAnEntryNotLoadedYetMeetsTheOtherPackageAndSaysSo() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("sh", ["-c", "mv \"$1\" \"$1.old\" && mv \"$2\" \"$1\"", "sh", path, other])
+    let theirs = try contents(of: path)
+    await #expect(throws: PackageError.self) {
+      _ = try await document.read { try $0.node(at: "Notes").sortedChildren().count }
+    }
+    #expect(await document.state.contains(.deleted))
+    #expect(
+      try await document.read { String(decoding: try $0.node(at: "Text.txt").contents(), as: UTF8.self) } == "unsaved\n"
+    )
+    await #expect(throws: PackageError.self) { _ = try await document.saveMerging() }
+    #expect(try contents(of: path) == theirs)
+    try await document.close(saving: false)
+  }
+
+  @Test func aWatchingDocumentTakesAPackageReplacedByAnotherAsDeleted() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    let theirs = try contents(of: other)
+    try Shell.run("sh", ["-c", "rm -rf \"$1\" && mv \"$2\" \"$1\"", "sh", path, other])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    #expect(await document.lastOutsideChange?.reaction == .deleted)
+    await #expect(throws: PackageError.self) { _ = try await document.saveMerging() }
+    #expect(try contents(of: path) == theirs)
+    try await document.close(saving: false)
+  }
+
+  @Test func anotherWritersSaveThatBuildsANewRootIsStillMergedWith() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, _) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+    // Another writer changes two entries at the root: its save builds a new root directory.
+    let writer = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await writer.edit { root in
+      try root.setFile(at: "Theirs.txt", contents: Data("theirs\n".utf8))
+      _ = try root.removeNode(at: "Notes")
+    }
+    try await writer.save()
+    try await writer.close()
+    #expect(try await document.saveMerging() == .merged(paths: []))
+    #expect(await !document.state.contains(.deleted))
+    #expect(try contents(of: path) == ["Text.txt": "mine\n", "Theirs.txt": "theirs\n"])
+    try await document.close()
+  }
+}
