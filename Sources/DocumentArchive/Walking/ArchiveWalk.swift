@@ -138,10 +138,13 @@ struct ArchiveWalk {
         refuse(code, header, "its hard link target is unsafe (\(reason))")
       }
       let targetComponents = prefix + target.split(separator: "/").map(String.init).filter { $0 != "." }
-      guard case .file? = seen[targetComponents.joined(separator: "/")] else {
+      guard let found = seen.index(forKey: targetComponents.joined(separator: "/")), case .file = seen[found].value
+      else {
         throw refuse(.invalidArgument, header, "it is a hard link to '\(target)', which is not a file before it")
       }
-      content = .hardLink(target: targetComponents)
+      // The file's path as its own entry spells it: a target spelled another, canonically equivalent way (`e` and a
+      // combining accent for `é`) names the same file, whose name on disk has the file entry's bytes.
+      content = .hardLink(target: seen[found].key.split(separator: "/").map(String.init))
     case .file:
       content = .file
     }

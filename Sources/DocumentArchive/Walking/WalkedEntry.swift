@@ -10,7 +10,8 @@ struct WalkedEntry {
     case file
     case directory
     case symbolicLink(destination: String)
-    /// A hard link to a file accepted before it, at `target` (components, like ``WalkedEntry/components``).
+    /// A hard link to a file accepted before it, at `target` (components, like ``WalkedEntry/components``, spelled as
+    /// the file's own entry spells them).
     case hardLink(target: [String])
     /// A second entry for a file accepted before it, with the same bytes (zip tools write such):
     /// nothing to do. The walk read its data to compare; it cannot be read again.
