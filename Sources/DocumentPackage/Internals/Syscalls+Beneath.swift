@@ -53,8 +53,12 @@ extension Syscalls {
     }
     if result >= 0 { return result }
     let error = currentErrno
-    guard error == .noFunction || error == .tooManySymbolicLinkLevels || error == .notDirectory else { throw error }
-    // No openat2 here, or a link on the path: which component, the walk says.
+    guard
+      error == .noFunction || error == .tooManySymbolicLinkLevels || error == .notDirectory
+        || error == .fileNameTooLong
+    else { throw error }
+    // No openat2 here, a link on the path (which component, the walk says), or a path past PATH_MAX (the walk opens
+    // one component at a time).
     return try openComponentByComponent(in: dirfd, relative, flags)
   }
 
