@@ -206,6 +206,26 @@ struct SaveTests {
       try FileManager.default.contentsOfDirectory(atPath: temp.path).sorted() == ["Doc.pkg"])
   }
 
+  @Test(arguments: [false, true])
+  func aSaveLeavesTheFIFOsItDoesNotRepresent(byJournal: Bool) throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let pipes = [package + "/pipe0", package + "/Images/pipe", package + "/Pages/p1/pipe"]
+    try Shell.run("mkfifo", pipes)
+    let document = try PackageFile(at: FilePath(package))
+    document.versionPolicy = .none  // tests the save itself: no version store beside it
+    document.exchangeUnsupported = byJournal
+    try document.root.setFile(at: "Images/c.png", contents: Data("C".utf8))
+    try document.root.removeNode(at: "Text.txt")  // the root's entries change: a new root, or a plan for it
+    _ = try document.root.node(at: "Pages/p1").children()  // listed, not carried over unlisted
+    try document.save()
+    for pipe in pipes { #expect(try Shell.run("test", ["-p", pipe], check: false).status == 0, "\(pipe)") }
+    #expect(!FileManager.default.fileExists(atPath: package + "/Text.txt"))
+    try document.root.setFile(at: "pipe0", contents: Data("a file now\n".utf8))  // the model's name wins
+    try document.save()
+    #expect(try read(package + "/pipe0") == "a file now\n")
+  }
+
   @Test func theLockIsExclusiveAndDiesWithItsHolder() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)

@@ -15,6 +15,26 @@ struct NonUTF8NameCommandTests {
     return temp
   }
 
+  /// Every command taking an entry reads it one way (as `cat` does): the escaped form names the bytes.
+  @Test func putAndRmTakeTheEscapedFormCatTakes() throws {
+    let temp = try makePackage("true")
+    let package = temp.appending("P.pkg")
+    var result = try Shell.docpkg(["put", package, "n\\xE9.txt"], input: Data("replaced\n".utf8))
+    #expect(result.status == 0, "\(result.standardError)")
+    result = try Shell.docpkg(["cat", package, "n\\xE9.txt"])
+    #expect(result.standardOutput == "replaced\n", "\(result.standardError)")
+    result = try Shell.docpkg(["rm", package, "n\\xE9.txt"])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: package) == ["a.txt"])
+    result = try Shell.docpkg(["rm", package, "n\\xE9.txt"])
+    #expect(result.status == 1)
+    #expect(result.standardError == "docpkg: error: no such entry 'n\\xE9.txt' in '\(package)'\n")
+    result = try Shell.docpkg(["put", package, "sub/z\\xFF.txt"], input: Data("new\n".utf8))  // a new name: its bytes
+    #expect(result.status == 0, "\(result.standardError)")
+    let made = try Shell.run("bash", ["-c", "cat P.pkg/sub/$'z\\xff.txt'"], directory: temp.path)
+    #expect(made.standardOutput == "new\n")
+  }
+
   @Test func inspectOfAFolderShowsTheBytesAsTheArchiveListingDoes() throws {
     let temp = try makePackage("tar --format=gnu -cf P.tar P.pkg")
     let folder = try Shell.docpkg(["inspect", temp.appending("P.pkg")])

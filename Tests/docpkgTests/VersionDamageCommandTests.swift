@@ -115,6 +115,32 @@ struct VersionDamageCommandTests {
     #expect(rows.count == 4 && rows[1].contains("damaged"), "\(rows)")
   }
 
+  /// Outsider attack on issue 35 (M1): the newest record deleted (nothing follows it to tell) left `check` saying ok.
+  /// Now the store notes the newest id recorded, so the newest record missing is damage too; the newest version
+  /// removed by `versions remove` is not.
+  @Test func aDeletedNewestRecordIsReportedButARemovedNewestVersionIsNot() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("N.mydoc")
+    try Self.fiveSaves(package)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    #expect(try Shell.docpkg(["versions", "remove", package, "5"]).status == 0)
+    #expect(try Shell.docpkg(["check", package]).status == 0)
+    #expect(
+      try Shell.docpkg(["put", package, "a.txt"], input: Data("5".utf8), environment: Self.noBackground).status == 0)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    for id in [6, 4] {  // the newest, then the one before it too
+      let record = Self.store(of: package) + "/versions/\(id)"
+      try FileManager.default.removeItem(atPath: record)
+      let check = try Shell.docpkg(["check", package])
+      #expect(check.status == 1, "\(check.standardOutput)")
+      let newest = Self.store(of: package) + "/versions/6"
+      let lines = check.standardOutput.split(separator: "\n").filter { $0.contains(newest) }
+      #expect(lines.first?.contains("record is missing") == true, "\(check.standardOutput)")
+      let rows = try Self.rows(package)
+      #expect(rows.last?.first == "6" && rows.last?.contains("damaged") == true, "\(rows)")
+    }
+  }
+
   @Test func garbageInAPendingRecordKeepsTheReplacedBytesAndIsReported() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("G.mydoc")

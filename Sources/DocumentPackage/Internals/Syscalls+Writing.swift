@@ -78,6 +78,17 @@ extension Syscalls {
     _ = try retrying { fromName.withCString { f in toName.withCString { linkat(fromDir, f, toDir, $0, 0) } } }
   }
 
+  /// Makes `toName` in `toDir` a new FIFO, socket or device node of the kind, permissions and device number of
+  /// `fromName` in `fromDir` (where a hard link of it is refused). A device node needs the privilege to make one.
+  package static func makeNode(
+    like fromName: RawName, in fromDir: CInt, to toDir: CInt, _ toName: RawName
+  ) throws(Errno) {
+    var raw = CStat()
+    _ = try retrying { fromName.withCString { fstatat(fromDir, $0, &raw, AT_SYMLINK_NOFOLLOW) } }
+    let (mode, device) = (raw.st_mode, raw.st_rdev)
+    _ = try retrying { toName.withCString { mknodat(toDir, $0, mode, device) } }
+  }
+
   /// `renameat2(2)`; `flags` 0 calls plain `renameat(2)`, which every file system has.
   ///
   /// `renameNoReplace` where the file system cannot do it (exFAT and FAT through FUSE, sshfs: EINVAL;

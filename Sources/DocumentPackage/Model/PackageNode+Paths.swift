@@ -19,12 +19,18 @@ extension PackageNode {
           .notADirectory, "not a directory:", path: node.displayPath,
           context: "(on the way to '\(path)')" + (node.packageContext.isEmpty ? "" : " " + node.packageContext))
       }
-      guard let child = try node.children()[component] ?? node.child(withBytes: component) else {
+      guard let child = try node.child(at: component) else {
         throw node.noSuchChild(component)
       }
       node = child
     }
     return node
+  }
+
+  /// The child `name` names: by its name, or by the bytes `name` stands for (``child(withBytes:)``). The one
+  /// lookup of a path's component, for reading, replacing, removing and moving alike.
+  private func child(at name: String) throws -> PackageNode? {
+    try child(named: name) ?? child(withBytes: name)
   }
 
   /// The child whose name on disk is the bytes `name` stands for, when `name` holds raw-byte scalars
@@ -53,7 +59,7 @@ extension PackageNode {
   public func setFile(at path: String, contents: Data, createIntermediates: Bool = true) throws -> PackageNode {
     try mutate("Edit", at: joined(path)) { changes in
       let (directory, name) = try parentAndName(of: path, create: createIntermediates, changes)
-      if let existing = try directory.child(named: name) {
+      if let existing = try directory.child(at: name) {
         try existing.requireKind(.file)
         changes.touch(existing)
         existing.replaceContents(.data(contents))
@@ -100,7 +106,7 @@ extension PackageNode {
   public func removeNode(at path: String) throws -> PackageNode {
     try mutate("Delete", at: joined(path)) { changes in
       let (directory, name) = try parentAndName(of: path, create: false, changes)
-      guard let child = try directory.child(named: name) else { throw directory.noSuchChild(name) }
+      guard let child = try directory.child(at: name) else { throw directory.noSuchChild(name) }
       changes.detach(child)
       return child
     }
@@ -114,7 +120,7 @@ extension PackageNode {
     try mutate("Move", at: joined(source)) { changes in
       let node = try self.node(at: source)
       let (directory, name) = try parentAndName(of: destination, create: true, changes)
-      guard try directory.child(named: name) == nil else {
+      guard try directory.child(at: name) == nil else {
         throw PackageError(.nameTaken, "destination already exists:", path: directory.joined(name))
       }
       changes.touch(node)

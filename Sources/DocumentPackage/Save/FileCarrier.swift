@@ -36,6 +36,17 @@ enum FileCarrier {
     try durability.finished(output)
   }
 
+  /// Carries the FIFO, socket or device node `name` of `source` into `destination` under the same name: a
+  /// hard link, or where links are refused, a new node of the same kind and permissions. The model does
+  /// not hold such entries; a save carries them so that it never deletes what it does not represent.
+  static func carrySpecial(_ name: RawName, from source: CInt, to destination: CInt) throws(Errno) {
+    do {
+      try Syscalls.link(from: source, name, to: destination, name)
+    } catch  where error.refusesLink {
+      try Syscalls.makeNode(like: name, in: source, to: destination, name)
+    }
+  }
+
   /// Copies all of `input` (from its current offset) to `output`: reflink, else in-kernel copy,
   /// else a 1 MiB buffer, of the ranges that hold data only: holes stay holes. Memory stays bounded
   /// whatever the size.

@@ -31,7 +31,8 @@ import SystemPackage
 ///
 /// The root is listed once to check that, apart from the changed entry, exactly the entries the
 /// model keeps unchanged are there: anything else (an entry another program added or removed)
-/// also falls back to building a new root, which leaves exactly the model's entries.
+/// also falls back to building a new root, which leaves exactly the model's entries (and the FIFOs,
+/// sockets and devices there, which the model does not hold: ``TreeBuilder`` carries them over).
 struct RootEntryChange {
   /// The changed root entry, built at the temporary name and renamed in.
   let node: PackageNode
@@ -60,7 +61,21 @@ struct RootEntryChange {
     guard let fd = try? Syscalls.openFile(target, [.readOnly, .directory, .noFollow]) else { return nil }
     defer { Syscalls.closeFile(fd) }
     guard let entries = try? Syscalls.entries(ofDirectory: fd) else { return nil }
-    var onDisk = Set(entries.map(\.name))
+    // FIFOs, sockets and devices are not the model's: the rename leaves them where they are.
+    // An entry of the model taking the name of one of them replaces it in a new root.
+    var onDisk = Set<RawName>()
+    for (entry, type) in entries {
+      var special = type == .other
+      if type == .unknown {
+        guard let status = try? Syscalls.status(in: fd, entry) else { return nil }
+        special = status.kind == nil
+      }
+      if special {
+        guard entry != name else { return nil }
+        continue
+      }
+      onDisk.insert(entry)
+    }
     let present = onDisk.remove(name) != nil
     guard onDisk == kept else { return nil }
     if present {

@@ -60,6 +60,7 @@ extension SaveJournal {
       }
       let inPlace = item.onDisk == .directory && atOrigin(node, item.shownPath)
       var onDisk: [RawName: NodeKind]? = nil  // the entries on disk, when the directory is reconciled
+      var special = Set<RawName>()  // those of them the model does not hold (FIFOs, sockets, devices)
       if item.onDisk != .directory {
         if item.onDisk != nil {
           guard !item.path.isEmpty else {
@@ -70,7 +71,7 @@ extension SaveJournal {
         directories.append(.makeDirectory(item.path))
         onDisk = [:]
       } else if !inPlace || node.edits.contains(.membership) {
-        onDisk = try listing(item.path, parentFD: parentFD, shown: shown)
+        onDisk = try listing(item.path, parentFD: parentFD, shown: shown, special: &special)
       }
       if !inPlace || node.edits.contains(.attributes) {
         let time = node.edits.contains(.membership) && !node.edits.contains(.attributes) ? nil : node.modificationTime
@@ -90,7 +91,7 @@ extension SaveJournal {
       }
       let children = try node.sortedChildren()
       let kept = Set(children.map(\.diskName))
-      for (name, kind) in onDisk where !kept.contains(name) {
+      for (name, kind) in onDisk where !kept.contains(name) && !special.contains(name) {
         let path = item.path + [name]
         removals.append(kind == .directory ? .removeDirectory(path) : .removeFile(path))
       }
@@ -106,7 +107,10 @@ extension SaveJournal {
   }
 
   /// The entries of the package's directory at `path`, and their kinds.
-  private func listing(_ path: [RawName], parentFD: CInt, shown: FilePath) throws -> [RawName: NodeKind] {
+  /// - Parameter special: Gets the names of the entries of kinds the model does not hold.
+  private func listing(_ path: [RawName], parentFD: CInt, shown: FilePath, special: inout Set<RawName>) throws
+    -> [RawName: NodeKind]
+  {
     do {
       let fd = try Self.openDirectory(path[...], in: parentFD, package: names.package)
       defer { Syscalls.closeFile(fd) }
@@ -119,8 +123,10 @@ extension SaveJournal {
           case .symlink: .symlink
           case .other, .unknown: try Syscalls.status(in: fd, name).kind
           }
-        // Anything else (a FIFO, a socket) is removed like a file.
+        // Anything else (a FIFO, a socket, a device) is replaced like a file by an entry of the model of its name;
+        // but it is not the model's: the plan leaves it where it is otherwise.
         result[name] = kind ?? .file
+        if kind == nil { special.insert(name) }
       }
       return result
     } catch {

@@ -275,7 +275,10 @@ struct Saver {
     // know a save is under way (see `SaveSequence`).
     versions?.willBuildNewState()
     let builder = TreeBuilder(packagePath: target)
-    if node === root { builder.rootIdentity = PackageIdentity.carried(from: target) }
+    if node === root {
+      builder.rootIdentity = PackageIdentity.carried(from: target)
+      if versions != nil { builder.replacing = target }  // in place: what the model does not hold stays
+    }
     do {
       try builder.build(node, in: parentFD, as: names.temporary, path: node === root ? "" : node.path)
       try builder.step("flush file system of", "") { () throws(Errno) in

@@ -25,6 +25,10 @@ final class TreeBuilder {
   /// For a save that builds a new package root: the identity (``PackageIdentity``) the new root
   /// gets, given its status, so that ``PackageReference``s follow the package across saves.
   var rootIdentity: ((FileStatus) -> PackageIdentity)?
+  /// For a save that builds a new package root in place of the live one (a restore, a whole save): the live
+  /// root. A directory the model holds without an origin in this package (a version's tree) gets the FIFOs,
+  /// sockets and devices of the live directory at its path, as one with an origin gets its origin's.
+  var replacing: FilePath?
 
   init(packagePath: FilePath) { self.packagePath = packagePath }
 
@@ -38,21 +42,40 @@ final class TreeBuilder {
   func build(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {
     guard node.kind == .directory else { return try buildEntry(node, in: dirfd, as: name, path: path) }
     var open: [OpenDirectory] = []
-    defer { for directory in open { Syscalls.closeFile(directory.fd) } }
-    open.append(try startDirectory(node, in: dirfd, as: name, path: path))
+    defer { for directory in open { directory.close() } }
+    let live = try replacing.flatMap { root throws(PackageError) in
+      try openLive(root.string) { () throws(Errno) in
+        try Syscalls.openFile(root, [.readOnly, .directory, .noFollow])
+      }
+    }
+    do { open.append(try startDirectory(node, in: dirfd, as: name, path: path, live: live)) } catch {
+      if let live { Syscalls.closeFile(live) }
+      throw error
+    }
     while !open.isEmpty {
       try Task.checkCancellation()  // a cancelled save stops building (see `Saver`, "Cancellation")
       let top = open.count - 1
       guard let child = open[top].remaining.popLast() else {
         let directory = open.removeLast()
-        defer { Syscalls.closeFile(directory.fd) }
+        defer { directory.close() }
         try finishDirectory(directory)
         continue
       }
       let parentPath = open[top].path
       let childPath = parentPath.isEmpty ? child.name : parentPath + "/" + child.name
       if child.kind == .directory {
-        open.append(try startDirectory(child, in: open[top].fd, as: child.diskName, path: childPath))
+        var live: CInt?
+        if let parentLive = open[top].live, !isFromThisPackage(child) {
+          live = try openLive(childPath) { () throws(Errno) in
+            try Syscalls.openDirectory(in: parentLive, child.diskName)
+          }
+        }
+        do {
+          open.append(try startDirectory(child, in: open[top].fd, as: child.diskName, path: childPath, live: live))
+        } catch {
+          if let live { Syscalls.closeFile(live) }
+          throw error
+        }
       } else {
         try buildEntry(child, in: open[top].fd, as: child.diskName, path: childPath)
       }
@@ -68,6 +91,27 @@ final class TreeBuilder {
     var remaining: [PackageNode]
     /// The modification time to set when it is finished; `nil` for the time of the save.
     let time: FileTime?
+    /// The live directory at its path, for a directory without an origin in this package (see ``replacing``).
+    let live: CInt?
+
+    func close() {
+      Syscalls.closeFile(fd)
+      if let live { Syscalls.closeFile(live) }
+    }
+  }
+
+  /// Whether `node` was loaded from this package (its origin is here): its FIFOs, sockets and devices are
+  /// carried from there.
+  private func isFromThisPackage(_ node: PackageNode) -> Bool {
+    node.origin?.location.root == packagePath
+  }
+
+  /// Opens a live directory (see ``replacing``); nil when there is none at that path.
+  private func openLive(_ path: String, _ open: () throws(Errno) -> CInt) throws(PackageError) -> CInt? {
+    do { return try open() } catch {
+      if error == .noSuchFileOrDirectory || error == .notDirectory { return nil }
+      throw failure("open directory", path, error)
+    }
   }
 
   private func buildEntry(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {
@@ -80,8 +124,8 @@ final class TreeBuilder {
 
   /// Creates and opens the directory `node` as `name` in `dirfd`; a directory never listed has its
   /// contents carried over from disk here.
-  private func startDirectory(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws
-    -> OpenDirectory
+  private func startDirectory(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String, live: CInt?)
+    throws -> OpenDirectory
   {
     try step("create directory", path) { () throws(Errno) in try Syscalls.makeDirectory(in: dirfd, name) }
     let fd = try step("open directory", path) { () throws(Errno) in try Syscalls.openDirectory(in: dirfd, name) }
@@ -96,6 +140,12 @@ final class TreeBuilder {
       if let children = node.loadedChildren {
         remaining = Array(children.values)
         if node.edits.contains(.membership) && !node.edits.contains(.attributes) { time = nil }
+        let names = Set(children.values.map(\.diskName))
+        if let origin = node.origin, isFromThisPackage(node) {
+          try carrySpecialEntries(of: origin, except: names, into: fd, path: path)
+        } else if let live {
+          try carrySpecialEntries(from: live, except: names, into: fd, path: path)
+        }
       } else if let origin = node.origin {
         // Never listed: carry the directory's contents straight from disk.
         let source = origin.absolutePath
@@ -104,14 +154,14 @@ final class TreeBuilder {
           throw node.onDiskError(error, path: source, action: "open directory")
         }
         defer { Syscalls.closeFile(sourceFD) }
-        try carryContents(of: sourceFD, into: fd, path: path)
+        try carryContents(of: sourceFD, into: fd, path: path, withSpecial: origin.location.root == packagePath)
         if !node.edits.contains(.attributes) {
           time = try step("read status of", path) { () throws(Errno) in
             try Syscalls.status(of: sourceFD).modificationTime
           }
         }
       }
-      return OpenDirectory(node: node, fd: fd, path: path, remaining: remaining, time: time)
+      return OpenDirectory(node: node, fd: fd, path: path, remaining: remaining, time: time, live: live)
     } catch {
       Syscalls.closeFile(fd)
       throw error
@@ -210,9 +260,54 @@ final class TreeBuilder {
     }
   }
 
+  /// Carries the FIFOs, sockets and devices of the directory `origin` (of this package) whose names are not in
+  /// `names` (the model's entries there) into `fd`: the model does not hold such entries, and a save must not
+  /// delete an entry it does not represent. Versions do not keep them (as `pack` does not).
+  private func carrySpecialEntries(of origin: DiskOrigin, except names: Set<RawName>, into fd: CInt, path: String)
+    throws
+  {
+    let source = origin.absolutePath
+    let sourceFD: CInt
+    do { sourceFD = try Syscalls.openFile(source, [.readOnly, .directory, .noFollow]) } catch {
+      if error == .noSuchFileOrDirectory || error == .notDirectory { return }  // gone: nothing of it to keep
+      throw PackageError.io(error, "cannot open directory", path: source.string, context: "while saving")
+    }
+    defer { Syscalls.closeFile(sourceFD) }
+    try carrySpecialEntries(from: sourceFD, except: names, into: fd, path: path)
+  }
+
+  /// Carries the FIFOs, sockets and devices of the open directory `source` whose names are not in `names`
+  /// into `fd`.
+  private func carrySpecialEntries(from sourceFD: CInt, except names: Set<RawName>, into fd: CInt, path: String)
+    throws
+  {
+    let entries = try step("list directory", path) { () throws(Errno) in try Syscalls.entries(ofDirectory: sourceFD) }
+    for entry in entries where !names.contains(entry.name) {
+      let entryPath = path.isEmpty ? entry.name.string : path + "/" + entry.name.string
+      guard try isSpecial(entry, in: sourceFD, path: entryPath) else { continue }
+      try step("carry over", entryPath) { () throws(Errno) in
+        try FileCarrier.carrySpecial(entry.name, from: sourceFD, to: fd)
+      }
+    }
+  }
+
+  /// Whether a directory entry is of a kind the model does not hold (a FIFO, a socket, a device).
+  private func isSpecial(_ entry: (name: RawName, type: EntryType), in fd: CInt, path: String) throws -> Bool {
+    switch entry.type {
+    case .other: return true
+    case .file, .directory, .symlink: return false
+    case .unknown:
+      do { return try Syscalls.status(in: fd, entry.name).kind == nil } catch {
+        if error == .noSuchFileOrDirectory { return false }  // gone meanwhile
+        throw failure("read status of", path, error)
+      }
+    }
+  }
+
   /// Carries every entry of the directory `source` into `destination`, and everything below, from
-  /// disk: with an explicit stack of the directories open on the way down, not recursion.
-  private func carryContents(of source: CInt, into destination: CInt, path: String) throws {
+  /// disk: with an explicit stack of the directories open on the way down, not recursion. FIFOs,
+  /// sockets and devices are carried `withSpecial` (from this package), else left out.
+  private func carryContents(of source: CInt, into destination: CInt, path: String, withSpecial: Bool) throws {
     /// A directory being carried: its entries not carried yet, and the status to give the copy
     /// when they are in (`nil` for the top, whose caller finishes it and owns its descriptors).
     struct Carrying {
@@ -293,7 +388,11 @@ final class TreeBuilder {
         }
         stack.append(Carrying(from: from, to: to, path: entryPath, entries: entries, status: status))
       case .other, .unknown:
-        continue  // FIFOs, sockets, devices: not part of a package
+        // FIFOs, sockets, devices: not in the model, but the package's own stay where they are.
+        guard withSpecial else { continue }
+        try step("carry over", entryPath) { () throws(Errno) in
+          try FileCarrier.carrySpecial(entry.name, from: source, to: destination)
+        }
       }
     }
   }

@@ -179,6 +179,7 @@ final class DeferredKeeping {
       changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes)
     let path = store.pendingPath.appending(String(id))
     try StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath)
+    store.noteRecorded(id)
     self.begun = nil
     containerTimes = nil
     try? Syscalls.unlink(store.pendingPath.appending("\(id).start"))

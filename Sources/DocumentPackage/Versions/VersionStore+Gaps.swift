@@ -12,8 +12,26 @@ import Foundation
 /// removed version's record goes. So a gap is damage only where a record says a version was recorded
 /// before it (``VersionRecord/follows``) and the store did not remove it: every removal first adds
 /// the ids to `removed` (one id a line, written atomically), and a record names the newest record
-/// present when it was written. The newest record itself is not covered: nothing follows it yet.
+/// present when it was written. The newest record has no follower yet: `recorded` names the highest id whose
+/// record was written (after the record is durable), so a newest record deleted is found too.
 extension VersionStore {
+  /// `recorded`: the highest id whose record (kept or pending) was written.
+  var recordedPath: FilePath { path.appending("recorded") }
+
+  /// The highest id whose record was written, by `recorded` (nil: none, or a store from before it existed).
+  var lastRecordedID: Int? {
+    (try? StoreFiles.read(recordedPath)).flatMap {
+      String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
+    }
+  }
+
+  /// Notes in `recorded` that the record of `id` was written (it is durable), unless a higher id is noted.
+  /// Best effort: a note lost only leaves a deleted newest record unnoticed, never a record flagged wrongly.
+  func noteRecorded(_ id: Int) {
+    guard id > lastRecordedID ?? 0 else { return }
+    try? StoreFiles.writeAtomically(Data("\(id)\n".utf8), to: recordedPath, temporary: temporaryPath)
+  }
+
   /// `removed`: the ids of the versions removed from the store.
   var removedPath: FilePath { path.appending("removed") }
 
@@ -27,7 +45,8 @@ extension VersionStore {
   /// are kept there, so the file stays as small as the store. Under the store's lock.
   /// - Parameter kept: The records that stay.
   func noteRemoved(_ ids: [Int], keeping kept: [VersionRecord]) throws {
-    let followed = Set(kept.compactMap(\.follows))
+    var followed = Set(kept.compactMap(\.follows))
+    if let recorded = lastRecordedID { followed.insert(recorded) }  // nothing follows the newest: `recorded` does
     let all = removedIDs.union(ids).intersection(followed).sorted()
     try StoreFiles.writeAtomically(
       Data(all.map { "\($0)\n" }.joined().utf8), to: removedPath, temporary: temporaryPath)
@@ -38,15 +57,30 @@ extension VersionStore {
     ((try? StoreFiles.names(in: versionsPath)) ?? []).compactMap { Int($0) }.filter { $0 < id }.max()
   }
 
-  /// The versions a record follows whose own record is gone, though the store never removed them.
+  /// The versions a record follows, or `recorded` names, whose own record is gone, though the store never
+  /// removed them.
   /// - Parameters:
   ///   - records: The records read.
   ///   - listed: The ids with a record (readable or not) or a pending record.
-  func missingRecords(_ records: [VersionRecord], listed: Set<Int>) -> [VersionProblem] {
+  ///   - recorded: ``lastRecordedID``, read before the listing (a record noted after it may not be listed).
+  func missingRecords(_ records: [VersionRecord], listed: Set<Int>, recorded: Int?) -> [VersionProblem] {
     let followed = records.compactMap { record in record.follows.map { ($0, record.version.id) } }
-    guard followed.contains(where: { !listed.contains($0.0) }) else { return [] }
+    // A pending record settled during the listing was in neither list: looked for again (pending first: it
+    // moves from there to versions/).
+    let newestGone =
+      recorded.map { id in
+        // An error looking is taken for a record there: never a record flagged wrongly.
+        !listed.contains(id) && !((try? Syscalls.exists(pendingPath.appending(String(id)))) ?? true)
+          && !((try? Syscalls.exists(versionsPath.appending(String(id)))) ?? true)
+      } ?? false
+    guard newestGone || followed.contains(where: { !listed.contains($0.0) }) else { return [] }
     let removed = removedIDs  // read after the listing: a removal notes its ids before their records go
     var problems: [Int: VersionProblem] = [:]
+    if newestGone, let id = recorded, !removed.contains(id) {
+      problems[id] = VersionProblem(
+        id: id, state: .damaged, date: nil, recordPath: versionsPath.appending(String(id)),
+        reason: "its record is missing (it was recorded, as the newest version, and never removed)")
+    }
     for (id, follower) in followed where !listed.contains(id) && !removed.contains(id) && problems[id] == nil {
       problems[id] = VersionProblem(
         id: id, state: .damaged, date: nil, recordPath: versionsPath.appending(String(id)),

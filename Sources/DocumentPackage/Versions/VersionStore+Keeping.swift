@@ -50,6 +50,7 @@ extension VersionStore {
       follows: newestRecordedID(before: next))
     try StoreFiles.writeAtomically(
       record.encoded(), to: versionsPath.appending(String(next)), temporary: temporaryPath)
+    noteRecorded(next)
     return version
   }
 }

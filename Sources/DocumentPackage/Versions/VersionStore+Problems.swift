@@ -59,8 +59,11 @@ extension VersionStore {
 
   /// Every record: the readable versions, and the problems of the others (pending ones included).
   func listing() throws -> (records: [VersionRecord], problems: [VersionProblem]) {
+    let recorded = lastRecordedID  // before the listing (see `missingRecords`)
     guard exists, try Syscalls.entryExists(versionsPath) else {
-      return ([], pendingIDs.compactMap { pendingProblem($0) })
+      let pending = pendingIDs
+      let problems = pending.compactMap { pendingProblem($0) }
+      return ([], problems + (exists ? missingRecords([], listed: Set(pending), recorded: recorded) : []))
     }
     let names: [String]
     do { names = try StoreFiles.names(in: versionsPath) } catch {
@@ -80,7 +83,7 @@ extension VersionStore {
     for id in pending where !ids.contains(id) {
       if let problem = pendingProblem(id) { problems.append(problem) }
     }
-    problems += missingRecords(records, listed: ids.union(pending))
+    problems += missingRecords(records, listed: ids.union(pending), recorded: recorded)
     return (records, problems.sorted { $0.id < $1.id })
   }
 

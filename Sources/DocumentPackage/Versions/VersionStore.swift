@@ -18,6 +18,7 @@ import Foundation
 /// | `objects/ab/cd…`   | content-addressed blobs (files) and tree objects (directories), by SHA-256   |
 /// | `versions/ID`      | one record per version: date, origin, resolved, size, root tree              |
 /// | `last-id`          | the highest version id given; ids are never given twice, even after a removal |
+/// | `recorded`         | the highest id whose record was written: that record missing is damage (`VersionStore+Gaps`) |
 /// | `hashes`           | cache: `DEVICE INODE SIZE MTIME HASH` of files already hashed                 |
 /// | `verified`         | cache: the same for blobs `docpkg check` found whole                          |
 /// | `dirs`             | cache: tree objects of directories by device, inode and time, to skip unchanged ones |

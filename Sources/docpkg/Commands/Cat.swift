@@ -55,10 +55,13 @@ struct Cat: ParsableCommand {
   /// Writes the entry ENTRY names: read as the CLI shows names (`\xNN` a byte of a name that is not UTF-8,
   /// `\\` a backslash), else as it is written.
   private func write() throws {
-    guard let unescaped = RawByteNames.unescapingName(entry) else { return try write(entry) }
-    do { try write(unescaped) } catch let error as PackageError where error.code == .noSuchEntry {
-      do { try write(entry) } catch let literal as PackageError where literal.code == .noSuchEntry { throw error }
+    var first: PackageError?
+    for reading in location.entryReadings {
+      do { return try write(reading) } catch let error as PackageError where error.code == .noSuchEntry {
+        first = first ?? error
+      }
     }
+    throw first!
   }
 
   private func write(_ entry: String) throws {

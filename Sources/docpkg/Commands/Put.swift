@@ -87,6 +87,7 @@ struct Put: ParsableCommand {
 
   /// Sets the entry in `root` (a file there is replaced or appended to; anything else is refused).
   private func write(_ payload: Payload, into root: PackageNode) throws {
+    let entry = location.entry(in: root)
     let existing = try root.nodeIfPresent(at: entry)
     if let existing, existing.kind != .file {
       throw PackageError(

@@ -25,6 +25,7 @@ struct Remove: ParsableCommand {
     packageFile.versionPolicy = try versionOptions.policy
     packageFile.deferVersionCopies()
     defer { packageFile.close() }
+    let entry = location.entry(in: packageFile.root)
     let node = try packageFile.root.node(at: entry)
     if node.kind == .directory, !recursive, try !node.children().isEmpty {
       throw PackageError(
