@@ -178,6 +178,13 @@ let package = Package(
       path: "Benchmarks/Tools/ReadWriteStress"
     ),
 
+    // Benchmarks/rows/flat.py: a Document's open-edit-save of one file.
+    .executableTarget(
+      name: "document-edit",
+      dependencies: ["DocumentPackage", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Benchmarks/Tools/DocumentEdit"
+    ),
+
     // Temp folders, fixtures and a runner for the built `docpkg`, shared by the test targets.
     .target(
       name: "TestSupport",

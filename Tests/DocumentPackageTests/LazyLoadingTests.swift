@@ -31,7 +31,7 @@ struct LazyLoadingTests {
     #expect(try text.contents() == Data("rewritten\n".utf8))
   }
 
-  @Test func lookingUpOneChildListsOnlyTheDirectoriesOnItsPath() throws {
+  @Test func lookingUpOneFileListsNoDirectoryOnItsPath() throws {
     let temp = try TemporaryDirectory()
     for directory in 0..<20 {
       for file in 0..<5 { try temp.write("Big.pkg/d\(directory)/f\(file).txt", "\(directory).\(file)") }
@@ -39,9 +39,23 @@ struct LazyLoadingTests {
     let root = try PackageNode(contentsOf: .init(temp.appending("Big.pkg")))
     let file = try root.node(at: "d7/f3.txt")
     #expect(try file.contents() == Data("7.3".utf8))
-    let listed = try root.children().values.filter(\.isLoaded).map(\.name)
-    #expect(listed == ["d7"])
-    #expect(try root.node(at: "d7").children().values.filter(\.isLoaded).map(\.name) == ["f3.txt"])
+    // Each name on the way was looked up alone: neither the root nor d7 was listed.
+    let d7 = try #require(file.parent)
+    #expect(!root.isLoaded && !d7.isLoaded)
+    #expect(file.path == "d7/f3.txt" && d7.parent === root)
+    // Listed later, the directories hold the very nodes the walk found, beside the others.
+    #expect(try root.children()["d7"] === d7 && root.children().count == 20)
+    #expect(try d7.children()["f3.txt"] === file && d7.children().count == 5)
+    #expect(try root.children().values.filter(\.isLoaded).map(\.name) == ["d7"])
+  }
+
+  @Test func aNameNotFoundAloneIsLookedUpInTheListing() throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Big.pkg/d1/f.txt", "f")
+    let root = try PackageNode(contentsOf: .init(temp.appending("Big.pkg")))
+    #expect(try root.nodeIfPresent(at: "d1/missing.txt") == nil)
+    #expect(try root.node(at: "d1").isLoaded)  // asked for a name that is not there: listed, as before
+    #expect(throws: PackageError.self) { try root.node(at: "d1/f.txt/below") }
   }
 
   @Test func immediateReadsEverythingAtOpen() throws {

@@ -10,10 +10,19 @@ struct ReloadTests {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)
     let root = try PackageNode(contentsOf: .init(package))
-    _ = try root.node(at: "Images/tram.png")
+    let tram = try root.node(at: "Images/tram.png")
     #expect(root.matchesContents(of: .init(package)))
+    // Images was not listed (the walk looked its one name up): an entry added there is not compared, the file found is.
     try temp.write("Notes.mydoc/Images/new.png", "x")
+    #expect(root.matchesContents(of: .init(package)))
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: package + "/Images/tram.png")
     #expect(root.matchesContents(of: .init(package)) == false)
+    // Listed, a directory's names are compared too.
+    let fresh = try PackageNode(contentsOf: .init(package))
+    _ = try fresh.node(at: "Images").children()
+    #expect(tram.parent != nil && fresh.matchesContents(of: .init(package)))
+    try temp.write("Notes.mydoc/Images/newer.png", "x")
+    #expect(fresh.matchesContents(of: .init(package)) == false)
   }
 
   @Test func readFromDiskDropsChangesMadeInMemory() throws {

@@ -128,19 +128,22 @@ struct SaveTests {
     _ = try document.root.node(at: "Images/a.png")
     try document.root.setFile(at: "Text.txt", contents: Data("mine\n".utf8))
     #expect(document.outsideChanges().isEmpty)
-    // Another writer rewrites a file we listed and adds an entry to the root.
+    // Another writer rewrites a file we loaded and adds an entry to the root. The root was never
+    // listed (only the names on the paths were looked up in it): the new entry is no change to
+    // what the model loaded, and every save keeps it.
     try temp.write("Doc.pkg/Images/a.png", "theirs")
     try temp.write("Doc.pkg/Theirs.txt", "theirs")
-    #expect(
-      document.outsideChanges() == [
-        OutsideEntryChange(path: "", kind: .modified),
-        OutsideEntryChange(path: "Images/a.png", kind: .modified),
-      ])
+    #expect(document.outsideChanges() == [OutsideEntryChange(path: "Images/a.png", kind: .modified)])
     #expect { try document.save() } throws: { ($0 as? PackageError)?.code == .conflict }
     #expect(try read(package + "/Text.txt") == "hello\n")
     #expect(FileManager.default.fileExists(atPath: package + "/Theirs.txt"))
+    // Once the root is listed, an entry added there is a change to it.
+    _ = try document.root.children()
+    try temp.write("Doc.pkg/Theirs2.txt", "theirs")
+    #expect(document.outsideChanges().contains(OutsideEntryChange(path: "", kind: .modified)))
     try document.save(options: .overwritingOutsideChanges)
     #expect(try read(package + "/Text.txt") == "mine\n")
+    #expect(FileManager.default.fileExists(atPath: package + "/Theirs.txt"))
   }
 
   @Test func removingAFileAnotherWriterChangedIsAConflict() throws {
@@ -273,5 +276,63 @@ struct ChangedSinceLoadedTests {
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: package + "/Text.txt")
     #expect(file.outsideChanges() == [OutsideEntryChange(path: "Text.txt", kind: .modified)])
     #expect(!file.root.matchesContents(of: FilePath(package)))
+  }
+}
+
+/// Saves of a model whose directories a path walk only looked names up in (issue 40: a one-file
+/// save costs its path, not the folders on it).
+@Suite("Saving what a path walk found")
+struct ProbedSaveTests {
+  @Test func savingOneFileFoundByItsPathListsNoDirectoryAndKeepsTheOthers() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let file = try PackageFile(at: FilePath(package))
+    try file.root.setContents(Data("ONE\n".utf8), at: "Pages/p1/text.txt")
+    try file.save()
+    #expect(try read(package + "/Pages/p1/text.txt") == "ONE\n")
+    #expect(try read(package + "/Pages/p2/text.txt") == "two\n")
+    #expect(try read(package + "/Images/a.png") == "A" && read(package + "/Text.txt") == "hello\n")
+    let pages = try file.root.node(at: "Pages")
+    #expect(!file.root.isLoaded && !pages.isLoaded)
+    #expect(file.outsideChanges().isEmpty && !file.root.hasUnsavedChanges)
+    // Incremental again: the next save of the same file finds it saved.
+    try file.root.setContents(Data("ONCE MORE\n".utf8), at: "Pages/p1/text.txt")
+    try file.save()
+    #expect(try read(package + "/Pages/p1/text.txt") == "ONCE MORE\n")
+    #expect(try PackageFile(at: FilePath(package)).root.node(at: "Pages/p1").children().count == 1)
+  }
+
+  @Test func aFileChangedByAnotherProgramAfterItWasFoundIsAConflict() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let file = try PackageFile(at: FilePath(package))
+    try file.root.setContents(Data("mine\n".utf8), at: "Pages/p1/text.txt")
+    try temp.write("Doc.pkg/Pages/p1/text.txt", "theirs, longer\n")
+    #expect(file.outsideChanges() == [OutsideEntryChange(path: "Pages/p1/text.txt", kind: .modified)])
+    #expect { try file.save() } throws: { ($0 as? PackageError)?.code == .conflict }
+    #expect(try read(package + "/Pages/p1/text.txt") == "theirs, longer\n")
+  }
+
+  @Test func movingAFileOutOfADirectoryOnlyLookedIntoRemovesItThere() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    try temp.write("Doc.pkg/Pages/p1/other.txt", "other\n")
+    let file = try PackageFile(at: FilePath(package))
+    try file.root.moveNode(at: "Pages/p1/text.txt", to: "Pages/p2/moved.txt")
+    try file.save()
+    #expect(!FileManager.default.fileExists(atPath: package + "/Pages/p1/text.txt"))
+    #expect(try read(package + "/Pages/p1/other.txt") == "other\n")
+    #expect(try read(package + "/Pages/p2/moved.txt") == "one\n" && read(package + "/Pages/p2/text.txt") == "two\n")
+  }
+
+  @Test func aDirectoryRebuiltAroundAFileFoundByPathKeepsTheEditAndItsOtherEntries() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let file = try PackageFile(at: FilePath(package))
+    try file.root.setContents(Data("a!".utf8), at: "Images/a.png")
+    try file.root.setPermissions(FilePermissions(rawValue: 0o700), at: "Images")  // Images itself is rebuilt
+    try file.save()
+    #expect(try read(package + "/Images/a.png") == "a!" && read(package + "/Images/b.png") == "B")
+    #expect(try info(package + "/Images").mode == 0o700)
   }
 }

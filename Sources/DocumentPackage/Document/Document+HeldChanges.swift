@@ -61,11 +61,20 @@ extension Document {
     let wanted = FilePath(relative)
     var directory = editor.root
     for component in components.dropLast() {
-      guard let children = directory.loadedChildren else { return .unknown }  // never listed
+      guard let children = directory.loadedChildren else {  // never listed: only what a path walk probed is known
+        guard let probed = directory.probedChildren?[String(component)] else { return .unknown }
+        directory = probed
+        continue
+      }
       guard let child = children[String(component)] else { return candidates.contains { $0 == nil } ? .held : .notHeld }
       directory = child
     }
-    guard let children = directory.loadedChildren else { return .unknown }
+    guard let children = directory.loadedChildren else {
+      guard let probed = directory.probedChildren?[String(components.last ?? "")],
+        probed.origin?.relativePath == wanted
+      else { return .unknown }
+      return candidates.contains { matches(probed, $0, location) } ? .held : .notHeld
+    }
     // The node the model's saved state has there: under that name, or renamed in memory since
     // (in its directory), or removed; none when the model has nothing there or only a new node.
     let base =

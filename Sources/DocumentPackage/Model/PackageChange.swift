@@ -88,8 +88,11 @@ final class ChangeCollector {
     change.links.append(.attach(child, to: directory, as: key))
   }
 
-  func detach(_ child: PackageNode) {
+  /// - Throws: As ``PackageNode/children()``: a directory only probed so far is listed first, so
+  ///   that what it holds on disk besides `child` is in the model when its membership changes.
+  func detach(_ child: PackageNode) throws {
     guard let directory = child.parent else { return }
+    if directory.loadedChildren == nil { _ = try directory.children() }
     touch(directory)
     let key = child.name
     directory.detach(child)

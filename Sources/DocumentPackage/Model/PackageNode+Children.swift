@@ -14,9 +14,11 @@ extension PackageNode {
   public func children() throws -> [String: PackageNode] {
     try requireKind(.directory)
     if let loadedChildren { return loadedChildren }
-    let (listed, sorted) = try listingSource.map(listChildrenFromSource) ?? listChildrenFromDisk()
+    let (listed, sorted) =
+      try listingSource.map(listChildrenFromSource) ?? mergingProbedChildren(into: listChildrenFromDisk())
     loadedChildren = listed
     sortedChildrenCache = sorted
+    probedChildren = nil
     return listed
   }
 
@@ -53,14 +55,16 @@ extension PackageNode {
   }
 
   /// The child called `name`, or `nil` if there is none.
+  ///
+  /// In a directory not listed yet, the one name is looked up on disk without listing the others.
   public func child(named name: String) throws -> PackageNode? {
-    try children()[name]
+    try lookUpChild(named: name)
   }
 
   /// The name under which `child` is held by this directory, or `nil` if it is not a child:
   /// `FileWrapper.keyForChildFileWrapper(_:)`.
   public func key(for child: PackageNode) -> String? {
-    guard child.parent === self, loadedChildren?[child.name] === child else { return nil }
+    guard child.parent === self, heldChildren?[child.name] === child else { return nil }
     return child.name
   }
 
@@ -101,7 +105,7 @@ extension PackageNode {
       guard try children()[child.name] === child else {
         throw PackageError(.noSuchEntry, "not a child of", path: displayPath, context: ": \(child.name)")
       }
-      changes.detach(child)
+      try changes.detach(child)
     }
   }
 
@@ -111,7 +115,7 @@ extension PackageNode {
   public func removeChild(named name: String) throws -> PackageNode {
     try mutate("Delete", at: joined(name)) { changes in
       guard let child = try children()[name] else { throw noSuchChild(name) }
-      changes.detach(child)
+      try changes.detach(child)
       return child
     }
   }
@@ -137,7 +141,7 @@ extension PackageNode {
         throw PackageError(.nameTaken, "name already taken:", path: joined(newName))
       }
       changes.touch(child)
-      changes.detach(child)
+      try changes.detach(child)
       child.preferredName = newName
       try changes.attach(child, to: self, as: newName)
     }
@@ -147,7 +151,7 @@ extension PackageNode {
   func replace(named name: String, with node: PackageNode, _ changes: ChangeCollector) throws -> PackageNode? {
     try Self.validate(name: name)
     let old = try children()[name]
-    if let old { changes.detach(old) }
+    if let old { try changes.detach(old) }
     changes.touch(node)
     node.preferredName = name
     try changes.attach(node, to: self, as: name)
@@ -210,6 +214,7 @@ extension PackageNode {
   /// Takes `child` out of this directory. A primitive: records nothing (see ``adopt(_:as:)``).
   func detach(_ child: PackageNode) {
     loadedChildren?[child.name] = nil
+    probedChildren?[child.name] = nil
     child.parent = nil
     edits.insert(.membership)
     child.origin?.location.detachedNodes.append(child)

@@ -7,10 +7,11 @@ import Foundation
 extension PackageNode {
   /// The node at `path` below this one: `"Data/img001.raw"`. Empty components and `.` are ignored.
   ///
-  /// Loads only the directories on the way.
+  /// Lists no directory: each component not listed yet is looked up alone on disk (a directory is
+  /// listed only when the name is not found so, see `PackageNode+Probing.swift`).
   /// - Throws: ``PackageError`` with code `noSuchEntry` if a component does not exist,
   ///   `notADirectory` if the path goes through a file or link, `invalidName` for `..`.
-  /// - Complexity: One directory listing per component not yet loaded.
+  /// - Complexity: One `lstat` per component not yet loaded.
   public func node(at path: String) throws -> PackageNode {
     var node = self
     for component in try Self.components(of: path) {
@@ -107,7 +108,7 @@ extension PackageNode {
     try mutate("Delete", at: joined(path)) { changes in
       let (directory, name) = try parentAndName(of: path, create: false, changes)
       guard let child = try directory.child(at: name) else { throw directory.noSuchChild(name) }
-      changes.detach(child)
+      try changes.detach(child)
       return child
     }
   }
@@ -124,7 +125,7 @@ extension PackageNode {
         throw PackageError(.nameTaken, "destination already exists:", path: directory.joined(name))
       }
       changes.touch(node)
-      changes.detach(node)
+      try changes.detach(node)
       try changes.attach(node, to: directory, as: name)
       node.preferredName = name
     }
@@ -158,7 +159,7 @@ extension PackageNode {
   func makeDirectories(_ components: [String], _ changes: ChangeCollector) throws -> PackageNode {
     var node = self
     for component in components {
-      if let child = try node.children()[component] {
+      if let child = try node.lookUpChild(named: component) {
         try child.requireKind(.directory)
         node = child
       } else {

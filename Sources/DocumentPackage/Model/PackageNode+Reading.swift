@@ -79,6 +79,7 @@ extension PackageNode {
     storedPermissions = fresh.storedPermissions
     storedModificationTime = fresh.storedModificationTime
     loadedChildren = kind == .directory ? nil : fresh.loadedChildren
+    probedChildren = nil
     fileBody = .onDisk
     cachedContents = fresh.cachedContents
     linkDestination = fresh.linkDestination
@@ -91,7 +92,8 @@ extension PackageNode {
   /// `FileWrapper.matchesContents(of:)`.
   ///
   /// Compares kind, inode, size, modification time and permissions of this node and of every
-  /// node loaded below it, and the names in every listed directory. Parts never loaded are not compared. Changes made in
+  /// node loaded below it (listed, or looked up alone by a path walk), and the names in every listed
+  /// directory. Parts never loaded are not compared. Changes made in
   /// memory count as differences.
   /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
   public func matchesContents(of path: FilePath) -> Bool {
@@ -104,7 +106,15 @@ extension PackageNode {
           ? Syscalls.statusFollowing(path) : Syscalls.statusNoFollow(path)),
         status.isUnchanged(since: origin.status, listing: node.loadedChildren != nil)
       else { return false }
-      guard node.kind == .directory, let loadedChildren = node.loadedChildren else { continue }
+      guard node.kind == .directory else { continue }
+      guard let loadedChildren = node.loadedChildren else {
+        // Never listed: only the children a path walk looked up are compared.
+        for child in node.probedChildren?.values ?? [:].values {
+          guard let name = child.origin?.name else { return false }
+          pending.append((child, path.appending(name)))
+        }
+        continue
+      }
       guard let (_, entries) = try? Syscalls.listDirectory(path), entries.count == loadedChildren.count else {
         return false
       }

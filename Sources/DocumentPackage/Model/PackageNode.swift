@@ -94,6 +94,9 @@ public final class PackageNode {
   var loadedChildren: [String: PackageNode]? {
     didSet { sortedChildrenCache = nil }
   }
+  /// Children of a directory not listed yet, each looked up alone by a path walk (see
+  /// `PackageNode+Probing.swift`); `nil` once listed, and for the others.
+  var probedChildren: [String: PackageNode]?
   /// `loadedChildren` in byte-wise name order, kept until the children change.
   var sortedChildrenCache: [PackageNode]?
   /// Where a directory made in memory lists its children from (an archive read in place); `nil` for the
@@ -138,8 +141,9 @@ public final class PackageNode {
 
   /// Empties `directory`'s children, cutting those it is the parent of; returns them.
   private static func takeChildren(of directory: PackageNode) -> [PackageNode] {
-    guard let children = directory.loadedChildren else { return [] }
+    guard let children = directory.heldChildren else { return [] }
     directory.loadedChildren = nil  // also drops sortedChildrenCache
+    directory.probedChildren = nil
     var taken: [PackageNode] = []
     taken.reserveCapacity(children.count)
     for child in children.values {
@@ -255,7 +259,7 @@ public final class PackageNode {
     var pending: [PackageNode] = [self]
     while let node = pending.popLast() {
       if node.origin == nil || !node.edits.isEmpty { return true }
-      if let loadedChildren = node.loadedChildren { pending.append(contentsOf: loadedChildren.values) }
+      node.appendLoadedChildren(to: &pending)
     }
     return false
   }

@@ -67,7 +67,7 @@ enum OutsideChangeDetector {
           }
         }
       }
-      pending.append(contentsOf: node.loadedChildren?.values ?? [:].values)
+      node.appendLoadedChildren(to: &pending)
     }
     for start in [root] + location.detachedNodes {
       pending.append(start)

@@ -45,6 +45,8 @@ extension PackageNode {
         if fromElsewhere, let origin = node.origin, let clash = check.clashOnDisk(below: origin.absolutePath) {
           throw clash.below(path(of: node)).error("cannot save", place)
         }
+        // Never listed, but a path walk may have probed children, with changes below them.
+        for child in node.probedChildren?.values ?? [:].values where child.kind == .directory { pending.append(child) }
         continue
       }
       if fromElsewhere || node.edits.contains(.membership) {

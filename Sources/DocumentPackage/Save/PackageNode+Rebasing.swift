@@ -32,7 +32,7 @@ extension PackageNode {
         note(node)
         if node.origin == nil { continue }  // everything below a new node is new too
       }
-      pending.append(contentsOf: node.loadedChildren?.values ?? [:].values)
+      node.appendLoadedChildren(to: &pending)
     }
     return common?.last
   }
@@ -83,7 +83,7 @@ extension PackageNode {
       }
       let movedIn = node.edits.contains(.membership)
       node.rebase(to: origin)
-      guard let children = node.loadedChildren, !children.isEmpty else { continue }
+      guard let children = node.heldChildren, !children.isEmpty else { continue }
       let childDirectory = kept == nil || movedIn ? origin.relativePath : nil
       for child in children.values {
         let component = child.diskComponent

@@ -79,7 +79,7 @@ extension SaveJournal {
       }
       guard let onDisk else {
         // In place, entries unchanged: only what was loaded below can have changed.
-        for child in node.loadedChildren?.values ?? [:].values {
+        for child in node.heldChildren?.values ?? [:].values {
           let childShown = item.shownPath.isEmpty ? child.name : item.shownPath + "/" + child.name
           var kind: NodeKind? = child.kind
           if !atOrigin(child, childShown) {

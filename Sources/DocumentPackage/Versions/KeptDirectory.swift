@@ -55,6 +55,7 @@ struct KeptDirectory: TreeFoldFrame {
     self.node = node
     path = node.origin?.absolutePath
     if let origin = node.origin, node.edits.isEmpty, node.loadedChildren == nil,
+      node.probedChildren == nil || !node.hasUnsavedChanges,  // children a path walk probed, unchanged
       let entry = context.directories.entry(for: origin.status)
     {
       mode = .cached(entry, status: origin.status, next: 0, trees: [:])

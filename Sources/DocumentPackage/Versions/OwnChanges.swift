@@ -23,7 +23,7 @@ struct OwnChanges {
     }
     func collect(_ node: PackageNode) {
       note(node)
-      for child in node.loadedChildren?.values ?? [:].values { collect(child) }
+      for child in node.heldChildren?.values ?? [:].values { collect(child) }
     }
     collect(root)
     for node in location.detachedNodes { collect(node) }
@@ -33,7 +33,7 @@ struct OwnChanges {
       let moved = node.origin.map { $0.relativePath.string != path } ?? false
       let isNew = new || node.origin == nil || moved
       if node.kind == .directory {
-        let children = node.loadedChildren ?? [:]
+        let children = node.heldChildren ?? [:]
         if isNew && children.isEmpty && !path.isEmpty {
           changes.append(Change(path: path, node: node, base: loaded[path]))
         }
