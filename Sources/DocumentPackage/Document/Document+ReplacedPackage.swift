@@ -19,12 +19,29 @@ import SystemPackage
 extension Document {
   /// Whether the directory at ``path`` is not the document's package (see the comment above);
   /// false when nothing is there (a deletion) and for a read-only document.
+  ///
+  /// The record and the root are read as one: the record before and after the root, until no save changed the
+  /// record in between (a save records its new root before its swap and again after it, so a root read between
+  /// two equal records is one of the roots they name). Another process saving in a loop could otherwise move the
+  /// record past the root read a moment before.
   var packageReplacedByAnother: Bool {
-    guard let loaded = package?.root.origin?.status, let now = try? Syscalls.statusNoFollow(path),
-      now.kind == .directory, now.device != loaded.device || now.inode != loaded.inode
+    guard let loaded = package?.root.origin?.status, let root = try? Syscalls.statusNoFollow(path),
+      root.kind == .directory, root.device != loaded.device || root.inode != loaded.inode
     else { return false }
-    guard let names = try? SiblingNames(of: path), let recorded = StoreIdentity.read(from: names.path(names.versions))
-    else { return true }
-    return !recorded.matches(now)
+    guard let names = try? SiblingNames(of: path) else { return true }
+    let store = names.path(names.versions)
+    for _ in 0..<Self.identityReadAttempts {
+      let before = StoreIdentity.read(from: store)
+      guard let now = try? Syscalls.statusNoFollow(path), now.kind == .directory else { return false }
+      let after = StoreIdentity.read(from: store)
+      guard before == after else { continue }  // a save recorded a root meanwhile: read again
+      guard let after else { return true }
+      return !after.matches(now)
+    }
+    return false  // saves of this library the whole time: the package is being saved, not replaced
   }
+
+  /// How many times ``packageReplacedByAnother`` reads the record and the root before it takes saves that keep
+  /// changing the record for this library's own.
+  private static var identityReadAttempts: Int { 20 }
 }
