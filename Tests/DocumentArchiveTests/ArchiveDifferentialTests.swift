@@ -208,6 +208,30 @@ import Testing
       "an executable before a zip64 archive: read, as Python and Info-ZIP (bsdtar lists none)",
   ]
 
+  /// How our listing of the entry at `path` of the archive `name` differs from another reader's: name, kind, size,
+  /// mode, link target.
+  private static func entryDifferences(
+    _ name: String, _ ours: ArchiveListingEntry, _ theirs: Entry, at path: Data, reader: String
+  ) -> [String] {
+    let shown = String(decoding: path, as: UTF8.self).debugDescription
+    var found: [String] = []
+    if !sameName(ours.path, path) { found.append("\(name): \(shown) is \(ours.path.debugDescription) to us") }
+    if ours.kind.rawValue != theirs.kind {
+      found.append("\(name): \(shown) is a \(ours.kind) to us, a \(theirs.kind) to \(reader)")
+    }
+    if theirs.kind == "file", ours.size != theirs.size {
+      found.append("\(name): \(shown) has \(ours.size ?? -1) bytes to us, \(theirs.size ?? -1) to \(reader)")
+    }
+    if let mode = theirs.mode, ours.mode & 0o7777 != mode {
+      found.append("\(name): \(shown) has mode \(String(ours.mode, radix: 8)), \(String(mode, radix: 8)) to \(reader)")
+    }
+    if let target = theirs.target.flatMap({ Data(base64Encoded: $0) }), !sameName(ours.target, target) {
+      let their = String(decoding: target, as: UTF8.self)
+      found.append("\(name): \(shown) links to \(ours.target ?? "nothing") to us, \(their) to \(reader)")
+    }
+    return found
+  }
+
   /// What we list differently from bsdtar's reading of an archive (``Listed/bsdtar_entries``): entries, names, kinds,
   /// sizes, modes and link targets; and times and file bytes where bsdtar's differ from Python's, which ours were
   /// compared with. Entries we refuse are left to the comparison with Python.
@@ -230,19 +254,9 @@ import Testing
         bsdtar.mode = theirModes[target] ?? bsdtar.mode
       }
       theirModes[path] = bsdtar.mode
-      let shown = String(decoding: path, as: UTF8.self).debugDescription
-      if !Self.sameName(ours.path, path) { found.append("\(name): \(shown) is \(ours.path.debugDescription) to us") }
-      if ours.kind.rawValue != bsdtar.kind { found.append("\(name): \(shown) is a \(ours.kind) to us, \(bsdtar.kind)") }
-      if bsdtar.kind == "file", ours.size != bsdtar.size {
-        found.append("\(name): \(shown) has \(ours.size ?? -1) bytes to us, \(bsdtar.size ?? -1) to bsdtar")
-      }
-      if let mode = bsdtar.mode, ours.mode & 0o7777 != mode {
-        found.append("\(name): \(shown) has mode \(String(ours.mode, radix: 8)), bsdtar \(String(mode, radix: 8))")
-      }
-      if let target = bsdtar.target.flatMap({ Data(base64Encoded: $0) }), !Self.sameName(ours.target, target) {
-        found.append("\(name): \(shown) links to \(ours.target ?? "nothing") to us, bsdtar \(target)")
-      }
+      found += Self.entryDifferences(name, ours, bsdtar, at: path, reader: "bsdtar")
       guard let python = python?[index] else { continue }
+      let shown = String(decoding: path, as: UTF8.self).debugDescription
       if let time = bsdtar.mtime, let theirs = python.mtime, time != theirs {
         found.append("\(name): \(shown) has time \(time) to bsdtar, \(theirs) to Python and us")
       }
@@ -304,19 +318,10 @@ import Testing
       theirModes[path] = theirs.mode
       // A device or FIFO is refused by design (`unpack --skip-special` leaves it out): no difference in reading.
       if theirs.kind == "special", ours.kind == .special, ours.refused != nil { continue }
-      let shown = String(decoding: path, as: UTF8.self).debugDescription
-      if let refused = ours.refused { found.append("\(name): we refuse \(shown): \(refused)") }
-      if !Self.sameName(ours.path, path) { found.append("\(name): \(shown) is \(ours.path.debugDescription) to us") }
-      if ours.kind.rawValue != theirs.kind { found.append("\(name): \(shown) is a \(ours.kind) to us, \(theirs.kind)") }
-      if theirs.kind == "file", ours.size != theirs.size {
-        found.append("\(name): \(shown) has \(ours.size ?? -1) bytes to us, \(theirs.size ?? -1) to Python")
+      if let refused = ours.refused {
+        found.append("\(name): we refuse \(String(decoding: path, as: UTF8.self).debugDescription): \(refused)")
       }
-      if let mode = theirs.mode, ours.mode & 0o7777 != mode {
-        found.append("\(name): \(shown) has mode \(String(ours.mode, radix: 8)), \(String(mode, radix: 8))")
-      }
-      if let target = theirs.target.flatMap({ Data(base64Encoded: $0) }), !Self.sameName(ours.target, target) {
-        found.append("\(name): \(shown) links to \(ours.target ?? "nothing") to us")
-      }
+      found += Self.entryDifferences(name, ours, theirs, at: path, reader: "Python")
     }
     guard found.isEmpty else { return found }
     // The tree read in place: each file's bytes. An archive with a device or FIFO is not opened in place (a safety
