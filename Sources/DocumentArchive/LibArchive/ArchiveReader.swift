@@ -242,10 +242,10 @@ final class ArchiveReader {
       mode: (scanned?.headerMode ?? UInt32(docpkg_archive_entry_perm(raw)))
         & (amendment?.readOnly == true ? 0o7555 : 0o7777),
       size: kind == .file ? scanned?.gnuSize ?? amendment?.dataSize ?? size : size,
-      modificationTime: amendment?.modificationTime ?? scanned?.timeFromGlobalHeader
+      modificationTime: amendment?.modificationTime ?? scanned?.paxTime ?? scanned?.timeFromGlobalHeader
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
-          ? FileTime(
-            seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
+          ? LibArchive.time(
+            seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: docpkg_archive_entry_mtime_nsec(raw))
           : nil),
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
