@@ -2,8 +2,10 @@
 """Writes the small archives under Fixtures/ that test how entry names and pax headers are read (issue 10).
 
 Run once; the outputs are committed (each is a few hundred bytes, byte-identical when remade).
-- names-cp437.zip: names in CP437 with the UTF-8 flag (bit 11) clear, as old Windows tools wrote them:
-  `Résumé/naïve.txt` is stored as the bytes 52 82 73 75 6D 82 ... (0x82 is é in CP437).
+- names-cp437.zip: names in CP437 with the UTF-8 flag (bit 11) clear, made on MS-DOS, as old Windows tools
+  wrote them: `Résumé/naïve.txt` is stored as the bytes 52 82 73 75 6D 82 ... (0x82 is é in CP437).
+- names-latin1-unix.zip: Latin-1 names (`caf\xe9/cr\xe8me.txt`), bit 11 clear, made on Unix, as Info-ZIP `zip`
+  on Linux writes a Latin-1 file name: kept as bytes, as unzip, bsdtar and 7z keep them.
 - names-utf8-flag.zip: the same names in UTF-8 with bit 11 set.
 - names-unicode-path.zip: CP437 names (bit 11 clear) plus an Info-ZIP Unicode Path extra field (0x7075)
   whose CRC matches: the field's UTF-8 name `Ünïcödé ✓.txt` wins (CP437 cannot spell ✓).
@@ -25,12 +27,13 @@ DATE = (2023, 11, 14, 22, 13, 20)
 class RawNameInfo(zipfile.ZipInfo):
     """A ZipInfo whose name is stored as given bytes, with the UTF-8 flag as given."""
 
-    def __init__(self, raw, utf8_flag, extra=b""):
+    def __init__(self, raw, utf8_flag, extra=b"", system=3):
         super().__init__(raw.decode("cp437"), DATE)
         self.raw, self.utf8_flag = raw, utf8_flag
         self.extra = extra
-        self.external_attr = 0o100644 << 16
-        self.create_system = 3
+        # Made on Unix (3) with a Unix mode, or on MS-DOS (0) with the archive attribute.
+        self.external_attr = 0o100644 << 16 if system == 3 else 0x20
+        self.create_system = system
 
     def _encodeFilenameFlags(self):
         return self.raw, (self.flag_bits | 0x800) if self.utf8_flag else (self.flag_bits & ~0x800)
@@ -51,7 +54,8 @@ def write_zip(name, entries):
 
 def main():
     cp437 = "Résumé/naïve.txt"
-    write_zip("names-cp437.zip", [(RawNameInfo(cp437.encode("cp437"), False), b"cp437\n")])
+    write_zip("names-cp437.zip", [(RawNameInfo(cp437.encode("cp437"), False, system=0), b"cp437\n")])
+    write_zip("names-latin1-unix.zip", [(RawNameInfo("café/crème.txt".encode("latin-1"), False), b"latin1\n")])
     write_zip("names-utf8-flag.zip", [(RawNameInfo(cp437.encode("utf-8"), True), b"utf8\n")])
     stored = "Unicode.txt".encode("cp437")
     write_zip("names-unicode-path.zip",

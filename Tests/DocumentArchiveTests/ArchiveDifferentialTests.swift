@@ -171,6 +171,12 @@ import Testing
       "the old Info-ZIP Unix field's UTC time, as unzip and bsdtar",
     "libarchive/test_read_format_zip_msdos.zip":
       "MS-DOS directory attribute without a slash: a directory, as bsdtar",
+    "libarchive/test_read_format_zip_filename_cp866.zip":
+      "a name not UTF-8, made on Unix: its bytes, as bsdtar, unzip and 7z (Python: CP437)",
+    "libarchive/test_read_format_zip_filename_koi8r.zip":
+      "a name not UTF-8, made on Unix: its bytes, as bsdtar, unzip and 7z (Python: CP437)",
+    "libarchive/test_read_format_zip_filename_utf8_ru2.zip":
+      "a name not UTF-8, made on Unix: its bytes, as bsdtar, unzip and 7z (Python: CP437)",
     // Go's archive/tar and archive/zip test data.
     "testdata/gnu-incremental.tar":
       "a GNU header's time fields are no name prefix (Python reads one); a dumpdir is a directory",

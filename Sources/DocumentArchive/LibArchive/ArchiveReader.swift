@@ -172,12 +172,19 @@ final class ArchiveReader {
     let name = raw.flatMap { docpkg_archive_entry_pathname($0) }
     let storedName = Self.exact(
       name.map { RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) } } ?? [], scanned?.paxPath)
-    var decodedName = format == .zip ? EntryName.decodeZip(storedName) : EntryName.decodeBytes(storedName)
+    var decodedName = EntryName.decodeBytes(storedName)
+    // A zip's name that is not UTF-8 keeps its bytes if the entry was made on Unix, which its central directory
+    // says: its amendment (it has one, since the name is not ASCII) is found by that name. Else it is CP437.
+    let keptBytes = format != .zip || zipAmendments[decodedName] != nil
+    if !keptBytes { decodedName = EntryName.decodeZip(storedName, madeOnUnix: false) }
     let amendment = format == .zip ? zipAmendments[decodedName] : nil
     // A zip's UTF-8 name as its central directory has it (libarchive gives it normalized to NFC).
     if let exact = amendment?.name, exact == decodedName { decodedName = exact }
-    // A zip's name is split after decoding (CP437 has no '/' above 0x7F); a tar's as the bytes it is.
-    let rawName = format == .zip ? Array(decodedName.utf8) : storedName
+    // A CP437 or UTF-8 zip name is split after decoding (CP437 has no '/' above 0x7F); other names as the bytes
+    // they are.
+    let rawName =
+      format == .zip && !(keptBytes && String(validating: storedName, as: UTF8.self) == nil)
+      ? Array(decodedName.utf8) : storedName
     currentName = decodedName
     readToEndBeforeNext = scanned?.solarisHoles == true
     // A size that is not a number (`size=+5`, `size= 5`) leaves where the next header starts unknown: the
@@ -242,10 +249,10 @@ final class ArchiveReader {
       mode: (scanned?.headerMode ?? UInt32(docpkg_archive_entry_perm(raw)))
         & (amendment?.readOnly == true ? 0o7555 : 0o7777),
       size: kind == .file ? scanned?.gnuSize ?? amendment?.dataSize ?? size : size,
-      modificationTime: amendment?.modificationTime ?? scanned?.timeFromGlobalHeader
+      modificationTime: amendment?.modificationTime ?? scanned?.paxTime ?? scanned?.timeFromGlobalHeader
         ?? (docpkg_archive_entry_mtime_is_set(raw) != 0
-          ? FileTime(
-            seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: Int32(docpkg_archive_entry_mtime_nsec(raw)))
+          ? LibArchive.time(
+            seconds: Int64(docpkg_archive_entry_mtime(raw)), nanoseconds: docpkg_archive_entry_mtime_nsec(raw))
           : nil),
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true

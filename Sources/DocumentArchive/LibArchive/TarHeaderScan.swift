@@ -43,6 +43,9 @@ struct TarHeaderScan {
     var solarisHoles = false
     /// Whether the entry's own pax header gives its `mtime`.
     var ownTime = false
+    /// The `mtime` the entry's own pax header gives, where it is a well-formed pax time: read exactly, as
+    /// libarchive does not for a time before 1970 with a fraction (`-1.5` comes from it as -1 s and 0.5 s).
+    var paxTime: FileTime?
     /// The `mtime` of the pax global headers before the entry, if they gave one.
     var globalTime: FileTime?
     /// Whether the entry's pax header gives a POSIX.1e access ACL.
@@ -221,7 +224,10 @@ struct TarHeaderScan {
       var entry = pending
       let wellFormed = Self.forEachRecord(in: paxData) { key, value in
         if key.elementsEqual("SUN.holesdata".utf8) { entry.solarisHoles = true }
-        if key.elementsEqual("mtime".utf8), !value.isEmpty { entry.ownTime = true }
+        if key.elementsEqual("mtime".utf8), !value.isEmpty {
+          entry.ownTime = true
+          entry.paxTime = Self.time(value)
+        }
         if key.elementsEqual("SCHILY.acl.access".utf8), !value.isEmpty { entry.accessACL = true }
         if value.contains(where: { $0 >= 0x80 }) {
           if key.elementsEqual("path".utf8) { entry.paxPath = Array(value) }

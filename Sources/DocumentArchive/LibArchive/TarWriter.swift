@@ -87,7 +87,8 @@ final class TarWriter {
     // would write `e` + U+0301 as `é`. Not UTF-8, the bytes are written as a pax path with `hdrcharset=BINARY`.
     let rawName = item.name.unicodeScalars.contains(where: EntryName.isRawByte)
     docpkg_archive_entry_copy_pathname(entry, Self.cString(EntryName.rawBytes(item.name)))
-    docpkg_archive_entry_set_mtime(entry, time_t(item.modificationTime.seconds), Int(item.modificationTime.nanoseconds))
+    let time = LibArchive.fields(item.modificationTime)
+    docpkg_archive_entry_set_mtime(entry, time_t(time.seconds), Int(time.nanoseconds))
     docpkg_archive_entry_set_uid(entry, 0)
     docpkg_archive_entry_set_gid(entry, 0)
     switch item.kind {

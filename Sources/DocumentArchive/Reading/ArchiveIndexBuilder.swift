@@ -21,6 +21,9 @@ struct ArchiveIndexBuilder {
   private var lastParent: (bytes: [UInt8], number: UInt32) = ([], 0)
   /// Hard links, in the order they came: the link's record and its target's path's components.
   private var hardLinks: [(record: Int, target: [String])] = []
+  /// Files described again (``describeFileAgain(position:permissions:time:)``), by their position: the last
+  /// description.
+  private var redescribed: [Int64: (mode: UInt16, seconds: Int64, nanoseconds: UInt32)] = [:]
   /// Set when the table would overflow its fields: the caller reads the archive another way.
   private(set) var failed = false
 
@@ -50,6 +53,13 @@ struct ArchiveIndexBuilder {
       Record(
         nameStart: 0, nameLength: 0, mode: permissions, nanoseconds: nanoseconds, seconds: seconds,
         sizeOrDirectory: size, position: position))
+  }
+
+  /// Gives the file added with `position` new permissions and time: a later entry with the same bytes
+  /// describes it again, and the last description wins, as for a directory.
+  mutating func describeFileAgain(position: Int64, permissions: UInt16, time: FileTime?) {
+    let (seconds, nanoseconds) = Self.fields(time)
+    redescribed[position] = (permissions, seconds, nanoseconds)
   }
 
   /// Adds the symbolic link at `path` to `destination`.
@@ -138,6 +148,13 @@ struct ArchiveIndexBuilder {
   /// The index: each directory's children gathered (a counting sort by directory) and sorted by name, then the
   /// hard links given their files' records.
   mutating func index(contents: ArchiveEntryIndex.Contents) -> ArchiveEntryIndex {
+    if !redescribed.isEmpty {
+      for record in records.indices where records[record].mode & (Record.directoryBit | Record.symbolicLinkBit) == 0 {
+        guard let again = redescribed[records[record].position] else { continue }
+        (records[record].mode, records[record].seconds, records[record].nanoseconds) = again
+      }
+      redescribed = [:]
+    }
     var childStart = [UInt32](repeating: 0, count: directoryRecords.count + 1)
     for parent in parents { childStart[Int(parent) + 1] += 1 }
     for number in 0..<directoryRecords.count { childStart[number + 1] += childStart[number] }

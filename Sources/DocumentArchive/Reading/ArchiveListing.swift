@@ -74,14 +74,14 @@ public enum ArchiveListing {
         case .symbolicLink(let destination):
           links.links[walked.path] = destination
           linkIndexes.append((result.count, walked.path, destination))
-        case .file: files[walked.path] = (entry.mode, entry.size)
+        case .file, .identicalDuplicate: files[walked.path] = (entry.mode, entry.size)
         case .hardLink(let target):
           // One file under two names, as unpacking makes it: the target's mode and size, and its name as listed
           // (`./a` in the header is the entry `a`, as a name would be).
           entry.target = target.joined(separator: "/")
           if let file = files[entry.target!] { (entry.mode, entry.size) = file }
           files[walked.path] = (entry.mode, entry.size)
-        case .directory, .identicalDuplicate: break
+        case .directory: break
         }
       }
       result.append(entry)

@@ -59,7 +59,9 @@ public enum ArchivePackage {
       path.withUTF8 { path in
         let path = UnsafeRawBufferPointer(path)
         switch content {
-        case .identicalDuplicate: break
+        case .identicalDuplicate(let earlier):
+          builder.describeFileAgain(
+            position: Int64(earlier), permissions: permissions, time: header.modificationTime)
         case .directory: builder.addDirectory(path, permissions: permissions, time: header.modificationTime)
         case .symbolicLink(let destination):
           builder.addSymbolicLink(path, destination: destination, time: header.modificationTime)

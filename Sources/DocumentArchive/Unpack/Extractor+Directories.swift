@@ -38,10 +38,21 @@ extension Extractor {
     return parent
   }
 
-  /// Sets each directory's mode and time, deepest first (a read-only directory is filled before
-  /// it becomes read-only), and each link's time.
+  /// Sets the mode and time of each file described again, each directory's mode and time, deepest first (a
+  /// read-only directory is filled before it becomes read-only), and each link's time.
   func finishDirectories() throws {
     directoryFDs.removeAll()
+    for (path, mode, time) in fileAttributes {
+      let components = path.split(separator: "/").map(String.init)
+      let parent = try directory(Array(components.dropLast())).fd
+      do {
+        let name = RawName(entryName: components.last!)
+        try Syscalls.setMode(in: parent, name, CInterop.Mode(mode))
+        if let time { try Syscalls.setModificationTime(in: parent, name, time) }
+      } catch {
+        throw PackageError.io(error, "cannot set attributes of", path: path, context: "in '\(archive)'")
+      }
+    }
     for (path, time) in linkTimes {
       let components = path.split(separator: "/").map(String.init)
       let parent = try directory(Array(components.dropLast())).fd

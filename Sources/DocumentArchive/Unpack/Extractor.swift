@@ -21,6 +21,8 @@ final class Extractor {
   let streamWriter: StreamWriter
   let rootHandle: DirectoryHandle
   var directoryAttributes: [(path: String, depth: Int, mode: UInt32, time: FileTime?)] = []
+  /// The mode and time a later entry with the same bytes gives a file written before, in archive order.
+  var fileAttributes: [(path: String, mode: UInt32, time: FileTime?)] = []
   var symlinks = SymlinkCheck()
   var linkTimes: [(path: String, time: FileTime)] = []
   private(set) var topLevel: [String] = []
@@ -133,7 +135,8 @@ final class Extractor {
     let name = components.last!
     switch content {
     case .identicalDuplicate:
-      return
+      // Described again: its mode and time are set once every file is written (the writers may still hold it).
+      fileAttributes.append((path, header.mode & Self.permissionMask, header.modificationTime))
     case .directory:
       _ = try directory(components)
       directoryAttributes.append((path, components.count, header.mode & Self.permissionMask, header.modificationTime))

@@ -113,7 +113,7 @@ struct ArchiveWalk {
         size <= duplicateBudget
       {
         duplicateBudget -= size
-        if try sameContents(asEntry: index, size: size) { return .identicalDuplicate }
+        if try sameContents(asEntry: index, size: size) { return .identicalDuplicate(earlier: index) }
       }
       guard case .directory = previous, header.kind == .directory else {
         throw refuse(.corrupt, header, "a second entry has the same path")

@@ -6,15 +6,18 @@ import DocumentPackage
 ///   if it is not); otherwise it is CP437 — unless libarchive already took the Info-ZIP Unicode Path
 ///   extra field (0x7075, whose CRC-32 must match the stored name), or the bytes are valid UTF-8:
 ///   Unix zip tools (Info-ZIP zip 3.0 among them) store UTF-8 names without the flag, and CP437 text
-///   is practically never valid multi-byte UTF-8.
+///   is practically never valid multi-byte UTF-8. An entry made on Unix (version made by, host 3) whose
+///   name is not UTF-8 keeps its bytes, as a tar's name does (a Latin-1 name zipped on Linux): unzip,
+///   bsdtar and 7z write those bytes, where Python alone reads CP437.
 /// - Tar: names are the bytes they are (Linux file names are bytes). Bytes that are not part of
 ///   valid UTF-8 are carried in a `String` as the private-use scalars U+F780–U+F7FF (byte 0x80–0xFF,
 ///   ``RawByteNames``), turned back into the same bytes when the file is created (``rawBytes(_:)``), and shown as `\xNN`.
 ///   A name that contains those scalars itself is refused, so the mapping cannot confuse two names.
 enum EntryName {
-  /// A zip entry's name as libarchive returned it: UTF-8 if valid, else CP437.
-  static func decodeZip(_ bytes: [UInt8]) -> String {
+  /// A zip entry's name: UTF-8 if valid, else its bytes (``decodeBytes(_:)``) if it was made on Unix, else CP437.
+  static func decodeZip(_ bytes: [UInt8], madeOnUnix: Bool) -> String {
     if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
+    if madeOnUnix { return decodeBytes(bytes) }
     var result = String.UnicodeScalarView()
     for byte in bytes {
       result.append(byte < 0x80 ? Unicode.Scalar(byte) : Unicode.Scalar(cp437High[Int(byte) - 0x80])!)

@@ -13,9 +13,11 @@ struct WalkedEntry {
     /// A hard link to a file accepted before it, at `target` (components, like ``WalkedEntry/components``, spelled as
     /// the file's own entry spells them).
     case hardLink(target: [String])
-    /// A second entry for a file accepted before it, with the same bytes (zip tools write such):
-    /// nothing to do. The walk read its data to compare; it cannot be read again.
-    case identicalDuplicate
+    /// A second entry for the file accepted before it as entry `earlier`, with the same bytes (zip tools write
+    /// such, and `tar -rf` appends such to change a file's mode or time): its header's mode and time apply to that
+    /// file, as GNU tar, bsdtar, Python, 7z and unzip apply the last header. The walk read its data to compare;
+    /// it cannot be read again.
+    case identicalDuplicate(earlier: Int)
   }
 
   /// The walk's judgement of the entry.

@@ -78,7 +78,7 @@ extension ZipCentralDirectory {
       }
       if entry.dataSize != entry.size { amendment.dataSize = Int64(clamping: entry.dataSize) }
       amendment.encrypted = entry.flags & 1 != 0 && !entry.isDirectory
-      let name = EntryName.decodeZip(entry.name)
+      let name = entry.decodedName
       if name.utf8.contains(where: { $0 >= 0x80 }) { amendment.name = name }
       if keepingAmendments, !amendment.isEmpty { amendments[name] = amendment }
       let offset = Int64(clamping: entry.localHeaderOffset)

@@ -50,6 +50,8 @@ struct ZipCentralDirectory {
     var externalAttributes: UInt32
     /// The "version made by" field: the system that made the entry in its high byte (3 is Unix).
     var versionMadeBy: UInt16 = 0
+    /// The name, decoded as ``EntryName/decodeZip(_:madeOnUnix:)`` says.
+    var decodedName: String { EntryName.decodeZip(name, madeOnUnix: versionMadeBy >> 8 == 3) }
     /// The data of the extra field's Info-ZIP Unicode Path (0x7075), which libarchive prefers to the name.
     var unicodePath: [UInt8]?
     /// What is wrong with the extra field, in words (see ``ZipExtraFields``): the entry is then damaged.
@@ -261,7 +263,8 @@ struct ZipCentralDirectory {
       // name written would not be the one stored. Refused, naming the entry, in every reader of the directory.
       if header.name.contains(0) {
         throw PackageError(
-          .invalidName, "refusing unsafe entry", path: EntryName.decodeZip(Array(header.name)),
+          .invalidName, "refusing unsafe entry",
+          path: EntryName.decodeZip(Array(header.name), madeOnUnix: header.versionMadeBy >> 8 == 3),
           context: "in '\(archive)': its name has a NUL byte, where other readers cut the name")
       }
       // A name marked UTF-8 (flag bit 11) that is not: libarchive would refuse it naming neither entry nor cause.

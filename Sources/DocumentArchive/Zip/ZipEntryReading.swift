@@ -208,7 +208,7 @@ struct ZipEntryReading {
 
   private func damaged(_ reason: String) -> PackageError {
     PackageError(
-      .corrupt, "cannot read data of entry", path: EntryName.decodeZip(entry.name),
+      .corrupt, "cannot read data of entry", path: entry.decodedName,
       context: "in '\(file.path)': \(reason)")
   }
 }

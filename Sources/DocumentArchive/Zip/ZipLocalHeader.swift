@@ -43,7 +43,7 @@ struct ZipLocalHeader {
   {
     func damaged(_ reason: String) -> PackageError {
       PackageError(
-        .corrupt, "cannot read zip entry", path: EntryName.decodeZip(entry.name), context: "in '\(archive)': \(reason)")
+        .corrupt, "cannot read zip entry", path: entry.decodedName, context: "in '\(archive)': \(reason)")
     }
     guard let length = length(ofHeaderStartingWith: bytes), bytes.count >= length else {
       throw damaged("its local header is missing")
@@ -52,8 +52,8 @@ struct ZipLocalHeader {
     let name = UnsafeRawBufferPointer(rebasing: bytes[fixedSize..<(fixedSize + Int(header.u16(26)))])
     guard name.elementsEqual(entry.name) else {
       throw damaged(
-        "its local header names '\(EntryName.decodeZip(Array(name)))', its central directory entry "
-          + "'\(EntryName.decodeZip(entry.name))'")
+        "its local header names '\(EntryName.decodeZip(Array(name), madeOnUnix: entry.versionMadeBy >> 8 == 3))', its central directory entry "
+          + "'\(entry.decodedName)'")
     }
     if let problem = entry.extraFieldProblem { throw damaged("in its central directory entry, \(problem)") }
     let fields = ZipExtraFields(in: bytes, from: fixedSize + name.count, to: length)
@@ -112,7 +112,7 @@ struct ZipLocalHeader {
   ) throws {
     func damaged(_ reason: String) -> PackageError {
       PackageError(
-        .corrupt, "cannot read zip entry", path: EntryName.decodeZip(entry.name), context: "in '\(archive)': \(reason)")
+        .corrupt, "cannot read zip entry", path: entry.decodedName, context: "in '\(archive)': \(reason)")
     }
     let descriptor = ZipLocalHeader(bytes: bytes)
     // The signature is optional, and a CRC-32 may happen to equal it: either reading that matches will do.

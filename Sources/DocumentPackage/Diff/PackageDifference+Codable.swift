@@ -154,13 +154,11 @@ extension PackageDifference.Entry: Codable {
     }
     var time: FileTime?
     if let text = try container.decodeIfPresent(String.self, forKey: .mtime) {
-      let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-      guard parts.count == 2, let seconds = Int64(parts[0]), parts[1].count == 9, let nanoseconds = Int32(parts[1])
-      else {
+      guard let decimal = FileTime(decimal: Substring(text)) else {
         throw DecodingError.dataCorruptedError(
           forKey: .mtime, in: container, debugDescription: "mtime '\(text)' is not SECONDS.NANOSECONDS")
       }
-      time = FileTime(seconds: seconds, nanoseconds: nanoseconds)
+      time = decimal
     }
     self.init(
       kind: try container.decode(NodeKind.self, forKey: .kind), size: try container.decode(Int64.self, forKey: .size),

@@ -107,6 +107,14 @@ extension Syscalls {
     do { _ = try retrying { fchmod(fd, mode) } } catch  where error == .noFunction || error == .notSupported {}
   }
 
+  /// Sets the permission bits of the file `name` in `dirfd` (`fchmodat`, which follows a symbolic link: for
+  /// a file the caller made there); nothing on a file system that stores no modes, as ``setMode(_:_:)``.
+  package static func setMode(in dirfd: CInt, _ name: RawName, _ mode: CInterop.Mode) throws(Errno) {
+    do { _ = try retrying { name.withCString { fchmodat(dirfd, $0, mode, 0) } } } catch
+      where error == .noFunction || error == .notSupported
+    {}
+  }
+
   /// Removes the file (not a directory) at `path`.
   package static func unlink(_ path: FilePath) throws(Errno) {
     _ = try resolving(path) { dirfd, name throws(Errno) in try retrying { unlinkat(dirfd, name, 0) } }

@@ -41,6 +41,6 @@ enum TarFuzz {
     if !spellsRawByte, EntryName.rawBytes(decoded) != bytes {
       fuzzFailure("name bytes \(bytes) decode to \(decoded.debugDescription), which is \(EntryName.rawBytes(decoded))")
     }
-    _ = EntryName.decodeZip(bytes)
+    _ = EntryName.decodeZip(bytes, madeOnUnix: bytes.first.map { $0 & 1 == 0 } ?? false)
   }
 }
