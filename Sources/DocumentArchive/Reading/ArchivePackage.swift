@@ -6,7 +6,7 @@ import SystemPackage
 ///     let package = try ArchivePackage.open("/tmp/Trip.zip")
 ///     let text = try package.node(at: "Index.json").contents()
 ///
-/// The archive's entries are read into a compact index (``ArchiveEntryIndex``): from a zip's central
+/// The archive's entries are read into a compact index (about 60 bytes an entry): from a zip's central
 /// directory when it settles everything, otherwise from the archive's headers (for a compressed tar
 /// that is one pass of decompression); each directory's nodes are made when it is listed. Files read their bytes from
 /// the archive when asked, through one archive handle shared by the tree: reading them in archive order (the order ``/DocumentPackage/PackageNode/walk(maxDepth:_:)``

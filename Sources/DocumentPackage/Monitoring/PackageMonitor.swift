@@ -88,7 +88,7 @@ import Foundation
 /// - Events that happen while a burst is compared are read in the next burst.
 /// - Changes inside a moved directory made during the same burst are compared by path under its new name.
 ///
-/// **Removals before a deletion.** With ``Options/removalsWait`` (a ``Document``'s monitor), a
+/// **Removals before a deletion.** A ``Document``'s monitor holds removals back (for 300 ms): a
 /// burst whose changes are all removals is not reported at once: it joins the next burst, and is
 /// reported alone only when no event came for that long and the package is still there. An
 /// `rm -rf` of the package is then one ``PackageMonitor/Change/Kind-swift.enum/packageDeleted``
