@@ -17,6 +17,20 @@ final class PackageLocation {
     self.root = root
     self.verifiesLoads = verifiesLoads
   }
+
+  /// Whether a name looked up alone (`lstat`) finds only the entry of exactly that name: true on the local file
+  /// systems that hold names apart byte for byte (ext4, XFS, btrfs, tmpfs, overlayfs, F2FS); false elsewhere
+  /// (FAT and exFAT fold case, so `A.txt` finds `a.txt`; FUSE and network file systems may do anything), where a
+  /// path walk lists the folder to see which name is there (see `PackageNode+Probing.swift`). Asked once.
+  lazy var looksUpNamesExactly: Bool = {
+    guard let type = try? Syscalls.fileSystemType(ofDirectory: root) else { return false }
+    return Self.exactNaming.contains(type)
+  }()
+
+  /// The `statfs` types of ``looksUpNamesExactly``: ext2/3/4, XFS, btrfs, tmpfs, overlayfs, F2FS.
+  private static let exactNaming: Set<Int64> = [
+    0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0x794C_7630, 0xF2F5_2010,
+  ]
 }
 
 /// Where a node was loaded from, and what the file looked like then.

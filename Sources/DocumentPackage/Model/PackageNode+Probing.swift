@@ -17,7 +17,9 @@ import SystemPackage
 //
 // A probe finds only a name spelled byte for byte as on disk; anything else (no such name, a name
 // equal to the one asked for only up to Unicode normalization, a name of raw bytes) falls back to
-// listing the directory, so an answer never differs from the listing's.
+// listing the directory, so an answer never differs from the listing's. Only where the file system
+// holds names apart byte for byte (`PackageLocation.looksUpNamesExactly`): on FAT or exFAT, `lstat`
+// of `A.txt` finds `a.txt`, and the listing must say which name is there.
 //
 // A model that verifies its loads (a `Document`'s, `docpkg serve`'s: see
 // `PackageNode+LoadVerification.swift`) lists as before: it lives long, and what it must be able to
@@ -30,7 +32,9 @@ extension PackageNode {
   func lookUpChild(named name: String) throws -> PackageNode? {
     if let loadedChildren { return loadedChildren[name] }
     if let probed = probedChildren?[name] { return probed }
-    if kind == .directory, listingSource == nil, origin?.location.verifiesLoads == false, let probed = probe(name) {
+    if kind == .directory, listingSource == nil, let location = origin?.location, !location.verifiesLoads,
+      location.looksUpNamesExactly, let probed = probe(name)
+    {
       probed.parent = self
       if probedChildren == nil { probedChildren = [:] }
       probedChildren![name] = probed
