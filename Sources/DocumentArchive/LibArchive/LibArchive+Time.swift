@@ -8,15 +8,15 @@ extension LibArchive {
   /// The time of libarchive's pair.
   static func time(seconds: Int64, nanoseconds: Int) -> FileTime {
     let nanoseconds = Int32(clamping: min(max(nanoseconds, 0), 999_999_999))
-    guard seconds < 0, nanoseconds > 0 else { return FileTime(seconds: seconds, nanoseconds: nanoseconds) }
-    return FileTime(seconds: seconds - 1, nanoseconds: 1_000_000_000 - nanoseconds)
+    return FileTime(negative: seconds < 0, seconds: seconds < 0 ? -seconds : seconds, nanoseconds: nanoseconds)
   }
 
   /// libarchive's pair for `time`, which it writes as the decimal `time` is.
   /// A time after -1 s and before 0 (which libarchive cannot give a sign) is written as its whole seconds, -1.
   static func fields(_ time: FileTime) -> (seconds: Int64, nanoseconds: Int32) {
-    guard time.seconds < 0, time.nanoseconds > 0 else { return (time.seconds, time.nanoseconds) }
-    guard time.seconds < -1 else { return (-1, 0) }
-    return (time.seconds + 1, 1_000_000_000 - time.nanoseconds)
+    let decimal = time.signAndDigits
+    guard decimal.negative else { return (decimal.seconds, decimal.nanoseconds) }
+    guard decimal.seconds > 0 else { return (-1, 0) }
+    return (-decimal.seconds, decimal.nanoseconds)
   }
 }

@@ -296,12 +296,7 @@ struct TarHeaderScan {
         for _ in digits.count..<9 { nanoseconds *= 10 }
       }
       // -1.5 is 1.5 s before the epoch: -2 s and 0.5 s after it.
-      if negative {
-        return nanoseconds == 0
-          ? FileTime(seconds: -seconds, nanoseconds: 0)
-          : FileTime(seconds: -seconds - 1, nanoseconds: 1_000_000_000 - nanoseconds)
-      }
-      return FileTime(seconds: seconds, nanoseconds: nanoseconds)
+      return FileTime(negative: negative, seconds: seconds, nanoseconds: nanoseconds)
     }
 
     /// What is wrong with a size or owner record's value, if anything: decimal digits. An empty value deletes

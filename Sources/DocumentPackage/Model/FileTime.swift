@@ -34,10 +34,29 @@ public struct FileTime: Hashable, Comparable, Sendable, Codable, CustomStringCon
   /// The time as a decimal with nine digits after the point, as `stat -c %.9Y` prints it: -1234567.5 s (whole
   /// seconds -1234568 and 500000000 ns) is `-1234567.500000000`.
   public var description: String {
-    let negative = seconds < 0 && nanoseconds > 0
-    let whole = negative ? "-\(-(seconds + 1))" : String(seconds)
-    let fraction = String(negative ? 1_000_000_000 - nanoseconds : nanoseconds)
+    let decimal = signAndDigits
+    let whole = decimal.negative ? "-\(decimal.seconds)" : String(decimal.seconds)
+    let fraction = String(decimal.nanoseconds)
     return "\(whole).\(String(repeating: "0", count: 9 - fraction.count))\(fraction)"
+  }
+
+  /// The time written as a decimal is: its sign, then its whole seconds and nanoseconds as digits (-1234567.5 s,
+  /// whole seconds -1234568 and 500000000 ns, is `-`, 1234567 and 500000000).
+  package var signAndDigits: (negative: Bool, seconds: Int64, nanoseconds: Int32) {
+    guard seconds < 0 else { return (false, seconds, nanoseconds) }
+    return nanoseconds > 0 ? (true, -(seconds + 1), 1_000_000_000 - nanoseconds) : (true, -seconds, 0)
+  }
+
+  /// The time a decimal's sign and digits give (see ``signAndDigits``): `negative`, `seconds` whole seconds
+  /// (not negative) and `nanoseconds` (in `0..<1_000_000_000`) after them.
+  package init(negative: Bool, seconds: Int64, nanoseconds: Int32) {
+    guard negative else {
+      self.init(seconds: seconds, nanoseconds: nanoseconds)
+      return
+    }
+    self.init(
+      seconds: nanoseconds > 0 ? -seconds - 1 : -seconds, nanoseconds: nanoseconds > 0 ? 1_000_000_000 - nanoseconds : 0
+    )
   }
 
   /// Reads ``description``'s form, `[-]SECONDS.NNNNNNNNN`; `nil` if `text` is not one.
@@ -48,10 +67,6 @@ public struct FileTime: Hashable, Comparable, Sendable, Codable, CustomStringCon
       let magnitude = Int64(parts[0]), magnitude >= 0,
       parts[1].count == 9, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let fraction = Int32(parts[1])
     else { return nil }
-    if negative, fraction > 0 {
-      self.init(seconds: -magnitude - 1, nanoseconds: 1_000_000_000 - fraction)
-    } else {
-      self.init(seconds: negative ? -magnitude : magnitude, nanoseconds: fraction)
-    }
+    self.init(negative: negative, seconds: magnitude, nanoseconds: fraction)
   }
 }
