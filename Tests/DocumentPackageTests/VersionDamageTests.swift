@@ -94,4 +94,23 @@ struct VersionDamageTests {
     #expect(try store.versions().map(\.id) == [1, 2])
     #expect(try store.versionProblems().isEmpty)
   }
+
+  /// A settle moves a record from pending to kept while `versions list` lists the store: listed before the
+  /// move among the kept ones and after it among the pending ones, the record is in neither list. It is not
+  /// missing (CI: a two-writer run listed a settled version as "its record is missing").
+  @Test func aRecordSettledDuringTheListingIsNotMissing() throws {
+    let temp = try TemporaryDirectory()
+    let (_, store) = try deferredSaves(temp, count: 3)
+    let settled = try store.settlePendingVersions()
+    #expect(settled.map(\.id) == [1, 2, 3])
+    let records = try store.listing().records
+    // As the listing saw it: versions 1 and 3 kept, 2 in neither list (it moved in between).
+    let seen = records.filter { $0.version.id != 2 }
+    #expect(seen.contains { $0.follows == 2 })
+    #expect(store.missingRecords(seen, listed: [1, 3], recorded: 3).isEmpty)
+    #expect(store.missingRecords(records.filter { $0.version.id != 3 }, listed: [1, 2], recorded: 3).isEmpty)
+    // Gone for real, it is missing: the rule still finds deleted records.
+    try FileManager.default.removeItem(atPath: store.versionsPath.appending("2").string)
+    #expect(store.missingRecords(seen, listed: [1, 3], recorded: 3).map(\.id) == [2])
+  }
 }

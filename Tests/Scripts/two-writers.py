@@ -71,7 +71,14 @@ def main():
             return set(result.stdout.decode().splitlines())
 
         current = {e: lines(package, e) for e in ("shared.txt", "own-A.txt", "own-B.txt")}
+        # Settled first (a writer's background settle may still run); then every version must be whole.
+        run([docpkg, "versions", "settle", package])
         versions = json.loads(run([docpkg, "versions", "list", package, "--json"]).stdout)
+        unreadable = [v for v in versions if "origin" not in v]
+        if unreadable:
+            print("versions not whole after both writers:", json.dumps(unreadable, sort_keys=True), flush=True)
+            run([docpkg, "check", package])
+            return 1
         conflicts = [v for v in versions if v["origin"] == "conflict"]
         in_conflicts = {e: set() for e in current}
         for version in conflicts:

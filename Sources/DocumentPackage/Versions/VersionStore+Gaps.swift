@@ -64,16 +64,12 @@ extension VersionStore {
   ///   - listed: The ids with a record (readable or not) or a pending record.
   ///   - recorded: ``lastRecordedID``, read before the listing (a record noted after it may not be listed).
   func missingRecords(_ records: [VersionRecord], listed: Set<Int>, recorded: Int?) -> [VersionProblem] {
-    let followed = records.compactMap { record in record.follows.map { ($0, record.version.id) } }
-    // A pending record settled during the listing was in neither list: looked for again (pending first: it
-    // moves from there to versions/).
-    let newestGone =
-      recorded.map { id in
-        // An error looking is taken for a record there: never a record flagged wrongly.
-        !listed.contains(id) && !((try? Syscalls.exists(pendingPath.appending(String(id)))) ?? true)
-          && !((try? Syscalls.exists(versionsPath.appending(String(id)))) ?? true)
-      } ?? false
-    guard newestGone || followed.contains(where: { !listed.contains($0.0) }) else { return [] }
+    // A pending record settled during the listing was in neither list (the versions were listed before it
+    // moved there, the pending ones after): each id not listed is looked for again.
+    let gone = { (id: Int) in !listed.contains(id) && !self.recordPresent(id) }
+    let followed = records.compactMap { record in record.follows.map { ($0, record.version.id) } }.filter { gone($0.0) }
+    let newestGone = recorded.map(gone) ?? false
+    guard newestGone || !followed.isEmpty else { return [] }
     let removed = removedIDs  // read after the listing: a removal notes its ids before their records go
     var problems: [Int: VersionProblem] = [:]
     if newestGone, let id = recorded, !removed.contains(id) {
@@ -81,11 +77,18 @@ extension VersionStore {
         id: id, state: .damaged, date: nil, recordPath: versionsPath.appending(String(id)),
         reason: "its record is missing (it was recorded, as the newest version, and never removed)")
     }
-    for (id, follower) in followed where !listed.contains(id) && !removed.contains(id) && problems[id] == nil {
+    for (id, follower) in followed where !removed.contains(id) && problems[id] == nil {
       problems[id] = VersionProblem(
         id: id, state: .damaged, date: nil, recordPath: versionsPath.appending(String(id)),
         reason: "its record is missing (version \(follower) was kept after it, and it was never removed)")
     }
     return Array(problems.values)
+  }
+
+  /// Whether `id` has a record now, pending or kept (looked for in that order: a settle moves it from
+  /// pending to kept). An error looking counts as present: never a record flagged wrongly.
+  private func recordPresent(_ id: Int) -> Bool {
+    ((try? Syscalls.exists(pendingPath.appending(String(id)))) ?? true)
+      || ((try? Syscalls.exists(versionsPath.appending(String(id)))) ?? true)
   }
 }
