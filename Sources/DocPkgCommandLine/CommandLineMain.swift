@@ -15,9 +15,10 @@ package func runCommandLine<Root: ParsableCommand>(_ root: Root.Type, afterSucce
     StandardError.write(Root.helpMessage() + "\n")
     terminate(ExitStatus.usage)
   }
-  // A command that does not exist is an error with --help too (`docpkg frobnicate --help`, which ArgumentParser
-  // answers with the parent's help), as git and swift say. (Without --help the parse fails and says so below.)
-  if usage.unknownCommand != nil, arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+  // A command that does not exist is an error when help is asked about it too (`docpkg frobnicate --help`,
+  // `docpkg help frobnicate`, which ArgumentParser answers with the parent's help), as git and swift say.
+  // (Without help the parse fails and says so below.)
+  if usage.unknownCommand != nil, usage.asksForHelp {
     StandardError.write(usage.line(for: ""))
     terminate(ExitStatus.usage)
   }

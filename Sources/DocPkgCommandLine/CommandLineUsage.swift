@@ -19,15 +19,23 @@ package struct CommandLineUsage {
   package var commandNames: [String] = []
   /// A word given where a subcommand was expected that names none, such as `bogus` in `docpkg bogus`.
   package var unknownCommand: String?
+  /// Whether the line asks for help: `--help`, `-h`, or the `help` command (`docpkg help versions list`).
+  package var asksForHelp = false
 
   /// Walks `arguments` (without the program name) down from `root` while they name subcommands.
   package init(_ arguments: [String], root: any ParsableCommand.Type) {
     var command = root
+    asksForHelp = arguments.contains { $0 == "--help" || $0 == "-h" }
     for argument in arguments where !argument.hasPrefix("-") {
       let subcommands = command.configuration.subcommands
       guard !subcommands.isEmpty else { break }
       guard let next = subcommands.first(where: { $0._commandName == argument }) else {
-        if argument != "help" { unknownCommand = argument }
+        // `help` names the command path that follows it (`docpkg help frob` asks about `frob`).
+        if argument == "help" && commandNames.isEmpty && !asksForHelp {
+          asksForHelp = true
+          continue
+        }
+        unknownCommand = argument
         break
       }
       commandNames.append(argument)

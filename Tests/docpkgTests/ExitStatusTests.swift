@@ -44,6 +44,7 @@ struct ExitStatusTests {
     arguments: [
       (["frobnicate", "--help"], "frobnicate", "docpkg"), (["frobnicate", "-h"], "frobnicate", "docpkg"),
       (["frobnicate"], "frobnicate", "docpkg"), (["versions", "lst", "--help"], "lst", "docpkg versions"),
+      (["help", "frobnicate"], "frobnicate", "docpkg"), (["help", "versions", "lst"], "lst", "docpkg versions"),
     ])
   func anUnknownCommandWithHelpIsAnError(_ arguments: [String], unknown: String, parent: String) throws {
     let result = try Shell.docpkg(arguments)
@@ -51,7 +52,9 @@ struct ExitStatusTests {
     #expect(result.standardError.hasPrefix("docpkg: error: unknown command '\(unknown)' for '\(parent)'"))
     #expect(result.standardOutput.isEmpty)
     // The parent's help is still help.
-    #expect(try Shell.docpkg(Array(parent.split(separator: " ").dropFirst().map(String.init)) + ["--help"]).status == 0)
+    let parentPath = parent.split(separator: " ").dropFirst().map(String.init)
+    #expect(try Shell.docpkg(parentPath + ["--help"]).status == 0)
+    #expect(try Shell.docpkg(["help"] + parentPath).status == 0)
   }
 
   @Test func failuresExit1AndDiffFailuresExit2() throws {
