@@ -32,10 +32,30 @@ struct UnpackLimitOptionTests {
     #expect(result.status == 1)
     #expect(
       result.standardError
-        == "docpkg: error: too many entries in '\(temp.appending("Q.zip"))' (more than 3; raise the limit to allow it)\n"
+        == "docpkg: error: too many entries in '\(temp.appending("Q.zip"))' (more than 3; unpack with a higher --max-entries to allow it)\n"
     )
     #expect(!calls.contains { $0.contains(".txt\"") && $0.contains("O_CREAT") }, "\(calls.joined(separator: "\n"))")
     #expect(!calls.contains { $0.contains("mkdirat") && $0.contains("Q.pkg") }, "\(calls.joined(separator: "\n"))")
     #expect(!FileManager.default.fileExists(atPath: temp.appending("out")))
+  }
+
+  /// A tar bomb is refused as a bomb, not as a "zip bomb", and the message names the option that lets it through.
+  @Test func eachLimitNamesTheOptionThatRaisesIt() throws {
+    let temp = try TemporaryDirectory()
+    _ = try temp.write("P/a.txt", "a\n")
+    // 40 MiB of zeros: past the 16 MiB the ratio allows any archive, about 1,000 times the gzip's size.
+    #expect(FileManager.default.createFile(atPath: temp.appending("P/zeros"), contents: Data(count: 40 << 20)))
+    let archive = temp.appending("p.tar.gz")
+    #expect(try Shell.docpkg(["pack", temp.appending("P"), "-o", archive, "--quiet"]).status == 0)
+    for (options, option) in [
+      ([String](), "--max-ratio"), (["--max-ratio", "inf", "--max-size", "1000"], "--max-size"),
+    ] {
+      let result = try Shell.docpkg(["unpack", archive, "-o", temp.appending("out")] + options)
+      #expect(result.status == 1)
+      #expect(
+        result.standardError.hasSuffix("unpack with a higher \(option) to allow it)\n"), "\(result.standardError)")
+      #expect(!result.standardError.contains("zip"), "\(result.standardError)")
+      #expect(!FileManager.default.fileExists(atPath: temp.appending("out")))
+    }
   }
 }

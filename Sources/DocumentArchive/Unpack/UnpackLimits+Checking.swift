@@ -26,7 +26,7 @@ extension UnpackLimits {
     if exceedsRatio(expanded, archiveSize: archiveSize) {
       throw PackageError(
         .limitExceeded, "archive expands more than \(Int(maxCompressionRatio)) times its size:",
-        path: archive, context: "(at entry '\(entry)'; a zip bomb? raise the limit to allow it)")
+        path: archive, context: "(at entry '\(entry)'; a decompression bomb? raise the limit to allow it)")
     }
   }
 

@@ -64,6 +64,13 @@ struct Unpack: ParsableCommand {
     if let maxSize, maxSize < 0 { throw ValidationError("--max-size must not be negative, not \(maxSize)") }
   }
 
+  /// The option that raises the limit `error` says was exceeded (UnpackLimits' three checks).
+  private static func option(raising error: PackageError) -> String {
+    if error.message.hasPrefix("too many entries") { return "--max-entries" }
+    if error.message.hasPrefix("archive expands more than") { return "--max-ratio" }
+    return "--max-size"
+  }
+
   func run() throws {
     let limits = UnpackLimits(
       maxTotalSize: maxSize ?? UnpackLimits().maxTotalSize, maxEntryCount: maxEntries, maxCompressionRatio: maxRatio)
@@ -88,6 +95,10 @@ struct Unpack: ParsableCommand {
         }
       } catch var error as PackageError where error.code == .nameTaken {
         error.context += error.context.isEmpty ? "(use --force to replace it)" : " (use --force to replace it)"
+        throw error
+      } catch var error as PackageError where error.code == .limitExceeded {
+        error.context = error.context.replacing(
+          "raise the limit to allow it", with: "unpack with a higher \(Self.option(raising: error)) to allow it")
         throw error
       }
     }
