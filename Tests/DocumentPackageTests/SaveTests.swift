@@ -146,6 +146,30 @@ struct SaveTests {
     #expect(FileManager.default.fileExists(atPath: package + "/Theirs.txt"))
   }
 
+  /// Attack on issue 35 (M5): a package moved while `docpkg rm` ran said "package changed on disk since it was
+  /// loaded, not overwriting: (removed ., removed d3/f753)".
+  @Test func aPackageMovedOrReplacedSinceItWasLoadedIsSaidSo() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageFile(at: FilePath(package))
+    _ = try document.root.children()
+    try document.root.setFile(at: "Text.txt", contents: Data("mine\n".utf8))
+    try FileManager.default.moveItem(atPath: package, toPath: temp.appending("Moved.pkg"))
+    #expect {
+      try document.save()
+    } throws: {
+      "\($0)" == "package was moved or deleted since it was loaded, not saving: '\(package)'"
+    }
+    #expect(!FileManager.default.fileExists(atPath: package))
+    try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: false)
+    #expect {
+      try document.save()
+    } throws: {
+      "\($0)" == "package was replaced by another folder since it was loaded, not overwriting: '\(package)'"
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: package).isEmpty)
+  }
+
   @Test func removingAFileAnotherWriterChangedIsAConflict() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)

@@ -37,6 +37,14 @@ extension PackageFile {
     _ = try Self.recover(path, locked: heldLock)
     if !options.contains(.overwritingOutsideChanges) {
       let changes = outsideChanges()
+      // The package itself gone or another folder in its place: that is what to say, not its entries.
+      if let root = changes.first(where: { $0.path.isEmpty && $0.kind != .modified }) {
+        throw PackageError(
+          .conflict,
+          root.kind == .removed
+            ? "package was moved or deleted since it was loaded, not saving:"
+            : "package was replaced by another folder since it was loaded, not overwriting:", path: path.string)
+      }
       if !changes.isEmpty {
         let shown = changes.prefix(3).map(\.description).joined(separator: ", ")
         let more = changes.count > 3 ? ", and \(changes.count - 3) more" : ""
