@@ -1,12 +1,12 @@
 import Dispatch
 
-/// Two workers for the parts of a comparison that are mostly system calls: listing the two trees,
-/// and comparing same-size files. Listing is parallel only when both trees are on disk; comparing,
+/// Two workers for the parts of a comparison that are mostly system calls: listing each pair of
+/// directories, and comparing same-size files. Listing is parallel only when both trees are on disk; comparing,
 /// for pairs whose files are each on disk or from a source that allows concurrent reads (a zip read
 /// through its central directory). Always two different trees, so each worker touches nodes no other
 /// worker touches (nodes are not thread-safe). Other archive-backed trees are read on one thread, in walk order.
 extension DiffEngine {
-  /// Whether `old` and `new` can be listed on two threads.
+  /// Whether the directories of `old` and `new` can be listed on two threads.
   static func canReadInParallel(_ old: PackageNode, _ new: PackageNode) -> Bool {
     old.root !== new.root && old.isBackedByDisk && new.isBackedByDisk
   }
@@ -17,27 +17,19 @@ extension DiffEngine {
     old.root !== new.root
   }
 
-  /// Lists every directory of both trees, one tree per worker.
-  /// - Throws: The first listing error, the old tree's first.
+  /// Lists the directories `old` and `new` (of two trees), one per worker.
+  /// - Throws: The first listing error, the old directory's first.
   static func listInParallel(_ old: PackageNode, _ new: PackageNode) throws {
-    let trees = SharedSlots<PackageNode>([old, new])
+    let directories = SharedSlots<PackageNode>([old, new])
     let errors = SharedSlots<(any Error)?>([nil, nil])
     defer {
-      trees.free()
+      directories.free()
       errors.free()
     }
     DispatchQueue.concurrentPerform(iterations: 2) { side in
-      do { try listEverything(trees[side]) } catch { errors[side] = error }
+      do { _ = try directories[side].sortedChildren() } catch { errors[side] = error }
     }
     if let error = errors[0] ?? errors[1] { throw error }
-  }
-
-  /// (An explicit stack, not recursion: this runs on a worker, whose stack is small.)
-  private static func listEverything(_ directory: PackageNode) throws {
-    var pending = [directory]
-    while let directory = pending.popLast() {
-      pending.append(contentsOf: try directory.sortedChildren().lazy.filter { $0.kind == .directory }.reversed())
-    }
   }
 
   /// Whether each pair of same-size files (on disk, or readable on any thread) has equal contents.

@@ -15,24 +15,7 @@ extension DiffEngine {
 
   /// Reads what phase 1 left pending, in walk order, so each tree's files are read in its order.
   mutating func readPending(parallel: Bool) throws {
-    if parallel, pairs.count > 1 {
-      // Equality of same-size files on disk (or from sources that allow concurrent reads): no order
-      // to keep, so compare on two workers. Pairs that differ stay pending when patches or
-      // containers need their contents.
-      let keepsDifferent = options.includesTextPatches || options.expandingContainers != nil
-      let onDisk = pairs.filter {
-        $0.old.size == $0.new.size && $0.old.isReadableOnAnyThread && $0.new.isReadableOnAnyThread
-      }
-      let equal = try Self.equalContentsInParallel(onDisk.map { ($0.old, $0.new) })
-      var decided = Set<Int>()
-      for (index, pair) in onDisk.enumerated() where equal[index] || !keepsDifferent {
-        var details = pair.details
-        if !equal[index] { details.insert(.contents) }
-        record(pair.order, pair.path, pair.old, pair.new, details)
-        decided.insert(pair.order)
-      }
-      pairs.removeAll { decided.contains($0.order) }
-    }
+    if parallel, pairs.count > pairsLeftByWindows { try compareInParallel(from: pairsLeftByWindows) }
     var tasks: [(order: Int, task: Task)] = pairs.indices.map { (pairs[$0].order, .pair($0)) }
     if candidatesNeedReading {
       for (index, candidate) in added.enumerated() where candidate.node.kind == .file && candidate.entry.size > 0 {
@@ -55,6 +38,25 @@ extension DiffEngine {
       case .deleted(let index): deleted[index] = try read(deleted[index])
       }
     }
+  }
+
+  /// Compares the pending same-size pairs from `start` on whose files are on disk (or from sources that allow
+  /// concurrent reads) on two workers: no order to keep. Pairs that differ stay pending when patches or
+  /// containers need their contents.
+  mutating func compareInParallel(from start: Int = 0) throws {
+    let keepsDifferent = options.includesTextPatches || options.expandingContainers != nil
+    let onDisk = pairs[start...].filter {
+      $0.old.size == $0.new.size && $0.old.isReadableOnAnyThread && $0.new.isReadableOnAnyThread
+    }
+    let equal = try Self.equalContentsInParallel(onDisk.map { ($0.old, $0.new) })
+    var decided = Set<Int>()
+    for (index, pair) in onDisk.enumerated() where equal[index] || !keepsDifferent {
+      var details = pair.details
+      if !equal[index] { details.insert(.contents) }
+      record(pair.order, pair.path, pair.old, pair.new, details)
+      decided.insert(pair.order)
+    }
+    if !decided.isEmpty { pairs.removeAll { decided.contains($0.order) } }
   }
 
   private mutating func compare(_ pair: Pair) throws {

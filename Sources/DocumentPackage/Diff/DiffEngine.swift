@@ -3,6 +3,11 @@
 /// 2. read, in walk order, the files that need it: same-size pairs, and deleted and added files
 ///    when renames are possible;
 /// 3. pair deleted and added entries into renames.
+///
+/// Its memory is that of the directories on its way and of what differs, not of the trees: same-size
+/// pairs that can be compared on any thread are compared in windows of ``window`` pairs during the walk,
+/// and each directory the walk listed itself is forgotten once the walk and those comparisons are done
+/// with it (``PackageNode/forgetListing()``), as `docpkg inspect` does.
 struct DiffEngine {
   typealias Change = PackageDifference.Change
   typealias Entry = PackageDifference.Entry
@@ -15,6 +20,18 @@ struct DiffEngine {
   var pairs: [Pair] = []
   var added: [Candidate] = []
   var deleted: [Candidate] = []
+  /// Whether same-size pairs are compared on several threads (two different trees).
+  private var comparesInParallel = false
+  /// Whether each pair of directories is listed on two threads (two trees on disk).
+  private var listsInParallel = false
+  /// Directories the walk listed and is done with, in the order it left them (children first): forgotten
+  /// after the next window of comparisons.
+  private var finishedDirectories: [PackageNode] = []
+  /// The pairs still pending after the last window (read in walk order at the end).
+  var pairsLeftByWindows = 0
+
+  /// How many same-size pairs the walk gathers before it compares them.
+  var window = 4096
 
   /// A file in both trees whose contents must be read.
   struct Pair {
@@ -44,13 +61,15 @@ struct DiffEngine {
   }
 
   mutating func run(old: PackageNode, new: PackageNode) throws -> PackageDifference {
+    comparesInParallel = Self.canCompareInParallel(old, new)
+    listsInParallel = old.kind == .directory && new.kind == .directory && Self.canReadInParallel(old, new)
     if old.kind == .directory, new.kind == .directory {
-      if Self.canReadInParallel(old, new) { try Self.listInParallel(old, new) }
       try visitChildren(old, new, prefix: "")
     } else if try visit(old, new, path: "") {
       try visitChildren(old, new, prefix: "")
     }
-    try readPending(parallel: Self.canCompareInParallel(old, new))
+    try readPending(parallel: comparesInParallel)
+    forgetFinishedDirectories()
     try pairRenames()
     for candidate in added where !candidate.paired {
       let patch = try candidate.text.map { try self.patch(from: [], to: $0, at: candidate.path) }
@@ -72,15 +91,27 @@ struct DiffEngine {
   /// everything below them, in path order: with an explicit stack of the directories on the way
   /// down, not recursion (a package's depth is its own to choose, and this may run on a worker).
   private mutating func visitChildren(_ old: PackageNode?, _ new: PackageNode?, prefix: String) throws {
-    var levels = [try Level(old, new, prefix: prefix)]
+    var levels = [try Level(old, new, prefix: prefix, inParallel: listsInParallel)]
     while !levels.isEmpty {
       let top = levels.count - 1
       guard let (a, b, path) = levels[top].next() else {
-        levels.removeLast()
+        finishedDirectories += levels.removeLast().listedHere
         continue
       }
-      if try visit(a, b, path: path) { levels.append(try Level(a, b, prefix: path)) }
+      if try visit(a, b, path: path) { levels.append(try Level(a, b, prefix: path, inParallel: listsInParallel)) }
+      if comparesInParallel, pairs.count - pairsLeftByWindows >= window {
+        try compareInParallel(from: pairsLeftByWindows)
+        pairsLeftByWindows = pairs.count
+        forgetFinishedDirectories()
+      }
     }
+  }
+
+  /// Forgets the listings of the directories the walk is done with. A node a pending pair or candidate
+  /// holds stays readable: it reads from its own location or source, not through its parent.
+  private mutating func forgetFinishedDirectories() {
+    for directory in finishedDirectories { directory.forgetListing() }
+    finishedDirectories.removeAll()
   }
 
   /// The children of one pair of directories, merged by name, being visited. Names are compared as their bytes
@@ -90,10 +121,15 @@ struct DiffEngine {
     let a: [(node: PackageNode, name: String)]
     let b: [(node: PackageNode, name: String)]
     let prefix: String
+    /// The directories of this pair that this level listed (that were not listed before it).
+    let listedHere: [PackageNode]
     var i = 0
     var j = 0
 
-    init(_ old: PackageNode?, _ new: PackageNode?, prefix: String) throws {
+    init(_ old: PackageNode?, _ new: PackageNode?, prefix: String, inParallel: Bool) throws {
+      let directories = [old, new].compactMap { $0?.kind == .directory ? $0 : nil }
+      listedHere = directories.filter { $0.heldChildren == nil }
+      if inParallel, let old, let new, listedHere.count == 2 { try DiffEngine.listInParallel(old, new) }
       a = Self.named(old?.kind == .directory ? try old!.sortedChildren() : [])
       b = Self.named(new?.kind == .directory ? try new!.sortedChildren() : [])
       self.prefix = prefix
