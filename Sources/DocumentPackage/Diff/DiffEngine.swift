@@ -192,6 +192,8 @@ struct DiffEngine {
       switch old.kind {
       case .directory:
         record(position, path, old, new, details)
+        // The same stored tree on both sides (two versions of one store): nothing below differs.
+        if let address = old.contentAddress, address == new.contentAddress { return false }
         return true
       case .symlink:
         if old.symbolicLinkDestination != new.symbolicLinkDestination { details.insert(.symbolicLinkDestination) }
@@ -206,6 +208,8 @@ struct DiffEngine {
             || new.checksDataWhenRead
         } else if let identity = old.diskIdentity, identity == new.diskIdentity {
           needsReading = false
+        } else if let address = old.contentAddress, address == new.contentAddress {
+          needsReading = false  // one blob of one version store
         } else {
           needsReading = true
         }

@@ -10,13 +10,16 @@ import Foundation
 /// the blob's SHA-256 *before* handing out its bytes, so a damaged blob (or one an older release
 /// hard-linked to a package file that was then written in place) fails with a `corrupt` error
 /// and no other bytes are ever returned as the version's.
-final class VersionBlob: FileCopySource {
+final class VersionBlob: FileCopySource, ContentAddressed {
   let store: VersionStore
   let hash: String
   let size: Int64
   /// The version the blob is read for, if any: a blob that vanished because that version was
   /// removed meanwhile says so (see ``VersionStore/removedWhileReading(_:)``).
   let version: Int?
+
+  /// The store's path and the blob's hash: equal for equal contents in one store.
+  var contentAddress: String { store.path.string + "#" + hash }
 
   init(store: VersionStore, hash: String, size: Int64, version: Int? = nil) {
     self.store = store
