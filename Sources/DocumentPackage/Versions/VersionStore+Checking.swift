@@ -22,7 +22,7 @@ extension VersionStore {
   /// its tree objects and the files fetched or copied; the others are the remote's.
   ///
   /// A blob is checked once however many versions share it. Without `thorough`, a blob whose
-  /// device, inode, size and modification time are those it had when it last matched its
+  /// device, inode, size, modification and change time are those it had when it last matched its
   /// SHA-256 (the store's `verified` cache) is not read again, so a second check reads only new
   /// blobs; `thorough` reads every blob.
   /// - Parameter thorough: Hash every blob, ignoring the cache.
@@ -74,8 +74,7 @@ extension VersionStore {
     guard status.size == blob.size else {
       return "blob \(blob.path.string) has \(status.size) bytes, not \(blob.size)"
     }
-    let key = HashCache.Key(status)
-    if !thorough, cache.hash(for: key) == blob.hash { return nil }
+    if !thorough, cache.hash(for: status) == blob.hash { return nil }
     do {
       try blob.verify()
     } catch let error as PackageError {
@@ -83,7 +82,7 @@ extension VersionStore {
     } catch {
       return "\(error)"
     }
-    cache.add(key, blob.hash)
+    cache.add(status, blob.hash)
     return nil
   }
 }
