@@ -62,6 +62,32 @@ struct HashCacheTrustTests {
     #expect(try store.damagedVersions(thorough: true).isEmpty)
   }
 
+  /// A save that changes two root entries rebuilds the whole tree, linking every unchanged file
+  /// into it; the cache follows the change times those links give (see `RelinkedFile`), but only
+  /// from the change time it hashed at: a write in place before the save still shows.
+  @Test(arguments: [false, true])
+  func aWriteInPlaceBeforeASaveThatRelinksEveryFileIsHashedAgain(deferred: Bool) throws {
+    let temp = try TemporaryDirectory()
+    let package = try package(temp, ["a.txt": "AAAA\n", "b.txt": "keep\n"])
+    try FileManager.default.createDirectory(atPath: package + "/d", withIntermediateDirectories: false)
+    try Data("deep\n".utf8).write(to: URL(fileURLWithPath: package + "/d/e.txt"))
+    try put(package, "c.txt", "new\n", deferred: deferred)
+    let store = try VersionStore(forPackageAt: FilePath(package))
+    #expect(try text(store, 1, "d/e.txt") == "deep\n")
+
+    try Shell.run("/bin/sh", ["-c", Self.sameStampWrites[0] + "; rm -f \"$1.time\"", "sh", package + "/d/e.txt"])
+    let document = try PackageFile(at: FilePath(package))
+    document.defersVersionCopies = deferred
+    try document.root.setFile(at: "a.txt", contents: Data("CCCC\n".utf8))
+    try document.root.setFile(at: "b.txt", contents: Data("kept\n".utf8))
+    try document.save()
+    _ = try store.settlePendingVersions()
+    #expect(try text(store, 2, "d/e.txt") == "BBBB\n")
+    #expect(try text(store, 2, "a.txt") == "AAAA\n")
+    // The next save, with nothing written meanwhile, reads only what it must.
+    #expect(try VersionStore.scan(packageAt: FilePath(package), lockHeld: false).hashedFiles == 2)
+  }
+
   @Test(arguments: [false, true])
   func aHandEditedCacheLineIsNotBelieved(deferred: Bool) throws {
     let temp = try TemporaryDirectory()

@@ -16,9 +16,11 @@ import Foundation
 /// same-size file with the same time) leaves device, inode, size and modification time as they
 /// were, and a cache keyed by them alone would give the next version the bytes it hashed before.
 /// The change time cannot be set back by a program (git's index compares it for the same reason).
-/// It also moves when a file gains or loses a hard link, or is renamed; a save of ours exchanges
+/// It also moves when a file gains or loses a hard link, or is renamed. A save of ours exchanges
 /// only the entry it changed (its old bytes are hashed anyway), but one that rebuilds a directory
-/// relinks the unchanged files in it, and those are hashed again once afterwards.
+/// links the unchanged files in it into the new one and then removes the old names: the save
+/// notes each such file's change time before and after (``RelinkedFile``) and the cache follows
+/// (``relinked(_:)``), so those files are not read again.
 ///
 /// **Self-checking.** Each line ends with a checksum of the rest of it (``lineCheck(_:)``), so a
 /// line damaged on disk or edited by hand is skipped (its file is hashed again, and the new line
@@ -249,6 +251,24 @@ struct HashCache {
     let entry = Entry(digest: digest, changeTime: status.changeTime)
     known[Key(status)] = entry
     added.append((Key(status), entry))
+  }
+
+  /// Takes the change time a save's own link or unlink gave `file` for the one it had (see
+  /// ``RelinkedFile``): an entry hashed at the change time before is kept at the one after.
+  mutating func relinked(_ file: RelinkedFile) {
+    let key = Key(file.before)
+    guard let entry = known[key], entry.changeTime == file.before.changeTime else { return }
+    let moved = Entry(digest: entry.digest, changeTime: file.changedAfter)
+    known[key] = moved
+    added.append((key, moved))
+  }
+
+  /// Tells the cache at `path` of `files` (see ``relinked(_:)``); reads it only if there are any.
+  static func noteRelinked(_ files: [RelinkedFile], at path: FilePath) {
+    guard !files.isEmpty else { return }
+    var cache = HashCache(path: path)
+    for file in files { cache.relinked(file) }
+    cache.save()
   }
 
   /// One line of the log, with its check and newline.
