@@ -107,5 +107,29 @@ struct HashCacheTrustTests {
     #expect(try text(store, 2, "b.txt") == "BBBB\n")
     #expect(try text(store, 2, "a.txt") == "AAAA\n")
     #expect(try store.damagedVersions(thorough: true).isEmpty)
+    // The save that found the damaged line wrote the log anew without it.
+    #expect(HashCache(path: store.hashesPath).discardedLines == 0)
+  }
+
+  @Test func checkDiscardsADamagedCacheLineAndSaysSo() throws {
+    let temp = try TemporaryDirectory()
+    let package = try package(temp, ["a.txt": "AAAA\n", "b.txt": "BBBB\n"])
+    try put(package, "c.txt", "x\n", deferred: true)
+    let store = try VersionStore(forPackageAt: FilePath(package))
+    let hashes = store.hashesPath.string
+    let log = try String(contentsOfFile: hashes, encoding: .utf8)
+    let (a, b) = (ContentHash.of(Data("AAAA\n".utf8)), ContentHash.of(Data("BBBB\n".utf8)))
+    try log.replacingOccurrences(of: b, with: a).write(toFile: hashes, atomically: false, encoding: .utf8)
+
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 0, "\(check.standardError)")
+    #expect(
+      check.standardOutput.contains(
+        "repaired: 1 damaged line of the hash cache discarded (its files are read again): "),
+      "\(check.standardOutput)")
+    // Written anew: a.txt's own line is left, the forged one is gone.
+    #expect(try String(contentsOfFile: hashes, encoding: .utf8).components(separatedBy: a).count == 2)
+    let again = try Shell.docpkg(["check", package])
+    #expect(again.status == 0 && !again.standardOutput.contains("repaired"), "\(again.standardOutput)")
   }
 }

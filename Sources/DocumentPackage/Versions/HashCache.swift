@@ -293,8 +293,10 @@ struct HashCache {
   }
 
   /// Appends the new entries (best effort: a lost cache only costs re-hashing), except the
-  /// unsettled ones (see ``settledAfter``).
+  /// unsettled ones (see ``settledAfter``). A log that had damaged lines is written anew instead,
+  /// without them (atomically, staged in the store's `tmp`; where that fails, appended to as usual).
   mutating func save() {
+    if discardedLines > 0, rewrite() { return }
     guard !added.isEmpty else { return }
     var text = ""
     let now = FileTime(Date())
@@ -306,5 +308,21 @@ struct HashCache {
     defer { Syscalls.closeFile(fd) }
     let data = Data(text.utf8)
     _ = data.withUnsafeBytes { bytes in try? Syscalls.writeAll(fd, bytes) }
+  }
+
+  /// Writes the log anew with the entries known (the settled ones); whether it could.
+  private mutating func rewrite() -> Bool {
+    var text = ""
+    let now = FileTime(Date())
+    for (key, entry) in known where Self.isSettled(key.time, now: now) && Self.isSettled(entry.changeTime, now: now) {
+      text += Self.line(key, entry)
+    }
+    let temporary = path.removingLastComponent().appending("tmp")
+    guard (try? StoreFiles.writeAtomically(Data(text.utf8), to: path, temporary: temporary)) != nil else {
+      return false
+    }
+    added = []
+    discardedLines = 0
+    return true
   }
 }

@@ -67,6 +67,16 @@ extension VersionStore {
     return damaged.sorted { $0.id < $1.id }
   }
 
+  /// Reads the hash cache (`hashes`) and, if some of its lines were damaged (failed their check),
+  /// writes it anew without them; returns how many there were (see ``HashCache``). Their files are
+  /// hashed again by the next save that keeps them.
+  package func discardDamagedHashCacheLines() -> Int {
+    var cache = HashCache(path: hashesPath)
+    let damaged = cache.discardedLines
+    if damaged > 0 { cache.save() }
+    return damaged
+  }
+
   private static func problem(with blob: VersionBlob, thorough: Bool, cache: inout HashCache) -> String? {
     guard let status = try? Syscalls.statusNoFollow(blob.path), status.kind == .file else {
       return "blob \(blob.path.string) is missing"
