@@ -132,4 +132,36 @@ struct HashCacheTrustTests {
     let again = try Shell.docpkg(["check", package])
     #expect(again.status == 0 && !again.standardOutput.contains("repaired"), "\(again.standardOutput)")
   }
+
+  /// The directory cache (`dirs`: a directory's tree by its device, inode and time, used when the
+  /// previous state is copied at once) is read from disk too: two of its lines with their trees
+  /// swapped must not give a version the other directory's files.
+  @Test func aHandEditedDirectoryCacheLineIsNotBelieved() throws {
+    let temp = try TemporaryDirectory()
+    let package = try package(temp, ["a.txt": "a\n"])
+    for (directory, text) in [("one", "first\n"), ("two", "second\n")] {
+      try FileManager.default.createDirectory(atPath: package + "/" + directory, withIntermediateDirectories: false)
+      try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/\(directory)/f.txt"))
+    }
+    try put(package, "c.txt", "1\n", deferred: false)
+    let store = try VersionStore(forPackageAt: FilePath(package))
+    let dirs = store.path.appending("dirs").string
+    var lines = try String(contentsOfFile: dirs, encoding: .utf8).split(separator: "\n").map {
+      $0.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+    }
+    let inodes = try ["one", "two"].map { try Syscalls.statusNoFollow(FilePath(package + "/" + $0)).inode }
+    guard let one = lines.firstIndex(where: { $0[1] == String(inodes[0]) }),
+      let two = lines.firstIndex(where: { $0[1] == String(inodes[1]) })
+    else {
+      Issue.record("no lines for the two directories in \(dirs)")
+      return
+    }
+    (lines[one][4], lines[two][4]) = (lines[two][4], lines[one][4])
+    try (lines.map { $0.joined(separator: " ") }.joined(separator: "\n") + "\n")
+      .write(toFile: dirs, atomically: false, encoding: .utf8)
+
+    try put(package, "c.txt", "2\n", deferred: false)
+    #expect(try text(store, 2, "one/f.txt") == "first\n")
+    #expect(try text(store, 2, "two/f.txt") == "second\n")
+  }
 }
