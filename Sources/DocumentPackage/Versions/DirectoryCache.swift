@@ -43,7 +43,7 @@ struct DirectoryCache {
     self.path = path
     guard Self.timesFollowEntries(in: package), let data = try? StoreFiles.read(path) else { return }
     for checked in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-      guard let line = Self.verified(checked) else { continue }
+      guard let line = HashCache.verified(checked) else { continue }
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 5, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
         let time = FileTime(encoded: parts[2]), let size = Int64(parts[3]), ContentHash.isValid(parts[4])
@@ -67,21 +67,6 @@ struct DirectoryCache {
     return Syscalls.fileSystemsChangedElsewhere[type] == nil && !fatFamily.contains(type)
   }
 
-  /// The line without its check (the last field: ``HashCache/lineCheck(_:)`` of the rest), or nil
-  /// if the check does not match: a line damaged on disk or edited by hand is not believed.
-  static func verified(_ line: Substring) -> Substring? {
-    guard let space = line.lastIndex(of: " "), let check = UInt64(line[line.index(after: space)...], radix: 16)
-    else { return nil }
-    let rest = line[..<space]
-    return Array(rest.utf8).withUnsafeBufferPointer { HashCache.lineCheck($0) } == check ? rest : nil
-  }
-
-  /// `line` with its check appended (see ``verified(_:)``).
-  static func checked(_ line: String) -> String {
-    let check = String(Array(line.utf8).withUnsafeBufferPointer { HashCache.lineCheck($0) }, radix: 16)
-    return "\(line) \(String(repeating: "0", count: 16 - check.count))\(check)"
-  }
-
   static func key(_ status: FileStatus) -> HashCache.Key {
     HashCache.Key(device: status.device, inode: status.inode, size: 0, time: status.modificationTime)
   }
@@ -98,7 +83,7 @@ struct DirectoryCache {
     for (key, entry) in used where HashCache.isSettled(key.time, now: now) {
       var line = "\(key.device) \(key.inode) \(key.time.encoded) \(entry.size) \(entry.tree)"
       for (name, tree) in entry.subdirectories { line += " " + VersionEscaping.escape(name) + " " + tree }
-      text += Self.checked(line) + "\n"
+      text += HashCache.checked(line) + "\n"
     }
     try? StoreFiles.writeAtomically(Data(text.utf8), to: path, temporary: temporary)
   }

@@ -275,8 +275,23 @@ struct HashCache {
   static func line(_ key: Key, _ entry: Entry) -> String {
     let text =
       "\(key.device) \(key.inode) \(key.size) \(key.time.encoded) \(entry.changeTime.encoded) \(entry.digest.hex)"
-    let check = String(Array(text.utf8).withUnsafeBufferPointer { lineCheck($0) }, radix: 16)
-    return "\(text) \(String(repeating: "0", count: 16 - check.count))\(check)\n"
+    return checked(text) + "\n"
+  }
+
+  /// `line` with its check appended: a space and ``lineCheck(_:)`` of `line` in 16 hex digits.
+  static func checked(_ line: String) -> String {
+    let check = String(Array(line.utf8).withUnsafeBufferPointer { lineCheck($0) }, radix: 16)
+    return "\(line) \(String(repeating: "0", count: 16 - check.count))\(check)"
+  }
+
+  /// A line of a store cache read from disk (the directory cache's) without its check (the last
+  /// field: see ``checked(_:)``), or nil if the check does not match: a line damaged on disk or
+  /// edited by hand is not believed.
+  static func verified(_ line: Substring) -> Substring? {
+    guard let space = line.lastIndex(of: " "), let check = UInt64(line[line.index(after: space)...], radix: 16)
+    else { return nil }
+    let rest = line[..<space]
+    return Array(rest.utf8).withUnsafeBufferPointer { lineCheck($0) } == check ? rest : nil
   }
 
   /// How many seconds a whole-second time must lie before now for its entry to be kept across runs.
