@@ -27,8 +27,8 @@ import Foundation
 /// appended wins) instead of naming bytes the file does not hold. ``discardedLines`` counts them.
 ///
 /// Also how a merge finds the contents a writer loaded (its base): the writer's load snapshot
-/// (device, inode, size, time, change time) names the hash, and the blob is in the store if a
-/// save kept it.
+/// (device, inode, size, time) names the hash (``hash(forLoaded:)``), and the blob is in the store
+/// if a save kept it.
 struct HashCache {
   /// A file's stamp: equal stamps (and change times) are the same bytes, by the one rule of
   /// `DiskStamp.swift` and the change time (see the type's discussion).
@@ -244,6 +244,13 @@ struct HashCache {
     guard let entry = known[Key(status)], entry.changeTime == status.changeTime else { return nil }
     return entry.digest.hex
   }
+
+  /// The hash the cache knows for a merge base: the file a writer loaded, by its load snapshot's
+  /// stamp whatever its change time then. The change time is not compared here: a deferred save
+  /// moves the replaced file into the store's pending folder (a rename moves it) before the cache
+  /// learns its hash, so the one recorded is never the one the writer saw; compared, every text
+  /// merge after such a save would become a conflict.
+  func hash(forLoaded status: FileStatus) -> String? { known[Key(status)]?.digest.hex }
 
   /// Records `hash` as the contents of the file whose status (when its bytes were read) is `status`.
   mutating func add(_ status: FileStatus, _ hash: String) {
