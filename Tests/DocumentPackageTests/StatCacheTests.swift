@@ -79,4 +79,23 @@ struct StatCacheTests {
     try FileManager.default.moveItem(atPath: package, toPath: moved)
     #expect(try scan(moved).hashedFiles == 1)
   }
+
+  /// Issue 35: the cache compares the change time, which a save's own hard links move (a save that changes two
+  /// root entries rebuilds the whole tree, linking every unchanged file into it); those links must not make the
+  /// next push or settle read every file again.
+  @Test(arguments: [false, true])
+  func thePushAfterASaveThatRelinkedEveryFileReadsOnlyTheChangedFiles(settled: Bool) throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    #expect(try scan(package).hashedFiles == 6)
+    let document = try PackageFile(at: FilePath(package))
+    document.defersVersionCopies = true
+    try document.root.setFile(at: "Text.txt", contents: Data("changed\n".utf8))
+    try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("ONE\n".utf8))
+    try document.save()
+    if settled {
+      #expect(try VersionStore(forPackageAt: FilePath(package)).settlePendingVersions().map(\.id) == [1])
+    }
+    #expect(try scan(package).hashedFiles == 2)
+  }
 }

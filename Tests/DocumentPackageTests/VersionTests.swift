@@ -167,11 +167,16 @@ struct VersionTests {
     #expect(try !b.versionStore().versions().map(\.id).contains(id))
   }
 
-  @Test func textChangedOnBothSidesMergesLineWiseOrConflicts() throws {
+  /// With `deferred` (as `docpkg put` and a Document save), the base is found after the save moved
+  /// the file into the store's pending folder, which moved its change time (issue 35: the hash
+  /// cache compares change times, but not for a merge base, found by the writer's load snapshot).
+  @Test(arguments: [false, true])
+  func textChangedOnBothSidesMergesLineWiseOrConflicts(deferred: Bool) throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)
     try temp.write("Doc.pkg/notes.txt", "1\n2\n3\n4\n5\n6\n")
     let a = try PackageFile(at: FilePath(package))
+    a.defersVersionCopies = deferred
     let b = try PackageFile(at: FilePath(package))
     _ = try a.root.node(at: "notes.txt")
     _ = try b.root.node(at: "notes.txt")

@@ -113,6 +113,12 @@ extension Syscalls {
     }
   }
 
+  /// A descriptor of `name` in `dirfd` (not following a symbolic link) that only pins the file, for `fstat`
+  /// (`O_PATH` where there is one; elsewhere a read-only open).
+  package static func openPinned(in dirfd: CInt, _ name: RawName) throws(Errno) -> CInt {
+    try retrying { name.withCString { openat(dirfd, $0, DOCPKG_O_PATH | O_NOFOLLOW | O_CLOEXEC) } }
+  }
+
   package static func unlink(in dirfd: CInt, _ name: RawName, directory: Bool) throws(Errno) {
     _ = try retrying { name.withCString { unlinkat(dirfd, $0, directory ? AT_REMOVEDIR : 0) } }
   }

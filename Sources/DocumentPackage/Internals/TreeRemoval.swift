@@ -15,9 +15,32 @@ package enum TreeRemoval {
   /// recursion, whatever its depth.
   /// - Throws: `Errno` of the first failure.
   package static func remove(_ name: RawName, in dirfd: CInt, isDirectory: Bool = false) throws(Errno) {
+    var unused: [RelinkedFile]? = nil
+    try remove(name, in: dirfd, isDirectory: isDirectory, relinked: &unused)
+  }
+
+  /// Removes `name` in `dirfd` as ``remove(_:in:isDirectory:)`` does, noting in `relinked` the files
+  /// with other names (that live on, their change times moved: see ``RelinkedFile``).
+  package static func remove(
+    _ name: RawName, in dirfd: CInt, isDirectory: Bool = false, relinked: inout [RelinkedFile]
+  ) throws(Errno) {
+    var noting: [RelinkedFile]? = relinked
+    defer { relinked = noting ?? [] }
+    try remove(name, in: dirfd, isDirectory: isDirectory, relinked: &noting)
+  }
+
+  /// Unlinks the file `name` in `dirfd`, noting it in `relinked` unless that is nil.
+  private static func unlinkFile(_ name: RawName, in dirfd: CInt, _ relinked: inout [RelinkedFile]?) throws(Errno) {
+    guard relinked != nil else { return try Syscalls.unlink(in: dirfd, name, directory: false) }
+    try RelinkedFile.unlink(name, in: dirfd, noting: &relinked!)
+  }
+
+  private static func remove(
+    _ name: RawName, in dirfd: CInt, isDirectory: Bool, relinked: inout [RelinkedFile]?
+  ) throws(Errno) {
     if !isDirectory {
       do {
-        try Syscalls.unlink(in: dirfd, name, directory: false)
+        try unlinkFile(name, in: dirfd, &relinked)
         return
       } catch {
         switch error {
@@ -29,7 +52,7 @@ package enum TreeRemoval {
     }
     var stack: [Emptying] = []
     defer { for directory in stack { Syscalls.closeFile(directory.fd) } }
-    stack.append(try open(name, in: dirfd))
+    stack.append(try open(name, in: dirfd, &relinked))
     while !stack.isEmpty {
       let top = stack.count - 1
       let fd = stack[top].fd
@@ -44,7 +67,7 @@ package enum TreeRemoval {
       }
       if !next.isDirectory {
         do {
-          try Syscalls.unlink(in: fd, next.name, directory: false)
+          try unlinkFile(next.name, in: fd, &relinked)
           continue
         } catch {
           switch error {
@@ -54,7 +77,7 @@ package enum TreeRemoval {
           }
         }
       }
-      do { stack.append(try open(next.name, in: fd)) } catch  where error == .noSuchFileOrDirectory {}
+      do { stack.append(try open(next.name, in: fd, &relinked)) } catch  where error == .noSuchFileOrDirectory {}
     }
   }
 
@@ -67,7 +90,9 @@ package enum TreeRemoval {
 
   /// Opens the directory `name` in `dirfd` to empty it: makes it writable and searchable for the
   /// owner, unlinks its files and links, and lists the entries left (directories, unknown types).
-  private static func open(_ name: RawName, in dirfd: CInt) throws(Errno) -> Emptying {
+  private static func open(_ name: RawName, in dirfd: CInt, _ relinked: inout [RelinkedFile]?) throws(Errno)
+    -> Emptying
+  {
     let fd = try Syscalls.openDirectory(in: dirfd, name)
     do {
       let own = try Syscalls.status(of: fd)
@@ -79,8 +104,7 @@ package enum TreeRemoval {
         if entry.type == .directory || entry.type == .unknown {
           remaining.append((entry.name, entry.type == .directory))
         } else {
-          do { try Syscalls.unlink(in: fd, entry.name, directory: false) } catch  where error == .noSuchFileOrDirectory
-          {}
+          do { try unlinkFile(entry.name, in: fd, &relinked) } catch  where error == .noSuchFileOrDirectory {}
         }
       }
       return Emptying(name: name, fd: fd, remaining: remaining)

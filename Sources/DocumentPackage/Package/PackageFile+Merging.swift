@@ -49,10 +49,10 @@ extension PackageFile {
 
 extension VersionStore {
   /// The contents of a file as it was when some version kept it, found by the file's load
-  /// snapshot (device, inode, size, time); `nil` if no version has it.
+  /// snapshot (device, inode, size, time: see ``HashCache/hash(forLoaded:)``); `nil` if no version has it.
   func contents(matching status: FileStatus) -> Data? {
     settleIfPending()  // a deferred save's replaced files are known by hash once settled
-    guard exists, let hash = HashCache(path: hashesPath).hash(for: HashCache.Key(status)) else { return nil }
+    guard exists, let hash = HashCache(path: hashesPath).hash(forLoaded: status) else { return nil }
     return try? VersionBlob(store: self, hash: hash, size: status.size).readAll()
   }
 }

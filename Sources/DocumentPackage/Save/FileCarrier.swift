@@ -6,15 +6,18 @@ import SystemPackage
 /// `copy_file_range`, else `read`/`write` — with the mode and mtime set as they were.
 enum FileCarrier {
   /// Carries the regular file or symbolic link `name` of `source` into `destination` as `newName`.
-  /// - Parameter attributes: New permissions and modification time for the carried file; when
-  ///   given, the file is copied rather than linked (changing a linked inode would change the old tree).
+  /// - Parameters:
+  ///   - attributes: New permissions and modification time for the carried file; when given, the
+  ///     file is copied rather than linked (changing a linked inode would change the old tree).
+  ///   - relinked: Where a file carried by a hard link is noted (its change time moved).
   static func carry(
     _ name: RawName, from source: CInt, to destination: CInt, as newName: RawName,
-    attributes: (FilePermissions, FileTime?)? = nil, durability: inout DurabilityPlan
+    attributes: (FilePermissions, FileTime?)? = nil, durability: inout DurabilityPlan,
+    relinked: inout [RelinkedFile]
   ) throws(Errno) {
     if attributes == nil {
       do {
-        try Syscalls.link(from: source, name, to: destination, newName)
+        try RelinkedFile.link(name, in: source, as: newName, in: destination, noting: &relinked)
         return
       } catch  where error.refusesLink {}
     }

@@ -31,6 +31,10 @@ protocol ReplacedStateKeeper: AnyObject {
   /// Whether the keeper takes the replaced subtree after the swap (it defers its copies).
   var takesReplacedTree: Bool { get }
   func willBuildNewState()
+  /// The files the save linked into its new state, or whose old names it removed: their change
+  /// times moved by the save's own hand (see ``RelinkedFile``). Told after the build (before
+  /// ``willReplace(changing:adding:)``) and after the replaced subtree is removed.
+  func relinked(_ files: [RelinkedFile])
   func copyBeforeSwap()
   /// - Parameters:
   ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the

@@ -288,6 +288,7 @@ struct Saver {
       discardTemporary(parentFD)
       throw error
     }
+    versions?.relinked(builder.relinked)
   }
 
   /// Tells `versions` that the previous state is about to be replaced (once per save): it keeps
@@ -376,7 +377,9 @@ struct Saver {
   ///   and the caller puts it back in place and fails the save.
   private func disposeOfReplaced(_ name: RawName, in parentFD: CInt, changedPath: String) throws {
     if let versions, try versions.takeReplaced(in: parentFD, name, changedPath: changedPath) { return }
-    try? TreeRemoval.remove(name, in: parentFD)
+    var relinked: [RelinkedFile] = []
+    try? TreeRemoval.remove(name, in: parentFD, relinked: &relinked)
+    versions?.relinked(relinked)
   }
 
   private func discardTemporary(_ parentFD: CInt) {

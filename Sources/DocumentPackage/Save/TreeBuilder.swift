@@ -22,6 +22,8 @@ final class TreeBuilder {
   /// The package being saved, for messages.
   let packagePath: FilePath
   var durability = DurabilityPlan()
+  /// The unchanged files carried by a hard link, whose change times the links moved (see ``RelinkedFile``).
+  var relinked: [RelinkedFile] = []
   /// For a save that builds a new package root: the identity (``PackageIdentity``) the new root
   /// gets, given its status, so that ``PackageReference``s follow the package across saves.
   var rootIdentity: ((FileStatus) -> PackageIdentity)?
@@ -254,7 +256,7 @@ final class TreeBuilder {
       try Syscalls.resolving(source) { sourceDirectory, sourceName throws(Errno) in
         try FileCarrier.carry(
           RawName(cString: sourceName), from: sourceDirectory, to: dirfd, as: name, attributes: attributes,
-          durability: &durability)
+          durability: &durability, relinked: &relinked)
       }
     } catch {
       if error == .noSuchFileOrDirectory { throw node.onDiskError(error, path: source, action: "carry over") }
@@ -364,7 +366,8 @@ final class TreeBuilder {
       switch type {
       case .file, .symlink:
         try step("carry over", entryPath) { () throws(Errno) in
-          try FileCarrier.carry(entry.name, from: source, to: destination, as: entry.name, durability: &durability)
+          try FileCarrier.carry(
+            entry.name, from: source, to: destination, as: entry.name, durability: &durability, relinked: &relinked)
         }
       case .directory:
         let name = entry.name

@@ -15,7 +15,9 @@ import Foundation
 /// directories) after a one-file save thus costs about 1,000 `lstat`s instead of 100,000.
 ///
 /// Like the blobs, this trusts that programs other than ours replace files rather than rewrite
-/// them in place. Removing versions drops the cache (their blobs may be gone).
+/// them in place. Removing versions drops the cache (their blobs may be gone). Each line ends with
+/// a check of the rest of it, as the hash cache's do: a damaged or edited line is not believed
+/// (the directory is listed again).
 ///
 /// Only where a directory's time moves with its entries: not on FAT and exFAT, whose FUSE drivers
 /// leave a folder's time as it was when a file is renamed into it or removed from it (a version
@@ -40,7 +42,8 @@ struct DirectoryCache {
   init(path: FilePath, package: FilePath) {
     self.path = path
     guard Self.timesFollowEntries(in: package), let data = try? StoreFiles.read(path) else { return }
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+    for checked in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+      guard let line = HashCache.verified(checked) else { continue }
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 5, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
         let time = FileTime(encoded: parts[2]), let size = Int64(parts[3]), ContentHash.isValid(parts[4])
@@ -78,9 +81,9 @@ struct DirectoryCache {
     var text = ""
     let now = FileTime(Date())
     for (key, entry) in used where HashCache.isSettled(key.time, now: now) {
-      text += "\(key.device) \(key.inode) \(key.time.encoded) \(entry.size) \(entry.tree)"
-      for (name, tree) in entry.subdirectories { text += " " + VersionEscaping.escape(name) + " " + tree }
-      text += "\n"
+      var line = "\(key.device) \(key.inode) \(key.time.encoded) \(entry.size) \(entry.tree)"
+      for (name, tree) in entry.subdirectories { line += " " + VersionEscaping.escape(name) + " " + tree }
+      text += HashCache.checked(line) + "\n"
     }
     try? StoreFiles.writeAtomically(Data(text.utf8), to: path, temporary: temporary)
   }

@@ -6,15 +6,39 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The SHA-256 of files already hashed, by device, inode, size and modification time, so that
-/// keeping a version re-hashes only files that changed. An append-only log (`hashes`): a torn
-/// last line is ignored; a prune that removes blobs starts it afresh.
+/// The SHA-256 of files already hashed, by device, inode, size and modification time (the file's
+/// ``DiskStamp``) and change time, so that keeping a version re-hashes only files that changed.
+/// An append-only log (`hashes`): a torn last line is ignored; a prune that removes blobs starts
+/// it afresh.
+///
+/// **Why the change time.** The stamp alone tells a file rewritten in place apart only while its
+/// modification time moves with it: `dd conv=notrunc` followed by `touch -d` (or `cp -p` of a
+/// same-size file with the same time) leaves device, inode, size and modification time as they
+/// were, and a cache keyed by them alone would give the next version the bytes it hashed before.
+/// The change time cannot be set back by a program (git's index compares it for the same reason).
+/// It also moves when a file gains or loses a hard link, or is renamed. A save of ours exchanges
+/// only the entry it changed (its old bytes are hashed anyway), but one that rebuilds a directory
+/// links the unchanged files in it into the new one and then removes the old names: the save
+/// notes each such file's change time before and after (``RelinkedFile``) and the cache follows
+/// (``relinked(_:)``), so those files are not read again.
+///
+/// **Self-checking.** Each line ends with a checksum of the rest of it (``lineCheck(_:)``), so a
+/// line damaged on disk or edited by hand is skipped (its file is hashed again, and the new line
+/// appended wins) instead of naming bytes the file does not hold. ``discardedLines`` counts them.
 ///
 /// Also how a merge finds the contents a writer loaded (its base): the writer's load snapshot
-/// (device, inode, size, time) names the hash, and the blob is in the store if a save kept it.
+/// (device, inode, size, time) names the hash (``hash(forLoaded:)``), and the blob is in the store
+/// if a save kept it.
 struct HashCache {
-  /// A file's stamp: equal stamps are the same bytes, by the one rule of `DiskStamp.swift`.
+  /// A file's stamp: equal stamps (and change times) are the same bytes, by the one rule of
+  /// `DiskStamp.swift` and the change time (see the type's discussion).
   typealias Key = DiskStamp
+
+  /// What the cache knows of one stamp: the hash, and the change time it was hashed at.
+  struct Entry {
+    var digest: Digest
+    var changeTime: FileTime
+  }
 
   /// A SHA-256 as 32 bytes in four words: a cache of 100,000 files holds 100,000 of them, and a
   /// 64-digit `String` each (a heap object) would cost about four times the memory.
@@ -70,8 +94,11 @@ struct HashCache {
   }
 
   let path: FilePath
-  private var known: [Key: Digest] = [:]
-  private var added: [(Key, Digest)] = []
+  private var known: [Key: Entry] = [:]
+  private var added: [(Key, Entry)] = []
+  /// How many whole lines of the log failed their checksum when it was read (damage on disk, a
+  /// hand edit, a line of an older format): skipped, never believed.
+  private(set) var discardedLines = 0
 
   /// Reads the log at `path` (none: an empty cache), in chunks of 1 MiB: the memory it takes is
   /// that of the entries (about 100 bytes each), never that of the whole log as text.
@@ -79,8 +106,8 @@ struct HashCache {
     self.path = path
     guard let fd = try? Syscalls.openFile(path, [.readOnly, .noFollow]) else { return }
     defer { Syscalls.closeFile(fd) }
-    // About 110 bytes a line: sized once, the table is not rehashed (twice its size) while it fills.
-    if let size = try? Syscalls.status(of: fd).size { known.reserveCapacity(Int(size / 100)) }
+    // About 150 bytes a line: sized once, the table is not rehashed (twice its size) while it fills.
+    if let size = try? Syscalls.status(of: fd).size { known.reserveCapacity(Int(size / 140)) }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
     defer { buffer.deallocate() }
     var carried = 0  // bytes of an unfinished line moved to the buffer's start
@@ -95,20 +122,50 @@ struct HashCache {
         while end > 0, bytes[end - 1] != 10 { end -= 1 }
         if end == 0 {  // a line longer than the buffer: not one of ours; drop it
           carried = 0
+          discardedLines += 1
           continue
         }
       }
-      Self.parse(UnsafeBufferPointer(rebasing: bytes[..<end])) { known[$0] = $1 }
+      discardedLines += Self.parse(UnsafeBufferPointer(rebasing: bytes[..<end])) { known[$0] = $1 }
       if count == 0 { return }
       carried = filled - end
       if carried > 0 { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[end..<filled])) }
     }
   }
 
-  /// Parses whole lines of the log byte by byte (`String.split` costs seconds at 100,000 lines);
-  /// a line that is not five well-formed fields (a torn last line, damage) is skipped.
-  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ found: (Key, Digest) -> Void) {
+  /// The checksum that ends each line of the log, of the line's bytes before it: FNV-1a's
+  /// multiply, a word of 8 bytes at a time, each step followed by a shift that folds the high half
+  /// in, and the length mixed in first. Each step is a bijection of the running value, so a change
+  /// within one word always changes the check; others are missed once in 2^64. Not a defence
+  /// against someone forging lines on purpose (they could write the package's files as well), but
+  /// damage or an edit is caught, at two multiplications per 8 bytes (a SHA-256 of each line, or
+  /// FNV a byte at a time, would double the cost of reading 100,000 lines).
+  static func lineCheck(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    let prime: UInt64 = 0x100_0000_01b3
+    var value: UInt64 = (0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)) &* prime
+    let raw = UnsafeRawBufferPointer(bytes)
+    var offset = 0
+    while offset + 8 <= raw.count {
+      value = (value ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) &* prime
+      value ^= value >> 32
+      offset += 8
+    }
+    while offset < raw.count {
+      value = (value ^ UInt64(raw[offset])) &* prime
+      offset += 1
+    }
+    return value
+  }
+
+  /// Parses whole lines of the log byte by byte (`String.split` costs seconds at 100,000 lines):
+  /// `device inode size mtime ctime sha256 check`. A line that is not seven well-formed fields, or
+  /// whose check does not match the rest of it, is skipped.
+  /// - Returns: How many lines ending in a newline were skipped (a torn last line is not counted:
+  ///   a write cut short by a crash leaves one, and it is no sign of damage).
+  @discardableResult
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ found: (Key, Entry) -> Void) -> Int {
     var index = 0
+    var skipped = 0
     let count = bytes.count
     /// The decimal number at `index`; `nil` if there is none or it does not fit (damage).
     func number() -> UInt64? {
@@ -130,35 +187,118 @@ struct HashCache {
       index += 1
       return true
     }
+    /// The time `seconds.nanoseconds` at `index`; nil if malformed or out of range.
+    func fileTime() -> FileTime? {
+      guard let seconds = number(), skip(46), let nanos = number(), let seconds = Int64(exactly: seconds),
+        nanos < 1_000_000_000
+      else { return nil }
+      return FileTime(seconds: seconds, nanoseconds: Int32(nanos))
+    }
+    /// 16 lowercase hex digits at `index`, as a number; nil otherwise.
+    func check() -> UInt64? {
+      guard index + 16 <= count else { return nil }
+      var value: UInt64 = 0
+      for byte in bytes[index..<index + 16] {
+        switch byte {
+        case 48...57: value = value << 4 | UInt64(byte - 48)
+        case 97...102: value = value << 4 | UInt64(byte - 87)
+        default: return nil
+        }
+      }
+      index += 16
+      return value
+    }
     while index < count {
       let lineStart = index
-      if let device = number(), skip(32), let inode = number(), skip(32), let size = number(), skip(32),
-        let seconds = number(), skip(46), let nanos = number(), skip(32), index + 64 <= count
+      var taken = false
+      // Numbers out of range are damage (the log is read from disk): the line is skipped.
+      if let device = number(), skip(32), let inode = number(), skip(32), let size = number(),
+        let size = Int64(exactly: size), skip(32), let time = fileTime(), skip(32), let changeTime = fileTime(),
+        skip(32),
+        index + 64 <= count
       {
         let hashStart = index
         index += 64
-        // Numbers out of range are damage (the log is read from disk): the line is skipped.
-        if index == count || bytes[index] == 10,
-          let digest = Digest(hex: UnsafeBufferPointer(rebasing: bytes[hashStart..<index])),
-          let seconds = Int64(exactly: seconds), let size = Int64(exactly: size), nanos < 1_000_000_000
+        let hashEnd = index
+        if skip(32), let check = check(), index == count || bytes[index] == 10,
+          check == lineCheck(UnsafeBufferPointer(rebasing: bytes[lineStart..<hashEnd])),
+          let digest = Digest(hex: UnsafeBufferPointer(rebasing: bytes[hashStart..<hashEnd]))
         {
-          let time = FileTime(seconds: seconds, nanoseconds: Int32(nanos))
-          found(Key(device: device, inode: inode, size: size, time: time), digest)
+          found(
+            Key(device: device, inode: inode, size: size, time: time), Entry(digest: digest, changeTime: changeTime))
+          taken = true
         }
       }
       // Next line.
       index = max(index, lineStart)
       while index < count, bytes[index] != 10 { index += 1 }
+      if !taken, index < count { skipped += 1 }
       index += 1
     }
+    return skipped
   }
 
-  func hash(for key: Key) -> String? { known[key]?.hex }
+  /// The hash of the file whose status is `status`, if the cache knows it at that stamp and
+  /// change time.
+  func hash(for status: FileStatus) -> String? {
+    guard let entry = known[Key(status)], entry.changeTime == status.changeTime else { return nil }
+    return entry.digest.hex
+  }
 
-  mutating func add(_ key: Key, _ hash: String) {
+  /// The hash the cache knows for a merge base: the file a writer loaded, by its load snapshot's
+  /// stamp whatever its change time then. The change time is not compared here: a deferred save
+  /// moves the replaced file into the store's pending folder (a rename moves it) before the cache
+  /// learns its hash, so the one recorded is never the one the writer saw; compared, every text
+  /// merge after such a save would become a conflict.
+  func hash(forLoaded status: FileStatus) -> String? { known[Key(status)]?.digest.hex }
+
+  /// Records `hash` as the contents of the file whose status (when its bytes were read) is `status`.
+  mutating func add(_ status: FileStatus, _ hash: String) {
     guard let digest = Digest(hash) else { return }
-    known[key] = digest
-    added.append((key, digest))
+    let entry = Entry(digest: digest, changeTime: status.changeTime)
+    known[Key(status)] = entry
+    added.append((Key(status), entry))
+  }
+
+  /// Takes the change time a save's own link or unlink gave `file` for the one it had (see
+  /// ``RelinkedFile``): an entry hashed at the change time before is kept at the one after.
+  mutating func relinked(_ file: RelinkedFile) {
+    let key = Key(file.before)
+    guard let entry = known[key], entry.changeTime == file.before.changeTime else { return }
+    let moved = Entry(digest: entry.digest, changeTime: file.changedAfter)
+    known[key] = moved
+    added.append((key, moved))
+  }
+
+  /// Tells the cache at `path` of `files` (see ``relinked(_:)``); reads it only if there are any.
+  static func noteRelinked(_ files: [RelinkedFile], at path: FilePath) {
+    guard !files.isEmpty else { return }
+    var cache = HashCache(path: path)
+    for file in files { cache.relinked(file) }
+    cache.save()
+  }
+
+  /// One line of the log, with its check and newline.
+  static func line(_ key: Key, _ entry: Entry) -> String {
+    let text =
+      "\(key.device) \(key.inode) \(key.size) \(key.time.encoded) \(entry.changeTime.encoded) \(entry.digest.hex)"
+    return checked(text) + "\n"
+  }
+
+  /// `line` with its check appended: a space and ``lineCheck(_:)`` of `line` in 16 hex digits.
+  static func checked(_ line: String) -> String {
+    let check = String(Array(line.utf8).withUnsafeBufferPointer { lineCheck($0) }, radix: 16)
+    return "\(line) \(String(repeating: "0", count: 16 - check.count))\(check)"
+  }
+
+  /// A line of a store cache read from disk (the directory cache's) without its check (the last
+  /// field: see ``checked(_:)``), or nil if the check does not match: a line damaged on disk or
+  /// edited by hand is not believed.
+  static func verified(_ line: Substring) -> Substring? {
+    guard let space = line.lastIndex(of: " "), let check = UInt64(line[line.index(after: space)...], radix: 16)
+    else { return nil }
+    let rest = line[..<space]
+    return Array(rest.utf8).withUnsafeBufferPointer { lineCheck($0) } == check ? rest : nil
   }
 
   /// How many seconds a whole-second time must lie before now for its entry to be kept across runs.
@@ -175,18 +315,36 @@ struct HashCache {
   }
 
   /// Appends the new entries (best effort: a lost cache only costs re-hashing), except the
-  /// unsettled ones (see ``settledAfter``).
+  /// unsettled ones (see ``settledAfter``). A log that had damaged lines is written anew instead,
+  /// without them (atomically, staged in the store's `tmp`; where that fails, appended to as usual).
   mutating func save() {
+    if discardedLines > 0, rewrite() { return }
     guard !added.isEmpty else { return }
     var text = ""
     let now = FileTime(Date())
-    for (key, digest) in added where Self.isSettled(key.time, now: now) {
-      text += "\(key.device) \(key.inode) \(key.size) \(key.time.encoded) \(digest.hex)\n"
+    for (key, entry) in added where Self.isSettled(key.time, now: now) && Self.isSettled(entry.changeTime, now: now) {
+      text += Self.line(key, entry)
     }
     added = []
     guard let fd = try? Syscalls.openFile(path, [.writeOnly, .create, .append], mode: 0o644) else { return }
     defer { Syscalls.closeFile(fd) }
     let data = Data(text.utf8)
     _ = data.withUnsafeBytes { bytes in try? Syscalls.writeAll(fd, bytes) }
+  }
+
+  /// Writes the log anew with the entries known (the settled ones); whether it could.
+  private mutating func rewrite() -> Bool {
+    var text = ""
+    let now = FileTime(Date())
+    for (key, entry) in known where Self.isSettled(key.time, now: now) && Self.isSettled(entry.changeTime, now: now) {
+      text += Self.line(key, entry)
+    }
+    let temporary = path.removingLastComponent().appending("tmp")
+    guard (try? StoreFiles.writeAtomically(Data(text.utf8), to: path, temporary: temporary)) != nil else {
+      return false
+    }
+    added = []
+    discardedLines = 0
+    return true
   }
 }

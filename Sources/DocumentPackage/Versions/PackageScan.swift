@@ -11,7 +11,7 @@ import Foundation
 /// version store's format: a state pushed and the same state kept as a version are the same objects).
 ///
 /// Made by listing every directory (one `getdents` and one `fstatat` per entry) and hashing only the files the
-/// ``HashCache`` does not know at their device, inode, size and modification time — the version store's stat
+/// ``HashCache`` does not know at their device, inode, size, modification and change time — the version store's stat
 /// cache, one for versions and sync: after a change to one file of 100,000, one file is read. The walk keeps an
 /// explicit stack of the directories being listed (the package chooses its depth).
 package struct PackageScan: Sendable {
@@ -131,17 +131,16 @@ private struct ScanWalk {
             kind: .symlink, permissions: status.permissions, time: status.modificationTime, size: status.size,
             reference: child.destination ?? "", name: child.name))
       case .file:
-        let key = HashCache.Key(status)
         let hash: String
-        if let known = cache.hash(for: key) {
+        if let known = cache.hash(for: status) {
           hash = known
         } else if let known = written[childPath], known.size == status.size {
           hash = known.hash
-          cache.add(key, hash)
+          cache.add(status, hash)
         } else {
           hash = try self.hash(childAbsolute)
           hashed += 1
-          cache.add(key, hash)
+          cache.add(status, hash)
         }
         blobs[hash] = (childPath, status.size)
         stack[top].entries.append(

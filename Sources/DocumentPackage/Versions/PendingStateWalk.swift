@@ -40,14 +40,15 @@ import Foundation
 ///   modification time says so), and is copied; the directory (as opened, not as found at its
 ///   path) is checked again after the copy, so a rename into it meanwhile is caught;
 /// - the store already holds a copy of this very content identity (the ``HashCache`` knows its
-///   device, inode, size and modification time, and the store owns that blob): the version gets
+///   device, inode, size, modification and change time, and the store owns that blob): the version gets
 ///   that blob, and the package file is not read at all.
 ///
 /// Otherwise the file is named in ``PackageVersion/unkeptPaths``. **The residual window**: a
 /// program that writes a file in place during the window and then sets its modification time
 /// back to before *T* (`touch -d`, `utimensat`; a backup tool that restores times after writing)
 /// in a stable directory, or without a new inode, is not detected: the version keeps the new
-/// bytes, or the bytes the store copied under that identity earlier. Editors and `>>`, `dd`,
+/// bytes (never bytes the store copied under that identity earlier: the hash cache compares the
+/// change time too, which such a write moves). Editors and `>>`, `dd`,
 /// `mmap` writers do not do that. A `chmod` in the window is likewise not seen (the version
 /// records the new permissions, with the right bytes). And file times have the granularity of
 /// the kernel's clock tick (a few milliseconds): a rename by another program into a directory in

@@ -75,6 +75,13 @@ final class VersionKeeping: ReplacedStateKeeper {
     }
   }
 
+  /// Files whose change times the save's own links moved: the hash cache follows them (a store
+  /// not made yet has no cache to tell).
+  func relinked(_ files: [RelinkedFile]) {
+    guard !files.isEmpty, let store = try? store(), store.exists else { return }
+    HashCache.noteRelinked(files, at: store.hashesPath)
+  }
+
   /// Before the swap, under the package lock, with the new state built at the temporary name
   /// beside the package (see the type's discussion).
   /// - Parameters:

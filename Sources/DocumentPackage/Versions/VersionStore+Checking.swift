@@ -22,7 +22,7 @@ extension VersionStore {
   /// its tree objects and the files fetched or copied; the others are the remote's.
   ///
   /// A blob is checked once however many versions share it. Without `thorough`, a blob whose
-  /// device, inode, size and modification time are those it had when it last matched its
+  /// device, inode, size, modification and change time are those it had when it last matched its
   /// SHA-256 (the store's `verified` cache) is not read again, so a second check reads only new
   /// blobs; `thorough` reads every blob.
   /// - Parameter thorough: Hash every blob, ignoring the cache.
@@ -67,6 +67,16 @@ extension VersionStore {
     return damaged.sorted { $0.id < $1.id }
   }
 
+  /// Reads the hash cache (`hashes`) and, if some of its lines were damaged (failed their check),
+  /// writes it anew without them; returns how many there were (see ``HashCache``). Their files are
+  /// hashed again by the next save that keeps them.
+  package func discardDamagedHashCacheLines() -> Int {
+    var cache = HashCache(path: hashesPath)
+    let damaged = cache.discardedLines
+    if damaged > 0 { cache.save() }
+    return damaged
+  }
+
   private static func problem(with blob: VersionBlob, thorough: Bool, cache: inout HashCache) -> String? {
     guard let status = try? Syscalls.statusNoFollow(blob.path), status.kind == .file else {
       return "blob \(blob.path.string) is missing"
@@ -74,8 +84,7 @@ extension VersionStore {
     guard status.size == blob.size else {
       return "blob \(blob.path.string) has \(status.size) bytes, not \(blob.size)"
     }
-    let key = HashCache.Key(status)
-    if !thorough, cache.hash(for: key) == blob.hash { return nil }
+    if !thorough, cache.hash(for: status) == blob.hash { return nil }
     do {
       try blob.verify()
     } catch let error as PackageError {
@@ -83,7 +92,7 @@ extension VersionStore {
     } catch {
       return "\(error)"
     }
-    cache.add(key, blob.hash)
+    cache.add(status, blob.hash)
     return nil
   }
 }

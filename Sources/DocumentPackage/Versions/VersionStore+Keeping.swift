@@ -11,7 +11,7 @@ extension VersionStore {
   /// package's lock, just before the swap (see ``PackageFile/versionPolicy``).
   /// - Complexity: O(*n*) directory reads and `lstat`s for *n* entries (directories unchanged
   ///   since the last version are skipped); only files whose contents the store does not hold
-  ///   yet (by device, inode, size and modification time) are read, each copied into the store
+  ///   yet (by device, inode, size, modification and change time) are read, each copied into the store
   ///   once (see ``ObjectStaging``).
   /// - Parameter holding: A remote that holds some of the files: those are referenced, not copied (see
   ///   ``RemoteHolding``).
@@ -99,26 +99,25 @@ struct ObjectWriter {
   /// Stores the file at `location` (whose status is `status`): copied (or cloned) into the store
   /// once per contents; the hash is the copy's.
   mutating func storeFile(at location: FilePath, status: FileStatus) throws -> String {
-    let key = HashCache.Key(status)
-    if let known = cache.hash(for: key), try staging.owns(known) { return known }
+    if let known = cache.hash(for: status), try staging.owns(known) { return known }
     if let holding {
-      let known = cache.hash(for: key)
+      let known = cache.hash(for: status)
       let hash = try known ?? ContentHash.ofFile(at: location)
-      if known == nil { cache.add(key, hash) }
+      if known == nil { cache.add(status, hash) }
       if holding.blobs.contains(hash) {
         heldRemotely += 1
         return hash
       }
     }
     let hash = try staging.copy(location)
-    if hash != cache.hash(for: key) { cache.add(key, hash) }
+    if hash != cache.hash(for: status) { cache.add(status, hash) }
     return hash
   }
 
   /// The blob the store holds as its own copy of the file whose status is `status` (by device,
-  /// inode, size and modification time, from the ``HashCache``), or nil; reads no file.
+  /// inode, size, modification and change time, from the ``HashCache``), or nil; reads no file.
   func ownedBlob(for status: FileStatus) throws -> String? {
-    guard let known = cache.hash(for: HashCache.Key(status)), try staging.owns(known) else { return nil }
+    guard let known = cache.hash(for: status), try staging.owns(known) else { return nil }
     return known
   }
 

@@ -202,6 +202,9 @@ extension VersionStore {
     guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     try? Syscalls.unlink(in: fd, RawName(String(id)), directory: false)
-    try? TreeRemoval.remove(RawName("\(id).old"), in: fd)
+    // Its files that a save linked into the package live on there, their change times moved.
+    var relinked: [RelinkedFile] = []
+    try? TreeRemoval.remove(RawName("\(id).old"), in: fd, relinked: &relinked)
+    HashCache.noteRelinked(relinked, at: hashesPath)
   }
 }

@@ -82,6 +82,12 @@ struct Check: ParsableCommand {
       out.write(
         "on remote: version \(held.id): \(held.unfetched.count) files on '\(held.remote.escapingControlCharacters)'\n")
     }
+    let discarded = store.discardDamagedHashCacheLines()
+    if discarded > 0 {
+      out.write(
+        "repaired: \(discarded) damaged line\(discarded == 1 ? "" : "s") of the hash cache discarded "
+          + "(its files are read again): \(store.path.appending("hashes").string.escapingControlCharacters)\n")
+    }
     out.write("ok: \(versions.count) versions\n")
   }
 }

@@ -112,9 +112,9 @@ enum RecordsFuzz {
   static func hashCache(_ data: Data) {
     var found = 0
     data.withUnsafeBytes { raw in
-      HashCache.parse(raw.bindMemory(to: UInt8.self)) { key, digest in
+      HashCache.parse(raw.bindMemory(to: UInt8.self)) { key, entry in
         found += 1
-        _ = (key, digest.hex)
+        _ = (key, entry.digest.hex)
       }
     }
     // The same bytes through the file reader (1 MiB chunks, torn last line).
