@@ -47,4 +47,27 @@ struct PathCostCommandTests {
     #expect(seen[1]["linkat", default: 0] == 0, "\(seen[1])")
     #expect(seen == [seen[0], seen[0]], "folder of 5: \(seen[0]); folder of 200: \(seen[1])")
   }
+
+  @Test func showingOneFileOfAVersionReadsTheTreesOnItsPathOnly() throws {
+    guard Shell.has("strace") else {
+      Issue.record("strace is not installed (Scripts/setup.sh installs it)")
+      return
+    }
+    let temp = try TemporaryDirectory()
+    var seen: [[String: Int]] = []
+    var objects: [Int] = []
+    for package in try packages(in: temp) {
+      let source = try temp.write("source-\(seen.count).txt", "changed\n")
+      #expect(try Shell.docpkg(["put", package, "d2/f3.txt", source]).status == 0)
+      #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+      let (result, lines) = try Shell.traceDocpkg(["versions", "show", package, "1", "d2/f3.txt"], calls: "openat")
+      #expect(result.status == 0, "\(result.standardError)")
+      #expect(result.standardOutput == "2/3\n")
+      // The store's objects opened: the root's tree, d2's tree and the file's blob.
+      objects.append(lines.filter { $0.contains(".docpkg-versions/objects/") && !$0.contains("ENOENT") }.count)
+      seen.append(try counts(["versions", "show", package, "1", "d2/f3.txt"], calls: "openat,newfstatat,statx"))
+    }
+    #expect(objects == [3, 3], "objects opened: \(objects)")
+    #expect(seen[0] == seen[1], "folders of 5: \(seen[0]); folders of 200: \(seen[1])")
+  }
 }
