@@ -14,8 +14,8 @@ extension PackageNode {
   public func children() throws -> [String: PackageNode] {
     try requireKind(.directory)
     if let loadedChildren { return loadedChildren }
-    let (listed, sorted) =
-      try listingSource.map(listChildrenFromSource) ?? mergingProbedChildren(into: listChildrenFromDisk())
+    let (listed, sorted) = mergingProbedChildren(
+      into: try listingSource.map(listChildrenFromSource) ?? listChildrenFromDisk())
     loadedChildren = listed
     sortedChildrenCache = sorted
     probedChildren = nil

@@ -27,6 +27,10 @@ import SystemPackage
 // holds names apart byte for byte (`PackageLocation.looksUpNamesExactly`): on FAT or exFAT, `lstat`
 // of `A.txt` finds `a.txt`, and the listing must say which name is there.
 //
+// A directory listed from a `DirectoryListingSource` (a version's tree) is looked into alike when its
+// source can make one child alone (`child(named:)`): the node is kept as a probed child, and the
+// listing made later holds it in its place.
+//
 // A model that verifies its loads (a `Document`'s, `docpkg serve`'s: see
 // `PackageNode+LoadVerification.swift`) lists as before: it lives long, and what it must be able to
 // say without the disk (a save-as of a package deleted under it names every entry it could not carry)
@@ -39,6 +43,12 @@ extension PackageNode {
     if let loadedChildren { return loadedChildren[name] }
     if let probed = probedChildren?[name] { return probed }
     if probedRemovals?.contains(name) == true { return nil }
+    if kind == .directory, let listingSource, let found = try listingSource.child(named: name) {
+      found.parent = self
+      if probedChildren == nil { probedChildren = [:] }
+      probedChildren![name] = found
+      return found
+    }
     if kind == .directory, listingSource == nil, let location = origin?.location, !location.verifiesLoads,
       location.looksUpNamesExactly, let probed = probe(name)
     {
