@@ -349,6 +349,61 @@ struct ProbedSaveTests {
     #expect(try read(package + "/Pages/p2/moved.txt") == "one\n" && read(package + "/Pages/p2/text.txt") == "two\n")
   }
 
+  @Test func removingAFileFoundByItsPathRenamesItOutOfAFolderNeverListed() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    try temp.write("Doc.pkg/Pages/p1/other.txt", "other\n")
+    let folderBefore = try info(package + "/Pages/p1").inode
+    let file = try PackageFile(at: FilePath(package))
+    file.versionPolicy = .none
+    try file.root.removeNode(at: "Pages/p1/text.txt")
+    let p1 = try file.root.node(at: "Pages/p1")
+    #expect(!p1.isLoaded)  // the removal listed nothing
+    #expect(try file.root.nodeIfPresent(at: "Pages/p1/text.txt") == nil)
+    try file.save()
+    #expect(!FileManager.default.fileExists(atPath: package + "/Pages/p1/text.txt"))
+    #expect(try read(package + "/Pages/p1/other.txt") == "other\n" && info(package + "/Pages/p1/other.txt").nlink == 1)
+    // The folder was not built anew (that would give it another inode and link each of its files).
+    #expect(try info(package + "/Pages/p1").inode == folderBefore)
+    #expect(!p1.isLoaded && !file.root.hasUnsavedChanges && file.outsideChanges().isEmpty)
+    #expect(try p1.children().keys.sorted() == ["other.txt"])
+    let beside = try FileManager.default.contentsOfDirectory(atPath: temp.appending(""))
+    #expect(!beside.contains { $0.hasSuffix(".docpkg-tmp") }, "\(beside)")
+  }
+
+  @Test func anotherProgramsChangeToTheFolderAFileIsRemovedFromIsAConflict() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let file = try PackageFile(at: FilePath(package))
+    file.versionPolicy = .none
+    try file.root.removeNode(at: "Pages/p1/text.txt")
+    try temp.write("Doc.pkg/Pages/p1/theirs.txt", "theirs\n")
+    #expect(file.outsideChanges() == [OutsideEntryChange(path: "Pages/p1", kind: .modified)])
+    #expect { try file.save() } throws: { ($0 as? PackageError)?.code == .conflict }
+    #expect(try read(package + "/Pages/p1/text.txt") == "one\n")
+    try file.save(options: .overwritingOutsideChanges)
+    #expect(!FileManager.default.fileExists(atPath: package + "/Pages/p1/text.txt"))
+    #expect(try read(package + "/Pages/p1/theirs.txt") == "theirs\n")
+  }
+
+  @Test func aFolderListedAfterARemovalLeavesTheNameOutAndIsSavedWhole() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    try temp.write("Doc.pkg/Pages/p1/other.txt", "other\n")
+    let file = try PackageFile(at: FilePath(package))
+    try file.root.removeNode(at: "Pages/p1/text.txt")
+    // Listed now, the folder is built anew at the save, as the model has it.
+    #expect(try file.root.node(at: "Pages/p1").children().keys.sorted() == ["other.txt"])
+    try file.root.setFile(at: "Pages/p1/new.txt", contents: Data("new\n".utf8))
+    try file.save()
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: package + "/Pages/p1").sorted() == ["new.txt", "other.txt"])
+    let store = try file.versionStore()
+    #expect(try read(package + "/Pages/p1/other.txt") == "other\n")
+    let kept = try store.tree(of: try #require(store.versions().last?.id))
+    #expect(try kept.node(at: "Pages/p1/text.txt").contents() == Data("one\n".utf8))
+  }
+
   @Test func aDirectoryRebuiltAroundAFileFoundByPathKeepsTheEditAndItsOtherEntries() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)

@@ -11,6 +11,28 @@ private func text(_ node: PackageNode, _ path: String) throws -> String {
 
 @Suite("Versions")
 struct VersionTests {
+  @Test func aVersionReadByPathMakesOnlyTheNodesOnThePath() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    try temp.write("Doc.pkg/Pages/p1/more.txt", "more\n")
+    let document = try PackageFile(at: FilePath(package))
+    try document.root.setFile(at: "Text.txt", contents: Data("v2\n".utf8))
+    try document.save()
+    let store = try document.versionStore()
+    let version = try store.treeListedLazily(of: 1)
+    #expect(try text(version, "Pages/p1/text.txt") == "one\n")
+    // Each name on the way was looked up alone in its tree: no directory was listed.
+    let p1 = try version.node(at: "Pages/p1")
+    let pages = try #require(p1.parent)
+    #expect(!version.isLoaded && !pages.isLoaded && !p1.isLoaded)
+    // Listed later, each directory holds the very node the walk found, beside the others.
+    #expect(try p1.children()["text.txt"] === version.node(at: "Pages/p1/text.txt"))
+    #expect(try p1.children().keys.sorted() == ["more.txt", "text.txt"])
+    #expect(try version.children()["Pages"] === pages && version.children().count == 4)
+    #expect(try version.nodeIfPresent(at: "Pages/p3") == nil)
+    #expect(try text(store.tree(of: 1), "Pages/p1/more.txt") == "more\n")
+  }
+
   @Test func savesKeepPreviousStatesSharingBlobsAndRestoreIsAVersionToo() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)

@@ -134,6 +134,8 @@ def scenarios(source_file, quick):
         # One new root entry beside three subdirectories: renamed into the live root, the
         # subdirectories left in place (issue 14 row 3).
         Scenario("add root entry beside subdirectories", ["put", "PKG", "New.txt"], b"new root entry\n"),
+        # One file of a folder the model never lists: renamed out of it to beside the package (issue 40).
+        Scenario("remove nested file, no versions", ["rm", "--versions", "none", "PKG", "Data/a.bin"]),
     ]
     return [all_[0], all_[3], all_[5]] if quick else all_
 

@@ -12,7 +12,8 @@ extension PackageNode {
   ///
   /// - A regular file holding an archive (recognised by its first bytes, else by its extension) is read in place
   ///   with ``ArchivePackage/open(_:unwrappingSingleDirectory:limits:)``, without extracting it.
-  /// - `PACKAGE@ID`, when nothing is at that path, is version `ID` of `PACKAGE` from its `VersionStore`.
+  /// - `PACKAGE@ID`, when nothing is at that path, is version `ID` of `PACKAGE` from its `VersionStore`, each
+  ///   directory's tree read when the directory is first listed.
   /// - Anything else is ``/DocumentPackage/PackageNode/init(contentsOf:options:)``: a top-level symbolic link is followed.
   ///
   /// This is how `docpkg inspect`, `cat`, `diff` and `pack` read their operands.
@@ -27,7 +28,7 @@ extension PackageNode {
       node = try PackageNode(contentsOf: path)
     } catch let error as PackageError where error.code == .noSuchEntry {
       guard let (package, id) = versionReference(location) else { throw error }
-      return try VersionStore(forPackageAt: package).tree(of: id)
+      return try VersionStore(forPackageAt: package).treeListedLazily(of: id)
     }
     if node.kind == .file, ArchiveFormat(contentsOf: path) != nil {
       return try ArchivePackage.open(path)

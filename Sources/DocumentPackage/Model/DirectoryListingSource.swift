@@ -11,6 +11,16 @@ package protocol DirectoryListingSource: AnyObject {
   /// The children, each made without a parent, sorted by name byte-wise in UTF-8, no two with one name.
   /// - Throws: ``PackageError`` naming the directory if it cannot be listed.
   func listChildren() throws -> [PackageNode]
+
+  /// The child called `name`, made alone without the others, when the source can find one entry
+  /// for less than a listing costs (a path walk keeps it as a probed child: see
+  /// `PackageNode+Probing.swift`); nil when the directory must be listed to answer (the default).
+  /// - Throws: ``PackageError`` naming the directory if it cannot be read.
+  func child(named name: String) throws -> PackageNode?
+}
+
+extension DirectoryListingSource {
+  package func child(named name: String) throws -> PackageNode? { nil }
 }
 
 extension PackageNode {

@@ -88,11 +88,15 @@ final class ChangeCollector {
     change.links.append(.attach(child, to: directory, as: key))
   }
 
-  /// - Throws: As ``PackageNode/children()``: a directory only probed so far is listed first, so
+  /// A child a path walk looked up alone is taken out of its directory without listing it: the
+  /// directory keeps its name among its ``PackageNode/probedRemovals``, and a later listing leaves it out.
+  /// - Throws: As ``PackageNode/children()``: any other directory not listed yet is listed first, so
   ///   that what it holds on disk besides `child` is in the model when its membership changes.
   func detach(_ child: PackageNode) throws {
     guard let directory = child.parent else { return }
-    if directory.loadedChildren == nil { _ = try directory.children() }
+    if directory.loadedChildren == nil, directory.probedChildren?[child.name] !== child {
+      _ = try directory.children()
+    }
     touch(directory)
     let key = child.name
     directory.detach(child)

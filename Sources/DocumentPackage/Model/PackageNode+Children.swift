@@ -14,11 +14,12 @@ extension PackageNode {
   public func children() throws -> [String: PackageNode] {
     try requireKind(.directory)
     if let loadedChildren { return loadedChildren }
-    let (listed, sorted) =
-      try listingSource.map(listChildrenFromSource) ?? mergingProbedChildren(into: listChildrenFromDisk())
+    let (listed, sorted) = mergingProbedChildren(
+      into: try listingSource.map(listChildrenFromSource) ?? listChildrenFromDisk())
     loadedChildren = listed
     sortedChildrenCache = sorted
     probedChildren = nil
+    probedRemovals = nil
     return listed
   }
 
@@ -214,7 +215,9 @@ extension PackageNode {
   /// Takes `child` out of this directory. A primitive: records nothing (see ``adopt(_:as:)``).
   func detach(_ child: PackageNode) {
     loadedChildren?[child.name] = nil
-    probedChildren?[child.name] = nil
+    if probedChildren?.removeValue(forKey: child.name) != nil, loadedChildren == nil {
+      probedRemovals = (probedRemovals ?? []).union([child.name])
+    }
     child.parent = nil
     edits.insert(.membership)
     child.origin?.location.detachedNodes.append(child)

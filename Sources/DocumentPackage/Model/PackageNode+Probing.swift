@@ -15,11 +15,21 @@ import SystemPackage
 // compares only the probed entries and the directory itself, and every walk over what is loaded
 // (`appendLoadedChildren(to:)`) goes through the probed children as through a listing.
 //
+// A probed child removed from such a directory leaves it unlisted too: its name goes into the
+// directory's `probedRemovals`, which a later lookup answers with nothing and a later listing leaves
+// out. The save of that one removal renames the entry out of the directory (`EntryRemoval`); and
+// since the directory's entries changed in the model, the outside-change check compares its
+// modification time, as for a listed directory: another program's change to it is still a conflict.
+//
 // A probe finds only a name spelled byte for byte as on disk; anything else (no such name, a name
 // equal to the one asked for only up to Unicode normalization, a name of raw bytes) falls back to
 // listing the directory, so an answer never differs from the listing's. Only where the file system
 // holds names apart byte for byte (`PackageLocation.looksUpNamesExactly`): on FAT or exFAT, `lstat`
 // of `A.txt` finds `a.txt`, and the listing must say which name is there.
+//
+// A directory listed from a `DirectoryListingSource` (a version's tree) is looked into alike when its
+// source can make one child alone (`child(named:)`): the node is kept as a probed child, and the
+// listing made later holds it in its place.
 //
 // A model that verifies its loads (a `Document`'s, `docpkg serve`'s: see
 // `PackageNode+LoadVerification.swift`) lists as before: it lives long, and what it must be able to
@@ -32,6 +42,13 @@ extension PackageNode {
   func lookUpChild(named name: String) throws -> PackageNode? {
     if let loadedChildren { return loadedChildren[name] }
     if let probed = probedChildren?[name] { return probed }
+    if probedRemovals?.contains(name) == true { return nil }
+    if kind == .directory, let listingSource, let found = try listingSource.child(named: name) {
+      found.parent = self
+      if probedChildren == nil { probedChildren = [:] }
+      probedChildren![name] = found
+      return found
+    }
     if kind == .directory, listingSource == nil, let location = origin?.location, !location.verifiesLoads,
       location.looksUpNamesExactly, let probed = probe(name)
     {
@@ -62,16 +79,22 @@ extension PackageNode {
     return node
   }
 
-  /// `listed` (a listing from disk, by name and sorted) with the probed children in their places, and
-  /// those the listing lacks (gone from disk since they were probed) added: the model keeps every node
-  /// it handed out, and a save reports what changed under it.
+  /// `listed` (a listing from disk, by name and sorted) with the probed children in their places,
+  /// those the listing lacks (gone from disk since they were probed) added, and the names taken out
+  /// of the directory in memory (`probedRemovals`) left out: the model keeps every node it handed
+  /// out and every edit, and a save reports what changed under it.
   func mergingProbedChildren(into listed: ([String: PackageNode], [PackageNode])) -> (
     [String: PackageNode], [PackageNode]
   ) {
-    guard let probedChildren, !probedChildren.isEmpty else { return listed }
+    guard probedChildren?.isEmpty == false || probedRemovals?.isEmpty == false else { return listed }
     var (children, sorted) = listed
     var missing = false
-    for (name, probed) in probedChildren {
+    for name in probedRemovals ?? [] {
+      guard let removed = children.removeValue(forKey: name) else { continue }
+      removed.parent = nil
+      missing = true
+    }
+    for (name, probed) in probedChildren ?? [:] {
       if let listedNode = children.updateValue(probed, forKey: name) {
         listedNode.parent = nil
       } else {
@@ -80,6 +103,18 @@ extension PackageNode {
     }
     sorted = missing ? children.values.sorted { $0.name.utf8Precedes($1.name) } : sorted.map { children[$0.name]! }
     return (children, sorted)
+  }
+
+  /// Lists every directory at or below this node that a probed child was removed from (its
+  /// `probedRemovals`), so that a save building directories anew finds each as the model has it.
+  /// - Complexity: O(*n*) for *n* loaded nodes, plus the listings.
+  /// - Throws: As ``children()``.
+  func listDirectoriesWithRemovals() throws {
+    var pending: [PackageNode] = [self]  // an explicit stack: the depth is the package's
+    while let node = pending.popLast() {
+      if node.probedRemovals != nil { _ = try node.children() }
+      node.appendLoadedChildren(to: &pending)
+    }
   }
 
   /// Appends the children this directory holds in memory to `pending`: its listing, or, when it has

@@ -80,6 +80,7 @@ extension PackageNode {
     storedModificationTime = fresh.storedModificationTime
     loadedChildren = kind == .directory ? nil : fresh.loadedChildren
     probedChildren = nil
+    probedRemovals = nil
     fileBody = .onDisk
     cachedContents = fresh.cachedContents
     linkDestination = fresh.linkDestination

@@ -97,6 +97,10 @@ public final class PackageNode {
   /// Children of a directory not listed yet, each looked up alone by a path walk (see
   /// `PackageNode+Probing.swift`); `nil` once listed, and for the others.
   var probedChildren: [String: PackageNode]?
+  /// Names taken out of a directory not listed yet (see `PackageNode+Probing.swift`): a listing made
+  /// later leaves them out, and a save renames the one entry out (`EntryRemoval`); `nil` once listed
+  /// or saved, and for the others.
+  var probedRemovals: Set<String>?
   /// `loadedChildren` in byte-wise name order, kept until the children change.
   var sortedChildrenCache: [PackageNode]?
   /// Where a directory made in memory lists its children from (an archive read in place); `nil` for the
@@ -144,6 +148,7 @@ public final class PackageNode {
     guard let children = directory.heldChildren else { return [] }
     directory.loadedChildren = nil  // also drops sortedChildrenCache
     directory.probedChildren = nil
+    directory.probedRemovals = nil
     var taken: [PackageNode] = []
     taken.reserveCapacity(children.count)
     for child in children.values {

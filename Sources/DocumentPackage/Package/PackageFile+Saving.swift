@@ -21,8 +21,9 @@ extension PackageFile {
   ///   anyway), or `io` naming the entry and the failed call. After a failure the package is unchanged.
   /// - Complexity: O(*k*) file-system calls for the *k* entries of the smallest changed subtree
   ///   (one root entry added or replaced is such a subtree: it is renamed into the package's root;
-  ///   the whole package when several root entries, a root entry's removal or the root itself
-  ///   changed), plus O(*n*) `lstat`s for *n* loaded nodes.
+  ///   one entry removed from a folder the model never listed is renamed out of it, whatever the
+  ///   folder holds; the whole package when several root entries, a root entry's removal from a
+  ///   listed root or the root itself changed), plus O(*n*) `lstat`s for *n* loaded nodes.
   public func save(options: SaveOptions = []) throws {
     try save(options: options, previousStateHolding: nil)
   }

@@ -38,7 +38,7 @@ public struct OutsideEntryChange: Hashable, Sendable, CustomStringConvertible {
 /// from it since the last save (``PackageLocation/detachedNodes``), by the one rule of
 /// `DiskStamp.swift`: a file or link counts as changed when kind, inode, size, modification time
 /// or permissions differ; a listed directory when those differ (adding, removing or renaming an
-/// entry changes a directory's modification time). A directory never listed is only checked to
+/// entry changes a directory's modification time), and so a directory an entry was removed from. A directory never listed is only checked to
 /// be the same directory (and its permissions): whatever is inside it now is carried over as it
 /// is, so nothing there can be lost.
 /// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
@@ -52,7 +52,8 @@ enum OutsideChangeDetector {
       guard seen.insert(ObjectIdentifier(node)).inserted else { return }
       if let origin = node.origin, origin.location === location {
         var relative: String { origin.relativePath.string }  // made only for a change
-        let listed = node.kind == .directory && node.loadedChildren != nil
+        // A directory whose entries the model changed without listing it is compared as listed.
+        let listed = node.kind == .directory && (node.loadedChildren != nil || node.probedRemovals != nil)
         switch Result(catching: { () throws(Errno) in try origin.currentStatus() }) {
         case .failure(.noSuchFileOrDirectory), .failure(.notDirectory):
           changes.append(OutsideEntryChange(path: relative, kind: .removed))

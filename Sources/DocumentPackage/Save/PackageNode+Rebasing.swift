@@ -149,6 +149,7 @@ extension PackageNode {
     storedPermissions = origin.status.permissions
     storedModificationTime = origin.status.modificationTime
     edits = []
+    probedRemovals = nil  // saved: the names are gone on disk
   }
 
   /// The name on disk as a path component (see ``diskName``).

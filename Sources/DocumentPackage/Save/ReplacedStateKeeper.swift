@@ -37,8 +37,9 @@ protocol ReplacedStateKeeper: AnyObject {
   func relinked(_ files: [RelinkedFile])
   func copyBeforeSwap()
   /// - Parameters:
-  ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the
-  ///     whole package, and for a journaled save, which changes the package in place).
+  ///   - changedPath: The entry the save exchanges, adds or removes (``EntryRemoval``, never told to a
+  ///     keeper that takes the replaced subtree), relative to the package ("" for the whole package,
+  ///     and for a journaled save, which changes the package in place).
   ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
   func willReplace(changing changedPath: String, adding: Bool) throws
   /// The status of the directory the save renames its entry in, just before the rename.

@@ -93,7 +93,15 @@ struct Saver {
     try root.checkNamesFit(savingTo: target)
     let recorder = root.treeRecorder
     recorder?.willSave()
-    if try exchangeUnsupported || savesByJournal() {
+    let byJournal = try exchangeUnsupported || savesByJournal()
+    if !byJournal, versions?.takesReplacedTree != true, let changed = root.changeRoot,
+      let removal = EntryRemoval(changed), try saveRemoval(removal)
+    {
+      recorder?.didSave()
+      return
+    }
+    try root.listDirectoriesWithRemovals()  // each save below builds directories from their listings
+    if byJournal {
       try saveByJournal(rebasing: true)
     } else if let changed = root.changeRoot {
       var partSaved = false
@@ -182,9 +190,63 @@ struct Saver {
     return true
   }
 
+  /// Removes one entry from a directory the model never listed, by renaming it out (see
+  /// ``EntryRemoval``); no keeper that takes the replaced subtree is told (the caller checked).
+  /// - Returns: False when the entry is not in its directory on disk, having changed nothing: the
+  ///   directory is then built anew, as the model has it.
+  /// - Throws: ``PackageError`` naming the entry and the failed call; the package is then unchanged.
+  private mutating func saveRemoval(_ removal: EntryRemoval) throws -> Bool {
+    let directory = removal.directory
+    let containerPath = directory.origin!.absolutePath
+    let entry = containerPath.appending(removal.name.string)
+    let parentFD = try Self.openParent(names)
+    defer { Syscalls.closeFile(parentFD) }
+    do {
+      try TreeRemoval.remove(names.temporary, in: parentFD)  // a leftover only if recovery was skipped
+    } catch {
+      throw PackageError.io(error, "cannot remove leftover", path: names.path(names.temporary).string)
+    }
+    let containerFD: CInt
+    do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
+      throw PackageError.io(error, "cannot open directory", path: containerPath.string)
+    }
+    defer { Syscalls.closeFile(containerFD) }
+    // Gone already (a save told to overwrite outside changes): the directory's rebuild says so.
+    guard (try? Syscalls.exists(in: containerFD, removal.name)) == true else { return false }
+    try keepPreviousState(changing: removal.changedPath, adding: false)
+    let readers = try ReaderExclusion(names)
+    defer { readers.end() }
+    do {
+      try Syscalls.rename(
+        from: containerFD, removal.name, to: parentFD, names.temporary, flags: Syscalls.renameNoReplace)
+    } catch {
+      versions?.abandon()
+      throw PackageError.io(error, "cannot remove", path: entry.string, context: "while saving")
+    }
+    do {
+      try flushDirectory(containerFD, containerPath)
+      try flushDirectory(parentFD, names.parent)
+      try disposeOfReplaced(names.temporary, in: parentFD, changedPath: removal.changedPath)
+    } catch {
+      // The one way back: the entry renamed in again, the save failed, the package as it was.
+      let restored =
+        (try? Syscalls.rename(
+          from: parentFD, names.temporary, to: containerFD, removal.name, flags: Syscalls.renameNoReplace)) != nil
+      versions?.abandon()
+      guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
+      try? flushDirectory(containerFD, containerPath)
+      try? flushDirectory(parentFD, names.parent)
+      throw error
+    }
+    readers.end()
+    if directory.parent == nil { rebaseRoot() } else { finish(directory) }
+    return true
+  }
+
   /// Builds all of `root` beside `target` and puts it in place of whatever is there.
   /// - Parameter rebasing: Point the model at the saved package afterwards (not for save-to).
   mutating func saveWhole(rebasing: Bool) throws {
+    try root.listDirectoriesWithRemovals()
     try root.checkNamesFit(savingTo: target)
     let recorder = rebasing ? root.treeRecorder : nil
     recorder?.willSave()

@@ -140,7 +140,9 @@ final class TreeBuilder {
       var time = node.modificationTime
       var remaining: [PackageNode] = []
       // Children probed by a path walk are the model's: the directory is listed to hold them and the rest.
-      if node.loadedChildren == nil, node.probedChildren != nil { _ = try node.children() }
+      if node.loadedChildren == nil, node.probedChildren != nil || node.probedRemovals != nil {
+        _ = try node.children()
+      }
       if let children = node.loadedChildren {
         remaining = Array(children.values)
         if node.edits.contains(.membership) && !node.edits.contains(.attributes) { time = nil }

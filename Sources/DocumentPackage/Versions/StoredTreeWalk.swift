@@ -1,7 +1,7 @@
 // The one walk over stored trees: tree objects (``TreeObject``) named by their hash and reached from root trees, wherever
 // they are kept — a version store's `objects/`, a remote's `trees/`, the sync folder's copies, a scan's trees in
-// memory. Its callers: the version store reading a version (every path) and collecting what removed versions leave
-// (each tree once); DocumentSync flattening a state by path (every path), planning a push (each tree once, paired
+// memory. Its callers: the version store collecting what removed versions leave (each tree once; a version is read
+// one directory at a time, as it is listed: `VersionTreeListing`); DocumentSync flattening a state by path (every path), planning a push (each tree once, paired
 // with the synced head's tree at the same path), copying trees into its tree cache, uploading conflict versions, and
 // checking a remote (each tree once).
 //

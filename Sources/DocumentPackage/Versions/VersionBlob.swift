@@ -124,67 +124,6 @@ final class VersionBlob: FileCopySource, ContentAddressed {
 }
 
 extension VersionStore {
-  /// The version `id` as a tree of nodes made in memory, its files read from the store (lazily,
-  /// each checked against its SHA-256). Changing the tree changes nothing in the store; it can be
-  /// saved elsewhere (``PackageNode/write(to:originalContentsPath:)``) or restored.
-  ///
-  /// Reading a version takes no lock: a save that prunes it, or `versions remove`, can remove it
-  /// while it is read. What was read stays valid; a later read fails with `noSuchEntry`,
-  /// "version 3 of 'Trip.mydoc' was removed while it was being read" (never a `corrupt` error).
-  /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version or one removed
-  ///   meanwhile, `corrupt` for a damaged or missing tree object.
-  /// - Complexity: O(*n*) for the version's *n* entries (one small read per directory).
-  public func tree(of id: Int) throws -> PackageNode {
-    let record = try record(id)
-    let root = try directory(record.rootTree, version: id)
-    // Named as the package, as a tree read from disk is: an archive of it has the package as its top entry.
-    root.name = packagePath.lastComponent?.string ?? ""
-    root.permissions = record.rootPermissions
-    root.modificationTime = record.rootTime
-    return root
-  }
-
-  /// The directory of tree object `hash` and everything below it: the ``StoredTreeWalk`` of every path, each
-  /// directory's node filled when its tree is entered.
-  private func directory(_ hash: String, version: Int) throws -> PackageNode {
-    let root = try PackageNode(directoryWithChildren: [:])
-    var walk = StoredTreeWalk<PackageNode>(
-      .eachPath, roots: [.init(name: "version \(version)", hash: hash, context: root)])
-    while let step = walk.next() {
-      guard case .enter(let at) = step else { continue }
-      let object = objectPath(at.hash)
-      guard let data = try? StoreFiles.read(object), ContentHash.of(data) == at.hash,
-        let entries = TreeEntry.parse(data)
-      else {
-        if let removed = removedWhileReading(version) { throw removed }
-        throw PackageError(
-          .corrupt, "version tree object is missing or damaged", path: object.string,
-          context: "(\(walk.damage().place))")
-      }
-      var subtrees: [StoredTreeWalk<PackageNode>.Subtree] = []
-      for entry in entries {
-        let child: PackageNode
-        switch entry.kind {
-        case .directory:
-          child = try PackageNode(directoryWithChildren: [:])
-          subtrees.append(.init(name: entry.name, hash: entry.reference, context: child))
-        case .file:
-          child = PackageNode(
-            regularFileWithSource: VersionBlob(store: self, hash: entry.reference, size: entry.size, version: version))
-        case .symlink: child = PackageNode(symbolicLinkWithDestination: entry.reference)
-        }
-        try at.context.adopt(child, as: entry.name)
-        child.permissions = entry.permissions
-        // A directory's line carries no time (see TreeEntry): it gets the time it is saved.
-        if entry.kind != .directory || entry.time != TreeEntry.directoryTime { child.modificationTime = entry.time }
-      }
-      walk.descend(into: subtrees)
-    }
-    return root
-  }
-}
-
-extension VersionStore {
   /// The error for a file of version `id` that is on `remote` and not fetched yet.
   func notFetched(_ id: Int, remote: String) -> PackageError {
     PackageError(
