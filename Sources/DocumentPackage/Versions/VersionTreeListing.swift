@@ -17,13 +17,16 @@ import Foundation
 /// for one name (``child(named:)``) and gets that entry's node alone, the others not parsed.
 /// ``VersionStore/tree(of:)`` lists every directory at once; ``VersionStore/treeListedLazily(of:)``
 /// leaves them to the walk.
-final class VersionTreeListing: DirectoryListingSource {
+final class VersionTreeListing: DirectoryListingSource, ContentAddressed {
   let store: VersionStore
   let version: Int
   /// The directory's tree object.
   let hash: String
   /// The directory's path in the version (empty for its root), for the damage report.
   let path: String
+
+  /// The store's path and the tree's hash: one subtree, wherever it is in whichever version of the store.
+  var contentAddress: String { store.path.string + "#" + hash }
 
   init(store: VersionStore, version: Int, hash: String, path: String) {
     self.store = store

@@ -36,4 +36,17 @@ struct DifferenceOfVersionsTests {
     #expect(try old.node(at: "Text.txt").contents() == Data("one\n".utf8))
     #expect(try new.node(at: "Text.txt").contents() == Data("two\n".utf8))
   }
+
+  @Test func entersNoFolderBothVersionsShare() throws {
+    let temp = try TemporaryDirectory()
+    let store = try twoVersions(temp)
+    // Pages/p1's tree is one object in both versions (as Pages' is): gone from the store, it is not read.
+    let address = try #require(try store.treeListedLazily(of: 2).node(at: "Pages").children()["p1"]?.contentAddress)
+    try FileManager.default.removeItem(atPath: store.objectPath(String(address.split(separator: "#").last!)).string)
+    let old = try store.treeListedLazily(of: 2)
+    let new = try store.treeListedLazily(of: 3)
+    #expect(DiffTrees.lines(try new.difference(from: old)) == ["M Text.txt"])
+    // Read whole, the version names the damage.
+    #expect(throws: PackageError.self) { try store.tree(of: 2) }
+  }
 }
