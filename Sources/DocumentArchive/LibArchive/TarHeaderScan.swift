@@ -360,13 +360,22 @@ struct TarHeaderScan {
     /// A size field: octal digits after any spaces, or base-256 when the high bit of the first byte is set. A NUL
     /// ends it, even a leading one (`\0\0\0\0\0\0\0\0016\0` is 0 to Python, GNU tar and libarchive).
     static func size(_ field: Slice<UnsafeRawBufferPointer>) -> Int {
-      if let first = field.first, first & 0x80 != 0 {
-        var value = 0
-        for byte in field.dropFirst() where value < 1 << 55 { value = value << 8 | Int(byte) }
+      // Plain loops over the bytes' offsets: a walk reads two or three fields of every header.
+      let (bytes, start, end) = (field.base, field.startIndex, field.endIndex)
+      guard start < end else { return 0 }
+      var value = 0
+      var offset = start
+      if bytes[start] & 0x80 != 0 {
+        offset += 1
+        while offset < end {
+          if value < 1 << 55 { value = value << 8 | Int(bytes[offset]) }
+          offset += 1
+        }
         return value
       }
-      var value = 0
-      for byte in field {
+      while offset < end {
+        let byte = bytes[offset]
+        offset += 1
         if byte == 0 { break }
         if byte == 0x20 { if value > 0 { break } else { continue } }
         guard byte >= 0x30, byte <= 0x37 else { break }
