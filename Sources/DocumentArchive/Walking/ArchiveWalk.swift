@@ -198,7 +198,8 @@ struct ArchiveWalk {
       if Int(offset) > current.count { current += repeatElement(0, count: Int(offset) - current.count) }
       current += chunk
     }
-    let other = try ArchiveReader(path: reader.source, format: reader.format, label: reader.path)
+    let other = try ArchiveReader(
+      path: reader.source, format: reader.format, label: reader.path, previousScan: reader.sharedScan)
     for _ in 0..<earlier { guard try other.next() != nil else { return false } }
     guard try other.next() != nil else { return false }
     var previous: [UInt8] = []
