@@ -58,6 +58,8 @@ final class ArchiveReader {
   /// the scan could not finish.
   private var paxScan: TarHeaderScan?
   private var paxScanned = false
+  /// The file as opened, for sharing the scan (``sharedScan``).
+  private let fileIdentity: SharedHeaderScan.Identity?
   /// What a zip's central directory says that libarchive does not read, by entry name (UTC times, read-only files,
   /// stored sizes).
   private var zipAmendments: [String: ZipCentralDirectory.Amendment] = [:]
@@ -74,9 +76,13 @@ final class ArchiveReader {
   private var gzipChecked = false
 
   /// Opens `path`, in `format` or the one its contents (or else its name) say.
-  /// - Parameter label: The name messages give the archive, when not `path` (`-` for standard input).
+  /// - Parameters:
+  ///   - label: The name messages give the archive, when not `path` (`-` for standard input).
+  ///   - previousScan: The header scan of an earlier reader of the archive, taken if the file is still the same.
   /// - Throws: ``/DocumentPackage/PackageError`` naming `path` if it cannot be opened or is not a supported archive.
-  init(path source: String, format: ArchiveFormat? = nil, label: String? = nil) throws {
+  init(
+    path source: String, format: ArchiveFormat? = nil, label: String? = nil, previousScan: SharedHeaderScan? = nil
+  ) throws {
     let path = label ?? source
     try LibArchive.prepare(for: path)
     self.path = path
@@ -86,7 +92,12 @@ final class ArchiveReader {
       throw PackageError.opening(error, "cannot open archive", path: path)
     }
     self.fd = fd
-    archiveSize = (try? Syscalls.status(of: fd).size) ?? 0
+    let status = try? Syscalls.status(of: fd)
+    archiveSize = status?.size ?? 0
+    fileIdentity = status.map(SharedHeaderScan.Identity.init)
+    if let previousScan, let fileIdentity, previousScan.file == fileIdentity {
+      (paxScan, paxScanned) = (previousScan.scan, true)
+    }
     guard let detected = format ?? ArchiveFormat(contentsOf: fd) ?? ArchiveFormat(fileName: source) else {
       Syscalls.closeFile(fd)
       throw PackageError(.unsupported, "not a zip or tar archive:", path: path)
@@ -131,6 +142,13 @@ final class ArchiveReader {
         .corrupt, "cannot read zip archive", path: path,
         context: "(no valid central directory: truncated or damaged?): \(error.context.dropFirst().dropLast())")
     }
+  }
+
+  /// The header scan this reader made or took, with the file it read; `nil` if it made none (a tar without pax or
+  /// GNU headers needs none) or for a zip.
+  var sharedScan: SharedHeaderScan? {
+    guard paxScanned, let fileIdentity else { return nil }
+    return SharedHeaderScan(scan: paxScan, file: fileIdentity)
   }
 
   deinit {

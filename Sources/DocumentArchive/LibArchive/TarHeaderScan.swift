@@ -60,13 +60,31 @@ struct TarHeaderScan {
     var timeFromGlobalHeader: FileTime? { ownTime ? nil : globalTime }
   }
 
-  private(set) var entries: [EntryInfo] = []
+  /// What the scan saw, kept compact (a million entries of a GNU tar are a million of them): the entries that had
+  /// pax headers (or a pax global time), by index; and every entry's GNU size, -1 for none.
+  fileprivate struct Entries {
+    var described: [Int: EntryInfo] = [:]
+    var gnuSizes: [Int64] = []
+
+    mutating func append(_ info: EntryInfo) {
+      gnuSizes.append(info.gnuSize ?? -1)
+      // Everything else comes from pax headers, local or global: an entry without is the empty info.
+      if info.paxHeaders > 0 || info.globalTime != nil { described[gnuSizes.count - 1] = info }
+    }
+  }
+
+  private let entries: Entries
 
   /// The most pax header bytes examined per header; a longer one is left to libarchive's judgement.
   static let maxPaxBytes = 1 << 20
 
   /// The info for entry `index`, if the scan reached it.
-  func info(_ index: Int) -> EntryInfo? { index < entries.count ? entries[index] : nil }
+  func info(_ index: Int) -> EntryInfo? {
+    guard index < entries.gnuSizes.count else { return nil }
+    var info = entries.described[index] ?? EntryInfo()
+    info.gnuSize = entries.gnuSizes[index] < 0 ? nil : entries.gnuSizes[index]
+    return info
+  }
 
   /// Scans the tar (or compressed tar) at `path`. Returns `nil` if it cannot be read to the end of
   /// its headers (libarchive will then report the damage).
@@ -105,7 +123,7 @@ struct TarHeaderScan {
 
   /// A streaming parser of 512-byte tar blocks.
   private struct Parser {
-    var entries: [EntryInfo] = []
+    var entries = Entries()
     var ended = false
     /// A header's checksum did not match: the scan lost its way (or the archive is damaged).
     var failed = false
@@ -147,17 +165,25 @@ struct TarHeaderScan {
           index += take
           continue
         }
+        // A whole header in the block read: judged where it lies, with nothing copied.
+        if header.isEmpty, bytes.count - index >= 512 {
+          handleHeader(UnsafeRawBufferPointer(rebasing: bytes[index..<index + 512]))
+          index += 512
+          continue
+        }
         let take = min(512 - header.count, bytes.count - index)
         header.append(contentsOf: bytes[index..<index + take])
         index += take
         if header.count == 512 {
-          handleHeader()
+          let block = header
           header.removeAll(keepingCapacity: true)
+          block.withUnsafeBytes { handleHeader($0) }
         }
       }
     }
 
-    private mutating func handleHeader() {
+    /// Judges one 512-byte header block.
+    private mutating func handleHeader(_ header: UnsafeRawBufferPointer) {
       if let data = sparseData {
         // An old GNU sparse extension header: 21 more map entries, then "another follows" at byte 504.
         if header[504] == 0 {
@@ -167,14 +193,16 @@ struct TarHeaderScan {
         }
         return
       }
-      if header.allSatisfy({ $0 == 0 }) {
+      let blockSum = Self.byteSum(header)
+      if blockSum == 0 {  // every byte 0
         zeroBlocks += 1
         if zeroBlocks == 2 { ended = true }
         return
       }
       zeroBlocks = 0
-      var sum = 0
-      for (offset, byte) in header.enumerated() { sum += (148..<156).contains(offset) ? 0x20 : Int(byte) }
+      // The checksum counts its own field as eight spaces.
+      var sum = blockSum + 8 * 0x20
+      for offset in 148..<156 { sum -= Int(header[offset]) }
       guard Self.size(header[148..<156]) == sum else {
         failed = true
         ended = true
@@ -184,7 +212,7 @@ struct TarHeaderScan {
       let type = header[156]
       let isPax = type == UInt8(ascii: "x") || type == UInt8(ascii: "X")
       let isGlobal = type == UInt8(ascii: "g")
-      let isMetadata = isPax || [UInt8(ascii: "g"), UInt8(ascii: "L"), UInt8(ascii: "K")].contains(type)
+      let isMetadata = isPax || isGlobal || type == UInt8(ascii: "L") || type == UInt8(ascii: "K")
       // Only regular files (and metadata) carry data in the stream; links and directories do not.
       let carriesData =
         isMetadata || type == 0 || type == UInt8(ascii: "0") || type == UInt8(ascii: "7")
@@ -201,7 +229,7 @@ struct TarHeaderScan {
         if !collecting { pending.malformedPax = true }
         if dataLeft == 0 { finishPax() }
       } else if !isMetadata {
-        let gnuMagic = header[257..<265].elementsEqual("ustar  \0".utf8)
+        let gnuMagic = header.loadUnaligned(fromByteOffset: 257, as: UInt64.self) == Self.gnuMagic
         // (After a pax header, its `size` record is the size, as libarchive reads it.)
         if gnuMagic, pending.paxHeaders == 0, type == 0 || type == UInt8(ascii: "0") || type == UInt8(ascii: "7") {
           pending.gnuSize = Int64(size)
@@ -313,16 +341,41 @@ struct TarHeaderScan {
       return "its pax header's \(String(decoding: key, as: UTF8.self)) '\(shown)' is not a number"
     }
 
+    /// GNU tar's magic and version fields, `"ustar  \0"`, as one word read from the header.
+    static let gnuMagic = UInt64(littleEndian: 0x0020_2072_6174_7375)
+
+    /// The sum of a header block's 512 bytes, eight at a time: each word's bytes added in pairs into 16-bit
+    /// lanes (at most 2 × 255 each), and a block's 64 words into them (at most 64 × 510, below 2¹⁶), then the
+    /// four lanes added up.
+    static func byteSum(_ block: UnsafeRawBufferPointer) -> Int {
+      let low: UInt64 = 0x00FF_00FF_00FF_00FF
+      var lanes: UInt64 = 0
+      for word in 0..<64 {
+        let value = block.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)
+        lanes &+= (value & low) &+ ((value >> 8) & low)
+      }
+      return Int(lanes & 0xFFFF) + Int(lanes >> 16 & 0xFFFF) + Int(lanes >> 32 & 0xFFFF) + Int(lanes >> 48)
+    }
+
     /// A size field: octal digits after any spaces, or base-256 when the high bit of the first byte is set. A NUL
     /// ends it, even a leading one (`\0\0\0\0\0\0\0\0016\0` is 0 to Python, GNU tar and libarchive).
-    static func size(_ field: ArraySlice<UInt8>) -> Int {
-      if let first = field.first, first & 0x80 != 0 {
-        var value = 0
-        for byte in field.dropFirst() where value < 1 << 55 { value = value << 8 | Int(byte) }
+    static func size(_ field: Slice<UnsafeRawBufferPointer>) -> Int {
+      // Plain loops over the bytes' offsets: a walk reads two or three fields of every header.
+      let (bytes, start, end) = (field.base, field.startIndex, field.endIndex)
+      guard start < end else { return 0 }
+      var value = 0
+      var offset = start
+      if bytes[start] & 0x80 != 0 {
+        offset += 1
+        while offset < end {
+          if value < 1 << 55 { value = value << 8 | Int(bytes[offset]) }
+          offset += 1
+        }
         return value
       }
-      var value = 0
-      for byte in field {
+      while offset < end {
+        let byte = bytes[offset]
+        offset += 1
         if byte == 0 { break }
         if byte == 0x20 { if value > 0 { break } else { continue } }
         guard byte >= 0x30, byte <= 0x37 else { break }

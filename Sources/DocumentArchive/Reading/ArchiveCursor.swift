@@ -25,6 +25,9 @@ final class ArchiveCursor {
   private var dataConsumed = false
   private var cache: [Int: [UInt8]] = [:]
   private var cacheBytes = 0
+  /// The header scan of the reader that walked the archive, which the readers of contents take while the file is
+  /// the same (``SharedHeaderScan``).
+  var headerScan: SharedHeaderScan?
   /// How many times the archive was opened for reading contents (tests check it stays 1).
   private(set) var opens = 0
 
@@ -92,7 +95,7 @@ final class ArchiveCursor {
       return
     }
     if reader == nil || index < position || (index == position && dataConsumed) {
-      reader = try ArchiveReader(path: path, format: format)
+      reader = try ArchiveReader(path: path, format: format, previousScan: headerScan)
       opens += 1
       position = -1
     }

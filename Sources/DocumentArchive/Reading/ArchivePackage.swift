@@ -77,6 +77,7 @@ public enum ArchivePackage {
     guard !builder.failed else {
       throw PackageError(.unsupported, "cannot read archive", path: path.string, context: "it has too many entries")
     }
+    cursor.headerScan = reader.sharedScan
     let index = builder.index(contents: .entries(cursor))
     // Symbolic links by unpack's rule, once every entry is known: reading in place refuses what unpacking refuses.
     var check = SymlinkCheck(rootIsPackage: walk.isDocument)

@@ -27,16 +27,15 @@ struct ArchiveWalk {
   private var prefix: [String] = []
   private var index = -1
 
-  /// A file accepted, with its entry's index and size (`nil` for a hard link), for duplicates.
-  private enum Seen { case file(index: Int?, size: Int64?), directory(explicit: Bool), symlink }
   /// Bytes still allowed for comparing duplicate file entries (each comparison reads both entries).
   private var duplicateBudget = Self.duplicateBudgetBytes
   /// The most bytes compared for duplicate file entries in one walk: enough for zip tools' habits,
   /// too little for a bomb of duplicates.
   static let duplicateBudgetBytes: Int64 = 64 << 20
-  private var seen: [String: Seen] = [:]
-  /// The parent path whose ancestors were checked last: entries of one directory usually come together.
-  private var lastCheckedParent: String?
+  /// Every path accepted, and the directories they imply.
+  private var seen = WalkedPaths()
+  /// The parent whose ancestors were checked last, and its record: entries of one directory usually come together.
+  private var lastCheckedParent: (components: ArraySlice<String>, record: UInt32)?
 
   init(reader: ArchiveReader, wrappingDocumentIn documentFolder: String?) {
     self.reader = reader
@@ -92,30 +91,36 @@ struct ArchiveWalk {
 
   /// Checks one entry against the entries before it, and records it if accepted.
   private mutating func judge(_ header: EntryHeader, _ components: [String]) throws -> WalkedEntry.Content {
-    let path = components.joined(separator: "/")
-    let parentPath =
-      components.count > 1 ? String(path.utf8.prefix(path.utf8.count - components.last!.utf8.count - 1))! : ""
-    let newParent = parentPath != lastCheckedParent
-    if newParent {
-      var ancestor = ""
-      for component in components.dropLast() {
-        ancestor = ancestor.isEmpty ? component : ancestor + "/" + component
-        switch seen[ancestor] {
-        case .symlink?:
-          throw refuse(.invalidArgument, header, "it would be written through the symbolic link '\(ancestor)'")
-        case .file?: throw refuse(.invalidArgument, header, "'\(ancestor)' is a file, not a directory")
-        default: break
+    let parentComponents = components.dropLast()
+    // The parent's record, when every directory on the way is recorded (else `nil`: the rest are not either).
+    var parent: UInt32? = WalkedPaths.root
+    if let last = lastCheckedParent, last.components.elementsEqual(parentComponents) {
+      parent = last.record
+    } else {
+      for (level, component) in parentComponents.enumerated() {
+        guard let found = seen.find(component, in: parent!) else {
+          parent = nil
+          break
+        }
+        func ancestor() -> String { components[...level].joined(separator: "/") }
+        switch seen.kind(found) {
+        case .symbolicLink:
+          throw refuse(.invalidArgument, header, "it would be written through the symbolic link '\(ancestor())'")
+        case .file: throw refuse(.invalidArgument, header, "'\(ancestor())' is a file, not a directory")
+        case .directory, .impliedDirectory: parent = found
         }
       }
     }
-    if let previous = seen[path] {
-      if case .file(let index?, let size) = previous, header.kind == .file, let size, header.size == size,
+    let existing = parent.flatMap { seen.find(components.last!, in: $0) }
+    if let existing {
+      if let (index, size) = seen.file(existing), header.kind == .file, let size, header.size == size,
         size <= duplicateBudget
       {
         duplicateBudget -= size
         if try sameContents(asEntry: index, size: size) { return .identicalDuplicate(earlier: index) }
       }
-      guard case .directory = previous, header.kind == .directory else {
+      guard seen.kind(existing) == .directory || seen.kind(existing) == .impliedDirectory, header.kind == .directory
+      else {
         throw refuse(.corrupt, header, "a second entry has the same path")
       }
       // A directory implied by earlier entries, now described, or described again (zip tools
@@ -138,33 +143,50 @@ struct ArchiveWalk {
         refuse(code, header, "its hard link target is unsafe (\(reason))")
       }
       let targetComponents = prefix + target.split(separator: "/").map(String.init).filter { $0 != "." }
-      guard let found = seen.index(forKey: targetComponents.joined(separator: "/")), case .file = seen[found].value
-      else {
+      var found: UInt32? = WalkedPaths.root
+      for component in targetComponents { found = found.flatMap { seen.find(component, in: $0) } }
+      guard let found, found != WalkedPaths.root, seen.kind(found) == .file else {
         throw refuse(.invalidArgument, header, "it is a hard link to '\(target)', which is not a file before it")
       }
       // The file's path as its own entry spells it: a target spelled another, canonically equivalent way (`e` and a
       // combining accent for `é`) names the same file, whose name on disk has the file entry's bytes.
-      content = .hardLink(target: seen[found].key.split(separator: "/").map(String.init))
+      content = .hardLink(target: seen.components(of: found))
     case .file:
       content = .file
     }
     // Accepted: record it and the directories it implies.
-    if newParent {
-      lastCheckedParent = parentPath
-      var ancestor = ""
-      for component in components.dropLast() {
-        ancestor = ancestor.isEmpty ? component : ancestor + "/" + component
-        if seen[ancestor] == nil { seen[ancestor] = .directory(explicit: false) }
+    if parent == nil {
+      var above = WalkedPaths.root
+      for component in parentComponents {
+        guard let record = seen.add(component, in: above, as: .impliedDirectory) else { throw full(header) }
+        above = record
       }
+      parent = above
     }
+    lastCheckedParent = (parentComponents, parent!)
+    let name = components.last!
     switch content {
-    case .file: seen[path] = .file(index: index, size: header.size)
-    case .hardLink: seen[path] = .file(index: nil, size: nil)
+    case .file:
+      guard let record = existing ?? seen.add(name, in: parent!, as: .file) else { throw full(header) }
+      seen.set(record, to: .file, entry: index, size: header.size)
+    case .hardLink:
+      guard let record = existing ?? seen.add(name, in: parent!, as: .file) else { throw full(header) }
+      seen.set(record, to: .file)
     case .identicalDuplicate: break
-    case .directory: seen[path] = .directory(explicit: true)
-    case .symbolicLink: seen[path] = .symlink
+    case .directory:
+      guard let record = existing ?? seen.add(name, in: parent!, as: .directory) else { throw full(header) }
+      seen.set(record, to: .directory)
+    case .symbolicLink:
+      guard seen.add(name, in: parent!, as: .symbolicLink) != nil else { throw full(header) }
     }
     return content
+  }
+
+  /// The refusal of an entry that the table of paths has no room for.
+  private func full(_ header: EntryHeader) -> PackageError {
+    PackageError(
+      .unsupported, "cannot read entry", path: header.displayName,
+      context: "in '\(archive)': the archive has too many entries or names for docpkg")
   }
 
   /// Whether the current entry's bytes are those of entry `earlier` (both `size` bytes), read
@@ -176,7 +198,8 @@ struct ArchiveWalk {
       if Int(offset) > current.count { current += repeatElement(0, count: Int(offset) - current.count) }
       current += chunk
     }
-    let other = try ArchiveReader(path: reader.source, format: reader.format, label: reader.path)
+    let other = try ArchiveReader(
+      path: reader.source, format: reader.format, label: reader.path, previousScan: reader.sharedScan)
     for _ in 0..<earlier { guard try other.next() != nil else { return false } }
     guard try other.next() != nil else { return false }
     var previous: [UInt8] = []

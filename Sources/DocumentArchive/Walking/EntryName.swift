@@ -26,7 +26,13 @@ enum EntryName {
   }
 
   /// A tar entry's name: valid UTF-8 kept, every other byte as its raw-byte scalar (``RawByteNames``).
-  static func decodeBytes(_ bytes: [UInt8]) -> String { RawByteNames.decode(bytes) }
+  static func decodeBytes(_ bytes: [UInt8]) -> String {
+    // Valid UTF-8, nearly every name, is kept as it is: decoded without repair, it is the same bytes (a repair
+    // puts U+FFFD where the bytes were not valid). This spares a walk the general decoder's copy and checks.
+    var text = bytes.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+    let kept = text.withUTF8 { text in bytes.withUnsafeBytes { Syscalls.bytesEqual(UnsafeRawBufferPointer(text), $0) } }
+    return kept ? text : RawByteNames.decode(bytes)
+  }
 
   /// The bytes a decoded name stands for: UTF-8, with each raw-byte scalar turned back into its byte.
   static func rawBytes(_ name: String) -> [UInt8] { RawByteNames.encode(name) }
