@@ -22,8 +22,11 @@ import SystemPackage
 //   when they differ from before (a directory the model renamed or moved without listing it; a
 //   version restored). A save writes nothing else: elsewhere, in a directory never listed, files
 //   keep their inodes, so a change there is another program's, in the same burst or not.
-//   (Another program's change inside what such a save put in place, in the same burst, goes
-//   unreported; nothing is lost by it: the lazy model reads the new state when it gets there.)
+//   Inside what the save put in place, the save says what it carried from disk into the
+//   directories the model never listed (`Event.carried`, ``CarriedEntries``): an entry there
+//   that is not what it carried (another inode, a new name, a directory it did not carry on the
+//   way) is another program's, made after the swap and before the monitor compared the burst
+//   (a `docpkg put` into a folder just saved, on a busy machine), and is news too.
 extension Document {
   /// The changes of `event` that are news to the model (see the comment above); package-level
   /// changes (moved, replaced, rescanned) are kept as they are.
@@ -33,7 +36,13 @@ extension Document {
       switch held {
       case .held: return false
       case .notHeld: return true
-      case .unknown: return !event.ownPlaced.contains { $0.isEmpty || $0 == path || path.hasPrefix($0 + "/") }
+      case .unknown:
+        guard event.ownPlaced.contains(where: { $0.isEmpty || $0 == path || path.hasPrefix($0 + "/") }) else {
+          return true
+        }
+        // In what a save put in place: news unless it is what the save carried there.
+        guard let seen = event.seen[path] else { return false }
+        return event.carried.isSaved(path, inode: seen?.inode) == false
       }
     }
     return event.changes.filter { change in

@@ -599,6 +599,46 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test(arguments: ["F/H/c.txt", "F/H/b.txt", "F/H/New/c.txt"])
+  func anotherProgramsPutIntoAFolderJustSavedIsReportedThoughTheMonitorLookedOnlyAfterIt(put file: String)
+    async throws
+  {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/F/a.txt", "a\n")
+    try temp.write("P.pkg/F/H/b.txt", "b\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    // The document's monitor as `startWatching()` makes it, its bursts held back until the test
+    // lets them be compared; the test hands what it reports to the document.
+    let gate = ComparisonGate()
+    defer { gate.open() }
+    var options = PackageMonitor.Options()
+    options.owner = ObjectIdentifier(document)
+    options.removalsWait = Document.removalsWait
+    options.beforeComparing = { gate.pass() }
+    let monitor = try PackageMonitor(watching: FilePath(path), options: options)
+    defer { monitor.stop() }
+    let seen = EventCollector(monitor)
+    // A file added to F: the save puts a new F in place; F/H, never listed, is carried over from disk.
+    try await document.edit { try $0.setFile(at: "F/mine.txt", contents: Data("mine\n".utf8)) }
+    try await document.save()
+    #expect(await gate.waitForBurst())
+    // Another program puts a file into F/H before the monitor looked at the save's burst (a busy
+    // machine): the new F is not watched yet, so the put is seen only in that comparison.
+    let put = try Shell.docpkg(["put", path, file], input: Data("theirs\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == file } })
+    for event in seen.events { await document.react(to: event) }
+    let change = try #require(await document.lastOutsideChange, "the put was not reported")
+    #expect(change.changes.map(\.path).contains(file), "\(change.changes)")
+    #expect(!change.changes.contains { $0.path == "F/mine.txt" }, "the document's own save reported: \(change.changes)")
+    #expect(change.reaction == .reloaded)
+    #expect(try await text(document, file) == "theirs\n")
+    #expect(try await text(document, "F/mine.txt") == "mine\n")
+    try await document.close()
+  }
+
   @Test func eachOfSeveralPutsByAnotherProgramIsReported() async throws {
     let temp = try TemporaryDirectory()
     try temp.write("P.pkg/Text.txt", "text\n")
