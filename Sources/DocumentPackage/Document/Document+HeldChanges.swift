@@ -13,7 +13,10 @@ import SystemPackage
 // - held: the model loaded (or last saved) the entry at that path and either is what it recorded
 //   (changes made in memory since sit on that state), or the model listed the directory, has
 //   nothing of that name in it, and either had nothing there. Its own save, or a state it has
-//   already taken in: neither reacted to nor reported.
+//   already taken in: neither reacted to nor reported. The entry, and each folder on the way to
+//   it, is looked for where the model's saved state has it: under its name, or renamed or removed
+//   in memory since (the event may come after such an edit: the user renamed the folder just
+//   saved before the monitor compared the save's burst), else what has that name now.
 // - not held: the model loaded the entry (or listed its directory) and both had something else
 //   there: news, whoever made it (another document of this process too).
 // - unknown: in a directory the model never listed. News, unless the path is at or below an
@@ -69,13 +72,23 @@ extension Document {
     let components = relative.split(separator: "/")
     let wanted = FilePath(relative)
     var directory = editor.root
+    var folder = ""
     for component in components.dropLast() {
+      folder = folder.isEmpty ? String(component) : folder + "/" + component
       guard let children = directory.loadedChildren else {  // never listed: only what a path walk probed is known
         guard let probed = directory.probedChildren?[String(component)] else { return .unknown }
         directory = probed
         continue
       }
-      guard let child = children[String(component)] else { return candidates.contains { $0 == nil } ? .held : .notHeld }
+      // The folder the model's saved state has there, as for the entry below: renamed or removed
+      // in memory since (the event may come after such an edit), else what has that name now.
+      let saved = FilePath(folder)
+      let child =
+        children[String(component)].flatMap { $0.origin?.relativePath == saved ? $0 : nil }
+        ?? children.values.first { $0.origin?.relativePath == saved }
+        ?? location.detachedNodes.last { $0.origin?.relativePath == saved && $0.kind == .directory }
+        ?? children[String(component)]
+      guard let child else { return candidates.contains { $0 == nil } ? .held : .notHeld }
       directory = child
     }
     guard let children = directory.loadedChildren else {

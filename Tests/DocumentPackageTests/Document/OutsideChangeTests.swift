@@ -55,6 +55,21 @@ private func expectRescue(of document: Document, in temp: TemporaryDirectory) as
   #expect(try file(rescue.string + "/Notes/n.txt") == "n\n")
 }
 
+/// The monitor a watching `document` has (`startWatching()`), made by the test instead, its bursts held
+/// back before they are compared until the test opens the gate; the test hands what it reports to the
+/// document (`react(to:)`).
+private func watchHeldBack(_ document: Document, _ path: String) throws -> (
+  PackageMonitor, ComparisonGate, EventCollector
+) {
+  let gate = ComparisonGate()
+  var options = PackageMonitor.Options()
+  options.owner = ObjectIdentifier(document)
+  options.removalsWait = Document.removalsWait
+  options.beforeComparing = { gate.pass() }
+  let monitor = try PackageMonitor(watching: FilePath(path), options: options)
+  return (monitor, gate, EventCollector(monitor))
+}
+
 /// A watching ``Document`` reacting to other processes: reload, merge, conflict, move, delete.
 @Suite("Document outside changes")
 struct OutsideChangeTests {
@@ -608,17 +623,11 @@ struct OutsideChangeTests {
     try temp.write("P.pkg/F/H/b.txt", "b\n")
     let path = temp.appending("P.pkg")
     let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
-    // The document's monitor as `startWatching()` makes it, its bursts held back until the test
-    // lets them be compared; the test hands what it reports to the document.
-    let gate = ComparisonGate()
-    defer { gate.open() }
-    var options = PackageMonitor.Options()
-    options.owner = ObjectIdentifier(document)
-    options.removalsWait = Document.removalsWait
-    options.beforeComparing = { gate.pass() }
-    let monitor = try PackageMonitor(watching: FilePath(path), options: options)
-    defer { monitor.stop() }
-    let seen = EventCollector(monitor)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
     // A file added to F: the save puts a new F in place; F/H, never listed, is carried over from disk.
     try await document.edit { try $0.setFile(at: "F/mine.txt", contents: Data("mine\n".utf8)) }
     try await document.save()
@@ -637,6 +646,34 @@ struct OutsideChangeTests {
     #expect(try await text(document, file) == "theirs\n")
     #expect(try await text(document, "F/mine.txt") == "mine\n")
     try await document.close()
+  }
+
+  @Test(arguments: ["rename", "remove"])
+  func anOwnSaveIsNotReportedWhenTheFolderWasRenamedOrRemovedBeforeTheMonitorLooked(edit: String) async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/F/a.txt", "a\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await document.edit { try $0.setFile(at: "F/b.txt", contents: Data("mine\n".utf8)) }
+    try await document.save()
+    #expect(await gate.waitForBurst())
+    // The user renames (or removes) F before the monitor looked at the save's burst (a busy
+    // machine): the burst names F/b.txt, the model has it under H now (or removed, unsaved).
+    try await document.edit { root in
+      if edit == "rename" { try root.renameNode(at: "F", to: "H") } else { _ = try root.removeNode(at: "F") }
+    }
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == "F/b.txt" } })
+    for event in seen.events { await document.react(to: event) }
+    let reported = await document.lastOutsideChange
+    #expect(reported == nil, "the document's own save reported: \(String(describing: reported))")
+    #expect(await document.hasUnsavedChanges)
+    try await document.close(saving: false)
   }
 
   @Test func eachOfSeveralPutsByAnotherProgramIsReported() async throws {
