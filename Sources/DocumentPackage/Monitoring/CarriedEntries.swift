@@ -48,18 +48,19 @@ package struct CarriedEntries: Sendable, Hashable {
 
   /// Whether the entry at `path` (in the package) is what the save put there: `inode` is the
   /// entry's inode now, nil for nothing there.
-  /// - Returns: true if it is the save's; false if another program's (another inode, a name the
-  ///   save did not put in that directory, or under a directory the save did not carry); nil when
+  /// - Returns: true if it is the save's (nothing there where the save put nothing); false if
+  ///   another program's (another inode, a name the save did not put in that directory, or an
+  ///   entry under a directory the save did not carry); nil when
   ///   no directory the save carried holds `path`, and this record cannot say.
   /// - Complexity: O(*d*) for a path *d* deep.
   func isSaved(_ path: String, inode: UInt64?) -> Bool? {
     let (folder, name) = Self.split(path)
     if let entries = directories[folder] { return entries[name] == inode }
-    // Not a directory the save carried: if one holds it, the save did not put it there.
+    // Not a directory the save carried: if one holds it, the save put nothing there.
     var above = folder
     while !above.isEmpty {
       above = Self.split(above).folder
-      if directories[above] != nil { return false }
+      if directories[above] != nil { return inode == nil }
     }
     return nil
   }
