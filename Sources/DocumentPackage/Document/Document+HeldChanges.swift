@@ -13,7 +13,10 @@ import SystemPackage
 // - held: the model loaded (or last saved) the entry at that path and either is what it recorded
 //   (changes made in memory since sit on that state), or the model listed the directory, has
 //   nothing of that name in it, and either had nothing there. Its own save, or a state it has
-//   already taken in: neither reacted to nor reported.
+//   already taken in: neither reacted to nor reported. The entry, and each folder on the way to
+//   it, is looked for where the model's saved state has it: under its name, or renamed or removed
+//   in memory since (the event may come after such an edit: the user renamed the folder just
+//   saved before the monitor compared the save's burst), else what has that name now.
 // - not held: the model loaded the entry (or listed its directory) and both had something else
 //   there: news, whoever made it (another document of this process too).
 // - unknown: in a directory the model never listed. News, unless the path is at or below an
@@ -22,8 +25,11 @@ import SystemPackage
 //   when they differ from before (a directory the model renamed or moved without listing it; a
 //   version restored). A save writes nothing else: elsewhere, in a directory never listed, files
 //   keep their inodes, so a change there is another program's, in the same burst or not.
-//   (Another program's change inside what such a save put in place, in the same burst, goes
-//   unreported; nothing is lost by it: the lazy model reads the new state when it gets there.)
+//   Inside what the save put in place, the save says what it carried from disk into the
+//   directories the model never listed (`Event.carried`, ``CarriedEntries``): an entry there
+//   that is not what it carried (another inode, a new name, a directory it did not carry on the
+//   way) is another program's, made after the swap and before the monitor compared the burst
+//   (a `docpkg put` into a folder just saved, on a busy machine), and is news too.
 extension Document {
   /// The changes of `event` that are news to the model (see the comment above); package-level
   /// changes (moved, replaced, rescanned) are kept as they are.
@@ -33,7 +39,13 @@ extension Document {
       switch held {
       case .held: return false
       case .notHeld: return true
-      case .unknown: return !event.ownPlaced.contains { $0.isEmpty || $0 == path || path.hasPrefix($0 + "/") }
+      case .unknown:
+        guard event.ownPlaced.contains(where: { $0.isEmpty || $0 == path || path.hasPrefix($0 + "/") }) else {
+          return true
+        }
+        // In what a save put in place: news unless it is what the save carried there.
+        guard let seen = event.seen[path] else { return false }
+        return event.carried.isSaved(path, inode: seen?.inode) == false
       }
     }
     return event.changes.filter { change in
@@ -60,13 +72,23 @@ extension Document {
     let components = relative.split(separator: "/")
     let wanted = FilePath(relative)
     var directory = editor.root
+    var folder = ""
     for component in components.dropLast() {
+      folder = folder.isEmpty ? String(component) : folder + "/" + component
       guard let children = directory.loadedChildren else {  // never listed: only what a path walk probed is known
         guard let probed = directory.probedChildren?[String(component)] else { return .unknown }
         directory = probed
         continue
       }
-      guard let child = children[String(component)] else { return candidates.contains { $0 == nil } ? .held : .notHeld }
+      // The folder the model's saved state has there, as for the entry below: renamed or removed
+      // in memory since (the event may come after such an edit), else what has that name now.
+      let saved = FilePath(folder)
+      let child =
+        children[String(component)].flatMap { $0.origin?.relativePath == saved ? $0 : nil }
+        ?? children.values.first { $0.origin?.relativePath == saved }
+        ?? location.detachedNodes.last { $0.origin?.relativePath == saved && $0.kind == .directory }
+        ?? children[String(component)]
+      guard let child else { return candidates.contains { $0 == nil } ? .held : .notHeld }
       directory = child
     }
     guard let children = directory.loadedChildren else {

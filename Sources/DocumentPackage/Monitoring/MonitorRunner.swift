@@ -175,6 +175,7 @@ final class MonitorRunner: @unchecked Sendable {
 
   /// Compares and reports one burst. Returns false when the sequence is over (package deleted).
   private func report(_ burst: Burst) throws -> Bool {
+    options.beforeComparing?()
     if heldRemovals != nil, let last = burst.last { lastEventSinceHeld = max(lastEventSinceHeld, last) }
     var changes: [PackageMonitor.Change] = []
     var old: [String: WatchedTree.Signature] = [:]
@@ -213,7 +214,7 @@ final class MonitorRunner: @unchecked Sendable {
     changes += Self.differences(old: old, new: new, moves: moves)
     guard !changes.isEmpty else { return true }
     let folder = newInodes.isEmpty ? nil : OwnSaves.folderInode(of: tree.packagePath)
-    var placements: [String: UInt64] = [:]
+    var placements: [String: OwnSaves.Placement] = [:]
     if let folder {
       for (path, inode) in newInodes {
         guard
@@ -221,15 +222,19 @@ final class MonitorRunner: @unchecked Sendable {
             device: tree.device, inode: inode, folder: folder, package: tree.packageName, owner: options.owner),
           placement.serial >= firstPlacement, !claimedPlacements.contains(placement.serial)
         else { continue }
-        placements[path] = placement.serial
+        placements[path] = placement
       }
     }
     let ownPlaced = Set(placements.keys)
-    claimedPlacements = (claimedPlacements + placements.values).suffix(256)
+    claimedPlacements = (claimedPlacements + placements.values.map(\.serial)).suffix(256)
     let own = !ownPlaced.isEmpty
     if own && !options.reportsOwnSaves { return true }
     var event = PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string)
     event.ownPlaced = ownPlaced
+    // A save that carried directories its model never listed says what it put in them (the older first).
+    for placement in placements.values.sorted(by: { $0.serial < $1.serial }) {
+      if let carried = placement.carried { event.carried = event.carried.merging(carried) }
+    }
     for change in changes where !change.path.hasPrefix("/") {  // entries; package-level paths are absolute
       event.seen[change.path] = .some(new[change.path].map(Self.seen))
       if let from = change.oldPath { event.seen[from] = .some(nil) }

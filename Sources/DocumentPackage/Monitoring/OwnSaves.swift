@@ -18,6 +18,10 @@ import SystemPackage
 /// Each is recorded with the saver that placed it, when
 /// one says who it is (a ``Document``'s package file): the document's monitor takes only its own
 /// saves for its own, and a pull or a save by other code in the same process is news to it.
+/// And each with what the save carried from disk into directories its model never listed
+/// (``CarriedEntries``), so that another program's entry put there after the swap, before the
+/// monitor looked, is not taken for the save's (at most ``carriedLimit`` entries in all, the
+/// newest placements' kept).
 package final class OwnSaves: @unchecked Sendable {
   package static let shared = OwnSaves()
 
@@ -29,15 +33,22 @@ package final class OwnSaves: @unchecked Sendable {
     /// The package's name in that folder.
     var package: String
   }
-  /// A placement: who made it (nil: a saver that did not say) and its serial number.
+  /// A placement: who made it (nil: a saver that did not say), its serial number, and what the
+  /// save carried from disk into directories its model never listed (nil: not kept).
   package struct Placement: Sendable {
     var owner: ObjectIdentifier?
     package var serial: UInt64
+    package var carried: CarriedEntries?
   }
   private let lock = SystemLock()
   private var placed: [Placed] = []
   private var lookup: [Placed: Placement] = [:]
   private var nextSerial: UInt64 = 0
+  /// How many carried entries the placements keep, and the most they keep: beyond it, the oldest
+  /// placements' are dropped (the newest is always kept). A placement without them is judged as
+  /// before they were kept: whatever is in what it put in place is taken for the save's.
+  private var carriedCount = 0
+  static let carriedLimit = 100_000
 
   /// The serial number the next placement gets: a monitor starting now takes only placements from
   /// this one on.
@@ -48,19 +59,38 @@ package final class OwnSaves: @unchecked Sendable {
   /// - Parameters:
   ///   - package: The package it goes into.
   ///   - owner: Who saves (``PackageFile/saveOwner``), if it says.
-  package func willPlace(_ path: FilePath, package: FilePath, owner: ObjectIdentifier? = nil) {
+  ///   - carried: What the save carried from disk into directories its model never listed.
+  package func willPlace(
+    _ path: FilePath, package: FilePath, owner: ObjectIdentifier? = nil, carried: CarriedEntries? = nil
+  ) {
     guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: package) else {
       return
     }
     let entry = Placed(
       device: status.device, inode: status.inode, folder: folder, package: package.lastComponent?.string ?? "")
     lock.withLock {
-      let earlier = lookup.updateValue(Placement(owner: owner, serial: nextSerial), forKey: entry)
+      let placement = Placement(owner: owner, serial: nextSerial, carried: carried)
       nextSerial += 1
-      if earlier != nil { placed.removeAll { $0 == entry } }  // the same number placed again: newest last
+      if forget(entry) { placed.removeAll { $0 == entry } }  // the same number placed again: newest last
+      lookup[entry] = placement
+      carriedCount += carried?.count ?? 0
       placed.append(entry)
-      if placed.count > 256 { lookup[placed.removeFirst()] = nil }
+      if placed.count > 256 { _ = forget(placed.removeFirst()) }
+      // Oldest first, the carried entries beyond the limit are dropped (never the newest's).
+      for older in placed.dropLast() where carriedCount > Self.carriedLimit {
+        guard let count = lookup[older]?.carried?.count else { continue }
+        lookup[older]?.carried = nil
+        carriedCount -= count
+      }
     }
+  }
+
+  /// Removes the placement `entry`, if there is one (the lock held); `placed` is the caller's.
+  /// - Returns: Whether there was one.
+  private func forget(_ entry: Placed) -> Bool {
+    guard let removed = lookup.removeValue(forKey: entry) else { return false }
+    carriedCount -= removed.carried?.count ?? 0
+    return true
   }
 
   /// Forgets the placement of the entry at `path`, if it was one: a save has just exchanged it
@@ -74,7 +104,7 @@ package final class OwnSaves: @unchecked Sendable {
     let entry = Placed(
       device: status.device, inode: status.inode, folder: folder, package: package.lastComponent?.string ?? "")
     lock.withLock {
-      if lookup.removeValue(forKey: entry) != nil { placed.removeAll { $0 == entry } }
+      if forget(entry) { placed.removeAll { $0 == entry } }
     }
   }
 

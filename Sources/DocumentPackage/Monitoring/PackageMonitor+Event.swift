@@ -18,6 +18,9 @@ extension PackageMonitor {
     /// for the package itself): the changes at and below them are that save's, unless another
     /// program changed them in the same burst. Not encoded.
     var ownPlaced: Set<String> = []
+    /// What those saves carried from disk into directories their model never listed, so that a
+    /// document can tell another program's entry there from the save's (``CarriedEntries``). Not encoded.
+    var carried = CarriedEntries()
 
     private enum CodingKeys: String, CodingKey {
       case changes, isOwnSave, packagePath
@@ -40,6 +43,7 @@ extension PackageMonitor.Event {
       changes: changes + later.changes, isOwnSave: isOwnSave && later.isOwnSave, packagePath: later.packagePath)
     joined.seen = seen.merging(later.seen) { $1 }
     joined.ownPlaced = ownPlaced.union(later.ownPlaced)
+    joined.carried = carried.merging(later.carried)
     return joined
   }
 }

@@ -99,7 +99,10 @@ import Foundation
 /// (or the package was replaced by one) is this process's save: it is marked
 /// ``PackageMonitor/Event/isOwnSave``, or left out with ``Options/reportsOwnSaves`` false. This is
 /// exact, not a time window; an outside change that falls in the same burst as our save is
-/// reported with it, marked as ours (a program that ignores the package lock and writes during our save).
+/// reported with it, marked as ours (a program that ignores the package lock and writes during our
+/// save, or one that writes just after it, before the burst was compared), and the event says what
+/// the save put in place and what it carried into directories its model never listed, so that a
+/// ``Document`` tells the two apart, change by change.
 ///
 /// ## macOS (designed, not written)
 /// FSEvents (`FSEventStreamCreate` with `kFSEventStreamCreateFlagFileEvents |
@@ -144,6 +147,10 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     /// (polling: this plus ``pollingInterval``) and the package is still the directory it was.
     /// A ``Document`` gives `Document.removalsWait`.
     package var removalsWait: Duration?
+    /// Called on the monitor's thread before it compares each burst (the test suite holds a
+    /// burst back with it, to change the package after the burst's events and before the
+    /// comparison, as a busy machine's scheduler may).
+    package var beforeComparing: (@Sendable () -> Void)?
     #if os(Linux)
     /// The inotify instance to use; nil (the default) for the process's shared one. Tests give a
     /// monitor one of its own to set the kernel's event queue size for it alone.

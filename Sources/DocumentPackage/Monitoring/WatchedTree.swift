@@ -211,8 +211,8 @@ final class WatchedTree {
 
   // MARK: Applying a burst
 
-  /// Brings the picture up to date for the names `dirty` (directory inside the package, name)
-  /// and returns the old and new signatures of what differs, and the inodes that the touched
+  /// Brings the picture up to date for the names `dirty` (directory inside the package, name),
+  /// shallowest first, and returns the old and new signatures of what differs, and the inodes that the touched
   /// names have now where they changed, by path (to recognise this process's saves and what they placed).
   func update(
     _ dirty: Set<DirtyName>
@@ -221,8 +221,13 @@ final class WatchedTree {
     var old: [String: Signature] = [:]
     var new: [String: Signature] = [:]
     var releasedWatches: [CInt: String] = [:]
-    for name in dirty {
-      let relative = name.directory.isEmpty ? name.name : name.directory + "/" + name.name
+    // Shallowest first: a directory replaced is rescanned before the names met inside it, which
+    // then find the new state and have nothing more to say. The other way round, a name inside
+    // (its directory replaced too) would be rescanned first, and the rescan of the directory
+    // above would take that new state for the old one: what changed there would go unreported.
+    func depth(_ path: String) -> Int { path.utf8.count { $0 == UInt8(ascii: "/") } }
+    let relatives = dirty.map { $0.directory.isEmpty ? $0.name : $0.directory + "/" + $0.name }
+    for relative in relatives.sorted(by: { (depth($0), $0) < (depth($1), $1) }) {
       guard !relative.isEmpty else { continue }
       let before = entries[relative]
       let after = (try? Syscalls.statusNoFollow(absolute(relative))).flatMap(Signature.init)

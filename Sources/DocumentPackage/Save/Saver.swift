@@ -30,8 +30,9 @@ import SystemPackage
 /// ``ReaderExclusion``: it waits for coordinated readers (``PackageReadLock``) to leave, for at
 /// most ``PackageReadLock/writerWaitLimit``, and keeps new ones out until the swap is final.
 ///
-/// Before the swap, the new subtree's inode is told to ``OwnSaves``, so that a ``PackageMonitor``
-/// in this process can tell this save from other programs' changes.
+/// Before the swap, the new subtree's inode is told to ``OwnSaves``, with what the build carried
+/// from disk into directories the model never listed (``CarriedEntries``), so that a
+/// ``PackageMonitor`` in this process can tell this save from other programs' changes.
 ///
 /// A save that re-bases the model tells the tree's ``TreeRecorder`` (the undo layer, when one is
 /// installed) before it starts and after it succeeded, so undo keeps working across saves
@@ -133,8 +134,8 @@ struct Saver {
   private mutating func savePart(_ node: PackageNode, adding: Bool = false, rebasingRoot: Bool = false) throws -> Bool {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
-    try buildTemporary(node, parentFD: parentFD)
-    OwnSaves.shared.willPlace(names.path(names.temporary), package: target, owner: owner)
+    let carried = try buildTemporary(node, parentFD: parentFD)
+    OwnSaves.shared.willPlace(names.path(names.temporary), package: target, owner: owner, carried: carried)
     let containerPath = node.parent!.origin!.absolutePath
     let name = node.diskName
     // The path of the replaced (or, when adding, absent) entry in the previous state: a root
@@ -258,8 +259,8 @@ struct Saver {
     if try exchangeUnsupported || savesByJournal() { return try saveByJournal(rebasing: rebasing) }
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
-    try buildTemporary(root, parentFD: parentFD)
-    OwnSaves.shared.willPlace(names.path(names.temporary), package: target, owner: owner)
+    let carried = try buildTemporary(root, parentFD: parentFD)
+    OwnSaves.shared.willPlace(names.path(names.temporary), package: target, owner: owner, carried: carried)
     let exists: Bool
     do { exists = try TreeRemoval.exists(names.package, in: parentFD) } catch {
       discardTemporary(parentFD)
@@ -327,7 +328,9 @@ struct Saver {
   }
 
   /// Builds `node` at the temporary name and makes it durable; removes it again on failure.
-  private func buildTemporary(_ node: PackageNode, parentFD: CInt) throws {
+  /// Builds `node`'s new state at the temporary name.
+  /// - Returns: What it carried from disk into directories the model never listed (for ``OwnSaves``).
+  private func buildTemporary(_ node: PackageNode, parentFD: CInt) throws -> CarriedEntries {
     do {
       try TreeRemoval.remove(names.temporary, in: parentFD)  // a leftover only if recovery was skipped
     } catch {
@@ -346,6 +349,7 @@ struct Saver {
       try builder.step("flush file system of", "") { () throws(Errno) in
         try builder.durability.complete(through: parentFD)
       }
+      return builder.carried
     } catch {
       discardTemporary(parentFD)
       throw error

@@ -31,6 +31,10 @@ final class TreeBuilder {
   /// root. A directory the model holds without an origin in this package (a version's tree) gets the FIFOs,
   /// sockets and devices of the live directory at its path, as one with an origin gets its origin's.
   var replacing: FilePath?
+  /// What it carried from disk into the directories the model never listed, by path in the
+  /// package: told to ``OwnSaves`` with the placement, so that a monitor can tell it from another
+  /// program's change in the same directories (see ``CarriedEntries``).
+  private(set) var carried = CarriedEntries()
 
   init(packagePath: FilePath) { self.packagePath = packagePath }
 
@@ -160,6 +164,7 @@ final class TreeBuilder {
           throw node.onDiskError(error, path: source, action: "open directory")
         }
         defer { Syscalls.closeFile(sourceFD) }
+        carried.recordDirectory(path)
         try carryContents(of: sourceFD, into: fd, path: path, withSpecial: origin.location.root == packagePath)
         if !node.edits.contains(.attributes) {
           time = try step("read status of", path) { () throws(Errno) in
@@ -370,6 +375,8 @@ final class TreeBuilder {
         try step("carry over", entryPath) { () throws(Errno) in
           try FileCarrier.carry(
             entry.name, from: source, to: destination, as: entry.name, durability: &durability, relinked: &relinked)
+          carried.record(
+            entry.name.string, inode: try Syscalls.status(in: destination, entry.name).inode, in: parentPath)
         }
       case .directory:
         let name = entry.name
@@ -385,7 +392,12 @@ final class TreeBuilder {
           to = try step("open directory", entryPath) { () throws(Errno) in
             try Syscalls.openDirectory(in: destination, name)
           }
-          do { entries = try list(from, entryPath) } catch {
+          do {
+            entries = try list(from, entryPath)
+            let inode = try step("read status of", entryPath) { () throws(Errno) in try Syscalls.status(of: to).inode }
+            carried.record(name.string, inode: inode, in: parentPath)
+            carried.recordDirectory(entryPath)
+          } catch {
             Syscalls.closeFile(to)
             throw error
           }
@@ -399,6 +411,8 @@ final class TreeBuilder {
         guard withSpecial else { continue }
         try step("carry over", entryPath) { () throws(Errno) in
           try FileCarrier.carrySpecial(entry.name, from: source, to: destination)
+          carried.record(
+            entry.name.string, inode: try Syscalls.status(in: destination, entry.name).inode, in: parentPath)
         }
       }
     }

@@ -249,14 +249,21 @@ private struct Figures: CustomStringConvertible {
 /// shows is read at one step in five, so that outside changes also meet folders it never listed.
 /// A failure names the seed, the step, the steps before it and the reactions the document
 /// published during it. Run with `DOCPKG_MODEL_NESTED=1` (1,000 steps per seed, about three
-/// minutes); `make stress` runs it with `DOCPKG_STRESS=1`, 10,000 steps per seed.
+/// minutes); `make stress` runs it with `DOCPKG_STRESS=1`, 10,000 steps per seed. `DOCPKG_SEEDS`
+/// and `DOCPKG_STEPS` choose others (`DOCPKG_SEEDS=36,38 DOCPKG_STEPS=2000`).
 @Suite(
   "Document against a model with nested folders and outside changes, randomized",
   .enabled(if: ProcessInfo.processInfo.environment["DOCPKG_MODEL_NESTED"] == "1"))
 struct DocumentNestedModelRandomizedTests {
-  static let steps = ProcessInfo.processInfo.environment["DOCPKG_STRESS"] == "1" ? 10_000 : 1_000
+  private static let environment = ProcessInfo.processInfo.environment
+  /// Steps per seed: `DOCPKG_STEPS`, else 10,000 with `DOCPKG_STRESS=1`, else 1,000.
+  static let steps =
+    environment["DOCPKG_STEPS"].flatMap { Int($0) } ?? (environment["DOCPKG_STRESS"] == "1" ? 10_000 : 1_000)
+  /// The seeds: those of `DOCPKG_SEEDS` (`36,38,40`), else 36 and 37.
+  static let seeds: [UInt64] =
+    environment["DOCPKG_SEEDS"].map { $0.split(separator: ",").compactMap { UInt64($0) } } ?? [36, 37]
 
-  @Test(arguments: [36, 37] as [UInt64])
+  @Test(arguments: seeds)
   func aDocumentHoldsWhatTheModelSays(seed: UInt64) async throws {
     let temp = try TemporaryDirectory()
     try temp.write("P0.pkg/a.txt", "a\n")
@@ -438,9 +445,11 @@ struct DocumentNestedModelRandomizedTests {
             + "reactions during the step: \(log.since(reactionsBefore))")
         model.disk = edit.applied(to: model.disk, text: text)
         guard reported else {
-          // Known, open (issue 36): now and then (0-2 in 2,000 steps) another program's `docpkg put`
-          // into a folder the document saved is not reported; the reactions during the step are
-          // printed. The run goes on from the package as it is, to find what else differs.
+          // Known, open (issue 36): a `docpkg put` into a folder the document had just saved was
+          // missed by two causes, fixed (OutsideChangeTests, "another program's put into a folder
+          // just saved"); seed 45 still misses two puts into F while dirty (steps 819 and 834, 2,000
+          // steps, cause not found yet). The reactions during the step are printed. The run goes
+          // on from the package as it is, to find what else differs.
           withKnownIssue("an outside change not reported once", isIntermittent: true) {
             Issue.record("outside change not reported once: \(context.rawValue)")
           }

@@ -55,6 +55,21 @@ private func expectRescue(of document: Document, in temp: TemporaryDirectory) as
   #expect(try file(rescue.string + "/Notes/n.txt") == "n\n")
 }
 
+/// The monitor a watching `document` has (`startWatching()`), made by the test instead, its bursts held
+/// back before they are compared until the test opens the gate; the test hands what it reports to the
+/// document (`react(to:)`).
+private func watchHeldBack(_ document: Document, _ path: String) throws -> (
+  PackageMonitor, ComparisonGate, EventCollector
+) {
+  let gate = ComparisonGate()
+  var options = PackageMonitor.Options()
+  options.owner = ObjectIdentifier(document)
+  options.removalsWait = Document.removalsWait
+  options.beforeComparing = { gate.pass() }
+  let monitor = try PackageMonitor(watching: FilePath(path), options: options)
+  return (monitor, gate, EventCollector(monitor))
+}
+
 /// A watching ``Document`` reacting to other processes: reload, merge, conflict, move, delete.
 @Suite("Document outside changes")
 struct OutsideChangeTests {
@@ -597,6 +612,68 @@ struct OutsideChangeTests {
     #expect(try await text(document, "Big/Deep/x.txt") == "theirs\n")
     #expect(try await text(document, "Text.txt") == "mine\n")
     try await document.close()
+  }
+
+  @Test(arguments: ["F/H/c.txt", "F/H/b.txt", "F/H/New/c.txt"])
+  func anotherProgramsPutIntoAFolderJustSavedIsReportedThoughTheMonitorLookedOnlyAfterIt(put file: String)
+    async throws
+  {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/F/a.txt", "a\n")
+    try temp.write("P.pkg/F/H/b.txt", "b\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    // A file added to F: the save puts a new F in place; F/H, never listed, is carried over from disk.
+    try await document.edit { try $0.setFile(at: "F/mine.txt", contents: Data("mine\n".utf8)) }
+    try await document.save()
+    #expect(await gate.waitForBurst())
+    // Another program puts a file into F/H before the monitor looked at the save's burst (a busy
+    // machine): the new F is not watched yet, so the put is seen only in that comparison.
+    let put = try Shell.docpkg(["put", path, file], input: Data("theirs\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == file } })
+    for event in seen.events { await document.react(to: event) }
+    let change = try #require(await document.lastOutsideChange, "the put was not reported")
+    #expect(change.changes.map(\.path).contains(file), "\(change.changes)")
+    #expect(!change.changes.contains { $0.path == "F/mine.txt" }, "the document's own save reported: \(change.changes)")
+    #expect(change.reaction == .reloaded)
+    #expect(try await text(document, file) == "theirs\n")
+    #expect(try await text(document, "F/mine.txt") == "mine\n")
+    try await document.close()
+  }
+
+  @Test(arguments: ["rename", "remove"])
+  func anOwnSaveIsNotReportedWhenTheFolderWasRenamedOrRemovedBeforeTheMonitorLooked(edit: String) async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/F/a.txt", "a\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await document.edit { try $0.setFile(at: "F/b.txt", contents: Data("mine\n".utf8)) }
+    try await document.save()
+    #expect(await gate.waitForBurst())
+    // The user renames (or removes) F before the monitor looked at the save's burst (a busy
+    // machine): the burst names F/b.txt, the model has it under H now (or removed, unsaved).
+    try await document.edit { root in
+      if edit == "rename" { try root.renameNode(at: "F", to: "H") } else { _ = try root.removeNode(at: "F") }
+    }
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == "F/b.txt" } })
+    for event in seen.events { await document.react(to: event) }
+    let reported = await document.lastOutsideChange
+    #expect(reported == nil, "the document's own save reported: \(String(describing: reported))")
+    #expect(await document.hasUnsavedChanges)
+    try await document.close(saving: false)
   }
 
   @Test func eachOfSeveralPutsByAnotherProgramIsReported() async throws {

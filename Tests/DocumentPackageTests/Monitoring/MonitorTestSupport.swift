@@ -83,3 +83,37 @@ func makeWatchedPackage(in temp: TemporaryDirectory) throws -> String {
   try temp.write("Doc.pkg/Data/Deep/c.txt", "c\n")
   return temp.appending("Doc.pkg")
 }
+
+/// Holds a monitor's bursts back before it compares them (``PackageMonitor/Options/beforeComparing``)
+/// until the test opens it: what another program does meanwhile happens after the burst's events
+/// and before the monitor looked, as on a busy machine, every time.
+final class ComparisonGate: @unchecked Sendable {
+  private let lock = NSLock()
+  private let opening = DispatchSemaphore(value: 0)
+  private var arrived = false
+  private var opened = false
+
+  /// For ``PackageMonitor/Options/beforeComparing``: waits until the gate is open.
+  func pass() {
+    if lock.withLock({
+      arrived = true
+      return opened
+    }) {
+      return
+    }
+    opening.wait()
+    opening.signal()  // for the next burst
+  }
+
+  /// Whether a burst is waiting (or came through), after at most 30 s.
+  func waitForBurst() async -> Bool { await eventually(seconds: 30) { self.lock.withLock { self.arrived } } }
+
+  /// Lets every burst through, now and later.
+  func open() {
+    let wasOpen = lock.withLock {
+      defer { opened = true }
+      return opened
+    }
+    if !wasOpen { opening.signal() }
+  }
+}
