@@ -327,8 +327,7 @@ struct Saver {
     location.detachedNodes.removeAll()
   }
 
-  /// Builds `node` at the temporary name and makes it durable; removes it again on failure.
-  /// Builds `node`'s new state at the temporary name.
+  /// Builds `node`'s new state at the temporary name and makes it durable; removes it again on failure.
   /// - Returns: What it carried from disk into directories the model never listed (for ``OwnSaves``).
   private func buildTemporary(_ node: PackageNode, parentFD: CInt) throws -> CarriedEntries {
     do {
@@ -349,12 +348,12 @@ struct Saver {
       try builder.step("flush file system of", "") { () throws(Errno) in
         try builder.durability.complete(through: parentFD)
       }
-      return builder.carried
     } catch {
       discardTemporary(parentFD)
       throw error
     }
     versions?.relinked(builder.relinked)
+    return builder.carried
   }
 
   /// Tells `versions` that the previous state is about to be replaced (once per save): it keeps
