@@ -84,13 +84,15 @@ extension VersionStore {
   }
 
   /// Under the package lock (so no capture is under way): removes what an interrupted capture left
-  /// in `pending/` (a replaced tree or a time marker without a record, a temporary).
+  /// in `pending/` (a replaced tree or a time marker without a record, a temporary), except
+  /// `saving.start`: the capture that follows removes it once its own marker is made, so that a
+  /// build's links are always marked (see ``PendingStateWalk``).
   func removeAbandonedPending() {
     guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     guard let names = try? Syscalls.entries(ofDirectory: fd).map(\.name.string) else { return }
     let recorded = Set(names.filter { Int($0) != nil })
-    for name in names where Int(name) == nil {
+    for name in names where Int(name) == nil && name != DeferredKeeping.savingMarker {
       if let dot = name.firstIndex(of: "."), name.hasSuffix(".old"), recorded.contains(String(name[..<dot])) {
         continue
       }
