@@ -138,4 +138,22 @@ struct PendingWindowCommandTests {
     #expect(status == 1)
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/: not kept "], "\(lines)")
   }
+
+  /// Three saves before one settle, the first two rebuilding a folder (whose files they link):
+  /// settling the first removes its replaced folder, which unlinks the other link of files the
+  /// package still holds; the next versions must not take that for another program's change.
+  @Test func savesSettledTogetherNameNothing() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "a/x/f0.txt", "--create"], "0\n")
+    for path in ["a/x/f1.txt", "b/y/f0.txt", "b/y/f1.txt", "root0.txt"] { try Self.run(["put", package, path], "1\n") }
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "a/x/new.txt"], "new\n")
+    try Self.run(["rm", package, "b/y/f0.txt"])
+    try Self.run(["put", package, "root1.txt"], "new\n")
+    try Self.run(["versions", "settle", package])
+    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    #expect(check.status == 0, "\(check.standardOutput)")
+    #expect(try Self.show(package, version: 7).contains("file 0644 2 f0.txt"))
+  }
 }

@@ -44,9 +44,12 @@ import Foundation
 /// that replaced the entry or a folder holding it linked its files into the new state before its
 /// capture time, and moved the replaced entry itself into the store before writing its record
 /// (whose modification time bounds that move). So there the change time may reach the latest of
-/// these, and no further (``ownChangesEnd(_:)``): a `chmod` of the package's file after the save,
+/// these, and no further (`ownChangesEnd(_:)`): a `chmod` of the package's file after the save,
 /// which the linked old copy shares, is named too. A change made between two such saves is hidden
-/// by the later save's own link (the residual window below).
+/// by the later save's own link (the residual window below). Likewise a settle that removes a
+/// settled version's replaced tree while other pending versions wait unlinks the other link of
+/// package files a save carried over, after their *T*: `pending/unlinked` lists the replaced
+/// paths, and its modification time bounds those changes for files below them.
 ///
 /// **Our own builds.** A save of ours that is building its new state (`pending/saving.start`, then
 /// `ID.start`: the capture removes the first only once it made the second), or gave up after
@@ -65,7 +68,7 @@ import Foundation
 /// what covers a name that held another entry at *T* (in a directory not named, it is judged by
 /// its times, and named); the name
 /// itself is named as well unless the newest recorded version had nothing there, a hint of what
-/// it may have replaced (``mayHaveReplacedAnEntry(at:)``). Elsewhere
+/// it may have replaced (`mayHaveReplacedAnEntry(at:)`). Elsewhere
 /// such an entry is judged as above (its times are after *T*: it is named). A directory named as
 /// changed of which nothing is kept is left out of the version rather than shown empty: it may not
 /// have existed at *T*.
@@ -110,6 +113,9 @@ struct PendingStateWalk {
   /// package files this walk cannot tell apart, so change times vouch for nothing (see the
   /// type's discussion).
   fileprivate let buildsLinked: Bool
+  /// The paths whose replaced trees a settle removed while pending versions waited, and when it
+  /// last did (`pending/unlinked`, see `VersionStore.removePending`).
+  private let unlinked: (paths: [String], time: FileTime)?
   /// The root tree of the newest version recorded before this one, read when first needed (nil
   /// inside: there is none, or its record cannot be read).
   private var previousRoot: String??
@@ -125,6 +131,17 @@ struct PendingStateWalk {
       try? Syscalls.statusNoFollow(store.pendingPath.appending(String($0.id))).modificationTime
     }
     knowsBirths = Syscalls.birthTime(store.packagePath) != nil
+    let unlinkedPath = store.pendingPath.appending(VersionStore.unlinkedName)
+    if let data = try? StoreFiles.read(unlinkedPath),
+      let time = try? Syscalls.statusNoFollow(unlinkedPath).modificationTime
+    {
+      let paths = String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+        $0 == "%" ? "" : VersionEscaping.unescape(Substring($0))
+      }
+      unlinked = (paths, time)
+    } else {
+      unlinked = nil
+    }
     buildsLinked = ((try? StoreFiles.names(in: store.pendingPath)) ?? []).contains {
       $0 == DeferredKeeping.savingMarker || $0.hasSuffix(".start") || $0.hasSuffix(".abandoned")
     }
@@ -206,7 +223,7 @@ struct PendingStateWalk {
       }
       defer { Syscalls.closeFile(fd) }
       // Judged on the directory opened (not the one at the path a moment ago), and re-checked after
-      // each copy that relies on it (``keptDespiteOurLinks``).
+      // each copy that relies on it (`keptDespiteOurLinks`).
       opened = stable ? try? Syscalls.status(of: fd) : nil
       self.stable = opened.map { walk.isStable(relative, $0) } ?? false
       do {
@@ -410,7 +427,11 @@ struct PendingStateWalk {
   /// and its inode's status not changed since *T*, or, for an entry in a replaced subtree
   /// (`relinked`), since our own saves last linked or moved it (see the type's discussion).
   func unchanged(_ status: FileStatus, path: String, relinked: Bool) -> Bool {
-    status.modificationTime <= start && status.changeTime <= (relinked ? ownChangesEnd(path) : start)
+    guard status.modificationTime <= start else { return false }
+    if status.changeTime <= (relinked ? ownChangesEnd(path) : start) { return true }
+    // A settle removed a replaced tree that held this file's other link after T.
+    guard let unlinked, status.changeTime <= unlinked.time else { return false }
+    return unlinked.paths.contains { $0.isEmpty || path.hasPrefix($0 + "/") }
   }
 
   /// The latest change time our own saves can have given the inode at `path` of a replaced
