@@ -197,6 +197,34 @@ int docpkg_mount_id(int fd, unsigned long long *id) {
 #endif
 }
 
+int docpkg_birth_time(int dirfd, const char *path, long long *seconds, unsigned int *nanoseconds) {
+#if defined(__linux__) && defined(STATX_BTIME)
+  struct statx status;
+  memset(&status, 0, sizeof status);
+  if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &status) != 0) return -1;
+  if (!(status.stx_mask & STATX_BTIME)) {
+    errno = ENOSYS;
+    return -1;
+  }
+  *seconds = (long long)status.stx_btime.tv_sec;
+  *nanoseconds = status.stx_btime.tv_nsec;
+  return 0;
+#elif defined(__APPLE__)
+  struct stat status;
+  if (fstatat(dirfd, path, &status, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+  *seconds = (long long)status.st_birthtimespec.tv_sec;
+  *nanoseconds = (unsigned int)status.st_birthtimespec.tv_nsec;
+  return 0;
+#else
+  (void)dirfd;
+  (void)path;
+  (void)seconds;
+  (void)nanoseconds;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 int docpkg_openat_beneath(int dirfd, const char *path, int flags, mode_t mode) {
 #if defined(__linux__) && defined(SYS_openat2) && defined(RESOLVE_BENEATH)
   struct open_how how;

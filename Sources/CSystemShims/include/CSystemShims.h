@@ -72,6 +72,11 @@ int docpkg_termination_signal_pipe(void);
 /// or -1 (errno set; ENOSYS where the platform or kernel has no such id).
 int docpkg_mount_id(int fd, unsigned long long *id);
 
+/// The birth (creation) time of `path` relative to `dirfd`, not following a last symbolic link (statx's
+/// stx_btime on Linux 4.11+, st_birthtimespec on Darwin). Returns 0 and sets `*seconds` and `*nanoseconds`,
+/// or -1 (errno set; ENOSYS where the platform, kernel or file system does not record it).
+int docpkg_birth_time(int dirfd, const char *path, long long *seconds, unsigned int *nanoseconds);
+
 /// openat2(2) of `path` relative to `dirfd` with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: no component of
 /// `path` may be a symbolic link (ELOOP) or lead out of `dirfd` (EXDEV). Returns the descriptor, or -1 with
 /// errno set; ENOSYS where the platform or kernel has no such call.

@@ -22,10 +22,10 @@ import SystemPackage
 /// save, as a detached `docpkg versions settle` for `docpkg` or in-process for a ``Document``, and
 /// any reading of the store runs it first), the version is written
 /// from `ID.old` and the package: a file is kept only if its modification time is not after *T*
-/// and its name cannot lead to another inode than at *T* (``PendingStateWalk`` says how a change
-/// time after *T*, such as a new hard link's, is told apart); any other is a file written in
-/// place (or replaced) during the window, and the version names it in
-/// ``PackageVersion/unkeptPaths`` instead of keeping bytes that are not the version's.
+/// and its change time is not after *T* either (or, in a replaced subtree, after our own saves'
+/// links: ``PendingStateWalk``); any other was written, replaced, linked or chmod'ed during the
+/// window, and the version names it in ``PackageVersion/unkeptPaths`` instead of keeping bytes or
+/// permissions that are not the version's.
 ///
 /// **Beside a settle.** The settle walks the package while saves go on; the order of this type's
 /// steps (id, marker, swap, record, marker removed) is what lets it tell a walk no swap fell
@@ -89,6 +89,8 @@ final class DeferredKeeping {
     } catch {
       throw PackageError.io(error, "cannot create", path: marker.string, context: "while keeping a version")
     }
+    // The build's links are marked by `ID.start` from now on (see ``PendingStateWalk``).
+    try? Syscalls.unlink(store.pendingPath.appending(Self.savingMarker))
     begun = (store, id, start, root)
   }
 

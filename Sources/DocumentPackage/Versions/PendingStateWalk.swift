@@ -24,40 +24,75 @@ import Foundation
 /// just before the rename (``SaveIntent/BeforeSwap``); without one, the earlier pending versions
 /// would take the added entry for theirs and name all of it.
 ///
-/// A file is kept only if its modification time is not after the capture time *T* (an in-place
-/// write sets it: `write`, `>>`, `dd conv=notrunc`, and a write through `mmap`, which the kernel
-/// stamps at the first write fault), and if its name still leads to the inode it led to at *T*
-/// with the contents it had then. That second part is where the change time comes in: a rename
-/// onto the name, a `chmod`, a write whose modification time was set back, but also a new hard
-/// link (a `cp -al` backup of the package, a sync client) all set it. So a file whose change time
-/// is after *T* is still kept when one of these vouches for it:
-/// - a save since relinked it (it is in a subtree a save replaced, where our own links set it);
-/// - its directory is *stable*, so no name in it leads to another inode than at *T*: neither of the
-///   directory's times is after *T*, or, where saves since renamed an entry in it, its times
-///   before the first such rename are not after *T*, each save's "before" times are the previous
-///   one's "after" times, and its times now are the last one's "after" times
-///   (``PendingVersion/ContainerTimes``). The file is then the same inode, unwritten (its
-///   modification time says so), and is copied; the directory (as opened, not as found at its
-///   path) is checked again after the copy, so a rename into it meanwhile is caught;
-/// - the store already holds a copy of this very content identity (the ``HashCache`` knows its
-///   device, inode, size, modification and change time, and the store owns that blob): the version gets
-///   that blob, and the package file is not read at all.
+/// **What the walk can prove of an entry.** A version records each entry's bytes (or target),
+/// permissions and modification time as they were at *T*. The store has no record of an entry
+/// made at or after *T* (the save reads no package file), and a record made before *T* (the
+/// previous version, the ``HashCache``) may be outdated by a change between it and *T* that a
+/// later change hides; so the entry as it is now is the only witness, and its times say whether
+/// it still is what it was:
+/// - its **modification time** not after *T*: its bytes were not written since (an in-place
+///   write sets it: `write`, `>>`, `dd conv=notrunc`, and a write through `mmap`, which the
+///   kernel stamps at the first write fault);
+/// - its **change time** not after *T*: nothing else of its inode changed since either — a
+///   `chmod` or `chown`, a time set back with `touch -d` or `utimensat`, a rename onto the name or
+///   away and back, a new hard link (a `cp -al` backup, a sync client) all set it. An entry whose
+///   change time is after *T* is named as not kept, whatever its directory: its permissions or
+///   time at *T* cannot be known. (A hard link alone changes nothing the version records, but the
+///   times cannot tell it from a `chmod`.)
 ///
-/// Otherwise the file is named in ``PackageVersion/unkeptPaths``. **The residual window**: a
-/// program that writes a file in place during the window and then sets its modification time
-/// back to before *T* (`touch -d`, `utimensat`; a backup tool that restores times after writing)
-/// in a stable directory, or without a new inode, is not detected: the version keeps the new
-/// bytes (never bytes the store copied under that identity earlier: the hash cache compares the
-/// change time too, which such a write moves). Editors and `>>`, `dd`,
-/// `mmap` writers do not do that. A `chmod` in the window is likewise not seen (the version
-/// records the new permissions, with the right bytes). And file times have the granularity of
-/// the kernel's clock tick (a few milliseconds): a rename by another program into a directory in
-/// the same tick as a save's own rename there leaves the directory's times as that save recorded
-/// them.
+/// In a subtree a save replaced (read from `ID.old`) our own saves linked the files: each save
+/// that replaced the entry or a folder holding it linked its files into the new state before its
+/// capture time, and moved the replaced entry itself into the store before writing its record
+/// (whose modification time bounds that move). So there the change time may reach the latest of
+/// these, and no further (`ownChangesEnd(_:)`): a `chmod` of the package's file after the save,
+/// which the linked old copy shares, is named too. A change made between two such saves is hidden
+/// by the later save's own link (the residual window below). Likewise a settle that removes a
+/// settled version's replaced tree while other pending versions wait unlinks the other link of
+/// package files a save carried over, after their *T*: `pending/unlinked` lists the replaced
+/// paths, and its modification time bounds those changes for files below them.
+///
+/// **Our own builds.** A save of ours that is building its new state (`pending/saving.start`, then
+/// `ID.start`: the capture removes the first only once it made the second), or gave up after
+/// building it (`ID.abandoned`, or a marker a kill left), linked package
+/// files and so moved their change times too, and when it did is not recorded. While such a
+/// marker is in `pending/`, a file whose change time is after *T* is kept as before this rule:
+/// when its directory is stable (so its name still leads to the inode it led to at *T*, checked
+/// again after the copy) or the store already holds a copy of this content identity (the
+/// ``HashCache`` knows its device, inode, size, modification and change time): its bytes are right, but
+/// a `chmod` in that window is not seen. Otherwise a settle would name what our own save touched,
+/// and the result would depend on when the settle ran.
+///
+/// **Entries made after *T*.** Where the file system records when an inode was made
+/// (``Syscalls/birthTime(_:)``: ext4, XFS, btrfs, tmpfs), an entry made after *T* is simply not in
+/// the version: it was not part of that state, when its directory is named (below) — which is
+/// what covers a name that held another entry at *T* (in a directory not named, it is judged by
+/// its times, and named); the name
+/// itself is named as well unless the newest recorded version had nothing there, a hint of what
+/// it may have replaced (`mayHaveReplacedAnEntry(at:)`). Elsewhere
+/// such an entry is judged as above (its times are after *T*: it is named). A directory named as
+/// changed of which nothing is kept is left out of the version rather than shown empty: it may not
+/// have existed at *T*.
+///
+/// **Directories.** A package directory is *stable* (no name in it can lead to another inode than
+/// at *T*, and its own status is as it was) when neither of its times is after *T*, or, where
+/// saves since renamed an entry in it, its times before the first such rename are not after *T*,
+/// each save's "before" times are the previous one's "after" times, and its times now are the
+/// last one's "after" times (``PendingVersion/ContainerTimes``). A directory known to have changed
+/// otherwise is named (`path/`, ``changedSinceCapture(_:_:)``): an entry removed from it since *T*
+/// leaves no trace, so its listing cannot be proven complete, even when all that is seen is
+/// entries made after *T* — the store has no listing of it made at *T* to compare with. Where the
+/// chain of our renames is broken (a record recovery completed without the times after the
+/// rename, or one that cannot be read), our renames cannot be told from another program's: the
+/// directory is not named, and only its entries are judged (the residual window).
 ///
 /// Files are re-checked after their copy is made, so a write racing with the copy is caught too.
-/// A directory outside the replaced subtrees whose entries changed after *T* (not by our own
-/// saves' renames) is named as well: entries removed from it since are missing.
+///
+/// **The residual window.** File times have the granularity of the kernel's clock tick (a few
+/// milliseconds): a change by another program in the same tick as *T* (or as a save's own rename
+/// in a directory) is not seen. And a change between two saves that both replaced a folder, before
+/// the first one's version is settled, is hidden by the second one's links: the first version then
+/// records the permissions the second save found; likewise a change while a build of ours is
+/// marked (above), and an entry removed from a directory whose chain of our renames is broken.
 struct PendingStateWalk {
   let store: VersionStore
   /// The version to settle first, then the later pending versions, oldest first.
@@ -67,6 +102,23 @@ struct PendingStateWalk {
   fileprivate let start: FileTime
   fileprivate let changedPaths: Set<String>
   fileprivate let containers: Set<String>
+  /// The modification time of each pending record (`pending/ID`), written after its save moved
+  /// the replaced entry into the store: no later than that move's change time (nil: unreadable).
+  private let recorded: [FileTime?]
+  /// Whether the file system tells when an inode was made (``Syscalls/birthTime(_:)``), judged on
+  /// the package's root.
+  fileprivate let knowsBirths: Bool
+  /// A save of ours is building its new state, or one gave up after building it
+  /// (`pending/saving.start`, `ID.start`, `ID.abandoned`): its links moved the change times of
+  /// package files this walk cannot tell apart, so change times vouch for nothing (see the
+  /// type's discussion).
+  fileprivate let buildsLinked: Bool
+  /// The paths whose replaced trees a settle removed while pending versions waited, and when it
+  /// last did (`pending/unlinked`, see `VersionStore.removePending`).
+  private let unlinked: (paths: [String], time: FileTime)?
+  /// The root tree of the newest version recorded before this one, read when first needed (nil
+  /// inside: there is none, or its record cannot be read).
+  private var previousRoot: String??
 
   init(store: VersionStore, pending: [PendingVersion]) {
     self.store = store
@@ -75,6 +127,24 @@ struct PendingStateWalk {
     start = pending[0].start
     changedPaths = Set(pending.map(\.changed))
     containers = Set(pending.compactMap(\.container))
+    recorded = pending.map {
+      try? Syscalls.statusNoFollow(store.pendingPath.appending(String($0.id))).modificationTime
+    }
+    knowsBirths = Syscalls.birthTime(store.packagePath) != nil
+    let unlinkedPath = store.pendingPath.appending(VersionStore.unlinkedName)
+    if let data = try? StoreFiles.read(unlinkedPath),
+      let time = try? Syscalls.statusNoFollow(unlinkedPath).modificationTime
+    {
+      let paths = String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+        $0 == "%" ? "" : VersionEscaping.unescape(Substring($0))
+      }
+      unlinked = (paths, time)
+    } else {
+      unlinked = nil
+    }
+    buildsLinked = ((try? StoreFiles.names(in: store.pendingPath)) ?? []).contains {
+      $0 == DeferredKeeping.savingMarker || $0.hasSuffix(".start") || $0.hasSuffix(".abandoned")
+    }
   }
 
   /// Writes the version's objects; returns its root tree and size, or nil if its whole previous
@@ -92,18 +162,18 @@ struct PendingStateWalk {
       }
       root = oldPath(index)
       source = index
-    } else if let status = try? Syscalls.statusNoFollow(root), status.modificationTime > start,
-      !containers.contains("")
-    {
-      unkept.append("./")
     }
     let underChanged = source < pending.count
-    let rootStable = !underChanged && (try? Syscalls.statusNoFollow(root)).map { isStable("", $0) } == true
+    let rootStatus = underChanged ? nil : try? Syscalls.statusNoFollow(root)
+    let rootStable = rootStatus.map { isStable("", $0) } == true
+    let rootNamed = rootStatus.map { changedSinceCapture("", $0) } == true
+    if rootNamed { unkept.append("./") }
     let top = try Directory(
-      relative: "", physical: root, source: source, underChanged: underChanged, stable: rootStable, self)
+      relative: "", physical: root, source: source, underChanged: underChanged, stable: rootStable,
+      named: rootNamed, self)
     let result = try TreeFold.run(top, &self)
     try writer.finish()
-    return result
+    return (result.tree, result.size)
   }
 
   private func oldPath(_ index: Int) -> FilePath {
@@ -114,7 +184,8 @@ struct PendingStateWalk {
   /// replaced subtree's), `relative` in the version.
   struct Directory: TreeFoldFrame {
     typealias Context = PendingStateWalk
-    typealias Output = (tree: String, size: Int64)
+    /// The tree, its size, and whether it has no entries.
+    typealias Output = (tree: String, size: Int64, isEmpty: Bool)
 
     let relative: String
     let physical: FilePath
@@ -126,17 +197,21 @@ struct PendingStateWalk {
     private let opened: FileStatus?
     /// No entry of it can lead to another inode than at *T*.
     private let stable: Bool
+    /// It is named as not kept: its entries may have changed since *T*.
+    private let named: Bool
     /// Its entries' names: as the version's tree has them (``RawName/text``) and as on disk.
     private let names: [(text: String, raw: RawName)]
     private var next = 0
     private var text = ""
     private var total: Int64 = 0
     /// The subdirectory handed out last, awaiting its tree.
-    private var awaiting: (name: String, status: FileStatus)?
+    private var awaiting: (name: String, status: FileStatus, named: Bool)?
 
     init(
-      relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool, _ walk: PendingStateWalk
+      relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool, named: Bool,
+      _ walk: PendingStateWalk
     ) throws {
+      self.named = named
       self.relative = relative
       self.physical = physical
       self.source = source
@@ -148,7 +223,7 @@ struct PendingStateWalk {
       }
       defer { Syscalls.closeFile(fd) }
       // Judged on the directory opened (not the one at the path a moment ago), and re-checked after
-      // each copy that relies on it: a rename into it while it is walked makes it unstable.
+      // each copy that relies on it (`keptDespiteOurLinks`).
       opened = stable ? try? Syscalls.status(of: fd) : nil
       self.stable = opened.map { walk.isStable(relative, $0) } ?? false
       do {
@@ -158,13 +233,6 @@ struct PendingStateWalk {
       } catch {
         throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
       }
-    }
-
-    /// Whether the directory at the path is still the one listed, with the same entries.
-    private func stillStable() -> Bool {
-      guard let opened, let now = try? Syscalls.statusNoFollow(physical) else { return false }
-      return now.inode == opened.inode && now.device == opened.device
-        && now.modificationTime == opened.modificationTime && now.changeTime == opened.changeTime
     }
 
     mutating func nextSubdirectory(_ walk: inout PendingStateWalk) throws -> Directory? {
@@ -200,22 +268,35 @@ struct PendingStateWalk {
           next += 1
           continue
         }
+        if childSource != 0, named, walk.knowsBirths, let born = Syscalls.birthTime(childPhysical), born > walk.start {
+          // Made after T: not in this state. Its directory is named: what the name held at T, if
+          // anything, is among the entries that directory may lack.
+          if walk.mayHaveReplacedAnEntry(at: path) { walk.unkept.append(path) }
+          next += 1
+          continue
+        }
         switch status.kind {
         case .directory?:
-          if childSource != 0, status.modificationTime > walk.start, !walk.containers.contains(path),
-            !walk.changedPaths.contains(path)
-          {
-            walk.unkept.append(path + "/")
+          let childNamed: Bool
+          if childSource == walk.pending.count {
+            childNamed = walk.changedSinceCapture(path, status)
+          } else {
+            childNamed =
+              childSource != 0 && status.modificationTime > walk.start && !walk.containers.contains(path)
+              && !walk.changedPaths.contains(path)
           }
-          awaiting = (name, status)
+          if childNamed { walk.unkept.append(path + "/") }
+          awaiting = (name, status, childNamed)
           return try Directory(
             relative: path, physical: childPhysical, source: childSource, underChanged: relinked,
-            stable: !relinked && walk.isStable(path, status), walk)
+            stable: !relinked && walk.isStable(path, status), named: childNamed, walk)
         case .file?:
           try file(name, path: path, at: childPhysical, status: status, relinked: relinked, &walk)
         case .symlink?:
           // A link's target cannot be written in place; a new link at the name changes the directory.
-          if walk.unchanged(status, relinked: relinked || stable),
+          if walk.buildsLinked
+            ? status.modificationTime <= walk.start && (relinked || stable || status.changeTime <= walk.start)
+            : walk.unchanged(status, path: path, relinked: relinked),
             let target = try? Syscalls.readLink(at: childPhysical)
           {
             text +=
@@ -238,26 +319,24 @@ struct PendingStateWalk {
       _ name: String, path: String, at location: FilePath, status: FileStatus, relinked: Bool,
       _ walk: inout PendingStateWalk
     ) throws {
-      guard status.modificationTime <= walk.start else {
-        walk.unkept.append(path)  // written in place (or replaced by a newer file) after T
-        return
-      }
-      let reliesOnDirectory = !relinked && status.changeTime > walk.start
       let hash: String
-      if reliesOnDirectory && !stable {
-        // Linked, renamed onto or chmod'ed since T, in a directory that changed too: keep it
-        // only if the store already has its own copy of this content identity.
-        guard let known = try walk.writer.ownedBlob(for: status) else {
+      if walk.buildsLinked {
+        guard let kept = try keptDespiteOurLinks(status, at: location, relinked: relinked, &walk) else {
           walk.unkept.append(path)
           return
         }
-        hash = known
+        hash = kept
       } else {
+        guard walk.unchanged(status, path: path, relinked: relinked) else {
+          // Written in place, replaced, linked, renamed or chmod'ed after T: its state then is not known.
+          walk.unkept.append(path)
+          return
+        }
         hash = try walk.writer.storeFile(at: location, status: status)
         try walk.writer.commitIfMany()
         guard let after = try? Syscalls.statusNoFollow(location), after.inode == status.inode,
           after.size == status.size, after.modificationTime == status.modificationTime,
-          after.changeTime == status.changeTime, !reliesOnDirectory || stillStable()
+          after.changeTime == status.changeTime
         else {
           walk.unkept.append(path)  // written while it was being copied
           return
@@ -271,9 +350,40 @@ struct PendingStateWalk {
         ).line
     }
 
+    /// The file's blob where a build of ours may have linked it since *T* (``buildsLinked``): a
+    /// change time after *T* is then taken for that link when no name in the directory can lead to
+    /// another inode than at *T*, or when the store already has its own copy of this content
+    /// identity; nil when neither holds, or when it was written while being copied.
+    private func keptDespiteOurLinks(
+      _ status: FileStatus, at location: FilePath, relinked: Bool, _ walk: inout PendingStateWalk
+    ) throws -> String? {
+      guard status.modificationTime <= walk.start else { return nil }
+      let reliesOnDirectory = !relinked && status.changeTime > walk.start
+      if reliesOnDirectory && !stable { return try walk.writer.ownedBlob(for: status) }
+      let hash = try walk.writer.storeFile(at: location, status: status)
+      try walk.writer.commitIfMany()
+      guard let after = try? Syscalls.statusNoFollow(location), after.inode == status.inode,
+        after.size == status.size, after.modificationTime == status.modificationTime,
+        after.changeTime == status.changeTime, !reliesOnDirectory || stillStable()
+      else { return nil }
+      return hash
+    }
+
+    /// Whether the directory at the path is still the one listed, with the same entries.
+    private func stillStable() -> Bool {
+      guard let opened, let now = try? Syscalls.statusNoFollow(physical) else { return false }
+      return now.inode == opened.inode && now.device == opened.device
+        && now.modificationTime == opened.modificationTime && now.changeTime == opened.changeTime
+    }
+
     mutating func adopt(_ output: Output, _ walk: inout PendingStateWalk) throws {
-      guard let (name, status) = awaiting else { return }
+      guard let (name, status, named) = awaiting else { return }
       awaiting = nil
+      if named && output.isEmpty {
+        // Nothing of it kept, and perhaps made after T: it stays out rather than appear empty.
+        next += 1
+        return
+      }
       total += output.size
       text +=
         TreeEntry(
@@ -287,13 +397,56 @@ struct PendingStateWalk {
       let data = Data(text.utf8)
       let hash = ContentHash.of(data)
       try walk.writer.writeObject(hash) { fd throws(Errno) in try StoreFiles.write(data, to: fd) }
-      return (hash, total)
+      return (hash, total, text.isEmpty)
     }
   }
 
-  /// Whether an entry's times say it is as it was at the capture (see the type's discussion).
-  func unchanged(_ status: FileStatus, relinked: Bool) -> Bool {
-    status.modificationTime <= start && (relinked || status.changeTime <= start)
+  /// Whether an entry made after *T* at `path` may have taken the place of one the version lacks
+  /// now: unless the newest version recorded before this one had no entry there, the name is
+  /// named too. Only a hint on top of its directory's mark (the directory's entries may have
+  /// changed between that version and *T*), which says that its entries may be missing.
+  fileprivate mutating func mayHaveReplacedAnEntry(at path: String) -> Bool {
+    if previousRoot == nil {
+      previousRoot = .some(store.newestRecordedID(before: pending[0].id).flatMap { try? store.record($0).rootTree })
+    }
+    guard var tree = previousRoot ?? nil else { return true }
+    let components = path.split(separator: "/")
+    for (index, component) in components.enumerated() {
+      guard let data = try? StoreFiles.read(store.objectPath(tree)), let entries = TreeEntry.parse(data) else {
+        return true
+      }
+      guard let entry = entries.first(where: { $0.name == component }) else { return false }
+      guard index < components.count - 1 else { return true }
+      guard entry.kind == .directory else { return false }
+      tree = entry.reference
+    }
+    return true
+  }
+
+  /// Whether an entry's times say it is as it was at the capture: its bytes not written after *T*
+  /// and its inode's status not changed since *T*, or, for an entry in a replaced subtree
+  /// (`relinked`), since our own saves last linked or moved it (see the type's discussion).
+  func unchanged(_ status: FileStatus, path: String, relinked: Bool) -> Bool {
+    guard status.modificationTime <= start else { return false }
+    if status.changeTime <= (relinked ? ownChangesEnd(path) : start) { return true }
+    // A settle removed a replaced tree that held this file's other link after T.
+    guard let unlinked, status.changeTime <= unlinked.time else { return false }
+    return unlinked.paths.contains { $0.isEmpty || path.hasPrefix($0 + "/") }
+  }
+
+  /// The latest change time our own saves can have given the inode at `path` of a replaced
+  /// subtree: each save whose replaced entry is `path` or holds it linked its files into the new
+  /// state before its capture time, and moved the replaced entry itself into the store before
+  /// writing its record.
+  private func ownChangesEnd(_ path: String) -> FileTime {
+    var end = start
+    for (index, version) in pending.enumerated() {
+      let holds = version.changed.isEmpty || path == version.changed || path.hasPrefix(version.changed + "/")
+      guard holds else { continue }
+      let own = path == version.changed ? recorded[index] ?? version.start : version.start
+      if own > end { end = own }
+    }
+    return end
   }
 
   /// Whether the entries of the package's directory at `path` (whose status is `status`) cannot
@@ -307,6 +460,21 @@ struct PendingStateWalk {
       renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
     else { return false }
     return status.modificationTime == after.modification && status.changeTime == after.change
+  }
+
+  /// Whether the package's directory at `path` (whose status is `status`) is known to have
+  /// changed since *T* by another program than our saves, so that its entries or status at *T*
+  /// cannot be known: one our saves did not rename in whose times are after *T*, or one they did
+  /// whose times are not the last rename's "after" times while the chain of our renames in it
+  /// holds. Where that chain is broken (a pending record cannot be read, or recovery wrote one
+  /// without the times after), our own renames cannot be told from another program's, and the
+  /// directory is not named (its entries are then judged one by one, as ever).
+  func changedSinceCapture(_ path: String, _ status: FileStatus) -> Bool {
+    guard containers.contains(path) else { return !isStable(path, status) }
+    guard let last = pending.lastIndex(where: { $0.container == path }),
+      renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
+    else { return false }
+    return status.modificationTime != after.modification || status.changeTime != after.change
   }
 
   /// Whether the entry `pending[index]` added to the package's directory `path` was not in it at

@@ -11,8 +11,9 @@ import SystemPackage
 ///    version (versions off, or copied at the save) settles the pending versions first, under that
 ///    lock (``VersionKeeping``): it never removes a subtree a pending version still reads.
 /// 2. A save that builds its new state while pending versions wait first creates `pending/saving.start`
-///    (building links the package's files, which moves their change times); the next step below
-///    removes it with every other leftover, under the package lock.
+///    (building links the package's files, which moves their change times); step (b) below
+///    removes it once `ID.start` is made, so that one of the two marks the build until the save
+///    ends (a leftover of either is removed by the next save's step (b), under the package lock).
 ///    A deferred save changes the package only between two steps it takes in this order:
 ///    (a) it gives itself an id, writing `last-id`; (b) it creates `pending/ID.start`; (c) it
 ///    swaps; (d) it moves the replaced subtree to `pending/ID.old` and writes `pending/ID`;

@@ -84,13 +84,15 @@ extension VersionStore {
   }
 
   /// Under the package lock (so no capture is under way): removes what an interrupted capture left
-  /// in `pending/` (a replaced tree or a time marker without a record, a temporary).
+  /// in `pending/` (a replaced tree or a time marker without a record, a temporary), except
+  /// `saving.start`: the capture that follows removes it once its own marker is made, so that a
+  /// build's links are always marked (see ``PendingStateWalk``).
   func removeAbandonedPending() {
     guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     guard let names = try? Syscalls.entries(ofDirectory: fd).map(\.name.string) else { return }
     let recorded = Set(names.filter { Int($0) != nil })
-    for name in names where Int(name) == nil {
+    for name in names where Int(name) == nil && name != DeferredKeeping.savingMarker && name != Self.unlinkedName {
       if let dot = name.firstIndex(of: "."), name.hasSuffix(".old"), recorded.contains(String(name[..<dot])) {
         continue
       }
@@ -144,7 +146,7 @@ extension VersionStore {
   /// package that no save's swap fell inside (``SaveSequence``); nil when saves kept coming.
   private func settle(_ oldest: PendingVersion, savesExcluded: Bool) throws -> PackageVersion? {
     if let existing = try? record(oldest.id) {  // made before a kill; only the cleanup was left
-      removePending(oldest.id)
+      removePending(oldest.id, changed: oldest.changed)
       return existing.version
     }
     for attempt in 0..<(savesExcluded ? 1 : Self.walksBetweenSaves) {
@@ -184,7 +186,7 @@ extension VersionStore {
       follows: newestRecordedID(before: oldest.id))
     try StoreFiles.writeAtomically(
       record.encoded(), to: versionsPath.appending(String(oldest.id)), temporary: temporaryPath)
-    removePending(oldest.id)
+    removePending(oldest.id, changed: oldest.changed)
     if let count = oldest.keepLast { _ = try pruneLocked(keepingLast: count) }
     return version
   }
@@ -197,8 +199,16 @@ extension VersionStore {
     return hash
   }
 
-  /// Removes a settled pending version: its record first, then its replaced tree.
-  private func removePending(_ id: Int) {
+  /// The name in `pending/` of the paths whose replaced trees a settle removed while pending
+  /// versions waited (`removePending`).
+  static let unlinkedName = "unlinked"
+
+  /// Removes a settled pending version: its record first, then its replaced tree. Removing the
+  /// tree unlinks files the package still links (a save carried them over by hard links), which
+  /// moves their change times: while other pending versions wait, the path is appended to
+  /// `pending/unlinked`, whose modification time then bounds those moves (``PendingStateWalk``);
+  /// once none waits, the file goes.
+  private func removePending(_ id: Int, changed: String) {
     guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     try? Syscalls.unlink(in: fd, RawName(String(id)), directory: false)
@@ -206,5 +216,17 @@ extension VersionStore {
     var relinked: [RelinkedFile] = []
     try? TreeRemoval.remove(RawName("\(id).old"), in: fd, relinked: &relinked)
     HashCache.noteRelinked(relinked, at: hashesPath)
+    let names = (try? Syscalls.entries(ofDirectory: fd).map(\.name.string)) ?? []
+    let unlinked = pendingPath.appending(Self.unlinkedName)
+    guard names.contains(where: { Int($0) != nil || $0.hasSuffix(".start") }) else {
+      try? Syscalls.unlink(unlinked)
+      return
+    }
+    guard let file = try? Syscalls.openFile(unlinked, [.writeOnly, .create, .append, .noFollow], mode: 0o644) else {
+      return
+    }
+    defer { Syscalls.closeFile(file) }
+    try? StoreFiles.write(Data((VersionEscaping.escape(changed.isEmpty ? "%" : changed) + "\n").utf8), to: file)
+    try? Syscalls.setModificationTimeToNow(file)
   }
 }

@@ -1,0 +1,25 @@
+import CSystemShims
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Syscalls {
+  /// When the inode at `path` was made (`statx`'s birth time), not following a last symbolic link;
+  /// nil where the file system does not record it (ext4, XFS, btrfs and tmpfs do; FAT, exFAT and
+  /// most FUSE and network file systems do not, nor kernels before 4.11) or the path cannot be read.
+  package static func birthTime(_ path: FilePath) -> FileTime? {
+    var seconds: CLongLong = 0
+    var nanoseconds: CUnsignedInt = 0
+    let found = try? resolving(path) { dirfd, name throws(Errno) in
+      try retrying { docpkg_birth_time(dirfd, name, &seconds, &nanoseconds) }
+    }
+    guard found != nil else { return nil }
+    return FileTime(seconds: Int64(seconds), nanoseconds: Int32(nanoseconds))
+  }
+}

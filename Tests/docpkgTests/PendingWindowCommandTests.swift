@@ -1,0 +1,159 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 35: what another program does to a package between a save and its settle never changes
+/// the version silently, and entries it only added are not the version's. Each test runs the
+/// commands a user would, with the detached settler held off so that the window is certain.
+@Suite("docpkg versions: the window between a save and its settle")
+struct PendingWindowCommandTests {
+  static let noBackground = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+
+  /// Runs `docpkg ARGUMENTS` with `input`, expecting exit 0.
+  @discardableResult
+  static func run(_ arguments: [String], _ input: String? = nil) throws -> Shell.Output {
+    let result = try Shell.docpkg(arguments, input: input.map { Data($0.utf8) }, environment: noBackground)
+    #expect(result.status == 0, "docpkg \(arguments.joined(separator: " ")): \(result.standardError)")
+    return result
+  }
+
+  static func setMode(_ mode: Int, _ path: String) throws {
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+  }
+
+  /// The lines of `docpkg check` that name version `id` as damaged, and its exit status.
+  static func damage(_ package: String, version id: Int) throws -> (lines: [String], status: Int32) {
+    let check = try Shell.docpkg(["check", package], environment: noBackground)
+    let lines = check.standardOutput.split(separator: "\n").map(String.init).filter {
+      $0.hasPrefix("damaged: version \(id): ")
+    }
+    return (lines, check.status)
+  }
+
+  /// The version's entries as `versions show` lists them (kind, mode, size and name; no tree art).
+  static func show(_ package: String, version id: Int) throws -> [String] {
+    let lines = try run(["versions", "show", package, String(id)]).standardOutput.split(separator: "\n")
+    return lines.filter { $0.hasPrefix("file") || $0.hasPrefix("directory") || $0.hasPrefix("symlink") }.map {
+      String(
+        $0.filter { !"│├└─".contains($0) }.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+      )
+    }
+  }
+
+  /// A `chmod` after a save, before its settle: the version recorded the new mode, and check said ok.
+  @Test func aModeChangedInTheWindowIsNamedNotRecorded() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "e/secret.txt"], "s\n")
+    try Self.setMode(0o600, package + "/e/secret.txt")
+    try Self.run(["put", package, "d/a.txt"], "b\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/a.txt"], "c\n")  // version 4: the state with secret.txt 0600
+    try Self.setMode(0o644, package + "/e/secret.txt")  // another program, before the settle
+    try Self.run(["versions", "settle", package])
+    let entries = try Self.show(package, version: 4)
+    #expect(!entries.contains { $0.hasSuffix(" secret.txt") && $0.contains("0644") }, "\(entries)")
+    let (lines, status) = try Self.damage(package, version: 4)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 4: e/secret.txt: not kept "], "\(lines)")
+    #expect(try Self.show(package, version: 3).contains("file 0600 2 secret.txt"))
+  }
+
+  /// The same `chmod` of a file whose folder the save replaced: the replaced copy shares the
+  /// package file's inode, so the mode changes there too.
+  @Test func aModeChangedInTheWindowIsNamedInAReplacedFolder() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "e/secret.txt"], "s\n")
+    try Self.run(["put", package, "e/other.txt"], "o\n")
+    try Self.setMode(0o600, package + "/e/secret.txt")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["rm", package, "e/other.txt"])  // replaces e/, linking secret.txt into the new one
+    try Self.setMode(0o644, package + "/e/secret.txt")
+    try Self.run(["versions", "settle", package])
+    let entries = try Self.show(package, version: 4)
+    #expect(!entries.contains { $0.hasSuffix(" secret.txt") && $0.contains("0644") }, "\(entries)")
+    #expect(entries.contains("file 0644 2 other.txt"), "\(entries)")
+    let (lines, status) = try Self.damage(package, version: 4)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 4: e/secret.txt: not kept "], "\(lines)")
+  }
+
+  /// A folder made by another program after a save: the version never holds it, empty or not.
+  @Test func aFolderMadeInTheWindowIsNotInTheVersion() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "e/a.txt"], "a\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "s1/b.txt"], "1\n")
+    try FileManager.default.createDirectory(atPath: package + "/hand1", withIntermediateDirectories: false)
+    try Data("h\n".utf8).write(to: URL(fileURLWithPath: package + "/hand1/f"))
+    try Self.run(["versions", "settle", package])
+    #expect(
+      try Self.show(package, version: 3) == [
+        "directory 0755 - P.mydoc/", "directory 0755 - d/", "file 0644 2 a.txt", "directory 0755 - e/",
+        "file 0644 2 a.txt",
+      ])
+    let (lines, _) = try Self.damage(package, version: 3)
+    // The root's entries changed after the save: one removed then could not be seen, so the root
+    // is named; the save's own s1 and the new hand1 never are.
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: ./: not kept "], "\(lines)")
+  }
+
+  /// A file made by another program after a save, in a folder the save did not touch: the file is
+  /// not the version's and is not named; the folder is (an entry removed meanwhile would not show).
+  @Test func aFileMadeInTheWindowIsNotNamed() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "e/a.txt"], "a\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/a.txt"], "1\n")
+    try Data("h\n".utf8).write(to: URL(fileURLWithPath: package + "/e/hand1.txt"))
+    try Self.run(["versions", "settle", package])
+    #expect(
+      try Self.show(package, version: 3) == [
+        "directory 0755 - P.mydoc/", "directory 0755 - d/", "file 0644 2 a.txt", "directory 0755 - e/",
+        "file 0644 2 a.txt",
+      ])
+    let (lines, _) = try Self.damage(package, version: 3)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: e/: not kept "], "\(lines)")
+  }
+
+  /// A file removed by another program after a save from the folder the save renamed in: the
+  /// version lacked it and check said ok.
+  @Test func aFileRemovedInTheWindowBesideTheSavedOneIsNamed() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "d/b.txt"], "b\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/a.txt"], "1\n")
+    try FileManager.default.removeItem(atPath: package + "/d/b.txt")
+    try Self.run(["versions", "settle", package])
+    let (lines, status) = try Self.damage(package, version: 3)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/: not kept "], "\(lines)")
+  }
+
+  /// Three saves before one settle, the first two rebuilding a folder (whose files they link):
+  /// settling the first removes its replaced folder, which unlinks the other link of files the
+  /// package still holds; the next versions must not take that for another program's change.
+  @Test func savesSettledTogetherNameNothing() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "a/x/f0.txt", "--create"], "0\n")
+    for path in ["a/x/f1.txt", "b/y/f0.txt", "b/y/f1.txt", "root0.txt"] { try Self.run(["put", package, path], "1\n") }
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "a/x/new.txt"], "new\n")
+    try Self.run(["rm", package, "b/y/f0.txt"])
+    try Self.run(["put", package, "root1.txt"], "new\n")
+    try Self.run(["versions", "settle", package])
+    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    #expect(check.status == 0, "\(check.standardOutput)")
+    #expect(try Self.show(package, version: 7).contains("file 0644 2 f0.txt"))
+  }
+}
