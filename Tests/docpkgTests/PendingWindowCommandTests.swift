@@ -103,6 +103,23 @@ struct PendingWindowCommandTests {
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: ./: not kept "], "\(lines)")
   }
 
+  /// The user renames the document between its saves and their settle (a file manager's rename): the move sets
+  /// the package folder's change time, which must not name the root in every pending version (it did, 3 of 3,
+  /// once a change time after T named a folder).
+  @Test func aPackageRenamedBeforeTheSettleKeepsEveryVersionWhole() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("Q.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "d/a.txt"], "b\n")
+    try Self.run(["put", package, "e.txt"], "c\n")
+    let renamed = temp.appending("R.mydoc")
+    try FileManager.default.moveItem(atPath: package, toPath: renamed)
+    try Self.run(["versions", "settle", renamed])
+    for id in 1...3 { #expect(try Self.damage(renamed, version: id).lines.isEmpty, "version \(id)") }
+    #expect(
+      try Self.show(renamed, version: 2) == ["directory 0755 - R.mydoc/", "directory 0755 - d/", "file 0644 2 a.txt"])
+  }
+
   /// A file made by another program after a save, in a folder the save did not touch: the file is
   /// not the version's and is not named; the folder is (an entry removed meanwhile would not show).
   @Test func aFileMadeInTheWindowIsNotNamed() throws {

@@ -452,14 +452,18 @@ struct PendingStateWalk {
   /// Whether the entries of the package's directory at `path` (whose status is `status`) cannot
   /// lead to other inodes than at *T*, apart from those our saves renamed in it (see the type's
   /// discussion).
+  ///
+  /// The package's root is judged by its modification time alone: moving or renaming the package
+  /// (a user renaming the document) sets its change time, and its permissions at *T* are in the
+  /// pending record, so its change time witnesses nothing a version keeps.
   func isStable(_ path: String, _ status: FileStatus) -> Bool {
     guard containers.contains(path) else {
-      return status.modificationTime <= start && status.changeTime <= start
+      return status.modificationTime <= start && (path.isEmpty || status.changeTime <= start)
     }
     guard let last = pending.lastIndex(where: { $0.container == path }),
       renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
     else { return false }
-    return status.modificationTime == after.modification && status.changeTime == after.change
+    return status.modificationTime == after.modification && (path.isEmpty || status.changeTime == after.change)
   }
 
   /// Whether the package's directory at `path` (whose status is `status`) is known to have
@@ -474,7 +478,7 @@ struct PendingStateWalk {
     guard let last = pending.lastIndex(where: { $0.container == path }),
       renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
     else { return false }
-    return status.modificationTime != after.modification || status.changeTime != after.change
+    return status.modificationTime != after.modification || (!path.isEmpty && status.changeTime != after.change)
   }
 
   /// Whether the entry `pending[index]` added to the package's directory `path` was not in it at
@@ -493,10 +497,13 @@ struct PendingStateWalk {
     var previous: PendingVersion.ContainerTimes?
     for version in pending[...last] where version.container == path {
       guard let times = version.containerTimes else { return false }
+      // The root's change time is set by moving the package (see `isStable`).
       if let previous {
-        guard let after = previous.after, times.before == after else { return false }
+        guard let after = previous.after, times.before.modification == after.modification,
+          path.isEmpty || times.before.change == after.change
+        else { return false }
       } else {
-        guard times.before.modification <= start, times.before.change <= start else { return false }
+        guard times.before.modification <= start, path.isEmpty || times.before.change <= start else { return false }
       }
       previous = times
     }
