@@ -226,7 +226,7 @@ extension VersionStore {
       return
     }
     defer { Syscalls.closeFile(file) }
-    try? StoreFiles.write(Data((VersionEscaping.escape(changed.isEmpty ? "%" : changed) + "\n").utf8), to: file)
+    try? StoreFiles.write(Data((VersionEscaping.escape(changed) + "\n").utf8), to: file)  // the root: "%"
     try? Syscalls.setModificationTimeToNow(file)
   }
 }
