@@ -24,16 +24,16 @@ package struct RelinkedFile: Sendable {
   }
 
   /// Hard-links `name` in `source` as `newName` in `destination`, noting the file in `relinked`.
+  /// - Returns: The new name's status, read just after the link (nil if it could not be read).
+  @discardableResult
   package static func link(
     _ name: RawName, in source: CInt, as newName: RawName, in destination: CInt, noting relinked: inout [RelinkedFile]
-  ) throws(Errno) {
+  ) throws(Errno) -> FileStatus? {
     let before = try? Syscalls.status(in: source, name)
     try Syscalls.link(from: source, name, to: destination, newName)
-    if let before, let after = try? Syscalls.status(in: destination, newName),
-      let file = RelinkedFile(before: before, after: after)
-    {
-      relinked.append(file)
-    }
+    let after = try? Syscalls.status(in: destination, newName)
+    if let before, let after, let file = RelinkedFile(before: before, after: after) { relinked.append(file) }
+    return after
   }
 
   /// Unlinks the file `name` in `dirfd`; one with other names (which live on) is noted in `relinked`.

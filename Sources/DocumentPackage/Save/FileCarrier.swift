@@ -10,15 +10,17 @@ enum FileCarrier {
   ///   - attributes: New permissions and modification time for the carried file; when given, the
   ///     file is copied rather than linked (changing a linked inode would change the old tree).
   ///   - relinked: Where a file carried by a hard link is noted (its change time moved).
+  /// - Returns: The carried entry's status when a hard link carried it and it was read just after (so a
+  ///   caller needs no `stat` of its own); nil when it was copied.
+  @discardableResult
   static func carry(
     _ name: RawName, from source: CInt, to destination: CInt, as newName: RawName,
     attributes: (FilePermissions, FileTime?)? = nil, durability: inout DurabilityPlan,
     relinked: inout [RelinkedFile]
-  ) throws(Errno) {
+  ) throws(Errno) -> FileStatus? {
     if attributes == nil {
       do {
-        try RelinkedFile.link(name, in: source, as: newName, in: destination, noting: &relinked)
-        return
+        return try RelinkedFile.link(name, in: source, as: newName, in: destination, noting: &relinked)
       } catch  where error.refusesLink {}
     }
     let status = try Syscalls.status(in: source, name)
@@ -26,7 +28,7 @@ enum FileCarrier {
       let target = try Syscalls.readLink(in: source, name)
       try Syscalls.makeSymbolicLink(in: destination, newName, destination: target)
       try Syscalls.setModificationTime(in: destination, newName, attributes?.1 ?? status.modificationTime)
-      return
+      return nil
     }
     let input = try Syscalls.openForReading(in: source, name)
     defer { Syscalls.closeFile(input) }
@@ -37,6 +39,7 @@ enum FileCarrier {
     try Syscalls.setModificationTime(
       output, attributes.map { $0.1 ?? status.modificationTime } ?? status.modificationTime)
     try durability.finished(output)
+    return nil
   }
 
   /// Carries the FIFO, socket or device node `name` of `source` into `destination` under the same name: a

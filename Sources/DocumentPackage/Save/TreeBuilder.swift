@@ -373,10 +373,11 @@ final class TreeBuilder {
       switch type {
       case .file, .symlink:
         try step("carry over", entryPath) { () throws(Errno) in
-          try FileCarrier.carry(
+          let linked = try FileCarrier.carry(
             entry.name, from: source, to: destination, as: entry.name, durability: &durability, relinked: &relinked)
-          carried.record(
-            entry.name.string, inode: try Syscalls.status(in: destination, entry.name).inode, in: parentPath)
+          let inode: UInt64
+          if let linked { inode = linked.inode } else { inode = try Syscalls.status(in: destination, entry.name).inode }
+          carried.record(entry.name.string, inode: inode, in: parentPath)
         }
       case .directory:
         let name = entry.name
