@@ -260,7 +260,7 @@ final class TreeBuilder {
   ) throws {
     let source = origin.absolutePath
     do {
-      try Syscalls.resolving(source) { sourceDirectory, sourceName throws(Errno) in
+      _ = try Syscalls.resolving(source) { sourceDirectory, sourceName throws(Errno) in
         try FileCarrier.carry(
           RawName(cString: sourceName), from: sourceDirectory, to: dirfd, as: name, attributes: attributes,
           durability: &durability, relinked: &relinked)
