@@ -88,7 +88,7 @@ demo: setup
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product docpkg
 	@Scripts/demo.sh $(DOCPKG) $(DEMO_DIR)
 
-## Checks that libc is called only from the system layer, then builds and runs the test suite (Swift Testing) of
+## Checks that libc is called only from the system layer, then builds (failing on a warning in our code) and runs the test suite (Swift Testing) of
 ## DocumentPackage, DocumentArchive, docpkg and the examples, including CLI, crash and interop tests. The tests of
 ## DocumentSync and docpkg-sync run with a real object store: `make sync-test`.
 ## LongPathMonitorTests floods its process's one inotify instance (300 files, 14 folders of 255-byte names deep) and
@@ -98,7 +98,7 @@ demo: setup
 ALONE_TEST_SUITES := LongPathMonitorTests
 test: setup
 	Scripts/check-layering.sh
-	$(BUILD_TESTS)
+	Scripts/without-warnings.sh $(BUILD_TESTS)
 	DOCPKG_REQUIRE_CORPUS=1 $(SWIFT) test --skip-build --skip "$(ALONE_TEST_SUITES)"
 	$(foreach suite,$(subst |, ,$(ALONE_TEST_SUITES)),$(SWIFT) test --skip-build --filter $(suite) &&) true
 
