@@ -42,16 +42,35 @@ public enum ArchivePackage {
     return try openUnchecked(path, unwrappingSingleDirectory: unwrappingSingleDirectory, limits: limits)
   }
 
-  private static func openUnchecked(_ path: FilePath, unwrappingSingleDirectory: Bool, limits: UnpackLimits?) throws
-    -> PackageNode
-  {
+  /// Opens the archive at `path` as ``open(_:unwrappingSingleDirectory:limits:)`` does, and keeps the bytes of the
+  /// file at `entry` (a path below the root, `/`-separated) as the walk passes it, when they are at most
+  /// ``ArchiveCursor/cacheLimit``: reading that file then reads the archive no further. What `docpkg cat` of a tar
+  /// reads: every header is still judged before a byte is written, in one pass where reading the file took a second
+  /// pass up to it.
+  package static func open(_ path: FilePath, keepingContentsOf entry: String) throws -> PackageNode {
+    if let tree = try zipTree(of: path, unwrappingSingleDirectory: true, limits: nil) { return tree }
+    let wanted = entry.split(separator: "/").map(String.init).filter { $0 != "." }
+    return try openUnchecked(path, unwrappingSingleDirectory: true, limits: nil, keeping: wanted)
+  }
+
+  private static func openUnchecked(
+    _ path: FilePath, unwrappingSingleDirectory: Bool, limits: UnpackLimits?, keeping wanted: [String] = []
+  ) throws -> PackageNode {
     let reader = try ArchiveReader(path: path.string)
     var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: nil)
     let cursor = ArchiveCursor(path: path.string, format: reader.format)
     var links: [(components: [String], destination: String)] = []
     while let entry = try walk.next() {
       cursor.expect(entry.header.displayName, at: entry.index)
-      if case .symbolicLink(let destination) = try entry.accepted() { links.append((entry.components, destination)) }
+      let content = try entry.accepted()
+      if case .symbolicLink(let destination) = content { links.append((entry.components, destination)) }
+      // The wanted file, below the single top-level folder the root will be, or at the top level.
+      if case .file = content, !wanted.isEmpty,
+        entry.components == wanted || entry.components.dropFirst().elementsEqual(wanted)
+      {
+        _ = try cursor.keep(
+          entry: entry.index, size: entry.header.size, limit: Int64(ArchiveCursor.cacheLimit), from: reader)
+      }
     }
     cursor.headerScan = reader.sharedScan
     let index = walk.index(contents: .entries(cursor))
