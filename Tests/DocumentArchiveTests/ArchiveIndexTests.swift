@@ -115,6 +115,26 @@ struct ArchiveIndexTests {
     #expect(ArchivePackage.mayHoldLinks(try ArchivePackage.open(linked)))
   }
 
+  @Test("a tar read in place holds each path once: the walk's table of accepted paths, 40 bytes a path, is the index")
+  func tarPathsHeldOnce() throws {
+    let temp = try TemporaryDirectory()
+    let (package, tar) = try packedPackage(temp, count: 30, format: .tar)
+    let reader = try ArchiveReader(path: tar.string)
+    var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: nil)
+    let cursor = ArchiveCursor(path: tar.string, format: reader.format)
+    while let entry = try walk.next() {
+      cursor.expect(entry.header.displayName, at: entry.index)
+      _ = try entry.accepted()
+    }
+    let index = walk.index(contents: .entries(cursor))
+    // P.pkg, d0, d1, d1/inner and the 30 files: one record each, with its parent, and nothing else kept.
+    #expect(index.records.count == 34)
+    #expect(MemoryLayout<ArchiveEntryIndex.Record>.stride == 40)
+    #expect(walk.index(contents: .entries(cursor)).records.isEmpty, "the table moved into the index, not copied")
+    let root = try index.root(of: tar, unwrappingSingleDirectory: true, limits: nil)
+    #expect(try PackageNode(contentsOf: FilePath(package)).difference(from: root).isEmpty)
+  }
+
   @Test("a tar's hard links (one to another too), symbolic links, described folders and pax times, read from its index")
   func tarEntriesFromTheIndex() throws {
     let temp = try TemporaryDirectory()

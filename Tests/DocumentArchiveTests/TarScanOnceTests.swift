@@ -7,7 +7,7 @@ import Testing
 /// the file is unchanged, where it used to scan the whole tar again for one entry.
 @Suite("a GNU tar read in place: its headers scanned once", .enabled(if: Shell.has("strace") && Shell.has("tar")))
 struct TarScanOnceTests {
-  @Test("cat of one file of a GNU tar opens it to walk it, to scan its headers, and to read the file: three times")
+  @Test("cat of one file of a GNU tar opens it to walk it and to scan its headers: the file is kept as it is passed")
   func catScansTheHeadersOnce() throws {
     let temp = try TemporaryDirectory()
     _ = try temp.write("P/a.txt", "a\n")
@@ -20,6 +20,7 @@ struct TarScanOnceTests {
     // The reads of the archive's contents (read-only, blocking); the command's other looks at the path (its kind,
     // its format, a lock beside it) open it otherwise.
     let reads = calls.filter { $0.contains("\"\(archive)\", O_RDONLY|O_CLOEXEC) = ") }
-    #expect(reads.count == 3, "\(calls.joined(separator: "\n"))")
+    // Not a third time to read the file: the walk kept its bytes as it passed it (issue 40).
+    #expect(reads.count == 2, "\(calls.joined(separator: "\n"))")
   }
 }

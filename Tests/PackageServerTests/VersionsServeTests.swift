@@ -230,6 +230,29 @@ struct VersionsServeTests {
     await served.stop()
   }
 
+  @Test("a version is served a folder at a time: a page reads the trees on its path, not the whole version")
+  func servedVersionReadsOnlyItsPath() async throws {
+    let temp = try TemporaryDirectory()
+    let package = try await offThePool { try Self.packageWithVersions(in: temp) }
+    // QuickLook's tree object, the one that lists Thumbnail.png, gone from the store: no page below reads it.
+    let objects = try VersionStore(forPackageAt: FilePath(package)).path.appending("objects").string
+    let quickLook = try FileManager.default.subpathsOfDirectory(atPath: objects).map { objects + "/" + $0 }.filter {
+      (try? String(contentsOfFile: $0, encoding: .utf8))?.hasSuffix(" Thumbnail.png\n") == true
+    }
+    #expect(quickLook.count == 1)
+    for object in quickLook { try FileManager.default.removeItem(atPath: object) }
+    let served = try await Served(package: package + "@2")
+    #expect(try await served.get("/api/info").json["kind"] as? String == "version")
+    let top = try await served.get("/api/children", ["path": ""])
+    #expect(top.status == 200 && top.text.contains("QuickLook"), "\(top)")
+    #expect(try await served.get("/api/children", ["path": "Images"]).status == 200)
+    #expect(try await served.get("/api/preview", ["path": "Text.txt"]).json["text"] as? String == "second\n")
+    // The folder whose tree is gone says so when it is opened.
+    let damaged = try await served.get("/api/children", ["path": "QuickLook"])
+    #expect(damaged.status != 200 && damaged.text.contains("damaged"), "\(damaged)")
+    await served.stop()
+  }
+
   /// An event stream of `served`, once its monitor is live (it starts after the server listens: `hello` says whether
   /// it watches, `live` when it starts); records an issue if it never is.
   static func liveEventStream(of served: Served) async throws -> RawConnection {

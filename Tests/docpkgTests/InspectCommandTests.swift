@@ -130,6 +130,15 @@ struct InspectCommandTests {
     #expect(result.standardError.split(separator: "\n").count == 1)
   }
 
+  @Test func aNegativeDepthIsRefusedAsOne() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Fixtures.copy("Notes.mydoc", into: temp)
+    // Not "Missing value for '--depth <depth>'": -1 is the value given, not an option.
+    let result = try Shell.docpkg(["inspect", package, "--depth", "-1"])
+    #expect(result.status == 64)
+    #expect(result.standardError == "docpkg: error: --depth must be 0 or more (see 'docpkg inspect --help')\n")
+  }
+
   @Test func catWritesTheBytesOfOneFile() throws {
     let temp = try TemporaryDirectory()
     let package = try Fixtures.copy("Notes.mydoc", into: temp)

@@ -121,24 +121,35 @@ final class ArchiveCursor {
       else {
         throw PackageError(.changedOnDisk, "archive changed since it was opened:", path: path)
       }
-      if position < index, header.kind == .file, let entrySize = header.size, entrySize <= Self.cacheableSize,
-        cacheBytes + Int(entrySize) <= Self.cacheLimit
-      {
-        var bytes: [UInt8] = []
-        try stream(reader, size: entrySize, chunkSize: Int(Self.cacheableSize)) { chunk, offset in
-          // Zeros for a hole before the block (never past the entry's size, whatever a damaged map says).
-          let gap = min(Int(clamping: offset), Int(entrySize)) - bytes.count
-          bytes.append(contentsOf: repeatElement(0, count: max(0, gap)))
-          bytes.append(contentsOf: chunk)
-        }
-        bytes.append(contentsOf: repeatElement(0, count: max(0, Int(entrySize) - bytes.count)))
+      if position < index, header.kind == .file, try keep(entry: position, size: header.size, from: reader) {
         dataConsumed = true
-        cache[position] = bytes
-        cacheBytes += bytes.count
       }
     }
     dataConsumed = true
     try stream(reader, size: size, chunkSize: chunkSize, body)
+  }
+
+  /// Keeps entry `index`'s data in memory (holes as zeros), read from `reader`, which is at its header, when its
+  /// `size` is at most `limit` and the kept bytes stay within ``cacheLimit``: reading the entry later reads no
+  /// archive. The walk of a tar read in place keeps the one file `docpkg cat` asks for as it passes it, so that the
+  /// tar is not read again up to it.
+  /// - Returns: Whether it was kept (its data then read: `reader`'s other users must not read it).
+  /// - Throws: ``/DocumentPackage/PackageError`` if the data cannot be read (as reading the entry would throw).
+  func keep(entry index: Int, size: Int64?, limit: Int64 = cacheableSize, from reader: ArchiveReader) throws -> Bool {
+    guard let size, size >= 0, size <= limit, cacheBytes + Int(size) <= Self.cacheLimit, cache[index] == nil else {
+      return false
+    }
+    var bytes: [UInt8] = []
+    try stream(reader, size: size, chunkSize: Int(Self.cacheableSize)) { chunk, offset in
+      // Zeros for a hole before the block (never past the entry's size, whatever a damaged map says).
+      let gap = min(Int(clamping: offset), Int(size)) - bytes.count
+      bytes.append(contentsOf: repeatElement(0, count: max(0, gap)))
+      bytes.append(contentsOf: chunk)
+    }
+    bytes.append(contentsOf: repeatElement(0, count: max(0, Int(size) - bytes.count)))
+    cache[index] = bytes
+    cacheBytes += bytes.count
+    return true
   }
 
   /// Hands over the current entry's data blocks, in chunks of at most `chunkSize`, with their offsets.

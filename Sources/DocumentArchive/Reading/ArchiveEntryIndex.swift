@@ -3,11 +3,11 @@ import SystemPackage
 
 /// An archive's entries as a compact table: what an archive read in place keeps instead of a tree of
 /// nodes, so that the nodes of a directory are made only when it is listed (``ArchiveIndexedListing``),
-/// and dropped again when a walk forgets the listing. ``ArchiveIndexBuilder`` makes it, from a zip's
-/// central directory or from the entries a walk of any archive accepts.
+/// and dropped again when a walk forgets the listing. ``ArchiveIndexBuilder`` makes it from a zip's central
+/// directory; the table of the paths a walk of any other archive accepted becomes it (``WalkedPaths``).
 ///
 /// One record of 40 bytes per path (the entries, and the directories only implied by entries below
-/// them), the last names of the paths (and the destinations of symbolic links) back to back in one byte
+/// them), with its parent's record, the last names of the paths (and the destinations of symbolic links) back to back in one byte
 /// array, and each directory's children as a range of one array of record numbers, sorted by name as
 /// ``/DocumentPackage/PackageNode/sortedChildren()`` sorts them. A file's record keeps where its contents
 /// are found again: a zip's central header, read again with one `pread`, or a tar's entry number, read
@@ -22,6 +22,9 @@ final class ArchiveEntryIndex {
     var mode: UInt16
     /// Nanoseconds past ``seconds``; ``Record/noTime`` when the entry has no modification time.
     var nanoseconds: UInt32
+    /// The parent directory's record; ``Record/topLevel`` for a path at the top level. (It fills what would be
+    /// padding: a record is 40 bytes with it or without.)
+    var parent: UInt32
     var seconds: Int64
     /// A file's data size; a directory's number (its place in ``children``); a link's destination's length.
     var sizeOrDirectory: UInt64
@@ -31,10 +34,11 @@ final class ArchiveEntryIndex {
     static let directoryBit: UInt16 = 0x8000
     static let symbolicLinkBit: UInt16 = 0x4000
     static let noTime = UInt32.max
+    static let topLevel = UInt32.max
     var isDirectory: Bool { mode & Self.directoryBit != 0 }
     var isSymbolicLink: Bool { mode & Self.symbolicLinkBit != 0 }
     var permissions: FilePermissions {
-      FilePermissions(rawValue: CInterop.Mode(mode & ~(Self.directoryBit | Self.symbolicLinkBit)))
+      FilePermissions(rawValue: CInterop.Mode(mode & 0o7777))
     }
     var modificationTime: FileTime? {
       nanoseconds == Self.noTime ? nil : FileTime(seconds: seconds, nanoseconds: Int32(nanoseconds))
@@ -50,14 +54,41 @@ final class ArchiveEntryIndex {
   }
 
   let contents: Contents
-  /// Set by ``ArchiveIndexBuilder`` only, which gives hard links their files' records once the index is sorted.
-  var records: [Record]
+  let records: [Record]
   let names: [UInt8]
   /// Directory `d`'s children are `childList[childStart[d]..<childStart[d + 1]]`, sorted by name.
   private let childStart: [UInt32]
   private let childList: [UInt32]
 
-  init(contents: Contents, records: [Record], names: [UInt8], childStart: [UInt32], childList: [UInt32]) {
+  /// The index of `records`, each with its parent's record, a directory's `sizeOrDirectory` its number (from 1 up
+  /// to `directoryCount - 1`; 0 is the top level), and `names` their names: each directory's children gathered (a
+  /// counting sort by directory) and sorted by name.
+  init(contents: Contents, records: [Record], names: [UInt8], directoryCount: Int) {
+    func directory(of record: Record) -> Int {
+      record.parent == Record.topLevel ? 0 : Int(records[Int(record.parent)].sizeOrDirectory)
+    }
+    var childStart = [UInt32](repeating: 0, count: directoryCount + 1)
+    for record in records { childStart[directory(of: record) + 1] += 1 }
+    for number in 0..<directoryCount { childStart[number + 1] += childStart[number] }
+    var next = childStart
+    var childList = [UInt32](repeating: 0, count: records.count)
+    for (number, record) in records.enumerated() {
+      let directory = directory(of: record)
+      childList[Int(next[directory])] = UInt32(number)
+      next[directory] += 1
+    }
+    names.withUnsafeBytes { names in
+      func name(_ record: UInt32) -> UnsafeRawBufferPointer {
+        let entry = records[Int(record)]
+        return UnsafeRawBufferPointer(
+          rebasing: names[Int(entry.nameStart)..<(Int(entry.nameStart) + Int(entry.nameLength))])
+      }
+      for number in 0..<directoryCount {
+        childList[Int(childStart[number])..<Int(childStart[number + 1])].sort {
+          ZipPathTable.order(name($0), name($1)) < 0
+        }
+      }
+    }
     self.contents = contents
     self.records = records
     self.names = names

@@ -16,7 +16,7 @@ public struct ArchiveListingEntry: Sendable, Hashable {
   public var kind: Kind
   /// For a special entry: "FIFO", "character device", "block device", "socket".
   public var special: String?
-  /// The declared size, if the header has one.
+  /// The declared size, if the header has one; a symbolic link's is its destination's length in bytes.
   public var size: Int64?
   /// Permission bits, as ``ArchiveUnpacker`` would set them before the umask: set-id and sticky bits are not kept, and
   /// a hard link to an accepted file has that file's (one file under two names).
@@ -60,6 +60,8 @@ public enum ArchiveListing {
       case .symlink:
         entry.kind = .symlink
         entry.mode = 0o777  // what a symbolic link has on Linux, whatever its header says
+        // Its destination's length in bytes, as `ls -l` and `find -ls` give a link's size (a tar header says 0).
+        entry.size = header.linkTarget.map { Int64(RawByteNames.encode($0).count) } ?? header.size
       case .hardlink: entry.kind = .hardlink
       case .special(let what):
         entry.kind = .special

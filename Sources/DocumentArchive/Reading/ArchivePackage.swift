@@ -6,9 +6,9 @@ import SystemPackage
 ///     let package = try ArchivePackage.open("/tmp/Trip.zip")
 ///     let text = try package.node(at: "Index.json").contents()
 ///
-/// The archive's entries are read into a compact index (about 60 bytes an entry): from a zip's central
+/// The archive's entries are read into a compact index (about 50 bytes an entry): from a zip's central
 /// directory when it settles everything, otherwise from the archive's headers (for a compressed tar
-/// that is one pass of decompression); each directory's nodes are made when it is listed. Files read their bytes from
+/// that is one pass of decompression; the table of the paths the walk accepted becomes the index); each directory's nodes are made when it is listed. Files read their bytes from
 /// the archive when asked, through one archive handle shared by the tree: reading them in archive order (the order ``/DocumentPackage/PackageNode/walk(maxDepth:_:)``
 /// visits an archive `docpkg` packed) is a single pass over the archive.
 public enum ArchivePackage {
@@ -42,43 +42,38 @@ public enum ArchivePackage {
     return try openUnchecked(path, unwrappingSingleDirectory: unwrappingSingleDirectory, limits: limits)
   }
 
-  private static func openUnchecked(_ path: FilePath, unwrappingSingleDirectory: Bool, limits: UnpackLimits?) throws
-    -> PackageNode
-  {
+  /// Opens the archive at `path` as ``open(_:unwrappingSingleDirectory:limits:)`` does, and keeps the bytes of the
+  /// file at `entry` (a path below the root, `/`-separated) as the walk passes it, when they are at most
+  /// ``ArchiveCursor/cacheLimit``: reading that file then reads the archive no further. What `docpkg cat` of a tar
+  /// reads: every header is still judged before a byte is written, in one pass where reading the file took a second
+  /// pass up to it.
+  package static func open(_ path: FilePath, keepingContentsOf entry: String) throws -> PackageNode {
+    if let tree = try zipTree(of: path, unwrappingSingleDirectory: true, limits: nil) { return tree }
+    let wanted = entry.split(separator: "/").map(String.init).filter { $0 != "." }
+    return try openUnchecked(path, unwrappingSingleDirectory: true, limits: nil, keeping: wanted)
+  }
+
+  private static func openUnchecked(
+    _ path: FilePath, unwrappingSingleDirectory: Bool, limits: UnpackLimits?, keeping wanted: [String] = []
+  ) throws -> PackageNode {
     let reader = try ArchiveReader(path: path.string)
     var walk = ArchiveWalk(reader: reader, wrappingDocumentIn: nil)
     let cursor = ArchiveCursor(path: path.string, format: reader.format)
-    var builder = ArchiveIndexBuilder()
     var links: [(components: [String], destination: String)] = []
     while let entry = try walk.next() {
       cursor.expect(entry.header.displayName, at: entry.index)
       let content = try entry.accepted()
-      let header = entry.header
-      let permissions = UInt16(header.mode & EntryPolicy.keptPermissions)
-      var path = entry.path
-      path.withUTF8 { path in
-        let path = UnsafeRawBufferPointer(path)
-        switch content {
-        case .identicalDuplicate(let earlier):
-          builder.describeFileAgain(
-            position: Int64(earlier), permissions: permissions, time: header.modificationTime)
-        case .directory: builder.addDirectory(path, permissions: permissions, time: header.modificationTime)
-        case .symbolicLink(let destination):
-          builder.addSymbolicLink(path, destination: destination, time: header.modificationTime)
-          links.append((entry.components, destination))
-        case .hardLink(let target): builder.addHardLink(path, target: target)
-        case .file:
-          builder.addFile(
-            path, permissions: permissions, time: header.modificationTime, size: UInt64(max(0, header.size ?? 0)),
-            position: Int64(entry.index))
-        }
+      if case .symbolicLink(let destination) = content { links.append((entry.components, destination)) }
+      // The wanted file, below the single top-level folder the root will be, or at the top level.
+      if case .file = content, !wanted.isEmpty,
+        entry.components == wanted || entry.components.dropFirst().elementsEqual(wanted)
+      {
+        _ = try cursor.keep(
+          entry: entry.index, size: entry.header.size, limit: Int64(ArchiveCursor.cacheLimit), from: reader)
       }
     }
-    guard !builder.failed else {
-      throw PackageError(.unsupported, "cannot read archive", path: path.string, context: "it has too many entries")
-    }
     cursor.headerScan = reader.sharedScan
-    let index = builder.index(contents: .entries(cursor))
+    let index = walk.index(contents: .entries(cursor))
     // Symbolic links by unpack's rule, once every entry is known: reading in place refuses what unpacking refuses.
     var check = SymlinkCheck(rootIsPackage: walk.isDocument)
     for link in links { check.links[link.components.joined(separator: "/")] = link.destination }

@@ -22,6 +22,12 @@ extension PackageNode {
   /// - Throws: ``/DocumentPackage/PackageError`` naming the path: `noSuchEntry` if nothing is there (and it is not a version),
   ///   the archive's or version store's error if it cannot be read.
   public static func open(location: String) throws -> PackageNode {
+    try open(location: location, keepingContentsOf: nil)
+  }
+
+  /// The package at `location`, as ``open(location:)`` reads it; an archive keeps the bytes of the file at `entry`
+  /// as it is walked (``ArchivePackage/open(_:keepingContentsOf:)``), for `docpkg cat`.
+  package static func open(location: String, keepingContentsOf entry: String?) throws -> PackageNode {
     let path = FilePath(location)
     let node: PackageNode
     do {
@@ -31,7 +37,7 @@ extension PackageNode {
       return try VersionStore(forPackageAt: package).treeListedLazily(of: id)
     }
     if node.kind == .file, ArchiveFormat(contentsOf: path) != nil {
-      return try ArchivePackage.open(path)
+      return try entry.map { try ArchivePackage.open(path, keepingContentsOf: $0) } ?? ArchivePackage.open(path)
     }
     return node
   }

@@ -32,7 +32,8 @@ struct ArchiveWalk {
   /// The most bytes compared for duplicate file entries in one walk: enough for zip tools' habits,
   /// too little for a bomb of duplicates.
   static let duplicateBudgetBytes: Int64 = 64 << 20
-  /// Every path accepted, and the directories they imply.
+  /// Every path accepted, and the directories they imply: the index of the archive read in place, once the walk
+  /// ends (``index(contents:)``).
   private var seen = WalkedPaths()
   /// The parent whose ancestors were checked last, and its record: entries of one directory usually come together.
   private var lastCheckedParent: (components: ArraySlice<String>, record: UInt32)?
@@ -107,7 +108,7 @@ struct ArchiveWalk {
         case .symbolicLink:
           throw refuse(.invalidArgument, header, "it would be written through the symbolic link '\(ancestor())'")
         case .file: throw refuse(.invalidArgument, header, "'\(ancestor())' is a file, not a directory")
-        case .directory, .impliedDirectory: parent = found
+        case .directory: parent = found
         }
       }
     }
@@ -117,16 +118,19 @@ struct ArchiveWalk {
         size <= duplicateBudget
       {
         duplicateBudget -= size
-        if try sameContents(asEntry: index, size: size) { return .identicalDuplicate(earlier: index) }
+        if try sameContents(asEntry: index, size: size) {
+          seen.describeFileAgain(existing, permissions: permissions(header), time: header.modificationTime)
+          return .identicalDuplicate(earlier: index)
+        }
       }
-      guard seen.kind(existing) == .directory || seen.kind(existing) == .impliedDirectory, header.kind == .directory
-      else {
+      guard seen.kind(existing) == .directory, header.kind == .directory else {
         throw refuse(.corrupt, header, "a second entry has the same path")
       }
       // A directory implied by earlier entries, now described, or described again (zip tools
       // emit `a/b/` twice): harmless, the last description's mode and time win.
     }
     let content: WalkedEntry.Content
+    var linkedFile = WalkedPaths.root
     switch header.kind {
     case .special(let what):
       throw refuse(.unsupported, header, "it is a \(what); only files, directories and links are accepted")
@@ -151,6 +155,7 @@ struct ArchiveWalk {
       // The file's path as its own entry spells it: a target spelled another, canonically equivalent way (`e` and a
       // combining accent for `é`) names the same file, whose name on disk has the file entry's bytes.
       content = .hardLink(target: seen.components(of: found))
+      linkedFile = found
     case .file:
       content = .file
     }
@@ -158,29 +163,38 @@ struct ArchiveWalk {
     if parent == nil {
       var above = WalkedPaths.root
       for component in parentComponents {
-        guard let record = seen.add(component, in: above, as: .impliedDirectory) else { throw full(header) }
+        guard let record = seen.add(component, in: above) else { throw full(header) }
         above = record
       }
       parent = above
     }
     lastCheckedParent = (parentComponents, parent!)
     let name = components.last!
+    let time = header.modificationTime
     switch content {
     case .file:
-      guard let record = existing ?? seen.add(name, in: parent!, as: .file) else { throw full(header) }
-      seen.set(record, to: .file, entry: index, size: header.size)
+      guard let record = existing ?? seen.add(name, in: parent!) else { throw full(header) }
+      seen.setFile(record, entry: index, size: header.size, permissions: permissions(header), time: time)
     case .hardLink:
-      guard let record = existing ?? seen.add(name, in: parent!, as: .file) else { throw full(header) }
-      seen.set(record, to: .file)
+      guard let record = existing ?? seen.add(name, in: parent!) else { throw full(header) }
+      seen.setHardLink(record, to: linkedFile)
     case .identicalDuplicate: break
     case .directory:
-      guard let record = existing ?? seen.add(name, in: parent!, as: .directory) else { throw full(header) }
-      seen.set(record, to: .directory)
-    case .symbolicLink:
-      guard seen.add(name, in: parent!, as: .symbolicLink) != nil else { throw full(header) }
+      guard let record = existing ?? seen.add(name, in: parent!) else { throw full(header) }
+      seen.setDirectory(record, permissions: permissions(header), time: time)
+    case .symbolicLink(let destination):
+      guard seen.addSymbolicLink(name, in: parent!, to: destination, time: time) != nil else { throw full(header) }
     }
     return content
   }
+
+  /// The permission bits an entry's file or directory gets: set-id and sticky bits are not kept.
+  private func permissions(_ header: EntryHeader) -> UInt16 { UInt16(header.mode & EntryPolicy.keptPermissions) }
+
+  /// The paths the walk accepted, as the index of the archive read in place, their contents found through
+  /// `contents`: call once, when ``next()`` has returned `nil`. The walk's table of paths becomes the index (it is not
+  /// copied): an archive of a million entries is held once, not twice.
+  mutating func index(contents: ArchiveEntryIndex.Contents) -> ArchiveEntryIndex { seen.index(contents: contents) }
 
   /// The refusal of an entry that the table of paths has no room for.
   private func full(_ header: EntryHeader) -> PackageError {

@@ -1,10 +1,15 @@
+import DocumentPackage
+
 /// The paths an ``ArchiveWalk`` has accepted, kept compact: a walk of a million entries holds a million of them.
 ///
-/// Each path is a record of 24 bytes, its parent's record and its last name, whose bytes lie in one growing arena;
-/// an open-addressing table of 8-byte slots (32 bits of the hash, then the record's number) finds the record of a
-/// name in a directory. That is about 50 bytes a path where a `[String: …]` of whole paths took over 200, and
-/// recording a path allocates nothing of its own. The table doubles when it is three-quarters full; a name's place
-/// is given by the high bits of its slot's 32 hash bits, so that doubling moves the slots without hashing again.
+/// Each path is an ``ArchiveEntryIndex/Record`` of 40 bytes (its parent's record, its last name, whose bytes lie in
+/// one growing arena, and what reading the archive in place shows of it: kind, permissions, time, size, where its
+/// data is); an open-addressing table of 8-byte slots (32 bits of the hash, then the record's number) finds the
+/// record of a name in a directory. The same records become the index of the archive read in place
+/// (``index(contents:)``): what the walk judged is what the tree lists, held once. That is about 65 bytes a path,
+/// where a `[String: …]` of whole paths took over 200, and recording a path allocates nothing of its own. The table
+/// doubles when it is three-quarters full; a name's place is given by the high bits of its slot's 32 hash bits, so
+/// that doubling moves the slots without hashing again.
 ///
 /// Names are compared as `String`s compare them (canonical equivalence: `"é"` precomposed equals `"e\u{301}"`, and
 /// `"\u{212A}"`, KELVIN SIGN, equals `"K"`), as a tree of nodes keys its children. Two ASCII names are equal exactly
@@ -13,31 +18,24 @@
 /// `Hasher`: names chosen to collide cannot be precomputed by an archive's author.
 /// - Complexity: Finding or adding a name O(name length), expected.
 struct WalkedPaths {
-  /// What a path is. A file keeps its entry's number and declared size, for comparing a duplicate entry's bytes.
-  enum Kind: UInt8 {
-    /// A directory implied by the entries below it, not described by an entry of its own (yet).
-    case impliedDirectory
+  /// What a path is.
+  enum Kind {
+    /// A directory, described by an entry or implied by the entries below it.
     case directory
     case symbolicLink
-    /// A file entry, or a hard link to one (no entry number: its bytes are not compared again).
+    /// A file entry, or a hard link to one.
     case file
   }
 
-  private struct Record {
-    var nameStart: UInt32
-    /// The parent's record, or ``WalkedPaths/root``.
-    var parent: UInt32
-    /// A file's entry number; `UInt32.max` for none.
-    var entry: UInt32
-    var nameLength: UInt16
-    var kind: Kind
-    /// A file's declared size; -1 for none.
-    var size: Int64
-  }
+  private typealias Record = ArchiveEntryIndex.Record
+
+  /// A hard link's mode, until ``index(contents:)`` gives it its file's record; its `position` is that record's.
+  private static let hardLinkBit: UInt16 = 0x2000
+  /// Set in a file's mode when its header declares no size (its bytes are then not compared with a duplicate's).
+  private static let unknownSizeBit: UInt16 = 0x1000
 
   /// The parent of top-level paths.
-  static let root = UInt32.max
-  private static let noEntry = UInt32.max
+  static let root = Record.topLevel
 
   private var records: [Record] = []
   private var names: [UInt8] = []
@@ -64,27 +62,73 @@ struct WalkedPaths {
   }
 
   /// The kind of record `record`.
-  func kind(_ record: UInt32) -> Kind { records[Int(record)].kind }
+  func kind(_ record: UInt32) -> Kind {
+    let found = records[Int(record)]
+    return found.isDirectory ? .directory : found.isSymbolicLink ? .symbolicLink : .file
+  }
 
   /// The entry number and declared size of file record `record`, when its bytes can be compared (not a hard link).
   func file(_ record: UInt32) -> (entry: Int, size: Int64?)? {
     let found = records[Int(record)]
-    guard found.kind == .file, found.entry != Self.noEntry else { return nil }
-    return (Int(found.entry), found.size < 0 ? nil : found.size)
+    guard !found.isDirectory, !found.isSymbolicLink, found.mode & Self.hardLinkBit == 0 else { return nil }
+    return (Int(found.position), found.mode & Self.unknownSizeBit != 0 ? nil : Int64(found.sizeOrDirectory))
   }
 
-  /// Makes record `record` a `kind`, with a file's `entry` number and declared `size`.
-  mutating func set(_ record: UInt32, to kind: Kind, entry: Int? = nil, size: Int64? = nil) {
-    records[Int(record)].kind = kind
-    records[Int(record)].entry = entry.flatMap { UInt32(exactly: $0) }.map { min($0, Self.noEntry) } ?? Self.noEntry
-    records[Int(record)].size = size.map { max($0, -1) } ?? -1
+  /// Makes record `record` the file of entry `entry`, of declared `size` (`nil`, or negative, for none).
+  mutating func setFile(_ record: UInt32, entry: Int, size: Int64?, permissions: UInt16, time: FileTime?) {
+    let known = size.map { $0 >= 0 } ?? false
+    records[Int(record)].mode = permissions | (known ? 0 : Self.unknownSizeBit)
+    records[Int(record)].sizeOrDirectory = known ? UInt64(size!) : 0
+    records[Int(record)].position = Int64(entry)
+    describe(record, permissions: nil, time: time)
   }
 
-  /// The record of `name` in `parent`, added as `kind` (with a file's `entry` and `size`) if it is not there.
+  /// Makes record `record` a hard link to the file whose record is `file`.
+  mutating func setHardLink(_ record: UInt32, to file: UInt32) {
+    records[Int(record)].mode = Self.hardLinkBit
+    records[Int(record)].position = Int64(file)
+  }
+
+  /// Makes record `record` a directory described by an entry (the last description wins).
+  mutating func setDirectory(_ record: UInt32, permissions: UInt16, time: FileTime?) {
+    describe(record, permissions: permissions | Record.directoryBit, time: time)
+  }
+
+  /// Gives file record `record` the permissions and time of a later entry with the same bytes (the last wins).
+  mutating func describeFileAgain(_ record: UInt32, permissions: UInt16, time: FileTime?) {
+    let kept = records[Int(record)].mode & Self.unknownSizeBit
+    describe(record, permissions: permissions | kept, time: time)
+  }
+
+  private mutating func describe(_ record: UInt32, permissions mode: UInt16?, time: FileTime?) {
+    if let mode { records[Int(record)].mode = mode }
+    records[Int(record)].seconds = time?.seconds ?? 0
+    records[Int(record)].nanoseconds = time.map { UInt32(clamping: $0.nanoseconds) } ?? Record.noTime
+  }
+
+  /// The record of `name` in `parent`; if it is not there, added as a directory (`0755`, no time) that a later
+  /// `set…` may make something else.
   /// - Returns: `nil` when the table is full (4 GiB of names, or 2³¹ paths): the walk refuses the entry.
-  mutating func add(_ name: String, in parent: UInt32, as kind: Kind, entry: Int? = nil, size: Int64? = nil)
+  mutating func add(_ name: String, in parent: UInt32) -> UInt32? {
+    add(name, in: parent, trailing: [])
+  }
+
+  /// Adds a symbolic link to `destination` called `name` in `parent` (which holds no `name`: the walk checked).
+  /// - Returns: `nil` when the table is full.
+  mutating func addSymbolicLink(_ name: String, in parent: UInt32, to destination: String, time: FileTime?)
     -> UInt32?
   {
+    let bytes = Array(destination.utf8)
+    guard let record = add(name, in: parent, trailing: bytes) else { return nil }
+    records[Int(record)].mode = 0o777 | Record.symbolicLinkBit
+    records[Int(record)].sizeOrDirectory = UInt64(bytes.count)
+    describe(record, permissions: nil, time: time)
+    return record
+  }
+
+  /// The record of `name` in `parent`, added if it is not there with `trailing` bytes after its name (a link's
+  /// destination, where ``ArchiveEntryIndex`` reads it).
+  private mutating func add(_ name: String, in parent: UInt32, trailing: [UInt8]) -> UInt32? {
     var name = name
     return name.withUTF8 { name in
       let name = UnsafeRawBufferPointer(name)
@@ -92,20 +136,45 @@ struct WalkedPaths {
       let hash = hash(name, in: parent)
       let (slot, found) = lookup(name, in: parent, hash: hash)
       if let found { return found }
-      guard names.count + name.count <= Int(UInt32.max), records.count < 1 << 31,
+      guard names.count + name.count + trailing.count <= Int(UInt32.max), records.count < 1 << 31,
         name.count <= Int(UInt16.max)
       else { return nil }
       let record = UInt32(records.count)
       records.append(
         Record(
-          nameStart: UInt32(names.count), parent: parent, entry: Self.noEntry, nameLength: UInt16(name.count),
-          kind: kind, size: -1))
+          nameStart: UInt32(names.count), nameLength: UInt16(name.count), mode: 0o755 | Record.directoryBit,
+          nanoseconds: Record.noTime, parent: parent, seconds: 0, sizeOrDirectory: 0, position: 0))
       names.append(contentsOf: name)
-      set(record, to: kind, entry: entry, size: size)
+      names.append(contentsOf: trailing)
       slots[slot] = Self.tag(hash) | UInt64(record + 1)
       if records.count >= slots.count - slots.count / 4 { grow() }
       return record
     }
+  }
+
+  /// The paths as the index of the archive read in place, the records and names moved into it: each hard link
+  /// given its file's record (in the order they came, so that a link to a link finds its file's), each directory
+  /// a number. The table is empty afterwards.
+  mutating func index(contents: ArchiveEntryIndex.Contents) -> ArchiveEntryIndex {
+    slots = []
+    var records = self.records
+    let names = self.names
+    (self.records, self.names) = ([], [])
+    var directories = 0
+    for number in records.indices {
+      var record = records[number]
+      if record.mode & Self.hardLinkBit != 0 {
+        let file = records[Int(record.position)]
+        (record.mode, record.nanoseconds, record.seconds) = (file.mode, file.nanoseconds, file.seconds)
+        (record.sizeOrDirectory, record.position) = (file.sizeOrDirectory, file.position)
+      } else if record.isDirectory {
+        directories += 1
+        record.sizeOrDirectory = UInt64(directories)
+      }
+      record.mode &= ~Self.unknownSizeBit
+      records[number] = record
+    }
+    return ArchiveEntryIndex(contents: contents, records: records, names: names, directoryCount: directories + 1)
   }
 
   /// The names from the top level down to record `record`, spelled as they were recorded.

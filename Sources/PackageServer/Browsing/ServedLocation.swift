@@ -71,7 +71,8 @@ package enum ServedLocation: Sendable, Hashable {
     case .archive(let path):
       // Unpack's limits: an archive `unpack` would refuse as a bomb is not served either.
       return try ArchivePackage.open(path, limits: UnpackLimits())
-    case .version(let package, let id): return try VersionStore(forPackageAt: package).tree(of: id)
+    // A directory's tree object is read when the directory is listed: a page reads the trees on its path.
+    case .version(let package, let id): return try VersionStore(forPackageAt: package).treeListedLazily(of: id)
     }
   }
 }

@@ -71,7 +71,7 @@ struct Cat: ParsableCommand {
       try source.read(chunkSize: 1 << 20) { out.write(bytes: $0) }
       return
     }
-    let root = try openPackage(package)
+    let root = try openPackage(package, keepingContentsOf: entry)
     let node = try root.node(at: entry)
     try node.readContents { out.write(bytes: $0) }
   }

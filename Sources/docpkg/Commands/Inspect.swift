@@ -25,7 +25,10 @@ struct Inspect: ParsableCommand {
   @OptionGroup var jsonOption: JSONOption
   private var json: Bool { jsonOption.json }
 
-  @Option(help: "List entries at most this deep (1: only the root's children). Totals still count everything.")
+  // Unconditional: `--depth -1` is a depth (refused by validate()), not a missing value followed by an option `-1`.
+  @Option(
+    parsing: .unconditional,
+    help: "List entries at most this deep (1: only the root's children). Totals still count everything.")
   var depth: Int?
 
   func validate() throws {

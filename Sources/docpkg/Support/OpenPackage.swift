@@ -11,7 +11,8 @@ import SystemPackage
 /// (``PackageReadLock/enclosingPackage(of:)``), since saves lock only a package's root.
 /// The tree is kept alive until the process exits too: freeing 100,000 nodes one by one just before
 /// exit costs more than `inspect`'s own work on them, and the kernel frees it all at once anyway.
-func openPackage(_ location: String) throws -> PackageNode {
+/// With `entry`, an archive keeps that file's bytes as it is walked (`cat`: the archive read once).
+func openPackage(_ location: String, keepingContentsOf entry: String? = nil) throws -> PackageNode {
   let path = FilePath(location)
   // A version that keeps files on a remote has them fetched first, before this process takes a lock.
   if (try? Syscalls.entryExists(path)) != true, let (package, id) = PackageNode.versionReference(location) {
@@ -22,7 +23,7 @@ func openPackage(_ location: String) throws -> PackageNode {
   if !OpenedPackages.readLocks.contains(where: { $0.packagePath == locked }) {
     OpenedPackages.readLocks.append(try PackageReadLock(forPackageAt: locked))
   }
-  let root = try PackageNode.open(location: location)
+  let root = try PackageNode.open(location: location, keepingContentsOf: entry)
   OpenedPackages.keptUntilExit.append(root)
   return root
 }
