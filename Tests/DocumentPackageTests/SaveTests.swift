@@ -414,4 +414,43 @@ struct ProbedSaveTests {
     #expect(try read(package + "/Images/a.png") == "a!" && read(package + "/Images/b.png") == "B")
     #expect(try info(package + "/Images").mode == 0o700)
   }
+
+  @Test func aRemovalTheKeeperCannotTakeIsRenamedBackAndTheSaveFails() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let before = try info(package + "/Pages/p1/text.txt").inode
+    let file = try PackageFile(at: FilePath(package))
+    try file.root.removeNode(at: "Pages/p1/text.txt")
+    var saver = try Saver(target: FilePath(package), root: file.root)
+    let keeper = RefusingKeeper()
+    saver.versions = keeper
+    #expect(throws: PackageError.self) { try saver.saveInPlace() }
+    // The swap's one way back: the entry renamed in again, the same file, nothing left beside the package.
+    #expect(try info(package + "/Pages/p1/text.txt").inode == before)
+    #expect(try read(package + "/Pages/p1/text.txt") == "one\n")
+    #expect(keeper.told == ["willReplace Pages/p1/text.txt", "takeReplaced Pages/p1/text.txt", "abandon"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path) == ["Doc.pkg"])
+    #expect(file.root.hasUnsavedChanges)
+  }
+}
+
+/// A keeper that copies nothing and refuses the subtree a save hands it after the swap (a store
+/// that cannot write its record), recording what it was told.
+private final class RefusingKeeper: ReplacedStateKeeper {
+  var told: [String] = []
+  var hasStore: Bool { true }
+  var takesReplacedTree: Bool { false }
+  func willBuildNewState() {}
+  func relinked(_ files: [RelinkedFile]) {}
+  func copyBeforeSwap() {}
+  func willReplace(changing changedPath: String, adding: Bool) throws { told.append("willReplace \(changedPath)") }
+  func willSwap(containerBefore: FileStatus) {}
+  func swapped(containerAfter: FileStatus) {}
+  func replacedNothing(at changedPath: String) throws {}
+  func takeReplaced(in parentFD: CInt, _ name: RawName, changedPath: String) throws -> Bool {
+    told.append("takeReplaced \(changedPath)")
+    throw PackageError(.io, "cannot keep the previous state of", path: changedPath)
+  }
+  func abandon() { told.append("abandon") }
+  static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction] { [] }
 }

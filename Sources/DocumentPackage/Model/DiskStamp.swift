@@ -12,6 +12,9 @@
 //   A directory's size and time change when entries are added, removed or renamed in it: they
 //   count when its listing was loaded (the listing is then part of what was loaded), not
 //   otherwise (whatever is in a directory never listed is carried over as it is).
+// - The rule compares a record with the entry at its path now. A record of an entry since removed
+//   says nothing: the file system may have given its inode number to another (ext4 hands out the
+//   lowest free one), so undo across our own saves goes by `PackageNode.diskGeneration`, not by it.
 // - The change time is not compared: it also moves when a file gains or loses a hard link, which
 //   saves, save-to and version stores do to unchanged files all the time. What it would catch
 //   besides (a `chmod`, the only change of attributes a save makes in place) is caught by the

@@ -75,6 +75,14 @@ extension PackageNode {
     guard fresh.kind == kind else {
       throw PackageError(.changedOnDisk, "is a \(fresh.kind) on disk, not a \(kind):", path: path.string)
     }
+    // Another entry than the one loaded (by the one rule, DiskStamp.swift) starts a new generation.
+    let sameEntry = origin.map { was in
+      fresh.origin.map {
+        $0.absolutePath == was.absolutePath && $0.status.isUnchanged(since: was.status, listing: true)
+      }
+        ?? false
+    }
+    if sameEntry != true { diskGeneration &+= 1 }
     origin = fresh.origin
     storedPermissions = fresh.storedPermissions
     storedModificationTime = fresh.storedModificationTime

@@ -22,6 +22,8 @@ extension PackageNode {
     var linkDestination: String
     /// Where the node's file was when the state was taken: tells whether a save happened since.
     var origin: DiskOrigin?
+    /// The node's ``PackageNode/diskGeneration`` then: the same means `origin` is still its entry.
+    var generation: UInt32
   }
 
   /// The node's state now.
@@ -29,7 +31,7 @@ extension PackageNode {
     UndoState(
       edits: edits, preferredName: preferredName, permissions: permissions,
       modificationTime: modificationTime, fileBody: fileBody, cachedContents: cachedContents,
-      linkDestination: linkDestination, origin: origin)
+      linkDestination: linkDestination, origin: origin, generation: diskGeneration)
   }
 
   /// Sets every part of the node's state, including which parts count as edited. Pass a state
@@ -49,23 +51,29 @@ extension PackageNode {
   ///
   /// If the node still has the file it had then, that is `state` itself. If a save (or a reload)
   /// gave it another file since, the node keeps its current origin, and whatever differs from
-  /// that file counts as edited, so the next save writes it: earlier contents come from the
-  /// state's cached bytes (see ``UndoHistory/pinForSave()``), or from the earlier file if it is
-  /// still on disk, or from the current file when that is the same inode (unchanged contents).
+  /// that file counts as edited, so the next save writes it: when no save gave the node new bytes
+  /// since (its ``diskGeneration`` is the state's: the file was carried by a link, moved or
+  /// renamed), the contents are unchanged; else they come from the state's cached bytes (see
+  /// ``UndoHistory/pinForSave(root:)``). Never from a file judged by its inode number: a save
+  /// removes the earlier file, and the file system may give its number to a later file, here or at
+  /// the earlier path.
   /// - Throws: ``PackageError`` with code `changedOnDisk` if the earlier contents are gone.
   func restorable(_ state: UndoState) throws -> UndoState {
-    if Self.sameFile(state.origin, origin) { return state }
+    let sameEntry = state.generation == diskGeneration
+    if sameEntry && Self.sameFile(state.origin, origin) { return state }
     var result = state
     result.origin = origin
+    result.generation = diskGeneration
     let status = origin?.status
     switch kind {
     case .file:
       if case .onDisk = state.fileBody {
-        if let was = state.origin?.status, let now = status, now.isSameEntry(as: was) {
+        if sameEntry, state.origin != nil, origin != nil {
           result.cachedContents = state.cachedContents ?? cachedContents
           result.edits.remove(.contents)
         } else {
-          result.fileBody = .data(try state.cachedContents ?? Self.readEarlierContents(state.origin, of: self))
+          guard let earlier = state.cachedContents else { throw earlierContentsGone }
+          result.fileBody = .data(earlier)
           result.cachedContents = nil
           result.edits.insert(.contents)
         }
@@ -87,22 +95,28 @@ extension PackageNode {
 
   /// Whether `now` is the origin `was`, with nothing changed on disk since: no save (or reload)
   /// happened in between. A directory's entries count (a root entry a save renamed in leaves the
-  /// root's inode as it was).
+  /// root's inode as it was). Only for two origins of one ``diskGeneration``: across generations
+  /// the same inode number may be another entry.
   static func sameFile(_ was: DiskOrigin?, _ now: DiskOrigin?) -> Bool {
     guard let was, let now else { return was == nil && now == nil }
     return was.location === now.location && was.directory == now.directory && was.name == now.name
       && now.status.isUnchanged(since: was.status, listing: true)
   }
 
-  /// Reads a file's contents from where they were when `origin` was recorded, if that file is still there.
+  /// Reads a file's contents from `origin`, if that file is still there (the node's current origin,
+  /// before a save replaces it: ``UndoHistory/pinForSave(root:)``).
   static func readEarlierContents(_ origin: DiskOrigin?, of node: PackageNode) throws -> Data {
-    let gone = PackageError(
-      .changedOnDisk, "cannot undo: the earlier contents are no longer on disk:",
-      path: node.path.isEmpty ? node.name : node.path)
+    let gone = node.earlierContentsGone
     guard let origin, let status = try? Syscalls.statusNoFollow(origin.absolutePath),
       status.isSameEntry(as: origin.status)
     else { throw gone }
     let reader = PackageNode(kind: .file, name: node.name, permissions: origin.status.permissions, origin: origin)
     do { return try reader.contents() } catch { throw gone }
+  }
+
+  /// The error of an undo whose earlier contents were neither kept nor still on disk.
+  private var earlierContentsGone: PackageError {
+    PackageError(
+      .changedOnDisk, "cannot undo: the earlier contents are no longer on disk:", path: path.isEmpty ? name : path)
   }
 }

@@ -88,6 +88,13 @@ public final class PackageNode {
   /// Which parts of this node were changed in memory since it was loaded or last saved.
   var edits: Edits = []
 
+  /// Counts the entries on disk this node has had: a save that gives it a new one (new bytes for a
+  /// file, a new directory or link) or a reload that finds another one adds one. Undo tells by it
+  /// whether the entry a state recorded is still the node's, which an inode number cannot: once a
+  /// save removed that entry, the file system may give its number to a later one (ext4 hands out
+  /// the lowest free number), so the number alone would match another file (see ``restorable(_:)``).
+  var diskGeneration: UInt32 = 0
+
   // Kind-specific state. Only the storage of `kind` is used.
 
   /// A directory's children by name; `nil` until listed.

@@ -136,16 +136,33 @@ extension PackageNode {
   }
 
   /// Points this node alone at its saved file (`origin`) and forgets its edits.
+  ///
+  /// A new entry starts a new ``diskGeneration``: a file whose bytes the save wrote (not carried
+  /// from its origin), a directory or link of another inode than its origin's. The inode numbers
+  /// compared here are exact: the saved entry was made while the origin's was still in place, so
+  /// they cannot be one number given twice.
   private func rebase(to origin: DiskOrigin) {
+    var newEntry: Bool
+    if let was = self.origin?.status {
+      newEntry = was.device != origin.status.device || was.inode != origin.status.inode
+    } else {
+      newEntry = true
+    }
     self.origin = origin
     if kind == .file {
       switch fileBody {
-      case .data(let data): cachedContents = data
-      case .source: cachedContents = nil
-      case .onDisk: break
+      case .data(let data):
+        cachedContents = data
+        newEntry = true
+      case .source:
+        cachedContents = nil
+        newEntry = true
+      case .onDisk:
+        newEntry = false  // carried: a link, or a copy of the same bytes where links are refused
       }
       fileBody = .onDisk
     }
+    if newEntry { diskGeneration &+= 1 }
     storedPermissions = origin.status.permissions
     storedModificationTime = origin.status.modificationTime
     edits = []

@@ -182,8 +182,8 @@ struct Saver {
     if !adding { OwnSaves.shared.wasReplaced(names.path(names.temporary), package: target) }
     try complete(
       Swap(
-        containerFD: containerFD, containerPath: containerPath, name: name, adding: adding, changedPath: changedPath,
-        containerTimed: containerBefore != nil),
+        containerFD: containerFD, containerPath: containerPath, name: name, move: adding ? .adding : .exchanging,
+        changedPath: changedPath, containerTimed: containerBefore != nil),
       parentFD: parentFD)
     readers.end()
     if adding { discardTemporary(parentFD) }
@@ -221,24 +221,14 @@ struct Saver {
       try Syscalls.rename(
         from: containerFD, removal.name, to: parentFD, names.temporary, flags: Syscalls.renameNoReplace)
     } catch {
-      versions?.abandon()
+      failBeforeSwap(parentFD)
       throw PackageError.io(error, "cannot remove", path: entry.string, context: "while saving")
     }
-    do {
-      try flushDirectory(containerFD, containerPath)
-      try flushDirectory(parentFD, names.parent)
-      try disposeOfReplaced(names.temporary, in: parentFD, changedPath: removal.changedPath)
-    } catch {
-      // The one way back: the entry renamed in again, the save failed, the package as it was.
-      let restored =
-        (try? Syscalls.rename(
-          from: parentFD, names.temporary, to: containerFD, removal.name, flags: Syscalls.renameNoReplace)) != nil
-      versions?.abandon()
-      guard restored else { throw PackageError.notRestored(error, names.path(names.temporary)) }
-      try? flushDirectory(containerFD, containerPath)
-      try? flushDirectory(parentFD, names.parent)
-      throw error
-    }
+    try complete(
+      Swap(
+        containerFD: containerFD, containerPath: containerPath, name: removal.name, move: .removing,
+        changedPath: removal.changedPath, containerTimed: false),
+      parentFD: parentFD)
     readers.end()
     if directory.parent == nil { rebaseRoot() } else { finish(directory) }
     return true
@@ -310,8 +300,8 @@ struct Saver {
       OwnSaves.shared.wasReplaced(names.path(names.temporary), package: target)
       try complete(
         Swap(
-          containerFD: parentFD, containerPath: names.parent, name: names.package, adding: false, changedPath: "",
-          containerTimed: false),
+          containerFD: parentFD, containerPath: names.parent, name: names.package, move: .exchanging,
+          changedPath: "", containerTimed: false),
         parentFD: parentFD)
       readers.end()
     }
@@ -391,23 +381,50 @@ struct Saver {
   }
 
   /// Where a save put its new state: at `name` in the container (a folder of the package, its root,
-  /// or, for a whole save, the package's parent), exchanged with the tree at the temporary name, or
-  /// renamed in from there when `adding`.
+  /// or, for a whole save, the package's parent), exchanged with the tree at the temporary name,
+  /// renamed in from there when adding, or (removing) the entry renamed out of it to there.
   private struct Swap {
+    /// The one rename that moved the package from its old state to its new one.
+    enum Move {
+      /// `name` and the temporary name exchanged: the replaced entry is at the temporary name.
+      case exchanging
+      /// The temporary name renamed to `name`, where there was nothing: nothing was replaced.
+      case adding
+      /// `name` renamed to the temporary name (``EntryRemoval``): the removed entry is there.
+      case removing
+    }
     let containerFD: CInt
     let containerPath: FilePath
     let name: RawName
-    let adding: Bool
+    let move: Move
     /// The entry's path in the package ("" for the whole package).
     let changedPath: String
     /// The keeper was told the container's status just before the rename (it takes the replaced tree).
     let containerTimed: Bool
+
+    /// Renames back what the move renamed (`parentFD` holds the temporary name); whether it could.
+    func undo(parentFD: CInt, temporary: RawName) -> Bool {
+      do {
+        switch move {
+        case .exchanging:
+          try Syscalls.rename(from: containerFD, name, to: parentFD, temporary, flags: Syscalls.renameExchange)
+        case .adding:
+          try Syscalls.rename(from: containerFD, name, to: parentFD, temporary)
+        case .removing:
+          try Syscalls.rename(from: parentFD, temporary, to: containerFD, name, flags: Syscalls.renameNoReplace)
+        }
+        return true
+      } catch {
+        return false
+      }
+    }
   }
 
-  /// Completes a swap, exchange or rename: makes it durable, then hands what it replaced to the
-  /// keeper (or removes it). On any failure, the one way back: the previous state is swapped back
-  /// in, the keeper abandons what it began, the new state is removed, and the save fails, never
-  /// reporting a save that may not survive or a version it promised and could not keep.
+  /// Completes a swap (an exchange, or an entry renamed in or out): makes it durable, then hands
+  /// what it replaced or removed to the keeper (or removes it). On any failure, the one way back:
+  /// the move is undone (``Swap/undo(parentFD:temporary:)``), the keeper abandons what it began, the
+  /// new state is removed, and the save fails, never reporting a save that may not survive or a
+  /// version it promised and could not keep.
   /// - Throws: The failure, the package then as it was; or, if even the way back failed, an error
   ///   naming where the previous state is left.
   private func complete(_ swap: Swap, parentFD: CInt) throws {
@@ -417,22 +434,22 @@ struct Saver {
       if let versions, swap.containerTimed, let after = try? Syscalls.status(of: swap.containerFD) {
         versions.swapped(containerAfter: after)
       }
-      if swap.adding {
+      if swap.move == .adding {
         // Nothing was replaced: the previous state had no entry at this path.
         try versions?.replacedNothing(at: swap.changedPath)
       } else {
         try disposeOfReplaced(names.temporary, in: parentFD, changedPath: swap.changedPath)
       }
     } catch {
-      let flags = swap.adding ? 0 : Syscalls.renameExchange
-      let restored =
-        (try? Syscalls.rename(from: swap.containerFD, swap.name, to: parentFD, names.temporary, flags: flags)) != nil
+      let restored = swap.undo(parentFD: parentFD, temporary: names.temporary)
       versions?.abandon()
       // An added entry that cannot be taken out again leaves the package new, and nothing to lose.
-      guard restored || swap.adding else { throw PackageError.notRestored(error, names.path(names.temporary)) }
+      guard restored || swap.move == .adding else {
+        throw PackageError.notRestored(error, names.path(names.temporary))
+      }
       try? flushDirectory(swap.containerFD, swap.containerPath)
       try? flushDirectory(parentFD, names.parent)
-      if restored { discardTemporary(parentFD) }
+      if restored && swap.move != .removing { discardTemporary(parentFD) }  // the new state, renamed back out
       throw error
     }
   }

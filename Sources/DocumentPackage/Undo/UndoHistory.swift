@@ -44,7 +44,7 @@ final class UndoHistory {
   /// read now makes that undo step throw later rather than restore wrong bytes.
   /// - Complexity: O(*h*) in the states held by undo steps, plus the reading.
   func pinForSave(root: PackageNode) {
-    var read: [FileIdentity: Data] = [:]
+    var read: [ObjectIdentifier: Data] = [:]
     var detached: [ObjectIdentifier: PackageNode] = [:]
     for record in liveRecords {
       for index in record.change.states.indices {
@@ -67,22 +67,26 @@ final class UndoHistory {
     pinnedDetached = []
   }
 
+  /// Reads the bytes `state` (of `node`, a file) needs after the save into its cached contents, if
+  /// the save may drop them. They are those of the node's file now while no save gave the node new
+  /// bytes since the state was taken (the same ``PackageNode/diskGeneration``); a state of an older
+  /// generation was pinned before the save that replaced its file, or its undo throws.
   private func pin(
-    _ state: inout PackageNode.UndoState, of node: PackageNode, root: PackageNode, read: inout [FileIdentity: Data]
+    _ state: inout PackageNode.UndoState, of node: PackageNode, root: PackageNode, read: inout [ObjectIdentifier: Data]
   ) {
-    guard node.kind == .file, case .onDisk = state.fileBody, state.cachedContents == nil, let was = state.origin else {
-      return
-    }
-    let identity = FileIdentity(device: was.status.device, inode: was.status.inode)
-    let current = node.origin.map { FileIdentity(device: $0.status.device, inode: $0.status.inode) }
+    guard node.kind == .file, case .onDisk = state.fileBody, state.cachedContents == nil, state.origin != nil,
+      state.generation == node.diskGeneration, let current = node.origin
+    else { return }
     var nodeKeepsFile = false
-    if case .onDisk = node.fileBody { nodeKeepsFile = current == identity && !node.edits.contains(.contents) }
+    if case .onDisk = node.fileBody { nodeKeepsFile = !node.edits.contains(.contents) }
     // The file stays on disk (linked into the saved package) while the node keeps it unchanged in the tree.
     if nodeKeepsFile && Self.isInTree(node, root: root) { return }
-    if let data = read[identity] {
+    let key = ObjectIdentifier(node)
+    if let data = read[key] {
       state.cachedContents = data
-    } else if let data = nodeKeepsFile ? try? node.contents() : try? PackageNode.readEarlierContents(was, of: node) {
-      read[identity] = data
+    } else if let data = nodeKeepsFile ? try? node.contents() : try? PackageNode.readEarlierContents(current, of: node)
+    {
+      read[key] = data
       state.cachedContents = data
     }
   }
@@ -109,11 +113,7 @@ final class UndoHistory {
       break
     }
     node.origin = nil
-  }
-
-  struct FileIdentity: Hashable {
-    let device: UInt64
-    let inode: UInt64
+    node.diskGeneration &+= 1  // its entry is gone: no state of it with an origin is its entry now
   }
 }
 
