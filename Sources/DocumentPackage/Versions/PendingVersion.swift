@@ -11,7 +11,11 @@ import Foundation
 /// as the package was at `start`". ``VersionStore/settlePendingVersions()`` turns it into a
 /// version (see ``DeferredKeeping``).
 ///
-/// Text: `docpkg-pending 1`, `start SECONDS.NANOS`, `root MODE MTIME`, `changed PATH` (the
+/// Text: `docpkg-pending 2`, then lines each ending with a check of the rest of it (as the hash
+/// cache's do, ``HashCache/checked(_:)``): a record damaged on disk or edited by hand (a `start`
+/// moved later would let a write after the save into the version) is not believed, and `check`
+/// reports it. A record an earlier release wrote (`docpkg-pending 1`, no checks) is still read.
+/// The lines: `start SECONDS.NANOS`, `root MODE MTIME`, `changed PATH` (the
 /// replaced subtree relative to the package, `%` for the whole package), `replaced
 /// kept|lost|absent` (see ``Replaced``), `container MTIME CTIME MTIME CTIME` (the times of
 /// `changed`'s parent directory just before and just after the save's rename in it, the last two
@@ -141,27 +145,46 @@ struct PendingVersion {
     self.keepLast = keepLast
   }
 
+  /// The first line of a record this release writes (its lines checked), and of an earlier one's.
+  static let header = "docpkg-pending 2"
+  static let uncheckedHeader = "docpkg-pending 1"
+
   func encoded() -> Data {
-    var text = "docpkg-pending 1\nstart \(start.encoded)\n"
-    text += "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)\n"
-    text += "changed \(VersionEscaping.escape(changed))\n"
-    text += "replaced \(replaced.rawValue)\n"
-    if let containerTimes { text += "container \(containerTimes.encoded)\n" }
-    if let keepLast { text += "keep \(keepLast)\n" }
-    for entry in seen { text += "seen \(entry.encoded)\n" }
-    return Data(text.utf8)
+    var lines = ["start \(start.encoded)", "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)"]
+    lines.append("changed \(VersionEscaping.escape(changed))")
+    lines.append("replaced \(replaced.rawValue)")
+    if let containerTimes { lines.append("container \(containerTimes.encoded)") }
+    if let keepLast { lines.append("keep \(keepLast)") }
+    for entry in seen { lines.append("seen \(entry.encoded)") }
+    return Data((Self.header + "\n" + lines.map { HashCache.checked($0) + "\n" }.joined()).utf8)
   }
 
-  /// Parses a pending record; `nil` for a torn or foreign file.
-  init?(id: Int, data: Data) {
+  /// The lines of a record after its header, without their checks; nil when it is cut short, not a
+  /// pending record, or a line does not match its check (``PendingVersion/header``).
+  static func verifiedLines(_ data: Data) -> [Substring]? {
     guard data.last == 10 else { return nil }  // every record ends with a newline: this one was cut
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    guard lines.first == "docpkg-pending 1" else { return nil }
+    switch lines.first {
+    case Substring(header):
+      var verified: [Substring] = []
+      for line in lines.dropFirst() {
+        guard let rest = HashCache.verified(line) else { return nil }
+        verified.append(rest)
+      }
+      return verified
+    case Substring(uncheckedHeader): return Array(lines.dropFirst())
+    default: return nil
+    }
+  }
+
+  /// Parses a pending record; `nil` for a torn, edited or foreign file.
+  init?(id: Int, data: Data) {
+    guard let lines = Self.verifiedLines(data) else { return nil }
     var start: FileTime?, root: (FilePermissions, FileTime)?, changed: String?, replaced: Replaced?
     var keepLast: Int?
     var containerTimes: ContainerTimes?
     var seen: [Seen] = []
-    for line in lines.dropFirst() {
+    for line in lines {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
       switch parts[0] {
