@@ -308,4 +308,33 @@ struct PendingWindowCommandTests {
     #expect(!restored.contains { $0.hasPrefix(String(named.dropLast())) }, "\(restored)")
     #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "a\n")
   }
+
+  /// Outsider attack: a folder holding `é.txt` twice (NFC and NFD spellings, made by another program) that the
+  /// save did not touch: the version kept both, and then could not be shown or restored ("two entries have one
+  /// name"). The library reads them as one name (a save or `rm` in that folder refuses them): the version keeps
+  /// neither and names the name.
+  @Test func twoSpellingsOfOneNameAreNamedNotKept() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("N.mydoc")
+    try Self.run(["put", package, "a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "d/b.txt"], "b\n")
+    try Self.run(["versions", "settle", package])
+    let script = #"printf 1 > "$1/d/$(printf '\303\251').txt"; printf 2 > "$1/d/e$(printf '\314\201').txt""#
+    try Shell.run("/bin/sh", ["-c", script, "sh", package])
+    try Self.run(["put", package, "a.txt"], "c\n")  // version 3, which holds both spellings
+    try Self.run(["versions", "settle", package])
+    #expect(
+      try Self.show(package, version: 3) == [
+        "directory 0755 - N.mydoc/", "file 0644 2 a.txt", "directory 0755 - d/", "file 0644 2 b.txt",
+      ])
+    #expect(try Self.run(["cat", package + "@3", "d/b.txt"]).standardOutput == "b\n")
+    // `check` refuses the package's folder as a save would; once one of them is renamed, it names the version's.
+    let refused = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    #expect(refused.status == 1)
+    #expect(refused.standardError.contains("two entries are one name in different Unicode normalizations"))
+    try Shell.run("/bin/sh", ["-c", #"mv "$1/d/e$(printf '\314\201').txt" "$1/d/other.txt""#, "sh", package])
+    let (lines, status) = try Self.damage(package, version: 3)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/\u{E9}.txt: not kept "], "\(lines)")
+  }
 }

@@ -101,6 +101,10 @@ import Foundation
 ///
 /// Files are re-checked after their copy is made, so a write racing with the copy is caught too.
 ///
+/// **Two entries, one name.** Two entries of a directory whose names the library reads as one
+/// (`é` spelled in NFC and in NFD, made by another program; a save or `rm` in that directory refuses
+/// them) are both left out and the name is named: a tree holding both could not be read back.
+///
 /// **The residual window.** File times have the granularity of the kernel's clock tick (a few
 /// milliseconds): a change by another program in the same tick as *T* (or as a save's own rename
 /// in a directory) is not seen. A change made while a save of ours builds, after it linked the
@@ -223,6 +227,11 @@ struct PendingStateWalk {
     private let named: Bool
     /// Its entries' names: as the version's tree has them (``RawName/text``) and as on disk.
     private let names: [(text: String, raw: RawName)]
+    /// The names two of its entries have as one name (spelled in different Unicode normalizations,
+    /// or not UTF-8 and decoding alike): the library reads them as one entry, so a tree holding
+    /// both could not be read; neither is kept, and the name is named.
+    private let twins: Set<String>
+    private var twinsNamed: Set<String> = []
     private var next = 0
     private var text = ""
     private var total: Int64 = 0
@@ -255,6 +264,8 @@ struct PendingStateWalk {
       } catch {
         throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
       }
+      var distinct = Set<String>()
+      twins = Set(names.map(\.text).filter { !distinct.insert($0).inserted })
     }
 
     mutating func nextSubdirectory(_ walk: inout PendingStateWalk) throws -> Directory? {
@@ -262,6 +273,11 @@ struct PendingStateWalk {
         let (name, raw) = names[next]
         let path = relative.isEmpty ? name : relative + "/" + name
         guard let component = raw.component else {
+          next += 1
+          continue
+        }
+        if twins.contains(name) {
+          if twinsNamed.insert(name).inserted { walk.unkept.append(path) }
           next += 1
           continue
         }
