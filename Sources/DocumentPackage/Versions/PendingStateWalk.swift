@@ -528,21 +528,26 @@ struct PendingStateWalk {
     return last
   }
 
+  /// The times of the package's directory at `path` that witness whether its entries or status
+  /// changed: its modification and change times, but the package's root's modification time alone
+  /// — moving or renaming the package (a user renaming the document) sets the root's change time,
+  /// and its permissions at *T* are in the pending record, so that change time witnesses nothing a
+  /// version keeps. Every comparison of a directory's times goes through here.
+  private func witnesses(_ path: String, _ times: PendingVersion.ContainerTimes.Times) -> [FileTime] {
+    path.isEmpty ? [times.modification] : [times.modification, times.change]
+  }
+
   /// Whether the entries of the package's directory at `path` (whose status is `status`) cannot
   /// lead to other inodes than at *T*, apart from those our saves renamed in it (see the type's
-  /// discussion).
-  ///
-  /// The package's root is judged by its modification time alone: moving or renaming the package
-  /// (a user renaming the document) sets its change time, and its permissions at *T* are in the
-  /// pending record, so its change time witnesses nothing a version keeps.
+  /// discussion; the root is judged by ``witnesses(_:_:)``).
   func isStable(_ path: String, _ status: FileStatus) -> Bool {
     guard containers.contains(path) else {
-      return status.modificationTime <= start && (path.isEmpty || status.changeTime <= start)
+      return witnesses(path, status.times).allSatisfy { $0 <= start }
     }
     guard let last = pending.lastIndex(where: { $0.container == path }),
       renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
     else { return false }
-    return status.modificationTime == after.modification && (path.isEmpty || status.changeTime == after.change)
+    return witnesses(path, status.times) == witnesses(path, after)
   }
 
   /// Whether the package's directory at `path` (whose status is `status`) is known to have
@@ -557,7 +562,7 @@ struct PendingStateWalk {
     guard let last = pending.lastIndex(where: { $0.container == path }),
       renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
     else { return false }
-    return status.modificationTime != after.modification || (!path.isEmpty && status.changeTime != after.change)
+    return witnesses(path, status.times) != witnesses(path, after)
   }
 
   /// Whether the entry `pending[index]` added to the package's directory `path` was not in it at
@@ -576,16 +581,18 @@ struct PendingStateWalk {
     var previous: PendingVersion.ContainerTimes?
     for version in pending[...last] where version.container == path {
       guard let times = version.containerTimes else { return false }
-      // The root's change time is set by moving the package (see `isStable`).
       if let previous {
-        guard let after = previous.after, times.before.modification == after.modification,
-          path.isEmpty || times.before.change == after.change
-        else { return false }
+        guard let after = previous.after, witnesses(path, times.before) == witnesses(path, after) else { return false }
       } else {
-        guard times.before.modification <= start, path.isEmpty || times.before.change <= start else { return false }
+        guard witnesses(path, times.before).allSatisfy({ $0 <= start }) else { return false }
       }
       previous = times
     }
     return previous != nil
   }
+}
+
+extension FileStatus {
+  /// Its modification and change times, as ``PendingVersion/ContainerTimes`` records a directory's.
+  fileprivate var times: PendingVersion.ContainerTimes.Times { (modificationTime, changeTime) }
 }
