@@ -140,7 +140,8 @@ struct PendingWindowCommandTests {
   }
 
   /// A file made by another program after a save, in a folder the save did not touch: the file is
-  /// not the version's and is not named; the folder is (an entry removed meanwhile would not show).
+  /// not the version's and is not named; the folder is (an entry removed meanwhile would not show),
+  /// and then keeps nothing.
   @Test func aFileMadeInTheWindowIsNotNamed() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("P.mydoc")
@@ -150,11 +151,9 @@ struct PendingWindowCommandTests {
     try Self.run(["put", package, "d/a.txt"], "1\n")
     try Data("h\n".utf8).write(to: URL(fileURLWithPath: package + "/e/hand1.txt"))
     try Self.run(["versions", "settle", package])
+    // e/ is named, so nothing under its name is kept (it could as well have been renamed there).
     #expect(
-      try Self.show(package, version: 3) == [
-        "directory 0755 - P.mydoc/", "directory 0755 - d/", "file 0644 2 a.txt", "directory 0755 - e/",
-        "file 0644 2 a.txt",
-      ])
+      try Self.show(package, version: 3) == ["directory 0755 - P.mydoc/", "directory 0755 - d/", "file 0644 2 a.txt"])
     let (lines, _) = try Self.damage(package, version: 3)
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: e/: not kept "], "\(lines)")
   }
@@ -191,5 +190,151 @@ struct PendingWindowCommandTests {
     let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
     #expect(check.status == 0, "\(check.standardOutput)")
     #expect(try Self.show(package, version: 7).contains("file 0644 2 f0.txt"))
+  }
+
+  /// Writes `text` over the start of the file at `path` in place (`dd conv=notrunc`) and sets its
+  /// modification time back to what it was (`touch -d`): only its change time tells.
+  static func writeInPlaceKeepingTime(_ path: String, _ text: String) throws {
+    let script = #"t=$(stat -c %y "$1"); printf %s "$2" | dd of="$1" conv=notrunc status=none; touch -d "$t" "$1""#
+    try Shell.run("/bin/sh", ["-c", script, "sh", path, text])
+  }
+
+  /// Outsider attack (3 of 3): a file written in place with its time set back after a save, then a second save
+  /// that rebuilds its folder before the settle: the second save's own hard link moved the file's change time,
+  /// which hid the write, and version 3 held the new bytes while check said ok.
+  @Test(arguments: ["e/x.txt", "e/sub/x.txt"])
+  func aWriteHiddenByTheNextSavesLinkIsNamed(_ path: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, path], "xxxx\n")
+    try Self.run(["put", package, "e/other.txt"], "o\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/a.txt"], "b\n")  // version 4: the state with x.txt = xxxx
+    try Self.writeInPlaceKeepingTime(package + "/" + path, "YYYY")
+    try Self.run(["rm", package, "e/other.txt"])  // version 5: rebuilds e/, linking x.txt into the new one
+    try Self.run(["versions", "settle", package])
+    let (lines, status) = try Self.damage(package, version: 4)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 4: \(path): not kept "], "\(lines)")
+    #expect(try Self.damage(package, version: 5).lines.isEmpty)
+    let shown = try Shell.docpkg(["versions", "show", package, "5", path], environment: Self.noBackground)
+    #expect(shown.standardOutput == "YYYY\n", "\(shown.standardError)")
+  }
+
+  /// The same with a `chmod` of the file, or of its folder, before the save that rebuilds the folder above.
+  @Test(arguments: ["e/secret.txt", "e/sub"])
+  func aModeChangeHiddenByTheNextSaveIsNamed(_ path: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "e/secret.txt"], "s\n")
+    try Self.run(["put", package, "e/sub/s.txt"], "s\n")
+    try Self.run(["put", package, "e/other.txt"], "o\n")
+    try Self.setMode(0o700, package + "/" + path)
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/a.txt"], "b\n")  // version 5: the state with the mode 0700
+    try Self.setMode(0o755, package + "/" + path)
+    try Self.run(["rm", package, "e/other.txt"])  // version 6: rebuilds e/
+    try Self.run(["versions", "settle", package])
+    let (lines, status) = try Self.damage(package, version: 5)
+    #expect(status == 1)
+    let named = path.hasSuffix("sub") ? path + "/" : path
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 5: \(named): not kept "], "\(lines)")
+    let entries = try Self.show(package, version: 5)
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    #expect(!entries.contains { $0.hasSuffix(" " + name) || $0.hasSuffix(" " + name + "/") }, "\(entries)")
+    #expect(entries.contains("file 0644 2 other.txt"), "\(entries)")
+  }
+
+  /// The entry a save replaces is moved into the store by a rename, which moves its change time as well: a
+  /// write in place with its time set back, or a `chmod`, before that save stays named in the version before.
+  @Test(arguments: ["write", "chmod"])
+  func aChangeHiddenByTheNextSavesRenameIsNamed(_ change: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "e/x.txt"], "xxxx\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/a.txt"], "b\n")  // version 3
+    if change == "write" {
+      try Self.writeInPlaceKeepingTime(package + "/e/x.txt", "YYYY")
+    } else {
+      try Self.setMode(0o600, package + "/e/x.txt")
+    }
+    try Self.run(["put", package, "e/x.txt"], "zzzz\n")  // version 4: x.txt moved into the store
+    try Self.run(["versions", "settle", package])
+    let (lines, status) = try Self.damage(package, version: 3)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: e/x.txt: not kept "], "\(lines)")
+    #expect(try Self.damage(package, version: 4).lines.isEmpty)
+  }
+
+  /// Outsider attack: a folder renamed in the window (`mv d/e d/f`), moved in from outside, or `chmod`ed was named
+  /// `d/f/: not kept` while its files were in the version under the new name (or with the new mode), and a
+  /// restore brought them back without a word. A folder named keeps nothing under its name.
+  @Test(arguments: ["rename", "move in", "chmod"])
+  func aFolderNamedKeepsNothing(_ change: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "d/e/x.txt"], "x\n")
+    try Self.run(["put", package, "d/g/y.txt"], "y\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "a.txt"], "b\n")  // version 4
+    let named: String, gone: [String]
+    switch change {
+    case "rename":
+      try FileManager.default.moveItem(atPath: package + "/d/e", toPath: package + "/d/f")
+      (named, gone) = ("d/", ["x.txt", "y.txt"])
+    case "move in":
+      _ = try temp.write("outside/f/z.txt", "z\n")
+      try FileManager.default.moveItem(atPath: temp.appending("outside/f"), toPath: package + "/d/g/f")
+      (named, gone) = ("d/g/", ["y.txt", "z.txt"])
+    default:
+      try Self.setMode(0o700, package + "/d/e")
+      (named, gone) = ("d/e/", ["x.txt", "0700"])
+    }
+    try Self.run(["versions", "settle", package])
+    let (lines, status) = try Self.damage(package, version: 4)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 4: \(named): not kept "], "\(lines)")
+    let entries = try Self.show(package, version: 4)
+    #expect(entries.contains("file 0644 2 a.txt"), "\(entries)")
+    #expect(!entries.contains { line in gone.contains { line.contains($0) } }, "\(entries)")
+    // The restore brings back nothing under the name named.
+    try Self.run(["versions", "restore", package, "4"])
+    let restored = try FileManager.default.subpathsOfDirectory(atPath: package).filter { !$0.hasPrefix(".") }
+    #expect(!restored.contains { $0.hasPrefix(String(named.dropLast())) }, "\(restored)")
+    #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "a\n")
+  }
+
+  /// Outsider attack: a folder holding `é.txt` twice (NFC and NFD spellings, made by another program) that the
+  /// save did not touch: the version kept both, and then could not be shown or restored ("two entries have one
+  /// name"). The library reads them as one name (a save or `rm` in that folder refuses them): the version keeps
+  /// neither and names the name.
+  @Test func twoSpellingsOfOneNameAreNamedNotKept() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("N.mydoc")
+    try Self.run(["put", package, "a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "d/b.txt"], "b\n")
+    try Self.run(["versions", "settle", package])
+    let script = #"printf 1 > "$1/d/$(printf '\303\251').txt"; printf 2 > "$1/d/e$(printf '\314\201').txt""#
+    try Shell.run("/bin/sh", ["-c", script, "sh", package])
+    try Self.run(["put", package, "a.txt"], "c\n")  // version 3, which holds both spellings
+    try Self.run(["versions", "settle", package])
+    #expect(
+      try Self.show(package, version: 3) == [
+        "directory 0755 - N.mydoc/", "file 0644 2 a.txt", "directory 0755 - d/", "file 0644 2 b.txt",
+      ])
+    #expect(try Self.run(["cat", package + "@3", "d/b.txt"]).standardOutput == "b\n")
+    // `check` refuses the package's folder as a save would; once one of them is renamed, it names the version's.
+    let refused = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    #expect(refused.status == 1)
+    #expect(refused.standardError.contains("two entries are one name in different Unicode normalizations"))
+    try Shell.run("/bin/sh", ["-c", #"mv "$1/d/e$(printf '\314\201').txt" "$1/d/other.txt""#, "sh", package])
+    let (lines, status) = try Self.damage(package, version: 3)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/\u{E9}.txt: not kept "], "\(lines)")
   }
 }

@@ -170,6 +170,47 @@ struct VersionDamageCommandTests {
     #expect(listedVersions(json)[3]?["state"] as? String == "damaged", "\(json)")
   }
 
+  /// Outsider attack (issue 35): a pending record's `start` line moved later, then a file of the package
+  /// appended to: the settle believed the edited capture time and put the appended bytes into the version. Each
+  /// line of a pending record carries a check of the rest of it, as the hash cache's lines do: the edited record
+  /// is reported as damaged and never settled.
+  @Test func anEditedPendingRecordIsDamageNotTrusted() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("E.mydoc")
+    try Self.fiveSaves(package)
+    #expect(
+      try Shell.docpkg(["put", package, "b.txt"], input: Data("b".utf8), environment: Self.noBackground).status == 0)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    #expect(
+      try Shell.docpkg(["put", package, "a.txt"], input: Data("x".utf8), environment: Self.noBackground).status == 0)
+    let pending = Self.store(of: package) + "/pending/7"
+    let text = try String(contentsOfFile: pending, encoding: .utf8)
+    let edited = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      guard line.hasPrefix("start "), let seconds = Int(line.dropFirst(6).prefix { $0 != "." }) else {
+        return String(line)
+      }
+      return "start \(seconds + 3600)" + line.drop { $0 != "." }
+    }.joined(separator: "\n")
+    #expect(edited != text)
+    try Data(edited.utf8).write(to: URL(fileURLWithPath: pending))
+    let handle = try #require(FileHandle(forWritingAtPath: package + "/b.txt"))
+    handle.seekToEndOfFile()
+    handle.write(Data("OUT".utf8))
+    handle.closeFile()
+
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    #expect(FileManager.default.fileExists(atPath: pending))
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1)
+    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains(pending) }
+    #expect(lines.count == 1, "\(check.standardOutput)")
+    #expect(lines.first?.contains("damaged pending version record") == true, "\(check.standardOutput)")
+    #expect(lines.first?.contains("does not match its check") == true, "\(check.standardOutput)")
+    let rows = try Self.rows(package)
+    #expect(rows.last?.first == "7" && rows.last?.contains("damaged") == true, "\(rows)")
+    #expect(try Shell.docpkg(["cat", package + "@7", "b.txt"]).standardOutput != "bOUT")
+  }
+
   @Test(.enabled(if: getuid() == 0, "running a save as another user needs root (setpriv)"))
   func aSaveThatCannotKeepTheReplacedStateFailsAndChangesNothing() throws {
     let temp = try TemporaryDirectory()

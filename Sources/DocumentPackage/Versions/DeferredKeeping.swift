@@ -11,7 +11,10 @@ import SystemPackage
 /// removed, and `pending/ID` records "the package as it was at *T*, with the replaced subtree
 /// in `ID.old`" (``PendingVersion``); a save that added an entry (a root entry renamed in without
 /// replacing anything) records it as absent from the previous state instead. The times of the
-/// directory the save renamed in, just before and after the rename, go into the record too. The save then waits until the file system's clock has
+/// directory the save renamed in, just before and after the rename, go into the record too, and so
+/// does the status, just before, of each entry whose change time the save's own links (or the rename
+/// of the replaced entry) move while it was already after an earlier pending capture
+/// (``PendingVersion/Seen``). The save then waits until the file system's clock has
 /// passed *T* (a millisecond at most), so that every write after the save returns gives a file
 /// a time after *T*. No package file is read, hashed or listed. If the subtree cannot be moved
 /// into the store (a directory another user owns cannot change folders) or the record cannot be
@@ -48,9 +51,40 @@ final class DeferredKeeping {
   /// (``willSwap(containerBefore:)``, ``swapped(containerAfter:)``; see ``PendingVersion/ContainerTimes``).
   private var containerTimes: PendingVersion.ContainerTimes?
   private var begun: (store: VersionStore, id: Int, start: FileTime, root: FileStatus)?
+  /// The status before the link of each file the save linked into its new state (``linked(_:)``).
+  private var linkedBefore: [FileStatus] = []
+  /// What the record says the save saw (see ``PendingVersion/Seen``), found by ``begin(in:changing:adding:newTree:)``.
+  private var seen: [PendingVersion.Seen] = []
 
   init(policy: VersionPolicy) {
     if case .keepLast(let count) = policy { keepLast = count } else { keepLast = nil }
+  }
+
+  /// The files the save's build linked into its new state, before ``begin(in:changing:adding:newTree:)``:
+  /// their status before the link is what ``PendingVersion/Seen`` records.
+  func linked(_ files: [RelinkedFile]) {
+    guard begun == nil else { return }
+    linkedBefore += files.map(\.before)
+  }
+
+  /// The entries this save linked, or is about to move into the store (the replaced entry at
+  /// `changedPath`), whose change times were after the capture of a pending version still waiting:
+  /// the link or the rename moves that change time again, and with it the only trace of a change
+  /// another program made since that capture (see ``PendingStateWalk``).
+  private func seenSinceCaptures(in store: VersionStore, changing changedPath: String, adding: Bool)
+    -> [PendingVersion.Seen]
+  {
+    var statuses = linkedBefore
+    linkedBefore = []
+    if !changedPath.isEmpty, !adding,
+      let status = try? Syscalls.statusNoFollow(store.packagePath.appending(changedPath))
+    {
+      statuses.append(status)
+    }
+    guard !statuses.isEmpty else { return [] }
+    let starts = store.pendingIDs.compactMap { store.pendingRecord($0)?.start }
+    guard let oldest = starts.min() else { return [] }
+    return statuses.filter { $0.changeTime > oldest }.map(PendingVersion.Seen.init)
   }
 
   /// Takes the id and the capture time in `store` (the save's, see ``VersionKeeping``); called
@@ -71,6 +105,7 @@ final class DeferredKeeping {
     do { root = try Syscalls.statusNoFollow(packagePath) } catch {
       throw PackageError.io(error, "cannot read status of", path: packagePath.string)
     }
+    seen = seenSinceCaptures(in: store, changing: changedPath, adding: adding)
     let id = try store.takeNextID()
     let marker = store.pendingPath.appending("\(id).start")
     let intent = newTree.map {
@@ -165,6 +200,7 @@ final class DeferredKeeping {
     guard let begun else { return }
     self.begun = nil
     containerTimes = nil
+    seen = []
     guard let fd = try? Syscalls.openFile(begun.store.pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     let marker = RawName("\(begun.id).start")
@@ -178,12 +214,13 @@ final class DeferredKeeping {
     let (store, id, start, root) = begun
     let pending = PendingVersion(
       id: id, start: start, rootPermissions: root.permissions, rootTime: root.modificationTime,
-      changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes)
+      changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes, seen: seen)
     let path = store.pendingPath.appending(String(id))
     try StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath)
     store.noteRecorded(id)
     self.begun = nil
     containerTimes = nil
+    seen = []
     try? Syscalls.unlink(store.pendingPath.appending("\(id).start"))
     Self.waitForClock(after: start, in: store.pendingPath)
   }

@@ -69,9 +69,7 @@ import Foundation
 /// its times, and named); the name
 /// itself is named as well unless the newest recorded version had nothing there, a hint of what
 /// it may have replaced (`mayHaveReplacedAnEntry(at:)`). Elsewhere
-/// such an entry is judged as above (its times are after *T*: it is named). A directory named as
-/// changed of which nothing is kept is left out of the version rather than shown empty: it may not
-/// have existed at *T*.
+/// such an entry is judged as above (its times are after *T*: it is named).
 ///
 /// **Directories.** A package directory is *stable* (no name in it can lead to another inode than
 /// at *T*, and its own status is as it was) when neither of its times is after *T*, or, where
@@ -85,14 +83,34 @@ import Foundation
 /// rename, or one that cannot be read), our renames cannot be told from another program's: the
 /// directory is not named, and only its entries are judged (the residual window).
 ///
+/// A directory named is left out of the version with everything under it: it may have been
+/// renamed or moved in since *T* (its entries were then elsewhere), made since, or `chmod`ed, so
+/// nothing under its name is known to be what the name held at *T* — the version keeps nothing
+/// there, which is what `check`, `versions show` and `versions restore` then say. The package's
+/// root is the exception: its permissions and time at *T* are in the pending record, and its
+/// entries are judged one by one (an entry removed from it since *T* is what naming it says).
+/// In a later save's replaced subtree, a directory is judged by its own times too: our saves link
+/// files, never directories, so only the rename of the replaced entry itself into the store moves them.
+///
+/// **Changes hidden by a later save's own hand.** A save that links a package file into its new
+/// state, or renames the entry it replaces into the store, moves its change time again, and with
+/// it the trace of a change another program made between an earlier pending capture and that
+/// save. So the save records the status it saw just before (``PendingVersion/Seen``, only where
+/// the change time was already after the oldest pending *T*), and that status is judged as the
+/// status now is, with only the saves before it counted as our own changes.
+///
 /// Files are re-checked after their copy is made, so a write racing with the copy is caught too.
+///
+/// **Two entries, one name.** Two entries of a directory whose names the library reads as one
+/// (`é` spelled in NFC and in NFD, made by another program; a save or `rm` in that directory refuses
+/// them) are both left out and the name is named: a tree holding both could not be read back.
 ///
 /// **The residual window.** File times have the granularity of the kernel's clock tick (a few
 /// milliseconds): a change by another program in the same tick as *T* (or as a save's own rename
-/// in a directory) is not seen. And a change between two saves that both replaced a folder, before
-/// the first one's version is settled, is hidden by the second one's links: the first version then
-/// records the permissions the second save found; likewise a change while a build of ours is
-/// marked (above), and an entry removed from a directory whose chain of our renames is broken.
+/// in a directory) is not seen. A change made while a save of ours builds, after it linked the
+/// file and before its capture, is taken for that link; likewise a change while a build of ours is
+/// marked (above), an entry removed from a directory whose chain of our renames is broken, and what
+/// a save killed between its swap and its record saw (recovery writes that record without it).
 struct PendingStateWalk {
   let store: VersionStore
   /// The version to settle first, then the later pending versions, oldest first.
@@ -119,6 +137,9 @@ struct PendingStateWalk {
   /// The root tree of the newest version recorded before this one, read when first needed (nil
   /// inside: there is none, or its record cannot be read).
   private var previousRoot: String??
+  /// What the later pending saves saw of an inode just before their own link or rename of it
+  /// (``PendingVersion/Seen``), by inode, with the index of the save in `pending`.
+  private let seenLater: [UInt64: [(index: Int, seen: PendingVersion.Seen)]]
 
   init(store: VersionStore, pending: [PendingVersion]) {
     self.store = store
@@ -131,6 +152,11 @@ struct PendingStateWalk {
       try? Syscalls.statusNoFollow(store.pendingPath.appending(String($0.id))).modificationTime
     }
     knowsBirths = Syscalls.birthTime(store.packagePath) != nil
+    var seenLater: [UInt64: [(index: Int, seen: PendingVersion.Seen)]] = [:]
+    for index in pending.indices.dropFirst() {
+      for seen in pending[index].seen { seenLater[seen.inode, default: []].append((index, seen)) }
+    }
+    self.seenLater = seenLater
     let unlinkedPath = store.pendingPath.appending(VersionStore.unlinkedName)
     if let data = try? StoreFiles.read(unlinkedPath),
       let time = try? Syscalls.statusNoFollow(unlinkedPath).modificationTime
@@ -201,11 +227,16 @@ struct PendingStateWalk {
     private let named: Bool
     /// Its entries' names: as the version's tree has them (``RawName/text``) and as on disk.
     private let names: [(text: String, raw: RawName)]
+    /// The names two of its entries have as one name (spelled in different Unicode normalizations,
+    /// or not UTF-8 and decoding alike): the library reads them as one entry, so a tree holding
+    /// both could not be read; neither is kept, and the name is named.
+    private let twins: Set<String>
+    private var twinsNamed: Set<String> = []
     private var next = 0
     private var text = ""
     private var total: Int64 = 0
     /// The subdirectory handed out last, awaiting its tree.
-    private var awaiting: (name: String, status: FileStatus, named: Bool)?
+    private var awaiting: (name: String, status: FileStatus)?
 
     init(
       relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool, named: Bool,
@@ -233,6 +264,8 @@ struct PendingStateWalk {
       } catch {
         throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
       }
+      var distinct = Set<String>()
+      twins = Set(names.map(\.text).filter { !distinct.insert($0).inserted })
     }
 
     mutating func nextSubdirectory(_ walk: inout PendingStateWalk) throws -> Directory? {
@@ -240,6 +273,11 @@ struct PendingStateWalk {
         let (name, raw) = names[next]
         let path = relative.isEmpty ? name : relative + "/" + name
         guard let component = raw.component else {
+          next += 1
+          continue
+        }
+        if twins.contains(name) {
+          if twinsNamed.insert(name).inserted { walk.unkept.append(path) }
           next += 1
           continue
         }
@@ -281,15 +319,19 @@ struct PendingStateWalk {
           if childSource == walk.pending.count {
             childNamed = walk.changedSinceCapture(path, status)
           } else {
-            childNamed =
-              childSource != 0 && status.modificationTime > walk.start && !walk.containers.contains(path)
-              && !walk.changedPaths.contains(path)
+            childNamed = childSource != 0 && !walk.replacedDirectoryUnchanged(path, status)
           }
-          if childNamed { walk.unkept.append(path + "/") }
-          awaiting = (name, status, childNamed)
+          if childNamed {
+            // Renamed, moved in, `chmod`ed or its entries changed since T: nothing under its name is
+            // known to be what the name held at T, so nothing under it is kept.
+            walk.unkept.append(path + "/")
+            next += 1
+            continue
+          }
+          awaiting = (name, status)
           return try Directory(
             relative: path, physical: childPhysical, source: childSource, underChanged: relinked,
-            stable: !relinked && walk.isStable(path, status), named: childNamed, walk)
+            stable: !relinked && walk.isStable(path, status), named: false, walk)
         case .file?:
           try file(name, path: path, at: childPhysical, status: status, relinked: relinked, &walk)
         case .symlink?:
@@ -321,7 +363,7 @@ struct PendingStateWalk {
     ) throws {
       let hash: String
       if walk.buildsLinked {
-        guard let kept = try keptDespiteOurLinks(status, at: location, relinked: relinked, &walk) else {
+        guard let kept = try keptDespiteOurLinks(status, path: path, at: location, relinked: relinked, &walk) else {
           walk.unkept.append(path)
           return
         }
@@ -355,9 +397,11 @@ struct PendingStateWalk {
     /// another inode than at *T*, or when the store already has its own copy of this content
     /// identity; nil when neither holds, or when it was written while being copied.
     private func keptDespiteOurLinks(
-      _ status: FileStatus, at location: FilePath, relinked: Bool, _ walk: inout PendingStateWalk
+      _ status: FileStatus, path: String, at location: FilePath, relinked: Bool, _ walk: inout PendingStateWalk
     ) throws -> String? {
-      guard status.modificationTime <= walk.start else { return nil }
+      guard status.modificationTime <= walk.start, walk.seenUnchanged(status, path: path, directory: false) else {
+        return nil
+      }
       let reliesOnDirectory = !relinked && status.changeTime > walk.start
       if reliesOnDirectory && !stable { return try walk.writer.ownedBlob(for: status) }
       let hash = try walk.writer.storeFile(at: location, status: status)
@@ -377,13 +421,8 @@ struct PendingStateWalk {
     }
 
     mutating func adopt(_ output: Output, _ walk: inout PendingStateWalk) throws {
-      guard let (name, status, named) = awaiting else { return }
+      guard let (name, status) = awaiting else { return }
       awaiting = nil
-      if named && output.isEmpty {
-        // Nothing of it kept, and perhaps made after T: it stays out rather than appear empty.
-        next += 1
-        return
-      }
       total += output.size
       text +=
         TreeEntry(
@@ -427,43 +466,88 @@ struct PendingStateWalk {
   /// and its inode's status not changed since *T*, or, for an entry in a replaced subtree
   /// (`relinked`), since our own saves last linked or moved it (see the type's discussion).
   func unchanged(_ status: FileStatus, path: String, relinked: Bool) -> Bool {
-    guard status.modificationTime <= start else { return false }
-    if status.changeTime <= (relinked ? ownChangesEnd(path) : start) { return true }
-    // A settle removed a replaced tree that held this file's other link after T.
-    guard let unlinked, status.changeTime <= unlinked.time else { return false }
+    status.modificationTime <= start
+      && changeIsOurs(status.changeTime, path: path, relinked: relinked, before: pending.count, directory: false)
+      && seenUnchanged(status, path: path, directory: false)
+  }
+
+  /// Whether the times of a directory of a later save's replaced subtree say it is as it was at
+  /// *T*: our saves do not link directories, so only the rename that moved the replaced entry
+  /// itself into the store may have moved its times (its `..`), before that save's record.
+  /// (A directory our saves renamed entries in is not judged: see ``containers``.)
+  func replacedDirectoryUnchanged(_ path: String, _ status: FileStatus) -> Bool {
+    guard !containers.contains(path) else { return true }
+    let moved = changedPaths.contains(path)
+    return (moved || status.modificationTime <= start)
+      && changeIsOurs(status.changeTime, path: path, relinked: true, before: pending.count, directory: true)
+      && seenUnchanged(status, path: path, directory: true)
+  }
+
+  /// Whether what each later pending save saw of this inode just before its own link or rename
+  /// (``PendingVersion/Seen``) says it was still as at *T* then, judged as its status now is but
+  /// with only the saves before that one as our own changes: the link or rename moved its change
+  /// time again, which would hide a change another program made in between.
+  func seenUnchanged(_ status: FileStatus, path: String, directory: Bool) -> Bool {
+    guard let seen = seenLater[status.inode] else { return true }
+    return seen.allSatisfy { index, seen in
+      seen.device != status.device
+        || (seen.modification <= start || directory && changedPaths.contains(path))
+          && changeIsOurs(seen.change, path: path, relinked: true, before: index, directory: directory)
+    }
+  }
+
+  /// Whether a change time of the inode at `path` can only be ours (see the type's discussion):
+  /// not after *T*, or, for an entry of a replaced subtree (`relinked`), not after the last own
+  /// change of the saves before `pending[end]` (``ownChangesEnd(_:before:directory:)``), or a
+  /// settle's removal of a replaced tree that held the file's other link.
+  private func changeIsOurs(_ change: FileTime, path: String, relinked: Bool, before end: Int, directory: Bool)
+    -> Bool
+  {
+    if change <= (relinked ? ownChangesEnd(path, before: end, directory: directory) : start) { return true }
+    guard !directory, let unlinked, change <= unlinked.time else { return false }
     return unlinked.paths.contains { $0.isEmpty || path.hasPrefix($0 + "/") }
   }
 
-  /// The latest change time our own saves can have given the inode at `path` of a replaced
-  /// subtree: each save whose replaced entry is `path` or holds it linked its files into the new
-  /// state before its capture time, and moved the replaced entry itself into the store before
-  /// writing its record.
-  private func ownChangesEnd(_ path: String) -> FileTime {
-    var end = start
-    for (index, version) in pending.enumerated() {
-      let holds = version.changed.isEmpty || path == version.changed || path.hasPrefix(version.changed + "/")
-      guard holds else { continue }
-      let own = path == version.changed ? recorded[index] ?? version.start : version.start
-      if own > end { end = own }
+  /// The latest change time the saves before `pending[end]` can have given the inode at `path` of
+  /// a replaced subtree: each save whose replaced entry holds it linked its files (not its
+  /// directories) into the new state before its capture time, and the save whose replaced entry
+  /// is `path` moved it into the store before writing its record.
+  private func ownChangesEnd(_ path: String, before end: Int, directory: Bool) -> FileTime {
+    var last = start
+    for (index, version) in pending[..<end].enumerated() {
+      let own: FileTime
+      if path == version.changed {
+        own = recorded[index] ?? version.start
+      } else if !directory && (version.changed.isEmpty || path.hasPrefix(version.changed + "/")) {
+        own = version.start
+      } else {
+        continue
+      }
+      if own > last { last = own }
     }
-    return end
+    return last
+  }
+
+  /// The times of the package's directory at `path` that witness whether its entries or status
+  /// changed: its modification and change times, but the package's root's modification time alone
+  /// — moving or renaming the package (a user renaming the document) sets the root's change time,
+  /// and its permissions at *T* are in the pending record, so that change time witnesses nothing a
+  /// version keeps. Every comparison of a directory's times goes through here.
+  private func witnesses(_ path: String, _ times: PendingVersion.ContainerTimes.Times) -> [FileTime] {
+    path.isEmpty ? [times.modification] : [times.modification, times.change]
   }
 
   /// Whether the entries of the package's directory at `path` (whose status is `status`) cannot
   /// lead to other inodes than at *T*, apart from those our saves renamed in it (see the type's
-  /// discussion).
-  ///
-  /// The package's root is judged by its modification time alone: moving or renaming the package
-  /// (a user renaming the document) sets its change time, and its permissions at *T* are in the
-  /// pending record, so its change time witnesses nothing a version keeps.
+  /// discussion; the root is judged by ``witnesses(_:_:)``).
   func isStable(_ path: String, _ status: FileStatus) -> Bool {
     guard containers.contains(path) else {
-      return status.modificationTime <= start && (path.isEmpty || status.changeTime <= start)
+      return witnesses(path, status.times).allSatisfy { $0 <= start }
     }
     guard let last = pending.lastIndex(where: { $0.container == path }),
       renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
     else { return false }
-    return status.modificationTime == after.modification && (path.isEmpty || status.changeTime == after.change)
+    return witnesses(path, status.times) == witnesses(path, after)
   }
 
   /// Whether the package's directory at `path` (whose status is `status`) is known to have
@@ -478,7 +562,7 @@ struct PendingStateWalk {
     guard let last = pending.lastIndex(where: { $0.container == path }),
       renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
     else { return false }
-    return status.modificationTime != after.modification || (!path.isEmpty && status.changeTime != after.change)
+    return witnesses(path, status.times) != witnesses(path, after)
   }
 
   /// Whether the entry `pending[index]` added to the package's directory `path` was not in it at
@@ -497,16 +581,18 @@ struct PendingStateWalk {
     var previous: PendingVersion.ContainerTimes?
     for version in pending[...last] where version.container == path {
       guard let times = version.containerTimes else { return false }
-      // The root's change time is set by moving the package (see `isStable`).
       if let previous {
-        guard let after = previous.after, times.before.modification == after.modification,
-          path.isEmpty || times.before.change == after.change
-        else { return false }
+        guard let after = previous.after, witnesses(path, times.before) == witnesses(path, after) else { return false }
       } else {
-        guard times.before.modification <= start, path.isEmpty || times.before.change <= start else { return false }
+        guard witnesses(path, times.before).allSatisfy({ $0 <= start }) else { return false }
       }
       previous = times
     }
     return previous != nil
   }
+}
+
+extension FileStatus {
+  /// Its modification and change times, as ``PendingVersion/ContainerTimes`` records a directory's.
+  fileprivate var times: PendingVersion.ContainerTimes.Times { (modificationTime, changeTime) }
 }

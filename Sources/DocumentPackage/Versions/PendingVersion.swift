@@ -11,13 +11,47 @@ import Foundation
 /// as the package was at `start`". ``VersionStore/settlePendingVersions()`` turns it into a
 /// version (see ``DeferredKeeping``).
 ///
-/// Text: `docpkg-pending 1`, `start SECONDS.NANOS`, `root MODE MTIME`, `changed PATH` (the
+/// Text: `docpkg-pending 2`, then lines each ending with a check of the rest of it (as the hash
+/// cache's do, ``HashCache/checked(_:)``): a record damaged on disk or edited by hand (a `start`
+/// moved later would let a write after the save into the version) is not believed, and `check`
+/// reports it. A record an earlier release wrote (`docpkg-pending 1`, no checks) is still read.
+/// The lines: `start SECONDS.NANOS`, `root MODE MTIME`, `changed PATH` (the
 /// replaced subtree relative to the package, `%` for the whole package), `replaced
 /// kept|lost|absent` (see ``Replaced``), `container MTIME CTIME MTIME CTIME` (the times of
 /// `changed`'s parent directory just before and just after the save's rename in it, the last two
-/// `-` when recovery wrote the record; see ``ContainerTimes``), and `keep N` when the save's
-/// policy keeps the last N versions.
+/// `-` when recovery wrote the record; see ``ContainerTimes``), `keep N` when the save's
+/// policy keeps the last N versions, and one `seen DEVICE INODE MTIME CTIME` line for each entry
+/// whose status the save saw just before its own link or rename moved its change time, when that
+/// change time was after an earlier pending version's capture (see ``Seen``).
 struct PendingVersion {
+  /// The status of a package entry just before the save linked it into its new state, or moved it
+  /// into the store: that link or rename moves the entry's change time, which would hide a change
+  /// another program made after an earlier pending version's capture *T*. Recorded only when its
+  /// change time was already after the oldest *T* then pending; ``PendingStateWalk`` judges it as
+  /// it judges the entry's status now.
+  struct Seen: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var modification: FileTime
+    var change: FileTime
+
+    init(_ status: FileStatus) {
+      device = status.device
+      inode = status.inode
+      modification = status.modificationTime
+      change = status.changeTime
+    }
+
+    init?(_ parts: [Substring]) {
+      guard parts.count == 4, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
+        let modification = FileTime(encoded: parts[2]), let change = FileTime(encoded: parts[3])
+      else { return nil }
+      (self.device, self.inode, self.modification, self.change) = (device, inode, modification, change)
+    }
+
+    var encoded: String { "\(device) \(inode) \(modification.encoded) \(change.encoded)" }
+  }
+
   /// The modification and change times of the directory a save renamed its entry in, just before
   /// and just after that rename: what lets the settle tell that no other program changed the
   /// directory's entries since (see ``PendingStateWalk``).
@@ -93,12 +127,15 @@ struct PendingVersion {
   /// The times of `changed`'s parent directory around the save's rename (nil: not known, as for
   /// a whole-package save).
   var containerTimes: ContainerTimes?
+  /// Entries the save linked or moved whose change times were after an earlier pending capture.
+  var seen: [Seen]
 
   init(
     id: Int, start: FileTime, rootPermissions: FilePermissions, rootTime: FileTime, changed: String,
-    replaced: Replaced, keepLast: Int?, containerTimes: ContainerTimes? = nil
+    replaced: Replaced, keepLast: Int?, containerTimes: ContainerTimes? = nil, seen: [Seen] = []
   ) {
     self.containerTimes = containerTimes
+    self.seen = seen
     self.id = id
     self.start = start
     self.rootPermissions = rootPermissions
@@ -108,25 +145,46 @@ struct PendingVersion {
     self.keepLast = keepLast
   }
 
+  /// The first line of a record this release writes (its lines checked), and of an earlier one's.
+  static let header = "docpkg-pending 2"
+  static let uncheckedHeader = "docpkg-pending 1"
+
   func encoded() -> Data {
-    var text = "docpkg-pending 1\nstart \(start.encoded)\n"
-    text += "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)\n"
-    text += "changed \(VersionEscaping.escape(changed))\n"
-    text += "replaced \(replaced.rawValue)\n"
-    if let containerTimes { text += "container \(containerTimes.encoded)\n" }
-    if let keepLast { text += "keep \(keepLast)\n" }
-    return Data(text.utf8)
+    var lines = ["start \(start.encoded)", "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)"]
+    lines.append("changed \(VersionEscaping.escape(changed))")
+    lines.append("replaced \(replaced.rawValue)")
+    if let containerTimes { lines.append("container \(containerTimes.encoded)") }
+    if let keepLast { lines.append("keep \(keepLast)") }
+    for entry in seen { lines.append("seen \(entry.encoded)") }
+    return Data((Self.header + "\n" + lines.map { HashCache.checked($0) + "\n" }.joined()).utf8)
   }
 
-  /// Parses a pending record; `nil` for a torn or foreign file.
-  init?(id: Int, data: Data) {
+  /// The lines of a record after its header, without their checks; nil when it is cut short, not a
+  /// pending record, or a line does not match its check (``PendingVersion/header``).
+  static func verifiedLines(_ data: Data) -> [Substring]? {
     guard data.last == 10 else { return nil }  // every record ends with a newline: this one was cut
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    guard lines.first == "docpkg-pending 1" else { return nil }
+    switch lines.first {
+    case Substring(header):
+      var verified: [Substring] = []
+      for line in lines.dropFirst() {
+        guard let rest = HashCache.verified(line) else { return nil }
+        verified.append(rest)
+      }
+      return verified
+    case Substring(uncheckedHeader): return Array(lines.dropFirst())
+    default: return nil
+    }
+  }
+
+  /// Parses a pending record; `nil` for a torn, edited or foreign file.
+  init?(id: Int, data: Data) {
+    guard let lines = Self.verifiedLines(data) else { return nil }
     var start: FileTime?, root: (FilePermissions, FileTime)?, changed: String?, replaced: Replaced?
     var keepLast: Int?
     var containerTimes: ContainerTimes?
-    for line in lines.dropFirst() {
+    var seen: [Seen] = []
+    for line in lines {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
       switch parts[0] {
@@ -139,13 +197,16 @@ struct PendingVersion {
       case "replaced": replaced = Replaced(rawValue: String(parts[1])) ?? .lost
       case "keep": keepLast = Int(parts[1])
       case "container": containerTimes = ContainerTimes(Array(parts.dropFirst()))
+      case "seen":
+        guard let entry = Seen(Array(parts.dropFirst())) else { return nil }
+        seen.append(entry)
       default: break
       }
     }
     guard let start, let root, let changed, let replaced else { return nil }
     self.init(
       id: id, start: start, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
-      keepLast: keepLast, containerTimes: containerTimes)
+      keepLast: keepLast, containerTimes: containerTimes, seen: seen)
   }
 
   /// The parent directory of `changed` ("" for a top-level entry; nil for the whole package).

@@ -76,8 +76,10 @@ final class VersionKeeping: ReplacedStateKeeper {
   }
 
   /// Files whose change times the save's own links moved: the hash cache follows them (a store
-  /// not made yet has no cache to tell).
+  /// not made yet has no cache to tell), and a deferred capture records those whose change times
+  /// were already after a pending version's capture (``DeferredKeeping/linked(_:)``).
   func relinked(_ files: [RelinkedFile]) {
+    deferred?.linked(files)
     guard !files.isEmpty, let store = try? store(), store.exists else { return }
     HashCache.noteRelinked(files, at: store.hashesPath)
   }

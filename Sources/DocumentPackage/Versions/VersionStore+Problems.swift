@@ -128,8 +128,15 @@ extension VersionStore {
       return damaged("cannot be read: \(error)")
     }
     guard let pending = PendingVersion(id: id, data: data) else {
-      var reason = RecordDamage.reason(
-        data, header: "docpkg-pending 1", required: ["start", "root", "changed", "replaced"])
+      let header =
+        data.starts(with: Data((PendingVersion.uncheckedHeader + "\n").utf8))
+        ? PendingVersion.uncheckedHeader : PendingVersion.header
+      var reason = RecordDamage.reason(data, header: header, required: ["start", "root", "changed", "replaced"])
+      if header == PendingVersion.header, data.last == 10, PendingVersion.verifiedLines(data) == nil,
+        reason.hasSuffix("malformed")
+      {
+        reason = "a line of it does not match its check (damaged or edited)"
+      }
       let old = pendingPath.appending("\(id).old")
       if (try? Syscalls.entryExists(old)) == true {
         reason += "; the files it replaced are kept in '\(old.string.escapingControlCharacters)'"

@@ -135,7 +135,8 @@ extension VersionStore {
     return .done
   }
 
-  private func pendingRecord(_ id: Int) -> PendingVersion? {
+  /// The pending record `pending/ID`; nil when it cannot be read or is damaged.
+  func pendingRecord(_ id: Int) -> PendingVersion? {
     (try? StoreFiles.read(pendingPath.appending(String(id)))).flatMap { PendingVersion(id: id, data: $0) }
   }
 
