@@ -63,7 +63,8 @@ docs: setup
 
 ## Builds the documentation, then opens it in headless Chromium (installed when missing) and checks that the
 ## PackageNode page renders: the DocsTests suite, which `make test` skips. With DOCS_BUILT=1, uses the pages a
-## `make docs` already made (CI builds them beside the crash sweeps).
+## `make docs` already made. CI runs it with DOCPKG_NETWORK_TESTS=1 after the network tests, whose build then serves
+## both the documentation (its dependencies) and the DocsTests (the same test bundle, not relinked).
 docs-test: $(if $(DOCS_BUILT),,docs)
 	Scripts/setup.sh --docs
 	$(BUILD_TESTS)
