@@ -156,9 +156,9 @@ extension VersionStore {
         Syscalls.pause(microseconds: 1000 << min(attempt, 5))  // its record follows within milliseconds
         continue
       }
-      let pending = before.pendingIDs.filter { $0 >= oldest.id }.compactMap {
-        $0 == oldest.id ? oldest : pendingRecord($0)
-      }
+      // The oldest one first whatever the listing holds: a store that another program moved or removed
+      // meanwhile lists nothing (a walk of no version, or of a later one in its place, would be wrong).
+      let pending = [oldest] + before.pendingIDs.filter { $0 > oldest.id }.compactMap(pendingRecord)
       var walk = PendingStateWalk(store: self, pending: pending)
       let result = try walk.run()
       let after = SaveSequence.read(in: self)
