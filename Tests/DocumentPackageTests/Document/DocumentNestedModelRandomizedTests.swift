@@ -250,7 +250,8 @@ private struct Figures: CustomStringConvertible {
 /// A failure names the seed, the step, the steps before it and the reactions the document
 /// published during it. Run with `DOCPKG_MODEL_NESTED=1` (1,000 steps per seed, about three
 /// minutes); `make stress` runs it with `DOCPKG_STRESS=1`, 10,000 steps per seed. `DOCPKG_SEEDS`
-/// and `DOCPKG_STEPS` choose others (`DOCPKG_SEEDS=36,38 DOCPKG_STEPS=2000`).
+/// and `DOCPKG_STEPS` choose others (`DOCPKG_SEEDS=36,38 DOCPKG_STEPS=2000`); `DOCPKG_TRACE=1` prints
+/// each step once done, with the last reaction (a step that throws is the one after the last printed).
 @Suite(
   "Document against a model with nested folders and outside changes, randomized",
   .enabled(if: ProcessInfo.processInfo.environment["DOCPKG_MODEL_NESTED"] == "1"))
@@ -524,6 +525,11 @@ struct DocumentNestedModelRandomizedTests {
       }
       let context = Comment(rawValue: "seed \(seed), step \(step): \(action), after \(history)")
       history = history.suffix(11) + ["\(step) \(action)" + (readsAll ? " (read all)" : "")]
+      if Self.environment["DOCPKG_TRACE"] != nil {
+        print(
+          "TRACE \(seed) \(step) \(action) last=\(await document.lastOutsideChange.map { "#\($0.number) \($0)" } ?? "-")"
+        )
+      }
       var diverged = false
       if readsAll {
         let shown = try await treeShown(by: document)
