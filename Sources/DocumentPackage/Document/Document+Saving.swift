@@ -64,7 +64,7 @@ extension Document {
       } catch  where state.contains(.deleted) {}  // deleted while saving: carry what it holds, as below
     }
     let (copy, leftOut) = try editor.root.carriedCopy()
-    try saving { try copy.write(to: newPath) }
+    try saving(elsewhere: true) { try copy.write(to: newPath) }
     result.uncarriedPaths = leftOut
     path = PackageLink.resolve(newPath)
     replaceModel(with: try reopen())
@@ -134,8 +134,10 @@ extension Document {
   }
 
   /// Runs a save of the package through `body`, turning its failure into the document's state
-  /// (a cancelled save is no failure of the document: its state stays as it was).
-  func saving(_ body: () throws -> Void) throws {
+  /// (a cancelled save is no failure of the document: its state stays as it was). A save in place
+  /// that fails because the package went fails as for a deleted package; a save of a deleted
+  /// package elsewhere (`elsewhere`) throws its own error, which names what failed.
+  func saving(elsewhere: Bool = false, _ body: () throws -> Void) throws {
     executor.requireOnQueue()
     do {
       try body()
@@ -143,7 +145,7 @@ extension Document {
       throw error
     } catch let error as PackageError {
       noticeDeletionIfGone()
-      if state.contains(.deleted) {
+      if state.contains(.deleted), !elsewhere {
         // What vanished went with the package: a deletion, not a conflict (save(to:) carries the rest).
         let deleted = deletedError()
         lastError = deleted

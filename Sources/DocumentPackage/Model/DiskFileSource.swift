@@ -33,6 +33,16 @@ public final class DiskFileSource: FileCopySource {
   ///     file system, or one the link is refused for, is copied as usual.
   /// - Throws: ``PackageError`` with code `noSuchEntry` or `notARegularFile`, or `io`.
   public init(path: FilePath, handingOver: Bool = false) throws {
+    self.path = path
+    self.size = try Self.regularFileSize(at: path)
+    self.handedOver = handingOver
+  }
+
+  /// Throws, as ``init(path:handingOver:)`` does, if the file is no longer a regular file at
+  /// ``path`` (removed since the source was made: the app's file, or one of a package deleted since).
+  func checkStillThere() throws { _ = try Self.regularFileSize(at: path) }
+
+  private static func regularFileSize(at path: FilePath) throws -> Int64 {
     let status: FileStatus
     do { status = try Syscalls.statusFollowing(path) } catch {
       throw PackageError.opening(error, "cannot open", path: path.string)
@@ -40,9 +50,7 @@ public final class DiskFileSource: FileCopySource {
     guard status.kind == .file else {
       throw PackageError(.notARegularFile, "not a regular file:", path: path.string)
     }
-    self.path = path
-    self.size = status.size
-    self.handedOver = handingOver
+    return status.size
   }
 
   var copyDescription: String { "copy \(path)" }

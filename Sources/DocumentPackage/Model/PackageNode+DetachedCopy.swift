@@ -15,8 +15,9 @@ extension PackageNode {
   }
 
   /// A copy of this node with what can still be read: an entry that cannot (a directory never
-  /// listed, or a file never read, gone from disk with its package) is left out of the copy and
-  /// named in `leftOut` (its ``PackageNode/path``, sorted), rather than failing the copy.
+  /// listed, or a file never read, gone from disk with its package; a file whose contents come
+  /// from a file on disk that is gone) is left out of the copy and named in `leftOut` (its
+  /// ``PackageNode/path``, sorted), rather than failing the copy.
   func carriedCopy() throws -> (copy: PackageNode, leftOut: [String]) {
     var leftOut: [String] = []
     let copy = try detachedCopy { entry, _ in leftOut.append(entry.path) }
@@ -61,7 +62,12 @@ extension PackageNode {
     case .file:
       switch node.fileBody {
       case .data(let data): copy = PackageNode(regularFileWithContents: data)
-      case .source(let source): copy = PackageNode(regularFileWithSource: source)
+      case .source(let source):
+        // A file on disk may be gone since the node took it (the app's file, or an unread file
+        // of the package that a merge replayed a rename of): it cannot be read then, as an
+        // unread file of a deleted package cannot.
+        try (source as? DiskFileSource)?.checkStillThere()
+        copy = PackageNode(regularFileWithSource: source)
       case .onDisk:
         if let cached = node.cachedContents {
           copy = PackageNode(regularFileWithContents: cached)

@@ -18,6 +18,10 @@ import SystemPackage
 /// Each is recorded with the saver that placed it, when
 /// one says who it is (a ``Document``'s package file): the document's monitor takes only its own
 /// saves for its own, and a pull or a save by other code in the same process is news to it.
+/// And each with the entry's birth time where the file system keeps one (``Syscalls/birthTime(_:)``):
+/// a save's entry that another program replaced before the monitor looked is never claimed, and
+/// once its number is freed and given to another program's new entry (ext4 gives freed numbers
+/// again), that entry, born later, is not taken for the save's.
 /// And each with what the save carried from disk into directories its model never listed
 /// (``CarriedEntries``), so that another program's entry put there after the swap, before the
 /// monitor looked, is not taken for the save's (at most ``carriedLimit`` entries in all, the
@@ -39,6 +43,8 @@ package final class OwnSaves: @unchecked Sendable {
     var owner: ObjectIdentifier?
     package var serial: UInt64
     package var carried: CarriedEntries?
+    /// When the placed entry was made (nil: the file system does not say).
+    var birth: FileTime?
   }
   private let lock = SystemLock()
   private var placed: [Placed] = []
@@ -66,10 +72,21 @@ package final class OwnSaves: @unchecked Sendable {
     guard let status = try? Syscalls.statusNoFollow(path), let folder = Self.folderInode(of: package) else {
       return
     }
-    let entry = Placed(
-      device: status.device, inode: status.inode, folder: folder, package: package.lastComponent?.string ?? "")
+    record(
+      device: status.device, inode: status.inode, birth: Syscalls.birthTime(path), folder: folder,
+      package: package.lastComponent?.string ?? "", owner: owner, carried: carried)
+  }
+
+  /// Records a placement: the entry with this inode, made at `birth`, in the package named
+  /// `package` in the folder whose inode is `folder` (``willPlace(_:package:owner:carried:)``
+  /// reads them from the entry; a test gives them to stand for an entry gone since).
+  func record(
+    device: UInt64, inode: UInt64, birth: FileTime?, folder: UInt64, package: String, owner: ObjectIdentifier?,
+    carried: CarriedEntries?
+  ) {
+    let entry = Placed(device: device, inode: inode, folder: folder, package: package)
     lock.withLock {
-      let placement = Placement(owner: owner, serial: nextSerial, carried: carried)
+      let placement = Placement(owner: owner, serial: nextSerial, carried: carried, birth: birth)
       nextSerial += 1
       if forget(entry) { placed.removeAll { $0 == entry } }  // the same number placed again: newest last
       lookup[entry] = placement
@@ -114,16 +131,18 @@ package final class OwnSaves: @unchecked Sendable {
     return try? Syscalls.statusFollowing(folder.isEmpty ? "." : folder).inode
   }
 
-  /// The latest placement by a save in this process of the entry with this inode, in the package
-  /// named `package` in the folder whose inode is `folder` (with `owner`, by that owner); nil if none.
+  /// The latest placement by a save in this process of the entry with this inode, now at `path`,
+  /// in the package named `package` in the folder whose inode is `folder` (with `owner`, by that
+  /// owner); nil if none, or if the entry at `path` was made after the placed one (another entry
+  /// given its number: see the comment above).
   package func placement(
-    device: UInt64, inode: UInt64, folder: UInt64, package: String, owner: ObjectIdentifier? = nil
+    device: UInt64, inode: UInt64, at path: FilePath, folder: UInt64, package: String, owner: ObjectIdentifier? = nil
   ) -> Placement? {
-    lock.withLock {
-      guard let placement = lookup[Placed(device: device, inode: inode, folder: folder, package: package)],
-        owner == nil || placement.owner == owner
-      else { return nil }
-      return placement
+    let found = lock.withLock {
+      lookup[Placed(device: device, inode: inode, folder: folder, package: package)]
     }
+    guard let found, owner == nil || found.owner == owner else { return nil }
+    if let placed = found.birth, let born = Syscalls.birthTime(path), born != placed { return nil }
+    return found
   }
 }

@@ -98,7 +98,9 @@ import Foundation
 /// tells `OwnSaves` the new directory's inode. A burst in which a name took one of those inodes
 /// (or the package was replaced by one) is this process's save: it is marked
 /// ``PackageMonitor/Event/isOwnSave``, or left out with ``Options/reportsOwnSaves`` false. This is
-/// exact, not a time window; an outside change that falls in the same burst as our save is
+/// exact, not a time window (each placement is taken once, and only by the entry born when it was
+/// placed, where the file system keeps birth times: a freed number given again to another program's
+/// entry is not a save); an outside change that falls in the same burst as our save is
 /// reported with it, marked as ours (a program that ignores the package lock and writes during our
 /// save, or one that writes just after it, before the burst was compared), and the event says what
 /// the save put in place and what it carried into directories its model never listed, so that a

@@ -650,6 +650,41 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func anotherProgramsFolderGivenTheInodeNumberOfAnOwnSaveNeverSeenIsReported() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/Text.txt", "text\n")
+    try temp.write("P.pkg/F/a.txt", "a\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }  // F never listed
+    // Another program puts a file into F: its save puts a new F in place.
+    let put = try Shell.docpkg(["put", path, "F/b.txt"], input: Data("theirs\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    // Its inode number was once that of an entry a save of this document placed, which another
+    // program replaced before the monitor looked (so the monitor never took the placement) and
+    // which was then removed: ext4 gives a freed number again. Recorded here as that save did,
+    // with the earlier entry's birth time (the package's, made before).
+    let folder = try Syscalls.statusNoFollow(FilePath(path + "/F"))
+    OwnSaves.shared.record(
+      device: folder.device, inode: folder.inode, birth: try #require(Syscalls.birthTime(FilePath(path))),
+      folder: try #require(OwnSaves.folderInode(of: FilePath(path))), package: "P.pkg",
+      owner: ObjectIdentifier(document), carried: nil)
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == "F/b.txt" } })
+    for event in seen.events { await document.react(to: event) }
+    let change = try #require(await document.lastOutsideChange, "the put was not reported")
+    #expect(change.changes.map(\.path).contains("F/b.txt"), "\(change.changes)")
+    #expect(change.reaction == .merged(paths: []))
+    #expect(try await text(document, "F/b.txt") == "theirs\n")
+    #expect(try await text(document, "Text.txt") == "mine\n")
+    try await document.close(saving: false)
+  }
+
   @Test(arguments: ["rename", "remove"])
   func anOwnSaveIsNotReportedWhenTheFolderWasRenamedOrRemovedBeforeTheMonitorLooked(edit: String) async throws {
     let temp = try TemporaryDirectory()

@@ -179,4 +179,45 @@ extension PackageDeletionTests {
     #expect(try contents(of: path) == ["Text.txt": "mine\n", "Theirs.txt": "theirs\n"])
     try await document.close()
   }
+
+  @Test func aFileRenamedUnreadAndMergedIsNamedNotCarriedWhenThePackageIsDeleted() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, _) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    try await document.edit { try $0.renameNode(at: "Notes/n.txt", to: "renamed.txt") }  // never read
+    // Another program adds a file: merged under the unsaved changes, the renamed file still unread.
+    let put = try Shell.docpkg(["put", path, "Theirs.txt"], input: Data("theirs\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await document.lastOutsideChange?.reaction == .merged(paths: []) })
+    _ = try await document.read { try $0.node(at: "Theirs.txt").contents() }
+    try Shell.run("rm", ["-rf", path])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    // The save elsewhere carries what the document holds and names the file it never read.
+    let rescue = temp.appending("Rescued.pkg")
+    let result = try await document.save(to: FilePath(rescue))
+    #expect(result.uncarriedPaths == ["Notes/renamed.txt"])
+    #expect(try contents(of: rescue) == ["Text.txt": "unsaved\n", "Theirs.txt": "theirs\n"])
+    #expect(await document.state == .normal)
+    try await document.close()
+  }
+
+  @Test func aDeletedPackageSavedWhereNothingCanBeWrittenSaysWhyNotThatItWasDeleted() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, _) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("rm", ["-rf", path])
+    #expect(await eventually { await document.state.contains(.deleted) })
+    let nowhere = temp.appending("No Such Folder/Rescued.pkg")
+    await #expect { try await document.save(to: FilePath(nowhere)) } throws: { error in
+      let message = (error as? PackageError)?.description ?? ""
+      return message.contains("No Such Folder") && !message.contains("deleted on disk")
+    }
+    // Nothing was lost: it saves where it can.
+    let rescue = temp.appending("Rescued.pkg")
+    #expect(try await document.save(to: FilePath(rescue)).uncarriedPaths == ["Notes"])  // never listed
+    #expect(try contents(of: rescue) == ["Text.txt": "unsaved\n"])
+    try await document.close()
+  }
 }
