@@ -89,6 +89,11 @@ import Foundation
 /// A file whose copy the store holds already at this very status (the ``HashCache``) is not read,
 /// and not re-checked: its times, judged once, say its bytes were those at *T*.
 ///
+/// **Entries a save removed.** A save that removes one entry renames it out of its directory and
+/// into the store (``EntryRemoval``), its record naming its path as for an exchange: the directory
+/// no longer lists it, so the walk adds the names of the entries such records took out of it, and
+/// reads them from `ID.old`. The directory's times around that rename chain like an exchange's.
+///
 /// **Cost.** One `fstatat` of each entry by its name in its directory, held open (not a lookup of
 /// its whole path), and one of its blob in the store for a file the store has a copy of already.
 /// Every file is stat'ed, however little the saves since *T* changed: its times are the only
@@ -255,13 +260,22 @@ struct PendingStateWalk {
       // each copy that relies on it (`keptDespiteOurLinks`).
       opened = stable ? try? Syscalls.status(of: fd) : nil
       self.stable = opened.map { walk.isStable(relative, $0) } ?? false
-      do {
-        names = try Syscalls.entries(ofDirectory: fd).map { ($0.name.text, $0.name) }.sorted {
-          $0.text.utf8Precedes($1.text)
-        }
-      } catch {
+      var listed: [(text: String, raw: RawName)]
+      do { listed = try Syscalls.entries(ofDirectory: fd).map { ($0.name.text, $0.name) } } catch {
         throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
       }
+      // An entry a save since *T* took out of this directory (a removal: its record says it is in
+      // `ID.old`, or lost) is no longer listed, but was there: it is read from the store.
+      let prefix = relative.isEmpty ? "" : relative + "/"
+      var taken: Set<String> = []
+      for version in walk.pending[..<source] where version.replaced != .absent && version.container == relative {
+        taken.insert(String(version.changed.dropFirst(prefix.count)))
+      }
+      if !taken.isEmpty {
+        for (text, _) in listed { taken.remove(text) }
+        listed += taken.map { ($0, RawName(text: $0)) }
+      }
+      names = listed.sorted { $0.text.utf8Precedes($1.text) }
     }
 
     mutating func nextSubdirectory(_ walk: inout PendingStateWalk) throws -> Directory? {
