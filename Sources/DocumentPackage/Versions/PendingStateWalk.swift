@@ -334,9 +334,16 @@ struct PendingStateWalk {
           }
           if childNamed { walk.unkept.append(path + "/") }
           awaiting = (name, status, childNamed)
-          return try Directory(
-            relative: path, physical: childPhysical, in: here ? self : nil, source: childSource,
-            underChanged: relinked, stable: !relinked && walk.isStable(path, status), named: childNamed, walk)
+          do {
+            return try Directory(
+              relative: path, physical: childPhysical, in: here ? self : nil, source: childSource,
+              underChanged: relinked, stable: !relinked && walk.isStable(path, status), named: childNamed, walk)
+          } catch  where entryStatus(raw, at: childPhysical, here: here) == nil {
+            walk.unkept.append(path)  // gone since its stat, as below
+            awaiting = nil
+            next += 1
+            continue
+          }
         case .file?:
           try file(name, raw, path: path, at: childPhysical, here: here, status: status, relinked: relinked, &walk)
         case .symlink?:
@@ -402,7 +409,11 @@ struct PendingStateWalk {
         if let owned = try walk.writer.ownedBlob(for: status) {
           hash = owned
         } else {
-          hash = try walk.writer.storeFile(at: location, status: status)
+          guard let copied = try copy(raw, at: location, here: here, status: status, &walk) else {
+            walk.unkept.append(path)
+            return
+          }
+          hash = copied
           try walk.writer.commitIfMany()
           guard let after = entryStatus(raw, at: location, here: here), after.inode == status.inode,
             after.size == status.size, after.modificationTime == status.modificationTime,
@@ -421,6 +432,18 @@ struct PendingStateWalk {
         ).line
     }
 
+    /// Copies the file `raw` at `location` into the store; nil when it is gone by then (listed,
+    /// stat'ed, then removed or renamed out: by another program, or by a save, whose swap makes
+    /// the settle walk again, see ``SaveSequence``), as for an entry gone before its stat.
+    private func copy(
+      _ raw: RawName, at location: FilePath, here: Bool, status: FileStatus, _ walk: inout PendingStateWalk
+    ) throws -> String? {
+      do { return try walk.writer.storeFile(at: location, status: status) } catch {
+        if entryStatus(raw, at: location, here: here) == nil { return nil }
+        throw error
+      }
+    }
+
     /// The file's blob where a build of ours may have linked it since *T* (``buildsLinked``): a
     /// change time after *T* is then taken for that link when no name in the directory can lead to
     /// another inode than at *T*, or when the store already has its own copy of this content
@@ -431,7 +454,9 @@ struct PendingStateWalk {
       guard status.modificationTime <= walk.start else { return nil }
       let reliesOnDirectory = !relinked && status.changeTime > walk.start
       if reliesOnDirectory && !stable { return try walk.writer.ownedBlob(for: status) }
-      let hash = try walk.writer.storeFile(at: location, status: status)
+      guard let hash = try copy(RawName(path: location), at: location, here: false, status: status, &walk) else {
+        return nil
+      }
       try walk.writer.commitIfMany()
       guard let after = try? Syscalls.statusNoFollow(location), after.inode == status.inode,
         after.size == status.size, after.modificationTime == status.modificationTime,
