@@ -438,7 +438,10 @@ struct PendingStateWalk {
     private func copy(
       _ raw: RawName, at location: FilePath, here: Bool, status: FileStatus, _ walk: inout PendingStateWalk
     ) throws -> String? {
-      do { return try walk.writer.storeFile(at: location, status: status) } catch {
+      // Opened where it was stat'ed: in the directory held open, which a save may have moved
+      // into the store since (its path then leads to the directory that replaced it).
+      let opened = here ? held.flatMap { held in raw.component.map { (held.fd, $0) } } : nil
+      do { return try walk.writer.storeFile(at: location, status: status, in: opened) } catch {
         if entryStatus(raw, at: location, here: here) == nil { return nil }
         throw error
       }
