@@ -44,6 +44,32 @@ struct DeferredVersionTests {
     #expect(try text(store.tree(of: 1), "Text.txt") == "hello\n")
   }
 
+  /// A removal killed right after it renamed the file out of its folder (`docpkg rm`, versions
+  /// deferred): its capture marker says it built nothing, so recovery takes the entry left at the
+  /// temporary name for the removed one and hands it to the store, and the version holds it.
+  @Test func aRemovalKilledAfterItsRenameLeavesTheFileToItsVersion() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let path = FilePath(package)
+    let names = try SiblingNames(of: path)
+    let keeping = VersionKeeping(packagePath: path, policy: .keepAll, defersCopies: true, appHook: nil)
+    try keeping.willReplace(changing: "Pages/p1/text.txt", adding: false, removing: true)
+    keeping.willSwap(containerBefore: try Syscalls.statusNoFollow(path.appending("Pages/p1")))
+    try FileManager.default.moveItem(
+      atPath: package + "/Pages/p1/text.txt", toPath: names.path(names.temporary).string)
+    // Killed here: no record yet, the removed file beside the package.
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    #expect(check.standardOutput.contains("completed an interrupted save"), "\(check.standardOutput)")
+    #expect(!FileManager.default.fileExists(atPath: names.path(names.temporary).string))
+    let store = try VersionStore(forPackageAt: path)
+    #expect(!store.hasPendingVersions)
+    #expect(try store.versions().map(\.unkeptPaths) == [[]])
+    let version = try store.tree(of: 1)
+    #expect(try text(version, "Pages/p1/text.txt") == "one\n")
+    #expect(try text(version, "Text.txt") == "hello\n")
+  }
+
   @Test func readingTheStoreSettlesFirst() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)

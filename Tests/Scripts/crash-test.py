@@ -136,6 +136,9 @@ def scenarios(source_file, quick):
         Scenario("add root entry beside subdirectories", ["put", "PKG", "New.txt"], b"new root entry\n"),
         # One file of a folder the model never lists: renamed out of it to beside the package (issue 40).
         Scenario("remove nested file, no versions", ["rm", "--versions", "none", "PKG", "Data/a.bin"]),
+        # The same with versions deferred (the default): the file renamed out goes into the store as the
+        # pending version's replaced entry; a kill after the rename leaves it for recovery to hand over.
+        Scenario("remove nested file, versions deferred", ["rm", "PKG", "Data/a.bin"]),
     ]
     return [all_[0], all_[3], all_[5]] if quick else all_
 

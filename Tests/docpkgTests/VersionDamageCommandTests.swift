@@ -228,10 +228,10 @@ struct VersionDamageCommandTests {
     let before = try Shell.run("/bin/ls", ["-liR", "--full-time", package]).standardOutput
     let listed = try Self.rows(package)
 
-    // Removing a root entry builds a new root: the old one, owned by root, cannot be moved into
-    // the store. Replacing a root entry fails sooner: the package's root is not the user's.
+    // Removing a root entry renames it out of the root, and replacing one exchanges it there:
+    // both fail at that rename, since the package's root is not the user's.
     for (arguments, message) in [
-      (["rm", package, "b.txt"], "cannot keep"), (["put", package, "a.txt"], "cannot exchange"),
+      (["rm", package, "b.txt"], "cannot remove"), (["put", package, "a.txt"], "cannot exchange"),
     ] {
       let result = try Shell.run(
         "/usr/bin/setpriv", user + [Shell.docpkgPath] + arguments, input: Data("new".utf8),

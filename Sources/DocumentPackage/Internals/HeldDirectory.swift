@@ -23,5 +23,11 @@ package final class HeldDirectory: Sendable {
     fd = try Syscalls.openFile(path, DOCPKG_O_PATH | O_DIRECTORY)
   }
 
+  /// Takes `fd`, a directory opened at `path`, closed with the handle.
+  package init(adopting fd: CInt, path: FilePath) {
+    self.path = path
+    self.fd = fd
+  }
+
   deinit { Syscalls.closeFile(fd) }
 }

@@ -22,4 +22,16 @@ extension Syscalls {
     guard found != nil else { return nil }
     return FileTime(seconds: Int64(seconds), nanoseconds: Int32(nanoseconds))
   }
+
+  /// When the inode `name` in the directory `dirfd` was made, not following a link (see
+  /// ``birthTime(_:)``).
+  package static func birthTime(in dirfd: CInt, _ name: RawName) -> FileTime? {
+    var seconds: CLongLong = 0
+    var nanoseconds: CUnsignedInt = 0
+    let found = name.withCString { pointer in
+      try? retrying { docpkg_birth_time(dirfd, pointer, &seconds, &nanoseconds) }
+    }
+    guard found != nil else { return nil }
+    return FileTime(seconds: Int64(seconds), nanoseconds: Int32(nanoseconds))
+  }
 }

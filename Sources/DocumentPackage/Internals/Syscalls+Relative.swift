@@ -29,4 +29,7 @@ extension Syscalls {
 
   /// Flags for opening a directory to open files relative to it.
   package static var directoryForLookup: CInt { O_RDONLY | O_DIRECTORY }
+
+  /// Flags for listing a directory that must not be a link.
+  package static var readOnlyDirectoryNoFollow: CInt { O_RDONLY | O_DIRECTORY | O_NOFOLLOW }
 }

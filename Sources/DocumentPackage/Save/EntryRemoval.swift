@@ -23,9 +23,14 @@ import SystemPackage
 /// entries changed in the model: another program's change to that directory or to the entry since
 /// the model looked them up is still a conflict, at the cost of two `lstat`s, not one per entry.
 ///
-/// **Not here.** A keeper that takes the replaced subtree after the swap (a deferred version:
-/// its pending record is made for an exchanged or added entry), a save by journal, several
-/// removals, or anything else changed in the directory: the directory is then listed (the removed
+/// **Versions.** A keeper that takes the replaced subtree after the swap (a deferred version) takes
+/// the entry renamed out, as it takes an exchanged one: into the store as `pending/ID.old`, with a
+/// record naming its path; the settle reads the entry from there, though its directory no longer
+/// lists it (``PendingStateWalk``). The directory's times around the rename go into the record,
+/// as for an exchange, and the capture marker says the save built nothing (``SaveIntent``), so
+/// that recovery takes the entry at the temporary name for the removed one after a kill.
+///
+/// **Not here.** A save by journal, several removals, or anything else changed in the directory: the directory is then listed (the removed
 /// names left out) and built anew as before. A ``PackageMonitor`` sees the rename as a removal with
 /// no new inode, so it cannot tell it from another program's; only models that do not verify their
 /// loads probe, and a ``Document`` (whose monitor knows its own saves) lists as before.

@@ -10,7 +10,7 @@ import SystemPackage
 /// 2. ``copyBeforeSwap()``, only when the save changes the package file by file (by journal) or its
 ///    file system copies files up: the keeper must then copy the previous state in step 3, and
 ///    takes nothing after the swap.
-/// 3. ``willReplace(changing:adding:)``, once, just before the swap: the commit point. It may
+/// 3. ``willReplace(changing:adding:removing:)``, once, just before the swap: the commit point. It may
 ///    throw (the app's hook, cancellation, a store that cannot keep the state); the save then
 ///    fails and the package is as it was.
 /// 4. When the save renames an entry into a directory of the package (not for a whole package):
@@ -37,11 +37,13 @@ protocol ReplacedStateKeeper: AnyObject {
   func relinked(_ files: [RelinkedFile])
   func copyBeforeSwap()
   /// - Parameters:
-  ///   - changedPath: The entry the save exchanges, adds or removes (``EntryRemoval``, never told to a
-  ///     keeper that takes the replaced subtree), relative to the package ("" for the whole package,
-  ///     and for a journaled save, which changes the package in place).
+  ///   - changedPath: The entry the save exchanges, adds or removes, relative to the package ("" for
+  ///     the whole package, and for a journaled save, which changes the package in place).
   ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
-  func willReplace(changing changedPath: String, adding: Bool) throws
+  ///   - removing: Whether the save removes `changedPath` by renaming it out to the temporary name
+  ///     (``EntryRemoval``): it built no new state, and what is at the temporary name after the
+  ///     rename is the replaced entry.
+  func willReplace(changing changedPath: String, adding: Bool, removing: Bool) throws
   /// The status of the directory the save renames its entry in, just before the rename.
   func willSwap(containerBefore: FileStatus)
   /// The status of that directory after the rename (and its fsync).

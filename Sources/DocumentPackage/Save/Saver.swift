@@ -95,9 +95,7 @@ struct Saver {
     let recorder = root.treeRecorder
     recorder?.willSave()
     let byJournal = try exchangeUnsupported || savesByJournal()
-    if !byJournal, versions?.takesReplacedTree != true, let changed = root.changeRoot,
-      let removal = EntryRemoval(changed), try saveRemoval(removal)
-    {
+    if !byJournal, let changed = root.changeRoot, let removal = EntryRemoval(changed), try saveRemoval(removal) {
       recorder?.didSave()
       return
     }
@@ -192,7 +190,8 @@ struct Saver {
   }
 
   /// Removes one entry from a directory the model never listed, by renaming it out (see
-  /// ``EntryRemoval``); no keeper that takes the replaced subtree is told (the caller checked).
+  /// ``EntryRemoval``); a keeper that takes the replaced subtree takes the entry renamed out, and
+  /// is told the directory's times around the rename, as for an exchange.
   /// - Returns: False when the entry is not in its directory on disk, having changed nothing: the
   ///   directory is then built anew, as the model has it.
   /// - Throws: ``PackageError`` naming the entry and the failed call; the package is then unchanged.
@@ -214,9 +213,11 @@ struct Saver {
     defer { Syscalls.closeFile(containerFD) }
     // Gone already (a save told to overwrite outside changes): the directory's rebuild says so.
     guard (try? Syscalls.exists(in: containerFD, removal.name)) == true else { return false }
-    try keepPreviousState(changing: removal.changedPath, adding: false)
+    try keepPreviousState(changing: removal.changedPath, adding: false, removing: true)
     let readers = try ReaderExclusion(names)
     defer { readers.end() }
+    let containerBefore = versions?.takesReplacedTree == true ? try? Syscalls.status(of: containerFD) : nil
+    if let containerBefore { versions?.willSwap(containerBefore: containerBefore) }
     do {
       try Syscalls.rename(
         from: containerFD, removal.name, to: parentFD, names.temporary, flags: Syscalls.renameNoReplace)
@@ -227,7 +228,7 @@ struct Saver {
     try complete(
       Swap(
         containerFD: containerFD, containerPath: containerPath, name: removal.name, move: .removing,
-        changedPath: removal.changedPath, containerTimed: false),
+        changedPath: removal.changedPath, containerTimed: containerBefore != nil),
       parentFD: parentFD)
     readers.end()
     if directory.parent == nil { rebaseRoot() } else { finish(directory) }
@@ -352,10 +353,10 @@ struct Saver {
   ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the
   ///     whole package, and for a journaled save, which changes the package in place).
   ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
-  mutating func keepPreviousState(changing changedPath: String, adding: Bool) throws {
+  mutating func keepPreviousState(changing changedPath: String, adding: Bool, removing: Bool = false) throws {
     guard !previousStateKept else { return }
     if let versions {
-      try versions.willReplace(changing: changedPath, adding: adding)
+      try versions.willReplace(changing: changedPath, adding: adding, removing: removing)
     } else {
       try Task.checkCancellation()
     }

@@ -8,6 +8,8 @@ extension DeferredKeeping {
   /// For each `ID.start` with an intent and no record:
   /// - an exchange whose replaced subtree is still at the temporary name (it is not the tree the
   ///   save built, which the intent identifies): the subtree is moved to `ID.old`, then recorded;
+  ///   likewise a removal's entry renamed out to the temporary name (the save built nothing, so
+  ///   whatever is there is that entry: the save removed any leftover before its capture);
   /// - an exchange whose replaced subtree is in `ID.old` already: recorded;
   /// - an addition whose entry at its name is the tree the save built (the rename happened):
   ///   recorded as absent from the previous state. Without the record, the pending versions before

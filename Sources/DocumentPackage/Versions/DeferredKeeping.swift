@@ -96,7 +96,11 @@ final class DeferredKeeping {
   ///   - newTree: What the save built (at the temporary name): written into the marker with the
   ///     rest of the record to be (``SaveIntent``), so that recovery can complete the record of a
   ///     save killed after its swap. Without it, recovery removes what such a save replaced.
-  func begin(in store: VersionStore, changing changedPath: String, adding: Bool, newTree: FileStatus?) throws {
+  ///   - removing: The save builds nothing: it renames `changedPath` out to the temporary name
+  ///     (``EntryRemoval``), where recovery then finds the removed entry (the intent says so).
+  func begin(
+    in store: VersionStore, changing changedPath: String, adding: Bool, newTree: FileStatus?, removing: Bool = false
+  ) throws {
     guard begun == nil else { return }
     let packagePath = store.packagePath
     try store.prepareDirectories()
@@ -108,9 +112,10 @@ final class DeferredKeeping {
     seen = seenSinceCaptures(in: store, changing: changedPath, adding: adding)
     let id = try store.takeNextID()
     let marker = store.pendingPath.appending("\(id).start")
-    let intent = newTree.map {
+    let built: [UInt64]? = removing ? [] : newTree.map { [$0.device, $0.inode] }
+    let intent = built.map {
       SaveIntent(
-        newTree: [$0.device, $0.inode], rootPermissions: root.permissions, rootTime: root.modificationTime,
+        newTree: $0, rootPermissions: root.permissions, rootTime: root.modificationTime,
         changed: changedPath, replaced: adding ? .absent : .kept, keepLast: keepLast)
     }
     let start: FileTime

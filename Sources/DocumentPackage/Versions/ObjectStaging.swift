@@ -71,9 +71,17 @@ final class ObjectStaging {
   }
 
   /// Stages a copy of the regular file at `file` and returns the SHA-256 of the copy.
-  func copy(_ file: FilePath) throws -> String {
+  /// - Parameter directory: A directory held open and the file's name in it: the file is opened
+  ///   there (the entry a walk stat'ed there), not by its path.
+  func copy(_ file: FilePath, in directory: (fd: CInt, name: FilePath.Component)? = nil) throws -> String {
     let input: CInt
-    do { input = try Syscalls.openFile(file, [.readOnly, .noFollow]) } catch {
+    do {
+      if let directory {
+        input = try Syscalls.openFile(in: directory.fd, directory.name, Syscalls.readOnlyNoFollow)
+      } else {
+        input = try Syscalls.openFile(file, [.readOnly, .noFollow])
+      }
+    } catch {
       throw PackageError.io(error, "cannot open", path: file.string, context: "while keeping a version")
     }
     defer { Syscalls.closeFile(input) }

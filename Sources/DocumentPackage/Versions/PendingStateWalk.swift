@@ -100,6 +100,18 @@ import Foundation
 /// status now is, with only the saves before it counted as our own changes.
 ///
 /// Files are re-checked after their copy is made, so a write racing with the copy is caught too.
+/// A file whose copy the store holds already at this very status (the ``HashCache``) is not read,
+/// and not re-checked: its times, judged once, say its bytes were those at *T*.
+///
+/// **Entries a save removed.** A save that removes one entry renames it out of its directory and
+/// into the store (``EntryRemoval``), its record naming its path as for an exchange: the directory
+/// no longer lists it, so the walk adds the names of the entries such records took out of it, and
+/// reads them from `ID.old`. The directory's times around that rename chain like an exchange's.
+///
+/// **Cost.** One `fstatat` of each entry by its name in its directory, held open (not a lookup of
+/// its whole path), and one of its blob in the store for a file the store has a copy of already.
+/// Every file is stat'ed, however little the saves since *T* changed: its times are the only
+/// witness of an in-place write or a `chmod` since *T*, which its directory's times do not show.
 ///
 /// **Two entries, one name.** Two entries of a directory whose names the library reads as one
 /// (`é` spelled in NFC and in NFD, made by another program; a save or `rm` in that directory refuses
@@ -195,7 +207,7 @@ struct PendingStateWalk {
     let rootNamed = rootStatus.map { changedSinceCapture("", $0) } == true
     if rootNamed { unkept.append("./") }
     let top = try Directory(
-      relative: "", physical: root, source: source, underChanged: underChanged, stable: rootStable,
+      relative: "", physical: root, in: nil, source: source, underChanged: underChanged, stable: rootStable,
       named: rootNamed, self)
     let result = try TreeFold.run(top, &self)
     try writer.finish()
@@ -215,6 +227,13 @@ struct PendingStateWalk {
 
     let relative: String
     let physical: FilePath
+    /// The directory held open while its entries are read, so that each is stat'ed relative to it
+    /// (one `fstatat` of one name, not a lookup of the whole path); nil from ``heldDepth``
+    /// levels down, where entries are read by path (a tree deeper than the descriptors a process
+    /// may hold).
+    private let held: HeldDirectory?
+    /// How deep it is in the walk (the root: 0).
+    private let depth: Int
     /// The pending version whose replaced subtree holds it (`pending.count`: the package).
     let source: Int
     /// It is in a subtree a save since *T* replaced (its files were relinked).
@@ -238,32 +257,56 @@ struct PendingStateWalk {
     /// The subdirectory handed out last, awaiting its tree.
     private var awaiting: (name: String, status: FileStatus)?
 
+    /// How many directories deep a walk holds its directories open (one descriptor each).
+    static let heldDepth = 64
+
+    /// - Parameter parent: The directory that holds it, when it is that directory's own entry
+    ///   `physical.lastComponent` (not a replaced subtree read from the store): it is opened
+    ///   relative to it.
     init(
-      relative: String, physical: FilePath, source: Int, underChanged: Bool, stable: Bool, named: Bool,
-      _ walk: PendingStateWalk
+      relative: String, physical: FilePath, in parent: Directory?, source: Int, underChanged: Bool, stable: Bool,
+      named: Bool, _ walk: PendingStateWalk
     ) throws {
       self.named = named
       self.relative = relative
       self.physical = physical
       self.source = source
       self.underChanged = underChanged
+      depth = parent.map { $0.depth + 1 } ?? 0
       let fd: CInt
-      do { fd = try Syscalls.openFile(physical, [.readOnly, .directory, .noFollow]) } catch {
+      do {
+        if let parentFD = parent?.held?.fd, let name = physical.lastComponent {
+          fd = try Syscalls.openFile(in: parentFD, name, Syscalls.readOnlyDirectoryNoFollow)
+        } else {
+          fd = try Syscalls.openFile(physical, [.readOnly, .directory, .noFollow])
+        }
+      } catch {
         throw PackageError.io(
           error, "cannot open directory", path: physical.string, context: "while keeping a version")
       }
-      defer { Syscalls.closeFile(fd) }
+      let held = depth < Self.heldDepth ? HeldDirectory(adopting: fd, path: physical) : nil
+      self.held = held
+      defer { if held == nil { Syscalls.closeFile(fd) } }
       // Judged on the directory opened (not the one at the path a moment ago), and re-checked after
       // each copy that relies on it (`keptDespiteOurLinks`).
       opened = stable ? try? Syscalls.status(of: fd) : nil
       self.stable = opened.map { walk.isStable(relative, $0) } ?? false
-      do {
-        names = try Syscalls.entries(ofDirectory: fd).map { ($0.name.text, $0.name) }.sorted {
-          $0.text.utf8Precedes($1.text)
-        }
-      } catch {
+      var listed: [(text: String, raw: RawName)]
+      do { listed = try Syscalls.entries(ofDirectory: fd).map { ($0.name.text, $0.name) } } catch {
         throw PackageError.io(error, "cannot list", path: physical.string, context: "while keeping a version")
       }
+      // An entry a save since *T* took out of this directory (a removal: its record says it is in
+      // `ID.old`, or lost) is no longer listed, but was there: it is read from the store.
+      let prefix = relative.isEmpty ? "" : relative + "/"
+      var taken: Set<String> = []
+      for version in walk.pending[..<source] where version.replaced != .absent && version.container == relative {
+        taken.insert(String(version.changed.dropFirst(prefix.count)))
+      }
+      if !taken.isEmpty {
+        for (text, _) in listed { taken.remove(text) }
+        listed += taken.map { ($0, RawName(text: $0)) }
+      }
+      names = listed.sorted { $0.text.utf8Precedes($1.text) }
       var distinct = Set<String>()
       twins = Set(names.map(\.text).filter { !distinct.insert($0).inserted })
     }
@@ -283,11 +326,13 @@ struct PendingStateWalk {
         }
         var childPhysical = physical.appending(component)
         var childSource = source
+        var here = true  // the entry is this directory's own, not a replaced subtree in the store
         if let index = walk.pending.indices.first(where: { $0 < source && walk.pending[$0].changed == path }) {
           switch walk.pending[index].replaced {
           case .kept:
             childPhysical = walk.oldPath(index)
             childSource = index
+            here = false
           case .absent:
             // Added by that save: not in this state, unless another program removed it between *T*
             // and that save, which only the directory's times can rule out.
@@ -301,12 +346,14 @@ struct PendingStateWalk {
           }
         }
         let relinked = underChanged || walk.changedPaths.contains(path)
-        guard let status = try? Syscalls.statusNoFollow(childPhysical) else {
+        guard let status = entryStatus(raw, at: childPhysical, here: here) else {
           walk.unkept.append(path)  // listed, then gone: removed since T, its bytes with it
           next += 1
           continue
         }
-        if childSource != 0, named, walk.knowsBirths, let born = Syscalls.birthTime(childPhysical), born > walk.start {
+        if childSource != 0, named, walk.knowsBirths, let born = birthTime(raw, at: childPhysical, here: here),
+          born > walk.start
+        {
           // Made after T: not in this state. Its directory is named: what the name held at T, if
           // anything, is among the entries that directory may lack.
           if walk.mayHaveReplacedAnEntry(at: path) { walk.unkept.append(path) }
@@ -329,17 +376,26 @@ struct PendingStateWalk {
             continue
           }
           awaiting = (name, status)
-          return try Directory(
-            relative: path, physical: childPhysical, source: childSource, underChanged: relinked,
-            stable: !relinked && walk.isStable(path, status), named: false, walk)
+          do {
+            return try Directory(
+              relative: path, physical: childPhysical, in: here ? self : nil, source: childSource,
+              underChanged: relinked, stable: !relinked && walk.isStable(path, status), named: false, walk)
+          } catch where entryStatus(raw, at: childPhysical, here: here) == nil {
+            walk.unkept.append(path)  // gone since its stat, as below
+            awaiting = nil
+            next += 1
+            continue
+          }
         case .file?:
-          try file(name, path: path, at: childPhysical, status: status, relinked: relinked, &walk)
+          try file(name, raw, path: path, at: childPhysical, here: here, status: status, relinked: relinked, &walk)
         case .symlink?:
           // A link's target cannot be written in place; a new link at the name changes the directory.
           if walk.buildsLinked
             ? status.modificationTime <= walk.start && (relinked || stable || status.changeTime <= walk.start)
             : walk.unchanged(status, path: path, relinked: relinked),
-            let target = try? Syscalls.readLink(at: childPhysical)
+            let target = try?
+              (held.map { try Syscalls.readLink(in: $0.fd, raw) }
+              ?? Syscalls.readLink(at: childPhysical))
           {
             text +=
               TreeEntry(
@@ -356,10 +412,28 @@ struct PendingStateWalk {
       return nil
     }
 
+    /// The status of the entry `raw` at `location` (nil: gone): relative to the directory held
+    /// open when the entry is its own (`here`), else by path.
+    private func entryStatus(_ raw: RawName, at location: FilePath, here: Bool) -> FileStatus? {
+      if here, let held { return try? Syscalls.status(in: held.fd, raw) }
+      return try? Syscalls.statusNoFollow(location)
+    }
+
+    /// When the entry `raw` at `location` was made (see ``entryStatus(_:at:here:)``).
+    private func birthTime(_ raw: RawName, at location: FilePath, here: Bool) -> FileTime? {
+      if here, let held { return Syscalls.birthTime(in: held.fd, raw) }
+      return Syscalls.birthTime(location)
+    }
+
     /// Keeps the file `name`, or names it as not kept (see the type's discussion).
+    ///
+    /// A file the store already holds a copy of at this very status (the ``HashCache`` knows its
+    /// device, inode, size, modification and change time) is taken from that copy: nothing of it is
+    /// read, so there is nothing to re-check (its times, not after *T*, say its bytes were those at
+    /// *T*). A file copied now is stat'ed again after the copy, which a write racing with it moves.
     private mutating func file(
-      _ name: String, path: String, at location: FilePath, status: FileStatus, relinked: Bool,
-      _ walk: inout PendingStateWalk
+      _ name: String, _ raw: RawName, path: String, at location: FilePath, here: Bool, status: FileStatus,
+      relinked: Bool, _ walk: inout PendingStateWalk
     ) throws {
       let hash: String
       if walk.buildsLinked {
@@ -374,14 +448,22 @@ struct PendingStateWalk {
           walk.unkept.append(path)
           return
         }
-        hash = try walk.writer.storeFile(at: location, status: status)
-        try walk.writer.commitIfMany()
-        guard let after = try? Syscalls.statusNoFollow(location), after.inode == status.inode,
-          after.size == status.size, after.modificationTime == status.modificationTime,
-          after.changeTime == status.changeTime
-        else {
-          walk.unkept.append(path)  // written while it was being copied
-          return
+        if let owned = try walk.writer.ownedBlob(for: status) {
+          hash = owned
+        } else {
+          guard let copied = try copy(raw, at: location, here: here, status: status, &walk) else {
+            walk.unkept.append(path)
+            return
+          }
+          hash = copied
+          try walk.writer.commitIfMany()
+          guard let after = entryStatus(raw, at: location, here: here), after.inode == status.inode,
+            after.size == status.size, after.modificationTime == status.modificationTime,
+            after.changeTime == status.changeTime
+          else {
+            walk.unkept.append(path)  // written while it was being copied
+            return
+          }
         }
       }
       total += status.size
@@ -390,6 +472,21 @@ struct PendingStateWalk {
           kind: .file, permissions: status.permissions, time: status.modificationTime, size: status.size,
           reference: hash, name: name
         ).line
+    }
+
+    /// Copies the file `raw` at `location` into the store; nil when it is gone by then (listed,
+    /// stat'ed, then removed or renamed out: by another program, or by a save, whose swap makes
+    /// the settle walk again, see ``SaveSequence``), as for an entry gone before its stat.
+    private func copy(
+      _ raw: RawName, at location: FilePath, here: Bool, status: FileStatus, _ walk: inout PendingStateWalk
+    ) throws -> String? {
+      // Opened where it was stat'ed: in the directory held open, which a save may have moved
+      // into the store since (its path then leads to the directory that replaced it).
+      let opened = here ? held.flatMap { held in raw.component.map { (held.fd, $0) } } : nil
+      do { return try walk.writer.storeFile(at: location, status: status, in: opened) } catch {
+        if entryStatus(raw, at: location, here: here) == nil { return nil }
+        throw error
+      }
     }
 
     /// The file's blob where a build of ours may have linked it since *T* (``buildsLinked``): a
@@ -404,7 +501,9 @@ struct PendingStateWalk {
       }
       let reliesOnDirectory = !relinked && status.changeTime > walk.start
       if reliesOnDirectory && !stable { return try walk.writer.ownedBlob(for: status) }
-      let hash = try walk.writer.storeFile(at: location, status: status)
+      guard let hash = try copy(RawName(path: location), at: location, here: false, status: status, &walk) else {
+        return nil
+      }
       try walk.writer.commitIfMany()
       guard let after = try? Syscalls.statusNoFollow(location), after.inode == status.inode,
         after.size == status.size, after.modificationTime == status.modificationTime,

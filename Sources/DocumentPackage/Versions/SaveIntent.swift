@@ -15,7 +15,8 @@ import Foundation
 /// versions before it still read (``DeferredKeeping``).
 ///
 /// Text: `docpkg-save-intent 1`, `new DEVICE INODE` (the tree the save built, at the temporary
-/// name until the swap), `root MODE MTIME`, `changed PATH` (as in a pending record), `replaced
+/// name until the swap; `new removal` for a save that built nothing and renames the removed entry
+/// out to the temporary name, ``EntryRemoval``: whatever is there is the replaced entry), `root MODE MTIME`, `changed PATH` (as in a pending record), `replaced
 /// kept|absent` (`absent`: the save adds `changed`), and `keep N` as in a pending record. A save
 /// that renames its entry into a directory of the package appends, just before the rename,
 /// `before-swap START MTIME CTIME` (``BeforeSwap``): what recovery needs to tell that the entry a
@@ -35,7 +36,8 @@ struct SaveIntent: Equatable {
     }
   }
 
-  /// The device and inode of the tree the save built.
+  /// The device and inode of the tree the save built; empty for a removal (`new removal`), which
+  /// built none.
   var newTree: [UInt64]
   var rootPermissions: FilePermissions
   var rootTime: FileTime
@@ -49,7 +51,8 @@ struct SaveIntent: Equatable {
   var beforeSwap: BeforeSwap?
 
   func encoded() -> Data {
-    var text = "docpkg-save-intent 1\nnew \(newTree.map(String.init).joined(separator: " "))\n"
+    let built = newTree.isEmpty ? "removal" : newTree.map(String.init).joined(separator: " ")
+    var text = "docpkg-save-intent 1\nnew \(built)\n"
     text += "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)\n"
     text += "changed \(VersionEscaping.escape(changed))\n"
     text += "replaced \(replaced.rawValue)\n"
@@ -68,6 +71,8 @@ struct SaveIntent: Equatable {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
       switch parts[0] {
+      case "new" where parts.count == 2 && parts[1] == "removal":
+        newTree = []
       case "new":
         let numbers = parts.dropFirst().compactMap { UInt64($0) }
         guard numbers.count == 2 else { return nil }

@@ -4,7 +4,7 @@ import SystemPackage
 /// ``ReplacedStateKeeper`` interface, which the save calls in the order stated there and never
 /// hears back from.
 ///
-/// Before the swap (``willReplace(changing:adding:)``): the app's ``PackageFile/willReplacePreviousState``
+/// Before the swap (``willReplace(changing:adding:removing:)``): the app's ``PackageFile/willReplacePreviousState``
 /// hook, then the previous state kept per the ``VersionPolicy`` — copied into the store now, or,
 /// with ``deferred``, captured in O(changed) and copied when the pending version is settled
 /// (``DeferredKeeping``) — and the new root recorded as the store's pending identity (so a kill
@@ -87,17 +87,19 @@ final class VersionKeeping: ReplacedStateKeeper {
   /// Before the swap, under the package lock, with the new state built at the temporary name
   /// beside the package (see the type's discussion).
   /// - Parameters:
-  ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the whole package).
+  ///   - changedPath: The entry the save exchanges, adds or removes, relative to the package ("" for
+  ///     the whole package).
   ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
+  ///   - removing: Whether the save renames `changedPath` out to the temporary name (it built nothing).
   /// - Throws: What the app's hook throws, `CancellationError` if the save's task was cancelled
   ///   (the last point where it is honoured, before the store is touched: see `Saver`), or
   ///   ``PackageError`` if the store cannot keep the previous state; the save then fails and the
   ///   package stays as it was.
-  func willReplace(changing changedPath: String, adding: Bool) throws {
+  func willReplace(changing changedPath: String, adding: Bool, removing: Bool) throws {
     try appHook?(packagePath)
     try Task.checkCancellation()
     let names = try SiblingNames(of: packagePath)
-    let newRoot = try? Syscalls.statusNoFollow(names.path(names.temporary))
+    let newRoot = removing ? nil : try? Syscalls.statusNoFollow(names.path(names.temporary))
     if policy == .none {
       // Keep nothing, but keep an existing store the package's across a root replacement, and
       // its pending versions whole: this save removes the subtree it replaces, which they may read.
@@ -110,7 +112,7 @@ final class VersionKeeping: ReplacedStateKeeper {
     let store = try store()
     if let deferred {
       // O(changed): the copies are made when the pending version is settled, which also prunes.
-      try deferred.begin(in: store, changing: changedPath, adding: adding, newTree: newRoot)
+      try deferred.begin(in: store, changing: changedPath, adding: adding, newTree: newRoot, removing: removing)
       try store.recordPendingIdentity(newRoot)
       return
     }

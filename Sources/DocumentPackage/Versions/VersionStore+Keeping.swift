@@ -97,8 +97,11 @@ struct ObjectWriter {
   }
 
   /// Stores the file at `location` (whose status is `status`): copied (or cloned) into the store
-  /// once per contents; the hash is the copy's.
-  mutating func storeFile(at location: FilePath, status: FileStatus) throws -> String {
+  /// once per contents; the hash is the copy's. With `directory`, the file is opened by its name
+  /// there (see ``ObjectStaging/copy(_:in:)``).
+  mutating func storeFile(
+    at location: FilePath, status: FileStatus, in directory: (fd: CInt, name: FilePath.Component)? = nil
+  ) throws -> String {
     if let known = cache.hash(for: status), try staging.owns(known) { return known }
     if let holding {
       let known = cache.hash(for: status)
@@ -109,7 +112,7 @@ struct ObjectWriter {
         return hash
       }
     }
-    let hash = try staging.copy(location)
+    let hash = try staging.copy(location, in: directory)
     if hash != cache.hash(for: status) { cache.add(status, hash) }
     return hash
   }

@@ -32,8 +32,9 @@ extension VersionStore {
   /// - Throws: ``PackageError`` with code `io` if the store or the package cannot be read or written,
   ///   `conflict` if another program moved or replaced the package while it was read (the pending
   ///   versions stay for the next call, at the package's new name).
-  /// - Complexity: O(*n*) directory reads and `lstat`s for the package's *n* entries per pending
-  ///   version and try, plus one copy (or clone) of each content the store does not hold yet.
+  /// - Complexity: O(*n*) directory reads and `fstatat`s (relative to each open directory) for the
+  ///   package's *n* entries per pending version and try, plus one copy (or clone) of each content
+  ///   the store does not hold yet (see ``PendingStateWalk``).
   @discardableResult
   public func settlePendingVersions() throws -> [PackageVersion] {
     guard exists, hasPendingVersions else { return [] }
