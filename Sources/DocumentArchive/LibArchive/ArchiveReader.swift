@@ -253,7 +253,8 @@ final class ArchiveReader {
     let symlinkBytes = docpkg_archive_entry_symlink(raw).map {
       Self.exact(RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) }, scanned?.paxLinkpath)
     }
-    let symlink = symlinkBytes.map { String(validating: $0, as: UTF8.self) ?? EntryName.decodeBytes($0) }
+    // As the model reads a link on disk (``RawByteNames``, lookalikes escaped), so that unpacking writes these bytes.
+    let symlink = symlinkBytes.map { RawByteNames.decode($0, escapingLookalikes: true) }
     let targetProblem =
       kind == .symlink && symlinkBytes.map({ String(validating: $0, as: UTF8.self) == nil }) == true
       ? "its link target is not UTF-8, which docpkg cannot keep byte for byte" : nil

@@ -98,7 +98,7 @@ final class TarWriter {
     case .symlink:
       docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFLNK)
       docpkg_archive_entry_set_perm(entry, 0o777)
-      docpkg_archive_entry_copy_symlink(entry, Self.cString(Array(item.linkDestination.utf8)))
+      docpkg_archive_entry_copy_symlink(entry, Self.cString(RawByteNames.encode(item.linkDestination)))
     case .file:
       docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFREG)
       docpkg_archive_entry_set_perm(entry, CInterop.Mode(item.mode))

@@ -222,12 +222,11 @@ final class PackPlan {
     }
   }
 
-  /// Why a symbolic link on disk cannot be packed as it is: its destination is not UTF-8 (the model shows it
-  /// repaired, U+FFFD), so its bytes could not be kept; `nil` for any other link.
+  /// Why a symbolic link cannot be packed as it is: its destination is not UTF-8 (the model holds its bytes as
+  /// ``RawByteNames``), which an unpack refuses; `nil` for any other link.
   private static func undecodableDestination(of node: PackageNode) -> String? {
-    guard node.symbolicLinkDestination.unicodeScalars.contains("\u{FFFD}"), let location = node.diskLocation,
-      let bytes = try? Syscalls.readLinkBytes(at: location), String(validating: bytes, as: UTF8.self) == nil
-    else { return nil }
+    let bytes = RawByteNames.encode(node.symbolicLinkDestination)
+    guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
     return "it links to '\(EntryName.decodeBytes(bytes))': its destination is not UTF-8"
   }
 
