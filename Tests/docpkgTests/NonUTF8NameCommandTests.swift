@@ -58,6 +58,10 @@ struct NonUTF8NameCommandTests {
     #expect(diff.status == 1, "\(diff.standardError)")
     #expect(diff.standardOutput.contains("caf\\xE9"), "\(diff.standardOutput)")
     #expect(!diff.standardOutput.contains("\u{FFFD}"))
+    // Packed, the link keeps its bytes: the archive read in place is the folder.
+    #expect(try Shell.docpkg(["pack", temp.appending("P.pkg"), "-o", temp.appending("P.tar")]).status == 0)
+    let same = try Shell.docpkg(["diff", temp.appending("P.pkg"), temp.appending("P.tar")])
+    #expect(same.status == 0 && same.standardOutput.isEmpty, "\(same.standardOutput)\(same.standardError)")
   }
 
   @Test func diffOfAFolderAndItsGNUTarFindsNoChange() throws {
