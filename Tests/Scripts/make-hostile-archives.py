@@ -119,7 +119,7 @@ tar("long-name.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/" + "
 tar("control-characters.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/red\x1b[31m.txt", data=b"x")])
 tar("non-utf8.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\xe9.txt", data=b"x")],
     fmt=tarfile.USTAR_FORMAT, encoding="iso-8859-1")
-# A link whose target is Latin-1 bytes, beside a file so named: the model keeps link targets as text.
+# A link whose target is Latin-1 bytes, beside a file so named: unpacked with those bytes.
 tar("non-utf8-link.tar", [info("pkg/", tarfile.DIRTYPE, mode=0o755), info("pkg/caf\xe9.txt", data=b"x"),
                           info("pkg/link", tarfile.SYMTYPE, link="caf\xe9.txt")],
     fmt=tarfile.GNU_FORMAT, encoding="iso-8859-1")

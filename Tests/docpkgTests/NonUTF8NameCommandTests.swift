@@ -47,6 +47,23 @@ struct NonUTF8NameCommandTests {
     #expect(archive.standardOutput.contains("└── n\\xE9.txt\n"), "\(archive.standardOutput)")
   }
 
+  /// A link whose destination is not UTF-8 shows its bytes as a name's are, never U+FFFD.
+  @Test func aLinkWhoseDestinationIsNotUTF8IsShownWithItsBytes() throws {
+    let temp = try makePackage("ln -s $'caf\\xe9' P.pkg/link && cp -a P.pkg Q.pkg && ln -sfn other Q.pkg/link")
+    let inspect = try Shell.docpkg(["inspect", temp.appending("P.pkg")])
+    #expect(inspect.status == 0, "\(inspect.standardError)")
+    #expect(inspect.standardOutput.contains("link -> caf\\xE9\n"), "\(inspect.standardOutput)")
+    #expect(!inspect.standardOutput.contains("\u{FFFD}"))
+    let diff = try Shell.docpkg(["diff", temp.appending("P.pkg"), temp.appending("Q.pkg")])
+    #expect(diff.status == 1, "\(diff.standardError)")
+    #expect(diff.standardOutput.contains("caf\\xE9"), "\(diff.standardOutput)")
+    #expect(!diff.standardOutput.contains("\u{FFFD}"))
+    // Packed, the link keeps its bytes: the archive read in place is the folder.
+    #expect(try Shell.docpkg(["pack", temp.appending("P.pkg"), "-o", temp.appending("P.tar")]).status == 0)
+    let same = try Shell.docpkg(["diff", temp.appending("P.pkg"), temp.appending("P.tar")])
+    #expect(same.status == 0 && same.standardOutput.isEmpty, "\(same.standardOutput)\(same.standardError)")
+  }
+
   @Test func diffOfAFolderAndItsGNUTarFindsNoChange() throws {
     let temp = try makePackage("tar --format=gnu -cf P.tar P.pkg")
     let diff = try Shell.docpkg(["diff", temp.appending("P.pkg"), temp.appending("P.tar")])

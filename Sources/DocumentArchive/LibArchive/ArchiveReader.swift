@@ -249,14 +249,12 @@ final class ArchiveReader {
       default: kind = .special("entry of unknown type")
       }
     }
-    // A link's target is kept as text by the model: one that is not UTF-8 would be rewritten, so it is refused.
     let symlinkBytes = docpkg_archive_entry_symlink(raw).map {
       Self.exact(RawName(cString: $0).bytes.dropLast().map { UInt8(bitPattern: $0) }, scanned?.paxLinkpath)
     }
-    let symlink = symlinkBytes.map { String(validating: $0, as: UTF8.self) ?? EntryName.decodeBytes($0) }
-    let targetProblem =
-      kind == .symlink && symlinkBytes.map({ String(validating: $0, as: UTF8.self) == nil }) == true
-      ? "its link target is not UTF-8, which docpkg cannot keep byte for byte" : nil
+    // As the model reads a link on disk (``RawByteNames``, lookalikes escaped): unpacking writes these very bytes,
+    // UTF-8 or not.
+    let symlink = symlinkBytes.map { RawByteNames.decode($0, escapingLookalikes: true) }
     // A zip's link is checked as a file's data is (its CRC-32; encrypted, it is refused).
     let linkDamage = kind == .symlink ? amendment?.linkDamage : nil
     let size = docpkg_archive_entry_size_is_set(raw) != 0 ? docpkg_archive_entry_size(raw) : nil
@@ -275,7 +273,7 @@ final class ArchiveReader {
       linkTarget: kind == .hardlink ? hardlink : symlink,
       nameProblem: scanned?.nulInPath == true
         ? "its pax header's path has a NUL byte, where libarchive would cut the name" : nil,
-      damage: linkDamage ?? targetProblem ?? scanned?.badValue,
+      damage: linkDamage ?? scanned?.badValue,
       encrypted: amendment?.encrypted == true
     )
   }

@@ -85,7 +85,7 @@ final class TarWriter {
     // The name's bytes as they are on disk, in the locale's character type (UTF-8 here): libarchive normalizes a
     // name given as UTF-8 (`archive_entry_set_pathname_utf8`) to NFC when it converts it for the header, which
     // would write `e` + U+0301 as `é`. Not UTF-8, the bytes are written as a pax path with `hdrcharset=BINARY`.
-    let rawName = item.name.unicodeScalars.contains(where: EntryName.isRawByte)
+    var rawName = item.name.unicodeScalars.contains(where: EntryName.isRawByte)
     docpkg_archive_entry_copy_pathname(entry, Self.cString(EntryName.rawBytes(item.name)))
     let time = LibArchive.fields(item.modificationTime)
     docpkg_archive_entry_set_mtime(entry, time_t(time.seconds), Int(time.nanoseconds))
@@ -98,7 +98,9 @@ final class TarWriter {
     case .symlink:
       docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFLNK)
       docpkg_archive_entry_set_perm(entry, 0o777)
-      docpkg_archive_entry_copy_symlink(entry, Self.cString(Array(item.linkDestination.utf8)))
+      let destination = RawByteNames.encode(item.linkDestination)
+      docpkg_archive_entry_copy_symlink(entry, Self.cString(destination))
+      if String(validating: destination, as: UTF8.self) == nil { rawName = true }  // a pax linkpath, BINARY too
     case .file:
       docpkg_archive_entry_set_filetype(entry, docpkg_AE_IFREG)
       docpkg_archive_entry_set_perm(entry, CInterop.Mode(item.mode))
@@ -108,7 +110,7 @@ final class TarWriter {
       }
     }
     let result = docpkg_archive_write_header(handle, entry)
-    // libarchive warns that it cannot translate a name that is not UTF-8, and writes its bytes.
+    // libarchive warns that it cannot translate a name or link target that is not UTF-8, and writes its bytes.
     if !(rawName && result == ARCHIVE_WARN) {
       try check(result, handle, path: path, entry: item.name, action: "write header of")
     }

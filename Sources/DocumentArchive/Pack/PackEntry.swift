@@ -116,13 +116,8 @@ final class PackPlan {
         }
       }
       if node.kind == .symlink {
-        if let reason = Self.undecodableDestination(of: node) {
-          found.append((entryCount, PackReport.Skipped(path: name, reason: reason)))
-          skippedLinks.insert(name)
-        } else {
-          links.links[name] = node.symbolicLinkDestination
-          linkOrder.append((name, entryCount))
-        }
+        links.links[name] = node.symbolicLinkDestination
+        linkOrder.append((name, entryCount))
       }
       if let first = name.split(separator: "/", maxSplits: 1).first { topLevel.insert(String(first)) }
       if node.kind == .directory {
@@ -220,15 +215,6 @@ final class PackPlan {
       return PackReport.Skipped(
         path: name.isEmpty ? entryName : name + "/" + entryName, reason: "it is a \(entry.kind)")
     }
-  }
-
-  /// Why a symbolic link on disk cannot be packed as it is: its destination is not UTF-8 (the model shows it
-  /// repaired, U+FFFD), so its bytes could not be kept; `nil` for any other link.
-  private static func undecodableDestination(of node: PackageNode) -> String? {
-    guard node.symbolicLinkDestination.unicodeScalars.contains("\u{FFFD}"), let location = node.diskLocation,
-      let bytes = try? Syscalls.readLinkBytes(at: location), String(validating: bytes, as: UTF8.self) == nil
-    else { return nil }
-    return "it links to '\(EntryName.decodeBytes(bytes))': its destination is not UTF-8"
   }
 
   /// A directory's children in sorted order: the model's if it has listed them, else listed from

@@ -16,7 +16,7 @@ public struct PackReport: Sendable, Hashable {
 
   /// What ``ArchiveUnpacker`` would refuse to write, left out so that what is packed unpacks, in archive order: the
   /// FIFOs, sockets and devices in the package's folders (as `zip` leaves them out), the symbolic links that are
-  /// absolute, lead out of the package, or whose destination is not UTF-8, and the entries whose names it refuses
+  /// absolute or lead out of the package, and the entries whose names it refuses
   /// (control characters, too long), with everything below them.
   public var skipped: [Skipped]
   /// A file of the package that is a hard link to a file packed before it: the archive holds its bytes again, and

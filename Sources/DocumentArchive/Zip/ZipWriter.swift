@@ -40,7 +40,7 @@ final class ZipWriter {
       record.size = UInt64(prepared.size)
       record.compressedSize = UInt64(prepared.payload.count)
     } else if entry.kind == .symlink {
-      let target = Array(entry.linkDestination.utf8)
+      let target = RawByteNames.encode(entry.linkDestination)
       record.crc = target.withUnsafeBytes { crc32(0, $0) }
       record.size = UInt64(target.count)
       record.compressedSize = record.size

@@ -14,7 +14,7 @@ extension Syscalls {
   /// program's first argument resolved), or `nil` if it cannot be found.
   package static func executablePath() -> FilePath? {
     #if os(Linux)
-    if let path = try? readLink(at: "/proc/self/exe") { return FilePath(path) }
+    if let path = try? readLinkPath(at: "/proc/self/exe") { return path }
     #endif
     return CommandLine.arguments.first.flatMap { resolvingLinks(FilePath($0)) }
   }

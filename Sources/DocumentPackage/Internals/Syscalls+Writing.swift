@@ -69,7 +69,15 @@ extension Syscalls {
     _ = try retrying { name.withCString { mkdirat(dirfd, $0, mode) } }
   }
 
+  /// Creates the symbolic link `name` to the bytes `destination` stands for (``RawByteNames/encode(_:)``: each scalar
+  /// U+F780–U+F7FF as its byte), so that a destination ``readLink(in:_:)`` read comes back byte for byte.
   package static func makeSymbolicLink(in dirfd: CInt, _ name: RawName, destination: String) throws(Errno) {
+    try makeSymbolicLink(in: dirfd, name, destinationBytes: RawByteNames.encode(destination))
+  }
+
+  /// Creates the symbolic link `name` to `destinationBytes` as they are.
+  package static func makeSymbolicLink(in dirfd: CInt, _ name: RawName, destinationBytes: [UInt8]) throws(Errno) {
+    let destination = RawName(bytes: destinationBytes[...])
     _ = try retrying { name.withCString { n in destination.withCString { symlinkat($0, dirfd, n) } } }
   }
 
@@ -180,6 +188,11 @@ extension Syscalls {
 
   package static func readLink(in dirfd: CInt, _ name: RawName) throws(Errno) -> String {
     let result = name.withCString { n in Result { () throws(Errno) in try readLink(in: dirfd, n) } }
+    return try result.get()
+  }
+
+  package static func readLinkBytes(in dirfd: CInt, _ name: RawName) throws(Errno) -> [UInt8] {
+    let result = name.withCString { n in Result { () throws(Errno) in try readLinkBytes(in: dirfd, n) } }
     return try result.get()
   }
 

@@ -92,10 +92,11 @@ package enum Syscalls {
     try retrying { pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
   }
 
-  /// The destination of the symbolic link `name` in directory `dirfd` (or at a path when `dirfd` is AT_FDCWD); bytes
-  /// that are not UTF-8 are repaired (U+FFFD): ``readLinkBytes(at:)`` has them as they are.
+  /// The destination of the symbolic link `name` in directory `dirfd` (or at a path when `dirfd` is AT_FDCWD), as
+  /// text that stands for exactly its bytes, as a name's do (``RawByteNames``, lookalikes escaped): valid UTF-8 kept,
+  /// every other byte as its scalar U+F780–U+F7FF. ``makeSymbolicLink(in:_:destination:)`` writes the same bytes back.
   package static func readLink(in dirfd: CInt, _ name: UnsafePointer<CChar>) throws(Errno) -> String {
-    String(decoding: try readLinkBytes(in: dirfd, name), as: UTF8.self)
+    RawByteNames.decode(try readLinkBytes(in: dirfd, name), escapingLookalikes: true)
   }
 
   /// The destination of the symbolic link `name` in directory `dirfd`, byte for byte.
@@ -138,6 +139,12 @@ package enum Syscalls {
 
   package static func readLink(at path: FilePath) throws(Errno) -> String {
     try resolving(path) { dirfd, name throws(Errno) in try readLink(in: dirfd, name) }
+  }
+
+  /// The destination of the symbolic link at `path` as a path, byte for byte (`/proc/self/exe`, `/proc/self/fd/N`).
+  package static func readLinkPath(at path: FilePath) throws(Errno) -> FilePath {
+    let bytes = try readLinkBytes(at: path).map { CChar(bitPattern: $0) } + [0]
+    return bytes.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
   }
 
   package static func readLinkBytes(at path: FilePath) throws(Errno) -> [UInt8] {

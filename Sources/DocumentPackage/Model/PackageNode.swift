@@ -213,7 +213,9 @@ public final class PackageNode {
     linkDestination = destination
   }
 
-  /// The destination of a symbolic link; empty for other kinds. Setting it changes the link
+  /// The destination of a symbolic link; empty for other kinds. A destination read from disk stands for its bytes
+  /// exactly, as names do (``RawByteNames``): a byte that is not UTF-8 is the scalar U+F780–U+F7FF (U+F700 + the
+  /// byte), which a save writes back as that byte. Setting it changes the link
   /// (see ``setSymbolicLinkDestination(_:)``, which says when it is refused).
   public var symbolicLinkDestination: String {
     get { linkDestination }
@@ -227,7 +229,7 @@ public final class PackageNode {
   public var size: Int64 {
     switch kind {
     case .directory: return 0
-    case .symlink: return Int64(linkDestination.utf8.count)
+    case .symlink: return Int64(RawByteNames.encode(linkDestination).count)
     case .file:
       switch fileBody {
       case .onDisk: return origin?.status.size ?? 0

@@ -25,8 +25,8 @@ enum FileCarrier {
     }
     let status = try Syscalls.status(in: source, name)
     if status.kind == .symlink {
-      let target = try Syscalls.readLink(in: source, name)
-      try Syscalls.makeSymbolicLink(in: destination, newName, destination: target)
+      let target = try Syscalls.readLinkBytes(in: source, name)
+      try Syscalls.makeSymbolicLink(in: destination, newName, destinationBytes: target)
       try Syscalls.setModificationTime(in: destination, newName, attributes?.1 ?? status.modificationTime)
       return nil
     }
