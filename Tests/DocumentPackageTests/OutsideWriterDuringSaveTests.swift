@@ -133,7 +133,7 @@ struct OutsideWriterDuringSaveTests {
     #expect(try package.root.node(at: folder + "s.txt").contents() == Data("theirs\n".utf8))
   }
 
-  @Test func saveMergingGivesUpWithAConflictWhenThePackageKeepsChanging() throws {
+  @Test func saveMergingGivesUpWhenThePackageKeepsChanging() throws {
     let temp = try TemporaryDirectory()
     let path = try makePackage(temp)
     let package = try PackageFile(at: FilePath(path))
@@ -145,7 +145,7 @@ struct OutsideWriterDuringSaveTests {
       try? Data("\(counter.value)\n".utf8).write(to: URL(fileURLWithPath: path + "/s-\(counter.value).txt"))
     }
     #expect { try package.saveMerging() } throws: {
-      ($0 as? PackageError)?.code == .conflict && "\($0)".contains("kept changing")
+      ($0 as? PackageError)?.code == .changedOnDisk && "\($0)".contains("kept changing")
     }
     #expect(counter.value == PackageFile.mergeAttempts)
     #expect(try read(path + "/A.txt") == "a\n")  // nothing saved, nothing lost

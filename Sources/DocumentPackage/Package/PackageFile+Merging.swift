@@ -27,7 +27,8 @@ extension PackageFile {
   /// made again (up to 5 times); an entry it makes after that check, in a folder the save rebuilds,
   /// is taken into the package after the swap (see `ReplacedTreeSweep`) and named in
   /// ``SaveOutcome/merged(paths:)`` (as is the outcome of a save that had nothing to merge otherwise).
-  /// - Throws: As ``save(options:)``; `conflict` only when the package kept changing while it was merged, 5 times over.
+  /// - Throws: As ``save(options:)``, never `conflict`; `changedOnDisk` when the package kept changing
+  ///   while the merge was saved, 5 times over (nothing saved: try again).
   /// - Complexity: As ``save(options:)``, plus O(*c*) `lstat`s for *c* changed entries.
   public func saveMerging() throws -> SaveOutcome {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
@@ -40,8 +41,8 @@ extension PackageFile {
         // Another program (without the lock) changed what the save rebuilds while it built: merge again.
         guard attempt < Self.mergeAttempts else {
           throw PackageError(
-            .conflict,
-            "package kept changing on disk while it was merged (\(Self.mergeAttempts) tries), not saving:",
+            .changedOnDisk,
+            "package kept changing on disk while it was merged (\(Self.mergeAttempts) tries), not saving (try again):",
             path: path.string, context: "(\(changed.changes.prefix(3).map(\.description).joined(separator: ", ")))")
         }
       }
