@@ -63,7 +63,10 @@ struct OutsideWriterDuringSaveTests {
     package.versionPolicy = .none
     try edit(package.root, in: "Sub/")
     package.willCheckBeforeCommit = { try? Data("theirs\n".utf8).write(to: URL(fileURLWithPath: path + "/Sub/s.txt")) }
-    #expect { try package.save() } throws: { ($0 as? PackageError)?.code == .conflict }
+    let error = #expect(throws: PackageError.self) { try package.save() }
+    #expect(error?.code == .conflict)
+    #expect(
+      error?.description == "package changed on disk while it was saved, not overwriting: '\(path)' (modified Sub)")
     #expect(try read(path + "/Sub/s.txt") == "theirs\n")
     #expect(try read(path + "/Sub/A.txt") == "a\n")  // the package as it was
   }
@@ -133,7 +136,30 @@ struct OutsideWriterDuringSaveTests {
     #expect(try package.root.node(at: folder + "s.txt").contents() == Data("theirs\n".utf8))
   }
 
-  @Test func saveMergingGivesUpWhenThePackageKeepsChanging() throws {
+  @Test func saveMergingGivesUpWhenAFileKeepsChanging() throws {
+    let temp = try TemporaryDirectory()
+    let path = try makePackage(temp)
+    let package = try PackageFile(at: FilePath(path))
+    try package.root.setFile(at: "own.txt", contents: Data("own\n".utf8))
+    try package.root.setFile(at: "A.txt", contents: Data("mine\n".utf8))
+    let counter = Counter()
+    package.willCheckBeforeCommit = {
+      counter.value += 1
+      if let handle = FileHandle(forWritingAtPath: path + "/B.txt") {  // written in place, as an editor does
+        handle.seekToEndOfFile()
+        handle.write(Data("\(counter.value)\n".utf8))
+        handle.closeFile()
+      }
+    }
+    let error = #expect(throws: PackageError.self) { try package.saveMerging() }
+    #expect(error?.code == .changedOnDisk)
+    #expect(error?.description.contains("kept changing") == true)
+    #expect(counter.value == PackageFile.mergeAttempts)
+    #expect(try read(path + "/A.txt") == "a\n")  // nothing saved, nothing lost
+    #expect(try read(path + "/B.txt") == "b\n1\n2\n3\n4\n5\n")
+  }
+
+  @Test func saveMergingTakesInFilesAddedAtEveryTryTheLastTime() throws {
     let temp = try TemporaryDirectory()
     let path = try makePackage(temp)
     let package = try PackageFile(at: FilePath(path))
@@ -144,11 +170,9 @@ struct OutsideWriterDuringSaveTests {
       counter.value += 1
       try? Data("\(counter.value)\n".utf8).write(to: URL(fileURLWithPath: path + "/s-\(counter.value).txt"))
     }
-    #expect { try package.saveMerging() } throws: {
-      ($0 as? PackageError)?.code == .changedOnDisk && "\($0)".contains("kept changing")
-    }
+    #expect(try package.saveMerging() == .merged(paths: ["s-\(PackageFile.mergeAttempts).txt"]))
     #expect(counter.value == PackageFile.mergeAttempts)
-    #expect(try read(path + "/A.txt") == "a\n")  // nothing saved, nothing lost
+    #expect(try read(path + "/A.txt") == "mine\n")
     for index in 1...counter.value { #expect(try read(path + "/s-\(index).txt") == "\(index)\n") }
   }
 

@@ -64,10 +64,14 @@ extension PackageFile {
   ///     overwrite outside changes): just before its commit point it checks that nothing the model of
   ///     `tree` loaded changed on disk while it built the new state (``ChangedWhileSaving``), and after its
   ///     swap it takes back what they made in the rebuilt folders meanwhile (``ReplacedTreeSweep``).
+  ///   - sweepingAdditions: Let the check pass folders whose only change is their listing (entries
+  ///     added to them: the sweep takes those in; an entry removed or renamed shows as a change of
+  ///     its own node), failing only for changed entries the model loaded.
   /// - Returns: The paths of the entries other programs made that the save took back so.
   @discardableResult
   func saveLocked(
-    _ tree: PackageNode, store: VersionStore? = nil, holding: RemoteHolding? = nil, guarding: Bool = true
+    _ tree: PackageNode, store: VersionStore? = nil, holding: RemoteHolding? = nil, guarding: Bool = true,
+    sweepingAdditions: Bool = false
   ) throws -> [String] {
     let versions = versionKeeping(store: store, holding: holding)
     var swept: [String] = []
@@ -77,7 +81,14 @@ extension PackageFile {
         saver.beforeCommit = { [self] in
           willCheckBeforeCommit?()
           guard let location = tree.origin?.location else { return }
-          let changes = OutsideChangeDetector.changes(in: tree, location: location)
+          var changes = OutsideChangeDetector.changes(in: tree, location: location)
+          if sweepingAdditions {
+            changes.removeAll { change in
+              change.kind == .modified
+                && (try? Syscalls.statusNoFollow(change.path.isEmpty ? path : path.appending(change.path)))?.kind
+                  == .directory
+            }
+          }
           if !changes.isEmpty { throw ChangedWhileSaving(changes: changes) }
         }
       }
