@@ -176,6 +176,26 @@ struct OutsideWriterDuringSaveTests {
     for index in 1...counter.value { #expect(try read(path + "/s-\(index).txt") == "\(index)\n") }
   }
 
+  /// A document's save keeps the previous state as a pending version (it moves the replaced folder
+  /// into the version store): the file is taken out of it first.
+  @Test(arguments: ["", "Sub/"])
+  func aDocumentsPlainSaveKeepsAFileMadeAfterItsLastCheck(folder: String) async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makePackage(temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try self.edit($0, in: folder) }
+    let outside = path + "/\(folder)s.txt"
+    await document.setWillReplacePreviousState { _ in try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: outside))
+    }
+    try await document.save()
+    await document.setWillReplacePreviousState(nil)
+    #expect(try read(outside) == "theirs\n")
+    try expectSaved(path, in: folder)
+    try await document.close()
+    let check = try Shell.docpkg(["check", path])
+    #expect(check.status == 0, "\(check.standardOutput) \(check.standardError)")
+  }
+
   @Test(arguments: ["", "Sub/"], [false, true])
   func documentSaveMergingKeepsAFileMadeDuringIt(folder: String, afterCheck: Bool) async throws {
     let temp = try TemporaryDirectory()

@@ -54,6 +54,7 @@ struct ReplacedTreeSweep {
   /// The paths in the package of the entries taken in, under the names they got.
   var sweptPaths: [String] {
     moves.map { $0.into.isEmpty ? $0.newName.string : $0.into + "/" + $0.newName.string }
+      .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
   }
 
   /// Sweeps the folders `directories` (built by the save of `model`).
