@@ -268,4 +268,10 @@ extension Document {
   func setWillReplacePreviousState(_ hook: (@Sendable (FilePath) throws -> Void)?) {
     package?.willReplacePreviousState = hook
   }
+
+  /// For tests: called during each save once the new state is durable, just before the save checks
+  /// that nothing it rebuilds changed on disk meanwhile (see ``PackageFile/willCheckBeforeCommit``).
+  func setWillCheckBeforeCommit(_ hook: (@Sendable () -> Void)?) {
+    package?.willCheckBeforeCommit = hook
+  }
 }

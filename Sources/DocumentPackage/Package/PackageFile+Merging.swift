@@ -22,23 +22,55 @@ extension PackageFile {
   ///
   /// After `saved` or `merged`, ``root`` is the saved tree (fetch nodes again). After `conflict`
   /// the package file and the package are unchanged; reopen it to edit the current state.
-  /// - Throws: As ``save(options:)``, never `conflict`.
+  /// A program that does not take the package's lock (a shell, an editor) may change the package
+  /// while the merge is saved: when the last check before the commit point sees it, the merge is
+  /// made again (up to 5 times; the last time, entries added to a folder do not stop it, the sweep
+  /// below takes them in); an entry it makes after that check, in a folder the save rebuilds,
+  /// is taken into the package after the swap (see `ReplacedTreeSweep`) and named in
+  /// ``SaveOutcome/merged(paths:)`` (as is the outcome of a save that had nothing to merge otherwise).
+  /// - Throws: As ``save(options:)``, never `conflict`; `changedOnDisk` when entries the merge loaded
+  ///   kept changing while it was saved, 5 times over (nothing saved: try again).
   /// - Complexity: As ``save(options:)``, plus O(*c*) `lstat`s for *c* changed entries.
   public func saveMerging() throws -> SaveOutcome {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
     _ = try Self.recover(path, locked: heldLock)
+    for attempt in 1... {
+      do {
+        // The last try lets entries added meanwhile through to the sweep: only changed entries stop it.
+        return try mergeAndSave(sweepingAdditions: attempt == Self.mergeAttempts)
+      } catch let changed as ChangedWhileSaving {
+        // Another program (without the lock) changed what the save rebuilds while it built: merge again.
+        guard attempt < Self.mergeAttempts else {
+          throw PackageError(
+            .changedOnDisk,
+            "package kept changing on disk while it was merged (\(Self.mergeAttempts) tries), not saving (try again):",
+            path: path.string, context: "(\(changed.changes.prefix(3).map(\.description).joined(separator: ", ")))")
+        }
+      }
+    }
+    fatalError("unreachable")
+  }
+
+  /// How often ``saveMerging()`` merges when another program changes the package while the merge is saved.
+  static let mergeAttempts = 5
+
+  /// One merge and its save (the lock held, recovery done).
+  /// - Throws: ``ChangedWhileSaving`` when the package changed while the save built its new state.
+  private func mergeAndSave(sweepingAdditions: Bool) throws -> SaveOutcome {
     if outsideChanges().isEmpty {
-      try saveLocked(root)
-      return .saved
+      let swept = try saveLocked(root, sweepingAdditions: sweepingAdditions)
+      if swept.isEmpty { return .saved }
+      root = (try? PackageNode(contentsOf: path)) ?? root  // a new tree, which holds what was taken in
+      return .merged(paths: swept)
     }
     let current = try PackageNode(contentsOf: path)
     let store = try? VersionStore(packagePath: path, lockHeld: true)
     let merge = PackageMerge(try OwnChanges(of: root), into: current, packagePath: path, store: store)
     if merge.conflicts.isEmpty {
-      try saveLocked(current, store: store)
-      root = current
-      return .merged(paths: merge.mergedPaths)
+      let swept = try saveLocked(current, store: store, sweepingAdditions: sweepingAdditions)
+      root = swept.isEmpty ? current : (try? PackageNode(contentsOf: path)) ?? current
+      return .merged(paths: merge.mergedPaths + swept)
     }
     merge.applyConflicts(to: current)
     let version = try (store ?? VersionStore(packagePath: path, lockHeld: true)).keep(

@@ -54,7 +54,11 @@ extension PackageFile {
           context: "(\(shown)\(more))")
       }
     }
-    try saveLocked(root, holding: previousStateHolding)
+    do {
+      try saveLocked(root, holding: previousStateHolding, guarding: !options.contains(.overwritingOutsideChanges))
+    } catch let changed as ChangedWhileSaving {
+      throw changed.error(path)
+    }
   }
 
   /// Saves the whole package to `newPath` ("save as") and makes this package file edit that package

@@ -60,9 +60,44 @@ extension PackageFile {
   /// - Parameters:
   ///   - store: The version store, if the caller opened it for this save already.
   ///   - holding: A remote holding some of the replaced state's files (``save(options:previousStateHolding:)``).
-  func saveLocked(_ tree: PackageNode, store: VersionStore? = nil, holding: RemoteHolding? = nil) throws {
+  ///   - guarding: Whether the save keeps what other programs changed (all but a save told to
+  ///     overwrite outside changes): just before its commit point it checks that nothing the model of
+  ///     `tree` loaded changed on disk while it built the new state (``ChangedWhileSaving``), and after its
+  ///     swap it takes back what they made in the rebuilt folders meanwhile (``ReplacedTreeSweep``).
+  ///   - sweepingAdditions: Let the check pass folders whose only change is their listing (entries
+  ///     added to them: the sweep takes those in; an entry removed or renamed shows as a change of
+  ///     its own node), failing only for changed entries the model loaded.
+  /// - Returns: The paths of the entries other programs made that the save took back so.
+  @discardableResult
+  func saveLocked(
+    _ tree: PackageNode, store: VersionStore? = nil, holding: RemoteHolding? = nil, guarding: Bool = true,
+    sweepingAdditions: Bool = false
+  ) throws -> [String] {
     let versions = versionKeeping(store: store, holding: holding)
-    try withSaver(of: tree, versions: versions) { try $0.saveInPlace() }
+    var swept: [String] = []
+    try withSaver(of: tree, versions: versions) { saver in
+      if guarding {
+        saver.sweepsReplaced = true
+        saver.beforeCommit = { [self] in
+          willCheckBeforeCommit?()
+          guard let location = tree.origin?.location else { return }
+          var changes = OutsideChangeDetector.changes(in: tree, location: location)
+          if sweepingAdditions {
+            changes.removeAll { change in
+              change.kind == .modified
+                && (try? Syscalls.statusNoFollow(change.path.isEmpty ? path : path.appending(change.path)))?.kind
+                  == .directory
+            }
+          }
+          if !changes.isEmpty { throw ChangedWhileSaving(changes: changes) }
+        }
+      }
+      try saver.saveInPlace()
+      swept = saver.sweptPaths
+      // Listed again when next asked, the folders that gained entries show them.
+      for directory in saver.sweptDirectories { directory.forgetListing() }
+    }
+    return swept
   }
 
   /// Runs `save` with a saver of `tree` into the package at `target` (this package file's unless

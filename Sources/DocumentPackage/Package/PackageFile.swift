@@ -64,6 +64,11 @@ public final class PackageFile {
   /// stays as it was.
   public var willReplacePreviousState: ((FilePath) throws -> Void)?
 
+  /// For tests: called during each in-place save once the new state is built and durable, just
+  /// before it checks that nothing it rebuilds changed on disk meanwhile (``ChangedWhileSaving``),
+  /// which comes before ``willReplacePreviousState``.
+  package var willCheckBeforeCommit: (() -> Void)?
+
   /// Which previous states saves keep in the package's ``VersionStore`` (default
   /// ``VersionPolicy/default``: the last 10). Set it before saving.
   public var versionPolicy: VersionPolicy = .default

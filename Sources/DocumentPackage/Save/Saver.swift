@@ -34,6 +34,12 @@ import SystemPackage
 /// from disk into directories the model never listed (``CarriedEntries``), so that a
 /// ``PackageMonitor`` in this process can tell this save from other programs' changes.
 ///
+/// **Other programs' entries.** Just before its commit point, an in-place save runs ``beforeCommit``
+/// (``PackageFile`` checks there that nothing the model loaded changed on disk while the save built);
+/// after a swap that replaced a subtree, and before that subtree goes to the keeper or is removed,
+/// ``ReplacedTreeSweep`` moves into the new tree what other programs made in the rebuilt folders
+/// after the save listed them (``sweepsReplaced``).
+///
 /// A save that re-bases the model tells the tree's ``TreeRecorder`` (the undo layer, when one is
 /// installed) before it starts and after it succeeded, so undo keeps working across saves
 /// without the caller's help.
@@ -63,6 +69,19 @@ struct Saver {
   var owner: ObjectIdentifier?
   /// Whether `versions` was told of the swap already (a part save that fell back to a whole save tells it once).
   private var previousStateKept = false
+  /// Called once the new state is built and durable, just before the commit point (before the app's
+  /// hook and the version store are told): an in-place save checks there that nothing it rebuilds
+  /// changed on disk while it built (``PackageFile``); what it throws fails the save, the package untouched.
+  var beforeCommit: (() throws -> Void)?
+  /// Take back, after the swap, what another program made in the rebuilt folders after the save
+  /// listed them (``ReplacedTreeSweep``): in-place saves that do not overwrite outside changes.
+  var sweepsReplaced = false
+  /// The folders the last build made from a listing of a folder of the package.
+  private var listedDirectories: [TreeBuilder.ListedDirectory] = []
+  /// The paths of the entries ``ReplacedTreeSweep`` took into the package, as they are named there.
+  private(set) var sweptPaths: [String] = []
+  /// The model's folders that gained entries so (their listings no longer hold everything).
+  private(set) var sweptDirectories: [PackageNode] = []
 
   init(target: FilePath, root: PackageNode) throws {
     try root.listEverythingFromSources()  // a save writes the children a directory holds
@@ -320,7 +339,7 @@ struct Saver {
 
   /// Builds `node`'s new state at the temporary name and makes it durable; removes it again on failure.
   /// - Returns: What it carried from disk into directories the model never listed (for ``OwnSaves``).
-  private func buildTemporary(_ node: PackageNode, parentFD: CInt) throws -> CarriedEntries {
+  private mutating func buildTemporary(_ node: PackageNode, parentFD: CInt) throws -> CarriedEntries {
     do {
       try TreeRemoval.remove(names.temporary, in: parentFD)  // a leftover only if recovery was skipped
     } catch {
@@ -344,6 +363,7 @@ struct Saver {
       throw error
     }
     versions?.relinked(builder.relinked)
+    listedDirectories = builder.listedDirectories
     return builder.carried
   }
 
@@ -355,6 +375,7 @@ struct Saver {
   ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
   mutating func keepPreviousState(changing changedPath: String, adding: Bool, removing: Bool = false) throws {
     guard !previousStateKept else { return }
+    try beforeCommit?()
     if let versions {
       try versions.willReplace(changing: changedPath, adding: adding, removing: removing)
     } else {
@@ -428,7 +449,9 @@ struct Saver {
   /// version it promised and could not keep.
   /// - Throws: The failure, the package then as it was; or, if even the way back failed, an error
   ///   naming where the previous state is left.
-  private func complete(_ swap: Swap, parentFD: CInt) throws {
+  private mutating func complete(_ swap: Swap, parentFD: CInt) throws {
+    var sweep = ReplacedTreeSweep(
+      package: target, replaced: names.path(names.temporary), changedPath: swap.changedPath)
     do {
       try flushDirectory(swap.containerFD, swap.containerPath)
       if swap.containerPath != names.parent { try flushDirectory(parentFD, names.parent) }
@@ -439,9 +462,11 @@ struct Saver {
         // Nothing was replaced: the previous state had no entry at this path.
         try versions?.replacedNothing(at: swap.changedPath)
       } else {
+        if sweepsReplaced && swap.move == .exchanging { sweep.run(listedDirectories, model: root) }
         try disposeOfReplaced(names.temporary, in: parentFD, changedPath: swap.changedPath)
       }
     } catch {
+      sweep.undo()
       let restored = swap.undo(parentFD: parentFD, temporary: names.temporary)
       versions?.abandon()
       // An added entry that cannot be taken out again leaves the package new, and nothing to lose.
@@ -453,6 +478,8 @@ struct Saver {
       if restored && swap.move != .removing { discardTemporary(parentFD) }  // the new state, renamed back out
       throw error
     }
+    sweptPaths += sweep.sweptPaths
+    sweptDirectories += sweep.gained
   }
 
   /// After a swap is durable: the replaced subtree (`name` in `parentFD`) goes to the keeper, or is removed.

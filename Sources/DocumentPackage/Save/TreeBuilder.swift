@@ -35,6 +35,25 @@ final class TreeBuilder {
   /// package: told to ``OwnSaves`` with the placement, so that a monitor can tell it from another
   /// program's change in the same directories (see ``CarriedEntries``).
   private(set) var carried = CarriedEntries()
+  /// The directories it built from a listing of a directory of this package (the model's, or its own
+  /// when it carried one the model never listed): where an in-place save's ``ReplacedTreeSweep``
+  /// looks, after the swap, for entries another program made there after that listing.
+  private(set) var listedDirectories: [ListedDirectory] = []
+
+  /// A directory built from a listing of a directory of this package.
+  struct ListedDirectory {
+    /// Its path in the package as built (the model's path).
+    let path: String
+    /// The path of the directory it was listed from, relative to the package root.
+    let origin: FilePath
+    /// The names that listing held, when the builder listed it itself; nil: the model's listing
+    /// (the model's nodes loaded from there, including those it removed or moved away since).
+    let listed: Set<RawName>?
+    /// The model's node, when built from the model's listing.
+    let node: PackageNode?
+    /// The FIFOs, sockets and devices carried beside the model's entries (which the model does not hold).
+    var special: Set<RawName> = []
+  }
 
   init(packagePath: FilePath) { self.packagePath = packagePath }
 
@@ -152,7 +171,9 @@ final class TreeBuilder {
         if node.edits.contains(.membership) && !node.edits.contains(.attributes) { time = nil }
         let names = Set(children.values.map(\.diskName))
         if let origin = node.origin, isFromThisPackage(node) {
-          try carrySpecialEntries(of: origin, except: names, into: fd, path: path)
+          let special = try carrySpecialEntries(of: origin, except: names, into: fd, path: path)
+          listedDirectories.append(
+            ListedDirectory(path: path, origin: origin.relativePath, listed: nil, node: node, special: special))
         } else if let live {
           try carrySpecialEntries(from: live, except: names, into: fd, path: path)
         }
@@ -165,7 +186,9 @@ final class TreeBuilder {
         }
         defer { Syscalls.closeFile(sourceFD) }
         carried.recordDirectory(path)
-        try carryContents(of: sourceFD, into: fd, path: path, withSpecial: origin.location.root == packagePath)
+        let fromHere = origin.location.root == packagePath
+        try carryContents(
+          of: sourceFD, into: fd, path: path, origin: fromHere ? origin.relativePath : nil, withSpecial: fromHere)
         if !node.edits.contains(.attributes) {
           time = try step("read status of", path) { () throws(Errno) in
             try Syscalls.status(of: sourceFD).modificationTime
@@ -274,32 +297,38 @@ final class TreeBuilder {
   /// Carries the FIFOs, sockets and devices of the directory `origin` (of this package) whose names are not in
   /// `names` (the model's entries there) into `fd`: the model does not hold such entries, and a save must not
   /// delete an entry it does not represent. Versions do not keep them (as `pack` does not).
+  /// - Returns: The names carried.
+  @discardableResult
   private func carrySpecialEntries(of origin: DiskOrigin, except names: Set<RawName>, into fd: CInt, path: String)
-    throws
+    throws -> Set<RawName>
   {
     let source = origin.absolutePath
     let sourceFD: CInt
     do { sourceFD = try Syscalls.openFile(source, [.readOnly, .directory, .noFollow]) } catch {
-      if error == .noSuchFileOrDirectory || error == .notDirectory { return }  // gone: nothing of it to keep
+      if error == .noSuchFileOrDirectory || error == .notDirectory { return [] }  // gone: nothing of it to keep
       throw PackageError.io(error, "cannot open directory", path: source.string, context: "while saving")
     }
     defer { Syscalls.closeFile(sourceFD) }
-    try carrySpecialEntries(from: sourceFD, except: names, into: fd, path: path)
+    return try carrySpecialEntries(from: sourceFD, except: names, into: fd, path: path)
   }
 
   /// Carries the FIFOs, sockets and devices of the open directory `source` whose names are not in `names`
   /// into `fd`.
+  @discardableResult
   private func carrySpecialEntries(from sourceFD: CInt, except names: Set<RawName>, into fd: CInt, path: String)
-    throws
+    throws -> Set<RawName>
   {
     let entries = try step("list directory", path) { () throws(Errno) in try Syscalls.entries(ofDirectory: sourceFD) }
+    var carried: Set<RawName> = []
     for entry in entries where !names.contains(entry.name) {
       let entryPath = path.isEmpty ? entry.name.string : path + "/" + entry.name.string
       guard try isSpecial(entry, in: sourceFD, path: entryPath) else { continue }
       try step("carry over", entryPath) { () throws(Errno) in
         try FileCarrier.carrySpecial(entry.name, from: sourceFD, to: fd)
       }
+      carried.insert(entry.name)
     }
+    return carried
   }
 
   /// Whether a directory entry is of a kind the model does not hold (a FIFO, a socket, a device).
@@ -317,21 +346,34 @@ final class TreeBuilder {
 
   /// Carries every entry of the directory `source` into `destination`, and everything below, from
   /// disk: with an explicit stack of the directories open on the way down, not recursion. FIFOs,
-  /// sockets and devices are carried `withSpecial` (from this package), else left out.
-  private func carryContents(of source: CInt, into destination: CInt, path: String, withSpecial: Bool) throws {
+  /// sockets and devices are carried `withSpecial` (from this package), else left out. Each directory
+  /// listed is noted in ``listedDirectories`` when `origin` (the source's path in this package) is given.
+  private func carryContents(
+    of source: CInt, into destination: CInt, path: String, origin: FilePath?, withSpecial: Bool
+  ) throws {
     /// A directory being carried: its entries not carried yet, and the status to give the copy
     /// when they are in (`nil` for the top, whose caller finishes it and owns its descriptors).
     struct Carrying {
       let from: CInt
       let to: CInt
       let path: String
+      /// The source's path in this package (nil: not from this package).
+      let origin: FilePath?
       var entries: [(name: RawName, type: EntryType)]
       let status: FileStatus?
     }
-    func list(_ fd: CInt, _ path: String) throws -> [(name: RawName, type: EntryType)] {
-      try step("list directory", path) { () throws(Errno) in try Syscalls.entries(ofDirectory: fd) }.reversed()
+    func list(_ fd: CInt, _ path: String, _ origin: FilePath?) throws -> [(name: RawName, type: EntryType)] {
+      let entries = try step("list directory", path) { () throws(Errno) in try Syscalls.entries(ofDirectory: fd) }
+      if let origin {
+        listedDirectories.append(
+          ListedDirectory(path: path, origin: origin, listed: Set(entries.map(\.name)), node: nil))
+      }
+      return entries.reversed()
     }
-    var stack = [Carrying(from: source, to: destination, path: path, entries: try list(source, path), status: nil)]
+    var stack = [
+      Carrying(
+        from: source, to: destination, path: path, origin: origin, entries: try list(source, path, origin), status: nil)
+    ]
     defer {
       for frame in stack where frame.status != nil {
         Syscalls.closeFile(frame.from)
@@ -394,7 +436,7 @@ final class TreeBuilder {
             try Syscalls.openDirectory(in: destination, name)
           }
           do {
-            entries = try list(from, entryPath)
+            entries = try list(from, entryPath, stack[top].origin.map { $0.appending(raw: name) })
             let inode = try step("read status of", entryPath) { () throws(Errno) in try Syscalls.status(of: to).inode }
             carried.record(name.string, inode: inode, in: parentPath)
             carried.recordDirectory(entryPath)
@@ -406,7 +448,8 @@ final class TreeBuilder {
           Syscalls.closeFile(from)
           throw error
         }
-        stack.append(Carrying(from: from, to: to, path: entryPath, entries: entries, status: status))
+        let origin = stack[top].origin.map { $0.appending(raw: name) }
+        stack.append(Carrying(from: from, to: to, path: entryPath, origin: origin, entries: entries, status: status))
       case .other, .unknown:
         // FIFOs, sockets, devices: not in the model, but the package's own stay where they are.
         guard withSpecial else { continue }
