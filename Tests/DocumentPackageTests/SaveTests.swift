@@ -443,7 +443,9 @@ private final class RefusingKeeper: ReplacedStateKeeper {
   func willBuildNewState() {}
   func relinked(_ files: [RelinkedFile]) {}
   func copyBeforeSwap() {}
-  func willReplace(changing changedPath: String, adding: Bool) throws { told.append("willReplace \(changedPath)") }
+  func willReplace(changing changedPath: String, adding: Bool, removing: Bool) throws {
+    told.append("willReplace \(changedPath)")
+  }
   func willSwap(containerBefore: FileStatus) {}
   func swapped(containerAfter: FileStatus) {}
   func replacedNothing(at changedPath: String) throws {}
