@@ -129,8 +129,9 @@ def main():
                 after = state(where)
                 problems = []
                 killed = moved and args.kill
-                if not killed and save.returncode != 0 and len(save.stderr.read().decode().strip().split("\n")) != 1:
-                    problems.append("the save's error is not one line")
+                error = save.stderr.read().decode().strip()
+                if not killed and save.returncode != 0 and len(error.split("\n")) != 1:
+                    problems.append("the save's error is not one line: " + error.replace("\n", " | "))
                 if check.returncode != 0:
                     problems.append("check: " + (check.stdout + check.stderr).decode().strip().replace("\n", " | "))
                 if moved and os.path.exists(case.q):

@@ -10,6 +10,9 @@ one of the two processes after each of its system calls in turn and runs the oth
   * settle paused: the same with the roles swapped: the settle stops after its Nth CALL, a save runs whole, and
     the settle goes on.
   * settle killed (--kill): the settle is killed after its Nth CALL while the save is paused after its own Mth.
+  * settle killed while it removes a settled version (always, after each unlink in `pending/`): its unlinks
+    move the change times of the package files a save carried over by hard links; the next settle must not take
+    them for another program's change. Then the save runs whole.
 
 After each case a last settle runs, `docpkg check` must exit 0 without naming damage, and every version must hold
 the state before the save that made it, byte for byte (`docpkg diff PACKAGE@ID SNAPSHOT` finds nothing), which a
@@ -113,6 +116,20 @@ class Case:
                     counts[name] += 1
         return counts
 
+    def removal_unlinks(self):
+        """The numbers of the settle's `unlinkat` calls in `pending/`: a settled version's record, the files and
+        folders of its replaced tree (`pending/ID.old`), counted on this case (which is then thrown away)."""
+        trace = os.path.join(self.dir, "removal.trace")
+        subprocess.run(["strace", "-f", "-qq", "-y", "-o", trace, "-e", "trace=unlinkat", self.docpkg, "versions",
+                        "settle", self.package], env=self.env, capture_output=True, timeout=120)
+        numbers = []
+        with open(trace) as f:
+            calls = [line for line in f if "unlinkat(" in line]
+        for number, line in enumerate(calls, start=1):
+            if "/pending" in line.split(",", 1)[0] and "= 0" in line.rsplit(")", 1)[-1]:
+                numbers.append(number)
+        return numbers
+
     def check(self):
         """Returns a failure message, or None."""
         self.run(["versions", "settle", self.package], check=False)
@@ -214,6 +231,22 @@ def main():
                         settle.wait(timeout=120)
                         case.run(case.save)
                     judge(case, f"settle paused after {call} #{n} beside {PAUSED[variant][0]}", settle, "settle")
+
+        # The settle killed after each unlink of a settled version's replaced tree, then the save (issue 35: a
+        # settle killed there, before it noted the unlinks, made the next one name the carried-over files).
+        for variant in range(len(PAUSED)):
+            probe = Case(args.docpkg, work, variant)
+            unlinks = probe.removal_unlinks()
+            shutil.rmtree(probe.dir)
+            if not unlinks:
+                raise RuntimeError("the settle removed no replaced tree: the case no longer tests its removal")
+            for n in unlinks:
+                case = Case(args.docpkg, work, variant)
+                settle = case.traced(["versions", "settle", case.package], "unlinkat", n, action="SIGKILL")
+                settle.wait(timeout=120)
+                case.run(case.save)
+                judge(case, f"settle killed after unlinkat #{n} (its removal) before {PAUSED[variant][0]}", None,
+                      "settle")
 
         # The settle killed at a step while a save is paused at one (sampled pairs).
         if args.kill:

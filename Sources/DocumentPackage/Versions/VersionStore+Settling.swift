@@ -92,8 +92,15 @@ extension VersionStore {
     guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     guard let names = try? Syscalls.entries(ofDirectory: fd).map(\.name.string) else { return }
-    let recorded = Set(names.filter { Int($0) != nil })
-    for name in names where Int(name) == nil && name != DeferredKeeping.savingMarker && name != Self.unlinkedName {
+    var recorded = Set(names.filter { Int($0) != nil })
+    // A removal a killed settle announced is the next settle's to complete (it notes the unlinks).
+    if let data = try? StoreFiles.read(pendingPath.appending(Self.unlinkingName)),
+      let id = String(decoding: data, as: UTF8.self).split(separator: "\n").first
+    {
+      recorded.insert(String(id))
+    }
+    let kept: Set<String> = [DeferredKeeping.savingMarker, Self.unlinkedName, Self.unlinkingName]
+    for name in names where Int(name) == nil && !kept.contains(name) {
       if let dot = name.firstIndex(of: "."), name.hasSuffix(".old"), recorded.contains(String(name[..<dot])) {
         continue
       }
@@ -119,6 +126,7 @@ extension VersionStore {
   private func settleLocked(into settled: inout [PackageVersion], savesExcluded: Bool) throws -> SettleOutcome {
     settleFailure = nil
     try prepare()
+    completeInterruptedRemoval()
     var damaged = Set<Int>()
     while let first = pendingIDs.first(where: { !damaged.contains($0) }) {
       guard let oldest = pendingRecord(first) else {
@@ -205,12 +213,39 @@ extension VersionStore {
   /// versions waited (`removePending`).
   static let unlinkedName = "unlinked"
 
+  /// The name in `pending/` of the settled version whose replaced tree a settle is removing
+  /// (`removePending`): its id and path, written before the first unlink.
+  static let unlinkingName = "unlinking"
+
   /// Removes a settled pending version: its record first, then its replaced tree. Removing the
   /// tree unlinks files the package still links (a save carried them over by hard links), which
   /// moves their change times: while other pending versions wait, the path is appended to
   /// `pending/unlinked`, whose modification time then bounds those moves (``PendingStateWalk``);
-  /// once none waits, the file goes.
+  /// once none waits, the file goes. The removal is announced first (`pending/unlinking`): a
+  /// settle killed between an unlink and that note leaves the announcement, and the next settle
+  /// completes the removal and the note (`completeInterruptedRemoval()`) before it walks, so the
+  /// moved change times are never taken for another program's change.
   private func removePending(_ id: Int, changed: String) {
+    let announcement = Data("\(id)\n\(VersionEscaping.escape(changed))\n".utf8)
+    let marker = pendingPath.appending(Self.unlinkingName)
+    guard (try? StoreFiles.writeAtomically(announcement, to: marker, temporary: temporaryPath)) != nil else { return }
+    removeReplacedTree(id, changed: changed)
+  }
+
+  /// Under the store's lock, before a walk: completes the removal a killed settle announced.
+  func completeInterruptedRemoval() {
+    let marker = pendingPath.appending(Self.unlinkingName)
+    guard let data = try? StoreFiles.read(marker) else { return }
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+    guard lines.count >= 2, let id = Int(lines[0]) else {
+      try? Syscalls.unlink(marker)  // cut short before it was renamed in: nothing was unlinked
+      return
+    }
+    removeReplacedTree(id, changed: VersionEscaping.unescape(lines[1]))
+  }
+
+  /// `removePending`'s work after its announcement, which it removes last.
+  private func removeReplacedTree(_ id: Int, changed: String) {
     guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     try? Syscalls.unlink(in: fd, RawName(String(id)), directory: false)
@@ -218,6 +253,13 @@ extension VersionStore {
     var relinked: [RelinkedFile] = []
     try? TreeRemoval.remove(RawName("\(id).old"), in: fd, relinked: &relinked)
     HashCache.noteRelinked(relinked, at: hashesPath)
+    noteUnlinked(changed, in: fd)
+    try? Syscalls.unlink(in: fd, RawName(Self.unlinkingName), directory: false)
+  }
+
+  /// Appends `changed` to `pending/unlinked` and sets its modification time, after the unlinks,
+  /// when other pending versions wait; removes the file when none does.
+  private func noteUnlinked(_ changed: String, in fd: CInt) {
     let names = (try? Syscalls.entries(ofDirectory: fd).map(\.name.string)) ?? []
     let unlinked = pendingPath.appending(Self.unlinkedName)
     guard names.contains(where: { Int($0) != nil || $0.hasSuffix(".start") }) else {
