@@ -46,11 +46,14 @@ extension Document {
   /// A watching document watches `newPath` afterwards.
   /// - Returns: What could not be carried to `newPath` (only ever something for a deleted package).
   /// - Throws: As ``save(overwritingOutsideChanges:)``, except that changes on disk at the old
-  ///   path are not checked.
+  ///   path are not checked; `invalidArgument`, with nothing written and the document unchanged,
+  ///   for a destination that holds the package (its folder or any above), lies inside it, is or
+  ///   lies in a version store, or is a folder holding packages' version stores.
   @discardableResult
   public func save(to newPath: FilePath) async throws -> SaveAsResult {
     try requireEditable()
     guard let package else { return SaveAsResult() }
+    try SaveAsDestination.check(PackageLink.resolve(newPath), packageAt: path)
     defer { publish() }
     cancelAutosave()
     noticeDeletionIfGone()
@@ -113,6 +116,7 @@ extension Document {
   public func saveCopy(to copyPath: FilePath) async throws -> SaveAsResult {
     try requireOpen()
     executor.requireOnQueue()
+    if package != nil { try SaveAsDestination.check(PackageLink.resolve(copyPath), packageAt: path) }
     if package != nil { noticeDeletionIfGone() }
     if let package, !state.contains(.deleted) {
       do {
