@@ -253,6 +253,10 @@ extension Document {
   }
 
   /// Saves if there is something to save, unless an undo group is open (then tries again later).
+  /// An autosave merges with what another program changed meanwhile (``saveMerging()``), as the
+  /// monitor's reaction to that change would have: a plain save would fail with a conflict that
+  /// nobody sees, leave the document ``DocumentState/inConflict`` with no conflict version, the
+  /// monitor's reaction then deferred, and the edits never saved.
   func autosave() async {
     autosaveTask = nil
     guard hasUnsavedChanges, state.isDisjoint(with: [.closed, .editingDisabled, .inConflict, .deleted]) else { return }
@@ -260,7 +264,7 @@ extension Document {
       restartAutosaveTimer()
       return
     }
-    try? await save()
+    _ = try? await saveMerging()
   }
 }
 
