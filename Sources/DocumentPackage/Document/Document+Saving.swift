@@ -46,11 +46,14 @@ extension Document {
   /// A watching document watches `newPath` afterwards.
   /// - Returns: What could not be carried to `newPath` (only ever something for a deleted package).
   /// - Throws: As ``save(overwritingOutsideChanges:)``, except that changes on disk at the old
-  ///   path are not checked.
+  ///   path are not checked; `invalidArgument`, with nothing written and the document unchanged,
+  ///   for a destination that holds the package (its folder or any above), lies inside it, is or
+  ///   lies in a version store, or is a folder holding packages' version stores.
   @discardableResult
   public func save(to newPath: FilePath) async throws -> SaveAsResult {
     try requireEditable()
     guard let package else { return SaveAsResult() }
+    try SaveAsDestination.check(PackageLink.resolve(newPath), packageAt: path)
     defer { publish() }
     cancelAutosave()
     noticeDeletionIfGone()
@@ -113,6 +116,7 @@ extension Document {
   public func saveCopy(to copyPath: FilePath) async throws -> SaveAsResult {
     try requireOpen()
     executor.requireOnQueue()
+    if package != nil { try SaveAsDestination.check(PackageLink.resolve(copyPath), packageAt: path) }
     if package != nil { noticeDeletionIfGone() }
     if let package, !state.contains(.deleted) {
       do {
@@ -251,6 +255,10 @@ extension Document {
   }
 
   /// Saves if there is something to save, unless an undo group is open (then tries again later).
+  /// An autosave merges with what another program changed meanwhile (``saveMerging()``), as the
+  /// monitor's reaction to that change would have: a plain save would fail with a conflict that
+  /// nobody sees, leave the document ``DocumentState/inConflict`` with no conflict version, the
+  /// monitor's reaction then deferred, and the edits never saved.
   func autosave() async {
     autosaveTask = nil
     guard hasUnsavedChanges, state.isDisjoint(with: [.closed, .editingDisabled, .inConflict, .deleted]) else { return }
@@ -258,7 +266,7 @@ extension Document {
       restartAutosaveTimer()
       return
     }
-    try? await save()
+    _ = try? await saveMerging()
   }
 }
 

@@ -55,6 +55,9 @@ extension Document {
   /// - ``SaveOutcome/saved``: nothing else had changed the package; undo keeps working.
   /// - ``SaveOutcome/merged(paths:)``: the package now holds both sides' changes, and so does the
   ///   document, reloaded from it (a new tree: the undo stack is emptied, the document is clean).
+  ///   What the other side changed is published as an outside change (``DocumentUpdate/outsideChange``,
+  ///   reaction ``OutsideChange/Reaction-swift.enum/merged(paths:)``), as the monitor's reaction
+  ///   would have been: the monitor's own report of it follows as held, and is not repeated.
   /// - ``SaveOutcome/conflict(version:paths:)``: both sides changed the same entries; the package
   ///   keeps the other writer's state and this document's side is kept as an unresolved conflict
   ///   version. The document stays as it is and gains ``DocumentState/inConflict``, until
@@ -76,10 +79,14 @@ extension Document {
     cancelAutosave()
     if let kept = currentKeptConflict { return .conflict(version: kept.version, paths: kept.paths) }
     var outcome = SaveOutcome.saved
+    let found = package.outsideChanges()  // what the merge takes in, to report (`Document+MergedOutsideChanges`)
+    let before = editor.root
     try saving { outcome = try package.saveMerging() }
     switch outcome {
     case .saved: break
-    case .merged: replaceModel(with: package.root)
+    case .merged(let paths):
+      replaceModel(with: package.root)
+      reportMergedOutsideChanges(mergedOutsideChanges(found, before: before, after: editor.root), textMerged: paths)
     case .conflict(let version, let paths):
       state.insert(.inConflict)
       noteKeptConflict(version: version, paths: paths)

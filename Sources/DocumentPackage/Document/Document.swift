@@ -57,7 +57,9 @@ public actor Document {
   /// Why the last save (or open, for a read-only document) failed; `nil` after a successful save.
   public internal(set) var lastError: PackageError?
 
-  /// Saves this long after the last change; `nil` (the default) turns autosave off.
+  /// Saves this long after the last change, merging with another program's changes as
+  /// ``saveMerging()`` does (both sides changed an entry: the conflict is kept as a version and the
+  /// state gains ``DocumentState/inConflict``); `nil` (the default) turns autosave off.
   public var autosaveDelay: Duration? {
     didSet { restartAutosaveTimer() }
   }

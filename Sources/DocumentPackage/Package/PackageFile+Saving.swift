@@ -68,6 +68,7 @@ extension PackageFile {
   public func save(to newPath: FilePath) throws {
     let destination = PackageLink.resolve(newPath)
     if destination == path { return try save() }
+    try SaveAsDestination.check(destination, packageAt: path)
     let newLock = try PackageLock(forPackageAt: destination)
     _ = try Self.recover(destination, locked: newLock)
     try withSaver(of: root, to: destination) { try $0.saveWhole(rebasing: true) }
@@ -83,6 +84,7 @@ extension PackageFile {
     if destination == path {
       throw PackageError(.invalidArgument, "cannot save a copy over the package itself:", path: copyPath.string)
     }
+    try SaveAsDestination.check(destination, packageAt: path)
     let copyLock = try PackageLock(forPackageAt: destination)
     defer { withExtendedLifetime(copyLock) {} }
     _ = try Self.recover(destination, locked: copyLock)
@@ -107,6 +109,7 @@ extension PackageNode {
   public func write(to path: FilePath, originalContentsPath: FilePath? = nil) throws {
     if let originalContentsPath, let location = origin?.location { location.root = originalContentsPath }
     let destination = PackageLink.resolve(path)
+    try SaveAsDestination.check(destination, packageAt: origin?.location.root)
     let lock = try PackageLock(forPackageAt: destination)
     defer { withExtendedLifetime(lock) {} }
     _ = try PackageFile.recover(destination, locked: lock)

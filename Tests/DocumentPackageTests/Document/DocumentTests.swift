@@ -244,6 +244,36 @@ struct DocumentTests {
     #expect(await !document.hasUnsavedChanges)
   }
 
+  /// Another program changes the package between an edit and its autosave: the autosave merges, as the
+  /// monitor's reaction would (it never leaves the document in conflict with no conflict version, its edit unsaved).
+  @Test(arguments: ["another file", "the same file"])
+  func anAutosaveThatMeetsAnotherProgramsChangeMergesWithIt(theirs: String) async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let clock = TestClock()
+    // Unwatched: the autosave meets the change first, every time (a monitor's reaction could come first).
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched, clock: clock)
+    await document.setAutosaveDelay(.milliseconds(100))
+    _ = try await document.read { try ($0.sortedChildren().count, $0.node(at: "Text.txt").contents()) }  // shown
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+    let changed = theirs == "another file" ? "Other.txt" : "Text.txt"
+    try Shell.run("sh", ["-c", "echo theirs > \"$1\"", "sh", path + "/" + changed])
+    await runAutosave(document, clock, after: .milliseconds(100))
+    if changed == "Other.txt" {
+      #expect(await document.state == .normal)
+      #expect(await !document.hasUnsavedChanges)
+      #expect(try file(path + "/Text.txt") == "mine\n")
+      #expect(try file(path + "/Other.txt") == "theirs\n")
+      #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.added, "Other.txt")])
+    } else {
+      // A real conflict: the document's side is kept as a conflict version, as saveMerging() keeps it.
+      #expect(await document.state == .inConflict)
+      #expect(try await document.unresolvedConflicts().count == 1)
+      #expect(try file(path + "/Text.txt") == "theirs\n")
+    }
+    try await document.close(saving: false)
+  }
+
   @Test func stateUpdatesFollowAConflictAndItsResolution() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)

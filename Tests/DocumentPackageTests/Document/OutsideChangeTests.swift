@@ -685,6 +685,40 @@ struct OutsideChangeTests {
     try await document.close(saving: false)
   }
 
+  /// The app shows b.txt; another program changes it; the app's saveMerging() merges the change in before the
+  /// monitor reports it. The document says so itself, in the update an app refreshes its views from, once.
+  @Test func anOutsideChangeThatSaveMergingTookInIsReportedOnce() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    #expect(try await text(document, "b.txt") == "one\ntwo\nthree\nfour\nfive\n")
+    #expect(try await document.read { try $0.node(at: "Notes").sortedChildren().map(\.name) } == ["n.txt"])
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8)) }
+    try replaceFromAnotherProcess(path + "/b.txt", "theirs\n")
+    try temp.write("Doc.pkg/Notes/new.txt", "new\n")
+    #expect(try await document.saveMerging() == .merged(paths: []))
+    let change = try #require(await document.lastOutsideChange, "the change merged in was not reported")
+    #expect(change.reaction == .merged(paths: []))
+    #expect(
+      Set(change.changes) == [
+        PackageMonitor.Change(.modified, "b.txt"), PackageMonitor.Change(.added, "Notes/new.txt"),
+      ],
+      "\(change.changes)")
+    #expect(try await text(document, "b.txt") == "theirs\n")
+    // The monitor's report that follows names what the document holds now: not reported again.
+    #expect(await gate.waitForBurst())
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == "b.txt" } })
+    for event in seen.events { await document.react(to: event) }
+    #expect(await document.lastOutsideChange?.number == change.number)
+    try await document.close()
+  }
+
   @Test(arguments: ["rename", "remove"])
   func anOwnSaveIsNotReportedWhenTheFolderWasRenamedOrRemovedBeforeTheMonitorLooked(edit: String) async throws {
     let temp = try TemporaryDirectory()

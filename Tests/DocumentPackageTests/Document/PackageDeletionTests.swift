@@ -128,6 +128,29 @@ extension PackageDeletionTests {
     try await document.close()
   }
 
+  /// `rm -rf P && mv Other P` (or a copy of Other put in its place): a file of the same name in the other package is
+  /// not the document's file it never read; a save elsewhere leaves it out and names it. (The copy is made before
+  /// `P` is removed: `rm -rf P && cp -a Other P` can give the new root the inode `P` had, and `cp -a` keeps its
+  /// time, so that nothing `lstat` shows tells the two apart.)
+  @Test(arguments: [
+    "rm -rf \"$1\" && mv \"$2\" \"$1\"", "cp -a \"$2\" \"$1.new\" && rm -rf \"$1\" && mv \"$1.new\" \"$1\"",
+  ])
+  func aSaveElsewhereCarriesNothingUnreadFromThePackageThatTookItsPlace(replacing script: String) async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackageAndAnother(in: temp)
+    try temp.write("Doc.pkg/Unread.txt", "mine, never read\n")
+    try temp.write("Other.pkg/Unread.txt", "OTHER\n")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("sh", ["-c", script, "sh", path, other])
+    let rescue = temp.appending("Rescued.pkg")
+    let result = try await document.save(to: FilePath(rescue))
+    #expect(result.uncarriedPaths == ["Notes", "Unread.txt"])
+    #expect(try contents(of: rescue) == ["Text.txt": "unsaved\n"])
+    #expect(await document.state == .normal)
+    try await document.close()
+  }
+
   @Test func aReadOfAnEntryNotLoadedYetMeetsTheOtherPackageAndSaysSo() async throws {
     let temp = try TemporaryDirectory()
     let (path, other) = try makePackageAndAnother(in: temp)

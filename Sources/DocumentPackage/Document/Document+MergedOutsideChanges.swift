@@ -1,0 +1,56 @@
+import SystemPackage
+
+// Outside changes that a save merged in before the monitor reported them.
+//
+// `saveMerging()` (an app's, or autosave's) can meet another program's change before the document's
+// monitor reports it: the merge takes the change in, the document reloads the merged state, and
+// the monitor's report that follows names what the model now holds, so it is left out
+// (`Document+HeldChanges`). The app would never learn that, say, `B.txt` it shows changed. So the
+// save reports it itself, through the channel an app already listens to: an ``OutsideChange``
+// with reaction `merged` in the next ``DocumentUpdate``, as the monitor's reaction would have.
+// Its changes are what the model loaded that changed on disk (`outsideChanges()`, taken just
+// before the merge), with a changed folder told as the entries added to it and removed from it;
+// when a change came between that look and the merge, or none could be named, the update says
+// `rescanned`: refresh everything.
+extension Document {
+  /// The changes on disk that `merged` (the document's model before the merge) did not hold, as
+  /// the monitor would name them, given the `found` changes of what it loaded and `merged`'s
+  /// state now (`current`, the model after the merge).
+  func mergedOutsideChanges(
+    _ found: [OutsideEntryChange], before merged: PackageNode, after current: PackageNode
+  ) -> [PackageMonitor.Change] {
+    var changes: [PackageMonitor.Change] = []
+    for change in found {
+      if change.kind == .removed {
+        changes.append(PackageMonitor.Change(.removed, change.path))
+        continue
+      }
+      let old = change.path.isEmpty ? merged : try? merged.node(at: change.path)
+      guard let old, old.kind == .directory, let oldChildren = old.loadedChildren else {
+        if !change.path.isEmpty { changes.append(PackageMonitor.Change(.modified, change.path)) }
+        continue
+      }
+      // A folder: which entries came and went (its own changed entries are listed on their own).
+      let new = change.path.isEmpty ? current : try? current.node(at: change.path)
+      guard let new, new.kind == .directory, let newNames = try? Set(new.sortedChildren().map(\.name)) else {
+        if !change.path.isEmpty { changes.append(PackageMonitor.Change(.modified, change.path)) }
+        continue
+      }
+      let prefix = change.path.isEmpty ? "" : change.path + "/"
+      let oldNames = Set(oldChildren.keys)
+      changes += newNames.subtracting(oldNames).sorted().map { PackageMonitor.Change(.added, prefix + $0) }
+      changes += oldNames.subtracting(newNames).sorted().map { PackageMonitor.Change(.removed, prefix + $0) }
+    }
+    if changes.isEmpty { changes = [PackageMonitor.Change(.rescanned, path.string)] }
+    return changes
+  }
+
+  /// Publishes the outside changes a save merged in (see the comment above), as the reaction `merged(paths:)`.
+  func reportMergedOutsideChanges(_ changes: [PackageMonitor.Change], textMerged paths: [String]) {
+    outsideChangeCount += 1
+    let change = OutsideChange(
+      number: outsideChangeCount, changes: changes, reaction: .merged(paths: paths), packagePath: path)
+    lastOutsideChange = change
+    publish(outsideChange: change)
+  }
+}
