@@ -380,7 +380,7 @@ struct PendingStateWalk {
             return try Directory(
               relative: path, physical: childPhysical, in: here ? self : nil, source: childSource,
               underChanged: relinked, stable: !relinked && walk.isStable(path, status), named: false, walk)
-          } catch where entryStatus(raw, at: childPhysical, here: here) == nil {
+          } catch  where entryStatus(raw, at: childPhysical, here: here) == nil {
             walk.unkept.append(path)  // gone since its stat, as below
             awaiting = nil
             next += 1

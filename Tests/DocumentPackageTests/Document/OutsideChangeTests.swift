@@ -670,8 +670,9 @@ struct OutsideChangeTests {
     // which was then removed: ext4 gives a freed number again. Recorded here as that save did,
     // with the earlier entry's birth time (the package's, made before).
     let folder = try Syscalls.statusNoFollow(FilePath(path + "/F"))
+    let birth: FileTime = try #require(Syscalls.birthTime(FilePath(path)))
     OwnSaves.shared.record(
-      device: folder.device, inode: folder.inode, birth: try #require(Syscalls.birthTime(FilePath(path))),
+      device: folder.device, inode: folder.inode, birth: birth,
       folder: try #require(OwnSaves.folderInode(of: FilePath(path))), package: "P.pkg",
       owner: ObjectIdentifier(document), carried: nil)
     gate.open()
