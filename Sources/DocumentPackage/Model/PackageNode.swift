@@ -214,7 +214,7 @@ public final class PackageNode {
   }
 
   /// The destination of a symbolic link; empty for other kinds. A destination read from disk stands for its bytes
-  /// exactly, as names do (``RawByteNames``): a byte that is not UTF-8 is the scalar U+F780–U+F7FF (U+F700 + the
+  /// exactly, as names do (`RawByteNames`): a byte that is not UTF-8 is the scalar U+F780–U+F7FF (U+F700 + the
   /// byte), which a save writes back as that byte. Setting it changes the link
   /// (see ``setSymbolicLinkDestination(_:)``, which says when it is refused).
   public var symbolicLinkDestination: String {

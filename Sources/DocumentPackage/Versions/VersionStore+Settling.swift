@@ -34,7 +34,7 @@ extension VersionStore {
   ///   versions stay for the next call, at the package's new name).
   /// - Complexity: O(*n*) directory reads and `fstatat`s (relative to each open directory) for the
   ///   package's *n* entries per pending version and try, plus one copy (or clone) of each content
-  ///   the store does not hold yet (see ``PendingStateWalk``).
+  ///   the store does not hold yet (see `PendingStateWalk`).
   @discardableResult
   public func settlePendingVersions() throws -> [PackageVersion] {
     guard exists, hasPendingVersions else { return [] }
