@@ -32,3 +32,11 @@ extension RawName {
     withCString { FilePath.Component(platformString: $0) }
   }
 }
+
+extension FilePath {
+  /// This path with the name `name` (its exact bytes, ``RawName/component``) appended; unchanged for
+  /// no name a directory can hold.
+  func appending(raw name: RawName) -> FilePath {
+    name.component.map { appending($0) } ?? self
+  }
+}

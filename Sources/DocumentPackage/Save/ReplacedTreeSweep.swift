@@ -163,13 +163,3 @@ struct ReplacedTreeSweep {
     }
   }
 }
-
-extension FilePath {
-  /// This path with the name `name` (its exact bytes) appended.
-  func appending(raw name: RawName) -> FilePath {
-    name.bytes.withUnsafeBufferPointer { buffer in
-      guard let component = FilePath.Component(platformString: buffer.baseAddress!) else { return self }
-      return appending(component)
-    }
-  }
-}
