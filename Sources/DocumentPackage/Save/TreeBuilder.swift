@@ -431,12 +431,13 @@ final class TreeBuilder {
         }
         let to: CInt
         let entries: [(name: RawName, type: EntryType)]
+        let origin = stack[top].origin.map { $0.appending(raw: name) }
         do {
           to = try step("open directory", entryPath) { () throws(Errno) in
             try Syscalls.openDirectory(in: destination, name)
           }
           do {
-            entries = try list(from, entryPath, stack[top].origin.map { $0.appending(raw: name) })
+            entries = try list(from, entryPath, origin)
             let inode = try step("read status of", entryPath) { () throws(Errno) in try Syscalls.status(of: to).inode }
             carried.record(name.string, inode: inode, in: parentPath)
             carried.recordDirectory(entryPath)
@@ -448,7 +449,6 @@ final class TreeBuilder {
           Syscalls.closeFile(from)
           throw error
         }
-        let origin = stack[top].origin.map { $0.appending(raw: name) }
         stack.append(Carrying(from: from, to: to, path: entryPath, origin: origin, entries: entries, status: status))
       case .other, .unknown:
         // FIFOs, sockets, devices: not in the model, but the package's own stay where they are.
