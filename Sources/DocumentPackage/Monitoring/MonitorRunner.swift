@@ -219,8 +219,8 @@ final class MonitorRunner: @unchecked Sendable {
       for (path, inode) in newInodes {
         guard
           let placement = OwnSaves.shared.placement(
-            device: tree.device, inode: inode, at: path.isEmpty ? tree.packagePath : tree.packagePath.appending(path),
-            folder: folder, package: tree.packageName, owner: options.owner),
+            device: tree.device, inode: inode, folder: folder, package: tree.packageName, owner: options.owner,
+            at: path.isEmpty ? tree.packagePath : FilePath(tree.packagePath.string + "/" + path)),
           placement.serial >= firstPlacement, !claimedPlacements.contains(placement.serial)
         else { continue }
         placements[path] = placement

@@ -5,7 +5,7 @@ import SystemPackage
 ///
 /// A save builds its new state (a subtree, or the whole package) under a temporary name and
 /// tells its inode here *before* swapping it in (``willPlace(_:)``); a monitor that sees an entry
-/// or the package take a new inode asks whether that inode is one of them (``placement(device:inode:folder:package:owner:)``).
+/// or the package take a new inode asks whether that inode is one of them (``placement(device:inode:folder:package:owner:at:)``).
 /// Unlike a time window, this is exact: another program's change made during our save is not
 /// taken for ours. The last 256 inodes are kept, each with the package's name and the inode of
 /// the folder it is in: an inode number freed and given to another file (say of another package
@@ -134,15 +134,17 @@ package final class OwnSaves: @unchecked Sendable {
   /// The latest placement by a save in this process of the entry with this inode, now at `path`,
   /// in the package named `package` in the folder whose inode is `folder` (with `owner`, by that
   /// owner); nil if none, or if the entry at `path` was made after the placed one (another entry
-  /// given its number: see the comment above).
+  /// given its number: see the comment above). `path` is made only for an inode a save placed: the
+  /// monitor asks for every new entry of a burst, and a path thousands of bytes long is not free.
   package func placement(
-    device: UInt64, inode: UInt64, at path: FilePath, folder: UInt64, package: String, owner: ObjectIdentifier? = nil
+    device: UInt64, inode: UInt64, folder: UInt64, package: String, owner: ObjectIdentifier? = nil,
+    at path: @autoclosure () -> FilePath
   ) -> Placement? {
     let found = lock.withLock {
       lookup[Placed(device: device, inode: inode, folder: folder, package: package)]
     }
     guard let found, owner == nil || found.owner == owner else { return nil }
-    if let placed = found.birth, let born = Syscalls.birthTime(path), born != placed { return nil }
+    if let placed = found.birth, let born = Syscalls.birthTime(path()), born != placed { return nil }
     return found
   }
 }
