@@ -167,7 +167,7 @@ extension Document {
   }
 
   /// Records and publishes the reaction to `event`.
-  private func finish(_ event: PackageMonitor.Event, _ reaction: OutsideChange.Reaction) {
+  func finish(_ event: PackageMonitor.Event, _ reaction: OutsideChange.Reaction) {
     outsideChangeCount += 1
     let change = OutsideChange(
       number: outsideChangeCount, changes: event.changes, reaction: reaction, packagePath: path)

@@ -30,7 +30,9 @@ extension Document {
     guard let package else { return }
     defer { publish() }
     cancelAutosave()
-    try saving { try package.save(options: overwritingOutsideChanges ? .overwritingOutsideChanges : []) }
+    try saving(followingMove: true) {
+      try package.save(options: overwritingOutsideChanges ? .overwritingOutsideChanges : [])
+    }
   }
 
   /// Saves the whole package to `newPath` ("save as") and makes the document edit that package
@@ -140,14 +142,18 @@ extension Document {
   /// Runs a save of the package through `body`, turning its failure into the document's state
   /// (a cancelled save is no failure of the document: its state stays as it was). A save in place
   /// that fails because the package went fails as for a deleted package; a save of a deleted
-  /// package elsewhere (`elsewhere`) throws its own error, which names what failed.
-  func saving(elsewhere: Bool = false, _ body: () throws -> Void) throws {
+  /// package elsewhere (`elsewhere`) throws its own error, which names what failed. A save in place
+  /// that fails because the package moved meanwhile (`followingMove`) follows it and is made again
+  /// there, once (`Document+MovedWhileSaving`).
+  func saving(elsewhere: Bool = false, followingMove: Bool = false, _ body: () throws -> Void) throws {
     executor.requireOnQueue()
+    let heldRoot = followingMove ? holdRootForSave() : nil
     do {
       try body()
     } catch let error as CancellationError {
       throw error
     } catch let error as PackageError {
+      if followMoveAfterFailedSave(heldRoot) { return try saving(body) }  // moved: saved there, once
       noticeDeletionIfGone()
       if state.contains(.deleted), !elsewhere {
         // What vanished went with the package: a deletion, not a conflict (save(to:) carries the rest).

@@ -81,7 +81,7 @@ extension Document {
     var outcome = SaveOutcome.saved
     let found = package.outsideChanges()  // what the merge takes in, to report (`Document+MergedOutsideChanges`)
     let before = editor.root
-    try saving { outcome = try package.saveMerging() }
+    try saving(followingMove: true) { outcome = try package.saveMerging() }
     switch outcome {
     case .saved: break
     case .merged(let paths):

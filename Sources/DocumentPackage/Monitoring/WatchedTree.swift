@@ -299,17 +299,8 @@ final class WatchedTree {
     if let status = try? Syscalls.statusNoFollow(packagePath), status.kind == .directory {
       return status.inode == rootInode ? .unchanged : .replaced
     }
-    guard rootDescriptor >= 0,
-      let current = try? Syscalls.readLinkPath(at: FilePath("/proc/self/fd/\(rootDescriptor)")),
-      !current.string.hasSuffix(" (deleted)"),
-      let status = try? Syscalls.statusNoFollow(current),
-      status.inode == rootInode
-    else { return .deleted }
-    // A save that replaced the package moves the state it replaced beside it, into the package's
-    // own entries (`.NAME.docpkg-versions/pending/…`): the package went from its path, not there.
-    let ownEntries = packagePath.removingLastComponent().appending(".\(packageName).docpkg-")
-    if current.string.hasPrefix(ownEntries.string) { return .deleted }
-    return .moved(current)
+    let moved = MovedPackage.newPath(rootDescriptor: rootDescriptor, rootInode: rootInode, from: packagePath)
+    return moved.map { .moved($0) } ?? .deleted
   }
 
   /// Follows the package to `path` after it moved: its subtree's watches stay (they follow inodes).

@@ -1,0 +1,108 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+private func file(_ path: String) throws -> String {
+  try String(contentsOfFile: path, encoding: .utf8)
+}
+
+/// Where another program moves the package while it is saved.
+enum MoveDuringSave: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  /// `mv Doc.pkg Renamed.pkg`, in the same folder (a file manager's rename).
+  case renamedInItsFolder
+  /// `mv Doc.pkg Elsewhere/Doc.pkg`.
+  case movedToAnotherFolder
+
+  var testDescription: String { rawValue }
+
+  func destination(of path: FilePath) -> FilePath {
+    let folder = path.removingLastComponent()
+    return self == .renamedInItsFolder ? folder.appending("Renamed.pkg") : folder.appending("Elsewhere/Doc.pkg")
+  }
+}
+
+/// The package moved by another program while the document saves it, as a file manager can at any moment.
+@Suite("Document package moved while saving")
+struct PackageMovedWhileSavingTests {
+  /// `mv` during a save, just before its swap (a long save of a big edit gives a file manager all the
+  /// time it needs): the save follows the package and saves there. It never takes the package for
+  /// deleted (which refused the next save in place and sent the app to `save(to:)`, or to `revert()`,
+  /// which lost the edits), and never reports its own save as another program's change or keeps a
+  /// conflict version for it.
+  @Test(arguments: MoveDuringSave.allCases, [false, true])
+  func aPackageMovedDuringASaveIsFollowedAndSavedThere(move: MoveDuringSave, watched: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/Text.txt", "text\n")
+    try temp.write("Doc.pkg/Notes/n.txt", "n\n")
+    _ = try temp.makeDirectory("Elsewhere")
+    let path = Syscalls.resolvingLinks(FilePath(temp.appending("Doc.pkg")))!
+    let moved = move.destination(of: path)
+    let document = try await Document(contentsOf: path, options: watched ? [] : .unwatched)
+    try await document.edit { _ = try $0.setFile(at: "Big.bin", contents: Data(repeating: 1, count: 1 << 20)) }
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+    await document.setWillReplacePreviousState { _ in
+      if FileManager.default.fileExists(atPath: path.string) { try Shell.run("mv", [path.string, moved.string]) }
+    }
+    try await document.save()
+    await document.setWillReplacePreviousState(nil)
+    #expect(await document.path == moved)
+    #expect(await document.state == .normal)
+    #expect(await !document.hasUnsavedChanges)
+    #expect(await document.lastError == nil)
+    #expect(try file(moved.string + "/Text.txt") == "mine\n")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: moved.string + "/Big.bin")).count == 1 << 20)
+    #expect(try file(moved.string + "/Notes/n.txt") == "n\n")
+    #expect(!FileManager.default.fileExists(atPath: path.string))
+    #expect(await document.lastOutsideChange?.reaction == .followed)
+    #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.packageMoved, moved.string)])
+    // A plain save works there again; a part of the package only (a folder) moved during it too.
+    try await document.edit { try $0.setFile(at: "Notes/n.txt", contents: Data("again\n".utf8)) }
+    let again = moved.removingLastComponent().appending("Again.pkg")
+    await document.setWillReplacePreviousState { _ in
+      if FileManager.default.fileExists(atPath: moved.string) { try Shell.run("mv", [moved.string, again.string]) }
+    }
+    try await document.save()
+    await document.setWillReplacePreviousState(nil)
+    #expect(await document.path == again)
+    #expect(await document.state == .normal)
+    #expect(try file(again.string + "/Notes/n.txt") == "again\n")
+    #expect(try file(again.string + "/Text.txt") == "mine\n")
+    if watched {
+      // The monitor's reports of the moves and of the saves come before this outside change:
+      // none of them is news, and none kept a conflict version.
+      let count = await document.lastOutsideChange?.number ?? 0
+      try Shell.run(
+        "python3", ["-c", "open(__import__('sys').argv[1], 'w').write('theirs\\n')", again.string + "/Text.txt"])
+      #expect(await eventually { (await document.lastOutsideChange?.number ?? 0) > count })
+      let change = try #require(await document.lastOutsideChange)
+      #expect(change.number == count + 1, "\(change)")
+      #expect(change.changes == [PackageMonitor.Change(.modified, "Text.txt")])
+      #expect(change.reaction == .reloaded)
+      #expect(try await document.unresolvedConflicts().isEmpty)
+      #expect(await document.state == .normal)
+    }
+    try await document.close()
+  }
+
+  /// Moved to another file system (a copy, then a deletion) or deleted during the save: no move
+  /// to follow, the package is gone, and the document says so, as before.
+  @Test func aPackageDeletedDuringASaveIsStillDeleted() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/Text.txt", "text\n")
+    let path = Syscalls.resolvingLinks(FilePath(temp.appending("Doc.pkg")))!
+    let document = try await Document(contentsOf: path, options: .unwatched)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+    await document.setWillReplacePreviousState { _ in try Shell.run("rm", ["-rf", path.string]) }
+    await #expect(throws: PackageError.self) { try await document.save() }
+    await document.setWillReplacePreviousState(nil)
+    #expect(await document.state.contains(.deleted))
+    #expect(await document.path == path)
+    let rescued = path.removingLastComponent().appending("Rescued.pkg")
+    try await document.save(to: rescued)
+    #expect(try file(rescued.string + "/Text.txt") == "mine\n")
+    try await document.close()
+  }
+}
