@@ -27,7 +27,8 @@ import Foundation
 //    a directory no save made (another package moved there) is taken as deleted too
 //    (`Document+ReplacedPackage`).
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
-//    not read yet are read from there); the monitor follows by itself.
+//    not read yet are read from there); the monitor follows by itself. Reported as `followed` when
+//    nothing else is news: with the move alone (an own save in the same burst is held, not reported).
 // 3. Anything else: the changes the model already holds are left out of the event (its own
 //    saves; `Document+HeldChanges`), and the model is compared with the disk (`outsideChanges()`,
 //    one `lstat` per loaded node). No entry change left, and nothing that the model loaded
@@ -102,7 +103,11 @@ extension Document {
     let touchesEntries = news.contains { !packageLevel.contains($0.kind) }
     // In conflict the model differs from the disk anyway: with no news there is nothing to defer.
     if !touchesEntries && (onDisk.isEmpty || event.isOwnSave || state.contains(.inConflict)) {
-      if moved { finish(event, .followed) }
+      // The move alone: what else the event lists (an own save in the same burst) is held, not news.
+      if moved {
+        finish(
+          PackageMonitor.Event(changes: news, isOwnSave: event.isOwnSave, packagePath: event.packagePath), .followed)
+      }
       return
     }
     event = PackageMonitor.Event(changes: news, isOwnSave: event.isOwnSave, packagePath: event.packagePath)

@@ -233,6 +233,53 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  /// Save a.txt, edit b.txt, and at once another program renames the folder holding the package
+  /// (`mv f1 g`) or the package itself, before the monitor looked at the save's burst: the move is
+  /// followed and reported, and the document's own save is not (`.followed` says nothing in the
+  /// package changed).
+  @Test(arguments: [false, true])
+  func anOwnSaveFollowedAtOnceByAMoveIsNotReported(renamingThePackage: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("f1/Doc.pkg/a.txt", "a\n")
+    try temp.write("f1/Doc.pkg/b.txt", "b\n")
+    let folder = Syscalls.resolvingLinks(FilePath(temp.appending("f1")))!
+    let path = folder.appending("Doc.pkg").string
+    let moved =
+      renamingThePackage ? folder.appending("Renamed.pkg") : folder.removingLastComponent().appending("g/Doc.pkg")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("saved\n".utf8)) }
+    try await document.save()
+    #expect(await gate.waitForBurst())
+    try await document.edit { try $0.setFile(at: "b.txt", contents: Data("unsaved\n".utf8)) }
+    if renamingThePackage {
+      try Shell.run("mv", [path, moved.string])
+    } else {
+      try Shell.run("mv", [folder.string, folder.removingLastComponent().appending("g").string])
+    }
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.kind == .packageMoved } })
+    var published: [OutsideChange] = []
+    for event in seen.events {
+      await document.react(to: event)
+      if let change = await document.lastOutsideChange, change.number > published.count { published.append(change) }
+    }
+    #expect(await document.path == moved)
+    #expect(published.last?.reaction == .followed)
+    for change in published {
+      #expect(change.changes.allSatisfy { $0.kind == .packageMoved }, "own save reported: \(change)")
+    }
+    #expect(await document.hasUnsavedChanges)
+    try await document.save()
+    #expect(try file(moved.string + "/a.txt") == "saved\n")
+    #expect(try file(moved.string + "/b.txt") == "unsaved\n")
+    try await document.close()
+  }
+
   @Test func aDeletedPackageKeepsTheDocumentSavableElsewhere() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
