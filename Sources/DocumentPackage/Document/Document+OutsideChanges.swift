@@ -29,6 +29,8 @@ import Foundation
 // 2. Moved: `path`, the package file's path and the model's location follow the new path (files
 //    not read yet are read from there); the monitor follows by itself. Reported as `followed` when
 //    nothing else is news: with the move alone (an own save in the same burst is held, not reported).
+//    A package the monitor takes for deleted is first looked for where the document's own root went
+//    (`Document+MovedPackage`).
 // 3. Anything else: the changes the model already holds are left out of the event (its own
 //    saves; `Document+HeldChanges`), and the model is compared with the disk (`outsideChanges()`,
 //    one `lstat` per loaded node). No entry change left, and nothing that the model loaded
@@ -76,6 +78,13 @@ extension Document {
     let beforeRemovals = modelBeforeRemovals.flatMap { $0.isCurrent(editor) ? $0.editor : nil }
     let kinds = Set(event.changes.map(\.kind))
     if kinds.contains(.packageDeleted) {
+      // The document followed a move the monitor had not seen yet (`Document+MovedPackage`), or the root a
+      // save put in place moved before the monitor looked at it: the package is not deleted.
+      let behind = FilePath(event.packagePath) != path && !packageVanished && !packageReplacedByAnother
+      if behind || followMovedRoot() {
+        restartWatching()
+        return
+      }
       if !state.contains(.deleted) { becomeDeleted() }
       stopMonitor()
       finish(event, .deleted)
@@ -92,7 +101,8 @@ extension Document {
       return
     }
     var moved = false
-    if kinds.contains(.packageMoved), FilePath(event.packagePath) != path {
+    // Not where the document followed its package already, ahead of the monitor (`Document+MovedPackage`).
+    if kinds.contains(.packageMoved), FilePath(event.packagePath) != path, packageVanished || packageReplacedByAnother {
       follow(to: FilePath(event.packagePath))
       moved = true
     }

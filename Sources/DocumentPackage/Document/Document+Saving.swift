@@ -64,6 +64,7 @@ extension Document {
       do {
         try saving { try package.save(to: newPath) }
         path = package.path
+        holdRoot()
         restartWatching()
         return result
       } catch  where state.contains(.deleted) {}  // deleted while saving: carry what it holds, as below
@@ -84,6 +85,7 @@ extension Document {
   /// ``DocumentState/deleted``, as the monitor's report would make it.
   func noticeDeletionIfGone() {
     guard !state.contains(.deleted), packageVanished || packageReplacedByAnother else { return }
+    if followMovedRoot() { return }  // moved, not deleted (`Document+MovedPackage`)
     becomeDeleted()
   }
 
@@ -144,16 +146,16 @@ extension Document {
   /// that fails because the package went fails as for a deleted package; a save of a deleted
   /// package elsewhere (`elsewhere`) throws its own error, which names what failed. A save in place
   /// that fails because the package moved meanwhile (`followingMove`) follows it and is made again
-  /// there, once (`Document+MovedWhileSaving`).
+  /// there, once (`Document+MovedPackage`).
   func saving(elsewhere: Bool = false, followingMove: Bool = false, _ body: () throws -> Void) throws {
     executor.requireOnQueue()
-    let heldRoot = followingMove ? holdRootForSave() : nil
+    if followingMove { holdRoot() }
     do {
       try body()
     } catch let error as CancellationError {
       throw error
     } catch let error as PackageError {
-      if followMoveAfterFailedSave(heldRoot) { return try saving(body) }  // moved: saved there, once
+      if followingMove, followMovedRoot() { return try saving(body) }  // moved: saved there, once
       noticeDeletionIfGone()
       if state.contains(.deleted), !elsewhere {
         // What vanished went with the package: a deletion, not a conflict (save(to:) carries the rest).
@@ -170,6 +172,7 @@ extension Document {
       throw error
     }
     lastError = nil
+    holdRoot()  // the root the save left
     state.remove([.inConflict, .savingError])
     // The package now holds what the document saved: outside removals before it are no longer
     // the first bursts of a deletion (see `react(to:)`, point 1).
@@ -200,6 +203,7 @@ extension Document {
     editor = PackageEditor(root: root.verifyingLoads(), undoStack: editor.undoStack)
     editor.undoStack.removeAllActions()
     editor.undoStack.markSaved()
+    holdRoot()
   }
 
   /// Closes the document, saving unsaved changes first if `saving` is true (the default), as
@@ -213,6 +217,7 @@ extension Document {
     stopMonitor()
     package?.close()
     package = nil
+    heldRoot = nil
     editor.undoStack.removeAllActions()
     state.insert(.closed)
     publish()

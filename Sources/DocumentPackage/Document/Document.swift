@@ -119,6 +119,9 @@ public actor Document {
   var keptConflict: KeptConflict?
   /// Whether the app wants the package watched (on unless ``Options/unwatched`` or ``stopWatching()``).
   var watchingWanted = false
+  /// The package's root as the document loaded or last saved it, held open to follow it when it
+  /// moves (`Document+MovedPackage`).
+  var heldRoot: (directory: HeldDirectory, inode: UInt64)?
 
   /// The executor the actor runs on: a serial queue of its own (see the type's discussion).
   public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -169,6 +172,7 @@ public actor Document {
       let package = try openPackageFile(options: options.contains(.create) ? [.create] : [])
       self.package = package
       editor = PackageEditor(root: package.root.verifyingLoads())
+      holdRoot()
     } else {
       package = nil
       editor = PackageEditor(root: try PackageNode(contentsOf: path).verifyingLoads())

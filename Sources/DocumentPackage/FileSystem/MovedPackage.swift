@@ -6,11 +6,11 @@ import SystemPackage
 ///
 /// The one rule by which a package is followed when it moves: the monitor's look at the package
 /// (`WatchedTree.checkRoot()`), and a document's save that found its package gone from its path
-/// (`Document+MovedWhileSaving`). A directory deleted (the kernel appends ` (deleted)`), another
+/// (`Document+MovedPackage`). A directory deleted (the kernel appends ` (deleted)`), another
 /// inode at the path named (bind mounts, a race), or the path where the package was are no move. Nor
-/// is a path among the package's own entries beside its old path: a save that replaced the package
-/// moves the state it replaced into `.NAME.docpkg-versions/…` or leaves it at `.NAME.docpkg-tmp`, so
-/// the root went from its path, but not elsewhere as the package.
+/// is a path in a package's own entries (`.NAME.docpkg-…`, beside it under any name it had): a save
+/// that replaced the package moves the state it replaced into `.NAME.docpkg-versions/…` or leaves it
+/// at `.NAME.docpkg-tmp`, so the root went from its path, but not elsewhere as the package.
 enum MovedPackage {
   /// The path the package that was at `packagePath`, whose root is open as `rootDescriptor` with
   /// inode `rootInode`, has moved to (see the comment above); nil if it did not move there.
@@ -20,8 +20,7 @@ enum MovedPackage {
       current != packagePath, !current.string.hasSuffix(" (deleted)"),
       let status = try? Syscalls.statusNoFollow(current), status.kind == .directory, status.inode == rootInode
     else { return nil }
-    let ownEntries = packagePath.removingLastComponent().appending(
-      ".\(packagePath.lastComponent?.string ?? "").docpkg-")
-    return current.string.hasPrefix(ownEntries.string) ? nil : current
+    let ownEntry = current.components.contains { $0.string.hasPrefix(".") && $0.string.contains(".docpkg-") }
+    return ownEntry ? nil : current
   }
 }

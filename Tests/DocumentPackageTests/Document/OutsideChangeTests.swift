@@ -280,6 +280,70 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  /// As above, with a save that puts a new root in place (two root entries changed; `Notes`
+  /// never listed, carried over from disk): the package is followed, not taken for deleted, and
+  /// nothing of the save is reported.
+  @Test func aWholeSaveFollowedAtOnceByARenameIsNotReported() async throws {
+    let temp = try TemporaryDirectory()
+    let path = Syscalls.resolvingLinks(FilePath(try makeLivePackage(in: temp)))!
+    let renamed = path.removingLastComponent().appending("Renamed.pkg")
+    let document = try await Document(contentsOf: path, options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path.string)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("saved\n".utf8)) }
+    try await document.edit { try $0.setFile(at: "c.txt", contents: Data("new\n".utf8)) }
+    try await document.save()
+    #expect(await gate.waitForBurst())
+    try Shell.run("mv", [path.string, renamed.string])
+    gate.open()
+    #expect(
+      await seen.wait { $0.changes.contains { [.packageMoved, .packageDeleted].contains($0.kind) } },
+      "\(seen.changes)")
+    var published: [OutsideChange] = []
+    for event in seen.events {
+      await document.react(to: event)
+      if let change = await document.lastOutsideChange, change.number > published.count { published.append(change) }
+    }
+    #expect(await document.path == renamed, "\(published)")
+    #expect(await document.state == .normal, "\(published)")
+    for change in published {
+      #expect(change.changes.allSatisfy { $0.kind == .packageMoved }, "own save reported: \(change)")
+    }
+    try await document.close()
+  }
+
+  /// `mv Doc.pkg Renamed.pkg` just before a save, which comes before the monitor's report: the
+  /// save finds no package at its path, and follows it instead of taking it for deleted (which
+  /// refused the save and sent the app to `save(to:)`); the monitor's report then says nothing new.
+  @Test func aPackageMovedJustBeforeASaveIsFollowedAndSavedThere() async throws {
+    let temp = try TemporaryDirectory()
+    let path = Syscalls.resolvingLinks(FilePath(try makeLivePackage(in: temp)))!
+    let renamed = path.removingLastComponent().appending("Renamed.pkg")
+    let document = try await Document(contentsOf: path, options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path.string)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8)) }
+    try Shell.run("mv", [path.string, renamed.string])
+    try await document.save()
+    #expect(await document.path == renamed)
+    #expect(await document.state == .normal)
+    #expect(await document.lastOutsideChange?.reaction == .followed)
+    #expect(try file(renamed.string + "/a.txt") == "mine\n")
+    #expect(try file(renamed.string + "/Notes/n.txt") == "n\n")
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.kind == .packageMoved } })
+    for event in seen.events { await document.react(to: event) }
+    #expect(await document.lastOutsideChange?.number == 1)
+    #expect(await document.state == .normal)
+    try await document.close()
+  }
+
   @Test func aDeletedPackageKeepsTheDocumentSavableElsewhere() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
