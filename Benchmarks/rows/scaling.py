@@ -22,7 +22,8 @@ time, one of CPU time (user + system: on a shared machine the steadier figure) a
 dark colour and with one core busy in a light one (written with plain Python: no plotting library
 needed). Flat lines for the one-file operations, and a slope of one for `inspect`, `diff` of two
 directories and their peers, are what a framework that does not slow down with the file count looks like.
-``DOCPKG_SCALING_COUNTS=1000,10000`` measures only those counts; the points are kept in
+``DOCPKG_SCALING_COUNTS=1000,10000`` measures only those counts, and ``DOCPKG_SCALING_SKIP=PKG COPY``
+leaves out the measurements whose label holds one of those words; the points are kept in
 ``Benchmarks/work/scaling-points.json`` (git-ignored), so that counts measured in separate runs (the 1M
 package takes long) are drawn together: a count measured again replaces its points.
 """
@@ -115,8 +116,11 @@ def measure(h, side, editor):
             ("document-edit --versions none", [editor, side.root, side.entry, "scaling", "--versions", "none"],
              None, "cp", ["cp", side.source, target], side.new_source)]
     results = {}
+    skipped = [word.strip() for word in os.environ.get("DOCPKG_SCALING_SKIP", "").split(",") if word.strip()]
     for operation, entries in pairs.items():
         for label, ours, ours_setup, peer_name, peer, peer_setup in entries:
+            if any(word in label for word in skipped):
+                continue
             runs = [(ours, ours_setup)] + ([(peer, peer_setup)] if peer is not None else [])
             measured = h.run_side_by_side(runs, repeat=repeat_at(side.files))
             results.setdefault(operation, []).append(
