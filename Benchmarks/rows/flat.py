@@ -15,10 +15,17 @@ times (steadier on a shared machine) and each side's system calls from one run u
 * ``put`` of one file, ``--versions none`` and with the version kept (the detached settle turned off
   with ``DOCPKG_NO_BACKGROUND_SETTLE``: it is its own row, ``versions settle`` after one ``put``);
 * ``rm`` of one file (``--versions none``; each run removes a file made beside the others first);
-* ``versions show PKG ID ENTRY`` of one file of the newest version;
-* ``diff`` of the two newest versions, which differ in the one file a ``put`` changed;
+* ``versions list`` and ``versions show PKG ID ENTRY`` of one file of the newest version;
+* ``diff`` of two states that differ in one file: the two newest versions (the one file a ``put``
+  changed), the package and its newest version, and the package and a copy of it (``cp -al``, made
+  once beside it, ``Copy.mydoc``) in which one file was replaced;
 * a ``Document``'s open, edit of one file, save and close (``document-edit``, built beside ``docpkg``
-  from ``Benchmarks/Tools/DocumentEdit``; the row is skipped when it is not there).
+  from ``Benchmarks/Tools/DocumentEdit``, ``--versions none``: with versions kept, ``close()`` waits
+  for the settle, the row above), unwatched and watching; skipped when the tool is not there.
+
+The version rows need two settled versions: the first run makes them (two puts, each settled); a
+later run reuses the store when it already holds two once what is pending is settled, unless one of the rows that add versions (``put ... version kept``, ``settle``) is
+measured.
 
 ``DOCPKG_FLAT_ROWS=rm,versions show`` measures only the rows whose names contain one of those words
 (the versions rows still make their versions first): at 1,000,000 files the settle and diff rows
@@ -76,9 +83,12 @@ def package(files, folders, per_folder):
 
 
 def newest_versions(docpkg, root, count=2):
-    """The ids of the ``count`` newest versions of ``root`` (oldest first), from ``versions list``."""
-    listed = subprocess.run([docpkg, "versions", "list", root], capture_output=True, text=True)
-    ids = [int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\b", listed.stdout, re.MULTILINE)]
+    """The ids of the ``count`` newest versions of ``root`` (oldest first): its pending versions settled,
+    then the names of the store's ``versions/`` records. Not from ``versions list``, which also checks
+    every version's trees and blobs (at 1,000,000 files it takes minutes: its own row)."""
+    subprocess.run([docpkg, "versions", "settle", root], check=True)
+    store = os.path.join(os.path.dirname(root), f".{os.path.basename(root)}.docpkg-versions", "versions")
+    ids = sorted(int(name) for name in os.listdir(store) if name.isdigit()) if os.path.isdir(store) else []
     return ids[-count:]
 
 
@@ -120,6 +130,22 @@ class Side:
         with open(os.path.join(self.root, self.folder, "extra.txt"), "w") as out:
             out.write(f"extra {self.extra}\n")
 
+    def make_copy(self):
+        """``Copy.mydoc`` beside the package: hard links to its files, its middle file replaced. Made once
+        (``copy-stamp``; at 1,000,000 files ``cp -al`` takes minutes): the rows that change the package
+        change that same file, so the two still differ in it alone."""
+        self.copy = os.path.join(os.path.dirname(self.root), "Copy.mydoc")
+        stamp = os.path.join(os.path.dirname(self.root), "copy-stamp")
+        if os.path.exists(stamp) and os.path.isdir(self.copy):
+            return
+        subprocess.run(["rm", "-rf", self.copy, stamp], check=True)
+        subprocess.run(["cp", "-al", self.root, self.copy], check=True)
+        changed = os.path.join(self.copy, self.entry)
+        with open(changed + ".new", "w") as out:
+            out.write("changed in the copy\n")
+        os.replace(changed + ".new", changed)
+        open(stamp, "w").close()
+
     @property
     def label(self):
         return f"{self.files:,} files"
@@ -159,7 +185,10 @@ def rows(h):
                 lambda s: [docpkg, "rm", "--versions", "none", s.root, f"{s.folder}/extra.txt"], Side.new_extra)
         # Versions: the first put of each package makes its store, and its settle copies the whole
         # package once (untimed here); the rows then measure the steady state.
+        adds_versions = wanted("put of one file (version kept") or wanted("versions settle after")
         for side in sides:
+            if not adds_versions and len(newest_versions(docpkg, side.root)) == 2:
+                continue
             for _ in range(2):
                 side.new_source()
                 subprocess.run([docpkg, "put", side.root, side.entry, side.source], check=True)
@@ -179,18 +208,31 @@ def rows(h):
             side.versions = newest_versions(docpkg, side.root)
         measure(h, "versions show of one file", sides,
                 lambda s: [docpkg, "versions", "show", s.root, str(s.versions[-1]), s.entry])
+        measure(h, "versions list", sides, lambda s: [docpkg, "versions", "list", s.root], repeat=1,
+                note="1 run after the warm-up: at 1,000,000 files each takes minutes (every version's trees walked)")
         measure(h, "diff of two versions differing in one file", sides,
                 lambda s: f"{docpkg} diff {s.root}@{s.versions[0]} {s.root}@{s.versions[1]} >/dev/null; "
                           "test $? -le 1")
-        if not wanted("Document open, edit one file, save"):
-            pass
-        elif os.access(editor, os.X_OK):
-            measure(h, "Document open, edit one file, save", sides,
-                    lambda s: [editor, s.root, s.entry, "document edit"],
-                    note="document-edit (unwatched), release build")
-        else:
-            h.row("Document open, edit one file, save", None,
-                  note=f"not measured: {editor} missing (swift build -c release --product document-edit)")
+        measure(h, "diff of the package and its newest version (one file differs)", sides,
+                lambda s: f"{docpkg} diff {s.root}@{s.versions[1]} {s.root} >/dev/null; test $? -le 1")
+        if wanted("diff of the package and a copy"):
+            for side in sides:
+                side.make_copy()
+            measure(h, "diff of the package and a copy differing in one file", sides,
+                    lambda s: f"{docpkg} diff {s.root} {s.copy} >/dev/null; test $? -le 1", repeat=3,
+                    note="3 runs; the copy is `cp -al` with one file replaced: every entry of both is listed "
+                         "and stat'ed (no record says what differs between two directories), no file is read")
+        for label, flags in (("unwatched", []), ("watching", ["--watched"])):
+            name = f"Document open, edit one file, save ({label})"
+            if not wanted(name):
+                continue
+            if os.access(editor, os.X_OK):
+                measure(h, name, sides, lambda s: [editor, s.root, s.entry, "document edit", *flags,
+                                                   "--versions", "none"],
+                        note=f"document-edit {' '.join(flags + ['--versions', 'none'])}, release build")
+            else:
+                h.row(name, None,
+                      note=f"not measured: {editor} missing (swift build -c release --product document-edit)")
     finally:
         if saved is None:
             os.environ.pop("DOCPKG_NO_BACKGROUND_SETTLE", None)

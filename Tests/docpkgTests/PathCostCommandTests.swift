@@ -70,4 +70,28 @@ struct PathCostCommandTests {
     #expect(objects == [3, 3], "objects opened: \(objects)")
     #expect(seen[0] == seen[1], "folders of 5: \(seen[0]); folders of 200: \(seen[1])")
   }
+
+  @Test func listingVersionsReadsTheTreesTheyShareOnce() throws {
+    guard Shell.has("strace") else {
+      Issue.record("strace is not installed (Scripts/setup.sh installs it)")
+      return
+    }
+    let temp = try TemporaryDirectory()
+    let package = try packages(in: temp, small: 5, large: 5)[0]
+    for index in 1...6 {
+      let source = try temp.write("source-\(index).txt", "edit \(index)\n")
+      #expect(try Shell.docpkg(["put", package, "d2/f3.txt", source]).status == 0)
+      #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    }
+    // The first listing hashes the blobs (the store then remembers them whole); the second is traced.
+    let first = try Shell.docpkg(["versions", "list", package])
+    #expect(first.status == 0, "\(first.standardError)")
+    #expect(first.standardOutput.split(separator: "\n").count == 7, "\(first.standardOutput)")
+    let (result, lines) = try Shell.traceDocpkg(["versions", "list", package], calls: "openat")
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardOutput == first.standardOutput)
+    let trees = lines.filter { $0.contains(".docpkg-versions/objects/") && !$0.contains("ENOENT") }.count
+    // Six versions: the first's five trees (the root's, d0…d3), then each other's root and d2 only.
+    #expect(trees == 5 + 5 * 2, "tree objects opened: \(trees)")
+  }
 }

@@ -21,14 +21,16 @@ extension VersionStore {
   /// A version that keeps some files on a remote (``PackageVersion/remote``) is checked for what the store holds:
   /// its tree objects and the files fetched or copied; the others are the remote's.
   ///
-  /// A blob is checked once however many versions share it. Without `thorough`, a blob whose
+  /// A blob is checked once however many versions share it, and so is a tree found whole with every
+  /// blob below it: a later version that holds the same tree is not walked below it. Without `thorough`, a blob whose
   /// device, inode, size, modification and change time are those it had when it last matched its
   /// SHA-256 (the store's `verified` cache) is not read again, so a second check reads only new
   /// blobs; `thorough` reads every blob.
   /// - Parameter thorough: Hash every blob, ignoring the cache.
   /// - Throws: ``PackageError`` with code `io` if the store cannot be listed.
-  /// - Complexity: O(*n*) small reads for the versions' *n* entries, plus reading each blob not
-  ///   verified before (every blob with `thorough`).
+  /// - Complexity: O(*n*) small reads for the *n* entries of the versions' distinct trees (a
+  ///   version that differs from an earlier one in one file adds the trees on that file's path), plus
+  ///   reading each blob not verified before (every blob with `thorough`).
   public func damagedVersions(thorough: Bool = false) throws -> [VersionDamage] {
     var cache = HashCache(path: path.appending("verified"))
     var results: [String: String?] = [:]
@@ -39,16 +41,31 @@ extension VersionStore {
     for problem in unreadable where problem.state == .damaged {
       damaged.append(VersionDamage(id: problem.id, problems: [problem.description]))
     }
+    // Trees found whole, with every blob below them here and whole: versions share all but the
+    // trees on the paths their saves changed, so each later version walks only those.
+    var wholeTrees: Set<String> = []
     for record in records {
       var problems = record.version.unkeptPaths.map {
         "\($0): not kept (changed in place or replaced after the save, before the store had its own copy)"
       }
+      var walked: [(address: String, path: String)] = []
+      var damagedPaths: [String] = []
       do {
-        let root = try tree(of: record.version.id)
+        // Listed as the walk goes (a damaged tree object below the root throws when its folder is):
+        // a tree skipped as whole is not read at all.
+        let root = try treeListedLazily(of: record.version.id)
         try root.walk { node, entry, _ in
+          if node.kind == .directory, let address = node.contentAddress {
+            if wholeTrees.contains(address) { return false }
+            walked.append((address, entry))
+            return true
+          }
           guard node.kind == .file, case .source(let blob as VersionBlob) = node.fileBody else { return true }
           // A file the version keeps on a remote and that was not fetched: not here, and not damage.
-          if record.version.remote != nil, (try? Syscalls.entryExists(blob.path)) == false { return true }
+          if record.version.remote != nil, (try? Syscalls.entryExists(blob.path)) == false {
+            damagedPaths.append(entry)  // (its trees are not whole here, for a version that keeps all)
+            return true
+          }
           let problem: String?
           if let known = results[blob.hash] {
             problem = known
@@ -56,15 +73,34 @@ extension VersionStore {
             problem = Self.problem(with: blob, thorough: thorough, cache: &cache)
             results[blob.hash] = problem
           }
-          if let problem { problems.append("\(entry): \(problem)") }
+          if let problem {
+            problems.append("\(entry): \(problem)")
+            damagedPaths.append(entry)
+          }
           return true
         }
+        wholeTrees.formUnion(Self.wholeTrees(walked, damagedPaths: damagedPaths))
       } catch let error as PackageError {
         problems.append(error.description)
       }
       if !problems.isEmpty { damaged.append(VersionDamage(id: record.version.id, problems: problems)) }
     }
     return damaged.sorted { $0.id < $1.id }
+  }
+
+  /// The addresses of the trees `walked` (address and path) with no entry of `damagedPaths` below
+  /// them: each path's folders are marked once, so this is O(walked + damaged × depth).
+  static func wholeTrees(_ walked: [(address: String, path: String)], damagedPaths: [String]) -> [String] {
+    var damagedFolders: Set<Substring> = []
+    for path in damagedPaths {
+      damagedFolders.insert("")
+      var index = path.startIndex
+      while let slash = path[index...].firstIndex(of: "/") {
+        damagedFolders.insert(path[..<slash])
+        index = path.index(after: slash)
+      }
+    }
+    return walked.filter { !damagedFolders.contains(Substring($0.path)) }.map(\.address)
   }
 
   /// Reads the hash cache (`hashes`) and, if some of its lines were damaged (failed their check),
