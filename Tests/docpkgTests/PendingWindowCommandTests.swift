@@ -58,6 +58,11 @@ struct PendingWindowCommandTests {
     #expect(status == 1)
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 4: e/secret.txt: not kept "], "\(lines)")
     #expect(try Self.show(package, version: 3).contains("file 0600 2 secret.txt"))
+    // `versions list` shows it and fails as `check` does.
+    let list = try Shell.docpkg(["versions", "list", package], environment: Self.noBackground)
+    #expect(list.status == 1)
+    #expect(list.standardOutput.contains("saved (1 not kept)"), "\(list.standardOutput)")
+    #expect(list.standardError == "docpkg: error: 1 of 4 versions damaged (4) in '\(package)'\n")
   }
 
   /// The same `chmod` of a file whose folder the save replaced: the replaced copy shares the
