@@ -17,7 +17,7 @@ extension DeferredKeeping {
   /// - anything else (the swap did not happen, or was undone, or the marker has no capture time:
   ///   the save was killed before its capture was complete): the marker becomes `ID.abandoned`.
   ///
-  /// The record is ``SaveIntent/record(id:)``: the capture time the save's would
+  /// The record is ``SaveIntent/record(id:)``: the capture time and `seen` lines the save's would
   /// have had, and of the container's times only those before the rename (the kill lost the others).
   ///
   /// A marker that is not believed (``SaveIntent/Reading/damaged(_:)``: damaged, edited by hand, or

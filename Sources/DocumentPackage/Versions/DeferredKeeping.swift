@@ -116,7 +116,7 @@ final class DeferredKeeping {
     let intent = built.map {
       SaveIntent(
         newTree: $0, rootPermissions: root.permissions, rootTime: root.modificationTime,
-        changed: changedPath, replaced: adding ? .absent : .kept, keepLast: keepLast)
+        changed: changedPath, replaced: adding ? .absent : .kept, keepLast: keepLast, seen: seen)
     }
     let start: FileTime
     do {

@@ -18,7 +18,9 @@ import Foundation
 /// temporary name until the swap; `new removal` for a save that built nothing and renames the
 /// removed entry out to the temporary name, ``EntryRemoval``: whatever is there is the replaced
 /// entry), `root MODE MTIME`, `changed PATH` (as in a pending record), `replaced kept|absent`
-/// (`absent`: the save adds `changed`) and `keep N` as in a pending record. Then `start SECONDS.NANOS`, the capture time: the marker's modification
+/// (`absent`: the save adds `changed`), `keep N` and one `seen …` line per entry as in a pending
+/// record (``PendingVersion/Seen``: what the save saw before its own links, which a record completed
+/// without them would lose). Then `start SECONDS.NANOS`, the capture time: the marker's modification
 /// time once the lines above were written, appended in one `write` before the save goes on, so a
 /// marker without it belongs to a save that never swapped. A save that renames its entry into a
 /// directory of the package appends, just before the rename, `before-swap MTIME CTIME`
@@ -68,6 +70,8 @@ struct SaveIntent: Equatable {
   /// `.kept` when the save exchanges an entry, `.absent` when it adds one.
   var replaced: PendingVersion.Replaced
   var keepLast: Int?
+  /// What the save saw of the entries it linked or replaces (see ``PendingVersion/Seen``).
+  var seen: [PendingVersion.Seen]
   /// The capture time (nil: the save was killed before its capture was complete, so before its swap).
   var start: FileTime?
   /// The line a save appends just before its swap (nil: it was killed before, or renames nothing
@@ -81,6 +85,7 @@ struct SaveIntent: Equatable {
     lines.append("changed \(VersionEscaping.escape(changed))")
     lines.append("replaced \(replaced.rawValue)")
     if let keepLast { lines.append("keep \(keepLast)") }
+    for entry in seen { lines.append("seen \(entry.encoded)") }
     let text = Self.header + "\n" + lines.map { HashCache.checked($0) + "\n" }.joined()
     return Data(text.utf8) + (start.map(Self.startLine) ?? Data()) + (beforeSwap?.line ?? Data())
   }
@@ -120,6 +125,7 @@ struct SaveIntent: Equatable {
   private init?(verified lines: [Substring]) {
     var newTree: [UInt64]?, root: (FilePermissions, FileTime)?, changed: String?
     var replaced: PendingVersion.Replaced?, keepLast: Int?, beforeSwap: BeforeSwap?, start: FileTime?
+    var seen: [PendingVersion.Seen] = []
     for line in lines {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
@@ -139,6 +145,9 @@ struct SaveIntent: Equatable {
         guard let value = PendingVersion.Replaced(rawValue: String(parts[1])), value != .lost else { return nil }
         replaced = value
       case "keep": keepLast = Int(parts[1])
+      case "seen":
+        guard let entry = PendingVersion.Seen(Array(parts.dropFirst())) else { return nil }
+        seen.append(entry)
       case "start":
         guard parts.count == 2, let time = FileTime(encoded: parts[1]) else { return nil }
         start = time
@@ -152,14 +161,14 @@ struct SaveIntent: Equatable {
     guard let newTree, let root, let changed, let replaced else { return nil }
     self.init(
       newTree: newTree, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
-      keepLast: keepLast)
+      keepLast: keepLast, seen: seen)
     self.start = start
     self.beforeSwap = beforeSwap
   }
 
   init(
     newTree: [UInt64], rootPermissions: FilePermissions, rootTime: FileTime, changed: String,
-    replaced: PendingVersion.Replaced, keepLast: Int?
+    replaced: PendingVersion.Replaced, keepLast: Int?, seen: [PendingVersion.Seen] = []
   ) {
     self.newTree = newTree
     self.rootPermissions = rootPermissions
@@ -167,6 +176,7 @@ struct SaveIntent: Equatable {
     self.changed = changed
     self.replaced = replaced
     self.keepLast = keepLast
+    self.seen = seen
   }
 
   /// The pending record the save would have written, or nil when the marker has no capture time
@@ -180,6 +190,6 @@ struct SaveIntent: Equatable {
       changed: changed, replaced: replaced, keepLast: keepLast,
       containerTimes: beforeSwap.map {
         PendingVersion.ContainerTimes(before: ($0.modification, $0.change), after: nil)
-      })
+      }, seen: seen)
   }
 }
