@@ -123,7 +123,9 @@ import Foundation
 /// file and before its capture, is taken for that link; likewise a change while a build of ours is
 /// marked (above), and an entry removed from a directory whose chain of our renames is broken. (What
 /// a save killed between its swap and its record saw is in its capture marker, ``SaveIntent``, and so
-/// in the record recovery writes.)
+/// in the record recovery writes.) Not yet covered: a save killed after its build linked a file and
+/// before its swap leaves no record of what it saw, and its link hid a change made since *T*; while
+/// its marker stands, the rule for our own builds keeps that file.
 struct PendingStateWalk {
   let store: VersionStore
   /// The version to settle first, then the later pending versions, oldest first.
