@@ -58,6 +58,11 @@ struct PendingWindowCommandTests {
     #expect(status == 1)
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 4: e/secret.txt: not kept "], "\(lines)")
     #expect(try Self.show(package, version: 3).contains("file 0600 2 secret.txt"))
+    // `versions list` shows it and fails as `check` does.
+    let list = try Shell.docpkg(["versions", "list", package], environment: Self.noBackground)
+    #expect(list.status == 1)
+    #expect(list.standardOutput.contains("saved (1 not kept)"), "\(list.standardOutput)")
+    #expect(list.standardError == "docpkg: error: 1 of 4 versions damaged (4) in '\(package)'\n")
   }
 
   /// The same `chmod` of a file whose folder the save replaced: the replaced copy shares the
@@ -307,6 +312,62 @@ struct PendingWindowCommandTests {
     let restored = try FileManager.default.subpathsOfDirectory(atPath: package).filter { !$0.hasPrefix(".") }
     #expect(!restored.contains { $0.hasPrefix(String(named.dropLast())) }, "\(restored)")
     #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "a\n")
+  }
+
+  /// Makes (or retargets) the symbolic link at `path` to `target` as `ln -sfn` does; with `keepingTime`, sets the
+  /// link's own modification time back to what it was (`touch -h -d`): only its change time tells.
+  static func link(_ path: String, to target: String, keepingTime: Bool = false) throws {
+    let script =
+      keepingTime
+      ? #"t=$(stat -c %y "$1"); ln -sfn "$2" "$1"; touch -h -d "$t" "$1""# : #"ln -sfn "$2" "$1""#
+    try Shell.run("/bin/sh", ["-c", script, "sh", path, target])
+  }
+
+  /// Issue 35: a symbolic link retargeted by another program (`ln -sfn`, with or without its time set back) between
+  /// a save and its settle, in the root or in a folder: the version never shows the new target, and `check` names it.
+  @Test(arguments: [("l", false), ("l", true), ("d/l", false), ("d/l", true)])
+  func aLinkRetargetedInTheWindowIsNamed(_ path: String, keepingTime: Bool) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("L.mydoc")
+    try Self.run(["put", package, "a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "d/x.txt"], "x\n")
+    try Self.link(package + "/" + path, to: "old-target")
+    try Self.run(["put", package, "d/x.txt"], "y\n")  // version 3: the link to old-target
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "a.txt"], "b\n")  // version 4: the link to old-target
+    try Self.link(package + "/" + path, to: "NEW-target", keepingTime: keepingTime)
+    try Self.run(["versions", "settle", package])
+    let shown = try Self.run(["versions", "show", package, "4"]).standardOutput
+    #expect(!shown.contains("NEW-target"), "\(shown)")
+    let (lines, status) = try Self.damage(package, version: 4)
+    #expect(status == 1)
+    // `ln -sfn` renames a new link over the name: the root (whose entries changed) and the link in it are named;
+    // in a folder, the folder.
+    let named = path == "l" ? ["./", "l"] : ["d/"]
+    #expect(lines.map { $0.prefix { $0 != "(" } } == named.map { "damaged: version 4: \($0): not kept " }, "\(lines)")
+    #expect(try Self.run(["versions", "show", package, "3"]).standardOutput.contains("old-target"))
+  }
+
+  /// The same link retargeted before a save that rebuilds its folder (its old folder then read from the store).
+  @Test(arguments: [false, true])
+  func aLinkRetargetedBeforeTheNextSaveRebuildsItsFolderIsNamed(_ keepingTime: Bool) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("L.mydoc")
+    try Self.run(["put", package, "a.txt", "--create"], "a\n")
+    try Self.run(["put", package, "e/other.txt"], "o\n")
+    try Self.link(package + "/e/l", to: "old-target")
+    try Self.run(["put", package, "e/x.txt"], "x\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "a.txt"], "b\n")  // version 4: the link to old-target
+    try Self.link(package + "/e/l", to: "NEW-target", keepingTime: keepingTime)
+    try Self.run(["put", package, "e/sub/new.txt"], "n\n")  // version 5: adds a folder to e/, so rebuilds e/
+    try Self.run(["versions", "settle", package])
+    let shown = try Self.run(["versions", "show", package, "4"]).standardOutput
+    #expect(!shown.contains("NEW-target"), "\(shown)")
+    let (lines, status) = try Self.damage(package, version: 4)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 4: e/: not kept "], "\(lines)")
+    #expect(try Self.run(["versions", "show", package, "5"]).standardOutput.contains("NEW-target"))
   }
 
   /// Outsider attack: a folder holding `é.txt` twice (NFC and NFD spellings, made by another program) that the

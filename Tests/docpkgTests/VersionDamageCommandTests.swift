@@ -29,11 +29,31 @@ struct VersionDamageCommandTests {
     return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).docpkg-versions").path
   }
 
-  /// The `versions list` rows after the header, split into cells.
-  static func rows(_ package: String) throws -> [[Substring]] {
+  /// The `versions list` rows after the header, split into cells. With `damaged` ids, the command
+  /// printed every row and then failed (exit 1) with one line naming the package and those ids.
+  static func rows(_ package: String, damaged: [Int] = [], of total: Int = 0) throws -> [[Substring]] {
     let result = try Shell.docpkg(["versions", "list", package])
-    #expect(result.status == 0, "\(result.standardError)")
+    expectListing(result, damaged: damaged, of: total, package: package)
     return result.standardOutput.split(separator: "\n").dropFirst().map { $0.split(separator: " ") }
+  }
+
+  /// `versions list` (text or JSON) exited 0 with nothing on standard error, or, with `damaged` ids,
+  /// exited 1 with one summary line on standard error.
+  static func expectListing(
+    _ result: Shell.Output, damaged: [Int], of total: Int, package: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    guard !damaged.isEmpty else {
+      #expect(result.status == 0, "\(result.standardError)", sourceLocation: sourceLocation)
+      #expect(result.standardError.isEmpty, sourceLocation: sourceLocation)
+      return
+    }
+    let ids = damaged.map { String($0) }.joined(separator: ", ")
+    #expect(result.status == 1, sourceLocation: sourceLocation)
+    #expect(
+      result.standardError
+        == "docpkg: error: \(damaged.count) of \(total) versions damaged (\(ids)) in '\(package)'\n",
+      sourceLocation: sourceLocation)
   }
 
   /// Issue 35: a blob deleted or with a byte flipped is marked in `versions list` (text and JSON) on
@@ -56,11 +76,16 @@ struct VersionDamageCommandTests {
     }
     let check = try Shell.docpkg(["check", package])
     #expect(check.status == 1, "\(check.standardOutput)")
-    let rows = try Self.rows(package)
+    #expect(check.standardOutput.contains("damaged: version 3: a.txt: blob"), "\(check.standardOutput)")
+    // The whole list is printed, the damaged version marked, and the command fails.
+    let rows = try Self.rows(package, damaged: [3], of: 5)
     #expect(rows.map { $0[0] } == ["1", "2", "3", "4", "5"])
     #expect(rows.filter { $0.contains("damaged") }.map { $0[0] } == ["3"], "\(rows)")
-    let json = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
+    let listing = try Shell.docpkg(["versions", "list", package, "--json"])
+    Self.expectListing(listing, damaged: [3], of: 5, package: package)
+    let json = listing.standardOutput
     let listed = listedVersions(json)
+    #expect(listed.keys.sorted() == [1, 2, 3, 4, 5], "\(json)")
     #expect(listed[3]?["state"] as? String == "damaged", "\(json)")
     #expect((listed[3]?["problems"] as? [String])?.first?.hasPrefix("a.txt: blob") == true, "\(json)")
     #expect(listed[2]?["state"] as? String == "saved", "\(json)")
@@ -82,7 +107,7 @@ struct VersionDamageCommandTests {
     #expect(lines.count == 1, "\(check.standardOutput)")
     #expect(lines.first?.contains("damaged version record") == true, "\(check.standardOutput)")
 
-    let rows = try Self.rows(package)
+    let rows = try Self.rows(package, damaged: [3], of: 5)
     #expect(rows.map { $0[0] } == ["1", "2", "3", "4", "5"])
     #expect(rows.count == 5 && rows[2].contains("damaged"), "\(rows)")
     let json = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
@@ -110,7 +135,7 @@ struct VersionDamageCommandTests {
     #expect(lines.first?.contains("record is missing") == true, "\(check.standardOutput)")
     #expect(!check.standardOutput.contains("/versions/2'"), "\(check.standardOutput)")
 
-    let rows = try Self.rows(package)
+    let rows = try Self.rows(package, damaged: [3], of: 4)
     #expect(rows.map { $0[0] } == ["1", "3", "4", "5"], "\(rows)")
     #expect(rows.count == 4 && rows[1].contains("damaged"), "\(rows)")
   }
@@ -128,7 +153,8 @@ struct VersionDamageCommandTests {
     #expect(
       try Shell.docpkg(["put", package, "a.txt"], input: Data("5".utf8), environment: Self.noBackground).status == 0)
     #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
-    for id in [6, 4] {  // the newest, then the one before it too
+    // The newest, then the one before it too (with 6's record gone, nothing names 4: 1, 2, 3 and 6 are listed).
+    for (id, listed) in [(6, 5), (4, 4)] {
       let record = Self.store(of: package) + "/versions/\(id)"
       try FileManager.default.removeItem(atPath: record)
       let check = try Shell.docpkg(["check", package])
@@ -136,7 +162,7 @@ struct VersionDamageCommandTests {
       let newest = Self.store(of: package) + "/versions/6"
       let lines = check.standardOutput.split(separator: "\n").filter { $0.contains(newest) }
       #expect(lines.first?.contains("record is missing") == true, "\(check.standardOutput)")
-      let rows = try Self.rows(package)
+      let rows = try Self.rows(package, damaged: [6], of: listed)
       #expect(rows.last?.first == "6" && rows.last?.contains("damaged") == true, "\(rows)")
     }
   }
@@ -162,7 +188,7 @@ struct VersionDamageCommandTests {
     #expect(lines.first?.contains("damaged pending version record") == true, "\(check.standardOutput)")
     #expect(FileManager.default.contents(atPath: old) == Data("1".utf8))
 
-    let rows = try Self.rows(package)
+    let rows = try Self.rows(package, damaged: [3], of: 5)
     #expect(rows.map { $0[0] } == ["1", "2", "3", "4", "5"])
     #expect(rows.count == 5 && rows[2].contains("damaged"), "\(rows)")
     #expect(try Shell.docpkg(["cat", package + "@4", "a.txt"]).standardOutput == "2")
@@ -206,7 +232,7 @@ struct VersionDamageCommandTests {
     #expect(lines.count == 1, "\(check.standardOutput)")
     #expect(lines.first?.contains("damaged pending version record") == true, "\(check.standardOutput)")
     #expect(lines.first?.contains("does not match its check") == true, "\(check.standardOutput)")
-    let rows = try Self.rows(package)
+    let rows = try Self.rows(package, damaged: [7], of: 7)
     #expect(rows.last?.first == "7" && rows.last?.contains("damaged") == true, "\(rows)")
     #expect(try Shell.docpkg(["cat", package + "@7", "b.txt"]).standardOutput != "bOUT")
   }

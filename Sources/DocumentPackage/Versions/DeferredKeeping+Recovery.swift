@@ -14,21 +14,30 @@ extension DeferredKeeping {
   /// - an addition whose entry at its name is the tree the save built (the rename happened):
   ///   recorded as absent from the previous state. Without the record, the pending versions before
   ///   it would find an entry no save accounts for, and name everything in it as not kept;
-  /// - anything else (the swap did not happen, or was undone): the marker becomes `ID.abandoned`.
+  /// - anything else (the swap did not happen, or was undone, or the marker has no capture time:
+  ///   the save was killed before its capture was complete): the marker becomes `ID.abandoned`.
   ///
-  /// The record is ``SaveIntent/record(id:markerTime:)``: the capture time the save's would have
-  /// had, and of the container's times only those before the rename (the kill lost the others).
+  /// The record is ``SaveIntent/record(id:)``: the capture time and `seen` lines the save's would
+  /// have had, and of the container's times only those before the rename (the kill lost the others).
+  ///
+  /// A marker that is not believed (``SaveIntent/Reading/damaged(_:)``: damaged, edited by hand, or
+  /// an earlier release's without checks) completes nothing: whatever is at the temporary name (the
+  /// tree the save built, or the subtree it replaced: only the marker could tell) is moved to `ID.old`
+  /// and the marker becomes `ID`, a damaged pending record. So `check` and `versions list` name it,
+  /// no settle reads it (the versions before it read the package there, whose times name what the
+  /// save changed as not kept), and the files are left for whoever repairs it.
   /// Best effort: what cannot be completed is left as before, for the recovery to remove.
-  /// - Returns: The ids of the pending versions recorded.
-  static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [Int] {
-    guard let storeFD = try? Syscalls.openDirectory(in: parentFD, names.versions) else { return [] }
+  /// - Returns: The ids of the pending versions recorded, and of those kept as damaged.
+  static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> (recorded: [Int], damaged: [Int]) {
+    guard let storeFD = try? Syscalls.openDirectory(in: parentFD, names.versions) else { return ([], []) }
     defer { Syscalls.closeFile(storeFD) }
-    guard let pendingFD = try? Syscalls.openDirectory(in: storeFD, RawName("pending")) else { return [] }
+    guard let pendingFD = try? Syscalls.openDirectory(in: storeFD, RawName("pending")) else { return ([], []) }
     defer { Syscalls.closeFile(pendingFD) }
-    guard let listed = try? Syscalls.entries(ofDirectory: pendingFD).map(\.name.string) else { return [] }
+    guard let listed = try? Syscalls.entries(ofDirectory: pendingFD).map(\.name.string) else { return ([], []) }
     let present = Set(listed)
     let pendingPath = names.path(names.versions).appending("pending")
     var recorded: [Int] = []
+    var damaged: [Int] = []
     for name in listed where name.hasSuffix(".start") {
       guard let id = Int(name.dropLast(".start".count)) else { continue }  // `saving.start`: removed by the next save
       let marker = RawName(name)
@@ -37,10 +46,21 @@ extension DeferredKeeping {
         try? Syscalls.unlink(in: pendingFD, marker, directory: false)
         continue
       }
-      guard let data = try? StoreFiles.read(pendingPath.appending(name)), let intent = SaveIntent(data),
-        let markerTime = try? Syscalls.status(in: pendingFD, marker).modificationTime
-      else { continue }  // no intent (an earlier release's marker): the next save removes it
+      guard let data = try? StoreFiles.read(pendingPath.appending(name)) else { continue }
       let old = RawName("\(id).old")
+      let intent: SaveIntent
+      switch SaveIntent.read(data) {
+      case .intent(let read): intent = read
+      case .empty: continue  // no intent: the next save removes the marker
+      case .damaged:
+        if !present.contains(old.string), (try? Syscalls.status(in: parentFD, names.temporary)) != nil {
+          try? Syscalls.rename(from: parentFD, names.temporary, to: pendingFD, old)
+        }
+        if (try? Syscalls.rename(from: pendingFD, marker, to: pendingFD, RawName(String(id)))) != nil {
+          damaged.append(id)
+        }
+        continue
+      }
       var complete = false
       switch intent.replaced {
       case .kept:
@@ -62,10 +82,9 @@ extension DeferredKeeping {
         }
       case .lost: break
       }
-      if complete,
+      if complete, let record = intent.record(id: id),
         (try? StoreFiles.writeAtomically(
-          intent.record(id: id, markerTime: markerTime).encoded(), to: pendingPath.appending(String(id)),
-          temporary: pendingPath))
+          record.encoded(), to: pendingPath.appending(String(id)), temporary: pendingPath))
           != nil
       {
         try? Syscalls.unlink(in: pendingFD, marker, directory: false)
@@ -74,6 +93,6 @@ extension DeferredKeeping {
         try? Syscalls.rename(from: pendingFD, marker, to: pendingFD, RawName("\(id).abandoned"))
       }
     }
-    return recorded
+    return (recorded, damaged)
   }
 }

@@ -116,16 +116,18 @@ final class DeferredKeeping {
     let intent = built.map {
       SaveIntent(
         newTree: $0, rootPermissions: root.permissions, rootTime: root.modificationTime,
-        changed: changedPath, replaced: adding ? .absent : .kept, keepLast: keepLast)
+        changed: changedPath, replaced: adding ? .absent : .kept, keepLast: keepLast, seen: seen)
     }
     let start: FileTime
     do {
       let fd = try Syscalls.openFile(marker, [.writeOnly, .create, .truncate, .noFollow], mode: 0o644)
       defer { Syscalls.closeFile(fd) }
       if let intent { try StoreFiles.write(intent.encoded(), to: fd) }
-      // The capture time is the marker's, set after its contents: recovery reads it from there too.
+      // The capture time is the marker's, set after its contents; then written into it, checked
+      // (a marker's time is not: `touch` would move it), which completes the capture.
       try Syscalls.setModificationTimeToNow(fd)
       start = try Syscalls.status(of: fd).modificationTime
+      if intent != nil { try StoreFiles.write(SaveIntent.startLine(start), to: fd) }
     } catch {
       throw PackageError.io(error, "cannot create", path: marker.string, context: "while keeping a version")
     }
@@ -135,15 +137,13 @@ final class DeferredKeeping {
   }
 
   /// Just before the save renames its entry into a directory of the package, whose status is
-  /// `before`: appends the directory's times (and the capture time, which the append moves off the
-  /// marker's modification time) to the capture marker (``SaveIntent/BeforeSwap``), so that
+  /// `before`: appends the directory's times to the capture marker (``SaveIntent/BeforeSwap``), so that
   /// recovery can record them for a save killed after the rename. Best effort: without the line,
   /// such a record says nothing of the directory, and the settle trusts nothing of it.
   func willSwap(containerBefore before: FileStatus) {
     guard let begun else { return }
     containerTimes = PendingVersion.ContainerTimes(before: before, after: nil)
-    let line = SaveIntent.BeforeSwap(
-      start: begun.start, modification: before.modificationTime, change: before.changeTime)
+    let line = SaveIntent.BeforeSwap(modification: before.modificationTime, change: before.changeTime)
     let marker = begun.store.pendingPath.appending("\(begun.id).start")
     guard let fd = try? Syscalls.openFile(marker, [.writeOnly, .append, .noFollow]) else { return }
     try? StoreFiles.write(line.line, to: fd)

@@ -121,8 +121,11 @@ import Foundation
 /// milliseconds): a change by another program in the same tick as *T* (or as a save's own rename
 /// in a directory) is not seen. A change made while a save of ours builds, after it linked the
 /// file and before its capture, is taken for that link; likewise a change while a build of ours is
-/// marked (above), an entry removed from a directory whose chain of our renames is broken, and what
-/// a save killed between its swap and its record saw (recovery writes that record without it).
+/// marked (above), and an entry removed from a directory whose chain of our renames is broken. (What
+/// a save killed between its swap and its record saw is in its capture marker, ``SaveIntent``, and so
+/// in the record recovery writes.) Not yet covered: a save killed after its build linked a file and
+/// before its swap leaves no record of what it saw, and its link hid a change made since *T*; while
+/// its marker stands, the rule for our own builds keeps that file.
 struct PendingStateWalk {
   let store: VersionStore
   /// The version to settle first, then the later pending versions, oldest first.

@@ -14,7 +14,8 @@ import Foundation
 /// Text: `docpkg-pending 2`, then lines each ending with a check of the rest of it (as the hash
 /// cache's do, ``HashCache/checked(_:)``): a record damaged on disk or edited by hand (a `start`
 /// moved later would let a write after the save into the version) is not believed, and `check`
-/// reports it. A record an earlier release wrote (`docpkg-pending 1`, no checks) is still read.
+/// reports it. A record an earlier release wrote (`docpkg-pending 1`, no checks) is not believed
+/// either: nothing tells it whole, so it is damage, reported with its replaced files left in place.
 /// The lines: `start SECONDS.NANOS`, `root MODE MTIME`, `changed PATH` (the
 /// replaced subtree relative to the package, `%` for the whole package), `replaced
 /// kept|lost|absent` (see ``Replaced``), `container MTIME CTIME MTIME CTIME` (the times of
@@ -145,7 +146,8 @@ struct PendingVersion {
     self.keepLast = keepLast
   }
 
-  /// The first line of a record this release writes (its lines checked), and of an earlier one's.
+  /// The first line of a record this release writes (its lines checked), and of an earlier one's
+  /// (not read: its lines carry no check).
   static let header = "docpkg-pending 2"
   static let uncheckedHeader = "docpkg-pending 1"
 
@@ -160,21 +162,18 @@ struct PendingVersion {
   }
 
   /// The lines of a record after its header, without their checks; nil when it is cut short, not a
-  /// pending record, or a line does not match its check (``PendingVersion/header``).
+  /// pending record (an earlier release's without checks included), or a line does not match its
+  /// check (``PendingVersion/header``).
   static func verifiedLines(_ data: Data) -> [Substring]? {
     guard data.last == 10 else { return nil }  // every record ends with a newline: this one was cut
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    switch lines.first {
-    case Substring(header):
-      var verified: [Substring] = []
-      for line in lines.dropFirst() {
-        guard let rest = HashCache.verified(line) else { return nil }
-        verified.append(rest)
-      }
-      return verified
-    case Substring(uncheckedHeader): return Array(lines.dropFirst())
-    default: return nil
+    guard lines.first == Substring(header) else { return nil }
+    var verified: [Substring] = []
+    for line in lines.dropFirst() {
+      guard let rest = HashCache.verified(line) else { return nil }
+      verified.append(rest)
     }
+    return verified
   }
 
   /// Parses a pending record; `nil` for a torn, edited or foreign file.

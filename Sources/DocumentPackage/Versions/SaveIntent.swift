@@ -7,34 +7,58 @@ import Foundation
 #endif
 
 /// What a deferred save is about to swap, written into its capture marker (`pending/ID.start`)
-/// before the swap: everything its pending record (``PendingVersion``) will say but the capture
-/// time (the marker's own modification time) and the container's times, plus the identity of the
-/// new tree it built. A save killed after its swap and before its record leaves the replaced
-/// subtree beside the package; with this, recovery tells that subtree from a new tree never
-/// swapped in, and completes the record instead of removing the only copy of what the pending
-/// versions before it still read (``DeferredKeeping``).
+/// before the swap: everything its pending record (``PendingVersion``) will say but the
+/// container's times after the rename, plus the identity of the new tree it built. A save killed
+/// after its swap and before its record leaves the replaced subtree beside the package; with this,
+/// recovery tells that subtree from a new tree never swapped in, and completes the record instead
+/// of removing the only copy of what the pending versions before it still read (``DeferredKeeping``).
 ///
-/// Text: `docpkg-save-intent 1`, `new DEVICE INODE` (the tree the save built, at the temporary
-/// name until the swap; `new removal` for a save that built nothing and renames the removed entry
-/// out to the temporary name, ``EntryRemoval``: whatever is there is the replaced entry), `root MODE MTIME`, `changed PATH` (as in a pending record), `replaced
-/// kept|absent` (`absent`: the save adds `changed`), and `keep N` as in a pending record. A save
-/// that renames its entry into a directory of the package appends, just before the rename,
-/// `before-swap START MTIME CTIME` (``BeforeSwap``): what recovery needs to tell that the entry a
-/// killed save added was its own (see ``PendingStateWalk``).
+/// Text: `docpkg-save-intent 2`, then lines each ending with a check of the rest of it, as a pending
+/// record's (``HashCache/checked(_:)``): `new DEVICE INODE` (the tree the save built, at the
+/// temporary name until the swap; `new removal` for a save that built nothing and renames the
+/// removed entry out to the temporary name, ``EntryRemoval``: whatever is there is the replaced
+/// entry), `root MODE MTIME`, `changed PATH` (as in a pending record), `replaced kept|absent`
+/// (`absent`: the save adds `changed`), `keep N` and one `seen …` line per entry as in a pending
+/// record (``PendingVersion/Seen``: what the save saw before its own links, which a record completed
+/// without them would lose). Then `start SECONDS.NANOS`, the capture time: the marker's modification
+/// time once the lines above were written, appended in one `write` before the save goes on, so a
+/// marker without it belongs to a save that never swapped. A save that renames its entry into a
+/// directory of the package appends, just before the rename, `before-swap MTIME CTIME`
+/// (``BeforeSwap``): what recovery needs to tell that the entry a killed save added was its own
+/// (see ``PendingStateWalk``).
+///
+/// A marker is read only by recovery, and only for a save killed between its swap and its record
+/// (a recorded save's marker is removed unread). One whose lines do not match their checks (damaged,
+/// or edited by hand: a `start` moved later would let writes after the save into the version), or
+/// that an earlier release wrote without checks (`docpkg-save-intent 1`), is not believed
+/// (``Reading/damaged(_:)``).
 struct SaveIntent: Equatable {
-  /// Appended to the marker just before the swap: the capture time and the times of the directory
-  /// the save renames its entry in (``PendingVersion/ContainerTimes/before``).
+  /// Appended to the marker just before the swap: the times of the directory the save renames its
+  /// entry in (``PendingVersion/ContainerTimes/before``).
   struct BeforeSwap: Equatable {
-    /// The capture time: the marker's modification time before this line moved it.
-    var start: FileTime
     var modification: FileTime
     var change: FileTime
 
     /// The line appended to the marker (one `write`: a kill leaves all of it or none).
     var line: Data {
-      Data("before-swap \(start.encoded) \(modification.encoded) \(change.encoded)\n".utf8)
+      Data((HashCache.checked("before-swap \(modification.encoded) \(change.encoded)") + "\n").utf8)
     }
   }
+
+  /// What reading a marker gave.
+  enum Reading: Equatable {
+    /// A whole marker whose lines match their checks.
+    case intent(SaveIntent)
+    /// An empty marker: a save that wrote no intent (it built no tree recovery could tell), or was
+    /// killed before writing it.
+    case empty
+    /// Anything else, with the reason in words: not believed.
+    case damaged(String)
+  }
+
+  /// The first line of a marker this release writes, and of an earlier one's (no checks).
+  static let header = "docpkg-save-intent 2"
+  static let uncheckedHeader = "docpkg-save-intent 1"
 
   /// The device and inode of the tree the save built; empty for a removal (`new removal`), which
   /// built none.
@@ -46,28 +70,63 @@ struct SaveIntent: Equatable {
   /// `.kept` when the save exchanges an entry, `.absent` when it adds one.
   var replaced: PendingVersion.Replaced
   var keepLast: Int?
+  /// What the save saw of the entries it linked or replaces (see ``PendingVersion/Seen``).
+  var seen: [PendingVersion.Seen]
+  /// The capture time (nil: the save was killed before its capture was complete, so before its swap).
+  var start: FileTime?
   /// The line a save appends just before its swap (nil: it was killed before, or renames nothing
   /// into a directory of the package).
   var beforeSwap: BeforeSwap?
 
+  /// The marker's lines before the capture time (``startLine(_:)``).
   func encoded() -> Data {
     let built = newTree.isEmpty ? "removal" : newTree.map(String.init).joined(separator: " ")
-    var text = "docpkg-save-intent 1\nnew \(built)\n"
-    text += "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)\n"
-    text += "changed \(VersionEscaping.escape(changed))\n"
-    text += "replaced \(replaced.rawValue)\n"
-    if let keepLast { text += "keep \(keepLast)\n" }
-    return Data(text.utf8) + (beforeSwap?.line ?? Data())
+    var lines = ["new \(built)", "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)"]
+    lines.append("changed \(VersionEscaping.escape(changed))")
+    lines.append("replaced \(replaced.rawValue)")
+    if let keepLast { lines.append("keep \(keepLast)") }
+    for entry in seen { lines.append("seen \(entry.encoded)") }
+    let text = Self.header + "\n" + lines.map { HashCache.checked($0) + "\n" }.joined()
+    return Data(text.utf8) + (start.map(Self.startLine) ?? Data()) + (beforeSwap?.line ?? Data())
   }
 
-  /// Parses a marker; `nil` for an empty (an earlier release's), torn or foreign one.
+  /// The line that completes the capture: its time (one `write`).
+  static func startLine(_ start: FileTime) -> Data {
+    Data((HashCache.checked("start \(start.encoded)") + "\n").utf8)
+  }
+
+  /// Parses a marker; `nil` unless it is whole and its lines match their checks (see ``read(_:)``).
   init?(_ data: Data) {
-    guard data.last == 10 else { return nil }
+    guard case .intent(let intent) = Self.read(data) else { return nil }
+    self = intent
+  }
+
+  /// Reads a marker: its intent, nothing (empty), or why it is not believed.
+  static func read(_ data: Data) -> Reading {
+    if data.isEmpty { return .empty }
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    guard lines.first == "docpkg-save-intent 1" else { return nil }
-    var newTree: [UInt64]?, root: (FilePermissions, FileTime)?, changed: String?
-    var replaced: PendingVersion.Replaced?, keepLast: Int?, beforeSwap: BeforeSwap?
+    if lines.first.map(String.init) == uncheckedHeader {
+      return .damaged("an earlier release wrote it ('\(uncheckedHeader)'), and its lines carry no check")
+    }
+    guard lines.first.map(String.init) == header else { return .damaged("it does not start with '\(header)'") }
+    guard data.last == 10 else { return .damaged("it is cut short (its last line is incomplete)") }
+    var verified: [Substring] = []
     for line in lines.dropFirst() {
+      guard let rest = HashCache.verified(line) else {
+        return .damaged("a line of it does not match its check (damaged or edited)")
+      }
+      verified.append(rest)
+    }
+    guard let intent = SaveIntent(verified: verified) else { return .damaged("a line of it is malformed") }
+    return .intent(intent)
+  }
+
+  /// Parses the lines of a marker after its header, their checks verified.
+  private init?(verified lines: [Substring]) {
+    var newTree: [UInt64]?, root: (FilePermissions, FileTime)?, changed: String?
+    var replaced: PendingVersion.Replaced?, keepLast: Int?, beforeSwap: BeforeSwap?, start: FileTime?
+    var seen: [PendingVersion.Seen] = []
+    for line in lines {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
       switch parts[0] {
@@ -86,23 +145,30 @@ struct SaveIntent: Equatable {
         guard let value = PendingVersion.Replaced(rawValue: String(parts[1])), value != .lost else { return nil }
         replaced = value
       case "keep": keepLast = Int(parts[1])
+      case "seen":
+        guard let entry = PendingVersion.Seen(Array(parts.dropFirst())) else { return nil }
+        seen.append(entry)
+      case "start":
+        guard parts.count == 2, let time = FileTime(encoded: parts[1]) else { return nil }
+        start = time
       case "before-swap":
         let times = parts.dropFirst().compactMap { FileTime(encoded: $0) }
-        guard times.count == 3 else { return nil }
-        beforeSwap = BeforeSwap(start: times[0], modification: times[1], change: times[2])
+        guard times.count == 2 else { return nil }
+        beforeSwap = BeforeSwap(modification: times[0], change: times[1])
       default: break
       }
     }
     guard let newTree, let root, let changed, let replaced else { return nil }
     self.init(
       newTree: newTree, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
-      keepLast: keepLast)
+      keepLast: keepLast, seen: seen)
+    self.start = start
     self.beforeSwap = beforeSwap
   }
 
   init(
     newTree: [UInt64], rootPermissions: FilePermissions, rootTime: FileTime, changed: String,
-    replaced: PendingVersion.Replaced, keepLast: Int?
+    replaced: PendingVersion.Replaced, keepLast: Int?, seen: [PendingVersion.Seen] = []
   ) {
     self.newTree = newTree
     self.rootPermissions = rootPermissions
@@ -110,19 +176,20 @@ struct SaveIntent: Equatable {
     self.changed = changed
     self.replaced = replaced
     self.keepLast = keepLast
+    self.seen = seen
   }
 
-  /// The pending record the save would have written. Its capture time is the one in the
-  /// before-swap line, else `markerTime` (the marker's modification time, which only that line's
-  /// append moves). Of the container's times only those before the rename are known (from that
-  /// line): the settle then trusts nothing of that directory's entries it cannot see, apart from
-  /// the one the save added (see ``PendingStateWalk``).
-  func record(id: Int, markerTime: FileTime) -> PendingVersion {
-    PendingVersion(
-      id: id, start: beforeSwap?.start ?? markerTime, rootPermissions: rootPermissions, rootTime: rootTime,
+  /// The pending record the save would have written, or nil when the marker has no capture time
+  /// (the save never swapped). Of the container's times only those before the rename are known
+  /// (from the before-swap line): the settle then trusts nothing of that directory's entries it
+  /// cannot see, apart from the one the save added (see ``PendingStateWalk``).
+  func record(id: Int) -> PendingVersion? {
+    guard let start else { return nil }
+    return PendingVersion(
+      id: id, start: start, rootPermissions: rootPermissions, rootTime: rootTime,
       changed: changed, replaced: replaced, keepLast: keepLast,
       containerTimes: beforeSwap.map {
         PendingVersion.ContainerTimes(before: ($0.modification, $0.change), after: nil)
-      })
+      }, seen: seen)
   }
 }

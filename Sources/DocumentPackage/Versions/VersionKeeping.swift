@@ -146,11 +146,16 @@ final class VersionKeeping: ReplacedStateKeeper {
 
   /// The pending records of deferred saves killed after their swap (``DeferredKeeping/completeInterruptedSaves(_:parentFD:)``).
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction] {
-    DeferredKeeping.completeInterruptedSaves(names, parentFD: parentFD).map { id in
-      RecoveryAction(
-        description: "completed an interrupted save: recorded pending version \(id) in",
-        path: names.path(names.versions).string)
+    let (recorded, damaged) = DeferredKeeping.completeInterruptedSaves(names, parentFD: parentFD)
+    let store = names.path(names.versions).string
+    return recorded.map { id in
+      RecoveryAction(description: "completed an interrupted save: recorded pending version \(id) in", path: store)
     }
+      + damaged.map { id in
+        RecoveryAction(
+          description: "an interrupted save's capture marker is damaged: kept as damaged pending version \(id) in",
+          path: store)
+      }
   }
 
   /// After a save: the store's identity is the package's root now (best effort: the pending

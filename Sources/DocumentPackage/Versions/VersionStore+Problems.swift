@@ -128,14 +128,18 @@ extension VersionStore {
       return damaged("cannot be read: \(error)")
     }
     guard let pending = PendingVersion(id: id, data: data) else {
-      let header =
-        data.starts(with: Data((PendingVersion.uncheckedHeader + "\n").utf8))
-        ? PendingVersion.uncheckedHeader : PendingVersion.header
-      var reason = RecordDamage.reason(data, header: header, required: ["start", "root", "changed", "replaced"])
-      if header == PendingVersion.header, data.last == 10, PendingVersion.verifiedLines(data) == nil,
-        reason.hasSuffix("malformed")
-      {
-        reason = "a line of it does not match its check (damaged or edited)"
+      var reason: String
+      if data.starts(with: Data((PendingVersion.uncheckedHeader + "\n").utf8)) {
+        reason = "an earlier release wrote it ('\(PendingVersion.uncheckedHeader)'), and its lines carry no check"
+      } else if data.starts(with: Data("docpkg-save-intent ".utf8)), case .damaged(let why) = SaveIntent.read(data) {
+        // Recovery keeps a capture marker it cannot believe as the record (see DeferredKeeping).
+        reason = "it is the capture marker of a save killed after its swap, not believed: \(why)"
+      } else {
+        reason = RecordDamage.reason(
+          data, header: PendingVersion.header, required: ["start", "root", "changed", "replaced"])
+        if data.last == 10, PendingVersion.verifiedLines(data) == nil, reason.hasSuffix("malformed") {
+          reason = "a line of it does not match its check (damaged or edited)"
+        }
       }
       let old = pendingPath.appending("\(id).old")
       if (try? Syscalls.entryExists(old)) == true {

@@ -102,7 +102,7 @@ enum RecordsFuzz {
     guard let again = SaveIntent(written), again == intent, again.encoded() == written else {
       fuzzFailure("a save intent read from \(Array(data)) does not survive being written and read again")
     }
-    let record = intent.record(id: 1, markerTime: FileTime(seconds: 1, nanoseconds: 2)).encoded()
+    guard let record = intent.record(id: 1)?.encoded() else { return }  // no capture time: nothing to complete
     if PendingVersion(id: 1, data: record)?.changed != intent.changed {
       fuzzFailure("the record completed from the save intent \(Array(data)) does not read")
     }

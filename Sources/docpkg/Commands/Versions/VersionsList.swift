@@ -26,7 +26,10 @@ struct VersionsList: ParsableCommand {
       copy was made, and "remote" for one that keeps files on a remote (fetched when the version is shown or \
       restored); a damaged or pending one has "id", "state", "record" and "reason" (and "date" when its \
       record says); one whose files are damaged has its usual keys, "state": "damaged" and "problems". Keys \
-      are sorted; `docpkg serve` describes versions in the same shape.
+      are sorted; `docpkg serve` describes versions in the same shape. When a version is damaged as `docpkg \
+      check` finds it (its record, a tree or blob, or entries it could not keep), the whole list is still \
+      printed, then one line on standard error names the package and the damaged ids, and the exit status is \
+      1; a pending version alone does not fail the command.
       """)
 
   @Argument(help: "The package.", completion: .file())
@@ -42,8 +45,9 @@ struct VersionsList: ParsableCommand {
     // What `check` finds in the blobs and trees, past the entries a version could not keep (listed
     // first, and shown as "not kept"); its damaged records are in `problems` already.
     let unkeptCounts = Dictionary(versions.map { ($0.id, $0.unkeptPaths.count) }, uniquingKeysWith: { a, _ in a })
+    let damagedVersions = try store.damagedVersions()
     let damage = Dictionary(
-      try store.damagedVersions().compactMap { damage -> (Int, [String])? in
+      damagedVersions.compactMap { damage -> (Int, [String])? in
         let problems = Array(damage.problems.dropFirst(unkeptCounts[damage.id] ?? 0))
         return problems.isEmpty ? nil : (damage.id, problems)
       }, uniquingKeysWith: { first, _ in first })
@@ -56,8 +60,25 @@ struct VersionsList: ParsableCommand {
         entry.version.map { VersionSummary($0, problems: damage[$0.id]) } ?? VersionSummary(entry.problem!)
       }
       out.write(VersionSummary.json(items) + "\n")
-      return
+    } else {
+      writeTable(entries, damage: damage, to: out)
     }
+    // What `check` calls damaged (damaged records, blobs and trees, entries not kept) fails the
+    // command once the whole list is printed: a command that finds damage never exits 0.
+    let failed = damagedVersions.map(\.id)
+    guard failed.isEmpty else {
+      throw PackageError(
+        .corrupt,
+        "\(failed.count) of \(Set(entries.map(\.id) + failed).count) versions damaged (\(failed.map { String($0) }.joined(separator: ", "))) in",
+        path: package)
+    }
+  }
+
+  /// The list as a table: a header, then one row per version.
+  private func writeTable(
+    _ entries: [(id: Int, version: PackageVersion?, problem: VersionProblem?)], damage: [Int: [String]],
+    to out: StandardOutput
+  ) {
     guard !entries.isEmpty else { return }
     let rows = entries.map { entry in
       guard let version = entry.version else {
