@@ -94,6 +94,25 @@ struct DocumentLazyLoadTests {
     #expect(await document.hasUnsavedChanges)
   }
 
+  /// Another process saved with versions off (no version store: no record of the roots its saves put in place),
+  /// replacing the root, and a writer holds the package's lock, as that writer does between its saves. A read
+  /// that meets the new root (unwatched: no monitor's report comes first) takes it for a save of the package.
+  @Test func aReadMeetingARootReplacingSaveWhileAWriterHoldsTheLockTakesItForASave() async throws {
+    let temp = try TemporaryDirectory("lazy-loads")
+    let package = temp.appending("Doc.pkg")
+    try Shell.run(Self.tool, ["init", package, "3"])
+    let document = try await Document(contentsOf: FilePath(package), options: .unwatched)
+    #expect(try await document.read { try Self.generation($0, "Data/A/gen.txt") } == "0")
+    try Shell.run(Self.tool, ["write", package, "2"])  // save 2 replaces the root
+    let writer = try PackageLock(forPackageAt: FilePath(package))
+    defer { writer.unlock() }
+    let seen = try await document.read { root in
+      try ["Data/C/x/gen.txt", "Data/A/gen.txt"].map { try Self.generation(root, $0) }
+    }
+    #expect(seen == ["2", "2"])
+    #expect(await !document.state.contains(.deleted))
+  }
+
   @Test func readsWhileAnotherProcessSavesInALoopEachShowOneGeneration() async throws {
     let temp = try TemporaryDirectory("lazy-loads")
     let package = temp.appending("Doc.pkg")

@@ -37,8 +37,13 @@ extension Document {
   ///       try root.setFile(at: "Images/index.json", contents: index)
   ///     }
   ///
-  /// Each mutator is one undo step, unless `actionName` is given: then everything `body` does is one
-  /// step with that name, which typing before or after it does not merge into.
+  /// Without `actionName`, each mutator is one undo step, except that content edits of one file made
+  /// less than ``UndoStack/coalescingInterval`` (1 s) after the last one merge into its step, as typing
+  /// does; a change `body` made before it threw stays, as its own step. With `actionName`, everything
+  /// `body` does is one step with that name, which typing before or after it does not merge into, and it
+  /// is all or nothing: when `body` throws, what it changed is taken back (no undo step is left, the redo
+  /// steps are gone as after any edit) — unless undo registration is off (`registeringUndo` false, or
+  /// ``UndoStack/disableUndoRegistration()``) or an undo group is open (its changes belong to that group).
   /// What `body` returns is dropped: mutators return nodes, which cannot leave the actor. Read
   /// values back with ``read(_:)``.
   /// - Parameters:
@@ -63,9 +68,22 @@ extension Document {
     defer { if !registeringUndo { stack.enableUndoRegistration() } }
     try meetingOutsideSaves {
       guard let actionName else { return try body(editor.root) }
-      try stack.group(named: actionName) {
-        stack.endCoalescing()
-        try body(editor.root)
+      let lastStep = stack.undoGroups.last
+      do {
+        try stack.group(named: actionName) {
+          stack.endCoalescing()
+          try body(editor.root)
+        }
+      } catch {
+        // All or nothing: the step `body` made is taken back, unless a save met it (then its changes
+        // are merged as unsaved changes, see above).
+        if editor.root.origin?.location.metNewerState != true, stack.groupingLevel == 0,
+          let step = stack.undoGroups.last, step !== lastStep, (try? stack.undo()) != nil
+        {
+          stack.redoGroups.removeAll()  // the edit had dropped them; its own undone step is not one to redo
+          stack.notify()
+        }
+        throw error
       }
       stack.endCoalescing()
     }

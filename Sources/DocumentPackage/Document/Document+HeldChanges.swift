@@ -33,7 +33,8 @@ import SystemPackage
 extension Document {
   /// The changes of `event` that are news to the model (see the comment above); package-level
   /// changes (moved, replaced, rescanned) are kept as they are.
-  /// - Complexity: O(*c* · *d*) for *c* changes at depth *d*, one `lstat` per changed path.
+  /// - Complexity: O(*c* · *d*) steps for *c* changes at depth *d* (at each, the folder's path is compared
+  ///   with `memcmp`), one `lstat` per changed path.
   func changesNotHeld(in event: PackageMonitor.Event) -> [PackageMonitor.Change] {
     func isNews(_ held: Held, _ path: String) -> Bool {
       switch held {
@@ -65,46 +66,85 @@ extension Document {
   /// on disk there now: the saved state its unsaved changes, if any, are made on. (What the
   /// event saw: the model's own save, which another program changed since; that change comes in
   /// a later event. What is there now: a save of the model's own that came after the event.)
+  ///
+  /// Walks the path's components once; a node's origin is compared with the path's bytes up to
+  /// each level in place (``SavedPath``): no path is made per level, so a change 1,000 folders deep
+  /// costs its depth, not its depth squared.
   private func held(_ relative: String, _ event: PackageMonitor.Event) -> Held {
     guard !relative.isEmpty, let location = editor.root.origin?.location else { return .unknown }
-    let now = (try? Syscalls.statusNoFollow(location.root.appending(relative))).map(PackageMonitor.SeenEntry.init)
+    let now = (try? location.currentStatus(of: relative)).map(PackageMonitor.SeenEntry.init)
     let candidates = event.seen[relative].map { [$0, now] } ?? [now]
     let components = relative.split(separator: "/")
-    let wanted = FilePath(relative)
-    var directory = editor.root
-    var folder = ""
-    for component in components.dropLast() {
-      folder = folder.isEmpty ? String(component) : folder + "/" + component
-      guard let children = directory.loadedChildren else {  // never listed: only what a path walk probed is known
-        guard let probed = directory.probedChildren?[String(component)] else { return .unknown }
-        directory = probed
-        continue
+    var bytes = relative
+    return bytes.withUTF8 { bytes in
+      var directory = editor.root
+      var saved = SavedPath(bytes: bytes)
+      for component in components.dropLast() {
+        let name = String(component)
+        saved.descend(to: component)
+        guard let children = directory.loadedChildren else {  // never listed: only what a path walk probed is known
+          guard let probed = directory.probedChildren?[name] else { return .unknown }
+          directory = probed
+          continue
+        }
+        // The folder the model's saved state has there, as for the entry below: renamed or removed
+        // in memory since (the event may come after such an edit), else what has that name now.
+        let child =
+          children[name].flatMap { saved.isOrigin(of: $0) ? $0 : nil }
+          ?? children.values.first { saved.isOrigin(of: $0) }
+          ?? location.detachedNodes.last { saved.isOrigin(of: $0) && $0.kind == .directory }
+          ?? children[name]
+        guard let child else { return candidates.contains { $0 == nil } ? .held : .notHeld }
+        directory = child
       }
-      // The folder the model's saved state has there, as for the entry below: renamed or removed
-      // in memory since (the event may come after such an edit), else what has that name now.
-      let saved = FilePath(folder)
-      let child =
-        children[String(component)].flatMap { $0.origin?.relativePath == saved ? $0 : nil }
-        ?? children.values.first { $0.origin?.relativePath == saved }
-        ?? location.detachedNodes.last { $0.origin?.relativePath == saved && $0.kind == .directory }
-        ?? children[String(component)]
-      guard let child else { return candidates.contains { $0 == nil } ? .held : .notHeld }
-      directory = child
+      let last = components.last ?? ""
+      saved.descend(to: last)
+      guard let children = directory.loadedChildren else {
+        guard let probed = directory.probedChildren?[String(last)], saved.isOrigin(of: probed) else { return .unknown }
+        return candidates.contains { matches(probed, $0, location) } ? .held : .notHeld
+      }
+      // The node the model's saved state has there: under that name, or renamed in memory since
+      // (in its directory), or removed; none when the model has nothing there or only a new node.
+      let base =
+        children[String(last)].flatMap { saved.isOrigin(of: $0) ? $0 : nil }
+        ?? children.values.first { saved.isOrigin(of: $0) }
+        ?? location.detachedNodes.last { saved.isOrigin(of: $0) }
+      guard let base else { return candidates.contains { $0 == nil } ? .held : .notHeld }
+      return candidates.contains { matches(base, $0, location) } ? .held : .notHeld
     }
-    guard let children = directory.loadedChildren else {
-      guard let probed = directory.probedChildren?[String(components.last ?? "")],
-        probed.origin?.relativePath == wanted
-      else { return .unknown }
-      return candidates.contains { matches(probed, $0, location) } ? .held : .notHeld
+  }
+
+  /// A prefix of a changed entry's path (its bytes), one component longer at each level of
+  /// ``held(_:_:)``'s walk, and whether a node was loaded (or last saved) there.
+  private struct SavedPath {
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Where the prefix's last component starts in `bytes`, and where it ends.
+    private var start = 0
+    private var end = 0
+    private var name = Substring()
+
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// The prefix one component longer: `component`, the next one of the path.
+    mutating func descend(to component: Substring) {
+      start = end == 0 ? 0 : end + 1
+      end = start + component.utf8.count
+      name = component
     }
-    // The node the model's saved state has there: under that name, or renamed in memory since
-    // (in its directory), or removed; none when the model has nothing there or only a new node.
-    let base =
-      children[String(components.last ?? "")].flatMap { $0.origin?.relativePath == wanted ? $0 : nil }
-      ?? children.values.first { $0.origin?.relativePath == wanted }
-      ?? location.detachedNodes.last { $0.origin?.relativePath == wanted }
-    guard let base else { return candidates.contains { $0 == nil } ? .held : .notHeld }
-    return candidates.contains { matches(base, $0, location) } ? .held : .notHeld
+
+    /// Whether `node`'s origin is at this prefix: its name is the last component and its folder's
+    /// path is the bytes before it (compared in place: O(length), no path made).
+    func isOrigin(of node: PackageNode) -> Bool {
+      guard let origin = node.origin, let originName = origin.name else { return false }
+      let folderCount = max(start - 1, 0)
+      guard origin.directory.length == folderCount, originName.string == name else { return false }
+      guard folderCount > 0 else { return true }
+      return origin.directory.withPlatformString { folder in
+        Syscalls.bytesEqual(
+          UnsafeRawBufferPointer(start: folder, count: folderCount),
+          UnsafeRawBufferPointer(start: bytes.baseAddress, count: folderCount))
+      }
+    }
   }
 
   /// Whether `node` was loaded (or last saved) at its path from `location` and `seen` is what it recorded.

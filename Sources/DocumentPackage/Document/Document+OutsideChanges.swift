@@ -76,6 +76,7 @@ extension Document {
       return
     }
     let beforeRemovals = modelBeforeRemovals.flatMap { $0.isCurrent(editor) ? $0.editor : nil }
+    let saveFailed = state.contains(.savingError) || state.contains(.inConflict)
     let kinds = Set(event.changes.map(\.kind))
     if kinds.contains(.packageDeleted) {
       // The document followed a move the monitor had not seen yet (`Document+MovedPackage`), or the root a
@@ -153,6 +154,12 @@ extension Document {
         lastError = failure
         reaction = .failed(message: failure.description)
       }
+    }
+    // A reaction that succeeded clears the error of one that failed before it (a failed save's stays
+    // while the state says it failed: `savingError`, `inConflict`).
+    if case .failed = reaction {
+    } else if !saveFailed {
+      lastError = nil
     }
     finish(event, reaction)
   }

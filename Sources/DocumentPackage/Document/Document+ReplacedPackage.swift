@@ -15,7 +15,12 @@ import SystemPackage
 // same holds whether the document watches (the monitor reports `packageReplaced`), reads an entry
 // it had not loaded yet (the load meets the new root), or saves, saves merging or checks for
 // outside changes without having watched. A package with no version store (never saved by this
-// library with versions kept) has no record: any new root there counts as replaced.
+// library with versions kept) has no record. Then the package's lock tells: a save replaces the root
+// only while holding it, and a writer of this library that holds it now (`PackageFile`'s `holdLock`,
+// saving again and again with versions off, as `read-write-stress` does) is taken to have made the new
+// root — else a reader meeting such a save would take it for a stranger's replacement. With no
+// record and no writer at work, a new root counts as replaced: a save with versions off, finished
+// and its lock dropped, leaves nothing a reader could tell from another package moved there.
 extension Document {
   /// Whether the directory at ``path`` is not the document's package (see the comment above);
   /// false when nothing is there (a deletion) and for a read-only document.
@@ -35,7 +40,7 @@ extension Document {
       guard let now = try? Syscalls.statusNoFollow(path), now.kind == .directory else { return false }
       let after = StoreIdentity.read(from: store)
       guard before == after else { continue }  // a save recorded a root meanwhile: read again
-      guard let after else { return true }
+      guard let after else { return !PackageLock.isHeld(names) }  // no record: a writer at work made it
       return !after.matches(now)
     }
     return false  // saves of this library the whole time: the package is being saved, not replaced

@@ -54,7 +54,9 @@ public actor Document {
   public internal(set) var state: DocumentState = .normal {
     didSet { stateObservers.publish(state) }
   }
-  /// Why the last save (or open, for a read-only document) failed; `nil` after a successful save.
+  /// Why the last save, or the last reaction to an outside change (``OutsideChange/Reaction-swift.enum/failed(message:)``),
+  /// failed (or the open, for a read-only document). `nil` after a successful save, and after a reaction that
+  /// succeeded, unless the state still says a save failed (``DocumentState/savingError``, ``DocumentState/inConflict``).
   public internal(set) var lastError: PackageError?
 
   /// Saves this long after the last change, merging with another program's changes as

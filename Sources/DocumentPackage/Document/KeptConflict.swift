@@ -52,8 +52,11 @@ extension Document {
   private func otherSideOfConflict() -> [OutsideEntryChange: DiskStamp?] {
     var side: [OutsideEntryChange: DiskStamp?] = [:]
     for change in outsideChangesOfModel() {
-      let entry = change.path.isEmpty ? path : path.appending(change.path)
-      side[change] = (try? Syscalls.statusNoFollow(entry)).map(DiskStamp.init)
+      // The path put together as bytes: `path.appending(change.path)` costs its depth squared.
+      let status =
+        change.path.isEmpty
+        ? try? Syscalls.statusNoFollow(path) : try? PackageLocation.currentStatus(of: change.path, in: path)
+      side[change] = status.map(DiskStamp.init)
     }
     return side
   }

@@ -89,6 +89,16 @@ package final class PackageLock {
     if written { try? Syscalls.setSize(fd, Int64(bytes.count)) }
   }
 
+  /// Whether a writer holds the lock of the package `names` name now. Creates nothing and keeps nothing:
+  /// opens the lock file if there is one and asks, without waiting, for a shared lock, dropped at once (a
+  /// writer that comes meanwhile waits that long). A reader's question (see `Document+ReplacedPackage`).
+  static func isHeld(_ names: SiblingNames) -> Bool {
+    guard let fd = try? Syscalls.openFile(names.path(names.lock), [.readOnly, .noFollow]) else { return false }
+    defer { Syscalls.closeFile(fd) }
+    do { try Syscalls.lockSharedNow(fd) } catch { return error == .wouldBlock }
+    return false
+  }
+
   /// The device and inode of the package root a lock file `name` in `parentFD` names (see
   /// `recordRoot(of:in:)`); nil if it names none.
   static func recordedRoot(lockFile name: RawName, parentFD: CInt) -> [UInt64]? {

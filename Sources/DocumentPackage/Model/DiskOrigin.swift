@@ -18,6 +18,30 @@ final class PackageLocation {
     self.verifiesLoads = verifiesLoads
   }
 
+  /// `lstat` of the entry at `relative` (a path in the package, `Data/a.txt`) now, its path put
+  /// together as bytes: O(its length), where `root.appending(relative)` checks the path again for
+  /// each component it adds (0.3 s for a path 3.6 KB long, in a debug build).
+  func currentStatus(of relative: String) throws(Errno) -> FileStatus {
+    try Self.currentStatus(of: relative, in: root)
+  }
+
+  /// `lstat` of the entry at `relative` in the package at `root` (see ``currentStatus(of:)``).
+  static func currentStatus(of relative: String, in root: FilePath) throws(Errno) -> FileStatus {
+    var bytes = relative
+    let result = bytes.withUTF8 { bytes in
+      root.withPlatformString { rootBytes in
+        bytes.withMemoryRebound(to: CChar.self) { bytes in
+          Result { () throws(Errno) in
+            try DiskOrigin.statusNoFollow(
+              joining: [UnsafeBufferPointer(start: rootBytes, count: root.length), bytes],
+              orLong: FilePath(root.string + "/" + relative))
+          }
+        }
+      }
+    }
+    return try result.get()
+  }
+
   /// Whether a name looked up alone (`lstat`) finds only the entry of exactly that name: true on the local file
   /// systems that hold names apart byte for byte (ext4, XFS, btrfs, tmpfs, overlayfs, F2FS); false elsewhere
   /// (FAT and exFAT fold case, so `A.txt` finds `a.txt`; FUSE and network file systems may do anything), where a
@@ -97,19 +121,42 @@ struct DiskOrigin {
   /// (which checks the whole path as it is made: a walk of every loaded node 1,000 directories
   /// deep would spend minutes on it); a path too long for one call goes through `FilePath`.
   func currentStatus() throws(Errno) -> FileStatus {
-    let parts = [location.root, directory, name.map { FilePath(root: nil, [$0]) } ?? FilePath("")]
-    let count = parts.reduce(0) { $0 + $1.length + 1 }
-    guard count < 4_000 else { return try Syscalls.statusNoFollow(absolutePath) }
+    let name = name.map { FilePath(root: nil, [$0]) } ?? FilePath("")
+    let result = location.root.withPlatformString { root in
+      directory.withPlatformString { directory in
+        name.withPlatformString { nameBytes in
+          Result { () throws(Errno) in
+            try Self.statusNoFollow(
+              joining: [
+                UnsafeBufferPointer(start: root, count: location.root.length),
+                UnsafeBufferPointer(start: directory, count: self.directory.length),
+                UnsafeBufferPointer(start: nameBytes, count: name.length),
+              ], orLong: absolutePath)
+          }
+        }
+      }
+    }
+    return try result.get()
+  }
+
+  /// `lstat` of the path the byte strings `parts` make joined by `/` (empty ones left out), put
+  /// together as bytes in one buffer; `long()` (a `FilePath` of the same path) when the path is too long
+  /// for one call. O(length of the path).
+  static func statusNoFollow(
+    joining parts: [UnsafeBufferPointer<CChar>], orLong long: @autoclosure () -> FilePath
+  ) throws(Errno) -> FileStatus {
+    let count = parts.reduce(0) { $0 + $1.count + 1 }
+    guard count < 4_000 else { return try Syscalls.statusNoFollow(long()) }
     var bytes = [CChar](repeating: 0, count: count + 1)
     var end = 0
     bytes.withUnsafeMutableBufferPointer { buffer in
-      for part in parts where part.length > 0 {
+      for part in parts where part.count > 0 {
         if end > 0, buffer[end - 1] != CChar(UInt8(ascii: "/")) {
           buffer[end] = CChar(UInt8(ascii: "/"))
           end += 1
         }
-        part.withPlatformString { (buffer.baseAddress! + end).update(from: $0, count: part.length) }
-        end += part.length
+        (buffer.baseAddress! + end).update(from: part.baseAddress!, count: part.count)
+        end += part.count
       }
     }
     bytes[end] = 0

@@ -38,6 +38,52 @@ struct DocumentEditingTests {
     #expect(try file(path + "/Text.txt") == original)
   }
 
+  private struct GaveUp: Error {}
+
+  @Test func aNamedEditWhoseBodyThrowsLeavesNothingBehind() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit(named: "Retitle") { try $0.setFile(at: "Text.txt", contents: Data("kept".utf8)) }
+    await #expect(throws: GaveUp.self) {
+      try await document.edit(named: "Add Page") { root in
+        try root.setFile(at: "Pages/p1.txt", contents: Data("1".utf8))
+        try root.setFile(at: "Text.txt", contents: Data("dropped".utf8))
+        throw GaveUp()
+      }
+    }
+    #expect(try await document.read { try $0.child(named: "Pages") == nil })
+    #expect(
+      try await document.read { String(decoding: try $0.node(at: "Text.txt").contents(), as: UTF8.self) } == "kept")
+    #expect(await document.undoMenuItemTitle == "Undo Retitle")
+    #expect(await !document.canRedo)
+    try await document.undo()
+    #expect(await !document.hasUnsavedChanges)
+  }
+
+  @Test func quickEditsOfOneFileAreOneUndoStepAndAnUnnamedEditKeepsWhatItDidBeforeThrowing() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let original = try file(path + "/Text.txt")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    await document.withUndoStack { $0.coalescingInterval = .seconds(3600) }  // "quick", however loaded the machine
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("a".utf8)) }
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("ab".utf8)) }
+    await #expect(throws: GaveUp.self) {
+      try await document.edit { root in
+        try root.setFile(at: "Text.txt", contents: Data("abc".utf8))
+        throw GaveUp()
+      }
+    }
+    func text() async throws -> String {
+      try await document.read { String(decoding: try $0.node(at: "Text.txt").contents(), as: UTF8.self) }
+    }
+    #expect(try await text() == "abc")
+    try await document.undo()  // one step: all three
+    #expect(try await text() == original)
+    #expect(await !document.canUndo)
+  }
+
   @Test func aRefusedChangeLeavesNothingBehindForLaterReads() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)

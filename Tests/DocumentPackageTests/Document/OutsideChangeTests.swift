@@ -73,6 +73,36 @@ private func watchHeldBack(_ document: Document, _ path: String) throws -> (
 /// A watching ``Document`` reacting to other processes: reload, merge, conflict, move, delete.
 @Suite("Document outside changes")
 struct OutsideChangeTests {
+  @Test func aReactionThatSucceedsAfterOneThatFailedClearsLastError() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path))
+    let updates = await document.updates()
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8)) }  // so a reaction merges
+    func nextReaction() async -> OutsideChange.Reaction? {
+      for await update in updates { if let change = update.outsideChange { return change.reaction } }
+      return nil
+    }
+    // An interrupted save's journal that cannot be read: opening the package again fails.
+    try temp.write(".Doc.pkg.docpkg-journal", "damaged")
+    try writeFromAnotherProcess(path + "/c.txt", "c\n")
+    guard case .failed = await nextReaction() else {
+      Issue.record("the reaction did not fail")
+      return
+    }
+    #expect(await document.lastError != nil)
+    try FileManager.default.removeItem(atPath: temp.appending(".Doc.pkg.docpkg-journal"))
+    try writeFromAnotherProcess(path + "/d.txt", "d\n")
+    let merged = await nextReaction()
+    guard case .merged = merged else {
+      Issue.record("\(String(describing: merged))")
+      return
+    }
+    #expect(await document.lastError == nil)
+    #expect(try await text(document, "d.txt") == "d\n")
+    try await document.close(saving: false)
+  }
+
   @Test func aCleanDocumentReloadsAnotherProcessSaveAndSaysSo() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
