@@ -92,4 +92,26 @@ struct PackageReplacedDuringSaveTests {
     #expect(try files(path) == expected)
     try await document.close()
   }
+
+  /// F2 of the attack: a file the document saved itself vanishes from the package behind its back
+  /// (here removed; in the attack, the package was replaced unnoticed). `save(to:)` still writes
+  /// what the document holds, naming what it could not carry, and never fails as a whole.
+  @Test func saveToCarriesTheDocumentWhenAFileItSavedVanished() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, _) = try makePackages(temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "a1.txt", contents: Data("a1".utf8)) }
+    try await document.save()
+    try await document.edit {
+      try $0.setFile(at: "a2.txt", contents: Data("a2".utf8))
+      try $0.setFile(at: "Text.txt", contents: Data("t2".utf8))
+    }
+    try FileManager.default.removeItem(atPath: path + "/a1.txt")
+    let recovered = temp.appending("Recovered.mydoc")
+    let result = try await document.save(to: FilePath(recovered))
+    let saved = try files(recovered)
+    #expect(saved["a2.txt"] == "a2" && saved["Text.txt"] == "t2")
+    #expect(saved["a1.txt"] == "a1" || result.uncarriedPaths == ["a1.txt"])
+    try await document.close()
+  }
 }
