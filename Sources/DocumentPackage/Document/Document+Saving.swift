@@ -67,7 +67,10 @@ extension Document {
         holdRoot()
         restartWatching()
         return result
-      } catch  where state.contains(.deleted) {}  // deleted while saving: carry what it holds, as below
+      } catch let error as PackageError where state.contains(.deleted) || error.code == .changedOnDisk {
+        // Deleted while saving, or an entry vanished from disk (a package replaced unnoticed):
+        // carry what the document holds, as below, and name what it cannot.
+      }
     }
     let (copy, leftOut) = try editor.root.carriedCopy()
     try saving(elsewhere: true) { try copy.write(to: newPath) }

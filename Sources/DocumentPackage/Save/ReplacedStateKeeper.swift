@@ -10,7 +10,7 @@ import SystemPackage
 /// 2. ``copyBeforeSwap()``, only when the save changes the package file by file (by journal) or its
 ///    file system copies files up: the keeper must then copy the previous state in step 3, and
 ///    takes nothing after the swap.
-/// 3. ``willReplace(changing:adding:removing:)``, once, just before the swap: the commit point. It may
+/// 3. ``willReplace(changing:adding:removing:root:)``, once, just before the swap: the commit point. It may
 ///    throw (the app's hook, cancellation, a store that cannot keep the state); the save then
 ///    fails and the package is as it was.
 /// 4. When the save renames an entry into a directory of the package (not for a whole package):
@@ -43,7 +43,9 @@ protocol ReplacedStateKeeper: AnyObject {
   ///   - removing: Whether the save removes `changedPath` by renaming it out to the temporary name
   ///     (``EntryRemoval``): it built no new state, and what is at the temporary name after the
   ///     rename is the replaced entry.
-  func willReplace(changing changedPath: String, adding: Bool, removing: Bool) throws
+  ///   - root: The package root an in-place save loaded and holds (``LoadedRootHold``): the root
+  ///     this package's is, whatever another program put at its path meanwhile; nil when not known.
+  func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: FileStatus?) throws
   /// The status of the directory the save renames its entry in, just before the rename.
   func willSwap(containerBefore: FileStatus)
   /// The status of that directory after the rename (and its fsync).

@@ -82,6 +82,8 @@ struct Saver {
   private(set) var sweptPaths: [String] = []
   /// The model's folders that gained entries so (their listings no longer hold everything).
   private(set) var sweptDirectories: [PackageNode] = []
+  /// An in-place save's package root, held from its last check to its swap (``LoadedRootHold``).
+  private var heldRoot: LoadedRootHold?
 
   init(target: FilePath, root: PackageNode) throws {
     try root.listEverythingFromSources()  // a save writes the children a directory holds
@@ -376,8 +378,11 @@ struct Saver {
   mutating func keepPreviousState(changing changedPath: String, adding: Bool, removing: Bool = false) throws {
     guard !previousStateKept else { return }
     try beforeCommit?()
+    if versions != nil, heldRoot == nil, let loaded = root.origin?.status {
+      heldRoot = try LoadedRootHold(path: target, loaded: loaded)
+    }
     if let versions {
-      try versions.willReplace(changing: changedPath, adding: adding, removing: removing)
+      try versions.willReplace(changing: changedPath, adding: adding, removing: removing, root: heldRoot?.status)
     } else {
       try Task.checkCancellation()
     }
@@ -450,6 +455,12 @@ struct Saver {
   /// - Throws: The failure, the package then as it was; or, if even the way back failed, an error
   ///   naming where the previous state is left.
   private mutating func complete(_ swap: Swap, parentFD: CInt) throws {
+    if let heldRoot {
+      let whole = swap.containerPath == names.parent
+      if !(whole ? heldRoot.displacedIsLoaded(in: parentFD, names.temporary) : heldRoot.isStillAtPath()) {
+        try swapBackFromStranger(swap, parentFD: parentFD)
+      }
+    }
     var sweep = ReplacedTreeSweep(
       package: target, replaced: names.path(names.temporary), changedPath: swap.changedPath)
     do {
@@ -480,6 +491,41 @@ struct Saver {
     }
     sweptPaths += sweep.sweptPaths
     sweptDirectories += sweep.gained
+  }
+
+  /// The swap went into a directory that is not the package loaded (another took its place just
+  /// before, see ``LoadedRootHold``): swapped back at once, before anything is made durable, swept or
+  /// kept; what the save built (and whatever another program wrote into it while it was in place)
+  /// is kept beside the package, never removed. Always throws: the save fails as for a replaced package.
+  private func swapBackFromStranger(_ swap: Swap, parentFD: CInt) throws -> Never {
+    let restored = swap.undo(parentFD: parentFD, temporary: names.temporary)
+    versions?.abandon()
+    let replaced = LoadedRootHold.replaced(target)
+    guard restored || swap.move == .adding else {
+      throw PackageError.notRestored(replaced, names.path(names.temporary))
+    }
+    try? flushDirectory(swap.containerFD, swap.containerPath)
+    try? flushDirectory(parentFD, names.parent)
+    guard restored, swap.move != .removing else { throw replaced }
+    throw LoadedRootHold.replaced(target, keptAt: keepAside(parentFD) ?? names.path(names.temporary))
+  }
+
+  /// Renames the tree at the temporary name to a free `.NAME.docpkg-unsaved` (`-2`, `-3`, …) beside the
+  /// package, where no later save or recovery removes it; where it is then, or nil if it could not be moved.
+  private func keepAside(_ parentFD: CInt) -> FilePath? {
+    for attempt in 1...100 {
+      let kept = RawName(".\(names.package.string).docpkg-unsaved" + (attempt == 1 ? "" : "-\(attempt)"))
+      do {
+        try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, kept, flags: Syscalls.renameNoReplace)
+      } catch  where error == .fileExists {
+        continue
+      } catch {
+        return nil
+      }
+      try? flushDirectory(parentFD, names.parent)
+      return names.path(kept)
+    }
+    return nil
   }
 
   /// After a swap is durable: the replaced subtree (`name` in `parentFD`) goes to the keeper, or is removed.

@@ -77,8 +77,9 @@ extension VersionStore {
   }
 
   /// Before a save's swap: the root now, and `pending` (the new root) if the save replaces the root.
-  func recordPendingIdentity(_ pending: FileStatus?) throws {
-    guard let status = try? Syscalls.statusNoFollow(packagePath) else { return }
+  /// `root`: the root the save loaded and holds, if known (else the one at the package's path).
+  func recordPendingIdentity(_ pending: FileStatus?, root: FileStatus? = nil) throws {
+    guard let status = root ?? (try? Syscalls.statusNoFollow(packagePath)) else { return }
     var identity = StoreIdentity(device: status.device, inode: status.inode)
     if let pending, pending.kind == .directory { identity.pending = (pending.device, pending.inode) }
     if StoreIdentity.read(from: path) != identity { try identity.write(to: path) }

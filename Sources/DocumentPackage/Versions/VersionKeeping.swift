@@ -4,7 +4,7 @@ import SystemPackage
 /// ``ReplacedStateKeeper`` interface, which the save calls in the order stated there and never
 /// hears back from.
 ///
-/// Before the swap (``willReplace(changing:adding:removing:)``): the app's ``PackageFile/willReplacePreviousState``
+/// Before the swap (``willReplace(changing:adding:removing:root:)``): the app's ``PackageFile/willReplacePreviousState``
 /// hook, then the previous state kept per the ``VersionPolicy`` — copied into the store now, or,
 /// with ``deferred``, captured in O(changed) and copied when the pending version is settled
 /// (``DeferredKeeping``) — and the new root recorded as the store's pending identity (so a kill
@@ -95,9 +95,17 @@ final class VersionKeeping: ReplacedStateKeeper {
   ///   (the last point where it is honoured, before the store is touched: see `Saver`), or
   ///   ``PackageError`` if the store cannot keep the previous state; the save then fails and the
   ///   package stays as it was.
-  func willReplace(changing changedPath: String, adding: Bool, removing: Bool) throws {
+  func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: FileStatus? = nil) throws {
     try appHook?(packagePath)
     try Task.checkCancellation()
+    // Another directory put at the package's path (even by the hook): neither its state is kept nor
+    // its root recorded as this package's (the store records `root`, not what is at the path).
+    if let root,
+      (try? Syscalls.statusNoFollow(packagePath)).map({ $0.device != root.device || $0.inode != root.inode })
+        ?? true
+    {
+      throw LoadedRootHold.replaced(packagePath)
+    }
     let names = try SiblingNames(of: packagePath)
     let newRoot = removing ? nil : try? Syscalls.statusNoFollow(names.path(names.temporary))
     if policy == .none {
@@ -105,7 +113,7 @@ final class VersionKeeping: ReplacedStateKeeper {
       // its pending versions whole: this save removes the subtree it replaces, which they may read.
       if let store = try? store(), store.exists {
         try store.settlePendingVersions()
-        try store.recordPendingIdentity(newRoot)
+        try store.recordPendingIdentity(newRoot, root: root)
       }
       return
     }
@@ -113,14 +121,14 @@ final class VersionKeeping: ReplacedStateKeeper {
     if let deferred {
       // O(changed): the copies are made when the pending version is settled, which also prunes.
       try deferred.begin(in: store, changing: changedPath, adding: adding, newTree: newRoot, removing: removing)
-      try store.recordPendingIdentity(newRoot)
+      try store.recordPendingIdentity(newRoot, root: root)
       return
     }
     // Copied now, the replaced subtree is removed after the swap: the pending versions, which may
     // read it, are settled first (see ``SaveSequence``).
     try store.settlePendingVersions()
     try store.keepPackageState(holding: holding)
-    try store.recordPendingIdentity(newRoot)
+    try store.recordPendingIdentity(newRoot, root: root)
     if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
   }
 

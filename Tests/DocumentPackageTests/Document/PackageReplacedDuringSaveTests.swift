@@ -1,0 +1,117 @@
+import Foundation
+import SystemPackage
+import TestSupport
+import Testing
+
+@testable import DocumentPackage
+
+/// Another program replaces the package while a document saves — `rm -rf P && cp -a Other P`, or
+/// `rm -rf P; mv Other P` — after the save's last check and just before its swap (the hook that
+/// runs there stands in for the unlucky moment). The save must not put the document's tree over
+/// the other package: P stays exactly `Other`, nothing of `Other` goes into the version store, the
+/// save fails as for a replaced package (the document is `deleted`), and `save(to:)` keeps every edit.
+@Suite("A package replaced during a save")
+struct PackageReplacedDuringSaveTests {
+  /// What the document changes: the whole root (two root entries), one folder, or one new root entry.
+  enum Edits: String, CaseIterable { case root, folder, newRootEntry }
+
+  /// `P.mydoc` (`Text.txt`, `sub0/f0.txt`, `sub1/f1.txt`) and `Other.mydoc` (the same names, other
+  /// bytes, and `other-only.txt`).
+  private func makePackages(_ temp: TemporaryDirectory) throws -> (package: String, other: String) {
+    for (name, text) in [("P.mydoc", "orig"), ("Other.mydoc", "OTHER")] {
+      try temp.write("\(name)/Text.txt", text)
+      try temp.write("\(name)/sub0/f0.txt", text + "0")
+      try temp.write("\(name)/sub1/f1.txt", text + "1")
+    }
+    try temp.write("Other.mydoc/other-only.txt", "OTHER-only")
+    return (temp.appending("P.mydoc"), temp.appending("Other.mydoc"))
+  }
+
+  /// Every file below `path` by relative path, with its text.
+  private func files(_ path: String) throws -> [String: String] {
+    var result: [String: String] = [:]
+    for relative in try FileManager.default.subpathsOfDirectory(atPath: path) {
+      var isDirectory: ObjCBool = false
+      _ = FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory)
+      if !isDirectory.boolValue { result[relative] = try read(path + "/" + relative) }
+    }
+    return result
+  }
+
+  private func edit(_ edits: Edits, _ root: PackageNode) throws {
+    switch edits {
+    case .root:
+      try root.setFile(at: "Text.txt", contents: Data("mine".utf8))
+      try root.setFile(at: "a1.txt", contents: Data("a1".utf8))
+    case .folder: try root.setFile(at: "sub0/f0.txt", contents: Data("mine0".utf8))
+    case .newRootEntry: try root.setFile(at: "a1.txt", contents: Data("a1".utf8))
+    }
+  }
+
+  private func expectEdits(_ edits: Edits, at path: String) throws {
+    let saved = try files(path)
+    switch edits {
+    case .root:
+      #expect(saved["Text.txt"] == "mine" && saved["a1.txt"] == "a1" && saved["sub0/f0.txt"] == "orig0")
+    case .folder: #expect(saved["sub0/f0.txt"] == "mine0" && saved["Text.txt"] == "orig")
+    case .newRootEntry: #expect(saved["a1.txt"] == "a1" && saved["Text.txt"] == "orig")
+    }
+    #expect(saved["other-only.txt"] == nil)
+  }
+
+  @Test(arguments: Edits.allCases, [false, true])
+  func aSaveNeverCommitsOverThePackageThatReplacedIt(edits: Edits, byMove: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackages(temp)
+    let expected = try files(other)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    _ = try await document.read { root in
+      for file in ["Text.txt", "sub0/f0.txt", "sub1/f1.txt"] { _ = try root.node(at: file).contents() }
+    }
+    try await document.edit { try self.edit(edits, $0) }
+    await document.setWillReplacePreviousState { _ in
+      try FileManager.default.removeItem(atPath: path)
+      if byMove {
+        try FileManager.default.moveItem(atPath: other, toPath: path)
+      } else {
+        try FileManager.default.copyItem(atPath: other, toPath: path)
+      }
+    }
+    await #expect(throws: PackageError.self) { try await document.save() }
+    await document.setWillReplacePreviousState(nil)
+    #expect(try files(path) == expected)
+    #expect(await document.state.contains(.deleted))
+    let store = temp.appending(".P.mydoc.docpkg-versions")
+    let stored = (try? FileManager.default.subpathsOfDirectory(atPath: store)) ?? []
+    let strangers = stored.filter { (try? read(store + "/" + $0))?.contains("OTHER") == true }
+    #expect(strangers.isEmpty, "the version store holds the other package's \(strangers)")
+    let recovered = temp.appending("Recovered.mydoc")
+    let result = try await document.save(to: FilePath(recovered))
+    #expect(result.uncarriedPaths.isEmpty)
+    try expectEdits(edits, at: recovered)
+    #expect(try files(path) == expected)
+    try await document.close()
+  }
+
+  /// F2 of the attack: a file the document saved itself vanishes from the package behind its back
+  /// (here removed; in the attack, the package was replaced unnoticed). `save(to:)` still writes
+  /// what the document holds, naming what it could not carry, and never fails as a whole.
+  @Test func saveToCarriesTheDocumentWhenAFileItSavedVanished() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, _) = try makePackages(temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "a1.txt", contents: Data("a1".utf8)) }
+    try await document.save()
+    try await document.edit {
+      try $0.setFile(at: "a2.txt", contents: Data("a2".utf8))
+      try $0.setFile(at: "Text.txt", contents: Data("t2".utf8))
+    }
+    try FileManager.default.removeItem(atPath: path + "/a1.txt")
+    let recovered = temp.appending("Recovered.mydoc")
+    let result = try await document.save(to: FilePath(recovered))
+    let saved = try files(recovered)
+    #expect(saved["a2.txt"] == "a2" && saved["Text.txt"] == "t2")
+    #expect(saved["a1.txt"] == "a1" || result.uncarriedPaths == ["a1.txt"])
+    try await document.close()
+  }
+}
