@@ -94,9 +94,10 @@ demo: setup
 ## DocumentSync and docpkg-sync run with a real object store: `make sync-test`.
 ## LongPathMonitorTests floods its process's one inotify instance (300 files, 14 folders of 255-byte names deep) and
 ## runs in a process of its own: once, beside it at load 25, every other monitor suite waited for its events in vain.
+## DeepSaveReactionTests (a watching document's own save 1,000 folders deep) does the same and runs alone too.
 ## DOCPKG_REQUIRE_CORPUS=1: other projects' test archives (Go's and Python's, which setup installs; libarchive's,
 ## committed in Tests/Corpora/libarchive) must be there (ArchiveDifferentialTests).
-ALONE_TEST_SUITES := LongPathMonitorTests
+ALONE_TEST_SUITES := LongPathMonitorTests|DeepSaveReactionTests
 test: setup
 	Scripts/check-layering.sh
 	Scripts/without-warnings.sh $(BUILD_TESTS)

@@ -186,7 +186,7 @@ struct DocumentTests {
     let path = FilePath(temp.appending("Deep.pkg"))
     let leaf = Array(repeating: "d", count: depth).joined(separator: "/") + "/leaf.txt"
     // Made unwatched: what is measured is the save (the reaction of a watching document to such a save is
-    // measured by `aWatchingDocumentReactsToItsOwnSaveAThousandFoldersDeepInTheTimeItsDepthTakes`).
+    // measured by `DeepSaveReactionTests`).
     let created = try await Document(contentsOf: path, options: [.createNew, .unwatched])
     try await created.edit { try $0.setFile(at: leaf, contents: Data("first\n".utf8)) }
     try await created.save()
@@ -207,42 +207,6 @@ struct DocumentTests {
     // Ten times the depth: about ten times the work (measured: 0.08 s and 0.8 s), bounded
     // generously for a loaded machine; it was cubic (0.9 s and 14 minutes), then quadratic (×60).
     #expect(deep < shallow * 25, "100 deep: \(shallow), 1,000 deep: \(deep)")
-  }
-
-  /// How long a watching document takes, after its first save of one file `depth` folders deep (every folder on
-  /// the way new: a burst of `depth` changes, the deepest `depth` folders down), to react to that burst and then
-  /// to a file another program adds.
-  private func timeOfTheReactionToADeepSave(depth: Int) async throws -> Duration {
-    let temp = try TemporaryDirectory()
-    let path = FilePath(temp.appending("Deep.pkg"))
-    let leaf = Array(repeating: "d", count: depth).joined(separator: "/") + "/leaf.txt"
-    let document = try await Document(contentsOf: path, options: .createNew)
-    let updates = await document.updates()
-    try await document.edit { try $0.setFile(at: leaf, contents: Data("first\n".utf8)) }
-    try await document.save()
-    let start = ContinuousClock.now
-    try temp.write("Deep.pkg/Theirs.txt", "theirs\n")
-    let added = PackageMonitor.Change(.added, "Theirs.txt")
-    var reported: OutsideChange?
-    for await update in updates where update.outsideChange?.changes.contains(added) == true {
-      reported = update.outsideChange
-      break
-    }
-    let time = ContinuousClock.now - start
-    // Its own save is not news: only the other program's file is reported.
-    #expect(reported?.changes.filter { $0.path.hasPrefix("d") } == [], "\(String(describing: reported))")
-    #expect(reported?.reaction == .reloaded)
-    try await document.close()
-    return time
-  }
-
-  @Test(.timeLimit(.minutes(6)))
-  func aWatchingDocumentReactsToItsOwnSaveAThousandFoldersDeepInTheTimeItsDepthTakes() async throws {
-    let shallow = try await timeOfTheReactionToADeepSave(depth: 100)
-    let deep = try await timeOfTheReactionToADeepSave(depth: 1_000)
-    // Linear per change, so quadratic in the depth for this burst (one change per folder): measured 0.4 s and
-    // 43 s at load 30. Judging each change made a path per level of it, cubic per burst: over ten minutes.
-    #expect(deep < .seconds(150), "100 deep: \(shallow), 1,000 deep: \(deep)")
   }
 
   @Test func autosaveIsOffByDefault() async throws {
