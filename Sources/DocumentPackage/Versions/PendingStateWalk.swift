@@ -48,8 +48,10 @@ import Foundation
 /// which the linked old copy shares, is named too. A change made between two such saves is hidden
 /// by the later save's own link (the residual window below). Likewise a settle that removes a
 /// settled version's replaced tree while other pending versions wait unlinks the other link of
-/// package files a save carried over, after their *T*: `pending/unlinked` lists the replaced
-/// paths, and its modification time bounds those changes for files below them.
+/// package files a save carried over, after their *T*: `pending/unlinked` (``UnlinkedNote``) lists
+/// the replaced paths and each such file's status just before the unlinks, and a change time
+/// those unlinks explain is ours only when that status was itself ours — a `chmod` after *T* and
+/// before the removal is named, not hidden by the unlink.
 ///
 /// **Our own builds.** A save of ours that is building its new state (`pending/saving.start`, then
 /// `ID.start`: the capture removes the first only once it made the second), or gave up after
@@ -143,9 +145,9 @@ struct PendingStateWalk {
   /// package files this walk cannot tell apart, so change times vouch for nothing (see the
   /// type's discussion).
   fileprivate let buildsLinked: Bool
-  /// The paths whose replaced trees a settle removed while pending versions waited, and when it
-  /// last did (`pending/unlinked`, see `VersionStore.removePending`).
-  private let unlinked: (paths: [String], time: FileTime)?
+  /// The removals of replaced trees a settle made while pending versions waited
+  /// (`pending/unlinked`, see `VersionStore.removePending`).
+  private let unlinked: UnlinkedNote?
   /// The root tree of the newest version recorded before this one, read when first needed (nil
   /// inside: there is none, or its record cannot be read).
   private var previousRoot: String??
@@ -169,17 +171,7 @@ struct PendingStateWalk {
       for seen in pending[index].seen { seenLater[seen.inode, default: []].append((index, seen)) }
     }
     self.seenLater = seenLater
-    let unlinkedPath = store.pendingPath.appending(VersionStore.unlinkedName)
-    if let data = try? StoreFiles.read(unlinkedPath),
-      let time = try? Syscalls.statusNoFollow(unlinkedPath).modificationTime
-    {
-      let paths = String(decoding: data, as: UTF8.self).split(separator: "\n").map {
-        $0 == "%" ? "" : VersionEscaping.unescape(Substring($0))
-      }
-      unlinked = (paths, time)
-    } else {
-      unlinked = nil
-    }
+    unlinked = UnlinkedNote(at: store.pendingPath.appending(VersionStore.unlinkedName))
     buildsLinked = ((try? StoreFiles.names(in: store.pendingPath)) ?? []).contains {
       $0 == DeferredKeeping.savingMarker || $0.hasSuffix(".start") || $0.hasSuffix(".abandoned")
     }
@@ -566,7 +558,7 @@ struct PendingStateWalk {
   /// (`relinked`), since our own saves last linked or moved it (see the type's discussion).
   func unchanged(_ status: FileStatus, path: String, relinked: Bool) -> Bool {
     status.modificationTime <= start
-      && changeIsOurs(status.changeTime, path: path, relinked: relinked, before: pending.count, directory: false)
+      && changeIsOurs(status, path: path, relinked: relinked, before: pending.count, directory: false)
       && seenUnchanged(status, path: path, directory: false)
   }
 
@@ -578,7 +570,7 @@ struct PendingStateWalk {
     guard !containers.contains(path) else { return true }
     let moved = changedPaths.contains(path)
     return (moved || status.modificationTime <= start)
-      && changeIsOurs(status.changeTime, path: path, relinked: true, before: pending.count, directory: true)
+      && changeIsOurs(status, path: path, relinked: true, before: pending.count, directory: true)
       && seenUnchanged(status, path: path, directory: true)
   }
 
@@ -591,20 +583,33 @@ struct PendingStateWalk {
     return seen.allSatisfy { index, seen in
       seen.device != status.device
         || (seen.modification <= start || directory && changedPaths.contains(path))
-          && changeIsOurs(seen.change, path: path, relinked: true, before: index, directory: directory)
+          && changeIsOurs(
+            (seen.device, seen.inode, seen.change), path: path, relinked: true, before: index, directory: directory)
     }
   }
 
   /// Whether a change time of the inode at `path` can only be ours (see the type's discussion):
   /// not after *T*, or, for an entry of a replaced subtree (`relinked`), not after the last own
-  /// change of the saves before `pending[end]` (``ownChangesEnd(_:before:directory:)``), or a
-  /// settle's removal of a replaced tree that held the file's other link.
-  private func changeIsOurs(_ change: FileTime, path: String, relinked: Bool, before end: Int, directory: Bool)
+  /// change of the saves before `pending[end]` (``ownChangesEnd(_:before:directory:)``), or
+  /// settles' removals of replaced trees that held the file's other link, each of which found it
+  /// as our own changes had left it (``UnlinkedNote``).
+  private func changeIsOurs(
+    _ inode: (device: UInt64, inode: UInt64, change: FileTime), path: String, relinked: Bool, before end: Int,
+    directory: Bool
+  ) -> Bool {
+    let own = relinked ? ownChangesEnd(path, before: end, directory: directory) : start
+    if inode.change <= own { return true }
+    guard !directory, let unlinked else { return false }
+    return unlinked.vouches(
+      for: inode.change, device: inode.device, inode: inode.inode, path: path, ownChangesEnd: own)
+  }
+
+  private func changeIsOurs(_ status: FileStatus, path: String, relinked: Bool, before end: Int, directory: Bool)
     -> Bool
   {
-    if change <= (relinked ? ownChangesEnd(path, before: end, directory: directory) : start) { return true }
-    guard !directory, let unlinked, change <= unlinked.time else { return false }
-    return unlinked.paths.contains { $0.isEmpty || path.hasPrefix($0 + "/") }
+    changeIsOurs(
+      (status.device, status.inode, status.changeTime), path: path, relinked: relinked, before: end,
+      directory: directory)
   }
 
   /// The latest change time the saves before `pending[end]` can have given the inode at `path` of
