@@ -382,4 +382,23 @@ struct PendingWindowCommandTests {
     try Self.run(["versions", "remove", package, "2"])
     #expect(try Self.damage(package, version: 3).status == 1)
   }
+
+  /// A restore replaces the whole package and writes new bytes for a file whose content differs, without linking
+  /// it: the old file moves into the store unlinked, with the change time of a `chmod` made before the restore.
+  /// Taking every change before the restore's capture for its links, the walk kept the new mode as version 3's.
+  @Test func aModeChangedBeforeARestoreThatWroteTheFileIsNamed() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/x.txt", "--create"], "1\n")
+    try Self.run(["put", package, "d/x.txt"], "2\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "a.txt"], "a\n")  // version 3: x.txt holds 2, mode 0644
+    try Self.setMode(0o600, package + "/d/x.txt")
+    try Self.run(["versions", "restore", package, "2"])  // x.txt written again with 1
+    try Self.run(["versions", "settle", package])
+    #expect(try Self.unkept(package)[3] == ["d/x.txt"])
+    let (lines, status) = try Self.damage(package, version: 3)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/x.txt: not kept "], "\(lines)")
+  }
 }

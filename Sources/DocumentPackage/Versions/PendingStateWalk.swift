@@ -584,7 +584,8 @@ struct PendingStateWalk {
       seen.device != status.device
         || (seen.modification <= start || directory && changedPaths.contains(path))
           && changeIsOurs(
-            (seen.device, seen.inode, seen.change), path: path, relinked: true, before: index, directory: directory)
+            (seen.device, seen.inode, seen.change, nil), path: path, relinked: true, before: index, directory: directory
+          )
     }
   }
 
@@ -593,36 +594,45 @@ struct PendingStateWalk {
   /// change of the saves before `pending[end]` (``ownChangesEnd(_:before:directory:)``), or
   /// settles' removals of replaced trees that held the file's other link, each of which found it
   /// as our own changes had left it (``UnlinkedNote``).
+  ///
+  /// A file with one name now (`linkCount` 1) was linked by none of those saves, or a settle's
+  /// removal since unlinked that link (``UnlinkedNote``): a save that replaced a folder holding it
+  /// without linking it (it wrote new bytes there, as a restore does) gave its change time nothing,
+  /// so that save's capture time does not bound it — a `chmod` before that save is named.
   private func changeIsOurs(
-    _ inode: (device: UInt64, inode: UInt64, change: FileTime), path: String, relinked: Bool, before end: Int,
-    directory: Bool
+    _ inode: (device: UInt64, inode: UInt64, change: FileTime, linkCount: UInt64?), path: String, relinked: Bool,
+    before end: Int, directory: Bool
   ) -> Bool {
-    let own = relinked ? ownChangesEnd(path, before: end, directory: directory) : start
+    let linked = relinked ? ownChangesEnd(path, before: end, directory: directory, linked: true) : start
+    let own =
+      relinked && inode.linkCount == 1 ? ownChangesEnd(path, before: end, directory: directory, linked: false) : linked
     if inode.change <= own { return true }
     guard !directory, let unlinked else { return false }
     return unlinked.vouches(
-      for: inode.change, device: inode.device, inode: inode.inode, path: path, ownChangesEnd: own)
+      for: inode.change, device: inode.device, inode: inode.inode, path: path, ownChangesEnd: linked)
   }
 
   private func changeIsOurs(_ status: FileStatus, path: String, relinked: Bool, before end: Int, directory: Bool)
     -> Bool
   {
     changeIsOurs(
-      (status.device, status.inode, status.changeTime), path: path, relinked: relinked, before: end,
-      directory: directory)
+      (status.device, status.inode, status.changeTime, status.linkCount), path: path, relinked: relinked,
+      before: end, directory: directory)
   }
 
   /// The latest change time the saves before `pending[end]` can have given the inode at `path` of
   /// a replaced subtree: each save whose replaced entry holds it linked its files (not its
   /// directories) into the new state before its capture time, and the save whose replaced entry
   /// is `path` moved it into the store before writing its record.
-  private func ownChangesEnd(_ path: String, before end: Int, directory: Bool) -> FileTime {
+  /// - Parameter linked: Count the links of the saves whose replaced folder holds the file (false:
+  ///   only the rename of the replaced entry itself).
+  private func ownChangesEnd(_ path: String, before end: Int, directory: Bool, linked: Bool) -> FileTime {
     var last = start
     for (index, version) in pending[..<end].enumerated() {
       let own: FileTime
       if path == version.changed {
         own = recorded[index] ?? version.start
-      } else if !directory && (version.changed.isEmpty || path.hasPrefix(version.changed + "/")) {
+      } else if linked && !directory && (version.changed.isEmpty || path.hasPrefix(version.changed + "/")) {
         own = version.start
       } else {
         continue
