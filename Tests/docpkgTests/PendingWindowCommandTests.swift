@@ -386,13 +386,15 @@ struct PendingWindowCommandTests {
   /// A restore replaces the whole package and writes new bytes for a file whose content differs, without linking
   /// it: the old file moves into the store unlinked, with the change time of a `chmod` made before the restore.
   /// Taking every change before the restore's capture for its links, the walk kept the new mode as version 3's.
-  @Test func aModeChangedBeforeARestoreThatWroteTheFileIsNamed() throws {
+  /// With `d/y.txt` saved instead of `a.txt`, the save of version 3 rebuilt `d/` and linked x.txt into it: the old
+  /// file then has two names (that save's replaced folder and the restore's), yet the restore linked neither.
+  @Test(arguments: ["a.txt", "d/y.txt"]) func aModeChangedBeforeARestoreThatWroteTheFileIsNamed(saved: String) throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("P.mydoc")
     try Self.run(["put", package, "d/x.txt", "--create"], "1\n")
     try Self.run(["put", package, "d/x.txt"], "2\n")
     try Self.run(["versions", "settle", package])
-    try Self.run(["put", package, "a.txt"], "a\n")  // version 3: x.txt holds 2, mode 0644
+    try Self.run(["put", package, saved], "a\n")  // version 3: x.txt holds 2, mode 0644
     try Self.setMode(0o600, package + "/d/x.txt")
     try Self.run(["versions", "restore", package, "2"])  // x.txt written again with 1
     try Self.run(["versions", "settle", package])

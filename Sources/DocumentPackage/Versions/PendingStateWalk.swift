@@ -595,18 +595,29 @@ struct PendingStateWalk {
   /// settles' removals of replaced trees that held the file's other link, each of which found it
   /// as our own changes had left it (``UnlinkedNote``).
   ///
-  /// A file with one name now (`linkCount` 1) was linked by none of those saves, or a settle's
-  /// removal since unlinked that link (``UnlinkedNote``): a save that replaced a folder holding it
-  /// without linking it (it wrote new bytes there, as a restore does) gave its change time nothing,
-  /// so that save's capture time does not bound it — a `chmod` before that save is named.
+  /// A save that replaced a folder holding the file without linking it (it wrote new bytes there,
+  /// as a restore does) gave its change time nothing, so that save's capture time does not bound
+  /// it — a `chmod` before that save is named. A file with one name now was linked by none of
+  /// them (or a settle's removal since unlinked that link, ``UnlinkedNote``); one with more was
+  /// linked by a save when the state after it holds this inode at the path (``linked(_:by:_:)``).
   private func changeIsOurs(
     _ inode: (device: UInt64, inode: UInt64, change: FileTime, linkCount: UInt64?), path: String, relinked: Bool,
     before end: Int, directory: Bool
   ) -> Bool {
     let linked = relinked ? ownChangesEnd(path, before: end, directory: directory, linked: true) : start
-    let own =
-      relinked && inode.linkCount == 1 ? ownChangesEnd(path, before: end, directory: directory, linked: false) : linked
-    if inode.change <= own { return true }
+    if inode.change <= linked, inode.linkCount == nil || !relinked || directory { return true }
+    if inode.change <= linked {
+      var own = ownChangesEnd(path, before: end, directory: directory, linked: false)
+      if inode.linkCount != 1 {
+        for index in pending[..<end].indices where pending[index].start > own && pending[index].changed != path {
+          let changed = pending[index].changed
+          if (changed.isEmpty || path.hasPrefix(changed + "/")) && self.linked(path, by: index, inode) {
+            own = pending[index].start
+          }
+        }
+      }
+      if inode.change <= own { return true }
+    }
     guard !directory, let unlinked else { return false }
     return unlinked.vouches(
       for: inode.change, device: inode.device, inode: inode.inode, path: path, ownChangesEnd: linked)
@@ -624,6 +635,27 @@ struct PendingStateWalk {
   /// a replaced subtree: each save whose replaced entry holds it linked its files (not its
   /// directories) into the new state before its capture time, and the save whose replaced entry
   /// is `path` moved it into the store before writing its record.
+  /// Whether `pending[index]`, which replaced a folder holding the file at `path`, linked the file
+  /// (`inode`) into its new state: the state after it holds that inode at `path` — the replaced
+  /// tree of the next save that replaced `path` or a folder holding it, else the package.
+  private func linked(
+    _ path: String, by index: Int, _ inode: (device: UInt64, inode: UInt64, change: FileTime, linkCount: UInt64?)
+  ) -> Bool {
+    var location = store.packagePath.appending(path)
+    if let next = pending.indices.first(where: {
+      $0 > index
+        && (pending[$0].changed.isEmpty || pending[$0].changed == path || path.hasPrefix(pending[$0].changed + "/"))
+    }) {
+      guard pending[next].replaced == .kept else { return false }
+      let changed = pending[next].changed
+      location =
+        changed == path
+        ? oldPath(next) : oldPath(next).appending(changed.isEmpty ? path : String(path.dropFirst(changed.count + 1)))
+    }
+    guard let status = try? Syscalls.statusNoFollow(location) else { return false }
+    return status.device == inode.device && status.inode == inode.inode
+  }
+
   /// - Parameter linked: Count the links of the saves whose replaced folder holds the file (false:
   ///   only the rename of the replaced entry itself).
   private func ownChangesEnd(_ path: String, before end: Int, directory: Bool, linked: Bool) -> FileTime {

@@ -67,16 +67,18 @@ struct UnlinkedNote {
   /// explained by our own changes up to `ownChangesEnd` followed by these removals' unlinks: each
   /// removal that unlinked another name of it found it with a change time no later than where our
   /// changes had brought it (the end of the removal before, or `ownChangesEnd`), and `change` is no
-  /// later than the last one's end.
+  /// later than the last one's end. False when no removal unlinked a name of it.
   func vouches(for change: FileTime, device: UInt64, inode: UInt64, path: String, ownChangesEnd: FileTime) -> Bool {
     var bound = ownChangesEnd
+    var unlinked = false
     for batch in batches where batch.covers(path) {
       let mine = batch.seen.filter { $0.device == device && $0.inode == inode }
       guard !mine.isEmpty else { continue }
       guard mine.allSatisfy({ $0.change <= bound }) else { return false }  // changed by another hand first
       bound = max(bound, batch.end)
+      unlinked = true
     }
-    return change <= bound
+    return unlinked && change <= bound
   }
 
   /// The lines of one batch, after the `end` of the batch before (`previousEnd`, nil: none).
