@@ -403,4 +403,22 @@ struct PendingWindowCommandTests {
     #expect(status == 1)
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/x.txt: not kept "], "\(lines)")
   }
+
+  /// Random outsider run (seed 4): a save rebuilt `d/` (linking x.txt), a root save followed, then a `chmod` and a
+  /// restore that wrote x.txt anew. Settling the first version unlinked its replaced folder's name of x.txt, and the
+  /// second version took the `chmod` for that unlink, bounded by the restore's capture (which linked nothing).
+  @Test func aModeChangedBeforeARestoreIsNamedAfterAnEarlierSettleUnlinkedTheFile() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/x.txt", "--create"], "1\n")
+    try Self.run(["put", package, "d/x.txt"], "2\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/y.txt"], "y\n")
+    try Self.run(["put", package, "a.txt"], "a\n")
+    try Self.setMode(0o600, package + "/d/x.txt")
+    try Self.run(["versions", "restore", package, "2"])
+    try Self.run(["versions", "settle", package])
+    let unkept = try Self.unkept(package)
+    #expect(unkept[3] == ["d/x.txt"] && unkept[4] == ["d/x.txt"], "\(unkept)")
+  }
 }

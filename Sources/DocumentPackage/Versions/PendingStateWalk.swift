@@ -597,30 +597,31 @@ struct PendingStateWalk {
   ///
   /// A save that replaced a folder holding the file without linking it (it wrote new bytes there,
   /// as a restore does) gave its change time nothing, so that save's capture time does not bound
-  /// it — a `chmod` before that save is named. A file with one name now was linked by none of
-  /// them (or a settle's removal since unlinked that link, ``UnlinkedNote``); one with more was
-  /// linked by a save when the state after it holds this inode at the path (``linked(_:by:_:)``).
+  /// it — a `chmod` before that save is named. A save linked the file when the state after it holds
+  /// this inode at the path (``linked(_:by:_:)``), which also bounds the status a settle's removal
+  /// saw before it unlinked another name of it (``UnlinkedNote``).
   private func changeIsOurs(
     _ inode: (device: UInt64, inode: UInt64, change: FileTime, linkCount: UInt64?), path: String, relinked: Bool,
     before end: Int, directory: Bool
   ) -> Bool {
     let linked = relinked ? ownChangesEnd(path, before: end, directory: directory, linked: true) : start
     if inode.change <= linked, inode.linkCount == nil || !relinked || directory { return true }
-    if inode.change <= linked {
-      var own = ownChangesEnd(path, before: end, directory: directory, linked: false)
-      if inode.linkCount != 1 {
-        for index in pending[..<end].indices where pending[index].start > own && pending[index].changed != path {
-          let changed = pending[index].changed
-          if (changed.isEmpty || path.hasPrefix(changed + "/")) && self.linked(path, by: index, inode) {
-            own = pending[index].start
-          }
+    var own = linked
+    if relinked && !directory && inode.linkCount != nil {
+      // Only the saves that did link it (the inode's links a settle's removal dropped since are
+      // judged by the state after each save, which no removal touches).
+      own = ownChangesEnd(path, before: end, directory: directory, linked: false)
+      for index in pending[..<end].indices where pending[index].start > own && pending[index].changed != path {
+        let changed = pending[index].changed
+        if (changed.isEmpty || path.hasPrefix(changed + "/")) && self.linked(path, by: index, inode) {
+          own = pending[index].start
         }
       }
       if inode.change <= own { return true }
     }
     guard !directory, let unlinked else { return false }
     return unlinked.vouches(
-      for: inode.change, device: inode.device, inode: inode.inode, path: path, ownChangesEnd: linked)
+      for: inode.change, device: inode.device, inode: inode.inode, path: path, ownChangesEnd: own)
   }
 
   private func changeIsOurs(_ status: FileStatus, path: String, relinked: Bool, before end: Int, directory: Bool)
