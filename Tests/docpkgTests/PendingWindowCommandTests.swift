@@ -398,4 +398,88 @@ struct PendingWindowCommandTests {
     #expect(status == 1)
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/\u{E9}.txt: not kept "], "\(lines)")
   }
+
+  /// The `unkeptPaths` of each version, by id, as `versions list --json` gives them.
+  static func unkept(_ package: String) throws -> [Int: [String]] {
+    let json = try run(["versions", "list", package, "--json"]).standardOutput
+    let versions = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] ?? []
+    var unkept: [Int: [String]] = [:]
+    for version in versions {
+      if let id = version["id"] as? Int { unkept[id] = version["unkeptPaths"] as? [String] ?? [] }
+    }
+    return unkept
+  }
+
+  /// Outsider attack: two or three saves in `d/e/` left pending versions, then another program changed
+  /// `d/e/f/x.txt`, which no save touched, in a way that moves only its change time. The first version named it;
+  /// the later ones held the new mode or bytes as `saved` with nothing named, because removing the settled first
+  /// version's replaced folder unlinked x.txt's other name and the walk took the `chmod` for that unlink.
+  @Test(arguments: [2, 3], ["chmod", "write in place, time set back"])
+  func aChangeBeforeAnEarlierSettleIsNamedInEveryPendingVersion(saves: Int, change: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    let file = package + "/d/e/f/x.txt"
+    try Self.run(["put", package, "d/e/f/x.txt", "--create"], "x\n")
+    try Self.run(["versions", "settle", package])
+    for save in 1...saves { try Self.run(["put", package, "d/e/new\(save).txt"], "n\(save)\n") }
+    if change == "chmod" {
+      try Self.setMode(0o600, file)
+    } else {
+      let time = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate]
+      let handle = try #require(FileHandle(forWritingAtPath: file))
+      try handle.write(contentsOf: Data("Q".utf8))
+      try handle.close()
+      try FileManager.default.setAttributes([.modificationDate: try #require(time as? Date)], ofItemAtPath: file)
+    }
+    try Self.run(["versions", "settle", package])
+    let unkept = try Self.unkept(package)
+    for id in 2...(saves + 1) {
+      #expect(unkept[id] == ["d/e/f/x.txt"], "version \(id): \(unkept)")
+      let (lines, status) = try Self.damage(package, version: id)
+      #expect(status == 1)
+      #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version \(id): d/e/f/x.txt: not kept "], "\(lines)")
+    }
+    // With the first of them removed, check still names the others.
+    try Self.run(["versions", "remove", package, "2"])
+    #expect(try Self.damage(package, version: 3).status == 1)
+  }
+
+  /// A restore replaces the whole package and writes new bytes for a file whose content differs, without linking
+  /// it: the old file moves into the store unlinked, with the change time of a `chmod` made before the restore.
+  /// Taking every change before the restore's capture for its links, the walk kept the new mode as version 3's.
+  /// With `d/y.txt` saved instead of `a.txt`, the save of version 3 rebuilt `d/` and linked x.txt into it: the old
+  /// file then has two names (that save's replaced folder and the restore's), yet the restore linked neither.
+  @Test(arguments: ["a.txt", "d/y.txt"]) func aModeChangedBeforeARestoreThatWroteTheFileIsNamed(saved: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/x.txt", "--create"], "1\n")
+    try Self.run(["put", package, "d/x.txt"], "2\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, saved], "a\n")  // version 3: x.txt holds 2, mode 0644
+    try Self.setMode(0o600, package + "/d/x.txt")
+    try Self.run(["versions", "restore", package, "2"])  // x.txt written again with 1
+    try Self.run(["versions", "settle", package])
+    #expect(try Self.unkept(package)[3] == ["d/x.txt"])
+    let (lines, status) = try Self.damage(package, version: 3)
+    #expect(status == 1)
+    #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/x.txt: not kept "], "\(lines)")
+  }
+
+  /// Random outsider run (seed 4): a save rebuilt `d/` (linking x.txt), a root save followed, then a `chmod` and a
+  /// restore that wrote x.txt anew. Settling the first version unlinked its replaced folder's name of x.txt, and the
+  /// second version took the `chmod` for that unlink, bounded by the restore's capture (which linked nothing).
+  @Test func aModeChangedBeforeARestoreIsNamedAfterAnEarlierSettleUnlinkedTheFile() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    try Self.run(["put", package, "d/x.txt", "--create"], "1\n")
+    try Self.run(["put", package, "d/x.txt"], "2\n")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/y.txt"], "y\n")
+    try Self.run(["put", package, "a.txt"], "a\n")
+    try Self.setMode(0o600, package + "/d/x.txt")
+    try Self.run(["versions", "restore", package, "2"])
+    try Self.run(["versions", "settle", package])
+    let unkept = try Self.unkept(package)
+    #expect(unkept[3] == ["d/x.txt"] && unkept[4] == ["d/x.txt"], "\(unkept)")
+  }
 }

@@ -48,8 +48,10 @@ import Foundation
 /// which the linked old copy shares, is named too. A change made between two such saves is hidden
 /// by the later save's own link (the residual window below). Likewise a settle that removes a
 /// settled version's replaced tree while other pending versions wait unlinks the other link of
-/// package files a save carried over, after their *T*: `pending/unlinked` lists the replaced
-/// paths, and its modification time bounds those changes for files below them.
+/// package files a save carried over, after their *T*: `pending/unlinked` (``UnlinkedNote``) lists
+/// the replaced paths and each such file's status just before the unlinks, and a change time
+/// those unlinks explain is ours only when that status was itself ours — a `chmod` after *T* and
+/// before the removal is named, not hidden by the unlink.
 ///
 /// **Our own builds.** A save of ours that is building its new state (`pending/saving.start`, then
 /// `ID.start`: the capture removes the first only once it made the second), or gave up after
@@ -146,9 +148,9 @@ struct PendingStateWalk {
   /// package files this walk cannot tell apart, so change times vouch for nothing (see the
   /// type's discussion).
   fileprivate let buildsLinked: Bool
-  /// The paths whose replaced trees a settle removed while pending versions waited, and when it
-  /// last did (`pending/unlinked`, see `VersionStore.removePending`).
-  private let unlinked: (paths: [String], time: FileTime)?
+  /// The removals of replaced trees a settle made while pending versions waited
+  /// (`pending/unlinked`, see `VersionStore.removePending`).
+  private let unlinked: UnlinkedNote?
   /// The root tree of the newest version recorded before this one, read when first needed (nil
   /// inside: there is none, or its record cannot be read).
   private var previousRoot: String??
@@ -172,17 +174,7 @@ struct PendingStateWalk {
       for seen in pending[index].seen { seenLater[seen.inode, default: []].append((index, seen)) }
     }
     self.seenLater = seenLater
-    let unlinkedPath = store.pendingPath.appending(VersionStore.unlinkedName)
-    if let data = try? StoreFiles.read(unlinkedPath),
-      let time = try? Syscalls.statusNoFollow(unlinkedPath).modificationTime
-    {
-      let paths = String(decoding: data, as: UTF8.self).split(separator: "\n").map {
-        $0 == "%" ? "" : VersionEscaping.unescape(Substring($0))
-      }
-      unlinked = (paths, time)
-    } else {
-      unlinked = nil
-    }
+    unlinked = UnlinkedNote(at: store.pendingPath.appending(VersionStore.unlinkedName))
     buildsLinked = ((try? StoreFiles.names(in: store.pendingPath)) ?? []).contains {
       $0 == DeferredKeeping.savingMarker || $0.hasSuffix(".start") || $0.hasSuffix(".abandoned")
     }
@@ -569,7 +561,7 @@ struct PendingStateWalk {
   /// (`relinked`), since our own saves last linked or moved it (see the type's discussion).
   func unchanged(_ status: FileStatus, path: String, relinked: Bool) -> Bool {
     status.modificationTime <= start
-      && changeIsOurs(status.changeTime, path: path, relinked: relinked, before: pending.count, directory: false)
+      && changeIsOurs(status, path: path, relinked: relinked, before: pending.count, directory: false)
       && seenUnchanged(status, path: path, directory: false)
   }
 
@@ -581,7 +573,7 @@ struct PendingStateWalk {
     guard !containers.contains(path) else { return true }
     let moved = changedPaths.contains(path)
     return (moved || status.modificationTime <= start)
-      && changeIsOurs(status.changeTime, path: path, relinked: true, before: pending.count, directory: true)
+      && changeIsOurs(status, path: path, relinked: true, before: pending.count, directory: true)
       && seenUnchanged(status, path: path, directory: true)
   }
 
@@ -594,33 +586,89 @@ struct PendingStateWalk {
     return seen.allSatisfy { index, seen in
       seen.device != status.device
         || (seen.modification <= start || directory && changedPaths.contains(path))
-          && changeIsOurs(seen.change, path: path, relinked: true, before: index, directory: directory)
+          && changeIsOurs(
+            (seen.device, seen.inode, seen.change, nil), path: path, relinked: true, before: index, directory: directory
+          )
     }
   }
 
   /// Whether a change time of the inode at `path` can only be ours (see the type's discussion):
   /// not after *T*, or, for an entry of a replaced subtree (`relinked`), not after the last own
-  /// change of the saves before `pending[end]` (``ownChangesEnd(_:before:directory:)``), or a
-  /// settle's removal of a replaced tree that held the file's other link.
-  private func changeIsOurs(_ change: FileTime, path: String, relinked: Bool, before end: Int, directory: Bool)
+  /// change of the saves before `pending[end]` (``ownChangesEnd(_:before:directory:)``), or
+  /// settles' removals of replaced trees that held the file's other link, each of which found it
+  /// as our own changes had left it (``UnlinkedNote``).
+  ///
+  /// A save that replaced a folder holding the file without linking it (it wrote new bytes there,
+  /// as a restore does) gave its change time nothing, so that save's capture time does not bound
+  /// it — a `chmod` before that save is named. A save linked the file when the state after it holds
+  /// this inode at the path (``linked(_:by:_:)``), which also bounds the status a settle's removal
+  /// saw before it unlinked another name of it (``UnlinkedNote``).
+  private func changeIsOurs(
+    _ inode: (device: UInt64, inode: UInt64, change: FileTime, linkCount: UInt64?), path: String, relinked: Bool,
+    before end: Int, directory: Bool
+  ) -> Bool {
+    let linked = relinked ? ownChangesEnd(path, before: end, directory: directory, linked: true) : start
+    if inode.change <= linked, inode.linkCount == nil || !relinked || directory { return true }
+    var own = linked
+    if relinked && !directory && inode.linkCount != nil {
+      // Only the saves that did link it (the inode's links a settle's removal dropped since are
+      // judged by the state after each save, which no removal touches).
+      own = ownChangesEnd(path, before: end, directory: directory, linked: false)
+      for index in pending[..<end].indices where pending[index].start > own && pending[index].changed != path {
+        let changed = pending[index].changed
+        if (changed.isEmpty || path.hasPrefix(changed + "/")) && self.linked(path, by: index, inode) {
+          own = pending[index].start
+        }
+      }
+      if inode.change <= own { return true }
+    }
+    guard !directory, let unlinked else { return false }
+    return unlinked.vouches(
+      for: inode.change, device: inode.device, inode: inode.inode, path: path, ownChangesEnd: own)
+  }
+
+  private func changeIsOurs(_ status: FileStatus, path: String, relinked: Bool, before end: Int, directory: Bool)
     -> Bool
   {
-    if change <= (relinked ? ownChangesEnd(path, before: end, directory: directory) : start) { return true }
-    guard !directory, let unlinked, change <= unlinked.time else { return false }
-    return unlinked.paths.contains { $0.isEmpty || path.hasPrefix($0 + "/") }
+    changeIsOurs(
+      (status.device, status.inode, status.changeTime, status.linkCount), path: path, relinked: relinked,
+      before: end, directory: directory)
   }
 
   /// The latest change time the saves before `pending[end]` can have given the inode at `path` of
   /// a replaced subtree: each save whose replaced entry holds it linked its files (not its
   /// directories) into the new state before its capture time, and the save whose replaced entry
   /// is `path` moved it into the store before writing its record.
-  private func ownChangesEnd(_ path: String, before end: Int, directory: Bool) -> FileTime {
+  /// Whether `pending[index]`, which replaced a folder holding the file at `path`, linked the file
+  /// (`inode`) into its new state: the state after it holds that inode at `path` — the replaced
+  /// tree of the next save that replaced `path` or a folder holding it, else the package.
+  private func linked(
+    _ path: String, by index: Int, _ inode: (device: UInt64, inode: UInt64, change: FileTime, linkCount: UInt64?)
+  ) -> Bool {
+    var location = store.packagePath.appending(path)
+    if let next = pending.indices.first(where: {
+      $0 > index
+        && (pending[$0].changed.isEmpty || pending[$0].changed == path || path.hasPrefix(pending[$0].changed + "/"))
+    }) {
+      guard pending[next].replaced == .kept else { return false }
+      let changed = pending[next].changed
+      location =
+        changed == path
+        ? oldPath(next) : oldPath(next).appending(changed.isEmpty ? path : String(path.dropFirst(changed.count + 1)))
+    }
+    guard let status = try? Syscalls.statusNoFollow(location) else { return false }
+    return status.device == inode.device && status.inode == inode.inode
+  }
+
+  /// - Parameter linked: Count the links of the saves whose replaced folder holds the file (false:
+  ///   only the rename of the replaced entry itself).
+  private func ownChangesEnd(_ path: String, before end: Int, directory: Bool, linked: Bool) -> FileTime {
     var last = start
     for (index, version) in pending[..<end].enumerated() {
       let own: FileTime
       if path == version.changed {
         own = recorded[index] ?? version.start
-      } else if !directory && (version.changed.isEmpty || path.hasPrefix(version.changed + "/")) {
+      } else if linked && !directory && (version.changed.isEmpty || path.hasPrefix(version.changed + "/")) {
         own = version.start
       } else {
         continue

@@ -219,17 +219,26 @@ extension VersionStore {
 
   /// Removes a settled pending version: its record first, then its replaced tree. Removing the
   /// tree unlinks files the package still links (a save carried them over by hard links), which
-  /// moves their change times: while other pending versions wait, the path is appended to
-  /// `pending/unlinked`, whose modification time then bounds those moves (``PendingStateWalk``);
-  /// once none waits, the file goes. The removal is announced first (`pending/unlinking`): a
-  /// settle killed between an unlink and that note leaves the announcement, and the next settle
-  /// completes the removal and the note (`completeInterruptedRemoval()`) before it walks, so the
-  /// moved change times are never taken for another program's change.
+  /// moves their change times: while other pending versions wait, the path and those files'
+  /// statuses just before the unlinks are appended to `pending/unlinked` (``UnlinkedNote``), whose
+  /// modification time then bounds those moves (``PendingStateWalk``); once none waits, the file
+  /// goes. The removal is announced first (`pending/unlinking`, with the statuses when other
+  /// versions wait): a settle killed between an unlink and that note leaves the announcement, and
+  /// the next settle completes the removal and the note (`completeInterruptedRemoval()`) before it
+  /// walks, so the moved change times are never taken for another program's change, nor another
+  /// program's change before an unlink for the unlink.
   private func removePending(_ id: Int, changed: String) {
-    let announcement = Data("\(id)\n\(VersionEscaping.escape(changed))\n".utf8)
+    let waiting = ((try? StoreFiles.names(in: pendingPath)) ?? []).contains {
+      Int($0).map { $0 != id } ?? $0.hasSuffix(".start")
+    }
+    let shared = waiting ? UnlinkedNote.sharedFiles(under: pendingPath.appending("\(id).old")) : []
+    var text = "\(id)\n\(VersionEscaping.escape(changed))\n"
+    for entry in shared { text += "seen \(entry.encoded)\n" }
     let marker = pendingPath.appending(Self.unlinkingName)
-    guard (try? StoreFiles.writeAtomically(announcement, to: marker, temporary: temporaryPath)) != nil else { return }
-    removeReplacedTree(id, changed: changed)
+    guard (try? StoreFiles.writeAtomically(Data(text.utf8), to: marker, temporary: temporaryPath)) != nil else {
+      return
+    }
+    removeReplacedTree(id, changed: changed, shared: shared)
   }
 
   /// Under the store's lock, before a walk: completes the removal a killed settle announced.
@@ -241,11 +250,15 @@ extension VersionStore {
       try? Syscalls.unlink(marker)  // cut short before it was renamed in: nothing was unlinked
       return
     }
-    removeReplacedTree(id, changed: VersionEscaping.unescape(lines[1]))
+    let shared = lines.dropFirst(2).compactMap { line -> PendingVersion.Seen? in
+      let parts = line.split(separator: " ")
+      return parts.count == 5 && parts[0] == "seen" ? PendingVersion.Seen(Array(parts.dropFirst())) : nil
+    }
+    removeReplacedTree(id, changed: VersionEscaping.unescape(lines[1]), shared: shared)
   }
 
   /// `removePending`'s work after its announcement, which it removes last.
-  private func removeReplacedTree(_ id: Int, changed: String) {
+  private func removeReplacedTree(_ id: Int, changed: String, shared: [PendingVersion.Seen]) {
     guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     try? Syscalls.unlink(in: fd, RawName(String(id)), directory: false)
@@ -253,13 +266,15 @@ extension VersionStore {
     var relinked: [RelinkedFile] = []
     try? TreeRemoval.remove(RawName("\(id).old"), in: fd, relinked: &relinked)
     HashCache.noteRelinked(relinked, at: hashesPath)
-    noteUnlinked(changed, in: fd)
+    noteUnlinked(changed, seen: shared + relinked.map { PendingVersion.Seen($0.before) }, in: fd)
     try? Syscalls.unlink(in: fd, RawName(Self.unlinkingName), directory: false)
   }
 
-  /// Appends `changed` to `pending/unlinked` and sets its modification time, after the unlinks,
-  /// when other pending versions wait; removes the file when none does.
-  private func noteUnlinked(_ changed: String, in fd: CInt) {
+  /// Appends `changed` and the statuses `seen` of the files the removal unlinked another name of to
+  /// `pending/unlinked` (one ``UnlinkedNote`` batch, after the end of the one before) and sets its
+  /// modification time, after the unlinks, when other pending versions wait; removes the file when
+  /// none does.
+  private func noteUnlinked(_ changed: String, seen: [PendingVersion.Seen], in fd: CInt) {
     let names = (try? Syscalls.entries(ofDirectory: fd).map(\.name.string)) ?? []
     let unlinked = pendingPath.appending(Self.unlinkedName)
     guard names.contains(where: { Int($0) != nil || $0.hasSuffix(".start") }) else {
@@ -270,7 +285,9 @@ extension VersionStore {
       return
     }
     defer { Syscalls.closeFile(file) }
-    try? StoreFiles.write(Data((VersionEscaping.escape(changed) + "\n").utf8), to: file)  // the root: "%"
+    // Where the batch before ended: the time it set, read before this one's write moves it.
+    let previousEnd = (try? Syscalls.status(of: file)).flatMap { $0.size > 0 ? $0.modificationTime : nil }
+    try? StoreFiles.write(UnlinkedNote.batch(path: changed, seen: seen, previousEnd: previousEnd), to: file)
     try? Syscalls.setModificationTimeToNow(file)
   }
 }
