@@ -399,14 +399,18 @@ struct PendingWindowCommandTests {
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: d/\u{E9}.txt: not kept "], "\(lines)")
   }
 
-  /// The `unkeptPaths` of each version, by id, as `versions list --json` gives them.
+  /// The `unkeptPaths` of each version, by id, as `versions list --json` gives them (which exits 1 when any
+  /// version has entries not kept, 0 otherwise).
   static func unkept(_ package: String) throws -> [Int: [String]] {
-    let json = try run(["versions", "list", package, "--json"]).standardOutput
-    let versions = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] ?? []
+    let listing = try Shell.docpkg(["versions", "list", package, "--json"], environment: noBackground)
+    let versions =
+      try JSONSerialization.jsonObject(with: Data(listing.standardOutput.utf8)) as? [[String: Any]] ?? []
     var unkept: [Int: [String]] = [:]
     for version in versions {
       if let id = version["id"] as? Int { unkept[id] = version["unkeptPaths"] as? [String] ?? [] }
     }
+    let damaged = unkept.values.contains { !$0.isEmpty }
+    #expect(listing.status == (damaged ? 1 : 0), "versions list: \(listing.standardError)")
     return unkept
   }
 
