@@ -21,7 +21,8 @@ import SystemPackage
 ///   lost: that tree is kept beside the package (``Saver`` names where in the error), not removed.
 final class LoadedRootHold {
   let path: FilePath
-  private let fd: CInt
+  /// The root, open (closed with the hold).
+  private let root: HeldDirectory
   private let device: UInt64
   private let inode: UInt64
   /// The root's status when it was opened.
@@ -42,13 +43,11 @@ final class LoadedRootHold {
       throw Self.replaced(path)
     }
     self.path = path
-    self.fd = fd
+    root = HeldDirectory(adopting: fd, path: path)
     self.device = status.device
     self.inode = status.inode
     self.status = status
   }
-
-  deinit { Syscalls.closeFile(fd) }
 
   /// Whether the entry `name` in `parentFD` (what a whole save's exchange moved out) is the held root.
   func displacedIsLoaded(in parentFD: CInt, _ name: RawName) -> Bool {
