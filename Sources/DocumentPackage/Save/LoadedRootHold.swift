@@ -14,8 +14,8 @@ import SystemPackage
 ///   package, and as for a deleted one when nothing is there. Held open, its inode number cannot
 ///   be given to a new directory (`cp`'s) until the save is done.
 /// - Right after the swap (``displacedIsLoaded(in:_:)`` for a whole save: the tree the exchange
-///   moved out must be it; ``isStillAtPath()`` for a part save: the package's path must still name
-///   it), before anything is made durable, swept or handed to the version store. Otherwise the
+///   moved out must be it; ``holdsThePackage()`` for a part save: the package's path must still name
+///   it, or nothing, the package having been moved), before anything is made durable, swept or handed to the version store. Otherwise the
 ///   ``Saver`` swaps back at once and fails the save, the stranger's directory back in place as it
 ///   was. What another program wrote into the save's tree in the instant it was in place is not
 ///   lost: that tree is kept beside the package (``Saver`` names where in the error), not removed.
@@ -55,10 +55,20 @@ final class LoadedRootHold {
     return status.device == device && status.inode == inode
   }
 
-  /// Whether the package's path still names the held root (after a part save's swap inside it).
-  func isStillAtPath() -> Bool {
-    guard let status = try? Syscalls.statusNoFollow(path) else { return false }
-    return status.device == device && status.inode == inode
+  /// Whether a part save's swap, made inside a folder opened by path after the root was held, went
+  /// into the package: its path still names the held root, or nothing is there and the held root
+  /// is still linked (the package was moved, whole, after the folder was opened: the save is in it,
+  /// as a moved package keeps what was saved into it). False when another directory is at the path
+  /// (the folder may be the stranger's) or the held root was removed.
+  func holdsThePackage() -> Bool {
+    do {
+      let status = try Syscalls.statusNoFollow(path)
+      return status.device == device && status.inode == inode
+    } catch where error == .noSuchFileOrDirectory {
+      return ((try? Syscalls.status(of: root.fd))?.linkCount ?? 0) > 0
+    } catch {
+      return false
+    }
   }
 
   /// The error of a save that found another directory at the package's path.

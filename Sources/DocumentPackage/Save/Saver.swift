@@ -457,7 +457,7 @@ struct Saver {
   private mutating func complete(_ swap: Swap, parentFD: CInt) throws {
     if let heldRoot {
       let whole = swap.containerPath == names.parent
-      if !(whole ? heldRoot.displacedIsLoaded(in: parentFD, names.temporary) : heldRoot.isStillAtPath()) {
+      if !(whole ? heldRoot.displacedIsLoaded(in: parentFD, names.temporary) : heldRoot.holdsThePackage()) {
         try swapBackFromStranger(swap, parentFD: parentFD)
       }
     }
