@@ -20,7 +20,9 @@ copy of the package taken before each save records. Before the paused save, thre
 nested folders, a removal and a root entry, so that the settle has several to walk.
 
 Steps of the settle are sampled (it makes thousands of calls): --points K keeps K of each call's steps, spread
-evenly, with --seed shifting them; --points 0 takes every step. Prints the cases run and " N failures".
+evenly, with --seed shifting them; --points 0 takes every step. --phases runs some of the four kinds of case
+(save-paused, settle-paused, settle-removal, settle-killed; all by default, the last only with --kill), so that the
+test suite can run them side by side. Prints the cases run and " N failures".
 """
 
 import argparse
@@ -36,6 +38,7 @@ import time
 from paused import resume, stopped
 
 SAVE_CALLS = ["openat", "linkat", "mkdirat", "renameat2", "renameat", "unlinkat", "fsync"]
+PHASES = ["save-paused", "settle-paused", "settle-removal", "settle-killed"]
 SETTLE_CALLS = ["openat", "newfstatat", "getdents64", "renameat", "unlinkat", "copy_file_range", "write"]
 
 
@@ -163,7 +166,12 @@ def main():
     parser.add_argument("--save-points", type=int, default=0, help="steps of each save call (0: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kill", action="store_true", help="also kill the settle beside a paused save")
+    parser.add_argument("--phases", default=",".join(PHASES),
+                        help=f"comma-separated kinds of case to run (default: all of {', '.join(PHASES)})")
     args = parser.parse_args()
+    phases = args.phases.split(",")
+    if not phases or any(phase not in PHASES for phase in phases):
+        parser.error(f"--phases {args.phases}: each must be one of {', '.join(PHASES)}")
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="settle-interleaving-", dir=args.work)
     cases = failures = 0
@@ -185,7 +193,7 @@ def main():
 
     try:
         # The save paused after each of its steps, a settle run whole beside it.
-        for variant in range(len(PAUSED)):
+        for variant in range(len(PAUSED) if "save-paused" in phases else 0):
             probe = Case(args.docpkg, work, variant)
             counts = probe.count(probe.save, SAVE_CALLS)
             shutil.rmtree(probe.dir)
@@ -208,7 +216,7 @@ def main():
                     judge(case, kind, save, "save")
 
         # The settle paused after each of its (sampled) steps, a save run whole beside it.
-        for variant in range(len(PAUSED)):
+        for variant in range(len(PAUSED) if "settle-paused" in phases else 0):
             probe = Case(args.docpkg, work, variant)
             counts = probe.count(["versions", "settle", probe.package], SETTLE_CALLS)
             shutil.rmtree(probe.dir)
@@ -234,7 +242,7 @@ def main():
 
         # The settle killed after each unlink of a settled version's replaced tree, then the save (issue 35: a
         # settle killed there, before it noted the unlinks, made the next one name the carried-over files).
-        for variant in range(len(PAUSED)):
+        for variant in range(len(PAUSED) if "settle-removal" in phases else 0):
             probe = Case(args.docpkg, work, variant)
             unlinks = probe.removal_unlinks()
             shutil.rmtree(probe.dir)
@@ -249,7 +257,7 @@ def main():
                       "settle")
 
         # The settle killed at a step while a save is paused at one (sampled pairs).
-        if args.kill:
+        if args.kill and "settle-killed" in phases:
             for variant in range(len(PAUSED)):
                 probe = Case(args.docpkg, work, variant)
                 save_counts = probe.count(probe.save, SAVE_CALLS)

@@ -77,13 +77,16 @@ struct FileSystemTests {
 
   /// Issue 35: on the file systems that save by journal, a package renamed after (a sample of) the steps
   /// of a restore and a put ends old or new at its new name, no journal left (Tests/Scripts/moved-while-saving.py).
-  @Test(arguments: mounts.filter { $0.name == "EXFAT" || $0.name == "SSHFS" })
-  func aPackageRenamedWhileItIsSavedByJournalEndsOldOrNew(_ mount: Mount) throws {
+  /// The restore and the put run side by side.
+  @Test(arguments: mounts.filter { $0.name == "EXFAT" || $0.name == "SSHFS" }, ["restore", "put"])
+  func aPackageRenamedWhileItIsSavedByJournalEndsOldOrNew(_ mount: Mount, scenario: String) throws {
     let folder = try Self.folder(in: mount)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let script = Fixtures.script("moved-while-saving.py")
     let result = try Shell.run(
-      "python3", [script, "--docpkg", Shell.docpkgPath, "--work", folder, "--every", "25"], check: false)
+      "python3",
+      [script, "--docpkg", Shell.docpkgPath, "--work", folder, "--every", "25", "--scenarios", scenario],
+      check: false)
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"))
   }

@@ -173,10 +173,13 @@ struct VersionsCommandTests {
   /// Issue 35: a save paused after each of its steps while a settle runs beside it, a settle paused
   /// after (a sample of) its steps while a save runs, and a settle killed beside a paused save: every
   /// version holds the state its save replaced (Tests/Scripts/settle-interleaving.py; `make stress`
-  /// runs every step).
-  @Test(.enabled(if: Shell.crashSweeps))
-  func aSaveAndASettleInterleavedAtEachStepKeepEveryVersionWhole() async throws {
-    try await expectNoFailures("settle-interleaving.py", ["--points", "1", "--save-points", "2", "--kill"])
+  /// runs every step). The kinds of case run side by side: each waits on paused processes more than it computes.
+  @Test(
+    .enabled(if: Shell.crashSweeps),
+    arguments: ["save-paused", "settle-paused", "settle-removal,settle-killed"])
+  func aSaveAndASettleInterleavedAtEachStepKeepEveryVersionWhole(phases: String) async throws {
+    try await expectNoFailures(
+      "settle-interleaving.py", ["--points", "1", "--save-points", "2", "--kill", "--phases", phases])
   }
 
   /// Issue 35, the short form of `make stress`: writers putting, removing and restoring while settles
@@ -189,10 +192,10 @@ struct VersionsCommandTests {
 
   /// Issue 35: a package renamed after (every tenth of) the steps of a journaled restore and put is
   /// old or new at its new name, with no journal left and `check` honest (Tests/Scripts/moved-while-saving.py;
-  /// `make stress` renames it at every step).
-  @Test(.enabled(if: Shell.crashSweeps))
-  func aPackageRenamedAtEachStepOfAJournaledSaveEndsOldOrNew() async throws {
-    try await expectNoFailures("moved-while-saving.py", ["--every", "10"])
+  /// `make stress` renames it at every step). The restore and the put run side by side.
+  @Test(.enabled(if: Shell.crashSweeps), arguments: ["restore", "put"])
+  func aPackageRenamedAtEachStepOfAJournaledSaveEndsOldOrNew(scenario: String) async throws {
+    try await expectNoFailures("moved-while-saving.py", ["--every", "10", "--scenarios", scenario])
   }
 
   /// Issue 35: a journaled restore or put killed at (every twentieth of) its steps, the package renamed before anything
@@ -203,7 +206,9 @@ struct VersionsCommandTests {
   }
 
   /// Outsider attack on issue 35: a restore that exchanges (ext4's way) while the package is renamed made a second
-  /// package, the restored state, at the old name, and reported success. It now fails in one line, changing nothing.
+  /// package, the restored state, at the old name, and reported success. It now fails in one line, changing nothing;
+  /// a put whose folder was open before the rename completes in the package at its new name (CI's sweep, stop 45: it
+  /// swapped back as if the package had been replaced, and every pending version then named that folder not kept).
   @Test(.enabled(if: Shell.crashSweeps))
   func aPackageRenamedDuringARestoreByExchangeGetsNoTwinAtItsOldName() async throws {
     try await expectNoFailures("moved-while-saving.py", ["--every", "20", "--exchange"])
