@@ -64,7 +64,7 @@ final class LoadedRootHold {
     do {
       let status = try Syscalls.statusNoFollow(path)
       return status.device == device && status.inode == inode
-    } catch where error == .noSuchFileOrDirectory {
+    } catch  where error == .noSuchFileOrDirectory {
       return ((try? Syscalls.status(of: root.fd))?.linkCount ?? 0) > 0
     } catch {
       return false
