@@ -95,6 +95,8 @@ extension PackageNode {
             parentBytes: bytes))
       }
     }
+    // The root re-based (a whole save's new root, or the same one): its birth, for `loadedRootIdentity`.
+    if relativePath.isEmpty, parent == nil, kind == .directory { location.loadedRoot = RootIdentity.at(location.root) }
   }
 
   /// The bytes of `path` (no terminator).

@@ -378,11 +378,11 @@ struct Saver {
   mutating func keepPreviousState(changing changedPath: String, adding: Bool, removing: Bool = false) throws {
     guard !previousStateKept else { return }
     try beforeCommit?()
-    if versions != nil, heldRoot == nil, let loaded = root.origin?.status {
+    if versions != nil, heldRoot == nil, let loaded = root.loadedRootIdentity {
       heldRoot = try LoadedRootHold(path: target, loaded: loaded)
     }
     if let versions {
-      try versions.willReplace(changing: changedPath, adding: adding, removing: removing, root: heldRoot?.status)
+      try versions.willReplace(changing: changedPath, adding: adding, removing: removing, root: heldRoot?.identity)
     } else {
       try Task.checkCancellation()
     }

@@ -93,6 +93,40 @@ struct PackageReplacedDuringSaveTests {
     try await document.close()
   }
 
+  /// `rm -rf P && cp -a Other P` between a load and its save, where the new root gets the loaded
+  /// root's inode number back (ext4 gives freed numbers again at once) and `cp -a` keeps the times:
+  /// by device and inode alone, and by the times the outside-change check compares, the stranger
+  /// is the package. The save must still not go into it. Tried until the file system gives the
+  /// numbers back (a few rounds on ext4).
+  @Test func aReplacementGivenTheLoadedRootsInodeNumberIsNotSavedInto() throws {
+    let temp = try TemporaryDirectory()
+    let path = temp.appending("P.mydoc")
+    let other = temp.appending("Other.mydoc")
+    var reused = 0
+    for _ in 0..<40 where reused < 3 {
+      try? FileManager.default.removeItem(atPath: path)
+      try? FileManager.default.removeItem(atPath: other)
+      try temp.write("P.mydoc/Text.txt", "orig!")
+      // The other package: a copy with other bytes of the same size and the same times.
+      try Shell.run("/bin/cp", ["-a", path, other])
+      try temp.write("Other.mydoc/Text.txt", "OTHER")
+      try Shell.run("/usr/bin/touch", ["-r", path + "/Text.txt", other + "/Text.txt"])
+      let file = try PackageFile(at: FilePath(path))
+      file.versionPolicy = .none
+      _ = try file.root.node(at: "Text.txt")
+      let before = try [path, path + "/Text.txt"].map { try Syscalls.statusNoFollow(FilePath($0)).inode }
+      try FileManager.default.removeItem(atPath: path)
+      try Shell.run("/bin/cp", ["-a", other, path])
+      let after = try [path, path + "/Text.txt"].map { try Syscalls.statusNoFollow(FilePath($0)).inode }
+      guard before == after else { continue }
+      reused += 1
+      try file.root.setFile(at: "Text.txt", contents: Data("mine!".utf8))
+      #expect(throws: PackageError.self) { try file.save() }
+      #expect(try read(path + "/Text.txt") == "OTHER")
+    }
+    #expect(reused > 0, "the file system never gave the inode numbers back: nothing was tried")
+  }
+
   /// F2 of the attack: a file the document saved itself vanishes from the package behind its back
   /// (here removed; in the attack, the package was replaced unnoticed). `save(to:)` still writes
   /// what the document holds, naming what it could not carry, and never fails as a whole.
