@@ -73,9 +73,16 @@ final class LoadedRootHold {
   /// The error of a save that found another directory at the package's path.
   static func replaced(_ path: FilePath, keptAt kept: FilePath? = nil) -> PackageError {
     PackageError(
-      .conflict, "cannot save: the package was replaced by another directory while it was saved:", path: path.string,
+      .conflict, replacedMessage, path: path.string,
       context: kept.map { "(nothing of it was changed; the state this save built is kept at \($0.string))" }
         ?? "(nothing was changed)")
   }
 
+  /// Whether `error` is that of a save that swapped back from another directory and kept what it
+  /// built beside the package (``replaced(_:keptAt:)`` with a place): the one error that says where.
+  static func keptBuiltState(_ error: PackageError) -> Bool {
+    error.message == replacedMessage && error.context.contains(" kept at ")
+  }
+
+  private static let replacedMessage = "cannot save: the package was replaced by another directory while it was saved:"
 }
