@@ -245,6 +245,17 @@ int docpkg_openat_beneath(int dirfd, const char *path, int flags, mode_t mode) {
 #endif
 }
 
+#if defined(__linux__)
+/// Whether `path` in `dirfd` (`dirfd` itself for an empty path; for a name in a directory, that directory's
+/// file system) is on overlayfs, whose directories keep their inode number but take the birth time of the
+/// upper layer's copy when first changed: there a birth time does not tell one directory from another.
+static int docpkg_on_overlay(int dirfd, const char *path) {
+  struct statfs fs;
+  int result = (dirfd == AT_FDCWD && path[0] != '\0') ? statfs(path, &fs) : fstatfs(dirfd, &fs);
+  return result == 0 && (unsigned long)fs.f_type == 0x794C7630UL;
+}
+#endif
+
 int docpkg_identity(int dirfd, const char *path, unsigned long long *device, unsigned long long *inode,
                     int *is_directory, long long *birth_seconds, unsigned int *birth_nanoseconds, int *has_birth) {
   *has_birth = 0;
@@ -257,7 +268,7 @@ int docpkg_identity(int dirfd, const char *path, unsigned long long *device, uns
     *device = (unsigned long long)makedev(status.stx_dev_major, status.stx_dev_minor);
     *inode = (unsigned long long)status.stx_ino;
     *is_directory = S_ISDIR(status.stx_mode) ? 1 : 0;
-    if (status.stx_mask & STATX_BTIME) {
+    if ((status.stx_mask & STATX_BTIME) && !docpkg_on_overlay(dirfd, path)) {
       *birth_seconds = (long long)status.stx_btime.tv_sec;
       *birth_nanoseconds = status.stx_btime.tv_nsec;
       *has_birth = 1;

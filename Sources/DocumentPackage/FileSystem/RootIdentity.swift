@@ -11,8 +11,10 @@ import SystemPackage
 /// a directory made after the loaded root is another one, whatever its number.
 ///
 /// Where the file system records no birth time (FAT, exFAT, most FUSE and network file systems,
-/// kernels before 4.11) ``birth`` is nil and the identity is the device and inode alone: there a
-/// replacement given the old root's inode number is not told apart. No other time can stand in:
+/// kernels before 4.11), or records one that changes (overlayfs: a directory of the lower layer keeps
+/// its inode number but takes the birth time of its upper copy when first changed), ``birth`` is nil
+/// and the identity is the device and inode alone: there a replacement given the old root's inode
+/// number is not told apart. No other time can stand in:
 /// the root's change and modification times move with this library's own saves (and the other
 /// program's `cp -a` copies the modification time), so they would take the package's own root for
 /// a stranger's without catching the case they were meant for.
