@@ -95,9 +95,10 @@ demo: setup
 ## LongPathMonitorTests floods its process's one inotify instance (300 files, 14 folders of 255-byte names deep) and
 ## runs in a process of its own: once, beside it at load 25, every other monitor suite waited for its events in vain.
 ## DeepSaveReactionTests (a watching document's own save 1,000 folders deep) does the same and runs alone too.
+## DocumentRelativePathTests changes the process's current folder (a document opened by a bare name) and runs alone.
 ## DOCPKG_REQUIRE_CORPUS=1: other projects' test archives (Go's and Python's, which setup installs; libarchive's,
 ## committed in Tests/Corpora/libarchive) must be there (ArchiveDifferentialTests).
-ALONE_TEST_SUITES := LongPathMonitorTests|DeepSaveReactionTests
+ALONE_TEST_SUITES := LongPathMonitorTests|DeepSaveReactionTests|DocumentRelativePathTests
 test: setup
 	Scripts/check-layering.sh
 	Scripts/without-warnings.sh $(BUILD_TESTS)

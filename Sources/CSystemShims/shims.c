@@ -9,11 +9,13 @@
 #include <sys/file.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #if defined(__linux__)
 #include <linux/fs.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
@@ -241,4 +243,56 @@ int docpkg_openat_beneath(int dirfd, const char *path, int flags, mode_t mode) {
   errno = ENOSYS;
   return -1;
 #endif
+}
+
+#if defined(__linux__)
+/// Whether `path` in `dirfd` (`dirfd` itself for an empty path; for a name in a directory, that directory's
+/// file system) is on overlayfs, whose directories keep their inode number but take the birth time of the
+/// upper layer's copy when first changed: there a birth time does not tell one directory from another.
+static int docpkg_on_overlay(int dirfd, const char *path) {
+  struct statfs fs;
+  int result = (dirfd == AT_FDCWD && path[0] != '\0') ? statfs(path, &fs) : fstatfs(dirfd, &fs);
+  return result == 0 && (unsigned long)fs.f_type == 0x794C7630UL;
+}
+#endif
+
+int docpkg_identity(int dirfd, const char *path, unsigned long long *device, unsigned long long *inode,
+                    int *is_directory, long long *birth_seconds, unsigned int *birth_nanoseconds, int *has_birth) {
+  *has_birth = 0;
+  int flags = AT_SYMLINK_NOFOLLOW;
+#if defined(__linux__) && defined(STATX_BTIME)
+  if (path[0] == '\0') flags |= AT_EMPTY_PATH;
+  struct statx status;
+  memset(&status, 0, sizeof status);
+  if (statx(dirfd, path, flags, STATX_TYPE | STATX_INO | STATX_BTIME, &status) == 0) {
+    *device = (unsigned long long)makedev(status.stx_dev_major, status.stx_dev_minor);
+    *inode = (unsigned long long)status.stx_ino;
+    *is_directory = S_ISDIR(status.stx_mode) ? 1 : 0;
+    if ((status.stx_mask & STATX_BTIME) && !docpkg_on_overlay(dirfd, path)) {
+      *birth_seconds = (long long)status.stx_btime.tv_sec;
+      *birth_nanoseconds = status.stx_btime.tv_nsec;
+      *has_birth = 1;
+    }
+    return 0;
+  }
+  if (errno != ENOSYS) return -1;
+#endif
+  struct stat plain;
+  int result;
+  if (path[0] == '\0') {
+    result = fstat(dirfd, &plain);
+  } else {
+    result = fstatat(dirfd, path, &plain, AT_SYMLINK_NOFOLLOW);
+  }
+  (void)flags;
+  if (result != 0) return -1;
+  *device = (unsigned long long)plain.st_dev;
+  *inode = (unsigned long long)plain.st_ino;
+  *is_directory = S_ISDIR(plain.st_mode) ? 1 : 0;
+#if defined(__APPLE__)
+  *birth_seconds = (long long)plain.st_birthtimespec.tv_sec;
+  *birth_nanoseconds = (unsigned int)plain.st_birthtimespec.tv_nsec;
+  *has_birth = 1;
+#endif
+  return 0;
 }

@@ -443,7 +443,7 @@ private final class RefusingKeeper: ReplacedStateKeeper {
   func willBuildNewState() {}
   func relinked(_ files: [RelinkedFile]) {}
   func copyBeforeSwap() {}
-  func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: FileStatus?) throws {
+  func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: RootIdentity?) throws {
     told.append("willReplace \(changedPath)")
   }
   func willSwap(containerBefore: FileStatus) {}

@@ -77,6 +77,14 @@ int docpkg_mount_id(int fd, unsigned long long *id);
 /// or -1 (errno set; ENOSYS where the platform, kernel or file system does not record it).
 int docpkg_birth_time(int dirfd, const char *path, long long *seconds, unsigned int *nanoseconds);
 
+/// Which inode `path` relative to `dirfd` is, in one call (so that the three describe one inode), not
+/// following a last symbolic link; an empty `path` names `dirfd` itself. Sets `*device` (as st_dev),
+/// `*inode`, `*is_directory`, and the birth time where it is recorded (statx's stx_btime on Linux 4.11+,
+/// st_birthtimespec on Darwin: then `*has_birth` is 1, else 0; never on overlayfs, where a directory keeps
+/// its inode number but takes a new birth time when first changed). Returns 0, or -1 with errno set.
+int docpkg_identity(int dirfd, const char *path, unsigned long long *device, unsigned long long *inode,
+                    int *is_directory, long long *birth_seconds, unsigned int *birth_nanoseconds, int *has_birth);
+
 /// openat2(2) of `path` relative to `dirfd` with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: no component of
 /// `path` may be a symbolic link (ELOOP) or lead out of `dirfd` (EXDEV). Returns the descriptor, or -1 with
 /// errno set; ENOSYS where the platform or kernel has no such call.

@@ -26,17 +26,17 @@ extension Document {
   /// comment above); otherwise holds nothing (the next save or the monitor says what is there).
   func holdRoot() {
     heldRoot = nil
-    guard let loaded = package?.root.origin?.status, let root = try? HeldDirectory(path),
-      let status = try? Syscalls.status(of: root.fd), status.device == loaded.device, status.inode == loaded.inode
+    guard let loaded = package?.root.loadedRootIdentity, let root = try? HeldDirectory(path),
+      let identity = RootIdentity.of(root.fd), identity.isSame(as: loaded)
     else { return }
-    heldRoot = (root, status.inode)
+    heldRoot = (root, identity)
   }
 
   /// Follows the package if it is gone from ``path`` and its root is elsewhere (see the comment
   /// above); returns whether it did.
   func followMovedRoot() -> Bool {
     guard let held = heldRoot, packageVanished,
-      let newPath = MovedPackage.newPath(rootDescriptor: held.directory.fd, rootInode: held.inode, from: path)
+      let newPath = MovedPackage.newPath(rootDescriptor: held.directory.fd, root: held.identity, from: path)
     else { return false }
     follow(to: newPath)
     let moved = PackageMonitor.Change(.packageMoved, newPath.string)

@@ -30,14 +30,13 @@ extension Document {
   /// two equal records is one of the roots they name). Another process saving in a loop could otherwise move the
   /// record past the root read a moment before.
   var packageReplacedByAnother: Bool {
-    guard let loaded = package?.root.origin?.status, let root = try? Syscalls.statusNoFollow(path),
-      root.kind == .directory, root.device != loaded.device || root.inode != loaded.inode
+    guard let loaded = package?.root.loadedRootIdentity, let root = RootIdentity.at(path), !root.isSame(as: loaded)
     else { return false }
     guard let names = try? SiblingNames(of: path) else { return true }
     let store = names.path(names.versions)
     for _ in 0..<Self.identityReadAttempts {
       let before = StoreIdentity.read(from: store)
-      guard let now = try? Syscalls.statusNoFollow(path), now.kind == .directory else { return false }
+      guard let now = RootIdentity.at(path) else { return false }
       let after = StoreIdentity.read(from: store)
       guard before == after else { continue }  // a save recorded a root meanwhile: read again
       guard let after else { return !PackageLock.isHeld(names) }  // no record: a writer at work made it

@@ -162,7 +162,8 @@ extension Document {
       noticeDeletionIfGone()
       if state.contains(.deleted), !elsewhere {
         // What vanished went with the package: a deletion, not a conflict (save(to:) carries the rest).
-        let deleted = deletedError()
+        // A save that met the other package only after its swap says where it kept what it built.
+        let deleted = LoadedRootHold.keptBuiltState(error) ? error : deletedError()
         lastError = deleted
         throw deleted
       }
@@ -295,5 +296,11 @@ extension Document {
   /// that nothing it rebuilds changed on disk meanwhile (see ``PackageFile/willCheckBeforeCommit``).
   func setWillCheckBeforeCommit(_ hook: (@Sendable () -> Void)?) {
     package?.willCheckBeforeCommit = hook
+  }
+
+  /// For tests: called during each save after its last check, just before the rename that puts
+  /// its new state in place (see ``PackageFile/willSwapIn``).
+  func setWillSwapIn(_ hook: (@Sendable () -> Void)?) {
+    package?.willSwapIn = hook
   }
 }

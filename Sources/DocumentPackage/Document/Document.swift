@@ -123,7 +123,7 @@ public actor Document {
   var watchingWanted = false
   /// The package's root as the document loaded or last saved it, held open to follow it when it
   /// moves (`Document+MovedPackage`).
-  var heldRoot: (directory: HeldDirectory, inode: UInt64)?
+  var heldRoot: (directory: HeldDirectory, identity: RootIdentity)?
 
   /// The executor the actor runs on: a serial queue of its own (see the type's discussion).
   public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }

@@ -12,13 +12,13 @@ import SystemPackage
 /// that replaced the package moves the state it replaced into `.NAME.docpkg-versions/…` or leaves it
 /// at `.NAME.docpkg-tmp`, so the root went from its path, but not elsewhere as the package.
 enum MovedPackage {
-  /// The path the package that was at `packagePath`, whose root is open as `rootDescriptor` with
-  /// inode `rootInode`, has moved to (see the comment above); nil if it did not move there.
-  static func newPath(rootDescriptor: CInt, rootInode: UInt64, from packagePath: FilePath) -> FilePath? {
+  /// The path the package that was at `packagePath`, whose root is open as `rootDescriptor` and is
+  /// `root`, has moved to (see the comment above); nil if it did not move there.
+  static func newPath(rootDescriptor: CInt, root: RootIdentity, from packagePath: FilePath) -> FilePath? {
     guard rootDescriptor >= 0,
       let current = try? Syscalls.readLinkPath(at: FilePath("/proc/self/fd/\(rootDescriptor)")),
       current != packagePath, !current.string.hasSuffix(" (deleted)"),
-      let status = try? Syscalls.statusNoFollow(current), status.kind == .directory, status.inode == rootInode
+      RootIdentity.at(current)?.isSame(as: root) == true
     else { return nil }
     let ownEntry = current.components.contains { $0.string.hasPrefix(".") && $0.string.contains(".docpkg-") }
     return ownEntry ? nil : current

@@ -35,3 +35,31 @@ extension Syscalls {
     return FileTime(seconds: Int64(seconds), nanoseconds: Int32(nanoseconds))
   }
 }
+
+extension Syscalls {
+  /// Device, inode, whether it is a directory, and birth time (nil where not recorded: see
+  /// ``birthTime(_:)``) of the inode `name` in `dirfd` — `dirfd` itself for an empty name — read in
+  /// one call, not following a last link.
+  package static func identity(
+    in dirfd: CInt, _ name: UnsafePointer<CChar>
+  ) throws(Errno) -> (device: UInt64, inode: UInt64, isDirectory: Bool, birth: FileTime?) {
+    var device: CUnsignedLongLong = 0
+    var inode: CUnsignedLongLong = 0
+    var isDirectory: CInt = 0
+    var seconds: CLongLong = 0
+    var nanoseconds: CUnsignedInt = 0
+    var hasBirth: CInt = 0
+    _ = try retrying {
+      docpkg_identity(dirfd, name, &device, &inode, &isDirectory, &seconds, &nanoseconds, &hasBirth)
+    }
+    let birth = hasBirth != 0 ? FileTime(seconds: Int64(seconds), nanoseconds: Int32(nanoseconds)) : nil
+    return (UInt64(device), UInt64(inode), isDirectory != 0, birth)
+  }
+
+  /// As ``identity(in:_:)``, of the entry at `path`.
+  package static func identity(
+    _ path: FilePath
+  ) throws(Errno) -> (device: UInt64, inode: UInt64, isDirectory: Bool, birth: FileTime?) {
+    try resolving(path) { dirfd, name throws(Errno) in try identity(in: dirfd, name) }
+  }
+}

@@ -13,6 +13,10 @@ final class PackageLocation {
   var verifiesLoads = false
   /// Set when a verified load met a newer saved state than the model was loaded from.
   var metNewerState = false
+  /// The root directory as the model was loaded from it or last saved it, with its birth time
+  /// (see ``RootIdentity``): read when the root is loaded or re-based, and used only while the root
+  /// node's origin still names the same device and inode (``PackageNode/loadedRootIdentity``).
+  var loadedRoot: RootIdentity?
   init(root: FilePath, verifiesLoads: Bool = false) {
     self.root = root
     self.verifiesLoads = verifiesLoads

@@ -50,6 +50,7 @@ extension PackageNode {
     self.init(
       kind: kind, name: Self.rootName(of: path), permissions: status.permissions,
       origin: DiskOrigin(location: location, status: status))
+    if kind == .directory { location.loadedRoot = RootIdentity.at(location.root) }
     if options.contains(.immediate) { try loadEverything(options: options) }
   }
 

@@ -40,6 +40,8 @@ final class WatchedTree {
   private(set) var packagePath: FilePath
   private(set) var rootInode: UInt64 = 0
   private(set) var device: UInt64 = 0
+  /// The open root's ``RootIdentity`` (device, inode, birth time).
+  private var rootIdentity = RootIdentity(device: 0, inode: 0, birth: nil)
   private(set) var rootDescriptor: CInt = -1
   private var parentWatch: CInt = -1
   /// Watches for `IN_MOVE_SELF` on the directories above the parent, up to `/`: a rename of any of them moves the
@@ -152,6 +154,7 @@ final class WatchedTree {
     }
     rootInode = status.inode
     device = status.device
+    rootIdentity = RootIdentity.of(rootDescriptor) ?? RootIdentity(device: device, inode: rootInode, birth: nil)
   }
 
   private func addWatch(_ path: FilePath, mask: UInt32, through instance: WatchInstance) throws(PackageError) -> CInt {
@@ -296,10 +299,10 @@ final class WatchedTree {
   /// Where the package is now: still there, replaced by another directory, moved (found through
   /// the descriptor kept open on it), or gone.
   func checkRoot() -> RootState {
-    if let status = try? Syscalls.statusNoFollow(packagePath), status.kind == .directory {
-      return status.inode == rootInode ? .unchanged : .replaced
+    if let now = RootIdentity.at(packagePath) {
+      return now.isSame(as: rootIdentity) ? .unchanged : .replaced
     }
-    let moved = MovedPackage.newPath(rootDescriptor: rootDescriptor, rootInode: rootInode, from: packagePath)
+    let moved = MovedPackage.newPath(rootDescriptor: rootDescriptor, root: rootIdentity, from: packagePath)
     return moved.map { .moved($0) } ?? .deleted
   }
 

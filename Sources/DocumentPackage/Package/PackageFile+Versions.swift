@@ -112,6 +112,7 @@ extension PackageFile {
     saver.owner = saveOwner
     saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
+    if versions != nil { saver.willSwapIn = willSwapIn }
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try save(&saver)
     versions?.didSave()

@@ -69,6 +69,11 @@ public final class PackageFile {
   /// which comes before ``willReplacePreviousState``.
   package var willCheckBeforeCommit: (() -> Void)?
 
+  /// For tests: called during each in-place save after its last check (the version store told,
+  /// the root held: ``LoadedRootHold``), just before the rename that puts its new state in place —
+  /// the moment where another program's change is met only by the check after the swap.
+  package var willSwapIn: (() -> Void)?
+
   /// Which previous states saves keep in the package's ``VersionStore`` (default
   /// ``VersionPolicy/default``: the last 10). Set it before saving.
   public var versionPolicy: VersionPolicy = .default

@@ -10,49 +10,48 @@ import SystemPackage
 /// entry into it (a part save). So:
 ///
 /// - Before the last check, the root at the package's path is opened and must be the directory
-///   the model was loaded from (device and inode): otherwise the save fails as for a replaced
-///   package, and as for a deleted one when nothing is there. Held open, its inode number cannot
-///   be given to a new directory (`cp`'s) until the save is done.
+///   the model was loaded from (``RootIdentity``: device, inode and birth time): otherwise the
+///   save fails as for a replaced package, and as for a deleted one when nothing is there. Held
+///   open, its inode number cannot be given to a new directory (`cp`'s) until the save is done;
+///   before it was held, between the load and the save, it could (ext4 gives freed numbers again
+///   at once), which the birth time tells.
 /// - Right after the swap (``displacedIsLoaded(in:_:)`` for a whole save: the tree the exchange
-///   moved out must be it; ``holdsThePackage()`` for a part save: the package's path must still name
-///   it, or nothing, the package having been moved), before anything is made durable, swept or handed to the version store. Otherwise the
-///   ``Saver`` swaps back at once and fails the save, the stranger's directory back in place as it
-///   was. What another program wrote into the save's tree in the instant it was in place is not
-///   lost: that tree is kept beside the package (``Saver`` names where in the error), not removed.
+///   moved out must be it; ``holdsThePackage()`` for a part save: the package's path must still
+///   name it, or nothing, the package having been moved), before anything is made durable, swept
+///   or handed to the version store. Otherwise the ``Saver`` swaps back at once and fails the save,
+///   the stranger's directory back in place as it was. What another program wrote into the save's
+///   tree in the instant it was in place is not lost: that tree is kept beside the package
+///   (``Saver`` names where in the error), not removed.
 final class LoadedRootHold {
   let path: FilePath
   /// The root, open (closed with the hold).
   private let root: HeldDirectory
-  private let device: UInt64
-  private let inode: UInt64
-  /// The root's status when it was opened.
-  let status: FileStatus
+  /// Which directory the root is (``RootIdentity``: its birth time too, so that a stranger given
+  /// its inode number before it was held is not taken for it).
+  let identity: RootIdentity
 
-  /// Opens the root at `path` and checks it is the one loaded (`loaded`, the model root's status).
+  /// Opens the root at `path` and checks it is the one loaded (`loaded`, the model root's
+  /// ``PackageNode/loadedRootIdentity``).
   /// - Throws: ``PackageError`` (`conflict`) naming `path` when nothing is there or another directory is.
-  init(path: FilePath, loaded: FileStatus) throws {
+  init(path: FilePath, loaded: RootIdentity) throws {
     let fd: CInt
     do { fd = try Syscalls.openFile(path, [.readOnly, .directory, .noFollow]) } catch {
       throw PackageError(
         .conflict, "cannot save: the package was moved or deleted while it was saved:", path: path.string,
         context: "(nothing was changed)", errno: error)
     }
-    guard let status = try? Syscalls.status(of: fd), status.device == loaded.device, status.inode == loaded.inode
-    else {
+    guard let identity = RootIdentity.of(fd), identity.isSame(as: loaded) else {
       Syscalls.closeFile(fd)
       throw Self.replaced(path)
     }
     self.path = path
     root = HeldDirectory(adopting: fd, path: path)
-    self.device = status.device
-    self.inode = status.inode
-    self.status = status
+    self.identity = identity
   }
 
   /// Whether the entry `name` in `parentFD` (what a whole save's exchange moved out) is the held root.
   func displacedIsLoaded(in parentFD: CInt, _ name: RawName) -> Bool {
-    guard let status = try? Syscalls.status(in: parentFD, name) else { return false }
-    return status.device == device && status.inode == inode
+    RootIdentity.entry(name, in: parentFD)?.isSame(as: identity) ?? false
   }
 
   /// Whether a part save's swap, made inside a folder opened by path after the root was held, went
@@ -62,8 +61,8 @@ final class LoadedRootHold {
   /// (the folder may be the stranger's) or the held root was removed.
   func holdsThePackage() -> Bool {
     do {
-      let status = try Syscalls.statusNoFollow(path)
-      return status.device == device && status.inode == inode
+      let found = try Syscalls.identity(path)
+      return RootIdentity(device: found.device, inode: found.inode, birth: found.birth).isSame(as: identity)
     } catch  where error == .noSuchFileOrDirectory {
       return ((try? Syscalls.status(of: root.fd))?.linkCount ?? 0) > 0
     } catch {
@@ -74,8 +73,16 @@ final class LoadedRootHold {
   /// The error of a save that found another directory at the package's path.
   static func replaced(_ path: FilePath, keptAt kept: FilePath? = nil) -> PackageError {
     PackageError(
-      .conflict, "cannot save: the package was replaced by another directory while it was saved:", path: path.string,
+      .conflict, replacedMessage, path: path.string,
       context: kept.map { "(nothing of it was changed; the state this save built is kept at \($0.string))" }
         ?? "(nothing was changed)")
   }
+
+  /// Whether `error` is that of a save that swapped back from another directory and kept what it
+  /// built beside the package (``replaced(_:keptAt:)`` with a place): the one error that says where.
+  static func keptBuiltState(_ error: PackageError) -> Bool {
+    error.message == replacedMessage && error.context.contains(" kept at ")
+  }
+
+  private static let replacedMessage = "cannot save: the package was replaced by another directory while it was saved:"
 }

@@ -95,6 +95,8 @@ extension PackageNode {
             parentBytes: bytes))
       }
     }
+    // The root re-based (a whole save's new root, or the same one): its birth, for `loadedRootIdentity`.
+    if relativePath.isEmpty, parent == nil, kind == .directory { location.loadedRoot = RootIdentity.at(location.root) }
   }
 
   /// The bytes of `path` (no terminator).
@@ -108,16 +110,19 @@ extension PackageNode {
     }
   }
 
-  /// `directory` and `name` joined by `/`, as bytes (no terminator).
+  /// `directory` and `name` joined by `/`, as bytes (no terminator); `name` alone for an empty
+  /// `directory` (the folder of a package opened by a bare name, `P.mydoc`: the current one), which
+  /// a `/` would make the root of the file system's.
   private static func bytes(_ directory: [CChar], appending name: FilePath.Component) -> [CChar] {
     name.withPlatformString { pointer in
       let nameCount = String(cString: pointer).utf8.count
-      let count = directory.count + 1 + nameCount
+      let separator = directory.isEmpty ? 0 : 1
+      let count = directory.count + separator + nameCount
       return [CChar](unsafeUninitializedCapacity: count) { buffer, initialized in
         let start = buffer.baseAddress!
         directory.withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: directory.count) }
-        start[directory.count] = CChar(UInt8(ascii: "/"))
-        (start + directory.count + 1).update(from: pointer, count: nameCount)
+        if separator == 1 { start[directory.count] = CChar(UInt8(ascii: "/")) }
+        (start + directory.count + separator).update(from: pointer, count: nameCount)
         initialized = count
       }
     }

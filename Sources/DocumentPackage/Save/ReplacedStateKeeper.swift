@@ -45,7 +45,7 @@ protocol ReplacedStateKeeper: AnyObject {
   ///     rename is the replaced entry.
   ///   - root: The package root an in-place save loaded and holds (``LoadedRootHold``): the root
   ///     this package's is, whatever another program put at its path meanwhile; nil when not known.
-  func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: FileStatus?) throws
+  func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: RootIdentity?) throws
   /// The status of the directory the save renames its entry in, just before the rename.
   func willSwap(containerBefore: FileStatus)
   /// The status of that directory after the rename (and its fsync).

@@ -74,8 +74,9 @@ extension Saver {
         let opened = try? Syscalls.openDirectory(in: parentFD, names.package)
         rootFD = opened
         let status = opened.flatMap { try? Syscalls.status(of: $0) }
-        let loaded = versions != nil ? root.origin?.status : nil  // an in-place save: loaded from here
-        guard let status, loaded.map({ $0.device == status.device && $0.inode == status.inode }) ?? true else {
+        let loaded = isInPlace ? root.loadedRootIdentity : nil  // an in-place save: loaded from here
+        let now = opened.flatMap { RootIdentity.of($0) }
+        guard let status, let now, loaded.map({ now.isSame(as: $0) }) ?? true else {
           throw PackageError(
             .conflict, "cannot save: the package was moved, replaced or deleted while it was saved:",
             path: target.string, context: "(nothing was changed)")

@@ -63,7 +63,13 @@ struct Saver {
   let root: PackageNode
   /// Who keeps the state this save replaces (the version store, for an in-place save of a
   /// ``PackageFile``; nil for save-as, save-to and writes of a tree), told as ``ReplacedStateKeeper`` says.
+  /// Set for every in-place save, versions kept or not (``VersionPolicy/none`` keeps none): so it
+  /// also says that the save is in place (``isInPlace``).
   var versions: (any ReplacedStateKeeper)?
+  /// Whether this save replaces the package its model was loaded from (see ``versions``): the
+  /// package's root is then held and checked around the swap (``LoadedRootHold``), whatever the
+  /// version policy.
+  var isInPlace: Bool { versions != nil }
   var exchangeUnsupported = false
   /// Who saves, told to ``OwnSaves`` with what it places (``PackageFile/saveOwner``).
   var owner: ObjectIdentifier?
@@ -84,6 +90,9 @@ struct Saver {
   private(set) var sweptDirectories: [PackageNode] = []
   /// An in-place save's package root, held from its last check to its swap (``LoadedRootHold``).
   private var heldRoot: LoadedRootHold?
+  /// For tests (``PackageFile/willSwapIn``): called after the last check, just before the rename
+  /// that puts the new state in place (for a part save, before the folder it goes into is opened).
+  var willSwapIn: (() -> Void)?
 
   init(target: FilePath, root: PackageNode) throws {
     try root.listEverythingFromSources()  // a save writes the children a directory holds
@@ -165,6 +174,7 @@ struct Saver {
     do {
       try keepPreviousState(changing: changedPath, adding: adding)
       readers = try ReaderExclusion(names)
+      willSwapIn?()
       do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
         throw PackageError.io(error, "cannot open directory", path: containerPath.string)
       }
@@ -237,6 +247,7 @@ struct Saver {
     try keepPreviousState(changing: removal.changedPath, adding: false, removing: true)
     let readers = try ReaderExclusion(names)
     defer { readers.end() }
+    willSwapIn?()
     let containerBefore = versions?.takesReplacedTree == true ? try? Syscalls.status(of: containerFD) : nil
     if let containerBefore { versions?.willSwap(containerBefore: containerBefore) }
     do {
@@ -281,7 +292,7 @@ struct Saver {
     if !exists {
       // An in-place save (a keeper is told) of a package that is no longer at its name: moved or
       // deleted while the new state was built. A new package there would be a second one.
-      if versions != nil {
+      if isInPlace {
         discardTemporary(parentFD)
         throw PackageError(
           .conflict, "cannot save: the package was moved or deleted while it was saved:", path: target.string,
@@ -308,6 +319,7 @@ struct Saver {
         throw error
       }
       defer { readers.end() }
+      willSwapIn?()
       do {
         try Syscalls.rename(
           from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
@@ -353,7 +365,7 @@ struct Saver {
     let builder = TreeBuilder(packagePath: target)
     if node === root {
       builder.rootIdentity = PackageIdentity.carried(from: target)
-      if versions != nil { builder.replacing = target }  // in place: what the model does not hold stays
+      if isInPlace { builder.replacing = target }  // in place: what the model does not hold stays
     }
     do {
       try builder.build(node, in: parentFD, as: names.temporary, path: node === root ? "" : node.path)
@@ -378,11 +390,11 @@ struct Saver {
   mutating func keepPreviousState(changing changedPath: String, adding: Bool, removing: Bool = false) throws {
     guard !previousStateKept else { return }
     try beforeCommit?()
-    if versions != nil, heldRoot == nil, let loaded = root.origin?.status {
+    if isInPlace, heldRoot == nil, let loaded = root.loadedRootIdentity {
       heldRoot = try LoadedRootHold(path: target, loaded: loaded)
     }
     if let versions {
-      try versions.willReplace(changing: changedPath, adding: adding, removing: removing, root: heldRoot?.status)
+      try versions.willReplace(changing: changedPath, adding: adding, removing: removing, root: heldRoot?.identity)
     } else {
       try Task.checkCancellation()
     }

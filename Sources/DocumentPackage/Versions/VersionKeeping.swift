@@ -95,19 +95,17 @@ final class VersionKeeping: ReplacedStateKeeper {
   ///   (the last point where it is honoured, before the store is touched: see `Saver`), or
   ///   ``PackageError`` if the store cannot keep the previous state; the save then fails and the
   ///   package stays as it was.
-  func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: FileStatus? = nil) throws {
+  func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: RootIdentity? = nil) throws {
     try appHook?(packagePath)
     try Task.checkCancellation()
     // Another directory put at the package's path (even by the hook): neither its state is kept nor
     // its root recorded as this package's (the store records `root`, not what is at the path).
-    if let root,
-      (try? Syscalls.statusNoFollow(packagePath)).map({ $0.device != root.device || $0.inode != root.inode })
-        ?? true
-    {
+    if let root, RootIdentity.at(packagePath).map({ !$0.isSame(as: root) }) ?? true {
       throw LoadedRootHold.replaced(packagePath)
     }
     let names = try SiblingNames(of: packagePath)
-    let newRoot = removing ? nil : try? Syscalls.statusNoFollow(names.path(names.temporary))
+    let newTree = removing ? nil : try? Syscalls.statusNoFollow(names.path(names.temporary))
+    let newRoot = newTree?.kind == .directory ? RootIdentity.at(names.path(names.temporary)) : nil
     if policy == .none {
       // Keep nothing, but keep an existing store the package's across a root replacement, and
       // its pending versions whole: this save removes the subtree it replaces, which they may read.
@@ -120,7 +118,7 @@ final class VersionKeeping: ReplacedStateKeeper {
     let store = try store()
     if let deferred {
       // O(changed): the copies are made when the pending version is settled, which also prunes.
-      try deferred.begin(in: store, changing: changedPath, adding: adding, newTree: newRoot, removing: removing)
+      try deferred.begin(in: store, changing: changedPath, adding: adding, newTree: newTree, removing: removing)
       try store.recordPendingIdentity(newRoot, root: root)
       return
     }
@@ -174,7 +172,7 @@ final class VersionKeeping: ReplacedStateKeeper {
       opened = Result { try VersionStore(packagePath: packagePath, lockHeld: true, checkingIdentity: false) }
     }
     guard let store = try? opened?.get(), store.exists, let identity = StoreIdentity.read(from: store.path),
-      let status = try? Syscalls.statusNoFollow(packagePath), identity.matches(status)
+      let root = RootIdentity.at(packagePath), identity.matches(root)
     else { return }
     try? store.recordIdentity()
   }

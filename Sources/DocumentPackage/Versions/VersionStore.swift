@@ -105,10 +105,10 @@ public final class VersionStore {
     guard try Syscalls.entryExists(storePath) else {
       throw PackageError(.noSuchEntry, "no version store", path: storePath.string)
     }
-    guard let identity = try? Syscalls.statusNoFollow(resolved) else {
+    guard let identity = RootIdentity.at(resolved) else {
       throw PackageError(.noSuchEntry, "no such package", path: resolved.string)
     }
-    try StoreIdentity(device: identity.device, inode: identity.inode).write(to: storePath)
+    try StoreIdentity(identity).write(to: storePath)
   }
 
   // MARK: Layout

@@ -93,6 +93,118 @@ struct PackageReplacedDuringSaveTests {
     try await document.close()
   }
 
+  /// The stranger put in place after the save's last check, just before its rename (the hook stands
+  /// in for the unlucky instant): the save goes into the stranger's tree, the check right after its
+  /// swap finds it so, and the swap is undone at once. P is left exactly as the other program made it,
+  /// what the save built is kept at `.P.mydoc.docpkg-unsaved` (named in the one-line error), nothing
+  /// of the stranger goes into the version store, and the document keeps its edits unsaved.
+  @Test(arguments: Edits.allCases, [false, true])
+  func aStrangerPutInPlaceJustBeforeTheSwapIsSwappedBack(edits: Edits, byMove: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackages(temp)
+    let expected = try files(other)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    _ = try await document.read { root in
+      for file in ["Text.txt", "sub0/f0.txt", "sub1/f1.txt"] { _ = try root.node(at: file).contents() }
+    }
+    try await document.edit { try self.edit(edits, $0) }
+    await document.setWillSwapIn {
+      try? FileManager.default.removeItem(atPath: path)
+      if byMove {
+        try? FileManager.default.moveItem(atPath: other, toPath: path)
+      } else {
+        try? FileManager.default.copyItem(atPath: other, toPath: path)
+      }
+    }
+    let kept = temp.appending(".P.mydoc.docpkg-unsaved")
+    let error = await #expect(throws: PackageError.self) { try await document.save() }
+    await document.setWillSwapIn(nil)
+    let message = error.map { "\($0)" } ?? ""
+    #expect(message.contains("replaced by another directory") && message.contains(kept), "\(message)")
+    #expect(!message.contains("\n"))
+    #expect(try files(path) == expected)
+    #expect(await document.hasUnsavedChanges)
+    switch edits {
+    case .root: try expectEdits(.root, at: kept)
+    case .folder: #expect(try read(kept) == "mine0")  // the changed file: the part the save built
+    case .newRootEntry: #expect(try read(kept) == "a1")
+    }
+    let store = temp.appending(".P.mydoc.docpkg-versions")
+    let stored = (try? FileManager.default.subpathsOfDirectory(atPath: store)) ?? []
+    let strangers = stored.filter { (try? read(store + "/" + $0))?.contains("OTHER") == true }
+    #expect(strangers.isEmpty, "the version store holds the other package's \(strangers)")
+    let recovered = temp.appending("Recovered.mydoc")
+    #expect(try await document.save(to: FilePath(recovered)).uncarriedPaths.isEmpty)
+    try expectEdits(edits, at: recovered)
+    try await document.close()
+  }
+
+  /// The same with versions off (`--versions none`): the save is guarded all the same.
+  @Test func aStrangerPutInPlaceJustBeforeTheSwapIsSwappedBackWithVersionsOff() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackages(temp)
+    let expected = try files(other)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    await document.setVersionPolicy(.none)
+    try await document.edit { try self.edit(.folder, $0) }
+    await document.setWillSwapIn {
+      try? FileManager.default.removeItem(atPath: path)
+      try? FileManager.default.moveItem(atPath: other, toPath: path)
+    }
+    await #expect(throws: PackageError.self) { try await document.save() }
+    #expect(try files(path) == expected)
+    #expect(try read(temp.appending(".P.mydoc.docpkg-unsaved")) == "mine0")
+    #expect(await document.hasUnsavedChanges)
+    try await document.close(saving: false)
+  }
+
+  /// `rm -rf P && cp -a Other P` between a load and its save, where the new root gets the loaded
+  /// root's inode number back (ext4 gives freed numbers again at once) and `cp -a` keeps the times:
+  /// by device and inode alone, and by the times the outside-change check compares, the stranger
+  /// is the package. The save must still not go into it. Tried until the file system gives the
+  /// numbers back (a few rounds on ext4).
+  @Test func aReplacementGivenTheLoadedRootsInodeNumberIsNotSavedInto() throws {
+    let temp = try TemporaryDirectory()
+    let path = temp.appending("P.mydoc")
+    let other = temp.appending("Other.mydoc")
+    var reused = 0
+    for _ in 0..<40 where reused < 3 {
+      try? FileManager.default.removeItem(atPath: path)
+      try? FileManager.default.removeItem(atPath: other)
+      try temp.write("P.mydoc/Text.txt", "orig!")
+      // The other package: a copy with other bytes of the same size and the same times.
+      try Shell.run("/bin/cp", ["-a", path, other])
+      try temp.write("Other.mydoc/Text.txt", "OTHER")
+      try Shell.run("/usr/bin/touch", ["-r", path + "/Text.txt", other + "/Text.txt"])
+      let file = try PackageFile(at: FilePath(path))
+      file.versionPolicy = .none
+      _ = try file.root.node(at: "Text.txt")
+      let before = try [path, path + "/Text.txt"].map { try Syscalls.statusNoFollow(FilePath($0)).inode }
+      try FileManager.default.removeItem(atPath: path)
+      try Shell.run("/bin/cp", ["-a", other, path])
+      let after = try [path, path + "/Text.txt"].map { try Syscalls.statusNoFollow(FilePath($0)).inode }
+      guard before == after else { continue }
+      reused += 1
+      try file.root.setFile(at: "Text.txt", contents: Data("mine!".utf8))
+      #expect(throws: PackageError.self) { try file.save() }
+      #expect(try read(path + "/Text.txt") == "OTHER")
+    }
+    // A file system that never gives a number again (tmpfs counts up) cannot meet the case at all.
+    let givesNumbersAgain = try Self.givesInodeNumbersAgain(in: temp)
+    #expect(reused > 0 || !givesNumbersAgain, "the numbers never came back: nothing was tried")
+  }
+
+  /// Whether a directory made right after another was removed gets its inode number (ext4 does).
+  private static func givesInodeNumbersAgain(in temp: TemporaryDirectory) throws -> Bool {
+    var numbers: [UInt64] = []
+    for name in ["probe-a", "probe-b"] {
+      let path = try temp.makeDirectory(name)
+      numbers.append(try Syscalls.statusNoFollow(FilePath(path)).inode)
+      try FileManager.default.removeItem(atPath: path)
+    }
+    return numbers[0] == numbers[1]
+  }
+
   /// F2 of the attack: a file the document saved itself vanishes from the package behind its back
   /// (here removed; in the attack, the package was replaced unnoticed). `save(to:)` still writes
   /// what the document holds, naming what it could not carry, and never fails as a whole.
