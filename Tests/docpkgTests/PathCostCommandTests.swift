@@ -24,8 +24,10 @@ struct PathCostCommandTests {
     for line in lines {
       // "PID name(arguments) = result" (strace -f -qq); exits and signals have no call.
       let words = line.split(separator: " ", maxSplits: 1)
-      guard words.count == 2, let open = words[1].firstIndex(of: "(") else { continue }
-      counts[String(words[1][..<open]), default: 0] += 1
+      guard words.count == 2 else { continue }
+      let call = words[1].drop { $0 == " " }  // strace pads a pid shorter than 5 digits
+      guard let open = call.firstIndex(of: "(") else { continue }
+      counts[String(call[..<open]), default: 0] += 1
     }
     return counts
   }

@@ -107,12 +107,14 @@ extension Document {
       follow(to: FilePath(event.packagePath))
       moved = true
     }
-    let onDisk = outsideChangesOfModel()
     let packageLevel: Set<PackageMonitor.Change.Kind> = [.packageMoved, .packageReplaced, .rescanned]
     // Only what the model does not hold yet is reacted to and reported (`Document+HeldChanges`).
     let news = changesNotHeld(in: event)
     let touchesEntries = news.contains { !packageLevel.contains($0.kind) }
-    // In conflict the model differs from the disk anyway: with no news there is nothing to defer.
+    // In conflict the model differs from the disk anyway: with no news there is nothing to defer. (The model is
+    // compared with the disk, one `lstat` per loaded node, only where the answer matters: not for an own save.)
+    let quiet = !touchesEntries && (event.isOwnSave || state.contains(.inConflict))
+    let onDisk = quiet ? [] : outsideChangesOfModel()
     if !touchesEntries && (onDisk.isEmpty || event.isOwnSave || state.contains(.inConflict)) {
       // The move alone: what else the event lists (an own save in the same burst) is held, not news.
       if moved {

@@ -5,7 +5,8 @@ extension Document {
   ///
   /// On by default, as `UIDocument`'s file presenter is; off with ``Options/unwatched`` or
   /// ``stopWatching()``. The cost of watching, on Linux: one inotify watch per directory of the
-  /// package and a thread per document that collects its bursts; the inotify instance and the
+  /// package (found without looking at the files: the monitor lists the root alone, see `WatchedTree`,
+  /// "Lazy listing") and a thread per document that collects its bursts; the inotify instance and the
   /// thread reading it are shared by all the monitors of the process (``PackageMonitor``), so
   /// `fs.inotify.max_user_instances` (128 on most systems, for *all* a user's programs) is not a
   /// limit on how many documents an app watches. When a limit is reached, the document opens anyway, unwatched:
@@ -37,6 +38,7 @@ extension Document {
       var options = PackageMonitor.Options()
       options.owner = ObjectIdentifier(self)
       options.removalsWait = Self.removalsWait
+      options.listsLazily = true  // a change where the model never looked is reported as a whole
       monitor = try PackageMonitor(watching: path, options: options)
     } catch let error as PackageError {
       watchingError = error

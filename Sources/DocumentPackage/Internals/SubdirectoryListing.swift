@@ -48,6 +48,34 @@ extension Syscalls {
   }
 }
 
+extension Syscalls {
+  /// The names in the directory at `path` that may be subdirectories (`d_type` a directory, or unknown where the
+  /// file system does not say), read with `getdents` alone: no entry is looked at (a folder of 100,000 files costs
+  /// its `getdents` calls). Symbolic links are not followed, `path` included.
+  /// - Throws: `Errno` when the directory cannot be opened or read.
+  package static func possibleSubdirectoryNames(at path: FilePath) throws(Errno) -> [RawName] {
+    let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+    let stream = try directoryStream(taking: fd)
+    defer { closedir(stream) }
+    var result: [RawName] = []
+    while true {
+      errno = 0
+      guard let entry = readdir(stream) else {
+        if errno != 0 { throw currentErrno }
+        return result
+      }
+      let type = Int32(entry.pointee.d_type)
+      guard type == Int32(DT_DIR) || type == Int32(DT_UNKNOWN) else { continue }
+      withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+        tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
+          if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return }
+          result.append(RawName(cString: name))
+        }
+      }
+    }
+  }
+}
+
 extension RawName {
   /// The path `self/name` (for a whole path made with ``init(path:)``).
   package func appending(_ name: RawName) -> RawName {

@@ -34,6 +34,8 @@ package enum WatchMask {
   package static let moveSelf = UInt32(IN_MOVE_SELF)
   package static let overflow = UInt32(IN_Q_OVERFLOW)
   package static let ignored = UInt32(IN_IGNORED)
+  /// Set on an event whose name is a directory.
+  package static let isDirectory = UInt32(IN_ISDIR)
   package static let onlyDirectory = UInt32(IN_ONLYDIR)
   package static let dontFollow = UInt32(IN_DONT_FOLLOW)
   package static let excludeUnlinked = UInt32(IN_EXCL_UNLINK)

@@ -51,6 +51,8 @@ final class MonitorRunner: @unchecked Sendable {
     var start: ContinuousClock.Instant?
     var last: ContinuousClock.Instant?
     var dirty: Set<DirtyName> = []
+    /// What the events said of each name (what a lazy picture knows of a file it never listed).
+    var nameEvents: [DirtyName: NameEvents] = [:]
     var movedFrom: [UInt32: String] = [:]
     var movedTo: [UInt32: String] = [:]
     var rootChanged = false
@@ -151,7 +153,9 @@ final class MonitorRunner: @unchecked Sendable {
       return
     }
     guard !event.name.isEmpty else { return }
-    burst.dirty.insert(DirtyName(directory: directory, name: event.name))
+    let name = DirtyName(directory: directory, name: event.name)
+    burst.dirty.insert(name)
+    burst.nameEvents[name, default: NameEvents(first: event.mask)].all |= event.mask
     let relative = directory.isEmpty ? event.name : directory + "/" + event.name
     if event.has(WatchMask.movedFrom) { burst.movedFrom[event.cookie] = relative }
     if event.has(WatchMask.movedTo) { burst.movedTo[event.cookie] = relative }
@@ -183,6 +187,7 @@ final class MonitorRunner: @unchecked Sendable {
     var moves: [(String, String)] = []
     var compared = false
     var newInodes: [String: UInt64] = [:]  // by path in the package; "" for the root
+    var replacedUnlisted: [String] = []
     if burst.rootChanged || burst.overflowed {  // lost events may have been the root's own
       switch tree.checkRoot() {
       case .unchanged: break
@@ -207,11 +212,11 @@ final class MonitorRunner: @unchecked Sendable {
       (old, new) = try tree.rescanAll()
       changes.append(PackageMonitor.Change(.rescanned, tree.packagePath.string))
     } else if !compared {
-      (old, new, newInodes) = try tree.update(burst.dirty)
       for (cookie, from) in burst.movedFrom { if let to = burst.movedTo[cookie] { moves.append((from, to)) } }
+      (old, new, newInodes, replacedUnlisted) = try tree.update(burst.dirty, events: burst.nameEvents, moves: moves)
     }
     lock.withLock { watches = tree.watchCount }
-    changes += Self.differences(old: old, new: new, moves: moves)
+    changes += Self.differences(old: old, new: new, moves: moves, replacedUnlisted: replacedUnlisted)
     guard !changes.isEmpty else { return true }
     let folder = newInodes.isEmpty ? nil : OwnSaves.folderInode(of: tree.packagePath)
     var placements: [String: OwnSaves.Placement] = [:]
@@ -262,15 +267,20 @@ final class MonitorRunner: @unchecked Sendable {
   }
 
   /// The changes between what was (`old`) and what is (`new`) at the paths a burst touched;
-  /// `moves` are the paired halves of renames (from, to).
+  /// `moves` are the paired halves of renames (from, to); `replacedUnlisted` the directories replaced
+  /// whose files were never listed (see `WatchedTree`, "Lazy listing"), reported modified as a whole.
   static func differences(
-    old: [String: WatchedTree.Signature], new: [String: WatchedTree.Signature], moves: [(String, String)]
+    old: [String: WatchedTree.Signature], new: [String: WatchedTree.Signature], moves: [(String, String)],
+    replacedUnlisted: [String] = []
   ) -> [PackageMonitor.Change] {
     var old = old
     var new = new
-    var changes: [PackageMonitor.Change] = []
+    var changes = replacedUnlisted.map { PackageMonitor.Change(.modified, $0) }
     for (from, to) in moves {
-      guard let before = old[from], let after = new[to], before.inode == after.inode else { continue }
+      // A file never listed has no inode to compare: the events' cookie pairs the two halves.
+      guard let before = old[from], let after = new[to], before.isUnknown || before.inode == after.inode else {
+        continue
+      }
       changes.append(PackageMonitor.Change(.renamed, to, oldPath: from))
       old[from] = nil
       new[to] = nil

@@ -44,7 +44,9 @@ import Foundation
 /// collects its events into bursts and compares (never a thread of the cooperative pool: both wait
 /// in `poll` or on a semaphore). Set-up adds one watch per directory of the
 /// package and then lists it (watch first, so that an entry created meanwhile is either listed or
-/// reported), keeping the status of every entry (kind, inode, size, modification time, permissions).
+/// reported), keeping the status of every entry (kind, inode, size, modification time, permissions);
+/// a ``Document``'s monitor lists the root alone and finds the directories below it without looking at
+/// their files (`WatchedTree`, "Lazy listing").
 /// The package's parent directory is watched too, for entries named like the package, and a
 /// descriptor stays open on the package directory.
 ///
@@ -141,6 +143,10 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     /// Whose saves are own saves (``PackageFile/saveOwner``); nil (the default): every save of
     /// this process. A ``Document`` gives its own.
     package var owner: ObjectIdentifier?
+    /// Whether set-up lists only the package's root, watching the directories below without looking at
+    /// their files (see `WatchedTree`, "Lazy listing"): what a ``Document`` asks, so that opening a
+    /// package of a million files costs its directories. False (the default): every entry is listed.
+    package var listsLazily = false
     /// How long a burst of removals alone is held back, waiting for what comes next (`nil`: not
     /// held). A program deleting the package (`rm -rf`) removes its entries one by one before the
     /// package itself, often over several bursts: held removals join the bursts that follow, so
@@ -188,7 +194,7 @@ public final class PackageMonitor: AsyncSequence, Sendable {
     var options = options
     if case .polling(let interval, _) = mode { options.pollingInterval = interval }
     let tree = try WatchedTree(
-      packagePath: resolved, instance: options.instance, polls: mode != .notifications)
+      packagePath: resolved, instance: options.instance, polls: mode != .notifications, lazily: options.listsLazily)
     let (stream, continuation) = AsyncThrowingStream<PackageMonitor.Event, any Error>.makeStream()
     self.stream = stream
     runner = MonitorRunner(tree: tree, options: options, continuation: continuation)

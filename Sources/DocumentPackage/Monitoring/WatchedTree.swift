@@ -4,6 +4,25 @@ import SystemPackage
 /// The monitor's picture of a package: the status of every entry, one inotify watch per directory
 /// (none when the monitor polls: see `WatchedTree+Polling`), and the work of turning a burst of
 /// events into ``PackageChange``s. Used only by the monitor's thread.
+///
+/// **Lazy listing** (`listsLazily`, a ``Document``'s monitor): every directory is watched, but only
+/// the root's entries are looked at when the monitor starts. Below it, set-up finds the directories
+/// alone (`getdents`; a directory whose link count is 2 has no subdirectory and is not read at all),
+/// so it costs one watch and one `lstat` per directory, not one `lstat` per file: a package of
+/// 1,000 folders of 1,000 files starts with 1,000 directories looked at, not 1,000,000 files. Such a
+/// directory is `unlisted`: its files enter the picture one by one, when an event names them, with
+/// what the events say about the state before the burst (a name first created in the burst, or the
+/// new name of an entry renamed inside the package, was not there; any other first event means a file
+/// was there, status unknown: see `Signature.unknown`). What follows from not having looked:
+/// - a file there changed, removed or renamed is reported as in full listing; a file moved in from
+///   outside the package is reported as modified whether or not the name was taken, and one renamed
+///   over another inside it as renamed alone (the events do not say whether the name was taken);
+/// - a directory replaced whose files were never listed (another program's save of that folder) is
+///   reported as a whole, `modified DIR`, not file by file, and so is one moved in, `added DIR` (with
+///   the directories under it); the files known under the old one are compared under the new one;
+/// - a rescan (events lost, the package replaced) compares what is known: the root's entries, the
+///   directories, the files met so far.
+/// A directory made in a burst (created in it) is listed whole, as in full listing.
 final class WatchedTree {
   /// What the monitor remembers about an entry: enough to see that it changed (not `ctime`,
   /// which a save's hard links change for files whose contents did not).
@@ -22,6 +41,20 @@ final class WatchedTree {
       modificationTime = status.modificationTime
       permissions = status.permissions
     }
+
+    private init(unknownOf kind: NodeKind) {
+      self.kind = kind
+      inode = 0
+      size = -1
+      modificationTime = FileTime(seconds: 0)
+      permissions = []
+    }
+
+    /// A file that was there before a burst, in a directory the monitor never listed: what it was is
+    /// not known (no entry has inode 0), so whatever is there now differs from it.
+    static let unknown = Signature(unknownOf: .file)
+
+    var isUnknown: Bool { inode == 0 && size == -1 }
 
     /// Whether `now` is what the monitor has as `self`, as far as a report goes: a directory is the
     /// same directory while its inode is (what is inside it is compared on its own, and
@@ -47,15 +80,24 @@ final class WatchedTree {
   /// Watches for `IN_MOVE_SELF` on the directories above the parent, up to `/`: a rename of any of them moves the
   /// package (as a rename of the parent or of the package itself does).
   private var ancestorWatches: Set<CInt> = []
-  /// Every entry under the root, by path inside the package.
+  /// Every entry under the root, by path inside the package (with `listsLazily`: every directory,
+  /// the root's entries and the files met so far).
   private(set) var entries: [String: Signature] = [:]
+  /// Whether only the root's entries are listed when the monitor starts (see "Lazy listing" above).
+  let listsLazily: Bool
+  /// The directories (paths inside the package) whose files are not all in `entries`.
+  private var unlisted: Set<String> = []
   private var watchOfDirectory: [String: CInt] = [:]
   private var directoryOfWatch: [CInt: String] = [:]
 
   /// Watches the package at `packagePath` through `instance`, or the process's shared instance; with
-  /// `polls`, sets up no watch at all (the monitor's thread calls ``poll()``).
-  init(packagePath: FilePath, instance: WatchInstance? = nil, polls: Bool = false) throws(PackageError) {
+  /// `polls`, sets up no watch at all (the monitor's thread calls ``poll()``). With `lazily` (not when
+  /// polling), lists only the root's entries (see "Lazy listing" above).
+  init(
+    packagePath: FilePath, instance: WatchInstance? = nil, polls: Bool = false, lazily: Bool = false
+  ) throws(PackageError) {
     self.packagePath = packagePath
+    listsLazily = lazily && !polls
     do throws(Errno) {
       if polls {
         self.instance = nil
@@ -79,7 +121,7 @@ final class WatchedTree {
     do {
       try watchParent()
       try openRoot()
-      entries = try scan("")
+      entries = try listsLazily ? scanLazily("", listsTop: true) : scan("")
       watchAncestors()
     } catch {
       close()
@@ -186,17 +228,8 @@ final class WatchedTree {
     var pending = [relative]
     while let directory = pending.popLast() {
       let path = absolute(directory)
-      if let instance {
-        let watch: CInt
-        do { watch = try addWatch(path, mask: WatchMask.contents, through: instance) } catch {
-          // A path too long to name (a package thousands of directories deep) is refused rather than
-          // left unwatched without a word.
-          if error.code == .limitExceeded || error.errno == .fileNameTooLong { throw error }
-          continue  // vanished or became a file meanwhile: its parent's events say so
-        }
-        watchOfDirectory[directory] = watch
-        directoryOfWatch[watch] = directory
-      }
+      if let instance, try !watch(directory, through: instance) { continue }
+      unlisted.remove(directory)
       let listing: [DirectoryEntry]
       do { listing = try Syscalls.listDirectory(path).1 } catch {
         if error == .fileNameTooLong { throw PackageError.io(error, "cannot list directory", path: path) }
@@ -212,55 +245,195 @@ final class WatchedTree {
     return found
   }
 
+  /// Adds the watch of the directory `relative`. Returns false when it cannot be watched because it
+  /// vanished or is no longer a directory (its parent's events say so).
+  /// - Throws: at the watch limit, and for a path too long to name (a package thousands of
+  ///   directories deep is refused rather than left unwatched without a word).
+  private func watch(_ relative: String, through instance: WatchInstance) throws(PackageError) -> Bool {
+    let watch: CInt
+    do { watch = try addWatch(absolute(relative), mask: WatchMask.contents, through: instance) } catch {
+      if error.code == .limitExceeded || error.errno == .fileNameTooLong { throw error }
+      return false
+    }
+    watchOfDirectory[relative] = watch
+    directoryOfWatch[watch] = relative
+    return true
+  }
+
+  /// Watches the directory `relative` and every directory under it, and lists the entries of
+  /// `relative` alone when `listsTop` (see "Lazy listing" above): below, only the directories are
+  /// found, each watched before its link count and its names are read, so that nothing made meanwhile
+  /// slips through. When polling, lists everything (``scan(_:)``).
+  /// - Returns: the directories under `relative` and, with `listsTop`, every entry of `relative`.
+  /// - Complexity: one watch and one `lstat` per directory, `getdents` of each directory that holds
+  ///   directories (no `lstat` of a file), and one `fstatat` per entry of `relative` with `listsTop`.
+  func scanLazily(_ relative: String, listsTop: Bool) throws(PackageError) -> [String: Signature] {
+    guard let instance else { return try scan(relative) }
+    var found: [String: Signature] = [:]
+    guard try watch(relative, through: instance) else { return found }
+    var pending = [relative]
+    while let directory = pending.popLast() {
+      let path = absolute(directory)
+      var subdirectories: [(path: String, status: FileStatus)] = []
+      let names: [RawName]
+      do { names = try Syscalls.possibleSubdirectoryNames(at: path) } catch {
+        if error == .fileNameTooLong { throw PackageError.io(error, "cannot list directory", path: path) }
+        continue  // vanished meanwhile: its parent's events say so
+      }
+      var watched: [String] = []
+      for name in names {
+        let child = directory.isEmpty ? name.string : directory + "/" + name.string
+        if try watch(child, through: instance) { watched.append(child) }
+      }
+      if listsTop && directory == relative {
+        // The top's entries, each looked at after its directories were watched.
+        let listing: [DirectoryEntry]
+        do { listing = try Syscalls.listDirectory(path).1 } catch {
+          if error == .fileNameTooLong { throw PackageError.io(error, "cannot list directory", path: path) }
+          continue
+        }
+        unlisted.remove(directory)
+        for entry in listing {
+          guard let signature = Signature(entry.status) else { continue }
+          let child = directory.isEmpty ? entry.name : directory + "/" + entry.name
+          found[child] = signature
+          guard signature.kind == .directory else { continue }
+          // Made after the names were read: watched now, then looked at again.
+          if watchOfDirectory[child] == nil {
+            guard try watch(child, through: instance), let now = try? Syscalls.statusNoFollow(absolute(child)),
+              let again = Signature(now), again.kind == .directory
+            else { continue }
+            found[child] = again
+            subdirectories.append((child, now))
+          } else {
+            subdirectories.append((child, entry.status))
+          }
+        }
+      } else {
+        unlisted.insert(directory)
+        for child in watched {
+          guard let status = try? Syscalls.statusNoFollow(absolute(child)), let signature = Signature(status),
+            signature.kind == .directory
+          else { continue }
+          found[child] = signature
+          subdirectories.append((child, status))
+        }
+      }
+      for (child, status) in subdirectories {
+        // A directory's link count is 2 and one per subdirectory where the file system counts them
+        // (1 where it does not): at 2 there is nothing under it to watch.
+        if status.linkCount == 2 {
+          unlisted.insert(child)
+        } else {
+          pending.append(child)
+        }
+      }
+    }
+    return found
+  }
+
   // MARK: Applying a burst
 
   /// Brings the picture up to date for the names `dirty` (directory inside the package, name),
-  /// shallowest first, and returns the old and new signatures of what differs, and the inodes that the touched
-  /// names have now where they changed, by path (to recognise this process's saves and what they placed).
+  /// shallowest first, and returns the old and new signatures of what differs, the inodes that the touched
+  /// names have now where they changed, by path (to recognise this process's saves and what they placed),
+  /// and the directories replaced whose files were never listed (reported as a whole: see "Lazy listing").
+  /// `events` says what the burst's events were for each name, and `moves` are its paired renames (from,
+  /// to): what a lazy picture knows of the files it never listed.
   func update(
-    _ dirty: Set<DirtyName>
-  ) throws(PackageError) -> (old: [String: Signature], new: [String: Signature], newInodes: [String: UInt64]) {
+    _ dirty: Set<DirtyName>, events: [DirtyName: NameEvents] = [:], moves: [(String, String)] = []
+  ) throws(PackageError) -> (
+    old: [String: Signature], new: [String: Signature], newInodes: [String: UInt64], replacedUnlisted: [String]
+  ) {
     var newInodes: [String: UInt64] = [:]
     var old: [String: Signature] = [:]
     var new: [String: Signature] = [:]
     var releasedWatches: [CInt: String] = [:]
+    var replacedUnlisted: [String] = []
+    var movedIn: [String] = []  // directories that came with their files unlisted
     // Shallowest first: a directory replaced is rescanned before the names met inside it, which
     // then find the new state and have nothing more to say. The other way round, a name inside
     // (its directory replaced too) would be rescanned first, and the rescan of the directory
     // above would take that new state for the old one: what changed there would go unreported.
     func depth(_ path: String) -> Int { path.utf8.count { $0 == UInt8(ascii: "/") } }
-    let relatives = dirty.map { $0.directory.isEmpty ? $0.name : $0.directory + "/" + $0.name }
-    for relative in relatives.sorted(by: { (depth($0), $0) < (depth($1), $1) }) {
+    let named = dirty.map { ($0.directory.isEmpty ? $0.name : $0.directory + "/" + $0.name, $0) }
+    let moveTargets = Set(moves.map(\.1))
+    for (relative, name) in named.sorted(by: { (depth($0.0), $0.0) < (depth($1.0), $1.0) }) {
       guard !relative.isEmpty else { continue }
-      let before = entries[relative]
+      var before = entries[relative]
+      let said = events[name] ?? NameEvents(first: 0)
+      if before == nil, unlisted.contains(name.directory),
+        said.first & (WatchMask.create | WatchMask.isDirectory) == 0, !moveTargets.contains(relative)
+      {
+        // A file the monitor never looked at: there before the burst (every directory of the
+        // picture is known; not created in the burst, nor the name an entry of the package was
+        // renamed to, which is taken for a new name).
+        before = .unknown
+      }
       let after = (try? Syscalls.statusNoFollow(absolute(relative))).flatMap(Signature.init)
       if before == nil && after == nil { continue }
       let sameDirectory =
         before?.kind == .directory && after?.kind == .directory && before?.inode == after?.inode
       if sameDirectory { continue }  // its own watch reports what happens inside it
+      var filesWereListed = true
       if let before {
         // A name met earlier in this burst (under a directory replaced and rescanned) keeps the
         // state recorded then: `entries` holds the new state by now.
         if old[relative] == nil { old[relative] = before }
         entries[relative] = nil
-        if before.kind == .directory { release(relative, into: &old, watches: &releasedWatches) }
+        if before.kind == .directory {
+          filesWereListed = !unlisted.contains(relative)
+          release(relative, into: &old, watches: &releasedWatches)
+        }
       }
       if let after {
         if after.inode != before?.inode { newInodes[relative] = after.inode }
         new[relative] = after
         entries[relative] = after
         if after.kind == .directory {
-          let below = try scan(relative)
+          // A directory made in the burst is listed whole, as is one replacing a listed directory;
+          // one moved in, or replacing a directory never listed, is watched with its files unlisted.
+          let made = said.all & WatchMask.create != 0
+          let lazily = listsLazily && !made && !(before?.kind == .directory && filesWereListed)
+          let below = lazily ? try scanLazily(relative, listsTop: false) : try scan(relative)
           entries.merge(below) { $1 }
           new.merge(below) { $1 }
+          if lazily && before?.kind == .directory {
+            replacedUnlisted.append(relative)
+            lookAgain(knownIn: relative, at: relative, old: old, new: &new)
+          } else if lazily {
+            movedIn.append(relative)
+          }
         }
+      }
+    }
+    // A directory moved from another name of the package: the files known under that name, under this one.
+    for top in movedIn {
+      if let source = moves.first(where: { $0.1 == top })?.0 {
+        lookAgain(knownIn: source, at: top, old: old, new: &new)
       }
     }
     for (watch, directory) in releasedWatches where directoryOfWatch[watch] == directory {
       instance?.removeWatch(watch, for: inbox)
       directoryOfWatch[watch] = nil
     }
-    return (old, new, newInodes)
+    return (old, new, newInodes, replacedUnlisted)
+  }
+
+  /// Looks again, under the directory `top` just scanned lazily, at the files the picture knew under
+  /// `source` (the same directory before it was replaced, or before it moved), to compare them.
+  private func lookAgain(
+    knownIn source: String, at top: String, old: [String: Signature], new: inout [String: Signature]
+  ) {
+    let sourcePrefix = source + "/"
+    for (path, signature) in old where path.hasPrefix(sourcePrefix) && signature.kind != .directory {
+      let now = top + "/" + path.dropFirst(sourcePrefix.count)
+      guard entries[now] == nil, !signature.isUnknown,
+        let status = (try? Syscalls.statusNoFollow(absolute(now))).flatMap(Signature.init)
+      else { continue }
+      entries[now] = status
+      new[now] = status
+    }
   }
 
   /// Takes the entries under the directory `relative` out of the picture (into `old`) and
@@ -275,15 +448,32 @@ final class WatchedTree {
       watchOfDirectory[directory] = nil
       watches[watch] = directory
     }
+    if !unlisted.isEmpty {
+      for directory in unlisted where directory == relative || directory.hasPrefix(prefix) {
+        unlisted.remove(directory)
+      }
+    }
   }
 
-  /// Forgets everything and scans the package again (after an overflow or a replacement).
+  /// Forgets everything and scans the package again (after an overflow or a replacement). A lazy
+  /// picture lists the root again and looks again at the files it knew below it.
   func rescanAll() throws(PackageError) -> (old: [String: Signature], new: [String: Signature]) {
     let old = entries
     for watch in directoryOfWatch.keys { instance?.removeWatch(watch, for: inbox) }
     directoryOfWatch = [:]
     watchOfDirectory = [:]
-    entries = try scan("")
+    unlisted = []
+    guard listsLazily else {
+      entries = try scan("")
+      return (old, entries)
+    }
+    entries = try scanLazily("", listsTop: true)
+    for (path, signature) in old where signature.kind != .directory && entries[path] == nil {
+      guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), unlisted.contains(String(path[..<slash])),
+        let now = (try? Syscalls.statusNoFollow(absolute(path))).flatMap(Signature.init)
+      else { continue }
+      entries[path] = now
+    }
     return (old, entries)
   }
 
@@ -324,5 +514,11 @@ final class WatchedTree {
 struct DirtyName: Hashable {
   var directory: String
   var name: String
+}
+
+/// What the events of a burst said about one name: the mask of the first, and all their masks together.
+struct NameEvents {
+  var first: UInt32
+  var all: UInt32 = 0
 }
 #endif

@@ -23,7 +23,9 @@ extension PackageFile {
   ///   (one root entry added or replaced is such a subtree: it is renamed into the package's root;
   ///   one entry removed from a folder the model never listed is renamed out of it, whatever the
   ///   folder holds; the whole package when several root entries, a root entry's removal from a
-  ///   listed root or the root itself changed), plus O(*n*) `lstat`s for *n* loaded nodes.
+  ///   listed root or the root itself changed), plus O(*n*) `lstat`s for *n* loaded nodes (before the
+  ///   save), and one per node the model loaded in that subtree and per folder on the way to it (just
+  ///   before its commit point).
   public func save(options: SaveOptions = []) throws {
     try save(options: options, previousStateHolding: nil)
   }

@@ -78,10 +78,10 @@ extension PackageFile {
     try withSaver(of: tree, versions: versions) { saver in
       if guarding {
         saver.sweepsReplaced = true
-        saver.beforeCommit = { [self] in
+        saver.beforeCommit = { [self] replaced in
           willCheckBeforeCommit?()
           guard let location = tree.origin?.location else { return }
-          var changes = OutsideChangeDetector.changes(in: tree, location: location)
+          var changes = OutsideChangeDetector.changes(in: tree, location: location, replacing: replaced)
           if sweepingAdditions {
             changes.removeAll { change in
               change.kind == .modified

@@ -35,20 +35,28 @@ public struct OutsideEntryChange: Hashable, Sendable, CustomStringConvertible {
 /// Compares what a model loaded with the disk, one `lstat` per loaded node.
 ///
 /// Looked at: every node loaded from `location` that is still in the tree, and those removed
-/// from it since the last save (``PackageLocation/detachedNodes``), by the one rule of
+/// from it since the last save (``PackageLocation/detachedNodes``) — or, for the check a save that
+/// replaces one entry makes just before its commit point (`replacing`), what that save rebuilds or
+/// relies on: the entry and what the model loaded below it, each folder on the way to it (alone, as a
+/// listed folder: an entry added, removed or renamed there shows) and the removed nodes (the whole
+/// model was checked before the save began; a change elsewhere since is not the save's to
+/// overwrite: it stays as it is, and the next save finds it). By the one rule of
 /// `DiskStamp.swift`: a file or link counts as changed when kind, inode, size, modification time
 /// or permissions differ; a listed directory when those differ (adding, removing or renaming an
 /// entry changes a directory's modification time), and so a directory an entry was removed from. A directory never listed is only checked to
 /// be the same directory (and its permissions): whatever is inside it now is carried over as it
 /// is, so nothing there can be lost.
-/// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes.
+/// - Complexity: O(*n*) `lstat` calls for *n* loaded nodes; with `replacing`, for the *n* loaded
+///   nodes of that entry, its depth and the removed nodes.
 enum OutsideChangeDetector {
-  static func changes(in root: PackageNode, location: PackageLocation) -> [OutsideEntryChange] {
+  static func changes(
+    in root: PackageNode, location: PackageLocation, replacing entry: PackageNode? = nil
+  ) -> [OutsideEntryChange] {
     var seen = Set<ObjectIdentifier>()
     var changes: [OutsideEntryChange] = []
     // An explicit stack, not recursion: the package's depth is not ours to choose.
     var pending: [PackageNode] = []
-    func visit(_ node: PackageNode) {
+    func visit(_ node: PackageNode, alone: Bool = false) {
       guard seen.insert(ObjectIdentifier(node)).inserted else { return }
       if let origin = node.origin, origin.location === location {
         var relative: String { origin.relativePath.string }  // made only for a change
@@ -68,9 +76,20 @@ enum OutsideChangeDetector {
           }
         }
       }
-      node.appendLoadedChildren(to: &pending)
+      if !alone { node.appendLoadedChildren(to: &pending) }
     }
-    for start in [root] + location.detachedNodes {
+    var top = root
+    var folders: [PackageNode] = []  // from the entry's folder up to the root
+    var folder = entry?.parent
+    while let on = folder {
+      folders.append(on)
+      folder = on.parent
+    }
+    if let entry, folders.last === root {
+      top = entry
+      for on in folders { visit(on, alone: true) }
+    }
+    for start in [top] + location.detachedNodes {
       pending.append(start)
       while let node = pending.popLast() { visit(node) }
     }

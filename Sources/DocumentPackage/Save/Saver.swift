@@ -76,9 +76,10 @@ struct Saver {
   /// Whether `versions` was told of the swap already (a part save that fell back to a whole save tells it once).
   private var previousStateKept = false
   /// Called once the new state is built and durable, just before the commit point (before the app's
-  /// hook and the version store are told): an in-place save checks there that nothing it rebuilds
-  /// changed on disk while it built (``PackageFile``); what it throws fails the save, the package untouched.
-  var beforeCommit: (() throws -> Void)?
+  /// hook and the version store are told), with the entry the save replaces (nil: the whole package):
+  /// an in-place save checks there that nothing it rebuilds changed on disk while it built
+  /// (``PackageFile``); what it throws fails the save, the package untouched.
+  var beforeCommit: ((PackageNode?) throws -> Void)?
   /// Take back, after the swap, what another program made in the rebuilt folders after the save
   /// listed them (``ReplacedTreeSweep``): in-place saves that do not overwrite outside changes.
   var sweepsReplaced = false
@@ -172,7 +173,7 @@ struct Saver {
     let containerFD: CInt
     let readers: ReaderExclusion
     do {
-      try keepPreviousState(changing: changedPath, adding: adding)
+      try keepPreviousState(changing: changedPath, adding: adding, replacing: node)
       readers = try ReaderExclusion(names)
       willSwapIn?()
       do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
@@ -244,7 +245,7 @@ struct Saver {
     defer { Syscalls.closeFile(containerFD) }
     // Gone already (a save told to overwrite outside changes): the directory's rebuild says so.
     guard (try? Syscalls.exists(in: containerFD, removal.name)) == true else { return false }
-    try keepPreviousState(changing: removal.changedPath, adding: false, removing: true)
+    try keepPreviousState(changing: removal.changedPath, adding: false, removing: true, replacing: removal.directory)
     let readers = try ReaderExclusion(names)
     defer { readers.end() }
     willSwapIn?()
@@ -387,9 +388,13 @@ struct Saver {
   ///   - changedPath: The entry the save exchanges or adds, relative to the package ("" for the
   ///     whole package, and for a journaled save, which changes the package in place).
   ///   - adding: Whether the save adds `changedPath` rather than exchanging it.
-  mutating func keepPreviousState(changing changedPath: String, adding: Bool, removing: Bool = false) throws {
+  ///   - replacing: The model's node of `changedPath` (the folder, for a removal), for ``beforeCommit``;
+  ///     nil for the whole package.
+  mutating func keepPreviousState(
+    changing changedPath: String, adding: Bool, removing: Bool = false, replacing: PackageNode? = nil
+  ) throws {
     guard !previousStateKept else { return }
-    try beforeCommit?()
+    try beforeCommit?(replacing)
     if isInPlace, heldRoot == nil, let loaded = root.loadedRootIdentity {
       heldRoot = try LoadedRootHold(path: target, loaded: loaded)
     }

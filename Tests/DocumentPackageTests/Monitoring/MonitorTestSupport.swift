@@ -63,6 +63,9 @@ enum Watching: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case inotify
   /// Polling every 100 ms (``PackageMonitor/Options/alwaysPolls``).
   case polling
+  /// inotify, with only the root's entries listed at the start (``PackageMonitor/Options/listsLazily``, a
+  /// ``Document``'s monitor).
+  case lazyListing
 
   var options: PackageMonitor.Options {
     var options = PackageMonitor.Options()
@@ -70,6 +73,7 @@ enum Watching: String, CaseIterable, Sendable, CustomTestStringConvertible {
       options.alwaysPolls = true
       options.pollingInterval = .milliseconds(100)
     }
+    options.listsLazily = self == .lazyListing
     return options
   }
 

@@ -220,4 +220,27 @@ struct PackageMonitorTests {
       (error as? PackageError)?.description.contains("Nothing.pkg") == true
     }
   }
+
+  /// A document's monitor lists the root alone (`listsLazily`): it watches every folder without looking at their
+  /// files, reports a file there by name when it changes, and a folder it never listed, replaced by another
+  /// program's save, as that folder (the files in it that it knew are compared, the others it cannot tell apart).
+  @Test func aLazyMonitorReportsAFolderItNeverListedAsAWholeWhenAnotherProgramsSaveReplacesIt() async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let package = try makeWatchedPackage(in: temp)
+    let monitor = try PackageMonitor(watching: FilePath(package), options: Watching.lazyListing.options)
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    #expect(monitor.watchedDirectoryCount == 3)
+    try temp.write("Doc.pkg/Data/Deep/c.txt", "changed\n")
+    #expect(await events.wait(for: .modified, "Data/Deep/c.txt"))
+    let put = try Shell.docpkg(["put", "--versions", "none", package, "Data/Deep/new.txt"], input: Data("new\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await events.wait(for: .modified, "Data/Deep"))
+    #expect(
+      Set(events.changes.map(\.description)) == ["modified Data/Deep/c.txt", "modified Data/Deep"],
+      "\(events.changes)")
+    // The new folder is watched: a file changed in it is reported.
+    try temp.write("Doc.pkg/Data/Deep/new.txt", "newer\n")
+    #expect(await events.wait(for: .modified, "Data/Deep/new.txt"))
+  }
 }
