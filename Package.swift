@@ -203,6 +203,7 @@ let package = Package(
       name: "docpkgTests",
       dependencies: [
         "DocumentPackage", "DocumentArchive", "TestSupport", .target(name: "docpkg"), .target(name: "read-write-stress"),
+        .target(name: "document-edit"),
       ]
     ),
     .testTarget(
