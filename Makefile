@@ -122,7 +122,8 @@ crash-sweeps: setup
 ## then 5 more with saves killed too, --kill-writers); every step of a save and of a settle interleaved (Tests/Scripts/settle-interleaving.py);
 ## a package renamed at every step of a journaled save, after a killed one, and during an exchange
 ## (Tests/Scripts/moved-while-saving.py); every scenario of the
-## crash test killed at each step with a pending version waiting (crash-test.py --pending); versions of a package
+## crash test killed at each step with a pending version waiting (crash-test.py --pending), and again after another
+## program changed two files in ways only their change times show (--hidden-change); versions of a package
 ## 1,000 directories deep (the DeepTree suite); the randomized Document model tests (issue 36), flat and with nested
 ## folders and other programs' changes, at 10,000 steps per seed instead of 1,000.
 .PHONY: stress
@@ -135,6 +136,7 @@ stress: setup
 	python3 Tests/Scripts/moved-while-saving.py --docpkg .build/debug/docpkg --kill
 	python3 Tests/Scripts/moved-while-saving.py --docpkg .build/debug/docpkg --exchange
 	python3 Tests/Scripts/crash-test.py --docpkg .build/debug/docpkg --pending
+	python3 Tests/Scripts/crash-test.py --docpkg .build/debug/docpkg --pending --hidden-change
 	DOCPKG_DEEP_TREE_DEPTH=1000 $(SWIFT) test --skip-build --filter DeepTree
 	DOCPKG_STRESS=1 $(SWIFT) test --skip-build --filter DocumentModelRandomizedTests
 	DOCPKG_STRESS=1 DOCPKG_MODEL_NESTED=1 $(SWIFT) test --skip-build --filter DocumentNestedModelRandomizedTests

@@ -441,6 +441,8 @@ private final class RefusingKeeper: ReplacedStateKeeper {
   var hasStore: Bool { true }
   var takesReplacedTree: Bool { false }
   func willBuildNewState() {}
+  func willLink(_ before: FileStatus) {}
+  func didBuildNewState() {}
   func relinked(_ files: [RelinkedFile]) {}
   func copyBeforeSwap() {}
   func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: RootIdentity?) throws {
@@ -455,4 +457,7 @@ private final class RefusingKeeper: ReplacedStateKeeper {
   }
   func abandon() { told.append("abandon") }
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction] { [] }
+  static func willRemoveLeftovers(_ leftovers: [RawName], _ names: SiblingNames, parentFD: CInt) -> (() -> Void)? {
+    nil
+  }
 }

@@ -153,6 +153,71 @@ struct InterruptedSaveRecordTests {
     #expect(try Shell.docpkg(["versions", "list", package]).status == 1)
   }
 
+  /// `text` without the line that `which` picks among the lines after the header: `first`, the last before the
+  /// last `count` line (`beforeCount`), or the last line (`last`).
+  static func removingLine(_ text: String, _ which: String) throws -> String {
+    var lines = text.split(separator: "\n").map(String.init)
+    let index: Int
+    switch which {
+    case "first": index = 1
+    case "beforeCount": index = try #require(lines.lastIndex { $0.hasPrefix("count ") }) - 1
+    default: index = lines.count - 1
+    }
+    lines.remove(at: index)
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// A whole line removed from a pending record (not damaged: every line left matches its own check): the record is
+  /// damage, named, never settled as it now says (a `seen`, `container` or `keep` line removed would let the version
+  /// keep what a change hid, or trust a directory, or keep more versions).
+  @Test(arguments: ["first", "beforeCount", "last"])
+  func aPendingRecordWithALineRemovedIsDamage(_ which: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("R.mydoc")
+    try Self.run(["put", package, "d/a.txt", "--create"], "a")
+    try Self.run(["put", package, "d/a.txt"], "b")
+    try Self.run(["versions", "settle", package])
+    try Self.run(["put", package, "d/a.txt"], "c")  // version 3, pending
+    let record = Self.pending(of: package) + "/3"
+    let text = try String(contentsOfFile: record, encoding: .utf8)
+    #expect(text.contains("\ncontainer "), "\(text)")
+    try Data(try Self.removingLine(text, which).utf8).write(to: URL(fileURLWithPath: record))
+
+    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    #expect(check.status == 1, "\(check.standardOutput)")
+    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
+    #expect(lines.count == 1, "\(check.standardOutput)")
+    #expect(lines.first?.contains("damaged pending version record") == true, "\(lines)")
+    #expect(lines.first?.contains("missing") == true, "\(lines)")
+    #expect(FileManager.default.contents(atPath: record + ".old") == Data("b".utf8))
+    #expect(try Shell.docpkg(["versions", "list", package]).status == 1)
+  }
+
+  /// A whole line removed from the capture marker of a save killed after its swap: recovery does not believe it,
+  /// and keeps it as a damaged record, named by `check`.
+  @Test(.enabled(if: Shell.has("strace")), arguments: ["first", "beforeCount", "last"])
+  func aCaptureMarkerWithALineRemovedIsDamageNotBelieved(_ which: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("L.mydoc")
+    try Self.run(["put", package, "a.txt", "--create"], "a")
+    try Self.run(["put", package, "b.txt"], "b")
+    try Self.run(["versions", "settle", package])
+    try Self.killedAfterSwap(["put", package, "a.txt"], "new", package: package, id: 3)
+    let marker = Self.pending(of: package) + "/3.start"
+    let text = try String(contentsOfFile: marker, encoding: .utf8)
+    #expect(text.split(separator: "\n").filter { $0.hasPrefix("count ") }.count == 3, "\(text)")
+    try Data(try Self.removingLine(text, which).utf8).write(to: URL(fileURLWithPath: marker))
+
+    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    #expect(check.status == 1, "\(check.standardOutput)")
+    let record = Self.pending(of: package) + "/3"
+    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
+    #expect(lines.count == 1, "\(check.standardOutput)")
+    #expect(lines.first?.contains("capture marker of a save killed after its swap") == true, "\(lines)")
+    #expect(lines.first?.contains("missing") == true, "\(lines)")
+    #expect(FileManager.default.contents(atPath: record + ".old") == Data("a".utf8))
+  }
+
   /// Writes `text` over the start of the file at `path` in place and sets its modification time back (only its
   /// change time tells), as PendingWindowCommandTests does.
   static func writeInPlaceKeepingTime(_ path: String, _ text: String) throws {

@@ -24,12 +24,17 @@ package struct RelinkedFile: Sendable {
   }
 
   /// Hard-links `name` in `source` as `newName` in `destination`, noting the file in `relinked`.
+  /// - Parameter announce: Told the entry's status just before the link, when it could be read (a
+  ///   save's build writes it down there, so that a kill right after the link leaves a trace of what
+  ///   the link found: see `LinkNote`).
   /// - Returns: The new name's status, read just after the link (nil if it could not be read).
   @discardableResult
   package static func link(
-    _ name: RawName, in source: CInt, as newName: RawName, in destination: CInt, noting relinked: inout [RelinkedFile]
+    _ name: RawName, in source: CInt, as newName: RawName, in destination: CInt, noting relinked: inout [RelinkedFile],
+    announce: ((FileStatus) -> Void)? = nil
   ) throws(Errno) -> FileStatus? {
     let before = try? Syscalls.status(in: source, name)
+    if let before { announce?(before) }
     try Syscalls.link(from: source, name, to: destination, newName)
     let after = try? Syscalls.status(in: destination, newName)
     if let before, let after, let file = RelinkedFile(before: before, after: after) { relinked.append(file) }

@@ -10,17 +10,19 @@ enum FileCarrier {
   ///   - attributes: New permissions and modification time for the carried file; when given, the
   ///     file is copied rather than linked (changing a linked inode would change the old tree).
   ///   - relinked: Where a file carried by a hard link is noted (its change time moved).
+  ///   - announce: Told the entry's status just before a hard link is made (``RelinkedFile/link(_:in:as:in:noting:announce:)``).
   /// - Returns: The carried entry's status when a hard link carried it and it was read just after (so a
   ///   caller needs no `stat` of its own); nil when it was copied.
   @discardableResult
   static func carry(
     _ name: RawName, from source: CInt, to destination: CInt, as newName: RawName,
     attributes: (FilePermissions, FileTime?)? = nil, durability: inout DurabilityPlan,
-    relinked: inout [RelinkedFile]
+    relinked: inout [RelinkedFile], announce: ((FileStatus) -> Void)? = nil
   ) throws(Errno) -> FileStatus? {
     if attributes == nil {
       do {
-        return try RelinkedFile.link(name, in: source, as: newName, in: destination, noting: &relinked)
+        return try RelinkedFile.link(
+          name, in: source, as: newName, in: destination, noting: &relinked, announce: announce)
       } catch  where error.refusesLink {}
     }
     let status = try Syscalls.status(in: source, name)

@@ -89,6 +89,9 @@ enum Recovery {
     }
     // What a save swapped out before it was killed may be the keeper's, not a leftover.
     if let keeper { actions += keeper.completeInterruptedSaves(names, parentFD: parentFD) }
+    let removed = keeper?.willRemoveLeftovers(
+      [names.temporary, names.ready, names.sideline], names, parentFD: parentFD)
+    defer { removed?() }
     try remove(names.temporary, "removed the temporary tree of an interrupted save:")
     try remove(names.ready, "removed the unused new tree of an interrupted save:")
     try remove(names.sideline, "removed the previous package left by a completed save:")

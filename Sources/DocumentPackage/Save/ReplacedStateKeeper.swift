@@ -6,7 +6,9 @@ import SystemPackage
 /// the save back.
 ///
 /// For one save, under the package lock, in this order:
-/// 1. ``willBuildNewState()``, before the new state is built beside the package.
+/// 1. ``willBuildNewState()``, before the new state is built beside the package; then, while it
+///    is built, ``willLink(_:)`` just before each hard link of a package entry into it, and
+///    ``didBuildNewState()`` once it is built (or removed again after a failure).
 /// 2. ``copyBeforeSwap()``, only when the save changes the package file by file (by journal) or its
 ///    file system copies files up: the keeper must then copy the previous state in step 3, and
 ///    takes nothing after the swap.
@@ -31,6 +33,12 @@ protocol ReplacedStateKeeper: AnyObject {
   /// Whether the keeper takes the replaced subtree after the swap (it defers its copies).
   var takesReplacedTree: Bool { get }
   func willBuildNewState()
+  /// Just before the build hard-links the package entry whose status is `before` into the new state:
+  /// the link moves the entry's change time, and a kill right after it would leave no other trace
+  /// of what the entry was before it.
+  func willLink(_ before: FileStatus)
+  /// After the build's last link (or after the removal of a build that failed).
+  func didBuildNewState()
   /// The files the save linked into its new state, or whose old names it removed: their change
   /// times moved by the save's own hand (see ``RelinkedFile``). Told after the build (before
   /// ``willReplace(changing:adding:)``) and after the replaced subtree is removed.
@@ -59,4 +67,9 @@ protocol ReplacedStateKeeper: AnyObject {
   /// left beside the package (`names`) for the keeper.
   /// - Returns: One line for each thing finished, naming it.
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction]
+  /// Under the package lock, during recovery, just before it removes the trees killed saves left
+  /// beside the package (`leftovers`, those of them present): the removal unlinks the other names of
+  /// package files a build linked there, moving their change times.
+  /// - Returns: What to call once they are removed (nil: nothing).
+  static func willRemoveLeftovers(_ leftovers: [RawName], _ names: SiblingNames, parentFD: CInt) -> (() -> Void)?
 }

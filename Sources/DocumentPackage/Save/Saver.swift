@@ -364,6 +364,7 @@ struct Saver {
     // know a save is under way (see `SaveSequence`).
     versions?.willBuildNewState()
     let builder = TreeBuilder(packagePath: target)
+    if let versions { builder.willLink = { versions.willLink($0) } }
     if node === root {
       builder.rootIdentity = PackageIdentity.carried(from: target)
       if isInPlace { builder.replacing = target }  // in place: what the model does not hold stays
@@ -375,8 +376,10 @@ struct Saver {
       }
     } catch {
       discardTemporary(parentFD)
+      versions?.didBuildNewState()
       throw error
     }
+    versions?.didBuildNewState()
     versions?.relinked(builder.relinked)
     listedDirectories = builder.listedDirectories
     return builder.carried

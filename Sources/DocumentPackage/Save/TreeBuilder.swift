@@ -24,6 +24,9 @@ final class TreeBuilder {
   var durability = DurabilityPlan()
   /// The unchanged files carried by a hard link, whose change times the links moved (see ``RelinkedFile``).
   var relinked: [RelinkedFile] = []
+  /// Told the status of each entry of the package just before the builder hard-links it into the
+  /// new state (``ReplacedStateKeeper/willLink(_:)``).
+  var willLink: ((FileStatus) -> Void)?
   /// For a save that builds a new package root: the identity (``PackageIdentity``) the new root
   /// gets, given its status, so that ``PackageReference``s follow the package across saves.
   var rootIdentity: ((FileStatus) -> PackageIdentity)?
@@ -286,7 +289,7 @@ final class TreeBuilder {
       _ = try Syscalls.resolving(source) { sourceDirectory, sourceName throws(Errno) in
         try FileCarrier.carry(
           RawName(cString: sourceName), from: sourceDirectory, to: dirfd, as: name, attributes: attributes,
-          durability: &durability, relinked: &relinked)
+          durability: &durability, relinked: &relinked, announce: willLink)
       }
     } catch {
       if error == .noSuchFileOrDirectory { throw node.onDiskError(error, path: source, action: "carry over") }
@@ -416,7 +419,8 @@ final class TreeBuilder {
       case .file, .symlink:
         try step("carry over", entryPath) { () throws(Errno) in
           let linked = try FileCarrier.carry(
-            entry.name, from: source, to: destination, as: entry.name, durability: &durability, relinked: &relinked)
+            entry.name, from: source, to: destination, as: entry.name, durability: &durability, relinked: &relinked,
+            announce: willLink)
           let inode: UInt64
           if let linked { inode = linked.inode } else { inode = try Syscalls.status(in: destination, entry.name).inode }
           carried.record(entry.name.string, inode: inode, in: parentPath)

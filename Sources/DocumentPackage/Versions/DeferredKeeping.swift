@@ -55,6 +55,8 @@ final class DeferredKeeping {
   private var linkedBefore: [FileStatus] = []
   /// What the record says the save saw (see ``PendingVersion/Seen``), found by ``begin(in:changing:adding:newTree:)``.
   private var seen: [PendingVersion.Seen] = []
+  /// What the capture marker says (nil: it has no intent), for the lines appended to it.
+  private var intent: SaveIntent?
 
   init(policy: VersionPolicy) {
     if case .keepLast(let count) = policy { keepLast = count } else { keepLast = nil }
@@ -127,13 +129,14 @@ final class DeferredKeeping {
       // (a marker's time is not: `touch` would move it), which completes the capture.
       try Syscalls.setModificationTimeToNow(fd)
       start = try Syscalls.status(of: fd).modificationTime
-      if intent != nil { try StoreFiles.write(SaveIntent.startLine(start), to: fd) }
+      if let intent { try StoreFiles.write(intent.startLines(start), to: fd) }
     } catch {
       throw PackageError.io(error, "cannot create", path: marker.string, context: "while keeping a version")
     }
     // The build's links are marked by `ID.start` from now on (see ``PendingStateWalk``).
     try? Syscalls.unlink(store.pendingPath.appending(Self.savingMarker))
     begun = (store, id, start, root)
+    self.intent = intent
   }
 
   /// Just before the save renames its entry into a directory of the package, whose status is
@@ -146,7 +149,7 @@ final class DeferredKeeping {
     let line = SaveIntent.BeforeSwap(modification: before.modificationTime, change: before.changeTime)
     let marker = begun.store.pendingPath.appending("\(begun.id).start")
     guard let fd = try? Syscalls.openFile(marker, [.writeOnly, .append, .noFollow]) else { return }
-    try? StoreFiles.write(line.line, to: fd)
+    try? StoreFiles.write(intent.map { $0.beforeSwapLines(line) } ?? line.line, to: fd)
     Syscalls.closeFile(fd)
   }
 
@@ -206,6 +209,7 @@ final class DeferredKeeping {
     self.begun = nil
     containerTimes = nil
     seen = []
+    intent = nil
     guard let fd = try? Syscalls.openFile(begun.store.pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     let marker = RawName("\(begun.id).start")
@@ -226,6 +230,7 @@ final class DeferredKeeping {
     self.begun = nil
     containerTimes = nil
     seen = []
+    intent = nil
     try? Syscalls.unlink(store.pendingPath.appending("\(id).start"))
     Self.waitForClock(after: start, in: store.pendingPath)
   }

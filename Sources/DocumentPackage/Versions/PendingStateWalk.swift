@@ -53,16 +53,15 @@ import Foundation
 /// those unlinks explain is ours only when that status was itself ours — a `chmod` after *T* and
 /// before the removal is named, not hidden by the unlink.
 ///
-/// **Our own builds.** A save of ours that is building its new state (`pending/saving.start`, then
-/// `ID.start`: the capture removes the first only once it made the second), or gave up after
-/// building it (`ID.abandoned`, or a marker a kill left), linked package
-/// files and so moved their change times too, and when it did is not recorded. While such a
-/// marker is in `pending/`, a file whose change time is after *T* is kept as before this rule:
-/// when its directory is stable (so its name still leads to the inode it led to at *T*, checked
-/// again after the copy) or the store already holds a copy of this content identity (the
-/// ``HashCache`` knows its device, inode, size, modification and change time): its bytes are right, but
-/// a `chmod` in that window is not seen. Otherwise a settle would name what our own save touched,
-/// and the result would depend on when the settle ran.
+/// **Our own builds.** A save of ours that builds its new state while pending versions wait links
+/// package files into it, and so moves their change times; if it is killed before its swap (or gives
+/// up after building), no record says so, and recovery's removal of the tree it left unlinks them
+/// again. Each such build, and each such removal, first writes down the status of every entry just
+/// before its own link or unlink (`pending/linking`, ``LinkNote``), and the walk judges those
+/// statuses as it judges the settles' removals above: a change time they explain is ours only when
+/// each status noted was itself ours. So an in-place write with its time set back, or a `chmod`,
+/// made after *T* and before a killed build linked the file is named, not taken for the link; and
+/// an entry our build linked without noting it (the note could not be written) is named too.
 ///
 /// **Entries made after *T*.** Where the file system records when an inode was made
 /// (``Syscalls/birthTime(_:)``: ext4, XFS, btrfs, tmpfs), an entry made after *T* is simply not in
@@ -122,12 +121,11 @@ import Foundation
 /// **The residual window.** File times have the granularity of the kernel's clock tick (a few
 /// milliseconds): a change by another program in the same tick as *T* (or as a save's own rename
 /// in a directory) is not seen. A change made while a save of ours builds, after it linked the
-/// file and before its capture, is taken for that link; likewise a change while a build of ours is
-/// marked (above), and an entry removed from a directory whose chain of our renames is broken. (What
-/// a save killed between its swap and its record saw is in its capture marker, ``SaveIntent``, and so
-/// in the record recovery writes.) Not yet covered: a save killed after its build linked a file and
-/// before its swap leaves no record of what it saw, and its link hid a change made since *T*; while
-/// its marker stands, the rule for our own builds keeps that file.
+/// file and before its capture, is taken for that link; so is one made after a build of ours was
+/// killed and before the next recovery (or build) ended the batch of its note (``LinkNote``); and an
+/// entry removed from a directory whose chain of our renames is broken. (What a save killed between
+/// its swap and its record saw is in its capture marker, ``SaveIntent``, and so in the record
+/// recovery writes.)
 struct PendingStateWalk {
   let store: VersionStore
   /// The version to settle first, then the later pending versions, oldest first.
@@ -143,13 +141,9 @@ struct PendingStateWalk {
   /// Whether the file system tells when an inode was made (``Syscalls/birthTime(_:)``), judged on
   /// the package's root.
   fileprivate let knowsBirths: Bool
-  /// A save of ours is building its new state, or one gave up after building it
-  /// (`pending/saving.start`, `ID.start`, `ID.abandoned`): its links moved the change times of
-  /// package files this walk cannot tell apart, so change times vouch for nothing (see the
-  /// type's discussion).
-  fileprivate let buildsLinked: Bool
   /// The removals of replaced trees a settle made while pending versions waited
-  /// (`pending/unlinked`, see `VersionStore.removePending`).
+  /// (`pending/unlinked`, see `VersionStore.removePending`), and the links of our builds and the
+  /// removals of recovery (`pending/linking`, ``LinkNote``).
   private let unlinked: UnlinkedNote?
   /// The root tree of the newest version recorded before this one, read when first needed (nil
   /// inside: there is none, or its record cannot be read).
@@ -174,10 +168,8 @@ struct PendingStateWalk {
       for seen in pending[index].seen { seenLater[seen.inode, default: []].append((index, seen)) }
     }
     self.seenLater = seenLater
-    unlinked = UnlinkedNote(at: store.pendingPath.appending(VersionStore.unlinkedName))
-    buildsLinked = ((try? StoreFiles.names(in: store.pendingPath)) ?? []).contains {
-      $0 == DeferredKeeping.savingMarker || $0.hasSuffix(".start") || $0.hasSuffix(".abandoned")
-    }
+    unlinked = UnlinkedNote(
+      at: store.pendingPath.appending(VersionStore.unlinkedName), linking: store.pendingPath.appending(LinkNote.name))
   }
 
   /// Writes the version's objects; returns its root tree and size, or nil if its whole previous
@@ -233,8 +225,6 @@ struct PendingStateWalk {
     let source: Int
     /// It is in a subtree a save since *T* replaced (its files were relinked).
     let underChanged: Bool
-    /// Its status as listed, when it was judged stable (see the type's discussion).
-    private let opened: FileStatus?
     /// No entry of it can lead to another inode than at *T*.
     private let stable: Bool
     /// It is named as not kept: its entries may have changed since *T*.
@@ -282,9 +272,8 @@ struct PendingStateWalk {
       let held = depth < Self.heldDepth ? HeldDirectory(adopting: fd, path: physical) : nil
       self.held = held
       defer { if held == nil { Syscalls.closeFile(fd) } }
-      // Judged on the directory opened (not the one at the path a moment ago), and re-checked after
-      // each copy that relies on it (`keptDespiteOurLinks`).
-      opened = stable ? try? Syscalls.status(of: fd) : nil
+      // Judged on the directory opened (not the one at the path a moment ago).
+      let opened = stable ? try? Syscalls.status(of: fd) : nil
       self.stable = opened.map { walk.isStable(relative, $0) } ?? false
       var listed: [(text: String, raw: RawName)]
       do { listed = try Syscalls.entries(ofDirectory: fd).map { ($0.name.text, $0.name) } } catch {
@@ -385,9 +374,7 @@ struct PendingStateWalk {
           try file(name, raw, path: path, at: childPhysical, here: here, status: status, relinked: relinked, &walk)
         case .symlink?:
           // A link's target cannot be written in place; a new link at the name changes the directory.
-          if walk.buildsLinked
-            ? status.modificationTime <= walk.start && (relinked || stable || status.changeTime <= walk.start)
-            : walk.unchanged(status, path: path, relinked: relinked),
+          if walk.unchanged(status, path: path, relinked: relinked),
             let target = try?
               (held.map { try Syscalls.readLink(in: $0.fd, raw) }
               ?? Syscalls.readLink(at: childPhysical))
@@ -431,34 +418,26 @@ struct PendingStateWalk {
       relinked: Bool, _ walk: inout PendingStateWalk
     ) throws {
       let hash: String
-      if walk.buildsLinked {
-        guard let kept = try keptDespiteOurLinks(status, path: path, at: location, relinked: relinked, &walk) else {
-          walk.unkept.append(path)
-          return
-        }
-        hash = kept
+      guard walk.unchanged(status, path: path, relinked: relinked) else {
+        // Written in place, replaced, linked, renamed or chmod'ed after T: its state then is not known.
+        walk.unkept.append(path)
+        return
+      }
+      if let owned = try walk.writer.ownedBlob(for: status) {
+        hash = owned
       } else {
-        guard walk.unchanged(status, path: path, relinked: relinked) else {
-          // Written in place, replaced, linked, renamed or chmod'ed after T: its state then is not known.
+        guard let copied = try copy(raw, at: location, here: here, status: status, &walk) else {
           walk.unkept.append(path)
           return
         }
-        if let owned = try walk.writer.ownedBlob(for: status) {
-          hash = owned
-        } else {
-          guard let copied = try copy(raw, at: location, here: here, status: status, &walk) else {
-            walk.unkept.append(path)
-            return
-          }
-          hash = copied
-          try walk.writer.commitIfMany()
-          guard let after = entryStatus(raw, at: location, here: here), after.inode == status.inode,
-            after.size == status.size, after.modificationTime == status.modificationTime,
-            after.changeTime == status.changeTime
-          else {
-            walk.unkept.append(path)  // written while it was being copied
-            return
-          }
+        hash = copied
+        try walk.writer.commitIfMany()
+        guard let after = entryStatus(raw, at: location, here: here), after.inode == status.inode,
+          after.size == status.size, after.modificationTime == status.modificationTime,
+          after.changeTime == status.changeTime
+        else {
+          walk.unkept.append(path)  // written while it was being copied
+          return
         }
       }
       total += status.size
@@ -482,36 +461,6 @@ struct PendingStateWalk {
         if entryStatus(raw, at: location, here: here) == nil { return nil }
         throw error
       }
-    }
-
-    /// The file's blob where a build of ours may have linked it since *T* (``buildsLinked``): a
-    /// change time after *T* is then taken for that link when no name in the directory can lead to
-    /// another inode than at *T*, or when the store already has its own copy of this content
-    /// identity; nil when neither holds, or when it was written while being copied.
-    private func keptDespiteOurLinks(
-      _ status: FileStatus, path: String, at location: FilePath, relinked: Bool, _ walk: inout PendingStateWalk
-    ) throws -> String? {
-      guard status.modificationTime <= walk.start, walk.seenUnchanged(status, path: path, directory: false) else {
-        return nil
-      }
-      let reliesOnDirectory = !relinked && status.changeTime > walk.start
-      if reliesOnDirectory && !stable { return try walk.writer.ownedBlob(for: status) }
-      guard let hash = try copy(RawName(path: location), at: location, here: false, status: status, &walk) else {
-        return nil
-      }
-      try walk.writer.commitIfMany()
-      guard let after = try? Syscalls.statusNoFollow(location), after.inode == status.inode,
-        after.size == status.size, after.modificationTime == status.modificationTime,
-        after.changeTime == status.changeTime, !reliesOnDirectory || stillStable()
-      else { return nil }
-      return hash
-    }
-
-    /// Whether the directory at the path is still the one listed, with the same entries.
-    private func stillStable() -> Bool {
-      guard let opened, let now = try? Syscalls.statusNoFollow(physical) else { return false }
-      return now.inode == opened.inode && now.device == opened.device
-        && now.modificationTime == opened.modificationTime && now.changeTime == opened.changeTime
     }
 
     mutating func adopt(_ output: Output, _ walk: inout PendingStateWalk) throws {

@@ -11,11 +11,13 @@ import Foundation
 /// as the package was at `start`". ``VersionStore/settlePendingVersions()`` turns it into a
 /// version (see ``DeferredKeeping``).
 ///
-/// Text: `docpkg-pending 2`, then lines each ending with a check of the rest of it (as the hash
-/// cache's do, ``HashCache/checked(_:)``): a record damaged on disk or edited by hand (a `start`
-/// moved later would let a write after the save into the version) is not believed, and `check`
-/// reports it. A record an earlier release wrote (`docpkg-pending 1`, no checks) is not believed
-/// either: nothing tells it whole, so it is damage, reported with its replaced files left in place.
+/// Text: `docpkg-pending 3`, then lines each ending with a check of the rest of it and of its
+/// number, the last `count N` (``NumberedLines``): a record damaged on disk or edited by hand (a
+/// `start` moved later would let a write after the save into the version), or with a whole line
+/// removed, is not believed, and `check` reports it. A record of the release before
+/// (`docpkg-pending 2`: each line checked alone, no count) is still read as it was. One an earlier
+/// release wrote (`docpkg-pending 1`, no checks) is not believed: nothing tells it whole, so it is
+/// damage, reported with its replaced files left in place.
 /// The lines: `start SECONDS.NANOS`, `root MODE MTIME`, `changed PATH` (the
 /// replaced subtree relative to the package, `%` for the whole package), `replaced
 /// kept|lost|absent` (see ``Replaced``), `container MTIME CTIME MTIME CTIME` (the times of
@@ -146,9 +148,11 @@ struct PendingVersion {
     self.keepLast = keepLast
   }
 
-  /// The first line of a record this release writes (its lines checked), and of an earlier one's
-  /// (not read: its lines carry no check).
-  static let header = "docpkg-pending 2"
+  /// The first line of a record this release writes (its lines numbered and counted), of the
+  /// release before's (each line checked alone: still read), and of an earlier one's (not read: its
+  /// lines carry no check).
+  static let header = "docpkg-pending 3"
+  static let previousHeader = "docpkg-pending 2"
   static let uncheckedHeader = "docpkg-pending 1"
 
   func encoded() -> Data {
@@ -158,22 +162,46 @@ struct PendingVersion {
     if let containerTimes { lines.append("container \(containerTimes.encoded)") }
     if let keepLast { lines.append("keep \(keepLast)") }
     for entry in seen { lines.append("seen \(entry.encoded)") }
-    return Data((Self.header + "\n" + lines.map { HashCache.checked($0) + "\n" }.joined()).utf8)
+    return Data((Self.header + "\n" + NumberedLines.counted(lines)).utf8)
   }
 
-  /// The lines of a record after its header, without their checks; nil when it is cut short, not a
-  /// pending record (an earlier release's without checks included), or a line does not match its
-  /// check (``PendingVersion/header``).
+  /// The lines of a record after its header, without their checks (and its count); nil when it is
+  /// cut short, not a pending record (an earlier release's without checks included), a line does
+  /// not match its check, or a line is missing (``damage(_:)`` says which).
   static func verifiedLines(_ data: Data) -> [Substring]? {
-    guard data.last == 10 else { return nil }  // every record ends with a newline: this one was cut
-    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    guard lines.first == Substring(header) else { return nil }
-    var verified: [Substring] = []
-    for line in lines.dropFirst() {
-      guard let rest = HashCache.verified(line) else { return nil }
-      verified.append(rest)
+    switch read(data) {
+    case .lines(let lines, _): lines
+    case .damaged: nil
     }
-    return verified
+  }
+
+  /// Why the lines of `data` are not believed; nil when they are (the record may still lack a key).
+  static func damage(_ data: Data) -> String? {
+    if case .damaged(let why) = read(data) { return why }
+    return nil
+  }
+
+  private static func read(_ data: Data) -> NumberedLines.Reading {
+    // Every record ends with a newline: one without was cut.
+    guard data.last == 10 else { return .damaged("it is cut short (its last line is incomplete)") }
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+    switch lines.first {
+    case Substring(header)?:
+      let read = NumberedLines.read(lines.dropFirst(), countedLast: true)
+      if case .lines(_, let counts) = read, counts != 1 { return .damaged("its line count is repeated") }
+      return read
+    case Substring(previousHeader)?:
+      var verified: [Substring] = []
+      for line in lines.dropFirst() {
+        guard let rest = HashCache.verified(line) else {
+          return .damaged("a line of it does not match its check (damaged or edited)")
+        }
+        verified.append(rest)
+      }
+      return .lines(verified, counts: 0)
+    default:
+      return .damaged("it does not start with '\(header)'")
+    }
   }
 
   /// Parses a pending record; `nil` for a torn, edited or foreign file.

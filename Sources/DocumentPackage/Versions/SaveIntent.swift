@@ -13,19 +13,25 @@ import Foundation
 /// recovery tells that subtree from a new tree never swapped in, and completes the record instead
 /// of removing the only copy of what the pending versions before it still read (``DeferredKeeping``).
 ///
-/// Text: `docpkg-save-intent 2`, then lines each ending with a check of the rest of it, as a pending
-/// record's (``HashCache/checked(_:)``): `new DEVICE INODE` (the tree the save built, at the
+/// Text: `docpkg-save-intent 3`, then lines each ending with a check of the rest of it and of its
+/// number, as a pending record's (``NumberedLines``), each group of lines written at once ending with
+/// `count N`: `new DEVICE INODE` (the tree the save built, at the
 /// temporary name until the swap; `new removal` for a save that built nothing and renames the
 /// removed entry out to the temporary name, ``EntryRemoval``: whatever is there is the replaced
 /// entry), `root MODE MTIME`, `changed PATH` (as in a pending record), `replaced kept|absent`
 /// (`absent`: the save adds `changed`), `keep N` and one `seen …` line per entry as in a pending
 /// record (``PendingVersion/Seen``: what the save saw before its own links, which a record completed
-/// without them would lose). Then `start SECONDS.NANOS`, the capture time: the marker's modification
-/// time once the lines above were written, appended in one `write` before the save goes on, so a
-/// marker without it belongs to a save that never swapped. A save that renames its entry into a
-/// directory of the package appends, just before the rename, `before-swap MTIME CTIME`
-/// (``BeforeSwap``): what recovery needs to tell that the entry a killed save added was its own
-/// (see ``PendingStateWalk``).
+/// without them would lose), then `count`. Then `start SECONDS.NANOS` and its `count`, the capture
+/// time: the marker's modification time once the lines above were written, appended in one `write`
+/// before the save goes on, so a marker without it belongs to a save that never swapped. A save that
+/// renames its entry into a directory of the package appends, just before the rename,
+/// `before-swap MTIME CTIME` (``BeforeSwap``) and its `count`: what recovery needs to tell that the
+/// entry a killed save added was its own (see ``PendingStateWalk``). A line removed from any group
+/// is caught (``NumberedLines``); a whole group removed from the end cannot be told from a save
+/// killed before writing it, which is what recovery then takes it for (the swap not done, or no
+/// times of the directory: either way the settle names what it cannot prove, never keeps more).
+/// A marker of the release before (`docpkg-save-intent 2`: each line checked alone, no counts) is
+/// still read as it was.
 ///
 /// A marker is read only by recovery, and only for a save killed between its swap and its record
 /// (a recorded save's marker is removed unread). One whose lines do not match their checks (damaged,
@@ -39,10 +45,10 @@ struct SaveIntent: Equatable {
     var modification: FileTime
     var change: FileTime
 
-    /// The line appended to the marker (one `write`: a kill leaves all of it or none).
-    var line: Data {
-      Data((HashCache.checked("before-swap \(modification.encoded) \(change.encoded)") + "\n").utf8)
-    }
+    var text: String { "before-swap \(modification.encoded) \(change.encoded)" }
+
+    /// The line as the release before wrote it (for a marker with no intent, whose lines are not read).
+    var line: Data { Data((HashCache.checked(text) + "\n").utf8) }
   }
 
   /// What reading a marker gave.
@@ -56,8 +62,10 @@ struct SaveIntent: Equatable {
     case damaged(String)
   }
 
-  /// The first line of a marker this release writes, and of an earlier one's (no checks).
-  static let header = "docpkg-save-intent 2"
+  /// The first line of a marker this release writes, of the release before's (lines checked alone,
+  /// still read), and of an earlier one's (no checks).
+  static let header = "docpkg-save-intent 3"
+  static let previousHeader = "docpkg-save-intent 2"
   static let uncheckedHeader = "docpkg-save-intent 1"
 
   /// The device and inode of the tree the save built; empty for a removal (`new removal`), which
@@ -78,21 +86,32 @@ struct SaveIntent: Equatable {
   /// into a directory of the package).
   var beforeSwap: BeforeSwap?
 
-  /// The marker's lines before the capture time (``startLine(_:)``).
-  func encoded() -> Data {
+  /// The lines of the intent, before the capture time.
+  private var lines: [String] {
     let built = newTree.isEmpty ? "removal" : newTree.map(String.init).joined(separator: " ")
     var lines = ["new \(built)", "root \(String(rootPermissions.rawValue, radix: 8)) \(rootTime.encoded)"]
     lines.append("changed \(VersionEscaping.escape(changed))")
     lines.append("replaced \(replaced.rawValue)")
     if let keepLast { lines.append("keep \(keepLast)") }
     for entry in seen { lines.append("seen \(entry.encoded)") }
-    let text = Self.header + "\n" + lines.map { HashCache.checked($0) + "\n" }.joined()
-    return Data(text.utf8) + (start.map(Self.startLine) ?? Data()) + (beforeSwap?.line ?? Data())
+    return lines
   }
 
-  /// The line that completes the capture: its time (one `write`).
-  static func startLine(_ start: FileTime) -> Data {
-    Data((HashCache.checked("start \(start.encoded)") + "\n").utf8)
+  /// The marker's first group of lines, and those of its capture time and before-swap line when set
+  /// (``startLines(_:)``, ``beforeSwapLines(_:)``).
+  func encoded() -> Data {
+    Data((Self.header + "\n" + NumberedLines.counted(lines)).utf8) + (start.map(startLines) ?? Data())
+      + (beforeSwap.map(beforeSwapLines) ?? Data())
+  }
+
+  /// The lines that complete the capture: its time, after the first group (one `write`).
+  func startLines(_ start: FileTime) -> Data {
+    Data(NumberedLines.counted(["start \(start.encoded)"], from: lines.count + 2).utf8)
+  }
+
+  /// The lines appended just before the swap, after the capture time's (one `write`).
+  func beforeSwapLines(_ beforeSwap: BeforeSwap) -> Data {
+    Data(NumberedLines.counted([beforeSwap.text], from: lines.count + 4).utf8)
   }
 
   /// Parses a marker; `nil` unless it is whole and its lines match their checks (see ``read(_:)``).
@@ -108,14 +127,24 @@ struct SaveIntent: Equatable {
     if lines.first.map(String.init) == uncheckedHeader {
       return .damaged("an earlier release wrote it ('\(uncheckedHeader)'), and its lines carry no check")
     }
-    guard lines.first.map(String.init) == header else { return .damaged("it does not start with '\(header)'") }
+    let first = lines.first.map(String.init)
+    guard first == header || first == previousHeader else {
+      return .damaged("it does not start with '\(header)'")
+    }
     guard data.last == 10 else { return .damaged("it is cut short (its last line is incomplete)") }
     var verified: [Substring] = []
-    for line in lines.dropFirst() {
-      guard let rest = HashCache.verified(line) else {
-        return .damaged("a line of it does not match its check (damaged or edited)")
+    if first == header {
+      switch NumberedLines.read(lines.dropFirst(), countedLast: true) {
+      case .damaged(let why): return .damaged(why)
+      case .lines(let read, _): verified = read
       }
-      verified.append(rest)
+    } else {
+      for line in lines.dropFirst() {
+        guard let rest = HashCache.verified(line) else {
+          return .damaged("a line of it does not match its check (damaged or edited)")
+        }
+        verified.append(rest)
+      }
     }
     guard let intent = SaveIntent(verified: verified) else { return .damaged("a line of it is malformed") }
     return .intent(intent)

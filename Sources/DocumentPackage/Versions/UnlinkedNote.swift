@@ -8,7 +8,8 @@ import Foundation
 
 /// `pending/unlinked`: what the settles that removed settled versions' replaced trees while other
 /// pending versions waited did to the change times of package files (see
-/// `VersionStore.removePending`). Removing a replaced tree unlinks the other name of each file a
+/// `VersionStore.removePending`); read with the batches of `pending/linking`, what our builds'
+/// links and recovery's removals did to them (``LinkNote``). Removing a replaced tree unlinks the other name of each file a
 /// save carried over by a hard link, which moves that file's change time after the waiting
 /// versions' capture times; the note lets ``PendingStateWalk`` take exactly those moves for ours.
 ///
@@ -33,15 +34,38 @@ struct UnlinkedNote {
 
     /// Whether the replaced tree held the package's path `path` (a file below it).
     func covers(_ path: String) -> Bool { self.path.isEmpty || path.hasPrefix(self.path + "/") }
+
+    /// The end of a batch of ``LinkNote`` still open: its links may have moved change times up to now.
+    static let open = FileTime(seconds: .max)
   }
 
-  var batches: [Batch]
+  let batches: [Batch]
+  /// The indices in `batches` of those that found each inode.
+  private let byInode: [UInt64: [Int]]
 
-  /// Reads the note at `path`; nil when there is none (no removal while versions waited).
-  init?(at path: FilePath) {
-    guard let data = try? StoreFiles.read(path), let time = try? Syscalls.statusNoFollow(path).modificationTime
-    else { return nil }
-    batches = []
+  /// Reads the note at `path`, and the batches of our builds' links and recovery's removals in the
+  /// ``LinkNote`` at `linking`; nil when there is neither (nothing of ours moved a change time
+  /// while versions waited, but the saves recorded).
+  init?(at path: FilePath, linking: FilePath) {
+    let linked = (try? StoreFiles.read(linking)).map(LinkNote.batches) ?? []
+    let removals: [Batch]
+    if let data = try? StoreFiles.read(path), let time = try? Syscalls.statusNoFollow(path).modificationTime {
+      removals = Self.removals(data, time: time)
+    } else {
+      guard !linked.isEmpty else { return nil }
+      removals = []
+    }
+    batches = removals + linked
+    var byInode: [UInt64: [Int]] = [:]
+    for (number, batch) in batches.enumerated() {
+      for inode in Set(batch.seen.map(\.inode)) { byInode[inode, default: []].append(number) }
+    }
+    self.byInode = byInode
+  }
+
+  /// The batches of `pending/unlinked`, whose modification time is `time`.
+  private static func removals(_ data: Data, time: FileTime) -> [Batch] {
+    var batches: [Batch] = []
     var end: FileTime?
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
       let parts = line.split(separator: " ")
@@ -61,6 +85,7 @@ struct UnlinkedNote {
       }
     }
     if let end, !batches.isEmpty { batches[batches.count - 1].end = end }
+    return batches
   }
 
   /// Whether the change time `change` of the file (`device`, `inode`) at the package's `path` is
@@ -68,17 +93,23 @@ struct UnlinkedNote {
   /// removal that unlinked another name of it found it with a change time no later than where our
   /// changes had brought it (the end of the removal before, or `ownChangesEnd`), and `change` is no
   /// later than the last one's end. False when no removal unlinked a name of it.
+  ///
+  /// The removals' batches and those of ``LinkNote`` (our builds' links, recovery's removals) come
+  /// from two notes, written under two locks, so their order is not known: a batch is taken once
+  /// what it found is explained by our changes and the batches taken before it, until no more can
+  /// be (a change another program made between two of them shows in the next one's status, which
+  /// no batch that ended before it explains). Every batch that found the file must be taken.
   func vouches(for change: FileTime, device: UInt64, inode: UInt64, path: String, ownChangesEnd: FileTime) -> Bool {
+    var left = (byInode[inode] ?? []).map { batches[$0] }.filter { $0.covers(path) }.map { batch in
+      (seen: batch.seen.filter { $0.device == device && $0.inode == inode }, end: batch.end)
+    }.filter { !$0.seen.isEmpty }
+    guard !left.isEmpty else { return false }
     var bound = ownChangesEnd
-    var unlinked = false
-    for batch in batches where batch.covers(path) {
-      let mine = batch.seen.filter { $0.device == device && $0.inode == inode }
-      guard !mine.isEmpty else { continue }
-      guard mine.allSatisfy({ $0.change <= bound }) else { return false }  // changed by another hand first
-      bound = max(bound, batch.end)
-      unlinked = true
+    while let next = left.firstIndex(where: { $0.seen.allSatisfy { $0.change <= bound } }) {
+      bound = max(bound, left[next].end)
+      left.remove(at: next)
     }
-    return unlinked && change <= bound
+    return left.isEmpty && change <= bound  // else changed by another hand before one of them
   }
 
   /// The lines of one batch, after the `end` of the batch before (`previousEnd`, nil: none).
@@ -89,12 +120,12 @@ struct UnlinkedNote {
     return Data(text.utf8)
   }
 
-  /// The status of each file in the replaced tree at `root` that has another name (a package file
-  /// a save carried over by a hard link), read before the removal unlinks them. Walked with an
+  /// The status of each file or symbolic link in the tree at `root` that has another name (a package
+  /// entry a save carried over by a hard link), read before the removal unlinks them. Walked with an
   /// explicit stack, whatever the tree's depth.
   static func sharedFiles(under root: FilePath) -> [PendingVersion.Seen] {
     guard let top = try? Syscalls.statusNoFollow(root) else { return [] }
-    guard top.kind == .directory else { return top.kind == .file && top.linkCount > 1 ? [.init(top)] : [] }
+    guard top.kind == .directory else { return top.kind != nil && top.linkCount > 1 ? [.init(top)] : [] }
     var found: [PendingVersion.Seen] = []
     var stack = [root]
     while let directory = stack.popLast() {
@@ -104,7 +135,7 @@ struct UnlinkedNote {
         guard let status = try? Syscalls.status(in: fd, entry.name) else { continue }
         if status.kind == .directory, let component = entry.name.component {
           stack.append(directory.appending(component))
-        } else if status.kind == .file && status.linkCount > 1 {
+        } else if status.kind != nil && status.linkCount > 1 {
           found.append(.init(status))
         }
       }

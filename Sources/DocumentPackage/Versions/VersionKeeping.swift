@@ -24,6 +24,8 @@ final class VersionKeeping: ReplacedStateKeeper {
   /// Keeps the previous state after the swap, copying it later; nil: copied before the swap.
   private(set) var deferred: DeferredKeeping?
   private var opened: Result<VersionStore, any Error>?
+  /// The batch this save's build notes its links in, while pending versions wait (``LinkNote``).
+  private var linkNote: LinkNote?
 
   /// - Parameters:
   ///   - defersCopies: Keep the previous state pending (``PackageFile/defersVersionCopies``).
@@ -66,13 +68,26 @@ final class VersionKeeping: ReplacedStateKeeper {
   /// settled, marks a save as under way (`pending/saving.start`), since building links the
   /// package's files and so moves their change times, which a settle walking meanwhile would take
   /// for writes (see ``SaveSequence``). The marker goes with the next ``DeferredKeeping/begin(in:changing:adding:newTree:)``
-  /// (or, after a failure or a kill, the next save's), which holds the package lock too. Best effort.
+  /// (or, after a failure or a kill, the next save's), which holds the package lock too. Then opens
+  /// the batch of `pending/linking` the build notes each link in before making it (``LinkNote``),
+  /// so that a settle can tell the change times those links move from another program's changes,
+  /// even after a kill. Best effort: a link not noted leaves its file named as not kept.
   func willBuildNewState() {
     guard let store = try? store(), store.exists, store.hasPendingVersions else { return }
     let marker = store.pendingPath.appending(DeferredKeeping.savingMarker)
     if let fd = try? Syscalls.openFile(marker, [.writeOnly, .create, .truncate, .noFollow], mode: 0o644) {
       Syscalls.closeFile(fd)
     }
+    linkNote = LinkNote(pendingPath: store.pendingPath)
+  }
+
+  func willLink(_ before: FileStatus) {
+    linkNote?.announce(before)
+  }
+
+  func didBuildNewState() {
+    linkNote?.close()
+    linkNote = nil
   }
 
   /// Files whose change times the save's own links moved: the hash cache follows them (a store
@@ -162,6 +177,11 @@ final class VersionKeeping: ReplacedStateKeeper {
           description: "an interrupted save's capture marker is damaged: kept as damaged pending version \(id) in",
           path: store)
       }
+  }
+
+  /// Recovery's removal of what killed saves left is noted as a build's links are (``LinkNote/noteRemoval(of:_:parentFD:)``).
+  static func willRemoveLeftovers(_ leftovers: [RawName], _ names: SiblingNames, parentFD: CInt) -> (() -> Void)? {
+    LinkNote.noteRemoval(of: leftovers, names, parentFD: parentFD)
   }
 
   /// After a save: the store's identity is the package's root now (best effort: the pending

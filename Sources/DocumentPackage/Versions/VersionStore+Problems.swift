@@ -135,11 +135,13 @@ extension VersionStore {
         // Recovery keeps a capture marker it cannot believe as the record (see DeferredKeeping).
         reason = "it is the capture marker of a save killed after its swap, not believed: \(why)"
       } else {
-        reason = RecordDamage.reason(
-          data, header: PendingVersion.header, required: ["start", "root", "changed", "replaced"])
-        if data.last == 10, PendingVersion.verifiedLines(data) == nil, reason.hasSuffix("malformed") {
-          reason = "a line of it does not match its check (damaged or edited)"
-        }
+        // Lines not believed (damaged, edited, removed) first, then what whole lines lack.
+        let previous = data.starts(with: Data((PendingVersion.previousHeader + "\n").utf8))
+        reason =
+          (data.isEmpty ? nil : PendingVersion.damage(data))
+          ?? RecordDamage.reason(
+            data, header: previous ? PendingVersion.previousHeader : PendingVersion.header,
+            required: ["start", "root", "changed", "replaced"])
       }
       let old = pendingPath.appending("\(id).old")
       if (try? Syscalls.entryExists(old)) == true {

@@ -99,7 +99,7 @@ extension VersionStore {
     {
       recorded.insert(String(id))
     }
-    let kept: Set<String> = [DeferredKeeping.savingMarker, Self.unlinkedName, Self.unlinkingName]
+    let kept: Set<String> = [DeferredKeeping.savingMarker, Self.unlinkedName, Self.unlinkingName, LinkNote.name]
     for name in names where Int(name) == nil && !kept.contains(name) {
       if let dot = name.firstIndex(of: "."), name.hasSuffix(".old"), recorded.contains(String(name[..<dot])) {
         continue
@@ -272,13 +272,14 @@ extension VersionStore {
 
   /// Appends `changed` and the statuses `seen` of the files the removal unlinked another name of to
   /// `pending/unlinked` (one ``UnlinkedNote`` batch, after the end of the one before) and sets its
-  /// modification time, after the unlinks, when other pending versions wait; removes the file when
-  /// none does.
+  /// modification time, after the unlinks, when other pending versions wait; removes the file (and
+  /// `pending/linking`, ``LinkNote``) when none does.
   private func noteUnlinked(_ changed: String, seen: [PendingVersion.Seen], in fd: CInt) {
     let names = (try? Syscalls.entries(ofDirectory: fd).map(\.name.string)) ?? []
     let unlinked = pendingPath.appending(Self.unlinkedName)
     guard names.contains(where: { Int($0) != nil || $0.hasSuffix(".start") }) else {
       try? Syscalls.unlink(unlinked)
+      try? Syscalls.unlink(pendingPath.appending(LinkNote.name))
       return
     }
     guard let file = try? Syscalls.openFile(unlinked, [.writeOnly, .create, .append, .noFollow], mode: 0o644) else {
