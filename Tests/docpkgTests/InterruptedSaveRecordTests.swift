@@ -8,14 +8,8 @@ import Testing
 /// all the save's would have said, the status of entries the save saw before its own links included.
 @Suite("docpkg versions: a save killed after its swap")
 struct InterruptedSaveRecordTests {
-  static let noBackground = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
-
-  @discardableResult
-  static func run(_ arguments: [String], _ input: String? = nil) throws -> Shell.Output {
-    let result = try Shell.docpkg(arguments, input: input.map { Data($0.utf8) }, environment: noBackground)
-    #expect(result.status == 0, "docpkg \(arguments.joined(separator: " ")): \(result.standardError)")
-    return result
-  }
+  /// The commands, run with the detached settler held off, as in the window tests.
+  typealias Commands = PendingWindowCommandTests
 
   static func pending(of package: String) -> String {
     let url = URL(fileURLWithPath: package)
@@ -72,9 +66,9 @@ struct InterruptedSaveRecordTests {
   func aCaptureMarkerNotWholeIsDamageNotBelieved(_ damage: String) throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("M.mydoc")
-    try Self.run(["put", package, "a.txt", "--create"], "a")
-    try Self.run(["put", package, "b.txt"], "b")
-    try Self.run(["versions", "settle", package])
+    try Commands.run(["put", package, "a.txt", "--create"], "a")
+    try Commands.run(["put", package, "b.txt"], "b")
+    try Commands.run(["versions", "settle", package])
     try Self.killedAfterSwap(["put", package, "a.txt"], "new", package: package, id: 3)
     let marker = Self.pending(of: package) + "/3.start"
     let text = try String(contentsOfFile: marker, encoding: .utf8)
@@ -84,7 +78,7 @@ struct InterruptedSaveRecordTests {
     try Data(edited.utf8).write(to: URL(fileURLWithPath: marker))
     try Self.append("OUT", to: package + "/b.txt")
 
-    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
     #expect(check.status == 1, "\(check.standardOutput)")
     let record = Self.pending(of: package) + "/3"
     let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
@@ -97,7 +91,7 @@ struct InterruptedSaveRecordTests {
     #expect(FileManager.default.contents(atPath: package + "/a.txt") == Data("new".utf8))
     #expect(FileManager.default.contents(atPath: record + ".old") == Data("a".utf8))
     // Never settled as good, however often asked.
-    #expect(try Shell.docpkg(["versions", "settle", package], environment: Self.noBackground).status == 0)
+    #expect(try Shell.docpkg(["versions", "settle", package], environment: Commands.noBackground).status == 0)
     #expect(FileManager.default.fileExists(atPath: record))
     let list = try Shell.docpkg(["versions", "list", package])
     #expect(list.status == 1)
@@ -105,9 +99,9 @@ struct InterruptedSaveRecordTests {
     #expect(list.standardOutput.split(separator: "\n").last?.contains("damaged") == true, "\(list.standardOutput)")
     #expect(try Shell.docpkg(["cat", package + "@3", "b.txt"]).standardOutput != "bOUT")
     // Saves go on, and their versions settle.
-    try Self.run(["put", package, "a.txt"], "newer")
-    try Self.run(["versions", "settle", package])
-    #expect(try Self.run(["cat", package + "@4", "a.txt"]).standardOutput == "new")
+    try Commands.run(["put", package, "a.txt"], "newer")
+    try Commands.run(["versions", "settle", package])
+    #expect(try Commands.run(["cat", package + "@4", "a.txt"]).standardOutput == "new")
   }
 
   /// The marker's own time moved later (`touch`, a backup tool) says nothing: the capture time is a checked line.
@@ -115,19 +109,19 @@ struct InterruptedSaveRecordTests {
   func aCaptureMarkerTouchedLaterMovesNoCaptureTime() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("T.mydoc")
-    try Self.run(["put", package, "a.txt", "--create"], "a")
-    try Self.run(["put", package, "b.txt"], "b")
-    try Self.run(["versions", "settle", package])
+    try Commands.run(["put", package, "a.txt", "--create"], "a")
+    try Commands.run(["put", package, "b.txt"], "b")
+    try Commands.run(["versions", "settle", package])
     try Self.killedAfterSwap(["put", package, "a.txt"], "new", package: package, id: 3)
     try Self.append("OUT", to: package + "/b.txt")
     try Shell.run("/usr/bin/touch", ["-d", "+1 hour", Self.pending(of: package) + "/3.start"])
 
-    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
     #expect(check.standardOutput.contains("recorded pending version 3"), "\(check.standardOutput)")
     #expect(check.status == 1, "\(check.standardOutput)")
     let lines = check.standardOutput.split(separator: "\n").filter { $0.hasPrefix("damaged: version 3: ") }
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 3: b.txt: not kept "], "\(lines)")
-    #expect(try Self.run(["cat", package + "@3", "a.txt"]).standardOutput == "a")
+    #expect(try Commands.run(["cat", package + "@3", "a.txt"]).standardOutput == "a")
   }
 
   /// A pending record an earlier release wrote (`docpkg-pending 1`, no checks): nothing tells it whole, so it is
@@ -135,15 +129,15 @@ struct InterruptedSaveRecordTests {
   @Test func anUncheckedPendingRecordIsDamageNotSettled() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("U.mydoc")
-    try Self.run(["put", package, "a.txt", "--create"], "a")
-    try Self.run(["put", package, "a.txt"], "b")
-    try Self.run(["versions", "settle", package])
-    try Self.run(["put", package, "a.txt"], "c")  // version 3, pending
+    try Commands.run(["put", package, "a.txt", "--create"], "a")
+    try Commands.run(["put", package, "a.txt"], "b")
+    try Commands.run(["versions", "settle", package])
+    try Commands.run(["put", package, "a.txt"], "c")  // version 3, pending
     let record = Self.pending(of: package) + "/3"
     let text = try String(contentsOfFile: record, encoding: .utf8)
     try Data(Self.unchecked(text, header: "docpkg-pending 1").utf8).write(to: URL(fileURLWithPath: record))
 
-    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
     #expect(check.status == 1, "\(check.standardOutput)")
     let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
     #expect(lines.count == 1, "\(check.standardOutput)")
@@ -174,16 +168,16 @@ struct InterruptedSaveRecordTests {
   func aPendingRecordWithALineRemovedIsDamage(_ which: String) throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("R.mydoc")
-    try Self.run(["put", package, "d/a.txt", "--create"], "a")
-    try Self.run(["put", package, "d/a.txt"], "b")
-    try Self.run(["versions", "settle", package])
-    try Self.run(["put", package, "d/a.txt"], "c")  // version 3, pending
+    try Commands.run(["put", package, "d/a.txt", "--create"], "a")
+    try Commands.run(["put", package, "d/a.txt"], "b")
+    try Commands.run(["versions", "settle", package])
+    try Commands.run(["put", package, "d/a.txt"], "c")  // version 3, pending
     let record = Self.pending(of: package) + "/3"
     let text = try String(contentsOfFile: record, encoding: .utf8)
     #expect(text.contains("\ncontainer "), "\(text)")
     try Data(try Self.removingLine(text, which).utf8).write(to: URL(fileURLWithPath: record))
 
-    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
     #expect(check.status == 1, "\(check.standardOutput)")
     let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
     #expect(lines.count == 1, "\(check.standardOutput)")
@@ -199,16 +193,16 @@ struct InterruptedSaveRecordTests {
   func aCaptureMarkerWithALineRemovedIsDamageNotBelieved(_ which: String) throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("L.mydoc")
-    try Self.run(["put", package, "a.txt", "--create"], "a")
-    try Self.run(["put", package, "b.txt"], "b")
-    try Self.run(["versions", "settle", package])
+    try Commands.run(["put", package, "a.txt", "--create"], "a")
+    try Commands.run(["put", package, "b.txt"], "b")
+    try Commands.run(["versions", "settle", package])
     try Self.killedAfterSwap(["put", package, "a.txt"], "new", package: package, id: 3)
     let marker = Self.pending(of: package) + "/3.start"
     let text = try String(contentsOfFile: marker, encoding: .utf8)
     #expect(text.split(separator: "\n").filter { $0.hasPrefix("count ") }.count == 3, "\(text)")
     try Data(try Self.removingLine(text, which).utf8).write(to: URL(fileURLWithPath: marker))
 
-    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
     #expect(check.status == 1, "\(check.standardOutput)")
     let record = Self.pending(of: package) + "/3"
     let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
@@ -232,23 +226,23 @@ struct InterruptedSaveRecordTests {
   func aWriteHiddenByAKilledSavesLinkIsNamed() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("P.mydoc")
-    try Self.run(["put", package, "d/a.txt", "--create"], "a\n")
-    try Self.run(["put", package, "e/x.txt"], "xxxx\n")
-    try Self.run(["put", package, "e/other.txt"], "o\n")
-    try Self.run(["versions", "settle", package])
-    try Self.run(["put", package, "d/a.txt"], "b\n")  // version 4: the state with x.txt = xxxx
+    try Commands.run(["put", package, "d/a.txt", "--create"], "a\n")
+    try Commands.run(["put", package, "e/x.txt"], "xxxx\n")
+    try Commands.run(["put", package, "e/other.txt"], "o\n")
+    try Commands.run(["versions", "settle", package])
+    try Commands.run(["put", package, "d/a.txt"], "b\n")  // version 4: the state with x.txt = xxxx
     try Self.writeInPlaceKeepingTime(package + "/e/x.txt", "YYYY")
     // Version 5: adds a folder to e/, so rebuilds e/, linking x.txt into the new one; killed before its record.
     try Self.killedAfterSwap(["put", package, "e/sub/new.txt"], "n\n", package: package, id: 5)
 
-    let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
     #expect(check.standardOutput.contains("recorded pending version 5"), "\(check.standardOutput)")
     #expect(check.status == 1, "\(check.standardOutput)")
     let lines = check.standardOutput.split(separator: "\n").filter { $0.hasPrefix("damaged: version 4: ") }
     #expect(lines.map { $0.prefix { $0 != "(" } } == ["damaged: version 4: e/x.txt: not kept "], "\(lines)")
-    let shown = try Shell.docpkg(["versions", "show", package, "4", "e/x.txt"], environment: Self.noBackground)
+    let shown = try Shell.docpkg(["versions", "show", package, "4", "e/x.txt"], environment: Commands.noBackground)
     #expect(shown.standardOutput != "YYYY\n")
-    #expect(try Self.run(["cat", package + "@5", "e/other.txt"]).standardOutput == "o\n")
+    #expect(try Commands.run(["cat", package + "@5", "e/other.txt"]).standardOutput == "o\n")
     #expect(FileManager.default.contents(atPath: package + "/e/sub/new.txt") == Data("n\n".utf8))
   }
 }

@@ -9,14 +9,8 @@ import Testing
 /// capture, or name it as not kept.
 @Suite("docpkg versions: a save killed while building")
 struct KilledBuildTests {
-  static let noBackground = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
-
-  @discardableResult
-  static func run(_ arguments: [String], _ input: String? = nil) throws -> Shell.Output {
-    let result = try Shell.docpkg(arguments, input: input.map { Data($0.utf8) }, environment: noBackground)
-    #expect(result.status == 0, "docpkg \(arguments.joined(separator: " ")): \(result.standardError)")
-    return result
-  }
+  /// The commands, run with the detached settler held off, as in the window tests.
+  typealias Commands = PendingWindowCommandTests
 
   /// The line of `versions show` for the file `name` of the folder `Data/`, without the tree drawing.
   static func entry(_ tree: String, _ name: String) -> String? {
@@ -33,12 +27,12 @@ struct KilledBuildTests {
     for link in 1...8 {
       let temp = try TemporaryDirectory()
       let package = temp.appending("K.mydoc")
-      try Self.run(["put", package, "Data/a.bin", "--create"], "original a")
-      try Self.run(["put", package, "Data/b.bin"], "original b")
-      try Self.run(["put", package, "c.txt"], "c")
-      try Self.run(["versions", "settle", package])
+      try Commands.run(["put", package, "Data/a.bin", "--create"], "original a")
+      try Commands.run(["put", package, "Data/b.bin"], "original b")
+      try Commands.run(["put", package, "c.txt"], "c")
+      try Commands.run(["versions", "settle", package])
       // A pending version (nothing may read the store before the change: every reading settles it first).
-      try Self.run(["put", package, "c.txt"], "c, second")
+      try Commands.run(["put", package, "c.txt"], "c, second")
       let file = package + "/Data/a.bin"
       let attributes = try FileManager.default.attributesOfItem(atPath: file)
       let mode = try #require(attributes[.posixPermissions] as? Int)
@@ -62,7 +56,7 @@ struct KilledBuildTests {
       if put.status == 0 { break }
       killed += 1
 
-      let check = try Shell.docpkg(["check", package], environment: Self.noBackground)
+      let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
       let ids =
         try JSONSerialization.jsonObject(
           with: Data(try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput.utf8)) as? [[String: Any]]

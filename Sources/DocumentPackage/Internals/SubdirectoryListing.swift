@@ -23,25 +23,36 @@ extension Syscalls {
     name: RawName, status: FileStatus
   )] {
     let fd = try retrying { path.withCString { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) } }
+    var result: [(name: RawName, status: FileStatus)] = []
+    try forEachPossibleSubdirectory(taking: fd) { name in
+      var raw = CStat()
+      guard fstatat(fd, name, &raw, AT_SYMLINK_NOFOLLOW) == 0, raw.st_mode & S_IFMT == S_IFDIR,
+        UInt64(raw.st_dev) == device
+      else { return }
+      result.append((RawName(cString: name), FileStatus(raw)))
+    }
+    return result
+  }
+
+  /// Calls `body` with the name of each entry of the directory open as `fd` (closed when done) whose
+  /// `d_type` says it is a directory or does not say, "." and ".." left out.
+  private static func forEachPossibleSubdirectory(
+    taking fd: CInt, _ body: (UnsafePointer<CChar>) -> Void
+  ) throws(Errno) {
     let stream = try directoryStream(taking: fd)
     defer { closedir(stream) }
-    var result: [(name: RawName, status: FileStatus)] = []
     while true {
       errno = 0
       guard let entry = readdir(stream) else {
         if errno != 0 { throw currentErrno }
-        return result
+        return
       }
       let type = Int32(entry.pointee.d_type)
       guard type == Int32(DT_DIR) || type == Int32(DT_UNKNOWN) else { continue }
       withUnsafePointer(to: &entry.pointee.d_name) { tuple in
         tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
           if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return }
-          var raw = CStat()
-          guard fstatat(fd, name, &raw, AT_SYMLINK_NOFOLLOW) == 0, raw.st_mode & S_IFMT == S_IFDIR,
-            UInt64(raw.st_dev) == device
-          else { return }
-          result.append((RawName(cString: name), FileStatus(raw)))
+          body(name)
         }
       }
     }
@@ -54,25 +65,11 @@ extension Syscalls {
   /// its `getdents` calls). Symbolic links are not followed, `path` included.
   /// - Throws: `Errno` when the directory cannot be opened or read.
   package static func possibleSubdirectoryNames(at path: FilePath) throws(Errno) -> [RawName] {
-    let fd = try openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-    let stream = try directoryStream(taking: fd)
-    defer { closedir(stream) }
     var result: [RawName] = []
-    while true {
-      errno = 0
-      guard let entry = readdir(stream) else {
-        if errno != 0 { throw currentErrno }
-        return result
-      }
-      let type = Int32(entry.pointee.d_type)
-      guard type == Int32(DT_DIR) || type == Int32(DT_UNKNOWN) else { continue }
-      withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-        tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
-          if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return }
-          result.append(RawName(cString: name))
-        }
-      }
+    try forEachPossibleSubdirectory(taking: openFile(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)) { name in
+      result.append(RawName(cString: name))
     }
+    return result
   }
 }
 
