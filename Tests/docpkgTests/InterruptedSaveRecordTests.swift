@@ -11,6 +11,15 @@ struct InterruptedSaveRecordTests {
   /// The commands, run with the detached settler held off, as in the window tests.
   typealias Commands = PendingWindowCommandTests
 
+  /// A package NAME in `temp` with `a.txt` and `b.txt`, saved one after the other, its version settled.
+  static func settledPackage(in temp: TemporaryDirectory, _ name: String) throws -> String {
+    let package = temp.appending(name)
+    try Commands.run(["put", package, "a.txt", "--create"], "a")
+    try Commands.run(["put", package, "b.txt"], "b")
+    try Commands.run(["versions", "settle", package])
+    return package
+  }
+
   static func pending(of package: String) -> String {
     let url = URL(fileURLWithPath: package)
     return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).docpkg-versions/pending")
@@ -65,10 +74,7 @@ struct InterruptedSaveRecordTests {
   @Test(.enabled(if: Shell.has("strace")), arguments: ["edited", "unchecked"])
   func aCaptureMarkerNotWholeIsDamageNotBelieved(_ damage: String) throws {
     let temp = try TemporaryDirectory()
-    let package = temp.appending("M.mydoc")
-    try Commands.run(["put", package, "a.txt", "--create"], "a")
-    try Commands.run(["put", package, "b.txt"], "b")
-    try Commands.run(["versions", "settle", package])
+    let package = try Self.settledPackage(in: temp, "M.mydoc")
     try Self.killedAfterSwap(["put", package, "a.txt"], "new", package: package, id: 3)
     let marker = Self.pending(of: package) + "/3.start"
     let text = try String(contentsOfFile: marker, encoding: .utf8)
@@ -108,10 +114,7 @@ struct InterruptedSaveRecordTests {
   @Test(.enabled(if: Shell.has("strace")))
   func aCaptureMarkerTouchedLaterMovesNoCaptureTime() throws {
     let temp = try TemporaryDirectory()
-    let package = temp.appending("T.mydoc")
-    try Commands.run(["put", package, "a.txt", "--create"], "a")
-    try Commands.run(["put", package, "b.txt"], "b")
-    try Commands.run(["versions", "settle", package])
+    let package = try Self.settledPackage(in: temp, "T.mydoc")
     try Self.killedAfterSwap(["put", package, "a.txt"], "new", package: package, id: 3)
     try Self.append("OUT", to: package + "/b.txt")
     try Shell.run("/usr/bin/touch", ["-d", "+1 hour", Self.pending(of: package) + "/3.start"])
@@ -192,10 +195,7 @@ struct InterruptedSaveRecordTests {
   @Test(.enabled(if: Shell.has("strace")), arguments: ["first", "beforeCount", "last"])
   func aCaptureMarkerWithALineRemovedIsDamageNotBelieved(_ which: String) throws {
     let temp = try TemporaryDirectory()
-    let package = temp.appending("L.mydoc")
-    try Commands.run(["put", package, "a.txt", "--create"], "a")
-    try Commands.run(["put", package, "b.txt"], "b")
-    try Commands.run(["versions", "settle", package])
+    let package = try Self.settledPackage(in: temp, "L.mydoc")
     try Self.killedAfterSwap(["put", package, "a.txt"], "new", package: package, id: 3)
     let marker = Self.pending(of: package) + "/3.start"
     let text = try String(contentsOfFile: marker, encoding: .utf8)
