@@ -35,24 +35,25 @@ struct RootIdentity: Hashable, Sendable {
     self.birth = birth
   }
 
+  /// The identity `Syscalls.identity` read; nil when it is not a directory's.
+  init?(_ found: (device: UInt64, inode: UInt64, isDirectory: Bool, birth: FileTime?)) {
+    guard found.isDirectory else { return nil }
+    self.init(device: found.device, inode: found.inode, birth: found.birth)
+  }
+
   /// The directory at `path`, not following a last link; nil if nothing or no directory is there.
   static func at(_ path: FilePath) -> RootIdentity? {
-    guard let found = try? Syscalls.identity(path), found.isDirectory else { return nil }
-    return RootIdentity(device: found.device, inode: found.inode, birth: found.birth)
+    (try? Syscalls.identity(path)).flatMap(RootIdentity.init)
   }
 
   /// The directory open as `fd`; nil if it cannot be read or is no directory.
   static func of(_ fd: CInt) -> RootIdentity? {
-    guard let found = try? Syscalls.identity(in: fd, ""), found.isDirectory else { return nil }
-    return RootIdentity(device: found.device, inode: found.inode, birth: found.birth)
+    (try? Syscalls.identity(in: fd, "")).flatMap(RootIdentity.init)
   }
 
   /// The directory `name` in the directory open as `dirfd`; nil if nothing or no directory is there.
   static func entry(_ name: RawName, in dirfd: CInt) -> RootIdentity? {
-    guard let found = name.withCString({ try? Syscalls.identity(in: dirfd, $0) }), found.isDirectory else {
-      return nil
-    }
-    return RootIdentity(device: found.device, inode: found.inode, birth: found.birth)
+    name.withCString { try? Syscalls.identity(in: dirfd, $0) }.flatMap(RootIdentity.init)
   }
 
   /// Whether `other` is the same directory: the same device and inode, and the same birth time

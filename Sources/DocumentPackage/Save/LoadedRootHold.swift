@@ -61,8 +61,7 @@ final class LoadedRootHold {
   /// (the folder may be the stranger's) or the held root was removed.
   func holdsThePackage() -> Bool {
     do {
-      let found = try Syscalls.identity(path)
-      return RootIdentity(device: found.device, inode: found.inode, birth: found.birth).isSame(as: identity)
+      return RootIdentity(try Syscalls.identity(path))?.isSame(as: identity) ?? false
     } catch  where error == .noSuchFileOrDirectory {
       return ((try? Syscalls.status(of: root.fd))?.linkCount ?? 0) > 0
     } catch {

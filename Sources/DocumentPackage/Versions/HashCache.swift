@@ -287,17 +287,27 @@ struct HashCache {
 
   /// `line` with its check appended: a space and ``lineCheck(_:)`` of `line` in 16 hex digits.
   static func checked(_ line: String) -> String {
-    let check = String(Array(line.utf8).withUnsafeBufferPointer { lineCheck($0) }, radix: 16)
-    return "\(line) \(String(repeating: "0", count: 16 - check.count))\(check)"
+    "\(line) \(checkDigits(Array(line.utf8).withUnsafeBufferPointer { lineCheck($0) }))"
+  }
+
+  /// A line's check as it is written: 16 hex digits.
+  static func checkDigits(_ check: UInt64) -> String {
+    let digits = String(check, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+  }
+
+  /// A checked line split into its text and its check (the last field); nil when it has none.
+  static func splitCheck(_ line: Substring) -> (text: Substring, check: UInt64)? {
+    guard let space = line.lastIndex(of: " "), let check = UInt64(line[line.index(after: space)...], radix: 16)
+    else { return nil }
+    return (line[..<space], check)
   }
 
   /// A line of a store cache read from disk (the directory cache's) without its check (the last
   /// field: see ``checked(_:)``), or nil if the check does not match: a line damaged on disk or
   /// edited by hand is not believed.
   static func verified(_ line: Substring) -> Substring? {
-    guard let space = line.lastIndex(of: " "), let check = UInt64(line[line.index(after: space)...], radix: 16)
-    else { return nil }
-    let rest = line[..<space]
+    guard let (rest, check) = splitCheck(line) else { return nil }
     return Array(rest.utf8).withUnsafeBufferPointer { lineCheck($0) } == check ? rest : nil
   }
 

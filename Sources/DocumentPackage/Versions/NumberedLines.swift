@@ -18,7 +18,7 @@ import Foundation
 enum NumberedLines {
   /// `text` as line `number`, followed by its check.
   static func line(_ text: String, number: Int) -> String {
-    "\(text) \(hex(check(text[...], number: number)))"
+    "\(text) \(HashCache.checkDigits(check(text[...], number: number)))"
   }
 
   /// `texts` as the lines numbered from `first` on, then `count N` (N: the lines before it, `first - 1`
@@ -47,9 +47,9 @@ enum NumberedLines {
     var lastWasCount = false
     for (offset, line) in lines.enumerated() {
       let number = offset + 1
-      guard let space = line.lastIndex(of: " "), let found = UInt64(line[line.index(after: space)...], radix: 16)
-      else { return .damaged("line \(number) of it is malformed (it has no check)") }
-      let text = line[..<space]
+      guard let (text, found) = HashCache.splitCheck(line) else {
+        return .damaged("line \(number) of it is malformed (it has no check)")
+      }
       guard check(text, number: number) == found else {
         // The line matches its check a place or more further on: that many lines before it were removed.
         if let further = (number + 1...number + 64).first(where: { check(text, number: $0) == found }) {
@@ -80,10 +80,5 @@ enum NumberedLines {
 
   private static func check(_ text: Substring, number: Int) -> UInt64 {
     Array("\(number) \(text)".utf8).withUnsafeBufferPointer { HashCache.lineCheck($0) }
-  }
-
-  private static func hex(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
   }
 }
