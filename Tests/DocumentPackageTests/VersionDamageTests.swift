@@ -113,4 +113,32 @@ struct VersionDamageTests {
     try FileManager.default.removeItem(atPath: store.versionsPath.appending("2").string)
     #expect(store.missingRecords(seen, listed: [1, 3], recorded: 3).map(\.id) == [2])
   }
+
+  /// A prune removes versions while `versions list` lists the store: the listing read version 3's record (which
+  /// follows 2) before the prune removed both. Neither is missing (CI: a two-writer run, whose saves prune, listed
+  /// a pruned version as "its record is missing (version 25 was kept after it, …)"). And a removal takes the
+  /// newest record first and notes every gap a record still present follows, so no listing in between
+  /// sees a follower whose predecessor is gone unnoted.
+  @Test func versionsPrunedDuringTheListingAreNotMissing() throws {
+    let temp = try TemporaryDirectory()
+    let (_, store) = try deferredSaves(temp, count: 4)
+    _ = try store.settlePendingVersions()
+    let before = try store.listing().records
+    #expect(before.map(\.version.id) == [1, 2, 3, 4])
+    #expect(try store.prune(keepingLast: 1) == [1, 2, 3])
+    #expect(store.missingRecords(before, listed: [1, 2, 3, 4], recorded: 4).isEmpty)
+    #expect(store.missingRecords(before.filter { $0.version.id != 2 }, listed: [1, 3, 4], recorded: 4).isEmpty)
+    #expect(store.removedIDs == [3], "version 4 follows 3; the followers of 1 and 2 went with them")
+    // Listed between the record removals of versions 2 and 3, in either order: nothing is missing.
+    for order in [["2", "3"], ["3", "2"]] {
+      let otherTemp = try TemporaryDirectory()
+      let (_, other) = try deferredSaves(otherTemp, count: 3)
+      _ = try other.settlePendingVersions()
+      try other.noteRemoved([2, 3], followers: try other.listing().records)
+      for id in order {
+        try FileManager.default.removeItem(atPath: other.versionsPath.appending(id).string)
+        #expect(try other.listing().problems.isEmpty, "\(order)")
+      }
+    }
+  }
 }

@@ -35,17 +35,19 @@ extension VersionStore {
   /// `removed`: the ids of the versions removed from the store.
   var removedPath: FilePath { path.appending("removed") }
 
-  /// The ids of the versions removed from the store (``noteRemoved(_:)``).
+  /// The ids of the versions removed from the store (``noteRemoved(_:followers:)``).
   var removedIDs: Set<Int> {
     guard let data = try? StoreFiles.read(removedPath) else { return [] }
     return Set(String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Int($0) })
   }
 
-  /// Adds `ids` to `removed`, before their records go; only the ids a record that stays follows
-  /// are kept there, so the file stays as small as the store. Under the store's lock.
-  /// - Parameter kept: The records that stay.
-  func noteRemoved(_ ids: [Int], keeping kept: [VersionRecord]) throws {
-    var followed = Set(kept.compactMap(\.follows))
+  /// Adds `ids` to `removed`; only the ids a record of `followers` follows are kept there, so the
+  /// file stays as small as the store. Under the store's lock, twice for a removal: before the
+  /// records go with every record as a follower (a listing meanwhile may still read a doomed record
+  /// that follows a removed one), and after, with the records that stay.
+  /// - Parameter followers: The records whose gaps must stay explained.
+  func noteRemoved(_ ids: [Int], followers: [VersionRecord]) throws {
+    var followed = Set(followers.compactMap(\.follows))
     if let recorded = lastRecordedID { followed.insert(recorded) }  // nothing follows the newest: `recorded` does
     let all = removedIDs.union(ids).intersection(followed).sorted()
     try StoreFiles.writeAtomically(
@@ -77,7 +79,9 @@ extension VersionStore {
         id: id, state: .damaged, date: nil, recordPath: versionsPath.appending(String(id)),
         reason: "its record is missing (it was recorded, as the newest version, and never removed)")
     }
-    for (id, follower) in followed where !removed.contains(id) && problems[id] == nil {
+    // A follower read before a removal may be gone with it since: only one still present names a gap
+    // (`removed` keeps a gap's id until its followers are gone).
+    for (id, follower) in followed where !removed.contains(id) && problems[id] == nil && recordPresent(follower) {
       problems[id] = VersionProblem(
         id: id, state: .damaged, date: nil, recordPath: versionsPath.appending(String(id)),
         reason: "its record is missing (version \(follower) was kept after it, and it was never removed)")

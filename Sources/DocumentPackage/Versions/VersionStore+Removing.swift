@@ -77,14 +77,15 @@ extension VersionStore {
     }
     let reachable = objects(of: kept)
     let garbage = objects(of: doomedRecords, skipping: reachable)
-    try noteRemoved(ids, keeping: kept)
-    for id in ids {
+    try noteRemoved(ids, followers: records)
+    for id in ids.sorted(by: >) {
       let file = versionsPath.appending(String(id))
       do { try Syscalls.unlink(file) } catch  where error != .noSuchFileOrDirectory {
         throw PackageError.io(error, "cannot remove version", path: file)
       } catch {}
     }
     try? StoreFiles.flushDirectory(versionsPath)
+    try? noteRemoved([], followers: kept)  // best effort: a gap noted too long is never a wrong flag
     // A damaged record's objects are not known: keep every object rather than remove its only
     // copy (the records are gone; the objects wait for a removal once it is repaired or removed).
     guard !problems.contains(where: { $0.state == .damaged }) else { return }
