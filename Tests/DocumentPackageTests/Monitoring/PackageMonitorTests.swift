@@ -199,17 +199,17 @@ struct PackageMonitorTests {
     file.versionPolicy = .none
     try file.root.setFile(at: "Data/b.txt", contents: Data("own save\n".utf8))
     try file.save()
-    #expect(await marked.wait(for: .modified, "Data/b.txt"))
-    #expect(marked.events.allSatisfy { $0.isOwnSave })
+    #expect(await marked.wait(for: .modified, "Data/b.txt"), "\(marked.events)")
+    #expect(marked.events.allSatisfy { $0.isOwnSave }, "\(marked.events)")
     // The suppressing monitor reports outside changes and nothing of the save. (An outside write
     // that fell into the same burst as the save would be left out with it: write until one is seen.)
     let seen = await suppressed.wait { collector in
       _ = try? temp.write("Doc.pkg/a.txt", "outside \(UUID())\n")
       return collector.changes.contains { $0.path == "a.txt" }
     }
-    #expect(seen)
-    #expect(!suppressed.changes.contains { $0.path == "Data/b.txt" })
-    #expect(suppressed.events.allSatisfy { !$0.isOwnSave })
+    #expect(seen, "\(suppressed.events)")
+    #expect(!suppressed.changes.contains { $0.path == "Data/b.txt" }, "\(suppressed.events)")
+    #expect(suppressed.events.allSatisfy { !$0.isOwnSave }, "\(suppressed.events)")
   }
 
   @Test func aMissingPackageIsAClearError() throws {
