@@ -121,25 +121,37 @@ struct UnlinkedNote {
   }
 
   /// The status of each file or symbolic link in the tree at `root` that has another name (a package
-  /// entry a save carried over by a hard link), read before the removal unlinks them. Walked with an
-  /// explicit stack, whatever the tree's depth.
+  /// entry a save carried over by a hard link), read before the removal unlinks them. Walked relative to
+  /// the descriptors of the folders open on the way down (an explicit stack), so that neither the
+  /// tree's depth nor its paths' length limits it.
   static func sharedFiles(under root: FilePath) -> [PendingVersion.Seen] {
     guard let top = try? Syscalls.statusNoFollow(root) else { return [] }
     guard top.kind == .directory else { return top.kind != nil && top.linkCount > 1 ? [.init(top)] : [] }
+    guard let rootFD = try? Syscalls.openFile(root, [.readOnly, .directory, .noFollow]) else { return [] }
     var found: [PendingVersion.Seen] = []
-    var stack = [root]
-    while let directory = stack.popLast() {
-      guard let fd = try? Syscalls.openFile(directory, [.readOnly, .directory, .noFollow]) else { continue }
-      defer { Syscalls.closeFile(fd) }
-      for entry in (try? Syscalls.entries(ofDirectory: fd)) ?? [] {
-        guard let status = try? Syscalls.status(in: fd, entry.name) else { continue }
-        if status.kind == .directory, let component = entry.name.component {
-          stack.append(directory.appending(component))
-        } else if status.kind != nil && status.linkCount > 1 {
-          found.append(.init(status))
+    var stack: [(fd: CInt, folders: [RawName])] = []
+    defer { for level in stack { Syscalls.closeFile(level.fd) } }
+    var next: CInt? = rootFD
+    while true {
+      if let fd = next {
+        var folders: [RawName] = []
+        for entry in (try? Syscalls.entries(ofDirectory: fd)) ?? [] {
+          guard let status = try? Syscalls.status(in: fd, entry.name) else { continue }
+          if status.kind == .directory {
+            folders.append(entry.name)
+          } else if status.kind != nil && status.linkCount > 1 {
+            found.append(.init(status))
+          }
         }
+        stack.append((fd, folders))
       }
+      guard let top = stack.indices.last else { return found }
+      guard let folder = stack[top].folders.popLast() else {
+        Syscalls.closeFile(stack.removeLast().fd)
+        next = nil
+        continue
+      }
+      next = try? Syscalls.openFile(in: stack[top].fd, folder, [.readOnly, .directory, .noFollow])
     }
-    return found
   }
 }
