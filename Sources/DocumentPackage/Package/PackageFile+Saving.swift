@@ -101,7 +101,8 @@ extension PackageNode {
   ///
   /// Builds the new tree beside `path` and swaps it in (see ``PackageFile/save(options:)``);
   /// anything at `path` is replaced. Unchanged files loaded from disk are hard-linked from where
-  /// they were loaded. The node then reads from `path` and counts as unchanged, like a saved package file's.
+  /// they were loaded when `path` is the package they were loaded from, and copied (a reflink where the file
+  /// system has them) into any other: the two packages then share no file. The node then reads from `path` and counts as unchanged, like a saved package file's.
   /// - Parameters:
   ///   - path: Where to write the package.
   ///   - originalContentsPath: Where the package this node was loaded from is now, if it

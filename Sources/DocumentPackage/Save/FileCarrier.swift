@@ -9,6 +9,9 @@ enum FileCarrier {
   /// - Parameters:
   ///   - attributes: New permissions and modification time for the carried file; when given, the
   ///     file is copied rather than linked (changing a linked inode would change the old tree).
+  ///   - linking: False to copy it whatever the file system allows: a file of another package (a save
+  ///     as, a copy), which must not share an inode with this one (an in-place write to either would
+  ///     change both).
   ///   - relinked: Where a file carried by a hard link is noted (its change time moved).
   ///   - announce: Told the entry's status just before a hard link is made (``RelinkedFile/link(_:in:as:in:noting:announce:)``).
   /// - Returns: The carried entry's status when a hard link carried it and it was read just after (so a
@@ -16,10 +19,10 @@ enum FileCarrier {
   @discardableResult
   static func carry(
     _ name: RawName, from source: CInt, to destination: CInt, as newName: RawName,
-    attributes: (FilePermissions, FileTime?)? = nil, durability: inout DurabilityPlan,
+    attributes: (FilePermissions, FileTime?)? = nil, linking: Bool = true, durability: inout DurabilityPlan,
     relinked: inout [RelinkedFile], announce: ((FileStatus) -> Void)? = nil
   ) throws(Errno) -> FileStatus? {
-    if attributes == nil {
+    if attributes == nil && linking {
       do {
         return try RelinkedFile.link(
           name, in: source, as: newName, in: destination, noting: &relinked, announce: announce)

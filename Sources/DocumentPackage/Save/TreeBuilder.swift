@@ -10,7 +10,9 @@ import Foundation
 /// unchanged parts over from disk and writing only what changed:
 ///
 /// - an unchanged file or link (loaded from disk, no `.contents`/`.attributes` edit) is hard-linked
-///   from where it was loaded, even if it was moved or renamed in the model (see ``FileCarrier``);
+///   from where it was loaded, even if it was moved or renamed in the model (see ``FileCarrier``), when it was
+///   loaded from the package being saved; from another package (a save as, a copy) it is copied, a reflink
+///   where the file system has them: two packages never share an inode;
 /// - a directory never listed is carried over by walking the disk, without loading it into the model;
 /// - new and changed files are written, from memory or streamed from their ``FileContentSource``;
 /// - permissions and modification times are set as the model has them (new and rewritten files
@@ -191,7 +193,7 @@ final class TreeBuilder {
         carried.recordDirectory(path)
         let fromHere = origin.location.root == packagePath
         try carryContents(
-          of: sourceFD, into: fd, path: path, origin: fromHere ? origin.relativePath : nil, withSpecial: fromHere)
+          of: sourceFD, into: fd, path: path, origin: fromHere ? origin.relativePath : nil, fromThisPackage: fromHere)
         if !node.edits.contains(.attributes) {
           time = try step("read status of", path) { () throws(Errno) in
             try Syscalls.status(of: sourceFD).modificationTime
@@ -289,7 +291,8 @@ final class TreeBuilder {
       _ = try Syscalls.resolving(source) { sourceDirectory, sourceName throws(Errno) in
         try FileCarrier.carry(
           RawName(cString: sourceName), from: sourceDirectory, to: dirfd, as: name, attributes: attributes,
-          durability: &durability, relinked: &relinked, announce: willLink)
+          linking: origin.location.root == packagePath, durability: &durability, relinked: &relinked,
+          announce: willLink)
       }
     } catch {
       if error == .noSuchFileOrDirectory { throw node.onDiskError(error, path: source, action: "carry over") }
@@ -348,11 +351,12 @@ final class TreeBuilder {
   }
 
   /// Carries every entry of the directory `source` into `destination`, and everything below, from
-  /// disk: with an explicit stack of the directories open on the way down, not recursion. FIFOs,
-  /// sockets and devices are carried `withSpecial` (from this package), else left out. Each directory
+  /// disk: with an explicit stack of the directories open on the way down, not recursion. From this
+  /// package (`fromThisPackage`), files are hard-linked where the file system allows and FIFOs, sockets
+  /// and devices carried; from another, files are copied and those left out. Each directory
   /// listed is noted in ``listedDirectories`` when `origin` (the source's path in this package) is given.
   private func carryContents(
-    of source: CInt, into destination: CInt, path: String, origin: FilePath?, withSpecial: Bool
+    of source: CInt, into destination: CInt, path: String, origin: FilePath?, fromThisPackage: Bool
   ) throws {
     /// A directory being carried: its entries not carried yet, and the status to give the copy
     /// when they are in (`nil` for the top, whose caller finishes it and owns its descriptors).
@@ -419,8 +423,8 @@ final class TreeBuilder {
       case .file, .symlink:
         try step("carry over", entryPath) { () throws(Errno) in
           let linked = try FileCarrier.carry(
-            entry.name, from: source, to: destination, as: entry.name, durability: &durability, relinked: &relinked,
-            announce: willLink)
+            entry.name, from: source, to: destination, as: entry.name, linking: fromThisPackage,
+            durability: &durability, relinked: &relinked, announce: willLink)
           let inode: UInt64
           if let linked { inode = linked.inode } else { inode = try Syscalls.status(in: destination, entry.name).inode }
           carried.record(entry.name.string, inode: inode, in: parentPath)
@@ -456,7 +460,7 @@ final class TreeBuilder {
         stack.append(Carrying(from: from, to: to, path: entryPath, origin: origin, entries: entries, status: status))
       case .other, .unknown:
         // FIFOs, sockets, devices: not in the model, but the package's own stay where they are.
-        guard withSpecial else { continue }
+        guard fromThisPackage else { continue }
         try step("carry over", entryPath) { () throws(Errno) in
           try FileCarrier.carrySpecial(entry.name, from: source, to: destination)
           carried.record(

@@ -123,6 +123,36 @@ struct DocumentVersionTests {
     #expect(try file(copy + "/Text.txt") == "edited\n")
   }
 
+  /// Outsider attack on issue 36: `saveCopy(to:)` and `save(to:)` hard-linked the package's unchanged files into
+  /// the copy, so that appending to a file of the copy changed the original, and the change times the links moved
+  /// made the package's own versions "not kept" (`docpkg check` failed after five rounds of edit, save, save a
+  /// copy). A copy, and a package saved as, share no file with the package.
+  @Test func aCopyOrAPackageSavedAsSharesNoFileWithThePackage() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    for round in 1...5 {
+      try await document.edit { try $0.setFile(at: "Round.txt", contents: Data("\(round)\n".utf8)) }
+      try await document.save()
+      try await document.saveCopy(to: FilePath(temp.appending("Copy\(round).pkg")))
+    }
+    let store = try VersionStore(forPackageAt: FilePath(path))
+    _ = try store.settlePendingVersions()
+    let versions = try store.versions()
+    #expect(versions.count == 5 && versions.allSatisfy { $0.unkeptPaths.isEmpty }, "\(versions)")
+    #expect(try store.damagedVersions(thorough: true).isEmpty)
+    try await document.save(to: FilePath(temp.appending("SavedAs.pkg")))
+    for copy in ["Copy5.pkg", "SavedAs.pkg"] {
+      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temp.appending(copy + "/Text.txt")))
+      try handle.seekToEnd()
+      try handle.write(contentsOf: Data("written in place in \(copy)\n".utf8))
+      try handle.close()
+      #expect(try file(temp.appending(copy + "/Text.txt")) == "hello\nwritten in place in \(copy)\n")
+    }
+    #expect(try file(path + "/Text.txt") == "hello\n")
+    #expect(try file(temp.appending("Copy4.pkg/Text.txt")) == "hello\n")
+  }
+
   @Test func aReadOnlyDocumentCanListVersionsAndSaveACopy() async throws {
     let temp = try TemporaryDirectory()
     let path = try makePackage(in: temp)
