@@ -104,6 +104,31 @@ struct VersionsCommandTests {
     }
   }
 
+  /// Outsider attack on issue 35: after a save killed while it captured the state it replaces (its `ID.start`
+  /// marker left in `pending/`), `versions prune` took the package's lock, then its settle, seeing a save in
+  /// flight on every try, took the lock again by another descriptor and waited for itself, holding off every
+  /// save. Now the settle knows the lock is held, recovery completes the killed save's capture first, and the
+  /// prune ends.
+  @Test func aPruneAfterASaveKilledWhileItCapturedDoesNotWaitForItself() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+    #expect(try Shell.docpkg(["put", "--create", package, "a.txt"], input: Data("1".utf8)).status == 0)
+    for content in ["2", "3", "4"] {
+      let put = try Shell.docpkg(["put", package, "a.txt"], input: Data(content.utf8), environment: quiet)
+      #expect(put.status == 0, "\(put.standardError)")
+    }
+    let pending = temp.appending(".P.mydoc.docpkg-versions/pending")
+    for command in [["versions", "remove", package, "1"], ["versions", "prune", package, "--keep", "1"]] {
+      #expect(FileManager.default.createFile(atPath: pending + "/9.start", contents: Data()))
+      let result = try Shell.run(
+        "timeout", ["-s", "KILL", "60", Shell.docpkgPath] + command, check: false)
+      #expect(result.status == 0, "\(command): \(result.transcript)")
+    }
+    #expect(try Shell.docpkg(["check", package]).status == 0)
+    #expect(try Shell.docpkg(["cat", package, "a.txt"]).standardOutput == "4")
+  }
+
   @Test(.enabled(if: Shell.has("python3")))
   func twoWritersLoseNothing() async throws {
     let script = Fixtures.script("two-writers.py")

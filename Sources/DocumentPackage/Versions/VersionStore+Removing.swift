@@ -11,21 +11,21 @@ extension VersionStore {
   /// Takes the package's lock.
   /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `io`.
   public func markResolved(_ id: Int) throws {
-    let lock = try PackageLock(forPackageAt: packagePath)
-    defer { withExtendedLifetime(lock) {} }
-    var record = try record(id)
-    guard !record.version.isResolved else { return }
-    record.version.isResolved = true
-    try write(record)
+    try withPackageLock {
+      var record = try record(id)
+      guard !record.version.isResolved else { return }
+      record.version.isResolved = true
+      try write(record)
+    }
   }
 
   /// Removes the versions `ids` and the objects only they used. Takes the package's lock.
   /// - Throws: ``PackageError`` with code `noSuchEntry` for an unknown version, `io`.
   public func remove(_ ids: [Int]) throws {
-    let lock = try PackageLock(forPackageAt: packagePath)
-    defer { withExtendedLifetime(lock) {} }
-    for id in ids { _ = try record(id) }
-    try removeLocked(ids)
+    try withPackageLock {
+      for id in ids { _ = try record(id) }
+      try removeLocked(ids)
+    }
   }
 
   /// Removes every resolved conflict version. Takes the package's lock.
@@ -42,9 +42,7 @@ extension VersionStore {
   /// - Returns: The removed versions' ids.
   @discardableResult
   public func prune(keepingLast count: Int) throws -> [Int] {
-    let lock = try PackageLock(forPackageAt: packagePath)
-    defer { withExtendedLifetime(lock) {} }
-    return try pruneLocked(keepingLast: count)
+    try withPackageLock { try pruneLocked(keepingLast: count) }
   }
 
   func pruneLocked(keepingLast count: Int) throws -> [Int] {

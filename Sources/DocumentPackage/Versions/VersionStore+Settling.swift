@@ -43,13 +43,25 @@ extension VersionStore {
     // (Never while this instance holds the store's lock already: the package's is taken first.)
     guard outcome == .savesKeptComing, !holdsStoreLock else { return settled }
     // Saves kept changing the package under the walks: walk once more with them held off.
+    return try withPackageLock {
+      _ = try withStoreLock { try settleLocked(into: &settled, savesExcluded: true) }
+      return settled
+    }
+  }
+
+  /// Runs `body` holding the package's lock, taken unless this instance holds it already: a settle that
+  /// `body` starts then takes it no second time (a second `flock` of the lock file by one process waits
+  /// for itself: a prune after a killed save hung so, holding off every save). With no save possible, a
+  /// capture marker left is a killed save's: recovery completes its record (and the tree it replaced
+  /// comes into the store) before the pending versions are read.
+  func withPackageLock<T>(_ body: () throws -> T) throws -> T {
+    if packageLockHeld { return try body() }
     let lock = try PackageLock(forPackageAt: packagePath)
     defer { withExtendedLifetime(lock) {} }
-    // With no save possible, a capture marker left is a killed save's: recovery completes its
-    // record (and the tree it replaced comes into the store) before the pending versions read it.
+    packageLockHeld = true
+    defer { packageLockHeld = false }
     _ = try? Recovery.recover(packageAt: packagePath, keeper: VersionKeeping.self)
-    _ = try withStoreLock { try settleLocked(into: &settled, savesExcluded: true) }
-    return settled
+    return try body()
   }
 
   /// Settles the pending versions, if any, unless this instance is settling already. Readers

@@ -62,9 +62,10 @@ public final class VersionStore {
   public let path: FilePath
   /// Whether this instance holds the store's own lock (see ``withStoreLock(_:)``).
   var holdsStoreLock = false
-  /// Whether whoever opened this instance holds the package's lock: no save can run meanwhile
-  /// (a settle then walks the package without checking for saves; see ``SaveSequence``).
-  let packageLockHeld: Bool
+  /// Whether whoever opened this instance holds the package's lock, or this instance took it
+  /// (``withPackageLock(_:)``): no save can run meanwhile (a settle then walks the package without
+  /// checking for saves; see ``SaveSequence``), and nothing here takes it again.
+  var packageLockHeld: Bool
   /// The pending version this instance last failed to settle, and why (see ``versionProblems()``).
   var settleFailure: (id: Int, reason: String)?
 
