@@ -83,7 +83,10 @@ extension VersionStore {
       } catch let error as PackageError {
         problems.append(error.description)
       }
-      if !problems.isEmpty { damaged.append(VersionDamage(id: record.version.id, problems: problems)) }
+      // A version removed while it was walked (a prune, `versions remove` beside this) took its objects
+      // with it: it is gone, not damaged.
+      let removed = { (try? Syscalls.entryExists(self.versionsPath.appending(String(record.version.id)))) == false }
+      if !problems.isEmpty && !removed() { damaged.append(VersionDamage(id: record.version.id, problems: problems)) }
     }
     return damaged.sorted { $0.id < $1.id }
   }
