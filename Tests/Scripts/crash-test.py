@@ -386,6 +386,13 @@ class Runner:
                         self.fail(scenario, f"{syscall}={error}", n, "original package changed")
                     if self.leftovers():
                         self.fail(scenario, f"{syscall}={error}", n, f"left {self.leftovers()}")
+                    # A failed save leaves no version behind that is not whole (a record whose replaced tree
+                    # went back into the package named it "not kept").
+                    check = self.run([self.docpkg, "check", self.package], b"")
+                    if check.returncode != 0:
+                        damage = [l for l in check.stdout.decode().splitlines() if l.startswith("damaged: ")]
+                        self.fail(scenario, f"{syscall}={error}", n,
+                                  f"check failed: {check.stderr.decode().strip()} {damage}")
                     n += 1
         return points
 

@@ -225,7 +225,12 @@ final class DeferredKeeping {
       id: id, start: start, rootPermissions: root.permissions, rootTime: root.modificationTime,
       changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes, seen: seen)
     let path = store.pendingPath.appending(String(id))
-    try StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath)
+    do { try StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath) } catch {
+      // Renamed in, and then the folder's flush failed: the save swaps back, so the record must go (it
+      // would name a version whose replaced tree is back in the package, where the renames moved its times).
+      try? Syscalls.unlink(path)
+      throw error
+    }
     store.noteRecorded(id)
     self.begun = nil
     containerTimes = nil
