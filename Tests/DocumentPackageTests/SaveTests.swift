@@ -141,6 +141,11 @@ struct SaveTests {
     _ = try document.root.children()
     try temp.write("Doc.pkg/Theirs2.txt", "theirs")
     #expect(document.outsideChanges().contains(OutsideEntryChange(path: "", kind: .modified)))
+    // Named in words in the refusal (it said "modified ." until an outsider attack on issue 36 found it unclear).
+    #expect(throws: PackageError.self) { try document.save() }
+    do { try document.save() } catch {
+      #expect("\(error)".contains("(modified the package folder, "), "\(error)")
+    }
     try document.save(options: .overwritingOutsideChanges)
     #expect(try read(package + "/Text.txt") == "mine\n")
     #expect(FileManager.default.fileExists(atPath: package + "/Theirs.txt"))

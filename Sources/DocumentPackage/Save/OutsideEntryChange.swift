@@ -28,8 +28,9 @@ public struct OutsideEntryChange: Hashable, Sendable, CustomStringConvertible {
     self.kind = kind
   }
 
-  /// `modified Data/a.txt`.
-  public var description: String { "\(kind.rawValue) \(path.isEmpty ? "." : path)" }
+  /// `modified Data/a.txt`; `modified the package folder` for the package itself (an entry added, removed or
+  /// renamed at its top).
+  public var description: String { "\(kind.rawValue) \(path.isEmpty ? "the package folder" : path)" }
 }
 
 /// Compares what a model loaded with the disk, one `lstat` per loaded node.
