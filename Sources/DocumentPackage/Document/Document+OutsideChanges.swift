@@ -178,6 +178,9 @@ extension Document {
     if let before = modelBeforeRemovals, before.isCurrent(editor) { editor = before.editor }
     modelBeforeRemovals = nil
     cancelAutosave()
+    // A conflict with a package that is gone is over: nothing can be merged into it or saved over it, and
+    // the app's way on is save(to:) (a save that met the deletion half-way failed as a conflict first).
+    state.remove(.inConflict)
     state.insert(.deleted)
   }
 

@@ -225,6 +225,30 @@ extension PackageDeletionTests {
     try await document.close()
   }
 
+  /// Outsider attack on issue 36: a save that met `rm -rf` half-way failed as a conflict (what it saw then), and
+  /// the document stayed `inConflict+deleted` once the deletion was noticed, so that an app showed a conflict for
+  /// a package that no longer exists. Once deleted, the conflict is over: the state is `deleted` alone.
+  @Test func aConflictWithAPackageDeletedSinceIsOverOnceTheDeletionIsNoticed() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, _) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    try temp.write("Doc.pkg/Theirs.txt", "theirs\n")  // as a deletion under way shows: the root's entries change
+    _ = try await document.read { try $0.children().count }
+    try temp.write("Doc.pkg/Theirs2.txt", "theirs\n")
+    await #expect(throws: PackageError.self) { try await document.save() }
+    #expect(await document.state == .inConflict)
+    try Shell.run("rm", ["-rf", path])
+    let refused = await #expect(throws: PackageError.self) { try await document.save() }
+    #expect(refused?.description.contains("deleted on disk") == true, "\(String(describing: refused))")
+    #expect(await document.state == .deleted)
+    let rescue = temp.appending("Rescued.pkg")
+    _ = try await document.save(to: FilePath(rescue))
+    #expect(try contents(of: rescue)["Text.txt"] == "unsaved\n")
+    #expect(await document.state == .normal)
+    try await document.close()
+  }
+
   @Test func aDeletedPackageSavedWhereNothingCanBeWrittenSaysWhyNotThatItWasDeleted() async throws {
     let temp = try TemporaryDirectory()
     let (path, _) = try makePackageAndAnother(in: temp)
