@@ -95,7 +95,7 @@ final class TreeBuilder {
       let childPath = parentPath.isEmpty ? child.name : parentPath + "/" + child.name
       if child.kind == .directory {
         var live: CInt?
-        if let parentLive = open[top].live, !isFromThisPackage(child) {
+        if let parentLive = open[top].live, !isFromThisPackage(child.origin) {
           live = try openLive(childPath) { () throws(Errno) in
             try Syscalls.openDirectory(in: parentLive, child.diskName)
           }
@@ -132,8 +132,9 @@ final class TreeBuilder {
 
   /// Whether `node` was loaded from this package (its origin is here): its FIFOs, sockets and devices are
   /// carried from there.
-  private func isFromThisPackage(_ node: PackageNode) -> Bool {
-    node.origin?.location.root == packagePath
+  /// Whether `origin` is in the package being saved (its files may be hard-linked, its FIFOs carried).
+  private func isFromThisPackage(_ origin: DiskOrigin?) -> Bool {
+    origin?.location.root == packagePath
   }
 
   /// Opens a live directory (see ``replacing``); nil when there is none at that path.
@@ -175,7 +176,7 @@ final class TreeBuilder {
         remaining = Array(children.values)
         if node.edits.contains(.membership) && !node.edits.contains(.attributes) { time = nil }
         let names = Set(children.values.map(\.diskName))
-        if let origin = node.origin, isFromThisPackage(node) {
+        if let origin = node.origin, isFromThisPackage(origin) {
           let special = try carrySpecialEntries(of: origin, except: names, into: fd, path: path)
           listedDirectories.append(
             ListedDirectory(path: path, origin: origin.relativePath, listed: nil, node: node, special: special))
@@ -191,7 +192,7 @@ final class TreeBuilder {
         }
         defer { Syscalls.closeFile(sourceFD) }
         carried.recordDirectory(path)
-        let fromHere = origin.location.root == packagePath
+        let fromHere = isFromThisPackage(origin)
         try carryContents(
           of: sourceFD, into: fd, path: path, origin: fromHere ? origin.relativePath : nil, fromThisPackage: fromHere)
         if !node.edits.contains(.attributes) {
@@ -291,7 +292,7 @@ final class TreeBuilder {
       _ = try Syscalls.resolving(source) { sourceDirectory, sourceName throws(Errno) in
         try FileCarrier.carry(
           RawName(cString: sourceName), from: sourceDirectory, to: dirfd, as: name, attributes: attributes,
-          linking: origin.location.root == packagePath, durability: &durability, relinked: &relinked,
+          linking: isFromThisPackage(origin), durability: &durability, relinked: &relinked,
           announce: willLink)
       }
     } catch {

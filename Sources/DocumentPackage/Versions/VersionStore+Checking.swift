@@ -85,8 +85,9 @@ extension VersionStore {
       }
       // A version removed while it was walked (a prune, `versions remove` beside this) took its objects
       // with it: it is gone, not damaged.
-      let removed = { (try? Syscalls.entryExists(self.versionsPath.appending(String(record.version.id)))) == false }
-      if !problems.isEmpty && !removed() { damaged.append(VersionDamage(id: record.version.id, problems: problems)) }
+      if !problems.isEmpty && recordPresent(record.version.id) {
+        damaged.append(VersionDamage(id: record.version.id, problems: problems))
+      }
     }
     return damaged.sorted { $0.id < $1.id }
   }

@@ -91,7 +91,7 @@ extension VersionStore {
 
   /// Whether `id` has a record now, pending or kept (looked for in that order: a settle moves it from
   /// pending to kept). An error looking counts as present: never a record flagged wrongly.
-  private func recordPresent(_ id: Int) -> Bool {
+  func recordPresent(_ id: Int) -> Bool {
     ((try? Syscalls.exists(pendingPath.appending(String(id)))) ?? true)
       || ((try? Syscalls.exists(versionsPath.appending(String(id)))) ?? true)
   }
