@@ -20,10 +20,32 @@ struct InterruptedSaveRecordTests {
     return package
   }
 
+  /// A package NAME in `temp` whose `file` was saved "a", "b" (settled) and "c": version 3 is pending, its record
+  /// at the returned path, what it replaced ("b") beside it.
+  static func pendingThirdVersion(in temp: TemporaryDirectory, _ name: String, file: String) throws -> (
+    package: String, record: String
+  ) {
+    let package = temp.appending(name)
+    try Commands.run(["put", package, file, "--create"], "a")
+    try Commands.run(["put", package, file], "b")
+    try Commands.run(["versions", "settle", package])
+    try Commands.run(["put", package, file], "c")
+    return (package, Self.pending(of: package) + "/3")
+  }
+
   static func pending(of package: String) -> String {
     let url = URL(fileURLWithPath: package)
     return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).docpkg-versions/pending")
       .path
+  }
+
+  /// The one line of `docpkg check` that names `record`: `check` must exit 1 and name it on exactly one line.
+  static func checkLine(naming record: String, _ package: String) throws -> String? {
+    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
+    #expect(check.status == 1, "\(check.standardOutput)")
+    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
+    #expect(lines.count == 1, "\(check.standardOutput)")
+    return lines.first.map(String.init)
   }
 
   /// Runs `docpkg ARGUMENTS` killed (strace) at its first rename into the store's `pending/`: the save has swapped
@@ -84,15 +106,12 @@ struct InterruptedSaveRecordTests {
     try Data(edited.utf8).write(to: URL(fileURLWithPath: marker))
     try Self.append("OUT", to: package + "/b.txt")
 
-    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
-    #expect(check.status == 1, "\(check.standardOutput)")
     let record = Self.pending(of: package) + "/3"
-    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
-    #expect(lines.count == 1, "\(check.standardOutput)")
-    #expect(lines.first?.contains("damaged pending version record") == true, "\(check.standardOutput)")
-    #expect(lines.first?.contains("capture marker of a save killed after its swap") == true, "\(lines)")
+    let line = try Self.checkLine(naming: record, package)
+    #expect(line?.contains("damaged pending version record") == true, "\(String(describing: line))")
+    #expect(line?.contains("capture marker of a save killed after its swap") == true, "\(String(describing: line))")
     let why = damage == "edited" ? "does not match its check" : "an earlier release wrote it"
-    #expect(lines.first?.contains(why) == true, "\(lines)")
+    #expect(line?.contains(why) == true, "\(String(describing: line))")
     // The save's change stays; what it replaced is kept in the store for whoever repairs the record.
     #expect(FileManager.default.contents(atPath: package + "/a.txt") == Data("new".utf8))
     #expect(FileManager.default.contents(atPath: record + ".old") == Data("a".utf8))
@@ -131,20 +150,12 @@ struct InterruptedSaveRecordTests {
   /// damage, named, its replaced files left in place; it was settled as it said.
   @Test func anUncheckedPendingRecordIsDamageNotSettled() throws {
     let temp = try TemporaryDirectory()
-    let package = temp.appending("U.mydoc")
-    try Commands.run(["put", package, "a.txt", "--create"], "a")
-    try Commands.run(["put", package, "a.txt"], "b")
-    try Commands.run(["versions", "settle", package])
-    try Commands.run(["put", package, "a.txt"], "c")  // version 3, pending
-    let record = Self.pending(of: package) + "/3"
+    let (package, record) = try Self.pendingThirdVersion(in: temp, "U.mydoc", file: "a.txt")
     let text = try String(contentsOfFile: record, encoding: .utf8)
     try Data(Self.unchecked(text, header: "docpkg-pending 1").utf8).write(to: URL(fileURLWithPath: record))
 
-    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
-    #expect(check.status == 1, "\(check.standardOutput)")
-    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
-    #expect(lines.count == 1, "\(check.standardOutput)")
-    #expect(lines.first?.contains("an earlier release wrote it ('docpkg-pending 1')") == true, "\(lines)")
+    let line = try Self.checkLine(naming: record, package)
+    #expect(line?.contains("an earlier release wrote it ('docpkg-pending 1')") == true, "\(String(describing: line))")
     #expect(FileManager.default.contents(atPath: record + ".old") == Data("b".utf8))
     #expect(FileManager.default.fileExists(atPath: record))
     #expect(try Shell.docpkg(["versions", "list", package]).status == 1)
@@ -170,22 +181,14 @@ struct InterruptedSaveRecordTests {
   @Test(arguments: ["first", "beforeCount", "last"])
   func aPendingRecordWithALineRemovedIsDamage(_ which: String) throws {
     let temp = try TemporaryDirectory()
-    let package = temp.appending("R.mydoc")
-    try Commands.run(["put", package, "d/a.txt", "--create"], "a")
-    try Commands.run(["put", package, "d/a.txt"], "b")
-    try Commands.run(["versions", "settle", package])
-    try Commands.run(["put", package, "d/a.txt"], "c")  // version 3, pending
-    let record = Self.pending(of: package) + "/3"
+    let (package, record) = try Self.pendingThirdVersion(in: temp, "R.mydoc", file: "d/a.txt")
     let text = try String(contentsOfFile: record, encoding: .utf8)
     #expect(text.contains("\ncontainer "), "\(text)")
     try Data(try Self.removingLine(text, which).utf8).write(to: URL(fileURLWithPath: record))
 
-    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
-    #expect(check.status == 1, "\(check.standardOutput)")
-    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
-    #expect(lines.count == 1, "\(check.standardOutput)")
-    #expect(lines.first?.contains("damaged pending version record") == true, "\(lines)")
-    #expect(lines.first?.contains("missing") == true, "\(lines)")
+    let line = try Self.checkLine(naming: record, package)
+    #expect(line?.contains("damaged pending version record") == true, "\(String(describing: line))")
+    #expect(line?.contains("missing") == true, "\(String(describing: line))")
     #expect(FileManager.default.contents(atPath: record + ".old") == Data("b".utf8))
     #expect(try Shell.docpkg(["versions", "list", package]).status == 1)
   }
@@ -202,21 +205,11 @@ struct InterruptedSaveRecordTests {
     #expect(text.split(separator: "\n").filter { $0.hasPrefix("count ") }.count == 3, "\(text)")
     try Data(try Self.removingLine(text, which).utf8).write(to: URL(fileURLWithPath: marker))
 
-    let check = try Shell.docpkg(["check", package], environment: Commands.noBackground)
-    #expect(check.status == 1, "\(check.standardOutput)")
     let record = Self.pending(of: package) + "/3"
-    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains("'\(record)'") }
-    #expect(lines.count == 1, "\(check.standardOutput)")
-    #expect(lines.first?.contains("capture marker of a save killed after its swap") == true, "\(lines)")
-    #expect(lines.first?.contains("missing") == true, "\(lines)")
+    let line = try Self.checkLine(naming: record, package)
+    #expect(line?.contains("capture marker of a save killed after its swap") == true, "\(String(describing: line))")
+    #expect(line?.contains("missing") == true, "\(String(describing: line))")
     #expect(FileManager.default.contents(atPath: record + ".old") == Data("a".utf8))
-  }
-
-  /// Writes `text` over the start of the file at `path` in place and sets its modification time back (only its
-  /// change time tells), as PendingWindowCommandTests does.
-  static func writeInPlaceKeepingTime(_ path: String, _ text: String) throws {
-    let script = #"t=$(stat -c %y "$1"); printf %s "$2" | dd of="$1" conv=notrunc status=none; touch -d "$t" "$1""#
-    try Shell.run("/bin/sh", ["-c", script, "sh", path, text])
   }
 
   /// PendingWindowCommandTests' write hidden by the next save's own link, with that save killed after its swap:
@@ -231,7 +224,7 @@ struct InterruptedSaveRecordTests {
     try Commands.run(["put", package, "e/other.txt"], "o\n")
     try Commands.run(["versions", "settle", package])
     try Commands.run(["put", package, "d/a.txt"], "b\n")  // version 4: the state with x.txt = xxxx
-    try Self.writeInPlaceKeepingTime(package + "/e/x.txt", "YYYY")
+    try Commands.writeInPlaceKeepingTime(package + "/e/x.txt", "YYYY")
     // Version 5: adds a folder to e/, so rebuilds e/, linking x.txt into the new one; killed before its record.
     try Self.killedAfterSwap(["put", package, "e/sub/new.txt"], "n\n", package: package, id: 5)
 

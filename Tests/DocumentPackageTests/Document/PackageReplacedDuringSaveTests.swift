@@ -59,32 +59,46 @@ struct PackageReplacedDuringSaveTests {
     #expect(saved["other-only.txt"] == nil)
   }
 
-  @Test(arguments: Edits.allCases, [false, true])
-  func aSaveNeverCommitsOverThePackageThatReplacedIt(edits: Edits, byMove: Bool) async throws {
-    let temp = try TemporaryDirectory()
-    let (path, other) = try makePackages(temp)
-    let expected = try files(other)
+  /// A document on `path` that read the files the edits touch (and one they leave), then made `edits`.
+  private func editedDocument(_ path: String, _ edits: Edits) async throws -> Document {
     let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     _ = try await document.read { root in
       for file in ["Text.txt", "sub0/f0.txt", "sub1/f1.txt"] { _ = try root.node(at: file).contents() }
     }
     try await document.edit { try self.edit(edits, $0) }
-    await document.setWillReplacePreviousState { _ in
-      try FileManager.default.removeItem(atPath: path)
-      if byMove {
-        try FileManager.default.moveItem(atPath: other, toPath: path)
-      } else {
-        try FileManager.default.copyItem(atPath: other, toPath: path)
-      }
+    return document
+  }
+
+  /// `rm -rf path`, then `other` moved or copied (`cp -a`-like) to `path`.
+  private static func replace(_ path: String, with other: String, byMove: Bool) throws {
+    try FileManager.default.removeItem(atPath: path)
+    if byMove {
+      try FileManager.default.moveItem(atPath: other, toPath: path)
+    } else {
+      try FileManager.default.copyItem(atPath: other, toPath: path)
     }
-    await #expect(throws: PackageError.self) { try await document.save() }
-    await document.setWillReplacePreviousState(nil)
-    #expect(try files(path) == expected)
-    #expect(await document.state.contains(.deleted))
+  }
+
+  /// Expects that no file of the store beside `P.mydoc` in `temp` holds the other package's bytes.
+  private func expectNothingOfTheOtherInTheStore(_ temp: TemporaryDirectory) {
     let store = temp.appending(".P.mydoc.docpkg-versions")
     let stored = (try? FileManager.default.subpathsOfDirectory(atPath: store)) ?? []
     let strangers = stored.filter { (try? read(store + "/" + $0))?.contains("OTHER") == true }
     #expect(strangers.isEmpty, "the version store holds the other package's \(strangers)")
+  }
+
+  @Test(arguments: Edits.allCases, [false, true])
+  func aSaveNeverCommitsOverThePackageThatReplacedIt(edits: Edits, byMove: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackages(temp)
+    let expected = try files(other)
+    let document = try await editedDocument(path, edits)
+    await document.setWillReplacePreviousState { _ in try Self.replace(path, with: other, byMove: byMove) }
+    await #expect(throws: PackageError.self) { try await document.save() }
+    await document.setWillReplacePreviousState(nil)
+    #expect(try files(path) == expected)
+    #expect(await document.state.contains(.deleted))
+    expectNothingOfTheOtherInTheStore(temp)
     let recovered = temp.appending("Recovered.mydoc")
     let result = try await document.save(to: FilePath(recovered))
     #expect(result.uncarriedPaths.isEmpty)
@@ -103,19 +117,8 @@ struct PackageReplacedDuringSaveTests {
     let temp = try TemporaryDirectory()
     let (path, other) = try makePackages(temp)
     let expected = try files(other)
-    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
-    _ = try await document.read { root in
-      for file in ["Text.txt", "sub0/f0.txt", "sub1/f1.txt"] { _ = try root.node(at: file).contents() }
-    }
-    try await document.edit { try self.edit(edits, $0) }
-    await document.setWillSwapIn {
-      try? FileManager.default.removeItem(atPath: path)
-      if byMove {
-        try? FileManager.default.moveItem(atPath: other, toPath: path)
-      } else {
-        try? FileManager.default.copyItem(atPath: other, toPath: path)
-      }
-    }
+    let document = try await editedDocument(path, edits)
+    await document.setWillSwapIn { try? Self.replace(path, with: other, byMove: byMove) }
     let kept = temp.appending(".P.mydoc.docpkg-unsaved")
     let error = await #expect(throws: PackageError.self) { try await document.save() }
     await document.setWillSwapIn(nil)
@@ -129,10 +132,7 @@ struct PackageReplacedDuringSaveTests {
     case .folder: #expect(try read(kept) == "mine0")  // the changed file: the part the save built
     case .newRootEntry: #expect(try read(kept) == "a1")
     }
-    let store = temp.appending(".P.mydoc.docpkg-versions")
-    let stored = (try? FileManager.default.subpathsOfDirectory(atPath: store)) ?? []
-    let strangers = stored.filter { (try? read(store + "/" + $0))?.contains("OTHER") == true }
-    #expect(strangers.isEmpty, "the version store holds the other package's \(strangers)")
+    expectNothingOfTheOtherInTheStore(temp)
     let recovered = temp.appending("Recovered.mydoc")
     #expect(try await document.save(to: FilePath(recovered)).uncarriedPaths.isEmpty)
     try expectEdits(edits, at: recovered)
@@ -147,10 +147,7 @@ struct PackageReplacedDuringSaveTests {
     let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     await document.setVersionPolicy(.none)
     try await document.edit { try self.edit(.folder, $0) }
-    await document.setWillSwapIn {
-      try? FileManager.default.removeItem(atPath: path)
-      try? FileManager.default.moveItem(atPath: other, toPath: path)
-    }
+    await document.setWillSwapIn { try? Self.replace(path, with: other, byMove: true) }
     await #expect(throws: PackageError.self) { try await document.save() }
     #expect(try files(path) == expected)
     #expect(try read(temp.appending(".P.mydoc.docpkg-unsaved")) == "mine0")
