@@ -8,10 +8,10 @@ import SystemPackage
 // (`Document+HeldChanges`). The app would never learn that, say, `B.txt` it shows changed. So the
 // save reports it itself, through the channel an app already listens to: an ``OutsideChange``
 // with reaction `merged` in the next ``DocumentUpdate``, as the monitor's reaction would have.
-// Its changes are what the model loaded that changed on disk (`outsideChanges()`, taken just
-// before the merge), with a changed folder told as the entries added to it and removed from it;
-// when a change came between that look and the merge, or none could be named, the update says
-// `rescanned`: refresh everything.
+// Its changes are what the model loaded that changed on disk (`outsideChanges()` as the merge saw it,
+// under the package's lock), with a changed folder told as the entries added to it and removed from it;
+// when none could be named (an entry another program made without the lock after that look, taken
+// in by the save's sweep), the update says `rescanned`: refresh everything.
 extension Document {
   /// The changes on disk that `merged` (the document's model before the merge) did not hold, as
   /// the monitor would name them, given the `found` changes of what it loaded and `merged`'s

@@ -79,12 +79,13 @@ extension Document {
     cancelAutosave()
     if let kept = currentKeptConflict { return .conflict(version: kept.version, paths: kept.paths) }
     var outcome = SaveOutcome.saved
-    let found = package.outsideChanges()  // what the merge takes in, to report (`Document+MergedOutsideChanges`)
     let before = editor.root
     try saving(followingMove: true) { outcome = try package.saveMerging() }
     switch outcome {
     case .saved: break
     case .merged(let paths):
+      // What the merge took in, as it looked under the lock (`Document+MergedOutsideChanges`).
+      let found = package.mergedOutsideChanges
       replaceModel(with: package.root)
       reportMergedOutsideChanges(mergedOutsideChanges(found, before: before, after: editor.root), textMerged: paths)
     case .conflict(let version, let paths):

@@ -58,7 +58,8 @@ extension PackageFile {
   /// One merge and its save (the lock held, recovery done).
   /// - Throws: ``ChangedWhileSaving`` when the package changed while the save built its new state.
   private func mergeAndSave(sweepingAdditions: Bool) throws -> SaveOutcome {
-    if outsideChanges().isEmpty {
+    mergedOutsideChanges = outsideChanges()
+    if mergedOutsideChanges.isEmpty {
       let swept = try saveLocked(root, sweepingAdditions: sweepingAdditions)
       if swept.isEmpty { return .saved }
       root = (try? PackageNode(contentsOf: path)) ?? root  // a new tree, which holds what was taken in

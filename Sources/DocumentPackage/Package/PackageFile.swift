@@ -103,6 +103,9 @@ public final class PackageFile {
 
   let options: Options
   var lock: PackageLock?
+  /// What the last ``saveMerging()`` took in: ``outsideChanges()`` as it looked under the lock in the try
+  /// that saved (empty when nothing was merged). A `Document` names them to its app.
+  var mergedOutsideChanges: [OutsideEntryChange] = []
   /// Set once `RENAME_EXCHANGE` was refused here: later saves go by journal (``SaveJournal``) at once.
   var exchangeUnsupported = false
   /// Whether opening made the package (``Options/create``), and whether a version store was beside it then.
