@@ -445,7 +445,7 @@ private final class RefusingKeeper: ReplacedStateKeeper {
   var told: [String] = []
   var hasStore: Bool { true }
   var takesReplacedTree: Bool { false }
-  func willBuildNewState() {}
+  func willBuildNewState() throws {}
   func willLink(_ before: FileStatus) {}
   func didBuildNewState() {}
   func relinked(_ files: [RelinkedFile]) {}

@@ -12,9 +12,13 @@ import SystemPackage
 /// | `.NAME.docpkg-versions`| the package's ``VersionStore``: previous states and conflict versions          |
 /// | `.NAME.docpkg-journal` | journaled protocol (``SaveJournal``): staged files, then the plan that commits   |
 /// | `.NAME.docpkg-probe`   | a try of what the file system can do (``FileSystemTraits``), removed at once     |
+/// | `.NAME.docpkg-unsaved` | what a save built, kept when another directory took the package's place mid-save |
+/// | `.NAME.docpkg-previous`| the state a save replaced, kept when the save failed and could not put it back  |
 ///
 /// The names are fixed rather than random because only the lock holder saves: any of them found
-/// while holding the lock is a leftover of an interrupted save, which ``Recovery`` settles.
+/// while holding the lock is a leftover of an interrupted save, which ``Recovery`` settles; but for the
+/// last two (`-2`, `-3`, … when taken), which hold a user's data, are named in the save's error and
+/// are never removed.
 struct SiblingNames {
   /// The package's parent directory.
   let parent: FilePath

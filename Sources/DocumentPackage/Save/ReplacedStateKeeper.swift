@@ -32,7 +32,9 @@ protocol ReplacedStateKeeper: AnyObject {
   var hasStore: Bool { get }
   /// Whether the keeper takes the replaced subtree after the swap (it defers its copies).
   var takesReplacedTree: Bool { get }
-  func willBuildNewState()
+  /// Before the build: may throw when the build must not link the package's files (see ``VersionKeeping``);
+  /// nothing was built then, and the save fails with the package as it was.
+  func willBuildNewState() throws
   /// Just before the build hard-links the package entry whose status is `before` into the new state:
   /// the link moves the entry's change time, and a kill right after it would leave no other trace
   /// of what the entry was before it.

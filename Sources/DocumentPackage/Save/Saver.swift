@@ -362,7 +362,7 @@ struct Saver {
     }
     // Building links the package's files (their change times move): a settle walking meanwhile must
     // know a save is under way (see `SaveSequence`).
-    versions?.willBuildNewState()
+    try versions?.willBuildNewState()
     let builder = TreeBuilder(packagePath: target)
     if let versions { builder.willLink = { versions.willLink($0) } }
     if node === root {
@@ -502,7 +502,7 @@ struct Saver {
       versions?.abandon()
       // An added entry that cannot be taken out again leaves the package new, and nothing to lose.
       guard restored || swap.move == .adding else {
-        throw PackageError.notRestored(error, names.path(names.temporary))
+        throw notRestored(error, parentFD)
       }
       try? flushDirectory(swap.containerFD, swap.containerPath)
       try? flushDirectory(parentFD, names.parent)
@@ -522,19 +522,34 @@ struct Saver {
     versions?.abandon()
     let replaced = LoadedRootHold.replaced(target)
     guard restored || swap.move == .adding else {
-      throw PackageError.notRestored(replaced, names.path(names.temporary))
+      throw notRestored(replaced, parentFD)
     }
     try? flushDirectory(swap.containerFD, swap.containerPath)
     try? flushDirectory(parentFD, names.parent)
     guard restored, swap.move != .removing else { throw replaced }
-    throw LoadedRootHold.replaced(target, keptAt: keepAside(parentFD) ?? names.path(names.temporary))
+    throw LoadedRootHold.replaced(target, keptAt: keepAside(parentFD, as: "unsaved") ?? names.path(names.temporary))
   }
 
-  /// Renames the tree at the temporary name to a free `.NAME.docpkg-unsaved` (`-2`, `-3`, …) beside the
+  /// The swap could not be undone (the package was moved away from its folder, or the rename failed): the
+  /// previous state at the temporary name, which a later save or recovery there would remove, is renamed to
+  /// `.NAME.docpkg-previous` where nothing removes it, and the error names where it is.
+  private func notRestored(_ error: Error, _ parentFD: CInt) -> PackageError {
+    if let kept = keepAside(parentFD, as: "previous") {
+      return PackageError(
+        .io, "\(error); and the previous state could not be put back: it is kept at", path: kept.string,
+        context: "(nothing removes it)")
+    }
+    return PackageError(
+      .io, "\(error); and the previous state could not be put back: it is left at",
+      path: names.path(names.temporary).string,
+      context: "(move it back by hand before the next save or recovery removes it)")
+  }
+
+  /// Renames the tree at the temporary name to a free `.NAME.docpkg-KIND` (`-2`, `-3`, …) beside the
   /// package, where no later save or recovery removes it; where it is then, or nil if it could not be moved.
-  private func keepAside(_ parentFD: CInt) -> FilePath? {
+  private func keepAside(_ parentFD: CInt, as kind: String) -> FilePath? {
     for attempt in 1...100 {
-      let kept = RawName(".\(names.package.string).docpkg-unsaved" + (attempt == 1 ? "" : "-\(attempt)"))
+      let kept = RawName(".\(names.package.string).docpkg-\(kind)" + (attempt == 1 ? "" : "-\(attempt)"))
       do {
         try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, kept, flags: Syscalls.renameNoReplace)
       } catch  where error == .fileExists {
@@ -584,15 +599,5 @@ struct Saver {
       parent.origin?.status = status
     }
     origin.location.detachedNodes.removeAll()
-  }
-}
-
-extension PackageError {
-  /// A save failed after its swap, and putting the previous state back failed too: it is left at
-  /// `previous`, beside the package.
-  fileprivate static func notRestored(_ error: Error, _ previous: FilePath) -> PackageError {
-    PackageError(
-      .io, "\(error); and the previous state could not be put back: it is left at", path: previous.string,
-      context: "(move it back by hand before the next save or recovery removes it)")
   }
 }

@@ -24,6 +24,8 @@ final class VersionKeeping: ReplacedStateKeeper {
   /// Keeps the previous state after the swap, copying it later; nil: copied before the swap.
   private(set) var deferred: DeferredKeeping?
   private var opened: Result<VersionStore, any Error>?
+  /// The store was at its place when the build began (``willBuildNewState()``).
+  private var storeWasInPlace = false
   /// The batch this save's build notes its links in, while pending versions wait (``LinkNote``).
   private var linkNote: LinkNote?
 
@@ -72,8 +74,19 @@ final class VersionKeeping: ReplacedStateKeeper {
   /// the batch of `pending/linking` the build notes each link in before making it (``LinkNote``),
   /// so that a settle can tell the change times those links move from another program's changes,
   /// even after a kill. Best effort: a link not noted leaves its file named as not kept.
-  func willBuildNewState() {
-    guard let store = try? store(), store.exists, store.hasPendingVersions else { return }
+  ///
+  /// The note is written through a descriptor, so it follows the store wherever it is moved after this. When no
+  /// store is at its place and the package is gone from its own too, both were moved away (to another folder, as
+  /// the README asks a user to move them): the store's pending versions may read the files the build would link,
+  /// with nothing noted. The save then builds nothing and fails.
+  /// - Throws: ``movedAway`` in that case.
+  func willBuildNewState() throws {
+    guard let store = try? store(), store.exists else {
+      if (try? Syscalls.entryExists(packagePath)) == false { throw movedAway }
+      return
+    }
+    storeWasInPlace = true
+    guard store.hasPendingVersions else { return }
     let marker = store.pendingPath.appending(DeferredKeeping.savingMarker)
     if let fd = try? Syscalls.openFile(marker, [.writeOnly, .create, .truncate, .noFollow], mode: 0o644) {
       Syscalls.closeFile(fd)
@@ -118,6 +131,10 @@ final class VersionKeeping: ReplacedStateKeeper {
     if let root, RootIdentity.at(packagePath).map({ !$0.isSame(as: root) }) ?? true {
       throw LoadedRootHold.replaced(packagePath)
     }
+    // The store moved away since the build began (with the package, to another folder: a save into folders it
+    // holds open follows the package there): kept by its path, the previous state would go to a new store made
+    // here, and the moved store's pending versions would find the swap unexplained. Nothing is swapped.
+    if storeWasInPlace, (try? store())?.exists != true { throw movedAway }
     let names = try SiblingNames(of: packagePath)
     let newTree = removing ? nil : try? Syscalls.statusNoFollow(names.path(names.temporary))
     let newRoot = newTree?.kind == .directory ? RootIdentity.at(names.path(names.temporary)) : nil
@@ -143,6 +160,13 @@ final class VersionKeeping: ReplacedStateKeeper {
     try store.keepPackageState(holding: holding)
     try store.recordPendingIdentity(newRoot, root: root)
     if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
+  }
+
+  /// The package and its store were moved away from their places while the package was saved.
+  private var movedAway: PackageError {
+    PackageError(
+      .noSuchEntry, "cannot save: the package was moved away (with its versions) while it was saved:",
+      path: packagePath.string, context: "(nothing was changed: save it where it is now)")
   }
 
   func willSwap(containerBefore: FileStatus) {
