@@ -119,7 +119,11 @@ test: setup
 ## CRASH_SEED=S repeats one); `make crash-sweeps CRASH_SAMPLE=1` and `make crash-test` kill at every step.
 CRASH_SAMPLE ?= 0.5
 CRASH_SEED ?=
-CRASH_SAMPLING = DOCPKG_CRASH_SAMPLE=$(CRASH_SAMPLE) $(if $(CRASH_SEED),DOCPKG_CRASH_SEED=$(CRASH_SEED))
+## SWEEP_DOCPKG=PATH: the docpkg the sweeps' scripts run instead of the debug build's (CI: the release build made for
+## the demo, which runs their thousands of commands about three times faster; the same sources).
+SWEEP_DOCPKG ?=
+CRASH_SAMPLING = DOCPKG_CRASH_SAMPLE=$(CRASH_SAMPLE) $(if $(CRASH_SEED),DOCPKG_CRASH_SEED=$(CRASH_SEED)) \
+  $(if $(SWEEP_DOCPKG),DOCPKG_SWEEP_BINARY=$(abspath $(SWEEP_DOCPKG)))
 CRASH_SWEEP_TESTS := killedAtEvery|injectedErrorsLeave|InterleavedAtEachStep|UnderLoad|RenamedAtEachStep|RenamedAfterAJournaled|RenamedDuringARestore
 crash-sweeps: setup
 	$(BUILD_TESTS)

@@ -32,6 +32,15 @@ public enum Shell {
     return directory.appendingPathComponent("docpkg").path
   }()
 
+  /// The `docpkg` the crash and interleaving scripts run: ``docpkgPath``, or the binary `DOCPKG_SWEEP_BINARY` names
+  /// (CI: the release build, which runs their thousands of commands about three times faster than a debug one).
+  public static let sweepDocpkgPath: String = {
+    guard let given = ProcessInfo.processInfo.environment["DOCPKG_SWEEP_BINARY"], !given.isEmpty else {
+      return docpkgPath
+    }
+    return given
+  }()
+
   /// Runs `docpkg` with `arguments`, feeding `input` on standard input.
   @discardableResult
   public static func docpkg(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws

@@ -85,7 +85,7 @@ struct FileSystemTests {
     let script = Fixtures.script("moved-while-saving.py")
     let result = try Shell.run(
       "python3",
-      [script, "--docpkg", Shell.docpkgPath, "--work", folder, "--every", "25", "--scenarios", scenario],
+      [script, "--docpkg", Shell.sweepDocpkgPath, "--work", folder, "--every", "25", "--scenarios", scenario],
       check: false)
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
     #expect(result.standardOutput.contains(" 0 failures"))

@@ -185,6 +185,6 @@ struct SaveCommandTests {
 
   static func crashTest(_ arguments: [String]) throws -> Shell.Output {
     let script = Fixtures.script("crash-test.py")
-    return try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath] + arguments, check: false)
+    return try Shell.run("python3", [script, "--docpkg", Shell.sweepDocpkgPath] + arguments, check: false)
   }
 }

@@ -162,7 +162,7 @@ struct VersionsCommandTests {
   func twoWritersLoseNothing() async throws {
     let script = Fixtures.script("two-writers.py")
     let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath, "--cycles", "8"], check: false)
+      try Shell.run("python3", [script, "--docpkg", Shell.sweepDocpkgPath, "--cycles", "8"], check: false)
     }
     #expect(result.status == 0, "\(result.transcript)")
     #expect(result.standardOutput.contains(" 0 lost"), "\(result.transcript)")
@@ -279,7 +279,7 @@ struct VersionsCommandTests {
   func expectNoFailures(_ name: String, _ arguments: [String]) async throws {
     let script = Fixtures.script(name)
     let result = try await offThePool {
-      try Shell.run("python3", [script, "--docpkg", Shell.docpkgPath] + arguments, check: false)
+      try Shell.run("python3", [script, "--docpkg", Shell.sweepDocpkgPath] + arguments, check: false)
     }
     #expect(result.status == 0, "\(result.transcript)")
     #expect(result.standardOutput.contains(" 0 failures"), "\(result.transcript)")
