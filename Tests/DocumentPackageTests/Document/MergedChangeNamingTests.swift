@@ -19,7 +19,8 @@ import Testing
     try await document.edit { try $0.setFile(at: "Mine.txt", contents: Data("mine\n".utf8)) }
     let ready = temp.appending("ready")
     let script = "touch '\(ready)'; sleep 1; printf 'theirs\\n' > '\(path)/Theirs.txt'"
-    let writer = try RunningProcess("/usr/bin/flock", [temp.appending(".Doc.pkg.docpkg-lock"), "/bin/sh", "-c", script])
+    let writer = try RunningProcess(
+      "/usr/bin/flock", [temp.appending(".Doc.pkg.docpkg-lock"), "/bin/sh", "-c", script])
     #expect(await eventually { FileManager.default.fileExists(atPath: ready) })
 
     #expect(try await document.saveMerging() == .merged(paths: []))
