@@ -13,9 +13,10 @@ save goes on (with --kill, it is killed instead, as a crash or a power cut would
     are found from the new one: its lock file says whose they are).
 With --elsewhere the package is moved to another folder instead, its version store with it (as the README asks):
 a save that cannot put the previous state back then keeps it beside the old name as `.Q.mydoc.docpkg-previous`,
-which its error names and which must hold the old state. Not in a suite yet: a settle or a capture that is already
-writing in the store when both move still goes on by the store's old path, and 4 of 99 restore steps (every 4th) and
-2 of about 100 put steps (every 2nd) leave pending versions naming files not kept (issue 35).
+which its error names and which must hold the old state. The crash sweeps run it for the restore; a put paused
+after its swap and moved fails to write its pending record (by the store's old path), swaps back, and the earlier
+pending versions then name the folder it renamed in not kept (4 of 99 steps, every 2nd): open in issue 35, as is
+the same put failing there on a full disk without any move.
 --work DIR runs in a folder made in DIR (a mount of the file system to test, where the exchange may be refused
 for real). --scenarios restore or put runs one of the two (the test suite runs them side by side). Prints the cases
 and " N failures".

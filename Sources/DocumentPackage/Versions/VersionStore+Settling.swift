@@ -285,16 +285,18 @@ extension VersionStore {
   /// Appends `changed` and the statuses `seen` of the files the removal unlinked another name of to
   /// `pending/unlinked` (one ``UnlinkedNote`` batch, after the end of the one before) and sets its
   /// modification time, after the unlinks, when other pending versions wait; removes the file (and
-  /// `pending/linking`, ``LinkNote``) when none does.
+  /// `pending/linking`, ``LinkNote``) when none does. Through `fd`, `pending/` open since before the unlinks, not its
+  /// path: a store moved meanwhile (with its package, to another folder) gets the note that explains them.
   private func noteUnlinked(_ changed: String, seen: [PendingVersion.Seen], in fd: CInt) {
     let names = (try? Syscalls.entries(ofDirectory: fd).map(\.name.string)) ?? []
-    let unlinked = pendingPath.appending(Self.unlinkedName)
+    let unlinked = RawName(Self.unlinkedName)
     guard names.contains(where: { Int($0) != nil || $0.hasSuffix(".start") }) else {
-      try? Syscalls.unlink(unlinked)
-      try? Syscalls.unlink(pendingPath.appending(LinkNote.name))
+      try? Syscalls.unlink(in: fd, unlinked, directory: false)
+      try? Syscalls.unlink(in: fd, RawName(LinkNote.name), directory: false)
       return
     }
-    guard let file = try? Syscalls.openFile(unlinked, [.writeOnly, .create, .append, .noFollow], mode: 0o644) else {
+    guard let file = try? Syscalls.openFile(in: fd, unlinked, [.writeOnly, .create, .append, .noFollow], mode: 0o644)
+    else {
       return
     }
     defer { Syscalls.closeFile(file) }
