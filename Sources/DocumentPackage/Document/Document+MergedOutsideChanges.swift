@@ -41,8 +41,10 @@ extension Document {
       changes += newNames.subtracting(oldNames).sorted().map { PackageMonitor.Change(.added, prefix + $0) }
       changes += oldNames.subtracting(newNames).sorted().map { PackageMonitor.Change(.removed, prefix + $0) }
     }
-    if changes.isEmpty { changes = [PackageMonitor.Change(.rescanned, path.string)] }
-    return changes
+    if changes.isEmpty { return [PackageMonitor.Change(.rescanned, path.string)] }
+    // An entry removed is found gone itself and missing from its changed folder: named once.
+    var named = Set<PackageMonitor.Change>()
+    return changes.filter { named.insert($0).inserted }
   }
 
   /// Publishes the outside changes a save merged in (see the comment above), as the reaction `merged(paths:)`.

@@ -32,4 +32,24 @@ import Testing
     _ = await writer.waitForExit()
     try await document.close()
   }
+
+  /// Outsider re-attack on issue 36: a file another program removed, which `saveMerging()` then took in, was named
+  /// twice in the one update (`["removed Gone.txt", "removed Gone.txt"]`): found gone itself, and missing from its
+  /// folder. Each change is named once.
+  @Test func aRemovalSaveMergingTookInIsNamedOnce() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/a.txt", "a\n")
+    try temp.write("Doc.pkg/Gone.txt", "gone\n")
+    let path = temp.appending("Doc.pkg")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    #expect(try await document.read { try $0.sortedChildren().map(\.name) } == ["Gone.txt", "a.txt"])
+    try await document.edit { try $0.setFile(at: "Mine.txt", contents: Data("mine\n".utf8)) }
+    try Shell.run("rm", [path + "/Gone.txt"])
+
+    #expect(try await document.saveMerging() == .merged(paths: []))
+    let change = try #require(await document.lastOutsideChange, "the removal merged in was not reported")
+    #expect(change.changes == [PackageMonitor.Change(.removed, "Gone.txt")], "\(change.changes)")
+    #expect(try await document.read { try $0.sortedChildren().map(\.name) } == ["Mine.txt", "a.txt"])
+    try await document.close()
+  }
 }
