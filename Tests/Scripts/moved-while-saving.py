@@ -110,6 +110,8 @@ def main():
     parser.add_argument("--docpkg", required=True)
     parser.add_argument("--work", default=None)
     parser.add_argument("--every", type=int, default=1, help="pause at every Kth step of each call")
+    parser.add_argument("--calls", default=",".join(CALLS),
+                        help=f"comma-separated system calls to pause after (default: {','.join(CALLS)})")
     parser.add_argument("--kill", action="store_true", help="kill the save once the package is renamed")
     parser.add_argument("--exchange", action="store_true",
                         help="let the save exchange (ext4's own way) instead of forcing the journal")
@@ -119,13 +121,16 @@ def main():
                         help="comma-separated saves to pause: restore, put (default: both)")
     args = parser.parse_args()
     scenarios = args.scenarios.split(",")
+    calls = args.calls.split(",")
+    if any(call not in CALLS for call in calls):
+        parser.error(f"--calls {args.calls}: each must be one of {','.join(CALLS)}")
     if args.elsewhere and args.kill:
         parser.error("--elsewhere --kill: a killed save's leftovers are found from a new name in the same folder only")
     if not scenarios or any(scenario not in ("restore", "put") for scenario in scenarios):
         parser.error(f"--scenarios {args.scenarios}: each must be restore or put")
     cases = failures = 0
     for scenario in scenarios:
-        for call in CALLS:
+        for call in calls:
             for n in range(1, count(args, scenario, call) + 1, args.every):
                 case = Case(args, scenario)
                 save = case.traced(call, n)

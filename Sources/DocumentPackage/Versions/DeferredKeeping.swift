@@ -181,7 +181,7 @@ final class DeferredKeeping {
         path: store.pendingPath.appending(old.string).string,
         context: "(\(changedPath.isEmpty ? "the whole package" : changedPath))")
     }
-    do { try record(changedPath: changedPath, replaced: .kept) } catch {
+    do { try record(changedPath: changedPath, replaced: .kept, in: pendingFD) } catch {
       try? Syscalls.rename(from: pendingFD, old, to: parentFD, name)
       throw error
     }
@@ -218,7 +218,10 @@ final class DeferredKeeping {
     }
   }
 
-  private func record(changedPath: String, replaced: PendingVersion.Replaced) throws {
+  /// - Parameter pendingFD: `pending/`, open since the replaced tree was moved in, if it was: a record that must go
+  ///   is removed through it, from the store that tree went to even if the store was moved since (with its
+  ///   package, to another folder), where removing it by path would leave it naming a tree that is not there.
+  private func record(changedPath: String, replaced: PendingVersion.Replaced, in pendingFD: CInt? = nil) throws {
     guard let begun else { return }
     let (store, id, start, root) = begun
     let pending = PendingVersion(
@@ -228,7 +231,11 @@ final class DeferredKeeping {
     do { try StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath) } catch {
       // Renamed in, and then the folder's flush failed: the save swaps back, so the record must go (it
       // would name a version whose replaced tree is back in the package, where the renames moved its times).
-      try? Syscalls.unlink(path)
+      if let pendingFD {
+        try? Syscalls.unlink(in: pendingFD, RawName(String(id)), directory: false)
+      } else {
+        try? Syscalls.unlink(path)
+      }
       throw error
     }
     store.noteRecorded(id)
