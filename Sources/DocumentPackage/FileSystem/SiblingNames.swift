@@ -16,9 +16,9 @@ import SystemPackage
 /// | `.NAME.docpkg-previous`| the state a save replaced, kept when the save failed and could not put it back  |
 ///
 /// The names are fixed rather than random because only the lock holder saves: any of them found
-/// while holding the lock is a leftover of an interrupted save, which ``Recovery`` settles; but for the
-/// last two (`-2`, `-3`, … when taken), which hold a user's data, are named in the save's error and
-/// are never removed.
+/// while holding the lock is a leftover of an interrupted save, which ``Recovery`` settles. The last two are
+/// the exception: they hold a user's data, are named in the failed save's error (with `-2`, `-3`, … when
+/// the name is taken) and are never removed.
 struct SiblingNames {
   /// The package's parent directory.
   let parent: FilePath
