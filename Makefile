@@ -124,7 +124,7 @@ CRASH_SEED ?=
 SWEEP_DOCPKG ?=
 CRASH_SAMPLING = DOCPKG_CRASH_SAMPLE=$(CRASH_SAMPLE) $(if $(CRASH_SEED),DOCPKG_CRASH_SEED=$(CRASH_SEED)) \
   $(if $(SWEEP_DOCPKG),DOCPKG_SWEEP_BINARY=$(abspath $(SWEEP_DOCPKG)))
-CRASH_SWEEP_TESTS := killedAtEvery|injectedErrorsLeave|InterleavedAtEachStep|UnderLoad|RenamedAtEachStep|RenamedAfterAJournaled|RenamedDuringARestore|MovedWithItsStore
+CRASH_SWEEP_TESTS := killedAtEvery|injectedErrors|InterleavedAtEachStep|UnderLoad|RenamedAtEachStep|RenamedAfterAJournaled|RenamedDuringARestore|MovedWithItsStore
 crash-sweeps: setup
 	$(BUILD_TESTS)
 	$(CRASH_SAMPLING) DOCPKG_CRASH_SWEEPS=1 $(SWIFT) test --skip-build --filter "$(CRASH_SWEEP_TESTS)"

@@ -460,7 +460,8 @@ private final class RefusingKeeper: ReplacedStateKeeper {
     told.append("takeReplaced \(changedPath)")
     throw PackageError(.io, "cannot keep the previous state of", path: changedPath)
   }
-  func abandon() { told.append("abandon") }
+  func abandon(undone: (container: FileStatus, entry: FileStatus?)?) { told.append("abandon") }
+  func willDiscard(_ name: RawName, parentFD: CInt) -> (() -> Void)? { nil }
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction] { [] }
   static func willRemoveLeftovers(_ leftovers: [RawName], _ names: SiblingNames, parentFD: CInt) -> (() -> Void)? {
     nil

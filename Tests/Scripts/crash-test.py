@@ -30,13 +30,16 @@ program writes `Data/a.bin` in place and sets its time back, and `chmod`s `Data/
 `Data/` is added. Version 1 must then hold each of them as made, or name it as not kept (never the changed bytes or
 mode, which only the files' change times tell apart: the build's own links and recovery's removal move them again).
 
-Errors (--errors): EIO and ENOSPC at each write, fsync, link and rename call → non-zero exit, one
-line ``docpkg: error: ...`` naming a path, the original package intact, no temporary tree left.
+Errors (--errors): EIO and ENOSPC at each write, fsync, link and rename call from the lock on (--syscalls picks
+others, such as openat) → non-zero exit, one line ``docpkg: error: ...`` naming a path, the original package
+intact, no temporary tree left; or, where the program gets past the failure, exit 0 and the new state; either way
+`check` exits 0. With --pending, a pending version waits while the save fails: a save that fails after its swap
+swaps back, and the pending version must still be whole (the renames moved its directory's times).
 
 Concurrency (--concurrency K): two processes each put K distinct entries into one package at once;
 all 2K must be there.
 
-A seeded sample (--sample F --seed S): kill at each point with probability F, the same points for the same seed,
+A seeded sample (--sample F --seed S): kill (or fail, with --errors) at each point with probability F, the same points for the same seed,
 scenario and system call (the first and last call of each system call always); the seed is printed, so a failure
 seen in a sample can be run again. `make crash-sweeps` (CI) samples; `make crash-test` and `make stress` kill at all.
 
@@ -366,34 +369,40 @@ class Runner:
             self.fail(scenario, syscall, n, "next run did not give the new state")
 
     def errors(self, scenario, syscalls):
-        old, _, stable = self.references(scenario)
+        old, new, stable = self.references(scenario)
         first = self.first_calls(scenario, syscalls)
         points = 0
         for syscall in syscalls:
             for error in ("EIO", "ENOSPC"):
-                n = first[syscall][0]
-                while True:
+                # Every call from the lock on: a failure the program handles (a best-effort step) must leave
+                # the new state, one it does not must leave the old one, and either way `check` must pass.
+                start, last = first[syscall]
+                for n in range(start, last + 1):
+                    if not self.sample.visits(scenario, f"{syscall}={error}", n, start, last):
+                        continue
                     self.reset()
                     argv = self.strace(f"{syscall}:error={error}:when={n}", [syscall]) + self.command(scenario)
                     result = self.run(argv, scenario.stdin)
+                    failure = f"{syscall}={error}"
                     if result.returncode == 0:
-                        break  # the Nth call was not reached (or its failure was handled)
-                    points += 1
-                    lines = result.stderr.decode().strip().splitlines()
-                    if len(lines) != 1 or not lines[0].startswith("docpkg: error: ") or "'" not in lines[0]:
-                        self.fail(scenario, f"{syscall}={error}", n, f"not one error line naming a path: {lines}")
-                    if not same(snapshot(self.package), old, stable):
-                        self.fail(scenario, f"{syscall}={error}", n, "original package changed")
-                    if self.leftovers():
-                        self.fail(scenario, f"{syscall}={error}", n, f"left {self.leftovers()}")
+                        if not same(snapshot(self.package), new, stable):
+                            self.fail(scenario, failure, n, "succeeded, but the package is not the new state")
+                    else:
+                        points += 1
+                        lines = result.stderr.decode().strip().splitlines()
+                        if len(lines) != 1 or not lines[0].startswith("docpkg: error: ") or "'" not in lines[0]:
+                            self.fail(scenario, failure, n, f"not one error line naming a path: {lines}")
+                        if not same(snapshot(self.package), old, stable):
+                            self.fail(scenario, failure, n, "original package changed")
+                        if self.leftovers():
+                            self.fail(scenario, failure, n, f"left {self.leftovers()}")
                     # A failed save leaves no version behind that is not whole (a record whose replaced tree
-                    # went back into the package named it "not kept").
+                    # went back into the package named it "not kept"); nor does a save that swapped and swapped
+                    # back leave the versions before it naming what it touched.
                     check = self.run([self.docpkg, "check", self.package], b"")
                     if check.returncode != 0:
                         damage = [l for l in check.stdout.decode().splitlines() if l.startswith("damaged: ")]
-                        self.fail(scenario, f"{syscall}={error}", n,
-                                  f"check failed: {check.stderr.decode().strip()} {damage}")
-                    n += 1
+                        self.fail(scenario, failure, n, f"check failed: {check.stderr.decode().strip()} {damage}")
         return points
 
     def fail(self, scenario, syscall, n, message):
@@ -475,10 +484,13 @@ def main():
                       f"{len(runner.failures)} failures", flush=True)
                 ok = ok and not runner.failures
         if args.errors:
-            runner = Runner(docpkg, os.path.join(work, "errors"), args.fallback, plain=args.plain)
+            runner = Runner(docpkg, os.path.join(work, "errors"), args.fallback, plain=args.plain,
+                            pending=args.pending, sample=sample)
             total = 0
+            syscalls = args.syscalls.split(",") if args.syscalls else ERROR_SYSCALLS
             for scenario in scenarios(source, args.quick):
-                total += runner.errors(scenario, ERROR_SYSCALLS)
+                if args.scenario is None or args.scenario in scenario.name:
+                    total += runner.errors(scenario, syscalls)
             print(f"errors: {total} injected failures, {len(runner.failures)} problems", flush=True)
             ok = ok and not runner.failures
         if args.concurrency:

@@ -14,9 +14,9 @@ save goes on (with --kill, it is killed instead, as a crash or a power cut would
 With --elsewhere the package is moved to another folder instead, its version store with it (as the README asks):
 a save that cannot put the previous state back then keeps it beside the old name as `.Q.mydoc.docpkg-previous`,
 which its error names and which must hold the old state. The crash sweeps run it for the restore; a put paused
-after its swap and moved fails to write its pending record (by the store's old path), swaps back, and the earlier
-pending versions then name the folder it renamed in not kept (4 of 99 steps, every 2nd): open in issue 35, as is
-the same put failing there on a full disk without any move.
+after its swap and moved fails to write its pending record (by the store's old path) and swaps back, and the
+earlier pending versions must stay whole (its marker records the times its renames left: 4 of 99 steps, every 2nd,
+named the folder it renamed in not kept before; crash-test.py --errors --pending fails such a put on a full disk).
 --work DIR runs in a folder made in DIR (a mount of the file system to test, where the exchange may be refused
 for real). --scenarios restore or put runs one of the two (the test suite runs them side by side). Prints the cases
 and " N failures".

@@ -176,6 +176,21 @@ struct SaveCommandTests {
     #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
   }
 
+  /// A save that fails after its swap (a full disk at the flush of its folder, at its pending record, or where it
+  /// moves the replaced file into the store) while a pending version waits: it swaps back, and the pending version
+  /// is still whole (issue 35: the two renames moved the folder's times after the pending version's capture, and
+  /// `check` named the folder, or the package's root, as not kept: 52 of 228 failures injected).
+  @Test(.enabled(if: Shell.crashSweeps))
+  func injectedErrorsAfterTheSwapLeaveThePendingVersionWhole() async throws {
+    let result = try await offThePool {
+      try Self.crashTest([
+        "--quick", "--no-crash", "--errors", "--pending", "--syscalls", "openat,fsync,renameat,renameat2,write",
+      ])
+    }
+    #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    #expect(result.standardOutput.contains(", 0 problems"))
+  }
+
   @Test(.enabled(if: Shell.has("python3")))
   func concurrentPutsAreAllKept() async throws {
     let result = try await offThePool { try Self.crashTest(["--no-crash", "--concurrency", "30"]) }

@@ -21,8 +21,10 @@ import SystemPackage
 ///    ``replacedNothing(at:)`` for an entry added, or ``takeReplaced(in:_:changedPath:)`` for the
 ///    subtree swapped out (taken, or left for the save to remove). Either may throw: the save
 ///    then swaps the previous state back and fails.
-/// 6. ``abandon()`` whenever the save gives up after step 3 (it swapped back, or turned to the
-///    journal after an exchange was refused: it then starts again at step 2).
+/// 6. ``abandon(undone:)`` whenever the save gives up after step 3 (it swapped back, or turned to the
+///    journal after an exchange was refused: it then starts again at step 2), with the status of the
+///    directory and of the entry once the rename of step 4 was undone; then ``willDiscard(_:parentFD:)`` before it removes
+///    the new state it built (as before the removal of a build that failed before step 3).
 ///
 /// A save killed between steps 3 and 5 leaves what ``completeInterruptedSaves(_:parentFD:)``
 /// finishes when ``Recovery`` runs, before it removes the trees a save left beside the package.
@@ -64,7 +66,13 @@ protocol ReplacedStateKeeper: AnyObject {
   /// - Returns: Whether the keeper took the subtree at `name` in `parentFD` (moved it away); if
   ///   not, the save removes it.
   func takeReplaced(in parentFD: CInt, _ name: RawName, changedPath: String) throws -> Bool
-  func abandon()
+  /// - Parameter undone: The status of the directory of step 4 once the save renamed its entry back,
+  ///   and of that entry (nil: an added entry renamed out again); nil when it did not rename one in.
+  func abandon(undone: (container: FileStatus, entry: FileStatus?)?)
+  /// Just before a failed save removes the new state it built (`name` in `parentFD`): the removal
+  /// unlinks the other names of package files the build linked, moving their change times.
+  /// - Returns: What to call once it is removed (nil: nothing).
+  func willDiscard(_ name: RawName, parentFD: CInt) -> (() -> Void)?
   /// Under the package lock, during recovery: finishes what saves killed between steps 3 and 4
   /// left beside the package (`names`) for the keeper.
   /// - Returns: One line for each thing finished, naming it.

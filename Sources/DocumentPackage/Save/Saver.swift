@@ -417,14 +417,14 @@ struct Saver {
     exchangeUnsupported = true
     discardTemporary(parentFD)
     guard let versions, versions.takesReplacedTree else { return }  // copied already: kept once is enough
-    versions.abandon()
+    versions.abandon(undone: nil)
     previousStateKept = false
   }
 
   /// The swap failed, having changed nothing: the new state is removed and the keeper abandons what it began.
   private func failBeforeSwap(_ parentFD: CInt) {
     discardTemporary(parentFD)
-    versions?.abandon()
+    versions?.abandon(undone: nil)
   }
 
   /// Where a save put its new state: at `name` in the container (a folder of the package, its root,
@@ -448,6 +448,13 @@ struct Saver {
     let changedPath: String
     /// The keeper was told the container's status just before the rename (it takes the replaced tree).
     let containerTimed: Bool
+
+    /// Once ``undo(parentFD:temporary:)`` renamed back: the status of the container, and of the entry at
+    /// `name` (nil when none is there), for a keeper told the container's status before the rename.
+    var undoneStatus: (container: FileStatus, entry: FileStatus?)? {
+      guard containerTimed, let container = try? Syscalls.status(of: containerFD) else { return nil }
+      return (container, try? Syscalls.status(in: containerFD, name))
+    }
 
     /// Renames back what the move renamed (`parentFD` holds the temporary name); whether it could.
     func undo(parentFD: CInt, temporary: RawName) -> Bool {
@@ -499,7 +506,7 @@ struct Saver {
     } catch {
       sweep.undo()
       let restored = swap.undo(parentFD: parentFD, temporary: names.temporary)
-      versions?.abandon()
+      versions?.abandon(undone: restored ? swap.undoneStatus : nil)
       // An added entry that cannot be taken out again leaves the package new, and nothing to lose.
       guard restored || swap.move == .adding else {
         throw notRestored(error, parentFD)
@@ -519,7 +526,7 @@ struct Saver {
   /// is kept beside the package, never removed. Always throws: the save fails as for a replaced package.
   private func swapBackFromStranger(_ swap: Swap, parentFD: CInt) throws -> Never {
     let restored = swap.undo(parentFD: parentFD, temporary: names.temporary)
-    versions?.abandon()
+    versions?.abandon(undone: restored ? swap.undoneStatus : nil)
     let replaced = LoadedRootHold.replaced(target)
     guard restored || swap.move == .adding else {
       throw notRestored(replaced, parentFD)
@@ -573,7 +580,11 @@ struct Saver {
     versions?.relinked(relinked)
   }
 
+  /// Removes the new state a failed save built (its unlinks of the package's files it linked noted
+  /// for the pending versions, ``VersionKeeping/willDiscard(_:parentFD:)``).
   private func discardTemporary(_ parentFD: CInt) {
+    let noted = versions?.willDiscard(names.temporary, parentFD: parentFD)
+    defer { noted?() }
     try? TreeRemoval.remove(names.temporary, in: parentFD)
   }
 

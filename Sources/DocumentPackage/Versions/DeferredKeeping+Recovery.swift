@@ -14,7 +14,8 @@ extension DeferredKeeping {
   /// - an addition whose entry at its name is the tree the save built (the rename happened):
   ///   recorded as absent from the previous state. Without the record, the pending versions before
   ///   it would find an entry no save accounts for, and name everything in it as not kept;
-  /// - anything else (the swap did not happen, or was undone, or the marker has no capture time:
+  /// - anything else (the swap did not happen, or was undone (the marker says so, or the new tree is
+  ///   back at the temporary name), or the marker has no capture time:
   ///   the save was killed before its capture was complete): the marker becomes `ID.abandoned`.
   ///
   /// The record is ``SaveIntent/record(id:)``: the capture time and `seen` lines the save's would
@@ -62,7 +63,7 @@ extension DeferredKeeping {
         continue
       }
       var complete = false
-      switch intent.replaced {
+      switch intent.undone == nil ? intent.replaced : .lost {  // swapped back: nothing to complete
       case .kept:
         if present.contains(old.string) {
           complete = true
@@ -90,7 +91,7 @@ extension DeferredKeeping {
         try? Syscalls.unlink(in: pendingFD, marker, directory: false)
         recorded.append(id)
       } else {
-        try? Syscalls.rename(from: pendingFD, marker, to: pendingFD, RawName("\(id).abandoned"))
+        try? Syscalls.rename(from: pendingFD, marker, to: pendingFD, RawName("\(id)" + VersionStore.abandonedSuffix))
       }
     }
     return (recorded, damaged)

@@ -43,6 +43,10 @@ import SystemPackage
 /// leaving an added entry unrecorded would make them take it for their own. A save killed before
 /// its swap (or after swapping back) leaves only its marker: recovery marks it abandoned, and the
 /// next save's ``begin(in:changing:adding:newTree:)`` removes it.
+///
+/// **A save that fails after its swap** swaps back and renames its marker `ID.abandoned` with the
+/// times the two renames left (``abandon(undone:)``), kept while the pending versions before it wait
+/// (``UndoneSwap``): the package is as it was, but not its directory's times.
 final class DeferredKeeping {
   /// The name in `pending/` that says a save is building its new state (``VersionKeeping/willBuildNewState()``).
   static let savingMarker = "saving.start"
@@ -202,18 +206,35 @@ final class DeferredKeeping {
   }
 
   /// After a save that failed once the capture was begun: renames the capture's time marker to
-  /// `ID.abandoned` (removed by the next save's ``begin(in:changing:adding:newTree:)``), so that a settle walking the
-  /// package meanwhile sees that a save may have swapped and swapped back (``SaveSequence``).
-  func abandon() {
+  /// `ID.abandoned`, so that a settle walking the package meanwhile sees that a save may have swapped
+  /// and swapped back (``SaveSequence``).
+  /// - Parameter undone: The status of the directory the save renamed its entry in, once the entry was
+  ///   renamed back, and of that entry (nil: the save failed before its swap). Appended to the marker
+  ///   (``SaveIntent/Undone``),
+  ///   it makes the two renames a link in the chain of our renames in that directory (``UndoneSwap``),
+  ///   and the marker stays while pending versions before it wait: without it, their settle would take
+  ///   the times the renames moved for another program's change, and name the directory as not kept.
+  func abandon(undone: (container: FileStatus, entry: FileStatus?)? = nil) {
     guard let begun else { return }
+    let swapped = containerTimes != nil
     self.begun = nil
     containerTimes = nil
     seen = []
-    intent = nil
+    defer { intent = nil }
     guard let fd = try? Syscalls.openFile(begun.store.pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
     let marker = RawName("\(begun.id).start")
-    if (try? Syscalls.rename(from: fd, marker, to: fd, RawName("\(begun.id).abandoned"))) == nil {
+    if swapped, let undone, let intent,
+      let file = try? Syscalls.openFile(
+        begun.store.pendingPath.appending(marker.string), [.writeOnly, .append, .noFollow])
+    {
+      let line = SaveIntent.Undone(
+        modification: undone.container.modificationTime, change: undone.container.changeTime,
+        entry: undone.entry.map(PendingVersion.Seen.init))
+      try? StoreFiles.write(intent.undoneLines(line), to: file)
+      Syscalls.closeFile(file)
+    }
+    if (try? Syscalls.rename(from: fd, marker, to: fd, RawName("\(begun.id)" + VersionStore.abandonedSuffix))) == nil {
       try? Syscalls.unlink(in: fd, marker, directory: false)
     }
   }

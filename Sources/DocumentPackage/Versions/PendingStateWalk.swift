@@ -104,6 +104,14 @@ import Foundation
 /// A file whose copy the store holds already at this very status (the ``HashCache``) is not read,
 /// and not re-checked: its times, judged once, say its bytes were those at *T*.
 ///
+/// **Saves that swapped back.** A save that failed after its swap renamed its entry back: nothing of
+/// the package changed but the times of the directory it renamed in and the change time of the entry
+/// itself (``UndoneSwap``). Its marker, kept while the versions before it wait, makes the two renames
+/// one link in the chain of our renames in that directory, and bounds the entry's change time by the
+/// one it had once back (what the save saw of the entry before, if its change time was after a
+/// capture already, is judged as a later save's ``PendingVersion/Seen``). A directory our renames
+/// changed that such a save swapped is a link in its own chain too.
+///
 /// **Entries a save removed.** A save that removes one entry renames it out of its directory and
 /// into the store (``EntryRemoval``), its record naming its path as for an exchange: the directory
 /// no longer lists it, so the walk adds the names of the entries such records took out of it, and
@@ -148,24 +156,48 @@ struct PendingStateWalk {
   /// The root tree of the newest version recorded before this one, read when first needed (nil
   /// inside: there is none, or its record cannot be read).
   private var previousRoot: String??
-  /// What the later pending saves saw of an inode just before their own link or rename of it
-  /// (``PendingVersion/Seen``), by inode, with the index of the save in `pending`.
-  private let seenLater: [UInt64: [(index: Int, seen: PendingVersion.Seen)]]
+  /// What the later pending saves (and undone swaps) saw of an inode just before their own link or
+  /// rename of it (``PendingVersion/Seen``), by inode, with the save's id and the index in `pending`
+  /// of the first save after it.
+  private let seenLater: [UInt64: [(index: Int, id: Int, seen: PendingVersion.Seen)]]
+  /// The saves after *T* that swapped and swapped back (``UndoneSwap``), oldest first.
+  private let undone: [UndoneSwap]
+  /// Our renames in each directory of the package since *T*, oldest first: each pending save's, and
+  /// each undone swap's two (its times before the first and after the second).
+  private let renames: [String: [(id: Int, times: PendingVersion.ContainerTimes?)]]
 
-  init(store: VersionStore, pending: [PendingVersion]) {
+  /// - Parameter undone: The saves after `pending[0]`'s capture that swapped and swapped back.
+  init(store: VersionStore, pending: [PendingVersion], undone: [UndoneSwap] = []) {
     self.store = store
     self.pending = pending
+    self.undone = undone
     writer = ObjectWriter(store: store, cache: HashCache(path: store.hashesPath))
     start = pending[0].start
     changedPaths = Set(pending.map(\.changed))
-    containers = Set(pending.compactMap(\.container))
+    var renames: [String: [(id: Int, times: PendingVersion.ContainerTimes?)]] = [:]
+    for version in pending {
+      if let container = version.container {
+        renames[container, default: []].append((version.id, version.containerTimes))
+      }
+    }
+    for swap in undone { renames[swap.container, default: []].append((swap.id, swap.containerTimes)) }
+    // A directory our renames changed that a swap renamed out and back: its change time moved too.
+    for swap in undone where renames[swap.changed] != nil {
+      renames[swap.changed, default: []].append((swap.id, swap.ownTimes))
+    }
+    self.renames = renames.mapValues { $0.sorted { $0.id < $1.id } }
+    containers = Set(renames.keys)
     recorded = pending.map {
       try? Syscalls.statusNoFollow(store.pendingPath.appending(String($0.id))).modificationTime
     }
     knowsBirths = Syscalls.birthTime(store.packagePath) != nil
-    var seenLater: [UInt64: [(index: Int, seen: PendingVersion.Seen)]] = [:]
+    var seenLater: [UInt64: [(index: Int, id: Int, seen: PendingVersion.Seen)]] = [:]
     for index in pending.indices.dropFirst() {
-      for seen in pending[index].seen { seenLater[seen.inode, default: []].append((index, seen)) }
+      for seen in pending[index].seen { seenLater[seen.inode, default: []].append((index, pending[index].id, seen)) }
+    }
+    for swap in undone {
+      let index = pending.firstIndex { $0.id > swap.id } ?? pending.count
+      for seen in swap.seen { seenLater[seen.inode, default: []].append((index, swap.id, seen)) }
     }
     self.seenLater = seenLater
     unlinked = UnlinkedNote(
@@ -510,7 +542,8 @@ struct PendingStateWalk {
   /// (`relinked`), since our own saves last linked or moved it (see the type's discussion).
   func unchanged(_ status: FileStatus, path: String, relinked: Bool) -> Bool {
     status.modificationTime <= start
-      && changeIsOurs(status, path: path, relinked: relinked, before: pending.count, directory: false)
+      && changeIsOurs(
+        status, path: path, relinked: relinked, before: pending.count, undoneBefore: .max, directory: false)
       && seenUnchanged(status, path: path, directory: false)
   }
 
@@ -522,7 +555,7 @@ struct PendingStateWalk {
     guard !containers.contains(path) else { return true }
     let moved = changedPaths.contains(path)
     return (moved || status.modificationTime <= start)
-      && changeIsOurs(status, path: path, relinked: true, before: pending.count, directory: true)
+      && changeIsOurs(status, path: path, relinked: true, before: pending.count, undoneBefore: .max, directory: true)
       && seenUnchanged(status, path: path, directory: true)
   }
 
@@ -532,12 +565,12 @@ struct PendingStateWalk {
   /// time again, which would hide a change another program made in between.
   func seenUnchanged(_ status: FileStatus, path: String, directory: Bool) -> Bool {
     guard let seen = seenLater[status.inode] else { return true }
-    return seen.allSatisfy { index, seen in
+    return seen.allSatisfy { index, id, seen in
       seen.device != status.device
         || (seen.modification <= start || directory && changedPaths.contains(path))
           && changeIsOurs(
-            (seen.device, seen.inode, seen.change, nil), path: path, relinked: true, before: index, directory: directory
-          )
+            (seen.device, seen.inode, seen.change, nil), path: path, relinked: true, before: index, undoneBefore: id,
+            directory: directory)
     }
   }
 
@@ -552,17 +585,23 @@ struct PendingStateWalk {
   /// it — a `chmod` before that save is named. A save linked the file when the state after it holds
   /// this inode at the path (``linked(_:by:_:)``), which also bounds the status a settle's removal
   /// saw before it unlinked another name of it (``UnlinkedNote``).
+  ///
+  /// An undone swap with an id below `undoneBefore` whose entry is `path` moved its change time too, up
+  /// to its ``UndoneSwap/end``.
   private func changeIsOurs(
     _ inode: (device: UInt64, inode: UInt64, change: FileTime, linkCount: UInt64?), path: String, relinked: Bool,
-    before end: Int, directory: Bool
+    before end: Int, undoneBefore: Int, directory: Bool
   ) -> Bool {
-    let linked = relinked ? ownChangesEnd(path, before: end, directory: directory, linked: true) : start
+    let linked = max(
+      relinked ? ownChangesEnd(path, before: end, directory: directory, linked: true) : start,
+      undoneEnd(path, before: undoneBefore))
     if inode.change <= linked, inode.linkCount == nil || !relinked || directory { return true }
     var own = linked
     if relinked && !directory && inode.linkCount != nil {
       // Only the saves that did link it (the inode's links a settle's removal dropped since are
       // judged by the state after each save, which no removal touches).
-      own = ownChangesEnd(path, before: end, directory: directory, linked: false)
+      own = max(
+        ownChangesEnd(path, before: end, directory: directory, linked: false), undoneEnd(path, before: undoneBefore))
       for index in pending[..<end].indices where pending[index].start > own && pending[index].changed != path {
         let changed = pending[index].changed
         if (changed.isEmpty || path.hasPrefix(changed + "/")) && self.linked(path, by: index, inode) {
@@ -576,12 +615,18 @@ struct PendingStateWalk {
       for: inode.change, device: inode.device, inode: inode.inode, path: path, ownChangesEnd: own)
   }
 
-  private func changeIsOurs(_ status: FileStatus, path: String, relinked: Bool, before end: Int, directory: Bool)
-    -> Bool
-  {
+  private func changeIsOurs(
+    _ status: FileStatus, path: String, relinked: Bool, before end: Int, undoneBefore: Int, directory: Bool
+  ) -> Bool {
     changeIsOurs(
       (status.device, status.inode, status.changeTime, status.linkCount), path: path, relinked: relinked,
-      before: end, directory: directory)
+      before: end, undoneBefore: undoneBefore, directory: directory)
+  }
+
+  /// The latest change time the undone swaps with ids below `id` gave the entry at `path` by renaming
+  /// it out and back (``UndoneSwap/end``); *T* when none swapped it.
+  private func undoneEnd(_ path: String, before id: Int) -> FileTime {
+    undone.reduce(start) { $1.id < id && $1.changed == path ? max($0, $1.end) : $0 }
   }
 
   /// The latest change time the saves before `pending[end]` can have given the inode at `path` of
@@ -641,11 +686,14 @@ struct PendingStateWalk {
   /// discussion; the root is judged by ``witnesses(_:_:)``).
   func isStable(_ path: String, _ status: FileStatus) -> Bool {
     guard containers.contains(path) else {
-      return witnesses(path, status.times).allSatisfy { $0 <= start }
+      // An undone swap of the directory itself moved its change time (its entries stayed).
+      let own = undoneEnd(path, before: .max)
+      return status.modificationTime <= start
+        && (path.isEmpty
+          || status.changeTime <= own
+            && (own == start || seenUnchanged(status, path: path, directory: true)))
     }
-    guard let last = pending.lastIndex(where: { $0.container == path }),
-      renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
-    else { return false }
+    guard let after = lastRenameAfter(in: path) else { return false }
     return witnesses(path, status.times) == witnesses(path, after)
   }
 
@@ -658,10 +706,15 @@ struct PendingStateWalk {
   /// directory is not named (its entries are then judged one by one, as ever).
   func changedSinceCapture(_ path: String, _ status: FileStatus) -> Bool {
     guard containers.contains(path) else { return !isStable(path, status) }
-    guard let last = pending.lastIndex(where: { $0.container == path }),
-      renamesFollowEachOther(in: path, through: last), let after = pending[last].containerTimes?.after
-    else { return false }
+    guard let after = lastRenameAfter(in: path) else { return false }
     return witnesses(path, status.times) != witnesses(path, after)
+  }
+
+  /// The times our last rename in the directory `path` left it with, when the chain of our renames in
+  /// it holds (``renamesFollowEachOther(in:through:)``); nil otherwise.
+  private func lastRenameAfter(in path: String) -> PendingVersion.ContainerTimes.Times? {
+    guard let last = renames[path]?.last, renamesFollowEachOther(in: path, through: last.id) else { return nil }
+    return last.times?.after
   }
 
   /// Whether the entry `pending[index]` added to the package's directory `path` was not in it at
@@ -669,17 +722,18 @@ struct PendingStateWalk {
   /// which found no entry of its name (see the type's discussion).
   func addedSinceCapture(_ index: Int, in path: String) -> Bool {
     pending[index].replaced == .absent && pending[index].container == path
-      && renamesFollowEachOther(in: path, through: index)
+      && renamesFollowEachOther(in: path, through: pending[index].id)
   }
 
-  /// Whether each rename our saves made in the package's directory `path` from *T* on, up to
-  /// `pending[last]`'s, found the directory as the rename before left it (its times before are
+  /// Whether each rename our saves made in the package's directory `path` from *T* on, up to the
+  /// save `last`'s (an id), found the directory as the rename before left it (its times before are
   /// that one's times after), the first as it was at *T* (not after it): then only our renames
-  /// changed its entries between *T* and `pending[last]`'s rename.
+  /// changed its entries between *T* and that save's rename. An undone swap's two renames are one
+  /// link (``UndoneSwap``).
   private func renamesFollowEachOther(in path: String, through last: Int) -> Bool {
     var previous: PendingVersion.ContainerTimes?
-    for version in pending[...last] where version.container == path {
-      guard let times = version.containerTimes else { return false }
+    for link in renames[path] ?? [] where link.id <= last {
+      guard let times = link.times else { return false }
       if let previous {
         guard let after = previous.after, witnesses(path, times.before) == witnesses(path, after) else { return false }
       } else {

@@ -26,15 +26,20 @@ import Foundation
 /// before the save goes on, so a marker without it belongs to a save that never swapped. A save that
 /// renames its entry into a directory of the package appends, just before the rename,
 /// `before-swap MTIME CTIME` (``BeforeSwap``) and its `count`: what recovery needs to tell that the
-/// entry a killed save added was its own (see ``PendingStateWalk``). A line removed from any group
+/// entry a killed save added was its own (see ``PendingStateWalk``). A save that fails after its
+/// rename and renames back appends, once back, `undone MTIME CTIME DEVICE INODE MTIME CTIME` (``Undone``)
+/// and its `count`: the directory's times after both renames, which make the swap and its undoing a link
+/// in the chain of our renames in that directory (``UndoneSwap``), and the entry's status then (the last
+/// four `-` for an added entry renamed out again). A line removed from any group
 /// is caught (``NumberedLines``); a whole group removed from the end cannot be told from a save
 /// killed before writing it, which is what recovery then takes it for (the swap not done, or no
 /// times of the directory: either way the settle names what it cannot prove, never keeps more).
 /// A marker of the release before (`docpkg-save-intent 2`: each line checked alone, no counts) is
 /// still read as it was.
 ///
-/// A marker is read only by recovery, and only for a save killed between its swap and its record
-/// (a recorded save's marker is removed unread). One whose lines do not match their checks (damaged,
+/// A marker is read by recovery, for a save killed between its swap and its record (a recorded save's
+/// marker is removed unread), and by the settle, for a save that swapped back (`ID.abandoned` with its
+/// `undone` line, ``UndoneSwap``). One whose lines do not match their checks (damaged,
 /// or edited by hand: a `start` moved later would let writes after the save into the version), or
 /// that an earlier release wrote without checks (`docpkg-save-intent 1`), is not believed
 /// (``Reading/damaged(_:)``).
@@ -49,6 +54,16 @@ struct SaveIntent: Equatable {
 
     /// The line as the release before wrote it (for a marker with no intent, whose lines are not read).
     var line: Data { Data((HashCache.checked(text) + "\n").utf8) }
+  }
+
+  /// Appended to the marker of a save that swapped back (``UndoneSwap``): the times of the directory
+  /// it renamed its entry in, once its entry was renamed back, and the status of that entry then.
+  struct Undone: Equatable {
+    var modification: FileTime
+    var change: FileTime
+    var entry: PendingVersion.Seen?
+
+    var text: String { "undone \(modification.encoded) \(change.encoded) \(entry?.encoded ?? "- - - -")" }
   }
 
   /// What reading a marker gave.
@@ -85,6 +100,8 @@ struct SaveIntent: Equatable {
   /// The line a save appends just before its swap (nil: it was killed before, or renames nothing
   /// into a directory of the package).
   var beforeSwap: BeforeSwap?
+  /// The line a save that swapped back appends (nil: it did not, or was killed before).
+  var undone: Undone?
 
   /// The lines of the intent, before the capture time.
   private var lines: [String] {
@@ -101,7 +118,7 @@ struct SaveIntent: Equatable {
   /// (``startLines(_:)``, ``beforeSwapLines(_:)``).
   func encoded() -> Data {
     Data((Self.header + "\n" + NumberedLines.counted(lines)).utf8) + (start.map(startLines) ?? Data())
-      + (beforeSwap.map(beforeSwapLines) ?? Data())
+      + (beforeSwap.map(beforeSwapLines) ?? Data()) + (undone.map(undoneLines) ?? Data())
   }
 
   /// The lines that complete the capture: its time, after the first group (one `write`).
@@ -112,6 +129,11 @@ struct SaveIntent: Equatable {
   /// The lines appended just before the swap, after the capture time's (one `write`).
   func beforeSwapLines(_ beforeSwap: BeforeSwap) -> Data {
     Data(NumberedLines.counted([beforeSwap.text], from: lines.count + 4).utf8)
+  }
+
+  /// The lines appended once the swap is undone, after the before-swap line's (one `write`).
+  func undoneLines(_ undone: Undone) -> Data {
+    Data(NumberedLines.counted([undone.text], from: lines.count + 6).utf8)
   }
 
   /// Parses a marker; `nil` unless it is whole and its lines match their checks (see ``read(_:)``).
@@ -154,6 +176,7 @@ struct SaveIntent: Equatable {
   private init?(verified lines: [Substring]) {
     var newTree: [UInt64]?, root: (FilePermissions, FileTime)?, changed: String?
     var replaced: PendingVersion.Replaced?, keepLast: Int?, beforeSwap: BeforeSwap?, start: FileTime?
+    var undone: Undone?
     var seen: [PendingVersion.Seen] = []
     for line in lines {
       let parts = VersionEscaping.fields(line)
@@ -184,15 +207,25 @@ struct SaveIntent: Equatable {
         let times = parts.dropFirst().compactMap { FileTime(encoded: $0) }
         guard times.count == 2 else { return nil }
         beforeSwap = BeforeSwap(modification: times[0], change: times[1])
+      case "undone":
+        guard parts.count == 7, let modification = FileTime(encoded: parts[1]),
+          let change = FileTime(encoded: parts[2])
+        else { return nil }
+        let entry = PendingVersion.Seen(Array(parts[3...]))
+        guard entry != nil || parts[3...].allSatisfy({ $0 == "-" }) else { return nil }
+        undone = Undone(modification: modification, change: change, entry: entry)
       default: break
       }
     }
     guard let newTree, let root, let changed, let replaced else { return nil }
+    // Each group follows the one before it (as they are numbered when written).
+    guard beforeSwap == nil || start != nil, undone == nil || beforeSwap != nil else { return nil }
     self.init(
       newTree: newTree, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
       keepLast: keepLast, seen: seen)
     self.start = start
     self.beforeSwap = beforeSwap
+    self.undone = undone
   }
 
   init(
@@ -206,6 +239,16 @@ struct SaveIntent: Equatable {
     self.replaced = replaced
     self.keepLast = keepLast
     self.seen = seen
+  }
+
+  /// The swap and its undoing, when the marker says both happened (see ``UndoneSwap``).
+  func undoneSwap(id: Int) -> UndoneSwap? {
+    guard start != nil, let beforeSwap, let undone, !changed.isEmpty else { return nil }
+    return UndoneSwap(
+      id: id, changed: changed,
+      containerTimes: PendingVersion.ContainerTimes(
+        before: (beforeSwap.modification, beforeSwap.change), after: (undone.modification, undone.change)),
+      entryAfter: undone.entry, seen: seen)
   }
 
   /// The pending record the save would have written, or nil when the marker has no capture time

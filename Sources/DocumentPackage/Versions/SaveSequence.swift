@@ -18,7 +18,8 @@ import SystemPackage
 ///    (a) it gives itself an id, writing `last-id`; (b) it creates `pending/ID.start`; (c) it
 ///    swaps; (d) it moves the replaced subtree to `pending/ID.old` and writes `pending/ID`;
 ///    (e) it removes `ID.start`. A save that fails after (b) renames `ID.start` to
-///    `ID.abandoned` instead of removing it (the next save's clean-up removes it). A save killed
+///    `ID.abandoned` instead of removing it (the next save's clean-up removes it, but not while a
+///    pending version before it waits if it swapped back: ``UndoneSwap``). A save killed
 ///    after (c) has (d) and (e) done for it by recovery, under the package lock, from what its
 ///    `ID.start` says (``SaveIntent``); one killed before (c) has its marker renamed `ID.abandoned`.
 /// 3. The settle reads `last-id`, then lists `pending/` (``read(in:)``); it walks only if no

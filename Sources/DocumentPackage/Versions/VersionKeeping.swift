@@ -185,8 +185,18 @@ final class VersionKeeping: ReplacedStateKeeper {
     try deferred?.keep(replacedIn: parentFD, name, changedPath: changedPath) ?? false
   }
 
-  func abandon() {
-    deferred?.abandon()
+  /// The save failed once the capture was begun; `undone`: the status, once its rename was undone, of
+  /// the directory it renamed its entry in and of the entry (see ``DeferredKeeping/abandon(undone:)``).
+  func abandon(undone: (container: FileStatus, entry: FileStatus?)?) {
+    deferred?.abandon(undone: undone)
+  }
+
+  /// Before a failed save removes the new state it built (`name` in `parentFD`), whose files it linked
+  /// from the package: the unlinks are noted as recovery's are (``LinkNote/noteRemoval(of:_:parentFD:)``).
+  /// - Returns: What ends the note's batch once the tree is removed.
+  func willDiscard(_ name: RawName, parentFD: CInt) -> (() -> Void)? {
+    guard let names = try? SiblingNames(of: packagePath) else { return nil }
+    return LinkNote.noteRemoval(of: [name], names, parentFD: parentFD)
   }
 
   /// The pending records of deferred saves killed after their swap (``DeferredKeeping/completeInterruptedSaves(_:parentFD:)``).

@@ -15,6 +15,16 @@ extension VersionStore {
     ((try? StoreFiles.names(in: pendingPath)) ?? []).compactMap { Int($0) }.sorted()
   }
 
+  /// The ids of the pending versions, oldest first, as a settle needs them: an error when `pending/`
+  /// cannot be listed now (`EIO`), which taken for none would let a save that settles first (versions
+  /// off) change what they still read.
+  private func listPendingIDs() throws -> [Int] {
+    do { return try StoreFiles.names(in: pendingPath).compactMap { Int($0) }.sorted() } catch {
+      if error == .noSuchFileOrDirectory { return [] }
+      throw PackageError.io(error, "cannot list", path: pendingPath.string, context: "while settling versions")
+    }
+  }
+
   /// Whether saves left versions whose contents are not copied into the store yet (see
   /// ``PackageFile/defersVersionCopies``). Until ``settlePendingVersions()`` runs, a write in
   /// place to a package file makes the pending version name that file as not kept.
@@ -37,7 +47,7 @@ extension VersionStore {
   ///   the store does not hold yet (see `PendingStateWalk`).
   @discardableResult
   public func settlePendingVersions() throws -> [PackageVersion] {
-    guard exists, hasPendingVersions else { return [] }
+    guard exists, try !listPendingIDs().isEmpty else { return [] }
     var settled: [PackageVersion] = []
     let outcome = try withStoreLock { try settleLocked(into: &settled, savesExcluded: packageLockHeld) }
     // (Never while this instance holds the store's lock already: the package's is taken first.)
@@ -99,7 +109,8 @@ extension VersionStore {
   /// Under the package lock (so no capture is under way): removes what an interrupted capture left
   /// in `pending/` (a replaced tree or a time marker without a record, a temporary), except
   /// `saving.start`: the capture that follows removes it once its own marker is made, so that a
-  /// build's links are always marked (see ``PendingStateWalk``).
+  /// build's links are always marked (see ``PendingStateWalk``); and the marker of a save that swapped
+  /// back (``UndoneSwap``) while a pending version before it waits.
   func removeAbandonedPending() {
     guard let fd = try? Syscalls.openFile(pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
@@ -111,13 +122,43 @@ extension VersionStore {
     {
       recorded.insert(String(id))
     }
+    let oldest = recorded.compactMap { Int($0) }.min()
+    // (Markers that cannot be read now are all kept: what they say may be needed.)
+    let undone = oldest.map { oldest in (try? undoneSwaps()).map { Set($0.map(\.id).filter { $0 > oldest }) } } ?? []
     let kept: Set<String> = [DeferredKeeping.savingMarker, Self.unlinkedName, Self.unlinkingName, LinkNote.name]
     for name in names where Int(name) == nil && !kept.contains(name) {
       if let dot = name.firstIndex(of: "."), name.hasSuffix(".old"), recorded.contains(String(name[..<dot])) {
         continue
       }
+      if name.hasSuffix(Self.abandonedSuffix), let id = Int(name.dropLast(Self.abandonedSuffix.count)),
+        undone.map({ $0.contains(id) }) ?? (id > oldest ?? .max)
+      {
+        continue
+      }
       try? TreeRemoval.remove(RawName(name), in: fd)
     }
+  }
+
+  /// How the capture marker of a save that failed is renamed (`ID.abandoned`).
+  static let abandonedSuffix = ".abandoned"
+
+  /// The saves that swapped and swapped back (``UndoneSwap``), from their markers in `pending/`,
+  /// oldest first. A marker that is not believed (damaged, edited) gives none: the settle then takes
+  /// the times its renames moved for another program's change, and names what they touched.
+  /// - Throws: ``PackageError`` when a marker cannot be read now (as ``readPendingRecord(_:)``).
+  func undoneSwaps() throws -> [UndoneSwap] {
+    let names = (try? StoreFiles.names(in: pendingPath)) ?? []
+    return try names.compactMap { name -> UndoneSwap? in
+      guard name.hasSuffix(Self.abandonedSuffix), let id = Int(name.dropLast(Self.abandonedSuffix.count)) else {
+        return nil
+      }
+      let data: Data
+      do { data = try StoreFiles.read(pendingPath.appending(name)) } catch let error as PackageError {
+        if error.errno == .noSuchFileOrDirectory { return nil }
+        throw error
+      }
+      return SaveIntent(data)?.undoneSwap(id: id)
+    }.sorted { $0.id < $1.id }
   }
 
   /// How a settle under the store's lock ended.
@@ -140,8 +181,8 @@ extension VersionStore {
     try prepare()
     completeInterruptedRemoval()
     var damaged = Set<Int>()
-    while let first = pendingIDs.first(where: { !damaged.contains($0) }) {
-      guard let oldest = pendingRecord(first) else {
+    while let first = try listPendingIDs().first(where: { !damaged.contains($0) }) {
+      guard let oldest = try readPendingRecord(first) else {
         damaged.insert(first)
         continue
       }
@@ -159,6 +200,19 @@ extension VersionStore {
   /// The pending record `pending/ID`; nil when it cannot be read or is damaged.
   func pendingRecord(_ id: Int) -> PendingVersion? {
     (try? StoreFiles.read(pendingPath.appending(String(id)))).flatMap { PendingVersion(id: id, data: $0) }
+  }
+
+  /// The pending record `pending/ID` as a settle needs it: nil when it is damaged (or gone), and an
+  /// error when it cannot be read now (`EIO`, no memory for a descriptor): taken for damage, a record
+  /// read again later would be settled around, and its version, or the ones before it, would name what
+  /// its save changed as not kept, for good.
+  private func readPendingRecord(_ id: Int) throws -> PendingVersion? {
+    let data: Data
+    do { data = try StoreFiles.read(pendingPath.appending(String(id))) } catch let error as PackageError {
+      if error.errno == .noSuchFileOrDirectory { return nil }
+      throw error
+    }
+    return PendingVersion(id: id, data: data)
   }
 
   /// How many walks a settle tries while saves go on, before it holds them off.
@@ -179,8 +233,9 @@ extension VersionStore {
       }
       // The oldest one first whatever the listing holds: a store that another program moved or removed
       // meanwhile lists nothing (a walk of no version, or of a later one in its place, would be wrong).
-      let pending = [oldest] + before.pendingIDs.filter { $0 > oldest.id }.compactMap(pendingRecord)
-      var walk = PendingStateWalk(store: self, pending: pending)
+      let pending = try [oldest] + before.pendingIDs.filter { $0 > oldest.id }.compactMap(readPendingRecord)
+      let undone = try undoneSwaps().filter { $0.id > oldest.id }
+      var walk = PendingStateWalk(store: self, pending: pending, undone: undone)
       let result = try walk.run()
       let after = SaveSequence.read(in: self)
       if savesExcluded || after.hasSameSaves(as: before) {
