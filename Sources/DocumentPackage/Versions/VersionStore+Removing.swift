@@ -82,7 +82,11 @@ extension VersionStore {
         throw PackageError.io(error, "cannot remove version", path: file)
       } catch {}
     }
-    try? StoreFiles.flushDirectory(versionsPath)
+    // The records' removal must be durable before their objects go: after a power cut, a record back
+    // without its objects would be a damaged version, where it was only meant to be gone.
+    do { try StoreFiles.flushDirectory(versionsPath) } catch {
+      throw PackageError.io(error, "cannot flush", path: versionsPath.string, context: "while removing versions")
+    }
     try? noteRemoved([], followers: kept)  // best effort: a gap noted too long is never a wrong flag
     // A damaged record's objects are not known: keep every object rather than remove its only
     // copy (the records are gone; the objects wait for a removal once it is repaired or removed).
