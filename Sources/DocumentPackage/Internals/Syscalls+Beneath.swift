@@ -57,9 +57,58 @@ extension Syscalls {
       error == .noFunction || error == .tooManySymbolicLinkLevels || error == .notDirectory
         || error == .fileNameTooLong
     else { throw error }
-    // No openat2 here, a link on the path (which component, the walk says), or a path past PATH_MAX (the walk opens
-    // one component at a time).
+    // A path past PATH_MAX: a run of components at a time. No openat2 here, or a link on the path (which component,
+    // the walk says): one component at a time.
+    if error == .fileNameTooLong { return try openRunByRun(in: dirfd, relative, flags) }
     return try openComponentByComponent(in: dirfd, relative, flags)
+  }
+
+  /// How long a run of components ``openRunByRun(in:_:_:)`` hands `openat2` at most: well under PATH_MAX.
+  static let runLength = 3072
+
+  /// Opens a path past PATH_MAX (a package thousands of folders deep) with one `openat2` per run of components
+  /// shorter than ``runLength``, each relative to the folder the run before opened, as ``openBeneath(in:_:_:)``
+  /// does the whole path: two calls for a path of 6,000 bytes, where a walk of its components makes 3,000 (and a
+  /// check of a package 3,000 folders deep, which opens each folder so, 4.5 million). A run refused for any other
+  /// reason is walked one component at a time from where it starts, which tells what refused it.
+  static func openRunByRun(in dirfd: CInt, _ relative: FilePath, _ flags: CInt) throws(Errno) -> CInt {
+    // On the path's bytes (its separators normalized: no `//`, no `/` at either end), not its components.
+    let bytes = relative.withPlatformString { Array(UnsafeBufferPointer(start: $0, count: strlen($0))) }
+    let slash = CChar(UInt8(ascii: "/"))
+    var current = dirfd
+    defer { if current != dirfd { closeFile(current) } }
+    var start = 0
+    while start < bytes.count {
+      // The run: whole components from `start`, as many as stay under `runLength` (at least one).
+      var end = start
+      repeat {
+        var next = end == start ? start : end + 1
+        while next < bytes.count, bytes[next] != slash { next += 1 }
+        if end > start, next - start >= runLength { break }
+        end = next
+      } while end < bytes.count
+      let last = end == bytes.count
+      let runFlags = last ? flags : DOCPKG_O_PATH | O_DIRECTORY | O_NOFOLLOW
+      let run = Array(bytes[start..<end]) + [0]
+      let fd = run.withUnsafeBufferPointer { path in
+        retryingRaw {
+          var fd: CInt
+          repeat {
+            fd = docpkg_openat_beneath(current, path.baseAddress!, runFlags, 0)
+          } while fd == -1 && errno == EAGAIN
+          return fd
+        }
+      }
+      guard fd >= 0 else {
+        let rest = (Array(bytes[start...]) + [0]).withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
+        return try openComponentByComponent(in: current, rest, flags)
+      }
+      if last { return fd }
+      if current != dirfd { closeFile(current) }
+      current = fd
+      start = end + 1
+    }
+    throw .invalidArgument
   }
 
   /// The walk ``openBeneath(in:_:_:)`` falls back to: one `openat` per folder on the path (O_PATH where the
