@@ -4,9 +4,9 @@
 /// A document holds what it read and what it changed; the rest of its package stays on disk
 /// unread (the model is lazy) and goes with the package when another program deletes it. Saving
 /// such a document elsewhere writes everything it holds and names what it could not carry: a
-/// directory it never listed (what was in it is unknown) or a file it never read (also one it
-/// renamed or moved without reading it, and a file whose contents were to come from a file on
-/// disk that is gone). It never fails for them: the app decides what to tell the user.
+/// directory it never listed (what was in it is unknown) or a file whose bytes it does not hold: one it
+/// never read, one read in chunks (``PackageNode/readContents(chunkSize:_:)`` keeps none), one it renamed or
+/// moved without reading it, and one whose contents were to come from a file on disk that is gone. It never fails for them: the app decides what to tell the user.
 ///
 ///     let result = try await document.save(to: "/home/ann/Trip (recovered).mydoc")
 ///     if !result.carriedEverything { showLost(result.uncarriedPaths) }   // ["Big", "Notes/old.txt"]
