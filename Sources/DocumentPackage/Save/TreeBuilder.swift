@@ -194,7 +194,8 @@ final class TreeBuilder {
         carried.recordDirectory(path)
         let fromHere = isFromThisPackage(origin)
         try carryContents(
-          of: sourceFD, into: fd, path: path, origin: fromHere ? origin.relativePath : nil, fromThisPackage: fromHere)
+          of: sourceFD, at: source, into: fd, path: path, origin: fromHere ? origin.relativePath : nil,
+          fromThisPackage: fromHere)
         if !node.edits.contains(.attributes) {
           time = try step("read status of", path) { () throws(Errno) in
             try Syscalls.status(of: sourceFD).modificationTime
@@ -356,8 +357,11 @@ final class TreeBuilder {
   /// package (`fromThisPackage`), files are hard-linked where the file system allows and FIFOs, sockets
   /// and devices carried; from another, files are copied and those left out. Each directory
   /// listed is noted in ``listedDirectories`` when `origin` (the source's path in this package) is given.
+  /// What cannot be read from the source (`sourcePath`: gone, as when another program removes the package
+  /// meanwhile) is named there, not at the entry being made.
   private func carryContents(
-    of source: CInt, into destination: CInt, path: String, origin: FilePath?, fromThisPackage: Bool
+    of source: CInt, at sourcePath: FilePath, into destination: CInt, path: String, origin: FilePath?,
+    fromThisPackage: Bool
   ) throws {
     /// A directory being carried: its entries not carried yet, and the status to give the copy
     /// when they are in (`nil` for the top, whose caller finishes it and owns its descriptors).
@@ -365,13 +369,23 @@ final class TreeBuilder {
       let from: CInt
       let to: CInt
       let path: String
+      /// Where the source is.
+      let sourcePath: FilePath
       /// The source's path in this package (nil: not from this package).
       let origin: FilePath?
       var entries: [(name: RawName, type: EntryType)]
       let status: FileStatus?
     }
-    func list(_ fd: CInt, _ path: String, _ origin: FilePath?) throws -> [(name: RawName, type: EntryType)] {
-      let entries = try step("list directory", path) { () throws(Errno) in try Syscalls.entries(ofDirectory: fd) }
+    /// A step that reads the source at `at`: its failure names the source.
+    func read<T>(_ action: String, _ at: FilePath, _ body: () throws(Errno) -> T) throws -> T {
+      do { return try body() } catch {
+        throw PackageError.io(error, "cannot \(action)", path: at.string, context: "while saving")
+      }
+    }
+    func list(_ fd: CInt, _ path: String, at sourcePath: FilePath, _ origin: FilePath?) throws -> [(
+      name: RawName, type: EntryType
+    )] {
+      let entries = try read("list directory", sourcePath) { () throws(Errno) in try Syscalls.entries(ofDirectory: fd) }
       if let origin {
         listedDirectories.append(
           ListedDirectory(path: path, origin: origin, listed: Set(entries.map(\.name)), node: nil))
@@ -380,7 +394,8 @@ final class TreeBuilder {
     }
     var stack = [
       Carrying(
-        from: source, to: destination, path: path, origin: origin, entries: try list(source, path, origin), status: nil)
+        from: source, to: destination, path: path, sourcePath: sourcePath, origin: origin,
+        entries: try list(source, path, at: sourcePath, origin), status: nil)
     ]
     defer {
       for frame in stack where frame.status != nil {
@@ -407,9 +422,10 @@ final class TreeBuilder {
       }
       let parentPath = stack[top].path
       let entryPath = parentPath.isEmpty ? entry.name.string : parentPath + "/" + entry.name.string
+      let entrySource = stack[top].sourcePath.appending(raw: entry.name)
       var type = entry.type
       if type == .unknown {
-        let kind = try step("read status of", entryPath) { () throws(Errno) in
+        let kind = try read("read status of", entrySource) { () throws(Errno) in
           try Syscalls.status(in: source, entry.name).kind
         }
         type =
@@ -422,20 +438,31 @@ final class TreeBuilder {
       }
       switch type {
       case .file, .symlink:
-        try step("carry over", entryPath) { () throws(Errno) in
-          let linked = try FileCarrier.carry(
-            entry.name, from: source, to: destination, as: entry.name, linking: fromThisPackage,
-            durability: &durability, relinked: &relinked, announce: willLink)
-          let inode: UInt64
-          if let linked { inode = linked.inode } else { inode = try Syscalls.status(in: destination, entry.name).inode }
-          carried.record(entry.name.string, inode: inode, in: parentPath)
+        do {
+          try step("carry over", entryPath) { () throws(Errno) in
+            let linked = try FileCarrier.carry(
+              entry.name, from: source, to: destination, as: entry.name, linking: fromThisPackage,
+              durability: &durability, relinked: &relinked, announce: willLink)
+            let inode: UInt64
+            if let linked {
+              inode = linked.inode
+            } else {
+              inode = try Syscalls.status(in: destination, entry.name).inode
+            }
+            carried.record(entry.name.string, inode: inode, in: parentPath)
+          }
+        } catch let error as PackageError where error.errno == .noSuchFileOrDirectory {
+          // The source's entry went since its folder was listed.
+          throw PackageError.io(
+            .noSuchFileOrDirectory, "cannot carry over", path: entrySource.string, context: "while saving")
         }
       case .directory:
         let name = entry.name
-        let status = try step("read status of", entryPath) { () throws(Errno) in try Syscalls.status(in: source, name) }
+        let status = try read("read status of", entrySource) { () throws(Errno) in try Syscalls.status(in: source, name)
+        }
         try step("create directory", entryPath) { () throws(Errno) in try Syscalls.makeDirectory(in: destination, name)
         }
-        let from = try step("open directory", entryPath) { () throws(Errno) in
+        let from = try read("open directory", entrySource) { () throws(Errno) in
           try Syscalls.openDirectory(in: source, name)
         }
         let to: CInt
@@ -446,7 +473,7 @@ final class TreeBuilder {
             try Syscalls.openDirectory(in: destination, name)
           }
           do {
-            entries = try list(from, entryPath, origin)
+            entries = try list(from, entryPath, at: entrySource, origin)
             let inode = try step("read status of", entryPath) { () throws(Errno) in try Syscalls.status(of: to).inode }
             carried.record(name.string, inode: inode, in: parentPath)
             carried.recordDirectory(entryPath)
@@ -458,7 +485,10 @@ final class TreeBuilder {
           Syscalls.closeFile(from)
           throw error
         }
-        stack.append(Carrying(from: from, to: to, path: entryPath, origin: origin, entries: entries, status: status))
+        stack.append(
+          Carrying(
+            from: from, to: to, path: entryPath, sourcePath: entrySource, origin: origin, entries: entries,
+            status: status))
       case .other, .unknown:
         // FIFOs, sockets, devices: not in the model, but the package's own stay where they are.
         guard fromThisPackage else { continue }
