@@ -191,6 +191,73 @@ struct SaveCommandTests {
     #expect(result.standardOutput.contains(", 0 problems"))
   }
 
+  /// A save that fails after its swap (the flush of its folder) while another program writes a file into the folder
+  /// it rebuilt (`sub/deep`, to add a file), between the swap and the swap back: the new state with that file is kept beside the package and
+  /// named in the error, never removed (outsider attack on issue 35: the file was gone from everywhere, 6 of 6).
+  @Test(.enabled(if: Shell.has("strace")))
+  func aFileWrittenIntoTheNewStateOfAFailingSaveIsKept() async throws {
+    let temp = try TemporaryDirectory()
+    let environment = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+    func makePackage(_ name: String) throws -> String {
+      let package = temp.appending(name)
+      try temp.write(name + "/sub/a.txt", "a\n")
+      try temp.write(name + "/sub/deep/b.txt", "b\n")
+      try Shell.docpkg(["put", package, "sub/a.txt", "-"], input: Data("a2\n".utf8), environment: environment)
+      return package
+    }
+    // The first fsync after the exchange, on a twin made the same way.
+    let twin = try makePackage("Twin.pkg")
+    let trace = temp.appending("trace")
+    try Shell.run(
+      "strace",
+      [
+        "-f", "-qq", "-e", "trace=fsync,renameat2", "-o", trace, Shell.docpkgPath, "put", twin,
+        "sub/deep/new.txt", "-",
+      ], input: Data("new\n".utf8), environment: environment)
+    var fsyncs = 0
+    var flush: Int?
+    var exchanged = false
+    for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
+      if line.contains("RENAME_EXCHANGE") && line.contains(".docpkg-tmp") { exchanged = true }  // not a probe's
+      if line.contains("fsync(") {
+        fsyncs += 1
+        if exchanged {
+          flush = fsyncs
+          break
+        }
+      }
+    }
+    let call = try #require(flush)
+    let package = try makePackage("Doc.pkg")
+    let deep = package + "/sub/deep"
+    let before = try FileManager.default.attributesOfItem(atPath: deep)[.systemFileNumber] as? Int
+    async let put = offThePool {
+      try Shell.run(
+        "strace",
+        [
+          "-f", "-qq", "-o", "/dev/null", "-e", "inject=fsync:error=EIO:delay_enter=1500000:when=\(call)",
+          Shell.docpkgPath, "put", package, "sub/deep/new.txt", "-",
+        ], input: Data("new\n".utf8),
+        environment: environment, check: false)
+    }
+    // Once the new `sub/deep` is in place (a new inode there), another program writes into it.
+    var swapped = false
+    for _ in 0..<300 where !swapped {
+      try await Task.sleep(for: .milliseconds(10))
+      swapped = (try? FileManager.default.attributesOfItem(atPath: deep)[.systemFileNumber] as? Int) != before
+    }
+    #expect(swapped)
+    try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: deep + "/theirs.txt"))
+    let result = try await put
+    #expect(result.status == 1)
+    let kept = temp.appending(".Doc.pkg.docpkg-unsaved")
+    #expect(result.standardError.contains("kept at '\(kept)'"), "\(result.standardError)")
+    // The tree kept is the new `sub/deep` (what the save swapped in).
+    #expect(try String(contentsOfFile: kept + "/theirs.txt", encoding: .utf8) == "theirs\n")
+    #expect(!FileManager.default.fileExists(atPath: deep + "/new.txt"))
+    #expect(try Shell.docpkg(["check", package]).status == 0)
+  }
+
   @Test(.enabled(if: Shell.has("python3")))
   func concurrentPutsAreAllKept() async throws {
     let result = try await offThePool { try Self.crashTest(["--no-crash", "--concurrency", "30"]) }

@@ -482,6 +482,9 @@ struct Saver {
   /// - Throws: The failure, the package then as it was; or, if even the way back failed, an error
   ///   naming where the previous state is left.
   private mutating func complete(_ swap: Swap, parentFD: CInt) throws {
+    // The time the rename gave the folder it renamed in: what another program writes into the new state from now
+    // on has later times (see `WrittenWhileInPlace`).
+    let swapTime = (try? Syscalls.status(of: swap.containerFD))?.modificationTime
     if let heldRoot {
       let whole = swap.containerPath == names.parent
       if !(whole ? heldRoot.displacedIsLoaded(in: parentFD, names.temporary) : heldRoot.holdsThePackage()) {
@@ -513,7 +516,16 @@ struct Saver {
       }
       try? flushDirectory(swap.containerFD, swap.containerPath)
       try? flushDirectory(parentFD, names.parent)
-      if restored && swap.move != .removing { discardTemporary(parentFD) }  // the new state, renamed back out
+      guard restored && swap.move != .removing else { throw error }
+      // The new state, renamed back out: removed, unless another program wrote into it while it was in place.
+      if let swapTime, WrittenWhileInPlace.found(since: swapTime, names.temporary, in: parentFD),
+        let kept = keepAside(parentFD, as: "unsaved")
+      {
+        throw PackageError(
+          .io, "\(error); and another program wrote into the new state while it was in place: it is kept at",
+          path: kept.string, context: "(nothing removes it)")
+      }
+      discardTemporary(parentFD)
       throw error
     }
     sweptPaths += sweep.sweptPaths
