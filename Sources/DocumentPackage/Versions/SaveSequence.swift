@@ -41,8 +41,8 @@ import SystemPackage
 struct SaveSequence {
   /// The highest id given (`last-id`, or the records present).
   let lastID: Int
-  /// The names in `pending/`.
-  let names: Set<String>
+  /// The names in `pending/` (nil: it could not be listed, which vouches for nothing).
+  let listed: Set<String>?
   /// The device and inode of the package's root at its path (nil: nothing there). A package moved
   /// or replaced while it was walked was not walked whole either.
   let root: [UInt64]?
@@ -51,19 +51,25 @@ struct SaveSequence {
   /// what the package's path names.
   static func read(in store: VersionStore) -> SaveSequence {
     let lastID = (try? store.lastGivenID()) ?? -1
-    let names = (try? StoreFiles.names(in: store.pendingPath)) ?? []
+    let names = (try? StoreFiles.names(in: store.pendingPath)).map(Set.init)
     let root = (try? Syscalls.statusNoFollow(store.packagePath)).map { [$0.device, $0.inode] }
-    return SaveSequence(lastID: lastID, names: Set(names), root: root)
+    return SaveSequence(lastID: lastID, listed: names, root: root)
   }
 
   /// Whether no save took an id, recorded or failed between `other`'s read and this one (the
   /// package's root may still differ: a save of the whole package replaces it, another program may
   /// move it).
-  func hasSameSaves(as other: SaveSequence) -> Bool { lastID == other.lastID && names == other.names }
+  func hasSameSaves(as other: SaveSequence) -> Bool {
+    lastID == other.lastID && listed != nil && listed == other.listed
+  }
 
-  /// Whether a save is between its id and its record: its swap may happen at any moment.
-  var hasSaveInFlight: Bool { names.contains { $0.hasSuffix(".start") } }
+  /// Whether a save is between its id and its record: its swap may happen at any moment (or `pending/` could
+  /// not be listed, which cannot tell).
+  var hasSaveInFlight: Bool { listed?.contains { $0.hasSuffix(".start") } ?? true }
+
+  /// Whether the pending record `id` is listed.
+  func lists(_ id: Int) -> Bool { listed?.contains(String(id)) ?? false }
 
   /// The ids of the pending records listed, oldest first.
-  var pendingIDs: [Int] { names.compactMap { Int($0) }.sorted() }
+  var pendingIDs: [Int] { (listed ?? []).compactMap { Int($0) }.sorted() }
 }

@@ -187,8 +187,11 @@ extension VersionStore {
         continue
       }
       do {
-        guard let version = try settle(oldest, savesExcluded: savesExcluded) else { return .savesKeptComing }
-        settled.append(version)
+        switch try settle(oldest, savesExcluded: savesExcluded) {
+        case .settled(let version): settled.append(version)
+        case .withdrawn: continue
+        case .savesKeptComing: return .savesKeptComing
+        }
       } catch {
         settleFailure = (oldest.id, "\(error)")
         throw error
@@ -218,15 +221,27 @@ extension VersionStore {
   /// How many walks a settle tries while saves go on, before it holds them off.
   static let walksBetweenSaves = 6
 
+  /// What one pending version's settle came to.
+  private enum PendingOutcome {
+    case settled(PackageVersion)
+    /// Its record went after it was read: its save failed after writing it, and swapped back.
+    case withdrawn
+    case savesKeptComing
+  }
+
   /// Makes the oldest pending version a version (see ``PendingStateWalk``) from a walk of the
-  /// package that no save's swap fell inside (``SaveSequence``); nil when saves kept coming.
-  private func settle(_ oldest: PendingVersion, savesExcluded: Bool) throws -> PackageVersion? {
+  /// package that no save's swap fell inside (``SaveSequence``).
+  private func settle(_ oldest: PendingVersion, savesExcluded: Bool) throws -> PendingOutcome {
     if let existing = try? record(oldest.id) {  // made before a kill; only the cleanup was left
       removePending(oldest.id, changed: oldest.changed)
-      return existing.version
+      return .settled(existing.version)
     }
     for attempt in 0..<(savesExcluded ? 1 : Self.walksBetweenSaves) {
       let before = SaveSequence.read(in: self)
+      // A save whose record is in place may still fail (its folder's flush) and remove it, then swap back: a record
+      // read before that and walked after would make a version of a save that never happened. Listed with the rest
+      // of the sequence, it is the record of a walk the sequence then vouches for (read again after it).
+      if before.listed != nil, !before.lists(oldest.id) { return .withdrawn }
       if !savesExcluded && before.hasSaveInFlight {
         Syscalls.pause(microseconds: 1000 << min(attempt, 5))  // its record follows within milliseconds
         continue
@@ -245,10 +260,10 @@ extension VersionStore {
             .conflict, "cannot settle pending versions: the package was moved or replaced while it was read:",
             path: packagePath.string, context: "(they are settled at its next reading)")
         }
-        return try finish(oldest, result, unkept: walk.unkept)
+        return .settled(try finish(oldest, result, unkept: walk.unkept))
       }
     }
-    return nil
+    return .savesKeptComing
   }
 
   private func finish(_ oldest: PendingVersion, _ result: (tree: String, size: Int64)?, unkept: [String]) throws
