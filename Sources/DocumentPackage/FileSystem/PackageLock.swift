@@ -135,6 +135,8 @@ package final class PackageLock {
     if let parent = try? Syscalls.openFile(names.parent, Syscalls.directoryForLookup) {
       try? Syscalls.unlink(in: parent, names.lock, directory: false)
       Syscalls.closeFile(parent)
+    } else {
+      try? Syscalls.unlink(names.path(names.lock))  // the folder could not be opened (no descriptor left, EIO)
     }
     Syscalls.closeFile(fd)  // closing the only descriptor drops the flock
     fd = -1
