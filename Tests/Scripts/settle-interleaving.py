@@ -13,6 +13,10 @@ one of the two processes after each of its system calls in turn and runs the oth
   * settle killed while it removes a settled version (always, after each unlink in `pending/`): its unlinks
     move the change times of the package files a save carried over by hard links; the next settle must not take
     them for another program's change. Then the save runs whole.
+  * a save that fails after its pending record is in place (the flush of `pending/` fails, ``inject=fsync:error=EIO``)
+    is paused right after the record's rename; a settle, the earlier versions settled already, is paused after each
+    of its steps from its reading of that record on (its `openat`s and `getdents64`s, 24 of each); the save goes on
+    and fails (it removes its record and swaps back), then the settle goes on: it must make no version of that save.
 
 After each case a last settle runs, `docpkg check` must exit 0 without naming damage, and every version must hold
 the state before the save that made it, byte for byte (`docpkg diff PACKAGE@ID SNAPSHOT` finds nothing), which a
@@ -28,6 +32,7 @@ test suite can run them side by side. Prints the cases run and " N failures".
 import argparse
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -38,7 +43,7 @@ import time
 from paused import resume, stopped
 
 SAVE_CALLS = ["openat", "linkat", "mkdirat", "renameat2", "renameat", "unlinkat", "fsync"]
-PHASES = ["save-paused", "settle-paused", "settle-removal", "settle-killed"]
+PHASES = ["save-paused", "settle-paused", "settle-removal", "failed-save", "settle-killed"]
 SETTLE_CALLS = ["openat", "newfstatat", "getdents64", "renameat", "unlinkat", "copy_file_range", "write"]
 
 
@@ -118,6 +123,67 @@ class Case:
                 if name in counts:
                     counts[name] += 1
         return counts
+
+    def record_steps(self):
+        """(N of the `renameat` that puts the paused save's pending record in place, N of the `fsync` after it: the
+        flush of `pending/`), counted on this case (which is then thrown away)."""
+        trace = os.path.join(self.dir, "record.trace")
+        subprocess.run(["strace", "-f", "-qq", "-y", "-o", trace, "-e", "trace=renameat,fsync", self.docpkg] + self.save,
+                       env=self.env, capture_output=True, timeout=120)
+        renames = fsyncs = 0
+        record = None
+        with open(trace) as f:
+            for line in f:
+                if "renameat(" in line:
+                    renames += 1
+                    if record is None and re.search(r'/pending/[0-9]+"\) = 0', line):
+                        record = renames
+                elif "fsync(" in line:
+                    fsyncs += 1
+                    if record is not None:
+                        return record, fsyncs
+        raise RuntimeError("the save renamed no pending record into place: the case no longer tests its failure")
+
+    def failing_save(self, record, flush):
+        """The paused save, set to fail at the flush of `pending/` after its record's rename (`record`, `flush`: the
+        calls' numbers), started and stopped right after that rename."""
+        save = subprocess.Popen(
+            ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat,fsync",
+             "-e", f"inject=renameat:signal=SIGSTOP:when={record}", "-e", f"inject=fsync:error=EIO:when={flush}",
+             self.docpkg] + self.save, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if not stopped(save):
+            raise RuntimeError(f"{' '.join(self.save)} was not paused at its record's rename")
+        return save
+
+    def settle_steps_after_record(self, record, flush, calls, span):
+        """{call: the numbers of the settle's calls from its reading of the failing save's record on}, `span` of
+        each, from a settle traced beside that save paused (this case is then thrown away): before it, the settle
+        has not read the record, as if it started after the save."""
+        save = self.failing_save(record, flush)
+        trace = os.path.join(self.dir, "settle.trace")
+        settle = subprocess.Popen(["strace", "-f", "-qq", "-y", "-o", trace, "-e", "trace=" + ",".join(calls),
+                                   self.docpkg, "versions", "settle", self.package], env=self.env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            settle.wait(timeout=3)  # it waits for the package lock the paused save holds
+        except subprocess.TimeoutExpired:
+            pass
+        resume(save)
+        settle.wait(timeout=120)
+        counts = {c: 0 for c in calls}
+        first = None
+        with open(trace) as f:
+            for line in f:
+                rest = line.split(None, 1)[1] if line[:1].isdigit() else line
+                name = rest.split("(", 1)[0]
+                if name not in counts:
+                    continue
+                counts[name] += 1
+                if first is None and name == "openat" and re.search(r'/pending/[0-9]+"', rest):
+                    first = dict(counts)
+        if first is None:
+            raise RuntimeError("the settle never read the failing save's record: the case no longer tests it")
+        return {c: list(range(max(first[c], 1), min(counts[c], first[c] + span) + 1)) for c in calls}
 
     def removal_unlinks(self):
         """The numbers of the settle's `unlinkat` calls in `pending/`: a settled version's record, the files and
@@ -255,6 +321,33 @@ def main():
                 case.run(case.save)
                 judge(case, f"settle killed after unlinkat #{n} (its removal) before {PAUSED[variant][0]}", None,
                       "settle")
+
+        # A save that fails once its record is in place, paused there; a settle paused after each of its steps (the
+        # record it reads is that save's); the save fails whole, then the settle goes on (issue 35: it made a version
+        # of the record the failed save had removed, naming its folder not kept).
+        for variant in range(len(PAUSED) if "failed-save" in phases else 0):
+            probe = Case(args.docpkg, work, variant)
+            probe.run(["versions", "settle", probe.package])
+            record, flush = probe.record_steps()
+            shutil.rmtree(probe.dir)
+            probe = Case(args.docpkg, work, variant)
+            probe.run(["versions", "settle", probe.package])
+            after_record = probe.settle_steps_after_record(record, flush, ["openat", "getdents64"], 24)
+            shutil.rmtree(probe.dir)
+            for call, numbers in after_record.items():
+                for n in numbers:
+                    case = Case(args.docpkg, work, variant)
+                    case.run(["versions", "settle", case.package])
+                    case.snapshots.pop()  # the failed save makes no version
+                    save = case.failing_save(record, flush)
+                    settle = case.traced(["versions", "settle", case.package], call, n)
+                    stopped(settle, limit=3)  # or done, or waiting for the package lock the paused save holds
+                    resume(save)
+                    if save.returncode == 0:
+                        raise RuntimeError(f"{' '.join(case.save)} did not fail at the flush of pending/")
+                    resume(settle)  # (stopped now or later, or never)
+                    judge(case, f"settle paused after {call} #{n} beside {PAUSED[variant][0]} failing after its record",
+                          settle, "settle")
 
         # The settle killed at a step while a save is paused at one (sampled pairs).
         if args.kill and "settle-killed" in phases:
