@@ -235,14 +235,15 @@ struct SaveCommandTests {
       try Shell.run(
         "strace",
         [
-          "-f", "-qq", "-o", "/dev/null", "-e", "inject=fsync:error=EIO:delay_enter=1500000:when=\(call)",
+          "-f", "-qq", "-o", "/dev/null", "-e", "inject=fsync:error=EIO:delay_enter=5000000:when=\(call)",
           Shell.docpkgPath, "put", package, "sub/deep/new.txt", "-",
         ], input: Data("new\n".utf8),
         environment: environment, check: false)
     }
-    // Once the new `sub/deep` is in place (a new inode there), another program writes into it.
+    // Once the new `sub/deep` is in place (a new inode there, for the 5 s the save waits before its flush fails),
+    // another program writes into it. (A loaded machine may take seconds to get the save there.)
     var swapped = false
-    for _ in 0..<300 where !swapped {
+    for _ in 0..<6000 where !swapped {
       try await Task.sleep(for: .milliseconds(10))
       swapped = (try? FileManager.default.attributesOfItem(atPath: deep)[.systemFileNumber] as? Int) != before
     }
