@@ -32,10 +32,10 @@ extension Document {
     heldRoot = (root, identity)
   }
 
-  /// Follows the package if it is gone from ``path`` and its root is elsewhere (see the comment
-  /// above); returns whether it did.
+  /// Follows the package if it is gone from ``path`` (or another package took its name: `mv P P.old && mv
+  /// Other P`, as quick as a script) and its root is elsewhere (see the comment above); returns whether it did.
   func followMovedRoot() -> Bool {
-    guard let held = heldRoot, packageVanished,
+    guard let held = heldRoot, packageVanished || packageReplacedByAnother,
       let newPath = MovedPackage.newPath(rootDescriptor: held.directory.fd, root: held.identity, from: path)
     else { return false }
     follow(to: newPath)

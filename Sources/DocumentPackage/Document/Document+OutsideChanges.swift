@@ -92,6 +92,10 @@ extension Document {
       return
     }
     if kinds.contains(.packageReplaced), packageReplacedByAnother {  // not a save: another package
+      if followMovedRoot() {  // and this one moved away just before
+        restartWatching()
+        return
+      }
       if !state.contains(.deleted) { becomeDeleted() }
       stopMonitor()
       finish(event, .deleted)

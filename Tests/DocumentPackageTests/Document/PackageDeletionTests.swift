@@ -156,7 +156,7 @@ extension PackageDeletionTests {
     let (path, other) = try makePackageAndAnother(in: temp)
     let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
-    try Shell.run("sh", ["-c", "mv \"$1\" \"$1.old\" && mv \"$2\" \"$1\"", "sh", path, other])
+    try Shell.run("sh", ["-c", "rm -rf \"$1\" && mv \"$2\" \"$1\"", "sh", path, other])
     let theirs = try contents(of: path)
     await #expect(throws: PackageError.self) {
       _ = try await document.read { try $0.node(at: "Notes").sortedChildren().count }
@@ -168,6 +168,29 @@ extension PackageDeletionTests {
     await #expect(throws: PackageError.self) { _ = try await document.saveMerging() }
     #expect(try contents(of: path) == theirs)
     try await document.close(saving: false)
+  }
+
+  /// `mv P P.old && mv Other P` in one script: the document follows its package to `P.old`, as it does when the two
+  /// moves are seconds apart, and saves there; the other package at `P` is left alone (outsider re-attack on issue
+  /// 36: taken as deleted, 9 of 9).
+  @Test(arguments: [false, true])
+  func aPackageMovedAwayAsAnotherTakesItsNameIsFollowed(watched: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: watched ? [] : .unwatched)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
+    try Shell.run("sh", ["-c", "mv \"$1\" \"$1.old\" && mv \"$2\" \"$1\"", "sh", path, other])
+    let theirs = try contents(of: path)
+    if watched {
+      #expect(await eventually { await document.path == FilePath(path + ".old") })
+      #expect(await document.lastOutsideChange?.reaction == .followed)
+    }
+    try await document.save()
+    #expect(await document.path == FilePath(path + ".old"))
+    #expect(await !document.state.contains(.deleted))
+    #expect(try contents(of: path + ".old") == ["Text.txt": "unsaved\n", "Notes/n.txt": "n\n"])
+    #expect(try contents(of: path) == theirs)
+    try await document.close()
   }
 
   @Test func aWatchingDocumentTakesAPackageReplacedByAnotherAsDeleted() async throws {
