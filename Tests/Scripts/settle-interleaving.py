@@ -159,17 +159,9 @@ class Case:
         """{call: the numbers of the settle's calls from its reading of the failing save's record on}, `span` of
         each, from a settle traced beside that save paused (this case is then thrown away): before it, the settle
         has not read the record, as if it started after the save."""
-        save = self.failing_save(record, flush)
         trace = os.path.join(self.dir, "settle.trace")
-        settle = subprocess.Popen(["strace", "-f", "-qq", "-y", "-o", trace, "-e", "trace=" + ",".join(calls),
-                                   self.docpkg, "versions", "settle", self.package], env=self.env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            settle.wait(timeout=3)  # it waits for the package lock the paused save holds
-        except subprocess.TimeoutExpired:
-            pass
-        resume(save)
-        settle.wait(timeout=120)
+        self.settle_beside(self.failing_save(record, flush), 3,
+                           ["strace", "-f", "-qq", "-y", "-o", trace, "-e", "trace=" + ",".join(calls)])
         counts = {c: 0 for c in calls}
         first = None
         with open(trace) as f:
@@ -184,6 +176,18 @@ class Case:
         if first is None:
             raise RuntimeError("the settle never read the failing save's record: the case no longer tests it")
         return {c: list(range(max(first[c], 1), min(counts[c], first[c] + span) + 1)) for c in calls}
+
+    def settle_beside(self, save, grace, prefix=()):
+        """Runs a settle (under `prefix`, a tracer) beside `save`, paused: it may finish within `grace` seconds, or
+        wait for the package lock the paused save holds; then the save goes on, and both end."""
+        settle = subprocess.Popen(list(prefix) + [self.docpkg, "versions", "settle", self.package], env=self.env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            settle.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+        resume(save)
+        settle.wait(timeout=120)
 
     def removal_unlinks(self):
         """The numbers of the settle's `unlinkat` calls in `pending/`: a settled version's record, the files and
@@ -268,14 +272,7 @@ def main():
                     case = Case(args.docpkg, work, variant)
                     save = case.traced(case.save, call, n)
                     if stopped(save):
-                        settle = subprocess.Popen([args.docpkg, "versions", "settle", case.package], env=case.env,
-                                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                        try:
-                            settle.wait(timeout=1.5)  # or it waits for the package lock the save holds
-                        except subprocess.TimeoutExpired:
-                            pass
-                        resume(save)
-                        settle.wait(timeout=120)
+                        case.settle_beside(save, 1.5)
                     else:
                         save.wait(timeout=120)
                     kind = f"{' '.join(PAUSED[variant][:1] + PAUSED[variant][2:3])} paused after {call} #{n}"
