@@ -43,14 +43,7 @@ extension Syscalls {
     -> CInt
   {
     let flags = options.rawValue | O_NOFOLLOW
-    let result = relative.withPlatformString { path in
-      retryingRaw {
-        // EAGAIN: a rename elsewhere on the file system raced with the resolution; the kernel asks to try again.
-        var fd: CInt
-        repeat { fd = docpkg_openat_beneath(dirfd, path, flags, 0) } while fd == -1 && errno == EAGAIN
-        return fd
-      }
-    }
+    let result = relative.withPlatformString { path in openat2Beneath(dirfd, path, flags) }
     if result >= 0 { return result }
     let error = currentErrno
     guard
@@ -61,6 +54,16 @@ extension Syscalls {
     // the walk says): one component at a time.
     if error == .fileNameTooLong { return try openRunByRun(in: dirfd, relative, flags) }
     return try openComponentByComponent(in: dirfd, relative, flags)
+  }
+
+  /// One `openat2` of `path` below `dirfd` (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), tried again on EINTR and on
+  /// EAGAIN (a rename elsewhere on the file system raced with the resolution; the kernel asks to try again).
+  private static func openat2Beneath(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt) -> CInt {
+    retryingRaw {
+      var fd: CInt
+      repeat { fd = docpkg_openat_beneath(dirfd, path, flags, 0) } while fd == -1 && errno == EAGAIN
+      return fd
+    }
   }
 
   /// How long a run of components ``openRunByRun(in:_:_:)`` hands `openat2` at most: well under PATH_MAX.
@@ -90,15 +93,7 @@ extension Syscalls {
       let last = end == bytes.count
       let runFlags = last ? flags : DOCPKG_O_PATH | O_DIRECTORY | O_NOFOLLOW
       let run = Array(bytes[start..<end]) + [0]
-      let fd = run.withUnsafeBufferPointer { path in
-        retryingRaw {
-          var fd: CInt
-          repeat {
-            fd = docpkg_openat_beneath(current, path.baseAddress!, runFlags, 0)
-          } while fd == -1 && errno == EAGAIN
-          return fd
-        }
-      }
+      let fd = run.withUnsafeBufferPointer { openat2Beneath(current, $0.baseAddress!, runFlags) }
       guard fd >= 0 else {
         let rest = (Array(bytes[start...]) + [0]).withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
         return try openComponentByComponent(in: current, rest, flags)

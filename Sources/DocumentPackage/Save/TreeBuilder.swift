@@ -376,16 +376,12 @@ final class TreeBuilder {
       var entries: [(name: RawName, type: EntryType)]
       let status: FileStatus?
     }
-    /// A step that reads the source at `at`: its failure names the source.
-    func read<T>(_ action: String, _ at: FilePath, _ body: () throws(Errno) -> T) throws -> T {
-      do { return try body() } catch {
-        throw PackageError.io(error, "cannot \(action)", path: at.string, context: "while saving")
-      }
-    }
     func list(_ fd: CInt, _ path: String, at sourcePath: FilePath, _ origin: FilePath?) throws -> [(
       name: RawName, type: EntryType
     )] {
-      let entries = try read("list directory", sourcePath) { () throws(Errno) in try Syscalls.entries(ofDirectory: fd) }
+      let entries = try step("list directory", at: sourcePath) { () throws(Errno) in
+        try Syscalls.entries(ofDirectory: fd)
+      }
       if let origin {
         listedDirectories.append(
           ListedDirectory(path: path, origin: origin, listed: Set(entries.map(\.name)), node: nil))
@@ -425,7 +421,7 @@ final class TreeBuilder {
       let entrySource = stack[top].sourcePath.appending(raw: entry.name)
       var type = entry.type
       if type == .unknown {
-        let kind = try read("read status of", entrySource) { () throws(Errno) in
+        let kind = try step("read status of", at: entrySource) { () throws(Errno) in
           try Syscalls.status(in: source, entry.name).kind
         }
         type =
@@ -452,17 +448,16 @@ final class TreeBuilder {
             carried.record(entry.name.string, inode: inode, in: parentPath)
           }
         } catch let error as PackageError where error.errno == .noSuchFileOrDirectory {
-          // The source's entry went since its folder was listed.
-          throw PackageError.io(
-            .noSuchFileOrDirectory, "cannot carry over", path: entrySource.string, context: "while saving")
+          throw failure("carry over", at: entrySource, .noSuchFileOrDirectory)  // gone since its folder was listed
         }
       case .directory:
         let name = entry.name
-        let status = try read("read status of", entrySource) { () throws(Errno) in try Syscalls.status(in: source, name)
+        let status = try step("read status of", at: entrySource) { () throws(Errno) in
+          try Syscalls.status(in: source, name)
         }
         try step("create directory", entryPath) { () throws(Errno) in try Syscalls.makeDirectory(in: destination, name)
         }
-        let from = try read("open directory", entrySource) { () throws(Errno) in
+        let from = try step("open directory", at: entrySource) { () throws(Errno) in
           try Syscalls.openDirectory(in: source, name)
         }
         let to: CInt
@@ -501,15 +496,24 @@ final class TreeBuilder {
     }
   }
 
-  /// Runs one system call for the entry at `path`, turning its `Errno` into a ``PackageError``.
+  /// Runs one system call for the entry at `path` in the package being built, turning its `Errno` into a
+  /// ``PackageError``.
   @discardableResult
   func step<T>(_ action: String, _ path: String, _ body: () throws(Errno) -> T) throws -> T {
-    do { return try body() } catch { throw failure(action, path, error) }
+    try step(action, at: path.isEmpty ? packagePath : packagePath.appending(path), body)
+  }
+
+  /// Runs one system call on what is at `location` (the package being built, or a source it carries from).
+  func step<T>(_ action: String, at location: FilePath, _ body: () throws(Errno) -> T) throws -> T {
+    do { return try body() } catch { throw failure(action, at: location, error) }
   }
 
   func failure(_ action: String, _ path: String, _ error: Errno) -> PackageError {
-    let full = path.isEmpty ? packagePath : packagePath.appending(path)
-    return PackageError.io(error, "cannot \(action)", path: full.string, context: "while saving")
+    failure(action, at: path.isEmpty ? packagePath : packagePath.appending(path), error)
+  }
+
+  func failure(_ action: String, at location: FilePath, _ error: Errno) -> PackageError {
+    PackageError.io(error, "cannot \(action)", path: location.string, context: "while saving")
   }
 }
 

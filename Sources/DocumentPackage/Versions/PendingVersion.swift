@@ -237,7 +237,10 @@ struct PendingVersion {
   }
 
   /// The parent directory of `changed` ("" for a top-level entry; nil for the whole package).
-  var container: String? {
+  var container: String? { Self.container(of: changed) }
+
+  /// The parent directory of the package's entry `changed` ("" for a top-level entry; nil for the whole package).
+  static func container(of changed: String) -> String? {
     guard !changed.isEmpty else { return nil }
     guard let slash = changed.lastIndex(of: "/") else { return "" }
     return String(changed[..<slash])

@@ -19,6 +19,14 @@ enum StoreFiles {
     return try Syscalls.entries(ofDirectory: fd).map(\.name.string)
   }
 
+  /// ``read(_:)``, but nil when nothing is at `path` (any other failure throws: a file that cannot be read
+  /// now is not taken for one that is gone).
+  static func readIfPresent(_ path: FilePath) throws -> Data? {
+    do { return try read(path) } catch let error as PackageError where error.errno == .noSuchFileOrDirectory {
+      return nil
+    }
+  }
+
   static func read(_ path: FilePath) throws -> Data {
     let fd: CInt
     do { fd = try Syscalls.openFile(path, .readOnly) } catch {

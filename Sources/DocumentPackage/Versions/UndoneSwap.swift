@@ -24,10 +24,7 @@ struct UndoneSwap {
   let seen: [PendingVersion.Seen]
 
   /// The directory the save renamed its entry in, relative to the package.
-  var container: String {
-    guard let slash = changed.lastIndex(of: "/") else { return "" }
-    return String(changed[..<slash])
-  }
+  var container: String { PendingVersion.container(of: changed) ?? "" }
 
   /// The latest change time the two renames can have given the entry at ``changed``: its change time
   /// once back.

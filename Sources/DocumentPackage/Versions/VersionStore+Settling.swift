@@ -152,12 +152,7 @@ extension VersionStore {
       guard name.hasSuffix(Self.abandonedSuffix), let id = Int(name.dropLast(Self.abandonedSuffix.count)) else {
         return nil
       }
-      let data: Data
-      do { data = try StoreFiles.read(pendingPath.appending(name)) } catch let error as PackageError {
-        if error.errno == .noSuchFileOrDirectory { return nil }
-        throw error
-      }
-      return SaveIntent(data)?.undoneSwap(id: id)
+      return try StoreFiles.readIfPresent(pendingPath.appending(name)).flatMap(SaveIntent.init)?.undoneSwap(id: id)
     }.sorted { $0.id < $1.id }
   }
 
@@ -210,12 +205,7 @@ extension VersionStore {
   /// read again later would be settled around, and its version, or the ones before it, would name what
   /// its save changed as not kept, for good.
   private func readPendingRecord(_ id: Int) throws -> PendingVersion? {
-    let data: Data
-    do { data = try StoreFiles.read(pendingPath.appending(String(id))) } catch let error as PackageError {
-      if error.errno == .noSuchFileOrDirectory { return nil }
-      throw error
-    }
-    return PendingVersion(id: id, data: data)
+    try StoreFiles.readIfPresent(pendingPath.appending(String(id))).flatMap { PendingVersion(id: id, data: $0) }
   }
 
   /// How many walks a settle tries while saves go on, before it holds them off.
