@@ -127,12 +127,17 @@ struct DiffEngine {
     var j = 0
 
     init(_ old: PackageNode?, _ new: PackageNode?, prefix: String, inParallel: Bool) throws {
+      self.prefix = prefix
+      // Two trees of one version store: only the entries that differ (the others would show nothing).
+      if let old, let new, let differing = try old.childrenDiffering(from: new) {
+        (a, b, listedHere) = (Self.named(differing.mine), Self.named(differing.others), [])
+        return
+      }
       let directories = [old, new].compactMap { $0?.kind == .directory ? $0 : nil }
       listedHere = directories.filter { $0.heldChildren == nil }
       if inParallel, let old, let new, listedHere.count == 2 { try DiffEngine.listInParallel(old, new) }
       a = Self.named(old?.kind == .directory ? try old!.sortedChildren() : [])
       b = Self.named(new?.kind == .directory ? try new!.sortedChildren() : [])
-      self.prefix = prefix
     }
 
     /// The children with their names as bytes, in the order of those names.

@@ -96,6 +96,23 @@ package struct TreeEntry: Hashable, Sendable {
     return result
   }
 
+  /// The lines of tree object `a` that `b` does not hold, and those of `b` that `a` does not, compared as
+  /// bytes (a line is an entry whole: the same line is the same entry). Neither is parsed.
+  static func linesDiffering(_ a: Data, _ b: Data) -> (onlyInA: [String], onlyInB: [String]) {
+    let left = [UInt8](a).split(separator: 10).map(RawLine.init)
+    let right = [UInt8](b).split(separator: 10).map(RawLine.init)
+    let inLeft = Set(left)
+    let inRight = Set(right)
+    func text(_ line: RawLine) -> String { String(decoding: line.bytes, as: UTF8.self) }
+    return (left.filter { !inRight.contains($0) }.map(text), right.filter { !inLeft.contains($0) }.map(text))
+  }
+
+  /// A line's bytes, hashed as one run of bytes (not byte by byte, as an `ArraySlice` hashes).
+  private struct RawLine: Hashable {
+    let bytes: ArraySlice<UInt8>
+    func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+  }
+
   package static func parse(_ data: Data) -> [TreeEntry]? {
     var entries: [TreeEntry] = []
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {

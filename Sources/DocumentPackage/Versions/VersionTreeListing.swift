@@ -61,6 +61,23 @@ final class VersionTreeListing: DirectoryListingSource, ContentAddressed {
     return node(entry)
   }
 
+  /// The entries that differ between this tree and `other`'s, when both are trees of one store: the two
+  /// objects' lines compared as bytes, and only the lines found on one side alone parsed into nodes. Two
+  /// versions differing in one file of a folder of a thousand parse two lines of it, not two thousand.
+  func childrenDiffering(from other: any ContentAddressed) throws -> (mine: [PackageNode], others: [PackageNode])? {
+    guard let other = other as? VersionTreeListing, other.store.path == store.path else { return nil }
+    let (mine, others) = TreeEntry.linesDiffering(try object(), try other.object())
+    func nodes(_ lines: [String], _ listing: VersionTreeListing) throws -> [PackageNode] {
+      var entries: [TreeEntry] = []
+      for line in lines {
+        guard let entry = TreeEntry(line: line[...]) else { throw listing.damaged() }
+        entries.append(entry)
+      }
+      return entries.sorted { $0.name.utf8Precedes($1.name) }.map(listing.node)
+    }
+    return (try nodes(mine, self), try nodes(others, other))
+  }
+
   /// Where `needle` first starts in `bytes`, if it does.
   private static func offset(of needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     guard let first = needle.first, needle.count <= bytes.count else { return nil }
