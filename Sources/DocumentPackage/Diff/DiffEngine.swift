@@ -6,8 +6,9 @@
 ///
 /// Its memory is that of the directories on its way and of what differs, not of the trees: same-size
 /// pairs that can be compared on any thread are compared in windows of ``window`` pairs during the walk,
-/// and each directory the walk listed itself is forgotten once the walk and those comparisons are done
-/// with it (``PackageNode/forgetListing()``), as `docpkg inspect` does.
+/// and each directory the walk listed itself is forgotten as the walk leaves it
+/// (``PackageNode/forgetListing()``), as `docpkg inspect` does — or, when it holds a pair still to be
+/// compared, once that pair is (its open directory then serves the reads of its files).
 struct DiffEngine {
   typealias Change = PackageDifference.Change
   typealias Entry = PackageDifference.Entry
@@ -24,9 +25,11 @@ struct DiffEngine {
   private var comparesInParallel = false
   /// Whether each pair of directories is listed on two threads (two trees on disk).
   private var listsInParallel = false
-  /// Directories the walk listed and is done with, in the order it left them (children first): forgotten
-  /// after the next window of comparisons.
+  /// Directories the walk listed and is done with but could not forget yet, in the order it left them
+  /// (children first): forgotten after the next window of comparisons.
   private var finishedDirectories: [PackageNode] = []
+  /// The directories holding a pair not compared yet.
+  private var holdingPendingPairs: Set<ObjectIdentifier> = []
   /// The pairs still pending after the last window (read in walk order at the end).
   var pairsLeftByWindows = 0
 
@@ -95,7 +98,10 @@ struct DiffEngine {
     while !levels.isEmpty {
       let top = levels.count - 1
       guard let (a, b, path) = levels[top].next() else {
-        finishedDirectories += levels.removeLast().listedHere
+        for directory in levels.removeLast().listedHere
+        where holdingPendingPairs.contains(ObjectIdentifier(directory)) || !directory.forgetListing() {
+          finishedDirectories.append(directory)
+        }
         continue
       }
       if try visit(a, b, path: path) { levels.append(try Level(a, b, prefix: path, inParallel: listsInParallel)) }
@@ -112,6 +118,7 @@ struct DiffEngine {
   private mutating func forgetFinishedDirectories() {
     for directory in finishedDirectories { directory.forgetListing() }
     finishedDirectories.removeAll()
+    holdingPendingPairs.removeAll()
   }
 
   /// The children of one pair of directories, merged by name, being visited. Names are compared as their bytes
@@ -220,6 +227,9 @@ struct DiffEngine {
         }
         if needsReading {
           pairs.append(Pair(old: old, new: new, path: path, order: position, details: details))
+          for parent in [old.parent, new.parent].compactMap({ $0 }) {
+            holdingPendingPairs.insert(ObjectIdentifier(parent))
+          }
         } else {
           record(position, path, old, new, details)
         }

@@ -106,6 +106,43 @@ struct DifferenceReadingTests {
     #expect(DiffTrees.lines(try new.difference(from: old)) == ["M d3/f3.txt"])
   }
 
+  /// Issue 40: with no pair to compare (a copy made of hard links, one file replaced), every directory the walk
+  /// left waited for a window of comparisons that never came: `diff` of a package and such a copy at 1,000,000
+  /// files held 888 MB. A directory is forgotten as the walk leaves it, unless it holds a pair still to compare.
+  @Test func aDirectoryIsForgottenAsTheWalkLeavesItUnlessItHoldsAPairToCompare() throws {
+    let temp = try TemporaryDirectory()
+    let folders = (0..<6).map { "d\($0)" }
+    for folder in folders {
+      for index in 0..<20 {
+        let path = try temp.write("A.pkg/\(folder)/f\(index).txt", "\(folder) \(index)\n")
+        try FileManager.default.createDirectory(
+          atPath: temp.appending("B.pkg/\(folder)"), withIntermediateDirectories: true)
+        try FileManager.default.linkItem(atPath: path, toPath: temp.appending("B.pkg/\(folder)/f\(index).txt"))
+      }
+    }
+    try FileManager.default.removeItem(atPath: temp.appending("B.pkg/d1/f7.txt"))
+    _ = try temp.write("B.pkg/d1/f7.txt", "d1 9\n")  // same size, other bytes: a pair to compare
+    let old = try PackageNode(contentsOf: .init(temp.appending("A.pkg")))
+    let new = try PackageNode(contentsOf: .init(temp.appending("B.pkg")))
+    let directories = try folders.map { try old.node(at: $0) }
+    let held = Held()
+    var options = PackageDifference.Options()
+    options.isCancelled = {
+      held.most = max(held.most, directories.filter { $0.heldChildren != nil }.count)
+      if directories[5].heldChildren != nil { held.pairHeldAtTheEnd = directories[1].heldChildren != nil }
+      return false
+    }
+    #expect(DiffTrees.lines(try new.difference(from: old, options: options)) == ["M d1/f7.txt"])
+    #expect(held.most == 2)  // the folder walked and d1, which holds the pair; before, all six
+    #expect(held.pairHeldAtTheEnd)
+    #expect(directories.allSatisfy { $0.heldChildren == nil })
+  }
+
+  private final class Held: @unchecked Sendable {
+    var most = 0
+    var pairHeldAtTheEnd = false
+  }
+
   @Test func containersAreComparedInsideThroughTheHook() throws {
     // A toy container format: lines of `path=contents`.
     func expand(_ node: PackageNode, _ path: String) throws -> PackageNode? {
