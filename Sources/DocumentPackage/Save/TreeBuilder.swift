@@ -500,12 +500,15 @@ final class TreeBuilder {
   /// ``PackageError``.
   @discardableResult
   func step<T>(_ action: String, _ path: String, _ body: () throws(Errno) -> T) throws -> T {
-    try step(action, at: path.isEmpty ? packagePath : packagePath.appending(path), body)
+    do { return try body() } catch { throw failure(action, path, error) }
   }
 
-  /// Runs one system call on what is at `location` (the package being built, or a source it carries from).
-  func step<T>(_ action: String, at location: FilePath, _ body: () throws(Errno) -> T) throws -> T {
-    do { return try body() } catch { throw failure(action, at: location, error) }
+  /// Runs one system call on what is at `location` (the package being built, or a source it carries from),
+  /// the location made only for the error (a path thousands of folders deep costs its length to make).
+  func step<T>(_ action: String, at location: @autoclosure () -> FilePath, _ body: () throws(Errno) -> T) throws
+    -> T
+  {
+    do { return try body() } catch { throw failure(action, at: location(), error) }
   }
 
   func failure(_ action: String, _ path: String, _ error: Errno) -> PackageError {
