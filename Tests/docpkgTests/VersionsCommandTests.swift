@@ -47,6 +47,50 @@ struct VersionsCommandTests {
     #expect(try Shell.docpkg(["check", package]).status == 0)
   }
 
+  /// A journaled save that fails before its plan is committed changes nothing, and keeps no version: the copy
+  /// of the package it kept first was a second version of the package as it still is, and counted against the
+  /// limit (outsider attack on issue 35: a restore failing at the plan's rename on exFAT added a version; with a
+  /// full store, the oldest real one was pruned for it). The exchange refused (EINVAL) sends the save by journal.
+  @Test(.enabled(if: Shell.has("strace")))
+  func aJournaledSaveFailingBeforeItsCommitKeepsNoVersion() throws {
+    let temp = try TemporaryDirectory()
+    func makePackage(_ name: String) throws -> String {
+      let package = temp.appending(name)
+      for (index, text) in ["1\n", "2\n", "3\n"].enumerated() {
+        let result = try Shell.docpkg(
+          ["put", package, "a.txt"] + (index == 0 ? ["--create"] : []), input: Data(text.utf8),
+          environment: ["DOCPKG_NO_BACKGROUND_SETTLE": "1"])
+        #expect(result.status == 0, "\(result.standardError)")
+      }
+      #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+      return package
+    }
+    let refused = ["-e", "inject=renameat2:error=EINVAL"]
+    // Which rename puts the journal's plan in place.
+    let traced = try makePackage("Traced.pkg")
+    let trace = temp.appending("trace")
+    try Shell.run(
+      "strace",
+      ["-f", "-qq", "-e", "trace=renameat,renameat2"] + refused + ["-o", trace, Shell.docpkgPath]
+        + ["versions", "restore", traced, "2"])
+    let renames = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter {
+      $0.contains("renameat(")
+    }
+    let planRename = try #require(renames.firstIndex { $0.contains("docpkg-journal/plan\"") }) + 1
+    let package = try makePackage("Doc.pkg")
+    let listed = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
+    let result = try Shell.run(
+      "strace",
+      ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat,renameat2"] + refused
+        + ["-e", "inject=renameat:error=ENOSPC:when=\(planRename)", Shell.docpkgPath, "versions", "restore"]
+        + [package, "2"], check: false)
+    #expect(result.status == 1, "\(result.standardOutput)")
+    #expect(result.standardError.contains(".docpkg-journal/plan'"), "\(result.standardError)")
+    #expect(try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "3\n")
+    #expect(try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput == listed)
+    #expect(try Shell.docpkg(["check", package]).status == 0)
+  }
+
   @Test func listShowRestoreResolvePruneAndPackageAtID() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("Doc.pkg")

@@ -21,8 +21,9 @@ import SystemPackage
 ///    ``replacedNothing(at:)`` for an entry added, or ``takeReplaced(in:_:changedPath:)`` for the
 ///    subtree swapped out (taken, or left for the save to remove). Either may throw: the save
 ///    then swaps the previous state back and fails.
-/// 6. ``abandon(undone:)`` whenever the save gives up after step 3 (it swapped back, or turned to the
-///    journal after an exchange was refused: it then starts again at step 2), with the status of the
+/// 6. ``abandon(undone:)`` whenever the save gives up after step 3 (it swapped back, failed before its
+///    journal's plan was committed, or turned to the journal after an exchange was refused: it then
+///    starts again at step 2; a state copied in step 3 is then no version of its own), with the status of the
 ///    directory and of the entry once the rename of step 4 was undone; then ``willDiscard(_:parentFD:)`` before it removes
 ///    the new state it built (as before the removal of a build that failed before step 3).
 ///

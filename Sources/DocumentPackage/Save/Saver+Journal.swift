@@ -98,6 +98,7 @@ extension Saver {
       }
     } catch {
       discard()
+      versions?.abandon(undone: nil)
       throw error
     }
     defer { readers.end() }

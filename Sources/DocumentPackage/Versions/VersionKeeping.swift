@@ -10,7 +10,13 @@ import SystemPackage
 /// (``DeferredKeeping``) — and the new root recorded as the store's pending identity (so a kill
 /// right after the swap still finds the store the package's). After the swap, the save hands
 /// the replaced subtree to ``deferred``. After the save (``didSave()``, told by ``PackageFile``): the
-/// store's identity is the new root. The store is opened once, by whichever of these needs it first.
+/// store's identity is the new root, and a copied version's limit applied. The store is opened once, by
+/// whichever of these needs it first.
+///
+/// A previous state copied before the swap is a version of the package as it still is until the save
+/// commits: a save that fails before (``abandon(undone:)``) removes it again, and the oldest versions are
+/// pruned only once the save is done (a failing save made a duplicate of the package and pruned a real
+/// version for it).
 ///
 /// A save that keeps no pending version of its own (versions off, or copied before the swap)
 /// settles the pending ones first: it removes the subtree it replaces, which they may still read.
@@ -28,6 +34,8 @@ final class VersionKeeping: ReplacedStateKeeper {
   private var storeWasInPlace = false
   /// The batch this save's build notes its links in, while pending versions wait (``LinkNote``).
   private var linkNote: LinkNote?
+  /// The version this save copied of the previous state before its swap, until the save is done.
+  private var copied: Int?
 
   /// - Parameters:
   ///   - defersCopies: Keep the previous state pending (``PackageFile/defersVersionCopies``).
@@ -157,9 +165,8 @@ final class VersionKeeping: ReplacedStateKeeper {
     // Copied now, the replaced subtree is removed after the swap: the pending versions, which may
     // read it, are settled first (see ``SaveSequence``).
     try store.settlePendingVersions()
-    try store.keepPackageState(holding: holding)
+    copied = try store.keepPackageState(holding: holding).id
     try store.recordPendingIdentity(newRoot, root: root)
-    if case .keepLast(let count) = policy { _ = try store.pruneLocked(keepingLast: count) }
   }
 
   /// The package and its store were moved away from their places while the package was saved.
@@ -189,6 +196,9 @@ final class VersionKeeping: ReplacedStateKeeper {
   /// the directory it renamed its entry in and of the entry (see ``DeferredKeeping/abandon(undone:)``).
   func abandon(undone: (container: FileStatus, entry: FileStatus?)?) {
     deferred?.abandon(undone: undone)
+    // The package is the state copied: the copy would be a second version of it.
+    if let copied, let store = try? store() { try? store.removeLocked([copied]) }
+    copied = nil
   }
 
   /// Before a failed save removes the new state it built (`name` in `parentFD`), whose files it linked
@@ -222,6 +232,11 @@ final class VersionKeeping: ReplacedStateKeeper {
   /// identity recorded before the swap already matches). Only a store that was this package's
   /// (its pending root included) is touched.
   func didSave() {
+    // The limit, once the copied version is one of a state the package left (best effort: the save is done).
+    if copied != nil, case .keepLast(let count) = policy, let store = try? store() {
+      _ = try? store.pruneLocked(keepingLast: count)
+    }
+    copied = nil
     if opened == nil {
       opened = Result { try VersionStore(packagePath: packagePath, lockHeld: true, checkingIdentity: false) }
     }
