@@ -211,6 +211,11 @@ final class VersionKeeping: ReplacedStateKeeper {
 
   /// The pending records of deferred saves killed after their swap (``DeferredKeeping/completeInterruptedSaves(_:parentFD:)``).
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction] {
+    // A package renamed since the save was killed: its store, still under the old name, holds the marker of
+    // the save whose replaced tree recovery just took from there (`MovedLeftovers`); found as opening it would.
+    if (try? Syscalls.exists(in: parentFD, names.versions)) == false {
+      try? VersionStore.findMovedStore(for: names.path(names.package), names: names, lockHeld: true)
+    }
     let (recorded, damaged) = DeferredKeeping.completeInterruptedSaves(names, parentFD: parentFD)
     let store = names.path(names.versions).string
     return recorded.map { id in
