@@ -11,6 +11,30 @@ private func text(_ node: PackageNode, _ path: String) throws -> String {
 
 @Suite("Versions")
 struct VersionTests {
+  /// A restore whose package is moved away, and another folder put at its name, just before the restore replaces
+  /// it: that folder is neither written over nor given the package's store (outsider attack on issue 35: the
+  /// restore wrote the version over the other folder, kept the other folder's contents as a version, and made the
+  /// store the other folder's, leaving the moved package without its history; `put` and `rm` refused).
+  @Test func aRestoreMeetingAnotherFolderAtItsNameWritesNothingThere() throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let file = try PackageFile(at: FilePath(package))
+    try file.root.setFile(at: "Text.txt", contents: Data("two\n".utf8))
+    try file.save()
+    _ = try file.versionStore().settlePendingVersions()
+    let moved = temp.appending("Moved.pkg")
+    file.willReplacePreviousState = { path in
+      try FileManager.default.moveItem(atPath: path.string, toPath: moved)
+      _ = try temp.write("Doc.pkg/Other.txt", "other\n")
+    }
+    #expect(throws: PackageError.self) { try file.restoreVersion(1) }
+    #expect(try read(package + "/Other.txt") == "other\n")
+    #expect(!FileManager.default.fileExists(atPath: package + "/Text.txt"))
+    #expect(try read(moved + "/Text.txt") == "two\n")
+    // The store is still the moved package's: the other folder's look at it is refused.
+    #expect(throws: PackageError.self) { try PackageFile(at: FilePath(package)).versionStore() }
+  }
+
   @Test func aVersionReadByPathMakesOnlyTheNodesOnThePath() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)

@@ -26,9 +26,15 @@ extension PackageFile {
 
   func restoreLocked(_ id: Int, _ heldLock: PackageLock) throws {
     _ = try Self.recover(path, locked: heldLock)
+    // The package restored is the one here now: another folder put at its name while the version is read
+    // is not written over (nor given its store).
+    let replaced = RootIdentity.at(path)
     let versions = versionKeeping(store: try VersionStore(packagePath: path, lockHeld: true))
     let tree = try versions.store().tree(of: id)
-    try withSaver(of: tree, versions: versions) { try $0.saveWhole(rebasing: true) }
+    try withSaver(of: tree, versions: versions) { saver in
+      saver.replacedRoot = replaced
+      try saver.saveWhole(rebasing: true)
+    }
     root = tree
   }
 

@@ -74,7 +74,7 @@ extension Saver {
         let opened = try? Syscalls.openDirectory(in: parentFD, names.package)
         rootFD = opened
         let status = opened.flatMap { try? Syscalls.status(of: $0) }
-        let loaded = isInPlace ? root.loadedRootIdentity : nil  // an in-place save: loaded from here
+        let loaded = expectedRoot  // an in-place save: loaded from here (or a restore's, read before)
         let now = opened.flatMap { RootIdentity.of($0) }
         guard let status, let now, loaded.map({ now.isSame(as: $0) }) ?? true else {
           throw PackageError(

@@ -70,6 +70,11 @@ struct Saver {
   /// package's root is then held and checked around the swap (``LoadedRootHold``), whatever the
   /// version policy.
   var isInPlace: Bool { versions != nil }
+  /// The root an in-place save replaces when its tree was not loaded from it (a restored version's tree): read
+  /// under the lock before the save, and held and checked as a loaded root is.
+  var replacedRoot: RootIdentity?
+  /// The root the swap must replace: the one the model was loaded from, or ``replacedRoot``.
+  var expectedRoot: RootIdentity? { isInPlace ? root.loadedRootIdentity ?? replacedRoot : nil }
   var exchangeUnsupported = false
   /// Who saves, told to ``OwnSaves`` with what it places (``PackageFile/saveOwner``).
   var owner: ObjectIdentifier?
@@ -398,7 +403,7 @@ struct Saver {
   ) throws {
     guard !previousStateKept else { return }
     try beforeCommit?(replacing)
-    if isInPlace, heldRoot == nil, let loaded = root.loadedRootIdentity {
+    if heldRoot == nil, let loaded = expectedRoot {
       heldRoot = try LoadedRootHold(path: target, loaded: loaded)
     }
     if let versions {
