@@ -37,9 +37,10 @@ extension Document {
   ///       try root.setFile(at: "Images/index.json", contents: index)
   ///     }
   ///
-  /// Without `actionName`, each mutator is one undo step, except that content edits of one file made
-  /// less than ``UndoStack/coalescingInterval`` (1 s) after the last one merge into its step, as typing
-  /// does; a change `body` made before it threw stays, as its own step. With `actionName`, everything
+  /// Without `actionName`, everything `body` does is one undo step, named after its first change ("Undo
+  /// Typing" for `setContents` first); an edit whose one change is a content edit of one file made less than
+  /// ``UndoStack/coalescingInterval`` (1 s) after the last one merges into its step, as typing does; what
+  /// `body` changed before it threw stays, as that step. With `actionName`, everything
   /// `body` does is one step with that name, which typing before or after it does not merge into, and it
   /// is all or nothing: when `body` throws, what it changed is taken back (no undo step is left, the redo
   /// steps are gone as after any edit) — unless undo registration is off (`registeringUndo` false, or
@@ -67,7 +68,7 @@ extension Document {
     if !registeringUndo { stack.disableUndoRegistration() }
     defer { if !registeringUndo { stack.enableUndoRegistration() } }
     try meetingOutsideSaves {
-      guard let actionName else { return try body(editor.root) }
+      guard let actionName else { return try stack.groupKeyedByItsOnlyAction { try body(editor.root) } }
       let lastStep = stack.undoGroups.last
       do {
         try stack.group(named: actionName) {

@@ -9,6 +9,12 @@ final class UndoGroup {
   var isDiscardable: Bool
   /// Steps with equal keys registered in quick succession merge into one (typing).
   var coalescingKey: AnyHashable?
+  /// A group that takes the key its one action was registered with, when it holds one action: a
+  /// ``Document``'s unnamed edit of one file then merges as that change alone would (see
+  /// ``UndoStack/groupKeyedByItsOnlyAction(_:)``).
+  var takesKeyOfOnlyAction = false
+  /// The key the group's first action was registered with.
+  var keyOfFirstAction: AnyHashable?
   /// The document state in which this step can be performed, and the one it leads to.
   /// Equal for discardable steps. See ``UndoStack/hasUnsavedChanges``.
   var appliesAt = 0

@@ -23,8 +23,19 @@ extension UndoStack {
       outer.actions += group.actions
       if outer.name.isEmpty { outer.name = group.name }
     } else {
+      if group.takesKeyOfOnlyAction, group.actions.count == 1 { group.coalescingKey = group.keyOfFirstAction }
       push(group)
     }
+  }
+
+  /// Runs `body` inside a group, as ``group(named:coalescingKey:_:)`` does, whose step merges into the previous one
+  /// as its one action's own step would when `body` registers one action (a content edit of one file while
+  /// typing), and never when it registers several: a ``Document``'s unnamed edit.
+  func groupKeyedByItsOnlyAction<Result>(_ body: () throws -> Result) rethrows -> Result {
+    beginGrouping()
+    openGroups.last?.takesKeyOfOnlyAction = openGroups.count == 1
+    defer { endGrouping() }
+    return try body()
   }
 
   /// Runs `body` inside a group, so everything it registers is one step.

@@ -42,6 +42,7 @@ extension UndoStack {
   func register(_ action: UndoAction, coalescingKey: AnyHashable?, defaultActionName: String? = nil) {
     guard isUndoRegistrationEnabled else { return }
     if let group = openGroups.last ?? collecting {
+      if group.actions.isEmpty { group.keyOfFirstAction = coalescingKey }
       group.actions.append(action)
       if let defaultActionName { setDefaultActionName(defaultActionName) }
       return

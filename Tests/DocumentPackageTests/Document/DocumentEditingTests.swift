@@ -84,6 +84,41 @@ struct DocumentEditingTests {
     #expect(await !document.canUndo)
   }
 
+  /// One unnamed `edit` is one undo step, whatever it changes: each change was its own step, so one undo took
+  /// back only the last of an edit's changes and left the document in a state no edit made (outsider attack on
+  /// issue 36: 8 of 8). An edit whose one change is typing in a file still merges into the last step.
+  @Test func anUnnamedEditOfSeveralChangesIsOneUndoStep() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try Fixtures.copy("Notes.mydoc", into: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    await document.withUndoStack { $0.coalescingInterval = .seconds(3600) }  // "quick", however loaded the machine
+    func contents(_ entry: String) async throws -> String? {
+      try await document.read { root in
+        try root.nodeIfPresent(at: entry).map { String(decoding: try $0.contents(), as: UTF8.self) }
+      }
+    }
+    let text = try await contents("Text.txt")
+    try await document.edit { root in
+      try root.setContents(Data("two".utf8), at: "Text.txt")
+      _ = try root.setFile(at: "Pages/new.txt", contents: Data("new".utf8))
+      try root.renameNode(at: "Images/tram.png", to: "Tram.png")
+    }
+    #expect(await document.withUndoStack { $0.undoCount } == 1)
+    let title = await document.undoMenuItemTitle
+    #expect(title == "Undo Typing")  // its first change's name
+    // Typing after it, in the file the edit changed: its own step (the edit changed more than that file).
+    try await document.edit { try $0.setContents(Data("three".utf8), at: "Text.txt") }
+    try await document.edit { try $0.setContents(Data("four".utf8), at: "Text.txt") }
+    #expect(await document.withUndoStack { $0.undoCount } == 2)
+    try await document.undo()
+    #expect(try await contents("Text.txt") == "two")
+    try await document.undo()
+    #expect(try await contents("Text.txt") == text)
+    #expect(try await contents("Pages/new.txt") == nil)
+    #expect(try await contents("Images/tram.png") != nil)
+    #expect(await !document.canUndo)
+  }
+
   @Test func aRefusedChangeLeavesNothingBehindForLaterReads() async throws {
     let temp = try TemporaryDirectory()
     let path = try Fixtures.copy("Notes.mydoc", into: temp)
