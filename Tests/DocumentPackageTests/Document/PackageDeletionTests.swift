@@ -193,6 +193,21 @@ extension PackageDeletionTests {
     try await document.close()
   }
 
+  /// An unwatched document whose package was moved reads a folder it never listed from where the package is now:
+  /// the read failed, "directory vanished from disk since it was loaded", naming the folder under the old path
+  /// (outsider attack on issue 36: 3 of 3; the next save followed the package).
+  @Test func anUnwatchedDocumentReadsAFolderItNeverListedWhereItsPackageMoved() async throws {
+    let temp = try TemporaryDirectory()
+    let (path, _) = try makePackageAndAnother(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    try FileManager.default.moveItem(atPath: path, toPath: path + ".moved")
+    #expect(try await document.read { try $0.node(at: "Notes").sortedChildren().map(\.name) } == ["n.txt"])
+    #expect(await document.path == FilePath(path + ".moved"))
+    #expect(await document.lastOutsideChange?.reaction == .followed)
+    #expect(await !document.state.contains(.deleted))
+    try await document.close()
+  }
+
   @Test func aWatchingDocumentTakesAPackageReplacedByAnotherAsDeleted() async throws {
     let temp = try TemporaryDirectory()
     let (path, other) = try makePackageAndAnother(in: temp)
