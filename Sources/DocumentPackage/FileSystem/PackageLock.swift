@@ -99,10 +99,21 @@ package final class PackageLock {
     return false
   }
 
-  /// The device and inode of the package root a lock file `name` in `parentFD` names (see
-  /// `recordRoot(of:in:)`); nil if it names none.
-  static func recordedRoot(lockFile name: RawName, parentFD: CInt) -> [UInt64]? {
-    RootRecord.read(name, in: parentFD)
+  /// The devices and inodes of the package roots a lock file `name` in `parentFD` names (see
+  /// `recordRoot(of:in:)` and ``recordSwappedInRoot(_:_:parentFD:)``); empty if it names none.
+  static func recordedRoots(lockFile name: RawName, parentFD: CInt) -> [[UInt64]] {
+    RootRecord.readAll(name, in: parentFD)
+  }
+
+  /// Adds to the lock file of `names`, which this process holds, the root a whole save is about to exchange in
+  /// (`root`): a save killed right after that exchange leaves the replaced root (the version store's to keep) at
+  /// the temporary name, with the new root at the package's name, and recovery after a rename tells the lock file
+  /// as this package's by either (see `MovedLeftovers`). Best effort, as the lock's own record.
+  static func recordSwappedInRoot(_ root: FileStatus, _ names: SiblingNames, parentFD: CInt) {
+    guard let fd = try? Syscalls.openFile(in: parentFD, names.lock, [.writeOnly, .append, .noFollow]) else { return }
+    defer { Syscalls.closeFile(fd) }
+    let bytes = RootRecord.bytes(of: root)
+    _ = bytes.withUnsafeBytes { buffer in try? Syscalls.writeAll(fd, buffer) }
   }
 
   private static func pathStillNames(_ fd: CInt, _ path: FilePath) -> Bool {

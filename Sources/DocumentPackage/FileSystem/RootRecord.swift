@@ -10,10 +10,19 @@ enum RootRecord {
   /// The device and inode the file `name` in `directoryFD` records; nil if it records none (empty, as an earlier
   /// release left it) or does not read.
   static func read(_ name: RawName, in directoryFD: CInt) -> [UInt64]? {
-    guard let fd = try? Syscalls.openForReading(in: directoryFD, name) else { return nil }
+    let records = readAll(name, in: directoryFD)
+    return records.count == 1 ? records[0] : nil
+  }
+
+  /// Every device and inode the file `name` in `directoryFD` records, one line each (a lock file whose holder
+  /// swapped a new root in records both roots: see ``PackageLock/recordSwappedInRoot(_:_:parentFD:)``).
+  static func readAll(_ name: RawName, in directoryFD: CInt) -> [[UInt64]] {
+    guard let fd = try? Syscalls.openForReading(in: directoryFD, name) else { return [] }
     defer { Syscalls.closeFile(fd) }
-    guard let bytes = try? Syscalls.readBytes(fd, at: 0, count: 64) else { return nil }
-    let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { UInt64($0) }
-    return fields.count == 2 ? fields : nil
+    guard let bytes = try? Syscalls.readBytes(fd, at: 0, count: 256) else { return [] }
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+      let fields = line.split(separator: " ").compactMap { UInt64($0) }
+      return fields.count == 2 ? fields : nil
+    }
   }
 }

@@ -5,7 +5,7 @@ import SystemPackage
 /// where only a package of that name would ever recover them.
 ///
 /// The lock file says whose they are: its holder writes the device and inode of the package's root
-/// into it (``PackageLock``), and a killed holder leaves it behind. Recovery at the package's new
+/// into it (``PackageLock``), and of the new root a whole save exchanges in, and a killed holder leaves it behind. Recovery at the package's new
 /// name looks among its siblings for a lock file that names this package's root while no entry has
 /// the lock's own name; it takes that name's lock without waiting (so no writer of that name is at
 /// work), moves the temporary tree there under this package's temporary name (so recovery goes on
@@ -24,7 +24,7 @@ enum MovedLeftovers {
     var actions: [RecoveryAction] = []
     for (name, type) in siblings where type == .file || type == .unknown {
       guard name != names.lock, let owner = SiblingNames.owner(of: name, suffix: "lock"),
-        PackageLock.recordedRoot(lockFile: name, parentFD: parentFD) == identity
+        PackageLock.recordedRoots(lockFile: name, parentFD: parentFD).contains(identity)
       else { continue }
       guard let component = owner.component, (try? Syscalls.exists(in: parentFD, owner)) == false,
         let ownerNames = try? SiblingNames(of: names.parent.appending(component)),
@@ -33,7 +33,7 @@ enum MovedLeftovers {
       defer { withExtendedLifetime(ownerLock) {} }
       // Again under its lock: still no package of that name, and the lock still names this root.
       guard (try? Syscalls.exists(in: parentFD, owner)) == false,
-        PackageLock.recordedRoot(lockFile: name, parentFD: parentFD) == identity
+        PackageLock.recordedRoots(lockFile: name, parentFD: parentFD).contains(identity)
       else { continue }
       if (try? Syscalls.exists(in: parentFD, ownerNames.temporary)) == true,
         (try? Syscalls.exists(in: parentFD, names.temporary)) == false,

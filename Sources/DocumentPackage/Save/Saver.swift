@@ -326,6 +326,9 @@ struct Saver {
       }
       defer { readers.end() }
       willSwapIn?()
+      if let newRoot = try? Syscalls.status(in: parentFD, names.temporary) {
+        PackageLock.recordSwappedInRoot(newRoot, names, parentFD: parentFD)
+      }
       do {
         try Syscalls.rename(
           from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
