@@ -10,17 +10,7 @@ struct VersionsCommandTests {
   @Test(.enabled(if: Shell.has("strace")))
   func aPruneWhoseRemovalCannotBeFlushedFails() throws {
     let temp = try TemporaryDirectory()
-    func makePackage(_ name: String) throws -> String {
-      let package = temp.appending(name)
-      for (index, text) in ["1\n", "2\n", "3\n", "4\n"].enumerated() {
-        let result = try Shell.docpkg(
-          ["put", package, "a.txt"] + (index == 0 ? ["--create"] : []), input: Data(text.utf8),
-          environment: ["DOCPKG_NO_BACKGROUND_SETTLE": "1"])
-        #expect(result.status == 0, "\(result.standardError)")
-      }
-      #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
-      return package
-    }
+    func makePackage(_ name: String) throws -> String { try Self.settledPackage(temp.appending(name), puts: 4) }
     // Which fsync flushes `versions/` (strace -y names each descriptor's file).
     let traced = try makePackage("Traced.pkg")
     let trace = temp.appending("trace")
@@ -54,17 +44,7 @@ struct VersionsCommandTests {
   @Test(.enabled(if: Shell.has("strace")))
   func aJournaledSaveFailingBeforeItsCommitKeepsNoVersion() throws {
     let temp = try TemporaryDirectory()
-    func makePackage(_ name: String) throws -> String {
-      let package = temp.appending(name)
-      for (index, text) in ["1\n", "2\n", "3\n"].enumerated() {
-        let result = try Shell.docpkg(
-          ["put", package, "a.txt"] + (index == 0 ? ["--create"] : []), input: Data(text.utf8),
-          environment: ["DOCPKG_NO_BACKGROUND_SETTLE": "1"])
-        #expect(result.status == 0, "\(result.standardError)")
-      }
-      #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
-      return package
-    }
+    func makePackage(_ name: String) throws -> String { try Self.settledPackage(temp.appending(name), puts: 3) }
     let refused = ["-e", "inject=renameat2:error=EINVAL"]
     // Which rename puts the journal's plan in place.
     let traced = try makePackage("Traced.pkg")
@@ -124,6 +104,18 @@ struct VersionsCommandTests {
       if killed.status != 0 { checkedAfterTheSwap += 1 }
     }
     #expect(checkedAfterTheSwap >= 2)
+  }
+
+  /// A package at `package` saved `puts` times by `docpkg put` of `a.txt` ("1", "2", …), its versions settled.
+  private static func settledPackage(_ package: String, puts: Int) throws -> String {
+    for index in 1...puts {
+      let result = try Shell.docpkg(
+        ["put", package, "a.txt"] + (index == 1 ? ["--create"] : []), input: Data("\(index)\n".utf8),
+        environment: ["DOCPKG_NO_BACKGROUND_SETTLE": "1"])
+      #expect(result.status == 0, "\(result.standardError)")
+    }
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    return package
   }
 
   @Test func listShowRestoreResolvePruneAndPackageAtID() throws {
