@@ -9,7 +9,7 @@ and extended timestamps, which the central-directory reader takes, stored and de
 and ustar, plain and gzip). They are generated, not committed: the committed corpora under
 Tests/Fuzz/corpus/ are what the fuzzers found beyond them, minimized.
 """
-import base64, gzip, io, json, os, shutil, struct, subprocess, sys, tarfile, zipfile, zlib
+import base64, gzip, hashlib, io, json, os, shutil, struct, subprocess, sys, tarfile, zipfile, zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.abspath(sys.argv[1])
@@ -108,6 +108,11 @@ def hostile(zip_out, tar_out):
     shutil.rmtree(work)
 
 
+def checked(record):
+    """A version record with its last line, `check` and the first 16 hex digits of the SHA-256 of the lines before."""
+    return record + f"check {hashlib.sha256(record.encode()).hexdigest()[:16]}\n"
+
+
 def records():
     """One seed per reader of fuzz-records: its first byte picks the reader (RecordsFuzz.swift)."""
     out = folder("records")
@@ -119,6 +124,8 @@ def records():
         "version-record": (0, "docpkg-version 1\ndate 1700000000.000000005\norigin saved\nresolved no\nsize 42\n"
                               f"root {tree} 755 1700000000.000000000\nconflict Text%20copy.txt\nunkept a/b.txt\n"
                               f"remote my%20remote {tree}\n"),
+        "version-record-checked": (0, checked("docpkg-version 1\ndate 1700000000.000000005\norigin saved\n"
+                                              f"resolved no\nsize 42\nroot {tree} 755 1700000000.000000000\nfollows 3\n")),
         "tree": (1, f"d 755 1700000000.000000000 0 {tree} Images\nf 644 1700000000.000000001 5 {blob} Text.txt\n"
                     "l 777 1700000000.000000002 0 ../Text.txt link%20name\n"),
         "pending": (2, "docpkg-pending 1\nstart 1700000000.000000000\nroot 755 1700000000.000000000\n"

@@ -116,6 +116,37 @@ struct VersionDamageCommandTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: record)) == whole.prefix(whole.count / 2))
   }
 
+  /// A settled record changed after it was written (its date, size or root mode edited by hand) is damage: a
+  /// record now ends with a check of its other lines (outsider attack on issue 35: `check` and `versions list`
+  /// took it as it was, and `versions show` showed the edited mode).
+  @Test(arguments: ["date", "size", "root"])
+  func anEditedSettledRecordIsReportedAndMarkedInTheList(_ line: String) throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("E.mydoc")
+    try Self.fiveSaves(package)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    #expect(try Shell.docpkg(["check", package]).status == 0)
+    let record = Self.store(of: package) + "/versions/2"
+    let text = try String(contentsOfFile: record, encoding: .utf8)
+    let edited = text.split(separator: "\n", omittingEmptySubsequences: false).map { field -> String in
+      guard field.hasPrefix(line + " ") else { return String(field) }
+      // One digit changed, the last of the value (of the mode, on the root's line): to 7, or 7 to 0.
+      var parts = field.split(separator: " ").map(String.init)
+      let index = line == "root" ? 2 : 1
+      let last = parts[index].removeLast()
+      parts[index].append(last == "7" ? "0" : "7")
+      return parts.joined(separator: " ")
+    }.joined(separator: "\n")
+    #expect(edited != text)
+    try edited.write(toFile: record, atomically: false, encoding: .utf8)
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1, "\(check.standardOutput)")
+    let lines = check.standardOutput.split(separator: "\n").filter { $0.contains(record) }
+    #expect(lines.first?.contains("do not match its check") == true, "\(check.standardOutput)")
+    let rows = try Self.rows(package, damaged: [2], of: 5)
+    #expect(rows.count == 5 && rows[1].contains("damaged"), "\(rows)")
+  }
+
   /// Outsider attack on issue 35: a record file deleted from the store left a silent gap (`versions list` skipped the
   /// id, `check` said ok). Now it is damage, named with its path; a version removed by `versions remove` is not.
   @Test func aDeletedRecordIsReportedAndMarkedButARemovedVersionIsNot() throws {

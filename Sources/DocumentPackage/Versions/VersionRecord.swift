@@ -16,7 +16,9 @@ import Foundation
 /// version whose files the store has only in part: the others are on remote NAME, in its state TREE (see
 /// ``PackageVersion/remote``), and `follows ID`: the newest version recorded before this one when it
 /// was written, so that a record deleted by another program is told from an id never recorded or a
-/// version removed (``VersionStore/removedIDs``).
+/// version removed (``VersionStore/removedIDs``). Last, `check HEX`: the first 16 hex digits of the SHA-256 of every
+/// line before it, so that a record changed after it was written (a date, a size or the root's mode edited by
+/// hand) is damage, not a version (records of earlier releases, which have none, still read).
 struct VersionRecord {
   var version: PackageVersion
   var rootTree: String
@@ -41,7 +43,18 @@ struct VersionRecord {
       text += "remote \(VersionEscaping.escape(remote)) \(remoteTree)\n"
     }
     if let follows { text += "follows \(follows)\n" }
+    text += "check \(Self.check(of: text[...]))\n"
     return Data(text.utf8)
+  }
+
+  /// The check of a record's lines before its `check` line.
+  private static func check(of text: Substring) -> String { String(ContentHash.of(Data(text.utf8)).prefix(16)) }
+
+  /// Whether a record that ends with a `check` line matches it (true for one without).
+  static func checkHolds(_ data: Data) -> Bool {
+    let text = String(decoding: data, as: UTF8.self)
+    guard let last = text.split(separator: "\n").last, last.hasPrefix("check ") else { return true }
+    return last.dropFirst("check ".count) == check(of: text[..<last.startIndex])
   }
 
   init(
@@ -61,7 +74,7 @@ struct VersionRecord {
   init?(id: Int, data: Data) {
     guard data.last == 10 else { return nil }  // every record ends with a newline: this one was cut
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-    guard lines.first == "docpkg-version 1" else { return nil }
+    guard lines.first == "docpkg-version 1", Self.checkHolds(data) else { return nil }
     var date: FileTime?, origin: PackageVersion.Origin?, resolved: Bool?, size: Int64?
     var root: (String, FilePermissions, FileTime)?
     var conflicts: [String] = []
@@ -87,6 +100,8 @@ struct VersionRecord {
         guard parts.count == 3, ContentHash.isValid(parts[2]) else { return nil }
         remote = (VersionEscaping.unescape(parts[1]), String(parts[2]))
       case "follows": follows = Int(parts[1])
+      case "check" where line == lines.last: break
+      case "check": return nil  // only the last line checks the others
       default: break
       }
     }
@@ -109,6 +124,7 @@ enum RecordDamage {
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
     if lines.first.map(String.init) != header { return "it does not start with '\(header)'" }
     if data.last != 10 { return "it is cut short (its last line is incomplete)" }
+    if !VersionRecord.checkHolds(data) { return "its lines do not match its check (changed after it was written)" }
     let keys = Set(lines.dropFirst().map { String($0.prefix { $0 != " " }) })
     if let missing = required.first(where: { !keys.contains($0) }) { return "it has no '\(missing)' line" }
     return "a line of it is malformed"
