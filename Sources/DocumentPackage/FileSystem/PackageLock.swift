@@ -100,20 +100,25 @@ package final class PackageLock {
   }
 
   /// The devices and inodes of the package roots a lock file `name` in `parentFD` names (see
-  /// `recordRoot(of:in:)` and ``recordSwappedInRoot(_:_:parentFD:)``); empty if it names none.
+  /// `recordRoot(of:in:)` and ``recordSwappedInRoot(replacing:with:_:parentFD:)``); empty if it names none.
   static func recordedRoots(lockFile name: RawName, parentFD: CInt) -> [[UInt64]] {
     RootRecord.readAll(name, in: parentFD)
   }
 
-  /// Adds to the lock file of `names`, which this process holds, the root a whole save is about to exchange in
-  /// (`root`): a save killed right after that exchange leaves the replaced root (the version store's to keep) at
-  /// the temporary name, with the new root at the package's name, and recovery after a rename tells the lock file
-  /// as this package's by either (see `MovedLeftovers`). Best effort, as the lock's own record.
-  static func recordSwappedInRoot(_ root: FileStatus, _ names: SiblingNames, parentFD: CInt) {
-    guard let fd = try? Syscalls.openFile(in: parentFD, names.lock, [.writeOnly, .append, .noFollow]) else { return }
+  /// Makes the lock file of `names`, which this process holds, name the root a whole save is about to replace
+  /// (`replaced`) and the one it exchanges in (`swappedIn`): a save killed right after that exchange leaves the
+  /// replaced root (the version store's to keep) at the temporary name, with the new root at the package's name,
+  /// and recovery after a rename tells the lock file as this package's by either (see `MovedLeftovers`). Written
+  /// over the record, so that it stays two lines however many whole saves one hold of the lock makes. Best
+  /// effort, as the lock's own record.
+  static func recordSwappedInRoot(
+    replacing replaced: FileStatus, with swappedIn: FileStatus, _ names: SiblingNames, parentFD: CInt
+  ) {
+    guard let fd = try? Syscalls.openFile(in: parentFD, names.lock, [.writeOnly, .noFollow]) else { return }
     defer { Syscalls.closeFile(fd) }
-    let bytes = RootRecord.bytes(of: root)
-    _ = bytes.withUnsafeBytes { buffer in try? Syscalls.writeAll(fd, buffer) }
+    let bytes = RootRecord.bytes(of: replaced) + RootRecord.bytes(of: swappedIn)
+    let written = bytes.withUnsafeBytes { buffer in (try? Syscalls.writeAll(fd, buffer, at: 0)) != nil }
+    if written { try? Syscalls.setSize(fd, Int64(bytes.count)) }
   }
 
   private static func pathStillNames(_ fd: CInt, _ path: FilePath) -> Bool {

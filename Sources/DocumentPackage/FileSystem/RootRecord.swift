@@ -15,7 +15,7 @@ enum RootRecord {
   }
 
   /// Every device and inode the file `name` in `directoryFD` records, one line each (a lock file whose holder
-  /// swapped a new root in records both roots: see ``PackageLock/recordSwappedInRoot(_:_:parentFD:)``).
+  /// swapped a new root in records both roots: see ``PackageLock/recordSwappedInRoot(replacing:with:_:parentFD:)``).
   static func readAll(_ name: RawName, in directoryFD: CInt) -> [[UInt64]] {
     guard let fd = try? Syscalls.openForReading(in: directoryFD, name) else { return [] }
     defer { Syscalls.closeFile(fd) }

@@ -5,8 +5,8 @@ import SystemPackage
 /// where only a package of that name would ever recover them.
 ///
 /// The lock file says whose they are: its holder writes the device and inode of the package's root
-/// into it (``PackageLock``), and of the new root a whole save exchanges in, and a killed holder leaves it behind. Recovery at the package's new
-/// name looks among its siblings for a lock file that names this package's root while no entry has
+/// into it (``PackageLock``), and of the new root a whole save exchanges in, and a killed holder leaves
+/// it behind. Recovery at the package's new name looks among its siblings for a lock file that names this package's root while no entry has
 /// the lock's own name; it takes that name's lock without waiting (so no writer of that name is at
 /// work), moves the temporary tree there under this package's temporary name (so recovery goes on
 /// as after a kill at this name: the version store takes what it must, the rest is removed), removes

@@ -326,8 +326,10 @@ struct Saver {
       }
       defer { readers.end() }
       willSwapIn?()
-      if let newRoot = try? Syscalls.status(in: parentFD, names.temporary) {
-        PackageLock.recordSwappedInRoot(newRoot, names, parentFD: parentFD)
+      if let replaced = try? Syscalls.status(in: parentFD, names.package),
+        let swappedIn = try? Syscalls.status(in: parentFD, names.temporary)
+      {
+        PackageLock.recordSwappedInRoot(replacing: replaced, with: swappedIn, names, parentFD: parentFD)
       }
       do {
         try Syscalls.rename(
