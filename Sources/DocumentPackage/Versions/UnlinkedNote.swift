@@ -98,10 +98,14 @@ struct UnlinkedNote {
   /// from two notes, written under two locks, so their order is not known: a batch is taken once
   /// what it found is explained by our changes and the batches taken before it, until no more can
   /// be (a change another program made between two of them shows in the next one's status, which
-  /// no batch that ended before it explains). Every batch that found the file must be taken.
+  /// no batch that ended before it explains). Every batch that found the file at a change time not
+  /// after `change` must be taken. One that found it later came after `change` was given (a change
+  /// time is the clock's at the change, never set by hand), so it has nothing to explain: `change` may
+  /// be what a later save saw before its own link (``PendingVersion/Seen``), and a removal after that
+  /// save found the file as the save's link left it.
   func vouches(for change: FileTime, device: UInt64, inode: UInt64, path: String, ownChangesEnd: FileTime) -> Bool {
     var left = (byInode[inode] ?? []).map { batches[$0] }.filter { $0.covers(path) }.map { batch in
-      (seen: batch.seen.filter { $0.device == device && $0.inode == inode }, end: batch.end)
+      (seen: batch.seen.filter { $0.device == device && $0.inode == inode && $0.change <= change }, end: batch.end)
     }.filter { !$0.seen.isEmpty }
     guard !left.isEmpty else { return false }
     var bound = ownChangesEnd
