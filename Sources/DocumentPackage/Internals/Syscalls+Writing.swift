@@ -217,11 +217,15 @@ extension Syscalls {
   }
 
   /// The names and `d_type`s in an open directory (without `.` and `..`). Does not close `dirfd`.
+  ///
+  /// Read through a descriptor of its own, opened anew (`.` relative to `dirfd`), not a `dup` of `dirfd`: a `dup`
+  /// shares the open directory's position and, through FUSE, its handle, and sshfs lists a handle once — a second
+  /// listing of the same descriptor (recovery looks at the package's folder more than once) found it empty even after
+  /// a rewind, and missed the journal a save of the package under its old name left there.
   package static func entries(ofDirectory dirfd: CInt) throws(Errno) -> [(name: RawName, type: EntryType)] {
-    let own = try retrying { dup(dirfd) }
+    let own = try openDirectory(in: dirfd, RawName("."))
     let stream = try directoryStream(taking: own)
     defer { closedir(stream) }
-    rewinddir(stream)
     var result: [(name: RawName, type: EntryType)] = []
     while true {
       errno = 0
