@@ -11,7 +11,8 @@ import SystemPackage
 /// own name, and completes the save as it would have beside the old name. (A package moved to
 /// another folder leaves its journal behind, in the folder it came from: out of reach.) A journal
 /// killed before it said whose it was (so before its commit), whose package is gone, is taken the
-/// same way, to be removed: it changed nothing.
+/// same way, to be removed: it changed nothing. A committed journal of a package not at its name that does not name
+/// this root is stranded (``StrandedSave``): `docpkg check` names it rather than calling the package ok.
 extension SaveJournal {
   /// The file in the journal folder that names the package's root.
   static let rootName = RawName("root")
@@ -41,11 +42,11 @@ extension SaveJournal {
       case [root.device, root.inode]:
         // A package of the journal's own name that is this root (a hard-linked or bind-mounted twin) still has it.
         if let other, [other.device, other.inode] == [root.device, root.inode] { continue }
-      case nil:
-        // Killed before it said whose it is, so before its commit: it never changed anything, and with no package
-        // of its name it is nobody's (it may be this package's), so recovery here removes it.
+      default:
+        // Not committed (killed before it said whose it is, or before its plan, naming a root whose inode number a
+        // remount has changed since): it never changed anything, and with no package of its name it is nobody's
+        // (it may be this package's), so recovery here removes it.
         guard other == nil, !hasPlan(name, parentFD: parentFD) else { continue }
-      default: continue
       }
       return (name, owner)
     }
@@ -67,6 +68,33 @@ extension SaveJournal {
     guard (try? Syscalls.rename(from: parentFD, moved.journal, to: parentFD, names.journal)) != nil else { return nil }
     try? Syscalls.synchronize(parentFD)
     return names.parent.appending(moved.journal.string)
+  }
+
+  /// The committed journals beside this package whose packages are not at their names, and that are not this
+  /// package's by their `root` (``movedJournal(for:parentFD:)`` takes those): each is a save that changed its package
+  /// part of the way. It may be this package's, renamed, on a file system whose inode numbers do not survive a rename
+  /// (exFAT through FUSE, sshfs), which nothing in the package can tell; or its package was deleted, or moved to
+  /// another folder. Reads the parent's listing and each such journal's folder; changes nothing.
+  static func strandedJournals(for names: SiblingNames, parentFD: CInt) -> [(journal: RawName, owner: RawName)] {
+    guard let root = try? Syscalls.status(in: parentFD, names.package),
+      let siblings = try? Syscalls.entries(ofDirectory: parentFD)
+    else { return [] }
+    var stranded: [(journal: RawName, owner: RawName)] = []
+    for (name, type) in siblings where type == .directory || type == .unknown {
+      guard name != names.journal, let owner = SiblingNames.owner(of: name, suffix: "journal"),
+        (try? Syscalls.exists(in: parentFD, owner)) == false, hasCommittedPlan(name, parentFD: parentFD),
+        recordedRoot(of: name, parentFD: parentFD) != [root.device, root.inode]
+      else { continue }
+      stranded.append((name, owner))
+    }
+    return stranded.sorted { $0.journal.nameBytes.lexicographicallyPrecedes($1.journal.nameBytes) }
+  }
+
+  /// Whether a journal certainly holds a committed plan (false when it cannot be looked at).
+  private static func hasCommittedPlan(_ journal: RawName, parentFD: CInt) -> Bool {
+    guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return false }
+    defer { Syscalls.closeFile(journalFD) }
+    return (try? Syscalls.exists(in: journalFD, planName)) == true
   }
 
   /// Whether a journal holds a plan (it was committed).

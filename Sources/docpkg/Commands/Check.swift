@@ -11,7 +11,8 @@ struct Check: ParsableCommand {
     abstract: "Recover an interrupted save and verify a package.",
     discussion: """
       Removes what an interrupted save left beside the package and, if the package itself is missing, \
-      moves the complete new state (or the previous one) back in; then lists every directory of the package. \
+      moves the complete new state (or the previous one) back in; names a committed save of a package no longer at its \
+      name, whose journal waits beside this one (this package may be that one renamed, part old, part new); then lists every directory of the package. \
       Then checks the version store beside it: every tree object, and every blob against its SHA-256 (a blob \
       that matched before and whose size, inode and time did not change since is not read again; --full \
       reads them all). Prints what it did and each damaged version with its damaged entries, each version \
@@ -46,6 +47,18 @@ struct Check: ParsableCommand {
       return true
     }
     if actions.isEmpty { out.write("nothing to recover\n") }
+    let stranded = try PackageFile.strandedSaves(besidePackageAt: FilePath(package))
+    for save in stranded {
+      out.write(
+        "unfinished: a committed save of '\(save.packagePath.string.escapingControlCharacters)' waits in "
+          + "'\(save.journal.string.escapingControlCharacters)', and nothing is at that name: if this package is "
+          + "that one renamed, it is part old, part new (rename it back and check it there to complete the save); "
+          + "if that package was deleted, remove the journal\n")
+    }
+    guard stranded.isEmpty else {
+      throw PackageError(
+        .corrupt, "not ok: an unfinished save of a package renamed or removed waits beside", path: package)
+    }
     out.write(
       "ok: \(package.escapingControlCharacters): \(files.grouped) files, \(directories.grouped) directories, "
         + "\(links.grouped) symbolic links, \(bytes.grouped) bytes\n")

@@ -1,0 +1,31 @@
+import SystemPackage
+
+/// A committed journaled save (``SaveJournal``) beside a package, made for a package no longer at its name: the save
+/// changed that package part of the way, and only its journal can complete it.
+///
+/// Recovery takes such a journal as the package's own when the journal's `root` names the package's root (a package
+/// renamed in its folder keeps its inode on most file systems). Where inode numbers do not survive a rename (exFAT
+/// through FUSE, sshfs), nothing tells whose it is: the package renamed may be this one, part old, part new. So
+/// `docpkg check` never calls a package ok beside one: it names the journal and the name it was made for. Renaming
+/// the package back to that name and checking it there completes the save; a journal whose package was deleted
+/// is removed by hand.
+public struct StrandedSave: Hashable, Sendable {
+  /// The journal folder.
+  public var journal: FilePath
+  /// The package's path the journal was made for (nothing is there).
+  public var packagePath: FilePath
+}
+
+extension PackageFile {
+  /// The committed saves beside the package at `path` whose packages are not at their names (see ``StrandedSave``),
+  /// after ``recover(at:)`` has taken any that is this package's.
+  /// - Complexity: One listing of the package's folder, and a look into each such journal.
+  public static func strandedSaves(besidePackageAt path: FilePath) throws -> [StrandedSave] {
+    let names = try SiblingNames(of: PackageLink.resolve(path))
+    let parentFD = try Saver.openParent(names)
+    defer { Syscalls.closeFile(parentFD) }
+    return SaveJournal.strandedJournals(for: names, parentFD: parentFD).map {
+      StrandedSave(journal: names.path($0.journal), packagePath: names.path($0.owner))
+    }
+  }
+}
