@@ -20,7 +20,8 @@ import SystemPackage
 // package deleted is started again at the new path), and a save in place (`save()`,
 // `saveMerging()`, an autosave) that failed because of the move is made again, once, at the new
 // path: an ordinary save of a package that is as it was. Moved again during that save, it fails as
-// any save whose package went.
+// any save whose package went. Moved just after a save's swap, before the model was pointed at what it
+// saved, the save itself follows it (`Saver.followIfMoved`), and the document with it.
 extension Document {
   /// Holds the root at ``path`` open, if it is the root the document loaded or last saved (see the
   /// comment above); otherwise holds nothing (the next save or the monitor says what is there).
@@ -38,9 +39,15 @@ extension Document {
     guard let held = heldRoot, packageVanished || packageReplacedByAnother,
       let newPath = MovedPackage.newPath(rootDescriptor: held.directory.fd, root: held.identity, from: path)
     else { return false }
+    announceFollowed(to: newPath)
+    return true
+  }
+
+  /// Follows the package to `newPath`, where it moved, and publishes it as ``OutsideChange/Reaction/followed``:
+  /// found gone from its path (``followMovedRoot()``), or found there by a save of its own just after its swap.
+  func announceFollowed(to newPath: FilePath) {
     follow(to: newPath)
     let moved = PackageMonitor.Change(.packageMoved, newPath.string)
     finish(PackageMonitor.Event(changes: [moved], isOwnSave: false, packagePath: newPath.string), .followed)
-    return true
   }
 }

@@ -176,6 +176,8 @@ extension Document {
       throw error
     }
     lastError = nil
+    // Renamed or moved by another program just after the swap: the save followed it (`Saver.followIfMoved`).
+    if followingMove, let saved = package?.path, saved != path { announceFollowed(to: saved) }
     holdRoot()  // the root the save left
     state.remove([.inConflict, .savingError])
     // The package now holds what the document saved: outside removals before it are no longer
@@ -302,5 +304,11 @@ extension Document {
   /// its new state in place (see ``PackageFile/willSwapIn``).
   func setWillSwapIn(_ hook: (@Sendable () -> Void)?) {
     package?.willSwapIn = hook
+  }
+
+  /// For tests: called during each save once its swap is complete, just before the model is pointed at what it
+  /// saved (see ``PackageFile/didSwapIn``).
+  func setDidSwapIn(_ hook: (@Sendable () -> Void)?) {
+    package?.didSwapIn = hook
   }
 }

@@ -118,9 +118,10 @@ extension PackageFile {
     saver.owner = saveOwner
     saver.versions = versions
     saver.exchangeUnsupported = exchangeUnsupported
-    if versions != nil { saver.willSwapIn = willSwapIn }
+    if versions != nil { (saver.willSwapIn, saver.didSwapIn) = (willSwapIn, didSwapIn) }
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try save(&saver)
+    if let moved = saver.movedTo { path = moved }  // renamed or moved just after the swap: followed there
     versions?.didSave()
   }
 

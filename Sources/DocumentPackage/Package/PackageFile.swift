@@ -74,6 +74,10 @@ public final class PackageFile {
   /// the moment where another program's change is met only by the check after the swap.
   package var willSwapIn: (() -> Void)?
 
+  /// For tests: called during each in-place save once its swap is complete, just before the model is pointed at
+  /// what it saved — the moment where a package renamed by another program is followed by the save itself.
+  package var didSwapIn: (() -> Void)?
+
   /// Which previous states saves keep in the package's ``VersionStore`` (default
   /// ``VersionPolicy/default``: the last 10). Set it before saving.
   public var versionPolicy: VersionPolicy = .default

@@ -49,6 +49,9 @@ final class LoadedRootHold {
     self.identity = identity
   }
 
+  /// The held root, open: where the package is now, wherever it was renamed or moved (``MovedPackage``).
+  var descriptor: CInt { root.fd }
+
   /// Whether the entry `name` in `parentFD` (what a whole save's exchange moved out) is the held root.
   func displacedIsLoaded(in parentFD: CInt, _ name: RawName) -> Bool {
     RootIdentity.entry(name, in: parentFD)?.isSame(as: identity) ?? false

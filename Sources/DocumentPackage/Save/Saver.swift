@@ -99,6 +99,12 @@ struct Saver {
   /// For tests (``PackageFile/willSwapIn``): called after the last check, just before the rename
   /// that puts the new state in place (for a part save, before the folder it goes into is opened).
   var willSwapIn: (() -> Void)?
+  /// For tests (``PackageFile/didSwapIn``): called once an in-place save's swap is complete, just before the model
+  /// is pointed at what it saved.
+  var didSwapIn: (() -> Void)?
+  /// Where an in-place save found its package just after its swap, when another program had renamed or moved it
+  /// in between (``followIfMoved(leaving:)``); nil: still at ``target``.
+  private(set) var movedTo: FilePath?
 
   init(target: FilePath, root: PackageNode) throws {
     try root.listEverythingFromSources()  // a save writes the children a directory holds
@@ -222,6 +228,7 @@ struct Saver {
       parentFD: parentFD)
     readers.end()
     if adding { discardTemporary(parentFD) }
+    followIfMoved()
     if rebasingRoot { rebaseRoot() } else { finish(node) }
     return true
   }
@@ -269,6 +276,7 @@ struct Saver {
         changedPath: removal.changedPath, containerTimed: containerBefore != nil),
       parentFD: parentFD)
     readers.end()
+    followIfMoved()
     if directory.parent == nil { rebaseRoot() } else { finish(directory) }
     return true
   }
@@ -326,6 +334,10 @@ struct Saver {
       }
       defer { readers.end() }
       willSwapIn?()
+      // The new root, held from before the exchange: where the package is if it is renamed or moved right after.
+      let leaving = (try? Syscalls.openDirectory(in: parentFD, names.temporary)).map {
+        HeldDirectory(adopting: $0, path: names.path(names.temporary))
+      }
       if let replaced = try? Syscalls.status(in: parentFD, names.package),
         let swappedIn = try? Syscalls.status(in: parentFD, names.temporary)
       {
@@ -349,15 +361,18 @@ struct Saver {
           changedPath: "", containerTimed: false),
         parentFD: parentFD)
       readers.end()
+      followIfMoved(leaving: leaving)
     }
     if rebasing { rebaseOnTarget() }
   }
 
-  /// Points the whole model at the package saved at `target`.
+  /// Points the whole model at the package saved at `target` (or where it was found just after the swap).
   func rebaseOnTarget() {
     let old = root.origin?.location
+    let destination = movedTo ?? target
     let location =
-      old?.root == target ? old! : PackageLocation(root: target, verifiesLoads: old?.verifiesLoads ?? false)
+      old?.root == destination
+      ? old! : PackageLocation(root: destination, verifiesLoads: old?.verifiesLoads ?? false)
     root.rebase(location: location, relativePath: FilePath(""))
     location.detachedNodes.removeAll()
   }
@@ -621,6 +636,24 @@ struct Saver {
     guard let location = root.origin?.location else { return }
     root.rebase(location: location, relativePath: FilePath(""))
     location.detachedNodes.removeAll()
+  }
+
+  /// After an in-place save's swap, before the model is pointed at what it saved: a package renamed or moved in
+  /// between by another program (a file manager does that at any moment) is followed, through the root the save
+  /// left, held open (`leaving`, the new root of a whole save; else the loaded root, ``LoadedRootHold``), as the
+  /// monitor follows a moved package (``MovedPackage``). The model is then re-based at the new path, and
+  /// ``movedTo`` says where; by its old path it found nothing, kept every edit, and its package looked deleted.
+  private mutating func followIfMoved(leaving: HeldDirectory? = nil) {
+    didSwapIn?()
+    guard isInPlace else { return }
+    let held =
+      leaving.flatMap { left in RootIdentity.of(left.fd).map { (left.fd, $0) } }
+      ?? heldRoot.map { ($0.descriptor, $0.identity) }
+    guard let (fd, identity) = held, RootIdentity.at(target)?.isSame(as: identity) != true,
+      let newPath = MovedPackage.newPath(rootDescriptor: fd, root: identity, from: target)
+    else { return }
+    movedTo = newPath
+    root.origin?.location.root = newPath
   }
 
   /// Re-bases the saved subtree and re-reads the status of its directory, whose times the

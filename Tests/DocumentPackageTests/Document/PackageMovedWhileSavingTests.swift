@@ -93,6 +93,50 @@ struct PackageMovedWhileSavingTests {
     }
   }
 
+  /// Outsider attack on issue 36 (F4): the package renamed in the instant after a save's swap, before the save
+  /// pointed the model at what it saved (a file manager's rename as the save finishes). By the old path the save
+  /// found nothing there: its edits stayed unsaved, and the document took its package for deleted (refusing every
+  /// later save in place), or its own save for another program's replacement (a conflict version of its own file).
+  /// The save now follows the package there, as the monitor does. Whole: two root entries changed (the root is
+  /// exchanged); else one file.
+  @Test(arguments: MoveDuringSave.allCases, [true, false])
+  func aPackageMovedJustAfterASavesSwapIsFollowedThere(move: MoveDuringSave, whole: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/Text.txt", "text\n")
+    try temp.write("Doc.pkg/Notes/n.txt", "n\n")
+    _ = try temp.makeDirectory("Elsewhere")
+    let path = Syscalls.resolvingLinks(FilePath(temp.appending("Doc.pkg")))!
+    let moved = move.destination(of: path)
+    let document = try await Document(contentsOf: path)
+    try await document.edit {
+      if whole { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+      try $0.setFile(at: "Notes/n.txt", contents: Data("mine n\n".utf8))
+    }
+    await document.setDidSwapIn {
+      if FileManager.default.fileExists(atPath: path.string) { _ = try? Shell.run("mv", [path.string, moved.string]) }
+    }
+    try await document.save()
+    await document.setDidSwapIn(nil)
+    #expect(await document.path == moved)
+    #expect(await document.state == .normal)
+    #expect(await !document.hasUnsavedChanges)
+    #expect(await document.lastError == nil)
+    #expect(await document.lastOutsideChange?.reaction == .followed)
+    #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.packageMoved, moved.string)])
+    #expect(try file(moved.string + "/Notes/n.txt") == "mine n\n")
+    #expect(try file(moved.string + "/Text.txt") == (whole ? "mine\n" : "text\n"))
+    #expect(!FileManager.default.fileExists(atPath: path.string))
+    // Saved in place there again, and the monitor's reports of the move and the saves are no news to it.
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("again\n".utf8)) }
+    try await document.save()
+    #expect(try file(moved.string + "/Text.txt") == "again\n")
+    try await Task.sleep(for: .milliseconds(1500))
+    #expect(await document.state == .normal)
+    #expect(await document.path == moved)
+    #expect(try await document.unresolvedConflicts().isEmpty)
+    try await document.close()
+  }
+
   /// Moved to another file system (a copy, then a deletion) or deleted during the save: no move
   /// to follow, the package is gone, and the document says so, as before.
   @Test func aPackageDeletedDuringASaveIsStillDeleted() async throws {
