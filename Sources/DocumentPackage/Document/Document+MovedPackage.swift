@@ -24,11 +24,18 @@ import SystemPackage
 // saved, the save itself follows it (`Saver.followIfMoved`), and the document with it.
 extension Document {
   /// Holds the root at ``path`` open, if it is the root the document loaded or last saved (see the
-  /// comment above); otherwise holds nothing (the next save or the monitor says what is there).
+  /// comment above), or the root its last save left, wherever it went since (held by the save from before its
+  /// swap: by the path, a rename as the save finished found nothing, or another package, there); otherwise holds
+  /// nothing (the next save or the monitor says what is there).
   func holdRoot() {
     heldRoot = nil
-    guard let loaded = package?.root.loadedRootIdentity, let root = try? HeldDirectory(path),
-      let identity = RootIdentity.of(root.fd), identity.isSame(as: loaded)
+    guard let loaded = package?.root.loadedRootIdentity else { return }
+    // The root the last save left, held since before its swap: the package's even if it moved since.
+    if let left = package?.rootLeftBySave, let identity = RootIdentity.of(left.fd), identity.isSame(as: loaded) {
+      heldRoot = (left, identity)
+      return
+    }
+    guard let root = try? HeldDirectory(path), let identity = RootIdentity.of(root.fd), identity.isSame(as: loaded)
     else { return }
     heldRoot = (root, identity)
   }

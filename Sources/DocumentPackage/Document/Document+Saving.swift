@@ -311,4 +311,10 @@ extension Document {
   func setDidSwapIn(_ hook: (@Sendable () -> Void)?) {
     package?.didSwapIn = hook
   }
+
+  /// For tests: called at the end of each save in place, before the document looks at its package again (see
+  /// ``PackageFile/didSaveInPlace``).
+  func setDidSaveInPlace(_ hook: (@Sendable () -> Void)?) {
+    package?.didSaveInPlace = hook
+  }
 }

@@ -122,6 +122,8 @@ extension PackageFile {
     defer { exchangeUnsupported = saver.exchangeUnsupported }
     try save(&saver)
     if let moved = saver.movedTo { path = moved }  // renamed or moved just after the swap: followed there
+    rootLeftBySave = saver.leftRoot
+    if versions != nil { didSaveInPlace?() }
     versions?.didSave()
   }
 

@@ -74,6 +74,15 @@ public final class PackageFile {
   /// the moment where another program's change is met only by the check after the swap.
   package var willSwapIn: (() -> Void)?
 
+  /// The root the last in-place save left, held open by the save from before its swap: the package's, wherever
+  /// another program renamed or moved it since (a ``Document`` holds it to follow its package; by the path, a
+  /// rename as the save finished found nothing there, or another package).
+  package internal(set) var rootLeftBySave: HeldDirectory?
+
+  /// For tests: called at the end of each in-place save, before whoever saved (a ``Document``) looks at the package
+  /// again.
+  package var didSaveInPlace: (() -> Void)?
+
   /// For tests: called during each in-place save once its swap is complete, just before the model is pointed at
   /// what it saved — the moment where a package renamed by another program is followed by the save itself.
   package var didSwapIn: (() -> Void)?

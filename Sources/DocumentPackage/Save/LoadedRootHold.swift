@@ -24,8 +24,8 @@ import SystemPackage
 ///   (``Saver`` names where in the error), not removed.
 final class LoadedRootHold {
   let path: FilePath
-  /// The root, open (closed with the hold).
-  private let root: HeldDirectory
+  /// The root, open (closed with the hold, and whoever else keeps it: the root a part save leaves).
+  let root: HeldDirectory
   /// Which directory the root is (``RootIdentity``: its birth time too, so that a stranger given
   /// its inode number before it was held is not taken for it).
   let identity: RootIdentity
@@ -48,9 +48,6 @@ final class LoadedRootHold {
     root = HeldDirectory(adopting: fd, path: path)
     self.identity = identity
   }
-
-  /// The held root, open: where the package is now, wherever it was renamed or moved (``MovedPackage``).
-  var descriptor: CInt { root.fd }
 
   /// Whether the entry `name` in `parentFD` (what a whole save's exchange moved out) is the held root.
   func displacedIsLoaded(in parentFD: CInt, _ name: RawName) -> Bool {

@@ -105,6 +105,9 @@ struct Saver {
   /// Where an in-place save found its package just after its swap, when another program had renamed or moved it
   /// in between (``followIfMoved(leaving:)``); nil: still at ``target``.
   private(set) var movedTo: FilePath?
+  /// The root an in-place save left, held open since before its swap (a whole save's new root; else the loaded
+  /// root): the package's wherever another program renames or moves it next (``PackageFile/rootLeftBySave``).
+  private(set) var leftRoot: HeldDirectory?
 
   init(target: FilePath, root: PackageNode) throws {
     try root.listEverythingFromSources()  // a save writes the children a directory holds
@@ -646,9 +649,10 @@ struct Saver {
   private mutating func followIfMoved(leaving: HeldDirectory? = nil) {
     didSwapIn?()
     guard isInPlace else { return }
+    leftRoot = leaving ?? heldRoot?.root
     let held =
       leaving.flatMap { left in RootIdentity.of(left.fd).map { (left.fd, $0) } }
-      ?? heldRoot.map { ($0.descriptor, $0.identity) }
+      ?? heldRoot.map { ($0.root.fd, $0.identity) }
     guard let (fd, identity) = held, RootIdentity.at(target)?.isSame(as: identity) != true,
       let newPath = MovedPackage.newPath(rootDescriptor: fd, root: identity, from: target)
     else { return }

@@ -137,6 +137,39 @@ struct PackageMovedWhileSavingTests {
     try await document.close()
   }
 
+  /// As above, the rename made once the save is done, before the document looked at its package again: it held the
+  /// root by its path, found nothing there (or another package), and took its package for deleted when the monitor,
+  /// or its next save, found it gone. It now holds the root the save left, and follows it.
+  @Test(arguments: MoveDuringSave.allCases, [true, false])
+  func aPackageMovedAsASaveEndsIsFollowedByTheNextSave(move: MoveDuringSave, whole: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/Text.txt", "text\n")
+    try temp.write("Doc.pkg/Notes/n.txt", "n\n")
+    _ = try temp.makeDirectory("Elsewhere")
+    let path = Syscalls.resolvingLinks(FilePath(temp.appending("Doc.pkg")))!
+    let moved = move.destination(of: path)
+    let document = try await Document(contentsOf: path, options: .unwatched)
+    try await document.edit {
+      if whole { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+      try $0.setFile(at: "Notes/n.txt", contents: Data("mine n\n".utf8))
+    }
+    await document.setDidSaveInPlace {
+      if FileManager.default.fileExists(atPath: path.string) { _ = try? Shell.run("mv", [path.string, moved.string]) }
+    }
+    try await document.save()
+    await document.setDidSaveInPlace(nil)
+    #expect(await !document.hasUnsavedChanges)
+    try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("again\n".utf8)) }
+    try await document.save()
+    #expect(await document.path == moved)
+    #expect(await document.state == .normal)
+    #expect(await document.lastOutsideChange?.reaction == .followed)
+    #expect(try file(moved.string + "/Text.txt") == "again\n")
+    #expect(try file(moved.string + "/Notes/n.txt") == "mine n\n")
+    #expect(!FileManager.default.fileExists(atPath: path.string))
+    try await document.close()
+  }
+
   /// Moved to another file system (a copy, then a deletion) or deleted during the save: no move
   /// to follow, the package is gone, and the document says so, as before.
   @Test func aPackageDeletedDuringASaveIsStillDeleted() async throws {
