@@ -118,6 +118,27 @@ struct VersionsCommandTests {
     return package
   }
 
+  /// Outsider attack on issue 35 (L1): a restore keeps the state it replaces and removes no version to make room
+  /// for it, as its help now says (the state it replaces may be the one wanted next); the next put prunes to the
+  /// default ten.
+  @Test func aRestoreRemovesNoVersionAndTheNextPutPrunesToTheLimit() throws {
+    let temp = try TemporaryDirectory()
+    let package = try Self.settledPackage(temp.appending("Doc.pkg"), puts: 11)
+    func ids() throws -> [Int] {
+      let listed = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
+      let versions = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] ?? []
+      return versions.compactMap { $0["id"] as? Int }
+    }
+    #expect(try ids() == Array(2...11))
+    #expect(try Shell.docpkg(["versions", "restore", package, "3"]).status == 0)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    #expect(try ids() == Array(2...12))
+    #expect(try Shell.docpkg(["put", package, "b.txt"], input: Data("b\n".utf8)).status == 0)
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    #expect(try ids() == Array(4...13))
+    #expect(try Shell.docpkg(["versions", "restore", "--help"]).standardOutput.contains("removes no version"))
+  }
+
   @Test func listShowRestoreResolvePruneAndPackageAtID() throws {
     let temp = try TemporaryDirectory()
     let package = temp.appending("Doc.pkg")

@@ -6,7 +6,11 @@ import SystemPackage
 struct VersionsRestore: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "restore",
-    abstract: "Make a version the package's state again, atomically; the replaced state is kept as a version.")
+    abstract: "Make a version the package's state again, atomically; the replaced state is kept as a version.",
+    discussion: """
+      A restore removes no version to make room for the one it keeps (the limit of put and rm, 10 by default, is \
+      not applied): the state it replaces may be the one wanted next. The next put or rm prunes to its limit.
+      """)
 
   @Argument(help: "The package.", completion: .file())
   var package: String
