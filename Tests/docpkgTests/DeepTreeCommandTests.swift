@@ -87,6 +87,30 @@ struct DeepTreeCommandTests {
     _ = expectWorkedOrOneLine(try Shell.docpkg(["rm", package.path, DeepTree.directoryName, "-r"]), "rm -r")
   }
 
+  /// Outsider attack on issue 35 (M1): a restore held two descriptors for each level of the package on its way
+  /// down (the directory it built, and the live one beside it), and under the common limit of 1,024 failed below
+  /// 510 levels with "Too many open files". It now keeps the last 64 levels open: 400 levels restore under 200.
+  @Test func aRestoreOfADeepPackageKeepsAFewDescriptorsOpen() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    let inner = Array(repeating: "d", count: 400).joined(separator: "/")
+    try temp.write("P.mydoc/" + inner + "/bottom.txt", "bottom v0\n")
+    try temp.write("P.mydoc/top.txt", "top\n")
+    let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+    for (entry, text) in [(inner + "/bottom.txt", "v1\n"), ("top.txt", "t1\n")] {
+      let put = try Shell.docpkg(["put", package, entry, "-"], input: Data(text.utf8), environment: quiet)
+      #expect(put.status == 0, "\(put.standardError)")
+    }
+    #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+    let restore = try Shell.run(
+      "bash", ["-c", "ulimit -n 200 && exec \"$0\" versions restore \"$1\" 1", Shell.docpkgPath, package],
+      check: false)
+    #expect(restore.status == 0, "\(restore.standardError)")
+    #expect(try Shell.docpkg(["cat", package, inner + "/bottom.txt"]).standardOutput == "bottom v0\n")
+    #expect(try Shell.docpkg(["cat", package, "top.txt"]).standardOutput == "top\n")
+    #expect(try Shell.docpkg(["check", package]).status == 0)
+  }
+
   @Test func diffAndPack() throws {
     let old = try DeepPackage("Old.pkg")
     let new = try DeepPackage("New.pkg", in: old.temp, contents: "other\n")

@@ -51,14 +51,16 @@ package enum TreeRemoval {
       }
     }
     var stack: [Emptying] = []
-    defer { for directory in stack { Syscalls.closeFile(directory.fd) } }
+    defer { for directory in stack where directory.fd >= 0 { Syscalls.closeFile(directory.fd) } }
     stack.append(try open(name, in: dirfd, &relinked))
     while !stack.isEmpty {
       let top = stack.count - 1
+      if stack[top].fd < 0 { try reopen(&stack, through: top) }
       let fd = stack[top].fd
       guard let next = stack[top].remaining.popLast() else {
         let directory = stack.removeLast()
         Syscalls.closeFile(directory.fd)
+        if let last = stack.indices.last, stack[last].fd < 0 { try reopen(&stack, through: last) }
         let parent = stack.last?.fd ?? dirfd
         do { try Syscalls.unlink(in: parent, directory.name, directory: true) } catch
           where error == .noSuchFileOrDirectory
@@ -78,13 +80,31 @@ package enum TreeRemoval {
         }
       }
       do { stack.append(try open(next.name, in: fd, &relinked)) } catch  where error == .noSuchFileOrDirectory {}
+      if let closing = DescriptorWindow.levelToClose(count: stack.count), stack[closing].fd >= 0 {
+        Syscalls.closeFile(stack[closing].fd)
+        stack[closing].fd = -1
+      }
     }
+  }
+
+  /// Opens again the directories of `stack` up to `top` that the walk closed on its way down (``DescriptorWindow``).
+  private static func reopen(_ stack: inout [Emptying], through top: Int) throws(Errno) {
+    try DescriptorWindow.reopen(
+      through: top, isClosed: { stack[$0].fd < 0 },
+      open: { (level: Int) throws(Errno) in
+        stack[level].fd = try Syscalls.openDirectory(in: stack[level - 1].fd, stack[level].name)
+      },
+      close: {
+        Syscalls.closeFile(stack[$0].fd)
+        stack[$0].fd = -1
+      })
   }
 
   /// A directory being emptied: its subdirectories (or entries of unknown type) still to remove.
   private struct Emptying {
     let name: RawName
-    let fd: CInt
+    /// Its descriptor; -1 while closed (``DescriptorWindow``).
+    var fd: CInt
     var remaining: [(name: RawName, isDirectory: Bool)]
   }
 

@@ -66,7 +66,7 @@ final class TreeBuilder {
   ///
   /// Directories are built with an explicit stack of the open directories on the way down, not by
   /// recursion (a package's depth is its own to choose): each is finished (permissions, time, sync)
-  /// once everything below it is in.
+  /// once everything below it is in. Only the root and the last levels stay open (``DescriptorWindow``).
   /// - Parameter path: The node's path in the package, for messages.
   /// - Throws: ``PackageError`` naming the entry and the failed action.
   func build(_ node: PackageNode, in dirfd: CInt, as name: RawName, path: String) throws {
@@ -85,6 +85,7 @@ final class TreeBuilder {
     while !open.isEmpty {
       try Task.checkCancellation()  // a cancelled save stops building (see `Saver`, "Cancellation")
       let top = open.count - 1
+      if open[top].fd < 0 { try reopen(&open, through: top) }
       guard let child = open[top].remaining.popLast() else {
         let directory = open.removeLast()
         defer { directory.close() }
@@ -106,28 +107,64 @@ final class TreeBuilder {
           if let live { Syscalls.closeFile(live) }
           throw error
         }
+        if let closing = DescriptorWindow.levelToClose(count: open.count), open[closing].fd >= 0 {
+          open[closing].closeDescriptors()
+        }
       } else {
         try buildEntry(child, in: open[top].fd, as: child.diskName, path: childPath)
       }
     }
   }
 
-  /// A directory created and open, whose children are still being built.
+  /// A directory created, whose children are still being built: open, unless the build went deeper than
+  /// ``DescriptorWindow/openLevels`` below it.
   private struct OpenDirectory {
     let node: PackageNode
-    let fd: CInt
+    /// Its descriptor; -1 while closed.
+    var fd: CInt
     let path: String
     /// The children not built yet.
     var remaining: [PackageNode]
     /// The modification time to set when it is finished; `nil` for the time of the save.
     let time: FileTime?
     /// The live directory at its path, for a directory without an origin in this package (see ``replacing``).
-    let live: CInt?
+    var live: CInt?
+    /// Whether there was a live directory at its path when it was made (``live`` is nil while it is closed).
+    let hadLive: Bool
+
+    init(node: PackageNode, fd: CInt, path: String, remaining: [PackageNode], time: FileTime?, live: CInt?) {
+      (self.node, self.fd, self.path, self.remaining, self.time, self.live) = (node, fd, path, remaining, time, live)
+      hadLive = live != nil
+    }
+
+    /// Closes its descriptors, to be opened again (``TreeBuilder/reopen(_:through:)``).
+    mutating func closeDescriptors() {
+      close()
+      (fd, live) = (-1, nil)
+    }
 
     func close() {
-      Syscalls.closeFile(fd)
+      if fd >= 0 { Syscalls.closeFile(fd) }
       if let live { Syscalls.closeFile(live) }
     }
+  }
+
+  /// Opens again the directories of `open` up to `top` that the walk closed on its way down (``DescriptorWindow``).
+  private func reopen(_ open: inout [OpenDirectory], through top: Int) throws {
+    try DescriptorWindow.reopen(
+      through: top, isClosed: { open[$0].fd < 0 },
+      open: { index in
+        let (parentFD, parentLive) = (open[index - 1].fd, open[index - 1].live)
+        let name = open[index].node.diskName
+        open[index].fd = try step("open directory", open[index].path) { () throws(Errno) in
+          try Syscalls.openDirectory(in: parentFD, name)
+        }
+        if open[index].hadLive, let parentLive {
+          open[index].live = try openLive(open[index].path) { () throws(Errno) in
+            try Syscalls.openDirectory(in: parentLive, name)
+          }
+        }
+      }, close: { open[$0].closeDescriptors() })
   }
 
   /// Whether `node` was loaded from this package (its origin is here): its FIFOs, sockets and devices are
