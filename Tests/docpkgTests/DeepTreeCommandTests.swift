@@ -111,6 +111,23 @@ struct DeepTreeCommandTests {
     #expect(try Shell.docpkg(["check", package]).status == 0)
   }
 
+  /// As above, for a save that rebuilds a folder holding a deep folder it never listed, which it carries over from
+  /// disk: two descriptors a level (the source and the copy) failed with "Too many open files" just the same.
+  @Test func aSaveCarryingADeepFolderItNeverListedKeepsAFewDescriptorsOpen() throws {
+    let temp = try TemporaryDirectory()
+    let package = temp.appending("P.mydoc")
+    let inner = "sub/" + Array(repeating: "d", count: 400).joined(separator: "/")
+    try temp.write("P.mydoc/" + inner + "/f.txt", "f\n")
+    try temp.write("P.mydoc/sub/x.txt", "x\n")
+    let put = try Shell.run(
+      "bash", ["-c", "ulimit -n 150 && exec \"$0\" put \"$1\" sub/new.txt -", Shell.docpkgPath, package],
+      input: Data("new\n".utf8), check: false)
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(try Shell.docpkg(["cat", package, "sub/new.txt"]).standardOutput == "new\n")
+    #expect(try Shell.docpkg(["cat", package, inner + "/f.txt"]).standardOutput == "f\n")
+    #expect(try Shell.docpkg(["check", package]).status == 0)
+  }
+
   @Test func diffAndPack() throws {
     let old = try DeepPackage("Old.pkg")
     let new = try DeepPackage("New.pkg", in: old.temp, contents: "other\n")

@@ -403,8 +403,11 @@ final class TreeBuilder {
     /// A directory being carried: its entries not carried yet, and the status to give the copy
     /// when they are in (`nil` for the top, whose caller finishes it and owns its descriptors).
     struct Carrying {
-      let from: CInt
-      let to: CInt
+      /// The source and the copy, open; -1 both while closed (``DescriptorWindow``).
+      var from: CInt
+      var to: CInt
+      /// Its name in the directory above (nil for the top).
+      let name: RawName?
       let path: String
       /// Where the source is.
       let sourcePath: FilePath
@@ -427,17 +430,42 @@ final class TreeBuilder {
     }
     var stack = [
       Carrying(
-        from: source, to: destination, path: path, sourcePath: sourcePath, origin: origin,
+        from: source, to: destination, name: nil, path: path, sourcePath: sourcePath, origin: origin,
         entries: try list(source, path, at: sourcePath, origin), status: nil)
     ]
     defer {
-      for frame in stack where frame.status != nil {
+      for frame in stack where frame.status != nil && frame.from >= 0 {
         Syscalls.closeFile(frame.from)
         Syscalls.closeFile(frame.to)
       }
     }
+    func close(_ level: Int) {
+      Syscalls.closeFile(stack[level].from)
+      Syscalls.closeFile(stack[level].to)
+      (stack[level].from, stack[level].to) = (-1, -1)
+    }
     while !stack.isEmpty {
       let top = stack.count - 1
+      if stack[top].from < 0 {
+        // Closed on the way down (``DescriptorWindow``): opened again, source and copy, from the top.
+        try DescriptorWindow.reopen(
+          through: top, isClosed: { stack[$0].from < 0 },
+          open: { level in
+            let (above, name) = (stack[level - 1], stack[level].name!)
+            let from = try step("open directory", at: stack[level].sourcePath) { () throws(Errno) in
+              try Syscalls.openDirectory(in: above.from, name)
+            }
+            do {
+              stack[level].to = try step("open directory", stack[level].path) { () throws(Errno) in
+                try Syscalls.openDirectory(in: above.to, name)
+              }
+            } catch {
+              Syscalls.closeFile(from)
+              throw error
+            }
+            stack[level].from = from
+          }, close: close)
+      }
       let (source, destination) = (stack[top].from, stack[top].to)
       guard let entry = stack[top].entries.popLast() else {
         let frame = stack.removeLast()
@@ -519,8 +547,9 @@ final class TreeBuilder {
         }
         stack.append(
           Carrying(
-            from: from, to: to, path: entryPath, sourcePath: entrySource, origin: origin, entries: entries,
-            status: status))
+            from: from, to: to, name: name, path: entryPath, sourcePath: entrySource, origin: origin,
+            entries: entries, status: status))
+        if let closing = DescriptorWindow.levelToClose(count: stack.count), stack[closing].from >= 0 { close(closing) }
       case .other, .unknown:
         // FIFOs, sockets, devices: not in the model, but the package's own stay where they are.
         guard fromThisPackage else { continue }
