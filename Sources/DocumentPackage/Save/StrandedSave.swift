@@ -1,7 +1,7 @@
 import SystemPackage
 
-/// A committed journaled save (``SaveJournal``) beside a package, made for a package no longer at its name: the save
-/// changed that package part of the way, and only its journal can complete it.
+/// A committed journaled save (its journal, `.NAME.docpkg-journal`) beside a package, made for a package no longer
+/// at its name: the save changed that package part of the way, and only its journal can complete it.
 ///
 /// Recovery takes such a journal as the package's own when the journal's `root` names the package's root (a package
 /// renamed in its folder keeps its inode on most file systems). Where inode numbers do not survive a rename (exFAT
