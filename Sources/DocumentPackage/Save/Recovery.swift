@@ -69,7 +69,8 @@ enum Recovery {
           description: "found the journal of an interrupted save under the package's old name: took it from",
           path: moved.string))
     }
-    if try exists(names.journal) {
+    // A journal made for a sibling (the package renamed, and this one given its old name) is left to it.
+    if try exists(names.journal), !SaveJournal.ownJournalIsAnothers(names, parentFD: parentFD) {
       // A journaled save (`SaveJournal`): committed if its plan is there, else never begun.
       if let steps = try SaveJournal.committedPlan(names, parentFD: parentFD) {
         try SaveJournal(names: names, steps: steps).applyJournal(parentFD: parentFD)

@@ -70,9 +70,28 @@ extension SaveJournal {
     return names.parent.appending(moved.journal.string)
   }
 
-  /// The committed journals beside this package whose packages are not at their names, and that are not this
-  /// package's by their `root` (``movedJournal(for:parentFD:)`` takes those): each is a save that changed its package
-  /// part of the way. It may be this package's, renamed, on a file system whose inode numbers do not survive a rename
+  /// Whether the package's own journal was made for another directory of its folder: its `root` names a sibling (the
+  /// package renamed after its save was killed, and another folder given its old name, or a file manager's swap of
+  /// two names). Recovery then leaves it to that one, whose recovery takes it (``adoptMovedJournal(_:parentFD:)``),
+  /// rather than apply its plan to a stranger. Where the root it names is nowhere in the folder (a remount renumbered
+  /// it), nothing tells, and it is applied here, as before.
+  static func ownJournalIsAnothers(_ names: SiblingNames, parentFD: CInt) -> Bool {
+    guard let recorded = recordedRoot(of: names.journal, parentFD: parentFD),
+      let root = try? Syscalls.status(in: parentFD, names.package), recorded != [root.device, root.inode],
+      let siblings = try? Syscalls.entries(ofDirectory: parentFD)
+    else { return false }
+    for (name, type) in siblings where name != names.package && (type == .directory || type == .unknown) {
+      guard !(name.string.hasPrefix(".") && name.string.contains(".docpkg-")),
+        let status = try? Syscalls.status(in: parentFD, name), status.kind == .directory
+      else { continue }
+      if [status.device, status.inode] == recorded { return true }
+    }
+    return false
+  }
+
+  /// The committed journals beside this package whose packages are not at their names (nothing is there, or another
+  /// directory than the one the save began in), and that are not this package's by their `root`
+  /// (``movedJournal(for:parentFD:)`` takes those): each is a save that changed its package part of the way. It may be this package's, renamed, on a file system whose inode numbers do not survive a rename
   /// (exFAT through FUSE, sshfs), which nothing in the package can tell; or its package was deleted, or moved to
   /// another folder. Reads the parent's listing and each such journal's folder; changes nothing.
   static func strandedJournals(for names: SiblingNames, parentFD: CInt) -> [(journal: RawName, owner: RawName)] {
@@ -82,9 +101,16 @@ extension SaveJournal {
     var stranded: [(journal: RawName, owner: RawName)] = []
     for (name, type) in siblings where type == .directory || type == .unknown {
       guard name != names.journal, let owner = SiblingNames.owner(of: name, suffix: "journal"),
-        (try? Syscalls.exists(in: parentFD, owner)) == false, hasCommittedPlan(name, parentFD: parentFD),
-        recordedRoot(of: name, parentFD: parentFD) != [root.device, root.inode]
+        hasCommittedPlan(name, parentFD: parentFD)
       else { continue }
+      let recorded = recordedRoot(of: name, parentFD: parentFD)
+      guard recorded != [root.device, root.inode] else { continue }
+      // Its package at its name (the directory the save began in) completes it; anything else there is another.
+      if let other = try? Syscalls.status(in: parentFD, owner),
+        recorded == nil || recorded == [other.device, other.inode]
+      {
+        continue
+      }
       stranded.append((name, owner))
     }
     return stranded.sorted { $0.journal.nameBytes.lexicographicallyPrecedes($1.journal.nameBytes) }

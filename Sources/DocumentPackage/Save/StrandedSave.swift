@@ -1,7 +1,8 @@
 import SystemPackage
 
 /// A committed journaled save (its journal, `.NAME.docpkg-journal`) beside a package, made for a package no longer
-/// at its name: the save changed that package part of the way, and only its journal can complete it.
+/// at its name (nothing is there, or another directory than the one the save began in): the save changed that
+/// package part of the way, and only its journal can complete it.
 ///
 /// Recovery takes such a journal as the package's own when the journal's `root` names the package's root (a package
 /// renamed in its folder keeps its inode on most file systems). Where inode numbers do not survive a rename (exFAT
@@ -12,6 +13,6 @@ import SystemPackage
 public struct StrandedSave: Hashable, Sendable {
   /// The journal folder.
   public var journal: FilePath
-  /// The package's path the journal was made for (nothing is there).
+  /// The package's path the journal was made for (nothing is there, or another directory).
   public var packagePath: FilePath
 }

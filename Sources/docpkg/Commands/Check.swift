@@ -51,9 +51,9 @@ struct Check: ParsableCommand {
     for save in stranded {
       out.write(
         "unfinished: a committed save of '\(save.packagePath.string.escapingControlCharacters)' waits in "
-          + "'\(save.journal.string.escapingControlCharacters)', and nothing is at that name: if this package is "
-          + "that one renamed, it is part old, part new (rename it back and check it there to complete the save); "
-          + "if that package was deleted, remove the journal\n")
+          + "'\(save.journal.string.escapingControlCharacters)', and that package is not at that name: if this "
+          + "package is it, renamed, it is part old, part new (rename it back and check it there to complete the "
+          + "save); if that package was deleted, remove the journal\n")
     }
     guard stranded.isEmpty else {
       throw PackageError(
