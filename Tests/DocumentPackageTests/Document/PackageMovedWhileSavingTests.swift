@@ -93,6 +93,29 @@ struct PackageMovedWhileSavingTests {
     }
   }
 
+  /// `Doc.pkg` (`Text.txt`, `Notes/n.txt`) open in a document with unsaved edits: `Notes/n.txt` and, for `whole`,
+  /// `Text.txt` (two root entries: the root is exchanged); and where `move` takes it.
+  private func editedDocument(_ move: MoveDuringSave, whole: Bool, options: Document.Options = [])
+    async throws -> (TemporaryDirectory, FilePath, FilePath, Document)
+  {
+    let temp = try TemporaryDirectory()
+    try temp.write("Doc.pkg/Text.txt", "text\n")
+    try temp.write("Doc.pkg/Notes/n.txt", "n\n")
+    _ = try temp.makeDirectory("Elsewhere")
+    let path = Syscalls.resolvingLinks(FilePath(temp.appending("Doc.pkg")))!
+    let document = try await Document(contentsOf: path, options: options)
+    try await document.edit {
+      if whole { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
+      try $0.setFile(at: "Notes/n.txt", contents: Data("mine n\n".utf8))
+    }
+    return (temp, path, move.destination(of: path), document)
+  }
+
+  /// `mv path moved`, once (a hook may run at more than one save).
+  private static func move(_ path: FilePath, to moved: FilePath) {
+    if FileManager.default.fileExists(atPath: path.string) { _ = try? Shell.run("mv", [path.string, moved.string]) }
+  }
+
   /// Outsider attack on issue 36 (F4): the package renamed in the instant after a save's swap, before the save
   /// pointed the model at what it saved (a file manager's rename as the save finishes). By the old path the save
   /// found nothing there: its edits stayed unsaved, and the document took its package for deleted (refusing every
@@ -101,20 +124,9 @@ struct PackageMovedWhileSavingTests {
   /// exchanged); else one file.
   @Test(arguments: MoveDuringSave.allCases, [true, false])
   func aPackageMovedJustAfterASavesSwapIsFollowedThere(move: MoveDuringSave, whole: Bool) async throws {
-    let temp = try TemporaryDirectory()
-    try temp.write("Doc.pkg/Text.txt", "text\n")
-    try temp.write("Doc.pkg/Notes/n.txt", "n\n")
-    _ = try temp.makeDirectory("Elsewhere")
-    let path = Syscalls.resolvingLinks(FilePath(temp.appending("Doc.pkg")))!
-    let moved = move.destination(of: path)
-    let document = try await Document(contentsOf: path)
-    try await document.edit {
-      if whole { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
-      try $0.setFile(at: "Notes/n.txt", contents: Data("mine n\n".utf8))
-    }
-    await document.setDidSwapIn {
-      if FileManager.default.fileExists(atPath: path.string) { _ = try? Shell.run("mv", [path.string, moved.string]) }
-    }
+    let (temp, path, moved, document) = try await editedDocument(move, whole: whole)
+    defer { withExtendedLifetime(temp) {} }
+    await document.setDidSwapIn { Self.move(path, to: moved) }
     try await document.save()
     await document.setDidSwapIn(nil)
     #expect(await document.path == moved)
@@ -142,20 +154,9 @@ struct PackageMovedWhileSavingTests {
   /// or its next save, found it gone. It now holds the root the save left, and follows it.
   @Test(arguments: MoveDuringSave.allCases, [true, false])
   func aPackageMovedAsASaveEndsIsFollowedByTheNextSave(move: MoveDuringSave, whole: Bool) async throws {
-    let temp = try TemporaryDirectory()
-    try temp.write("Doc.pkg/Text.txt", "text\n")
-    try temp.write("Doc.pkg/Notes/n.txt", "n\n")
-    _ = try temp.makeDirectory("Elsewhere")
-    let path = Syscalls.resolvingLinks(FilePath(temp.appending("Doc.pkg")))!
-    let moved = move.destination(of: path)
-    let document = try await Document(contentsOf: path, options: .unwatched)
-    try await document.edit {
-      if whole { try $0.setFile(at: "Text.txt", contents: Data("mine\n".utf8)) }
-      try $0.setFile(at: "Notes/n.txt", contents: Data("mine n\n".utf8))
-    }
-    await document.setDidSaveInPlace {
-      if FileManager.default.fileExists(atPath: path.string) { _ = try? Shell.run("mv", [path.string, moved.string]) }
-    }
+    let (temp, path, moved, document) = try await editedDocument(move, whole: whole, options: .unwatched)
+    defer { withExtendedLifetime(temp) {} }
+    await document.setDidSaveInPlace { Self.move(path, to: moved) }
     try await document.save()
     await document.setDidSaveInPlace(nil)
     #expect(await !document.hasUnsavedChanges)
