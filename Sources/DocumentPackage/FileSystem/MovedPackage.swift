@@ -20,7 +20,7 @@ enum MovedPackage {
       current != packagePath, !current.string.hasSuffix(" (deleted)"),
       RootIdentity.at(current)?.isSame(as: root) == true
     else { return nil }
-    let ownEntry = current.components.contains { $0.string.hasPrefix(".") && $0.string.contains(".docpkg-") }
+    let ownEntry = current.components.contains { SiblingNames.isSiblingEntry($0.string) }
     return ownEntry ? nil : current
   }
 }

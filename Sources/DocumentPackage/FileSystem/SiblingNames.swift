@@ -51,6 +51,12 @@ struct SiblingNames {
   /// `name` in the parent directory, for messages.
   func path(_ name: RawName) -> FilePath { parent.appending(name.string) }
 
+  /// Whether `name` is one of the names a package's own entries have beside it, `.NAME.docpkg-…` (its version
+  /// store, lock file, journal, temporary trees), under any name the package had.
+  static func isSiblingEntry(_ name: String) -> Bool {
+    name.hasPrefix(".") && name.contains(".docpkg-")
+  }
+
   /// The package a sibling named `.OWNER.docpkg-SUFFIX` belongs to (`suffix` is `lock`, `journal`, ...); nil for
   /// any other name.
   static func owner(of sibling: RawName, suffix: String) -> RawName? {

@@ -68,7 +68,7 @@ struct ReferenceSearch {
       guard let subdirectories = try? Syscalls.subdirectories(at: folder, onDevice: reference.device) else {
         continue
       }
-      for (name, status) in subdirectories where !Self.isSiblingName(name) {
+      for (name, status) in subdirectories where !SiblingNames.isSiblingEntry(name.string) {
         let path = folder.appending(name)
         if path == skipped { continue }
         let identity = PackageIdentity.read(at: path)
@@ -79,10 +79,6 @@ struct ReferenceSearch {
     return nil
   }
 
-  /// `.NAME.docpkg-versions`, `-lock`, `-tmp`, `-ready`, `-old` (see ``SiblingNames``).
-  private static func isSiblingName(_ name: RawName) -> Bool {
-    name.bytes[0] == 0x2E && name.string.contains(".docpkg-")
-  }
 }
 
 extension PackageReference {

@@ -46,7 +46,7 @@ extension SaveJournal {
         // Not committed (killed before it said whose it is, or before its plan, naming a root whose inode number a
         // remount has changed since): it never changed anything, and with no package of its name it is nobody's
         // (it may be this package's), so recovery here removes it.
-        guard other == nil, !hasPlan(name, parentFD: parentFD) else { continue }
+        guard other == nil, hasPlan(name, parentFD: parentFD) == false else { continue }
       }
       return (name, owner)
     }
@@ -81,7 +81,7 @@ extension SaveJournal {
       let siblings = try? Syscalls.entries(ofDirectory: parentFD)
     else { return false }
     for (name, type) in siblings where name != names.package && (type == .directory || type == .unknown) {
-      guard !(name.string.hasPrefix(".") && name.string.contains(".docpkg-")),
+      guard !SiblingNames.isSiblingEntry(name.string),
         let status = try? Syscalls.status(in: parentFD, name), status.kind == .directory
       else { continue }
       if [status.device, status.inode] == recorded { return true }
@@ -91,9 +91,10 @@ extension SaveJournal {
 
   /// The committed journals beside this package whose packages are not at their names (nothing is there, or another
   /// directory than the one the save began in), and that are not this package's by their `root`
-  /// (``movedJournal(for:parentFD:)`` takes those): each is a save that changed its package part of the way. It may be this package's, renamed, on a file system whose inode numbers do not survive a rename
-  /// (exFAT through FUSE, sshfs), which nothing in the package can tell; or its package was deleted, or moved to
-  /// another folder. Reads the parent's listing and each such journal's folder; changes nothing.
+  /// (``movedJournal(for:parentFD:)`` takes those): each is a save that changed its package part of the way. It may
+  /// be this package's, renamed, on a file system whose inode numbers do not survive a rename (exFAT through FUSE,
+  /// sshfs), which nothing in the package can tell; or its package was deleted, or moved to another folder. Reads
+  /// the parent's listing and each such journal's folder; changes nothing.
   static func strandedJournals(for names: SiblingNames, parentFD: CInt) -> [(journal: RawName, owner: RawName)] {
     guard let root = try? Syscalls.status(in: parentFD, names.package),
       let siblings = try? Syscalls.entries(ofDirectory: parentFD)
@@ -101,7 +102,7 @@ extension SaveJournal {
     var stranded: [(journal: RawName, owner: RawName)] = []
     for (name, type) in siblings where type == .directory || type == .unknown {
       guard name != names.journal, let owner = SiblingNames.owner(of: name, suffix: "journal"),
-        hasCommittedPlan(name, parentFD: parentFD)
+        hasPlan(name, parentFD: parentFD) == true
       else { continue }
       let recorded = recordedRoot(of: name, parentFD: parentFD)
       guard recorded != [root.device, root.inode] else { continue }
@@ -116,18 +117,11 @@ extension SaveJournal {
     return stranded.sorted { $0.journal.nameBytes.lexicographicallyPrecedes($1.journal.nameBytes) }
   }
 
-  /// Whether a journal certainly holds a committed plan (false when it cannot be looked at).
-  private static func hasCommittedPlan(_ journal: RawName, parentFD: CInt) -> Bool {
-    guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return false }
+  /// Whether a journal holds a plan (it was committed); nil when it cannot be looked at.
+  private static func hasPlan(_ journal: RawName, parentFD: CInt) -> Bool? {
+    guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return nil }
     defer { Syscalls.closeFile(journalFD) }
-    return (try? Syscalls.exists(in: journalFD, planName)) == true
-  }
-
-  /// Whether a journal holds a plan (it was committed).
-  private static func hasPlan(_ journal: RawName, parentFD: CInt) -> Bool {
-    guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return true }
-    defer { Syscalls.closeFile(journalFD) }
-    return (try? Syscalls.exists(in: journalFD, planName)) != false
+    return try? Syscalls.exists(in: journalFD, planName)
   }
 
   /// The device and inode a journal's `root` file names, `nil` if it has none (an earlier release's journal) or it

@@ -11,8 +11,9 @@ struct Check: ParsableCommand {
     abstract: "Recover an interrupted save and verify a package.",
     discussion: """
       Removes what an interrupted save left beside the package and, if the package itself is missing, \
-      moves the complete new state (or the previous one) back in; names a committed save of a package no longer at its \
-      name, whose journal waits beside this one (this package may be that one renamed, part old, part new); then lists every directory of the package. \
+      moves the complete new state (or the previous one) back in; names a committed save of a package no longer at \
+      its name, whose journal waits beside this one (this package may be that one renamed, part old, part new); \
+      then lists every directory of the package. \
       Then checks the version store beside it: every tree object, and every blob against its SHA-256 (a blob \
       that matched before and whose size, inode and time did not change since is not read again; --full \
       reads them all). Prints what it did and each damaged version with its damaged entries, each version \
