@@ -12,7 +12,7 @@ import SystemPackage
 /// | `.NAME.docpkg-versions`| the package's ``VersionStore``: previous states and conflict versions          |
 /// | `.NAME.docpkg-journal` | journaled protocol (``SaveJournal``): staged files, then the plan that commits   |
 /// | `.NAME.docpkg-probe`   | a try of what the file system can do (``FileSystemTraits``), removed at once     |
-/// | `.NAME.docpkg-unsaved` | what a save built, kept when another directory took the package's place mid-save |
+/// | `.NAME.docpkg-unsaved` | what a save built, kept when another directory took the place of a package gone mid-save |
 /// | `.NAME.docpkg-previous`| the state a save replaced, kept when the save failed and could not put it back  |
 ///
 /// The names are fixed rather than random because only the lock holder saves: any of them found

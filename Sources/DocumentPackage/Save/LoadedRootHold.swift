@@ -63,11 +63,14 @@ final class LoadedRootHold {
     do {
       return RootIdentity(try Syscalls.identity(path))?.isSame(as: identity) ?? false
     } catch  where error == .noSuchFileOrDirectory {
-      return ((try? Syscalls.status(of: root.fd))?.linkCount ?? 0) > 0
+      return isOnDisk
     } catch {
       return false
     }
   }
+
+  /// Whether the held root is still a directory on disk, wherever it is now (moved, not removed).
+  var isOnDisk: Bool { ((try? Syscalls.status(of: root.fd))?.linkCount ?? 0) > 0 }
 
   /// The error of a save that found another directory at the package's path.
   static func replaced(_ path: FilePath, keptAt kept: FilePath? = nil) -> PackageError {

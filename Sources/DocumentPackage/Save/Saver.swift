@@ -516,7 +516,7 @@ struct Saver {
     if let heldRoot {
       let whole = swap.containerPath == names.parent
       if !(whole ? heldRoot.displacedIsLoaded(in: parentFD, names.temporary) : heldRoot.holdsThePackage()) {
-        try swapBackFromStranger(swap, parentFD: parentFD)
+        try swapBackFromStranger(swap, parentFD: parentFD, swapTime: swapTime)
       }
     }
     var sweep = ReplacedTreeSweep(
@@ -562,9 +562,12 @@ struct Saver {
 
   /// The swap went into a directory that is not the package loaded (another took its place just
   /// before, see ``LoadedRootHold``): swapped back at once, before anything is made durable, swept or
-  /// kept; what the save built (and whatever another program wrote into it while it was in place)
-  /// is kept beside the package, never removed. Always throws: the save fails as for a replaced package.
-  private func swapBackFromStranger(_ swap: Swap, parentFD: CInt) throws -> Never {
+  /// kept. What the save built is kept beside the package, never removed, when it may be the one
+  /// copy of something: the loaded package is gone from disk (the files the model never read live on
+  /// in it only), or another program wrote into it while it was in place. Otherwise it held nothing
+  /// the moved package and the model do not, and is removed (the document follows the package and
+  /// saves there, leaving nothing behind). Always throws: the save fails as for a replaced package.
+  private func swapBackFromStranger(_ swap: Swap, parentFD: CInt, swapTime: FileTime?) throws -> Never {
     let restored = swap.undo(parentFD: parentFD, temporary: names.temporary)
     versions?.abandon(undone: restored ? swap.undoneStatus : nil)
     let replaced = LoadedRootHold.replaced(target)
@@ -574,6 +577,12 @@ struct Saver {
     try? flushDirectory(swap.containerFD, swap.containerPath)
     try? flushDirectory(parentFD, names.parent)
     guard restored, swap.move != .removing else { throw replaced }
+    if heldRoot?.isOnDisk == true, let swapTime,
+      !WrittenWhileInPlace.found(since: swapTime, names.temporary, in: parentFD)
+    {
+      discardTemporary(parentFD)
+      throw replaced
+    }
     throw LoadedRootHold.replaced(target, keptAt: keepAside(parentFD, as: "unsaved") ?? names.path(names.temporary))
   }
 

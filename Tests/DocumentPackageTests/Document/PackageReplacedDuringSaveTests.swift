@@ -139,6 +139,34 @@ struct PackageReplacedDuringSaveTests {
     try await document.close()
   }
 
+  /// The package moved to `R.mydoc` and the other put at its name, just before the swap (`mv P R &&
+  /// mv Other P`): the save swaps back, follows the package and saves there. What it built the first
+  /// time held nothing the moved package and the document do not, so nothing is left beside the
+  /// other package for the user to find one day (a `.P.mydoc.docpkg-unsaved` no error named).
+  @Test(arguments: Edits.allCases)
+  func aSaveThatMetAStrangerFollowsTheMovedPackageAndLeavesNothingBehind(edits: Edits) async throws {
+    let temp = try TemporaryDirectory()
+    let (path, other) = try makePackages(temp)
+    let expected = try files(other)
+    let moved = temp.appending("R.mydoc")
+    let document = try await editedDocument(path, edits)
+    await document.setWillSwapIn {
+      guard FileManager.default.fileExists(atPath: other) else { return }  // once
+      try? FileManager.default.moveItem(atPath: path, toPath: moved)
+      try? FileManager.default.moveItem(atPath: other, toPath: path)
+    }
+    try await document.save()
+    await document.setWillSwapIn(nil)
+    #expect(await document.path == FilePath(moved))
+    #expect(!(await document.hasUnsavedChanges))
+    try expectEdits(edits, at: moved)
+    #expect(try files(path) == expected)
+    let left = try FileManager.default.contentsOfDirectory(atPath: temp.path).filter { $0.contains("docpkg-unsaved") }
+    #expect(left.isEmpty, "left beside the other package: \(left)")
+    expectNothingOfTheOtherInTheStore(temp)
+    try await document.close()
+  }
+
   /// The same with versions off (`--versions none`): the save is guarded all the same.
   @Test func aStrangerPutInPlaceJustBeforeTheSwapIsSwappedBackWithVersionsOff() async throws {
     let temp = try TemporaryDirectory()
