@@ -45,6 +45,9 @@ struct FileSystemNamesCommandTests {
     func snapshot() throws -> [[UInt8]: Data] {
       var result: [[UInt8]: Data] = [:]
       for relative in try FileManager.default.subpathsOfDirectory(atPath: path) {
+        // A FUSE file system's name for a file removed while still open (the lock file a command just dropped): the
+        // mount's, gone once the file is closed, not something written.
+        if relative.split(separator: "/").last?.hasPrefix(".fuse_hidden") == true { continue }
         var isDirectory: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory)
         result[Array(relative.utf8)] =
