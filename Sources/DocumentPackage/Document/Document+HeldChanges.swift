@@ -32,11 +32,22 @@ import SystemPackage
 //   (a `docpkg put` into a folder just saved, on a busy machine), and is news too.
 extension Document {
   /// The changes of `event` that are news to the model (see the comment above); package-level
-  /// changes (moved, replaced, rescanned) are kept as they are.
+  /// changes (moved, replaced, rescanned) are kept as they are, but for the package replaced by
+  /// the new root of this document's own save (in a burst with another program's change).
   /// - Complexity: O(*c* · *d*) steps for *c* changes at depth *d* (at each, the folder's path is compared
   ///   with `memcmp`), one `lstat` per changed path.
   func changesNotHeld(in event: PackageMonitor.Event) -> [PackageMonitor.Change] {
     func isNews(_ held: Held, _ path: String) -> Bool {
+      // Reported already, at this state, when the document found what no event had shown (`Document+OwnSaveGap`):
+      // the entry, or a removal below a folder reported removed.
+      if let seen = event.seen[path], !reportedWithoutEvent.isEmpty {
+        if let reported = reportedWithoutEvent[path], seen == reported { return false }
+        var folder = Substring(path)
+        while seen == nil, let slash = folder.lastIndex(of: "/") {
+          folder = folder[..<slash]
+          if let reported = reportedWithoutEvent[String(folder)], reported == nil { return false }
+        }
+      }
       switch held {
       case .held: return false
       case .notHeld: return true
@@ -51,7 +62,8 @@ extension Document {
     }
     return event.changes.filter { change in
       switch change.kind {
-      case .packageMoved, .packageReplaced, .packageDeleted, .rescanned: return true
+      case .packageReplaced: return !event.ownPlaced.contains("")  // not the new root of the document's own save
+      case .packageMoved, .packageDeleted, .rescanned: return true
       case .renamed:
         let from = change.oldPath ?? ""
         return isNews(held(change.path, event), change.path) || isNews(held(from, event), from)

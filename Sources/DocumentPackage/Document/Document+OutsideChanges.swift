@@ -33,12 +33,15 @@ import Foundation
 //    (`Document+MovedPackage`).
 // 3. Anything else: the changes the model already holds are left out of the event (its own
 //    saves; `Document+HeldChanges`), and the model is compared with the disk (`outsideChanges()`,
-//    one `lstat` per loaded node). No entry change left, and nothing that the model loaded
-//    changed (or the event is this process's save: what else changed comes in a later event):
-//    nothing to do. This is what tells the document's own saves from others', change by change,
-//    even in one burst — another document in this process saving the same package is an outside
-//    change. Otherwise:
-//    - in conflict already: nothing is applied (`deferred`) until the app settles the conflict;
+//    one `lstat` per loaded node). The burst of its own save also names what no event could show
+//    (`Document+OwnSaveGap`: another program's change between the save's swap and the monitor's new
+//    watches). No entry change left, and nothing that the model loaded changed (or the event is this
+//    process's save: what else changed comes in a later event): nothing to do. This is what tells the
+//    document's own saves from others', change by change, even in one burst — another document in
+//    this process saving the same package is an outside change. Otherwise:
+//    - in conflict already, with a conflict version kept: nothing is applied (`deferred`) until the
+//      app settles the conflict (in conflict only because a plain save was refused, the change is
+//      taken in as below, and the conflict is over unless it keeps a conflict version);
 //    - no unsaved changes: the package is opened again and becomes the model, the undo stack is
 //      emptied (its steps describe a state that no longer exists) — `reloaded`;
 //    - unsaved changes: they are listed (`OwnChanges`, each with the `lstat` it was loaded with)
@@ -113,7 +116,9 @@ extension Document {
     }
     let packageLevel: Set<PackageMonitor.Change.Kind> = [.packageMoved, .packageReplaced, .rescanned]
     // Only what the model does not hold yet is reacted to and reported (`Document+HeldChanges`).
-    let news = changesNotHeld(in: event)
+    let notHeld = changesNotHeld(in: event)
+    reportedWithoutEvent = [:]  // kept for the event after the one that found it, no longer (`Document+OwnSaveGap`)
+    let news = notHeld + changesNoEventShowed(in: event)
     let touchesEntries = news.contains { !packageLevel.contains($0.kind) }
     // In conflict the model differs from the disk anyway: with no news there is nothing to defer. (The model is
     // compared with the disk, one `lstat` per loaded node, only where the answer matters: not for an own save.)
@@ -127,9 +132,21 @@ extension Document {
       }
       return
     }
-    event = PackageMonitor.Event(changes: news, isOwnSave: event.isOwnSave, packagePath: event.packagePath)
+    // The event named nothing the model did not hold, yet the model differs from the disk: what differs is listed
+    // (an update naming nothing left an app nothing to show).
+    let found =
+      touchesEntries
+      ? []
+      : onDisk.filter { !$0.path.isEmpty }.map {
+        PackageMonitor.Change($0.kind == .removed ? .removed : .modified, $0.path)
+      }
+    event = PackageMonitor.Event(changes: news + found, isOwnSave: event.isOwnSave, packagePath: event.packagePath)
     let reaction: OutsideChange.Reaction
-    if state.contains(.inConflict) {
+    // In conflict with a version kept (an entry both sides changed): nothing is applied until the app settles it.
+    // In conflict only because a plain save was refused (or `checkForOutsideChanges()` found changes), no version
+    // kept: the change is taken in as any (merged, or kept as the one conflict version), and the refusal is over.
+    let refusedOnly = state.contains(.inConflict) && keptConflict == nil
+    if state.contains(.inConflict) && !refusedOnly {
       reaction = .deferred
     } else if onDisk.isEmpty {
       reaction = hasUnsavedChanges ? .merged(paths: []) : .reloaded
@@ -163,8 +180,15 @@ extension Document {
     }
     // A reaction that succeeded clears the error of one that failed before it (a failed save's stays
     // while the state says it failed: `savingError`, `inConflict`).
+    // Taken in: into the model, or kept as the one conflict version (the refused save's error is then out of date).
+    var takenIn = false
+    switch reaction {
+    case .reloaded, .merged, .conflict: takenIn = true
+    default: break
+    }
+    if takenIn && refusedOnly && keptConflict == nil { state.remove(.inConflict) }
     if case .failed = reaction {
-    } else if !saveFailed {
+    } else if !saveFailed || (takenIn && refusedOnly && !state.contains(.savingError)) {
       lastError = nil
     }
     finish(event, reaction)

@@ -108,6 +108,10 @@ public actor Document {
   public internal(set) var lastOutsideChange: OutsideChange?
   /// How many outside changes the document reacted to.
   var outsideChangeCount = 0
+  /// What the document reported of changes no event named (`Document+OwnSaveGap`), by path: the
+  /// state reported (nil: nothing there). The next event, if it names such a change at that state,
+  /// does not report it again; then it is forgotten.
+  var reportedWithoutEvent: [String: PackageMonitor.SeenEntry?] = [:]
   /// An outside change that came while an undo group was open, applied when it closes.
   var pendingOutsideEvent: PackageMonitor.Event?
   /// An outside change met while the package was disappearing from ``path`` (deleted or moved

@@ -34,6 +34,11 @@ package struct CarriedEntries: Sendable, Hashable {
     if directories[directory, default: [:]].updateValue(inode, forKey: name) == nil { count += 1 }
   }
 
+  /// Each carried directory's path in the package with the entries the save put in it (name → inode), by path.
+  var byDirectory: [(path: String, entries: [String: UInt64])] {
+    directories.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, $0.value) }
+  }
+
   /// Both records; for a directory in both, `later`'s (a later save placed it again).
   func merging(_ later: CarriedEntries) -> CarriedEntries {
     var merged = self

@@ -215,6 +215,7 @@ final class MonitorRunner: @unchecked Sendable {
       for (cookie, from) in burst.movedFrom { if let to = burst.movedTo[cookie] { moves.append((from, to)) } }
       (old, new, newInodes, replacedUnlisted) = try tree.update(burst.dirty, events: burst.nameEvents, moves: moves)
     }
+    let comparedAt = Syscalls.realTimeNow()  // the burst's new directories are watched from here on
     lock.withLock { watches = tree.watchCount }
     changes += Self.differences(old: old, new: new, moves: moves, replacedUnlisted: replacedUnlisted)
     guard !changes.isEmpty else { return true }
@@ -237,6 +238,7 @@ final class MonitorRunner: @unchecked Sendable {
     if own && !options.reportsOwnSaves { return true }
     var event = PackageMonitor.Event(changes: changes, isOwnSave: own, packagePath: tree.packagePath.string)
     event.ownPlaced = ownPlaced
+    event.comparedAt = comparedAt
     // A save that carried directories its model never listed says what it put in them (the older first).
     for placement in placements.values.sorted(by: { $0.serial < $1.serial }) {
       if let carried = placement.carried { event.carried = event.carried.merging(carried) }

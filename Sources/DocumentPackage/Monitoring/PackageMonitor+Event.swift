@@ -21,6 +21,10 @@ extension PackageMonitor {
     /// What those saves carried from disk into directories their model never listed, so that a
     /// document can tell another program's entry there from the save's (``CarriedEntries``). Not encoded.
     var carried = CarriedEntries()
+    /// When the monitor compared the burst (the real-time clock that stamps files' times): its watches on
+    /// what the burst's saves put in place were set by then, so a later change there comes in an event of its own.
+    /// Not encoded.
+    var comparedAt: FileTime?
 
     private enum CodingKeys: String, CodingKey {
       case changes, isOwnSave, packagePath
@@ -44,6 +48,7 @@ extension PackageMonitor.Event {
     joined.seen = seen.merging(later.seen) { $1 }
     joined.ownPlaced = ownPlaced.union(later.ownPlaced)
     joined.carried = carried.merging(later.carried)
+    joined.comparedAt = later.comparedAt ?? comparedAt
     return joined
   }
 }

@@ -147,6 +147,15 @@ extension PackageNode {
   /// compared here are exact: the saved entry was made while the origin's was still in place, so
   /// they cannot be one number given twice.
   private func rebase(to origin: DiskOrigin) {
+    var origin = origin
+    if kind == .file, case .onDisk = fileBody, !edits.contains(.attributes), let was = self.origin?.status,
+      was.size != origin.status.size || was.modificationTime != origin.status.modificationTime
+    {
+      // Carried as it was (a link, or a copy with its time), yet another size or time: another program wrote it
+      // since the save linked it. The model keeps what it loaded as the saved state, so the write shows as an
+      // outside change (`Document+OwnSaveGap`), not as what this save made.
+      origin.status = was
+    }
     var newEntry: Bool
     if let was = self.origin?.status {
       newEntry = was.device != origin.status.device || was.inode != origin.status.inode

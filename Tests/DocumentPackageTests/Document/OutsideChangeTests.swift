@@ -57,17 +57,49 @@ private func expectRescue(of document: Document, in temp: TemporaryDirectory) as
 
 /// The monitor a watching `document` has (`startWatching()`), made by the test instead, its bursts held
 /// back before they are compared until the test opens the gate; the test hands what it reports to the
-/// document (`react(to:)`).
-private func watchHeldBack(_ document: Document, _ path: String) throws -> (
+/// document (`react(to:)`). `lazily`: listing only the root's entries at first, as a document's own monitor does.
+private func watchHeldBack(_ document: Document, _ path: String, lazily: Bool = false) throws -> (
   PackageMonitor, ComparisonGate, EventCollector
 ) {
   let gate = ComparisonGate()
   var options = PackageMonitor.Options()
   options.owner = ObjectIdentifier(document)
   options.removalsWait = Document.removalsWait
+  options.listsLazily = lazily
   options.beforeComparing = { gate.pass() }
   let monitor = try PackageMonitor(watching: FilePath(path), options: options)
   return (monitor, gate, EventCollector(monitor))
+}
+
+/// A document (unwatched) on ``makeLivePackage(in:)`` with `extra` in it too, having read `extra` when `reads`,
+/// watched by a lazily listing monitor held back (``watchHeldBack(_:_:lazily:)``), with two root entries changed:
+/// its next save builds a new root, every folder new and not watched until the monitor compares the save's burst.
+private func beforeAWholeSave(
+  in temp: TemporaryDirectory, with extra: String, reads: Bool
+) async throws -> (document: Document, monitor: PackageMonitor, gate: ComparisonGate, seen: EventCollector) {
+  let path = try makeLivePackage(in: temp)
+  try temp.write("Doc.pkg/" + extra, "p1")
+  let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+  let (monitor, gate, seen) = try watchHeldBack(document, path, lazily: true)
+  if reads { #expect(try await text(document, extra) == "p1") }
+  try await document.edit {
+    try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8))
+    try $0.setFile(at: "N/new.txt", contents: Data("n".utf8))
+  }
+  return (document, monitor, gate, seen)
+}
+
+/// Saves `document` (set up by ``beforeAWholeSave(in:with:reads:)``), runs `change` once the monitor has the
+/// save's burst and before it compares it, then hands the document every event up to the save's.
+private func saveThenChange(
+  _ document: Document, _ gate: ComparisonGate, _ seen: EventCollector, _ change: () throws -> Void
+) async throws {
+  try await document.save()
+  #expect(await gate.waitForBurst())
+  try change()
+  gate.open()
+  #expect(await seen.wait { $0.events.contains(where: \.isOwnSave) })
+  for event in seen.events { await document.react(to: event) }
 }
 
 /// A watching ``Document`` reacting to other processes: reload, merge, conflict, move, delete.
@@ -621,6 +653,53 @@ struct OutsideChangeTests {
     return (a, b, kept)
   }
 
+  /// A plain `save()` refused because another program changed the package (the document goes `inConflict`, no
+  /// version kept), then the monitor's report of that change: it is taken in as any (outside attack on issue 36, F3
+  /// and N5: the report was `deferred`, the document stayed in conflict with nothing to resolve, even for disjoint
+  /// edits). Disjoint: merged, the conflict over, the next save succeeds. The same line: one conflict version, the
+  /// one a later `saveMerging()` names too.
+  @Test(arguments: [false, true])
+  func aRefusedSaveLeavesTheOutsideChangeToBeTakenInByTheMonitorsReport(sameLine: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    for name in ["a.txt", "b.txt"] { _ = try await text(document, name) }
+    let mine = sameLine ? "b.txt" : "a.txt"
+    try await document.edit { try $0.setFile(at: mine, contents: Data("mine\n".utf8)) }
+    try replaceFromAnotherProcess(path + "/b.txt", "theirs\n")
+    await #expect(throws: PackageError.self) { try await document.save() }
+    #expect(await document.state.contains(.inConflict))
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == "b.txt" } })
+    for event in seen.events { await document.react(to: event) }
+    let reaction = try #require(await document.lastOutsideChange?.reaction)
+    if sameLine {
+      guard case .conflict(let kept, let paths) = reaction else {
+        Issue.record("expected one conflict version, got \(reaction)")
+        return
+      }
+      #expect(paths == ["b.txt"])
+      #expect(await document.lastError == nil)  // the refused save's: the conflict version says it now
+      #expect(try await document.saveMerging() == .conflict(version: kept, paths: ["b.txt"]))
+      #expect(await document.lastError == nil)
+      #expect(try await document.unresolvedConflicts().map(\.id) == [kept])
+    } else {
+      #expect(reaction == .merged(paths: []), "\(reaction)")
+      #expect(await document.state == .normal)
+      #expect(await document.lastError == nil)
+      #expect(try await text(document, "b.txt") == "theirs\n")
+      try await document.save()
+      #expect(try file(path + "/a.txt") == "mine\n" && file(path + "/b.txt") == "theirs\n")
+      #expect(try await document.unresolvedConflicts().isEmpty)
+    }
+    try await document.close(saving: false)
+  }
+
   @Test func oneConflictIsOneConflictVersionWhicheverSideNoticesItFirst() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
@@ -790,6 +869,124 @@ struct OutsideChangeTests {
     #expect(change.reaction == .reloaded)
     #expect(try await text(document, file) == "theirs\n")
     #expect(try await text(document, "F/mine.txt") == "mine\n")
+    try await document.close()
+  }
+
+  /// A whole save (a new root) and another program's `put` of a new root entry in the one burst the
+  /// monitor compares: the list names the put alone, not the package "replaced" by the document's own save.
+  @Test func anotherProgramsPutInTheBurstOfAWholeSaveIsNotListedWithAReplacedPackage() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    let (monitor, gate, seen) = try watchHeldBack(document, path)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await document.edit {  // two root entries: the save builds a new root
+      try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8))
+      try $0.setFile(at: "Notes/n.txt", contents: Data("mine n\n".utf8))
+    }
+    try await document.save()
+    #expect(await gate.waitForBurst())
+    let put = try Shell.docpkg(["put", path, "O2.txt"], input: Data("theirs\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == "O2.txt" } })
+    for event in seen.events { await document.react(to: event) }
+    let change = try #require(await document.lastOutsideChange, "the put was not reported")
+    #expect(change.changes == [PackageMonitor.Change(.added, "O2.txt")], "\(change.changes)")
+    #expect(try await text(document, "O2.txt") == "theirs\n")
+    #expect(try await text(document, "a.txt") == "mine\n")
+    try await document.close()
+  }
+
+  /// Another program changes a file the document had read, in a folder the monitor never listed, just
+  /// after the document's whole save (all new folders, not watched yet) and before the monitor compared
+  /// the save's burst: no event names it (outsider attack on issue 36, F8: a `docpkg rm` or a write right
+  /// after `saveMerging()` went unreported, the document showing the old file). The document finds it
+  /// when it takes its own save's burst, reports it, and shows the disk.
+  @Test(arguments: ["rm", "write", "put"])
+  func anotherProgramsChangeRightAfterAWholeSaveToAFileTheMonitorNeverListedIsReported(change: String) async throws {
+    let temp = try TemporaryDirectory()
+    let path = temp.appending("Doc.pkg")
+    let (document, monitor, gate, seen) = try await beforeAWholeSave(in: temp, with: "Q/R/deep.txt", reads: true)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await saveThenChange(document, gate, seen) {
+      switch change {
+      case "rm":
+        let rm = try Shell.docpkg(["rm", path, "Q/R/deep.txt"])
+        #expect(rm.status == 0, "\(rm.standardError)")
+      case "write": try writeFromAnotherProcess(path + "/Q/R/deep.txt", "e25")
+      default:
+        let put = try Shell.docpkg(["put", path, "Q/R/deep.txt"], input: Data("put".utf8))
+        #expect(put.status == 0, "\(put.standardError)")
+      }
+    }
+    let reported = try #require(await document.lastOutsideChange, "the change was not reported")
+    let expected = change == "rm" ? PackageMonitor.Change(.removed, "Q/R/deep.txt") : .init(.modified, "Q/R/deep.txt")
+    #expect(reported.changes.contains(expected), "\(reported.changes)")
+    #expect(!reported.changes.contains { ["a.txt", "N", "N/new.txt"].contains($0.path) }, "\(reported.changes)")
+    let shown = try await document.read { try $0.node(at: "Q/R").sortedChildren().map(\.name) }
+    if change == "rm" {
+      #expect(shown.isEmpty)
+    } else {
+      #expect(try await text(document, "Q/R/deep.txt") == (change == "write" ? "e25" : "put"))
+    }
+    #expect(try await text(document, "a.txt") == "mine\n")
+    try await document.close()
+  }
+
+  /// The same in a folder the document never listed, which its whole save carried from disk: another program's
+  /// `put` there before the monitor compared the save's burst is reported (outside attack on issue 36, N4: 3 of
+  /// 14 such puts were never reported), and a file it removed there too.
+  @Test(arguments: ["put", "rm"])
+  func anotherProgramsChangeRightAfterAWholeSaveInAFolderNeverListedIsReported(change: String) async throws {
+    let temp = try TemporaryDirectory()
+    let path = temp.appending("Doc.pkg")
+    // U never listed: the save carries it as it is on disk.
+    let (document, monitor, gate, seen) = try await beforeAWholeSave(in: temp, with: "U/V/w.txt", reads: false)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    try await saveThenChange(document, gate, seen) {
+      let run =
+        change == "put"
+        ? try Shell.docpkg(["put", path, "U/V/x.txt"], input: Data("x".utf8))
+        : try Shell.docpkg(["rm", path, "U/V/w.txt"])
+      #expect(run.status == 0, "\(run.standardError)")
+    }
+    let reported = try #require(await document.lastOutsideChange, "the change was not reported")
+    let expected = change == "put" ? PackageMonitor.Change(.added, "U/V/x.txt") : .init(.removed, "U/V/w.txt")
+    #expect(reported.changes.contains(expected), "\(reported.changes)")
+    #expect(!reported.changes.contains { ["a.txt", "N", "N/new.txt"].contains($0.path) }, "\(reported.changes)")
+    let shown = try await document.read { try $0.node(at: "U/V").sortedChildren().map(\.name) }
+    #expect(shown == (change == "put" ? ["w.txt", "x.txt"] : []))
+    try await document.close()
+  }
+
+  /// Another program writes a file the document had read just after the document's whole save put
+  /// the new tree in place and before the save re-based the model on it: the save must not take the
+  /// write for what it saved (the model kept showing the bytes it had read). It is reported.
+  @Test func anotherProgramsWriteBetweenAWholeSavesSwapAndItsEndIsReported() async throws {
+    let temp = try TemporaryDirectory()
+    let path = temp.appending("Doc.pkg")
+    let (document, monitor, gate, seen) = try await beforeAWholeSave(in: temp, with: "Q/R/deep.txt", reads: true)
+    defer {
+      gate.open()
+      monitor.stop()
+    }
+    await document.setDidSwapIn { try? writeFromAnotherProcess(path + "/Q/R/deep.txt", "written at the swap") }
+    try await saveThenChange(document, gate, seen) {}
+    await document.setDidSwapIn(nil)
+    let reported = try #require(await document.lastOutsideChange, "the write was not reported")
+    #expect(reported.changes.contains(PackageMonitor.Change(.modified, "Q/R/deep.txt")), "\(reported.changes)")
+    #expect(try await text(document, "Q/R/deep.txt") == "written at the swap")
+    #expect(try await text(document, "a.txt") == "mine\n")
     try await document.close()
   }
 
