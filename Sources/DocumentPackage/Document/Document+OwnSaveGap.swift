@@ -50,26 +50,46 @@ extension Document {
       guard let status, let comparedAt = event.comparedAt else { return false }
       return status.modificationTime > comparedAt
     }
-    // Not the root: the monitor lists its entries again when it takes a new root, and watches it otherwise.
-    for change in found where !change.path.isEmpty {
+    for change in found {
       let now = try? location.currentStatus(of: change.path)
-      if change.kind != .removed, now == nil || changedSinceCompared(now) { continue }
-      switch change.kind {
-      case .removed: add(.removed, change.path)
-      case .modified where now?.kind == .directory:
-        // The same folder, its entries changed: named one by one, as the monitor names them (what was removed
-        // or renamed away is a change of its own, found at the node the model loaded).
-        guard let folder = loadedNode(at: change.path) else { continue }
+      // The root: only what was added to it is looked for, each entry by its own time (the monitor's listing of a
+      // new root compares it with the root before the save, where an entry the save removed can be again under
+      // the same inode number: another program's folder made in that name just after the save's swap, in an inode
+      // the save freed, looks like what was there). The package itself replaced or gone is the monitor's to say.
+      if change.path.isEmpty {
+        guard change.kind == .modified, editor.root.loadedChildren != nil else { continue }
+      } else if change.kind != .removed, now == nil || changedSinceCompared(now) {
+        continue
+      }
+      if change.kind == .removed {
+        add(.removed, change.path)
+        continue
+      }
+      let folder = now?.kind == .directory ? node(at: change.path, throughLookups: true) : nil
+      if let folder, folder.kind == .directory, folder.loadedChildren != nil {
+        // A folder the model listed, its entries changed or the folder made anew (another program's save of a
+        // folder above copies it: a new directory, the same entries): what it holds that the model did not is
+        // named entry by entry, as the monitor names them. What was removed, renamed away or changed there is a
+        // change of its own, found at the node the model loaded.
         for (name, status) in Self.entriesAdded(to: folder, at: change.path, location)
         where !changedSinceCompared(status) {
-          add(.added, change.path + "/" + name)
+          add(.added, change.path.isEmpty ? name : change.path + "/" + name)
         }
-      case .modified, .replaced:
-        // A folder another program put in place: named as a whole, unless the monitor named what is in it.
-        let prefix = change.path + "/"
-        if now?.kind == .directory, named.contains(where: { $0.hasPrefix(prefix) }) { continue }
-        add(.modified, change.path)
+        continue
       }
+      if let folder, folder.kind == .directory, change.kind == .replaced, let was = folder.origin?.status,
+        let now, now.modificationTime == was.modificationTime, now.permissions == was.permissions
+      {
+        // A folder the model never listed, made anew with the time and permissions it had: a copy of it (another
+        // program's save of a folder above), its entries as they were as far as a folder's time tells. What the
+        // model loaded in it is compared at its own nodes.
+        continue
+      }
+      // A file changed, or a folder another program put in place: named as a whole, unless the monitor named what
+      // is in it.
+      let prefix = change.path + "/"
+      if now?.kind == .directory, named.contains(where: { $0.hasPrefix(prefix) }) { continue }
+      add(.modified, change.path)
     }
     // The folders the save carried from disk without the model listing them: the model knows nothing there, but
     // the save said what it put in each (`CarriedEntries`); another program's entry there is not that.
@@ -94,7 +114,8 @@ extension Document {
   private static func entriesAdded(
     to folder: PackageNode, at relative: String, _ location: PackageLocation
   ) -> [(name: String, status: FileStatus)] {
-    guard let listed = try? Syscalls.listDirectory(location.root.appending(relative)).1 else { return [] }
+    let path = relative.isEmpty ? location.root : location.root.appending(relative)
+    guard let listed = try? Syscalls.listDirectory(path).1 else { return [] }
     var known = Set((folder.loadedChildren ?? [:]).values.compactMap { $0.origin?.name?.string })
     for node in location.detachedNodes where node.origin?.directory.string == relative {
       if let name = node.origin?.name?.string { known.insert(name) }
