@@ -22,6 +22,9 @@ public final class DiskFileSource: FileCopySource {
   /// Whether a save may hard-link the file into the package instead of copying it (see
   /// ``init(path:handingOver:)``).
   public let handedOver: Bool
+  /// Whether the file is one of the package's, which a copy of the model took unread (a merge's replay of a
+  /// rename): read, its bytes are kept, as those of a file read where it was loaded (the package may go).
+  let isPackageFile: Bool
 
   /// A source for the regular file at `path` (symbolic links are followed).
   /// - Parameters:
@@ -32,10 +35,20 @@ public final class DiskFileSource: FileCopySource {
   ///     permissions and time on it. It is made durable as a written file would be. A file on another
   ///     file system, or one the link is refused for, is copied as usual.
   /// - Throws: ``PackageError`` with code `noSuchEntry` or `notARegularFile`, or `io`.
-  public init(path: FilePath, handingOver: Bool = false) throws {
+  public convenience init(path: FilePath, handingOver: Bool = false) throws {
+    try self.init(path: path, handingOver: handingOver, isPackageFile: false)
+  }
+
+  /// A source for the package's own file at `path`, which a copy of the model took unread (see ``isPackageFile``).
+  convenience init(packageFile path: FilePath) throws {
+    try self.init(path: path, handingOver: false, isPackageFile: true)
+  }
+
+  private init(path: FilePath, handingOver: Bool, isPackageFile: Bool) throws {
     self.path = path
     self.size = try Self.regularFileSize(at: path)
     self.handedOver = handingOver
+    self.isPackageFile = isPackageFile
   }
 
   /// Throws, as ``init(path:handingOver:)`` does, if the file is no longer a regular file at

@@ -19,7 +19,13 @@ extension PackageNode {
     try requireKind(.file)
     switch fileBody {
     case .data(let data): return data
-    case .source(let source): return try source.readAll()
+    case .source(let source):
+      guard let file = source as? DiskFileSource, file.isPackageFile else { return try source.readAll() }
+      // The package's file, taken unread by a copy of the model: kept once read, as below.
+      if let cachedContents { return cachedContents }
+      let data = try file.readAll()
+      cachedContents = data
+      return data
     case .onDisk:
       if let cachedContents { return cachedContents }
       let data = try readFromDisk(mapping: !options.contains(.withoutMapping))

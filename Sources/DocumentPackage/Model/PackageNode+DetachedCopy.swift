@@ -89,14 +89,18 @@ extension PackageNode {
       case .source(let source):
         // A file on disk may be gone since the node took it (the app's file, or an unread file
         // of the package that a merge replayed a rename of): it cannot be read then, as an
-        // unread file of a deleted package cannot.
-        try (source as? DiskFileSource)?.checkStillThere()
-        copy = PackageNode(regularFileWithSource: source)
+        // unread file of a deleted package cannot. (Read since, the package's file is kept.)
+        if let cached = node.cachedContents {
+          copy = PackageNode(regularFileWithContents: cached)
+        } else {
+          try (source as? DiskFileSource)?.checkStillThere()
+          copy = PackageNode(regularFileWithSource: source)
+        }
       case .onDisk:
         if let cached = node.cachedContents {
           copy = PackageNode(regularFileWithContents: cached)
         } else if let origin = node.origin {
-          copy = PackageNode(regularFileWithSource: try DiskFileSource(path: origin.absolutePath))
+          copy = PackageNode(regularFileWithSource: try DiskFileSource(packageFile: origin.absolutePath))
         } else {
           copy = PackageNode(regularFileWithContents: Data())
         }

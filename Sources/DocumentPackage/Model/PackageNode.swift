@@ -115,7 +115,8 @@ public final class PackageNode {
   var listingSource: (any DirectoryListingSource)?
   /// A file's contents, as set in memory or supplied by a source.
   var fileBody: FileBody = .onDisk
-  /// Contents read from disk, kept after the first read as `FileWrapper` keeps them.
+  /// Contents read from disk (the node's file, or the package's file its source names: see
+  /// ``DiskFileSource/isPackageFile``), kept after the first read as `FileWrapper` keeps them.
   var cachedContents: Data?
   /// A symbolic link's destination.
   var linkDestination: String = ""
