@@ -71,10 +71,14 @@ extension Document {
         // folder above copies it: a new directory, the same entries): what it holds that the model did not is
         // named entry by entry, as the monitor names them. What was removed, renamed away or changed there is a
         // change of its own, found at the node the model loaded.
-        for (name, status) in Self.entriesAdded(to: folder, at: change.path, location)
-        where !changedSinceCompared(status) {
-          add(.added, change.path.isEmpty ? name : change.path + "/" + name)
+        let added = Self.entriesAdded(to: folder, at: change.path, location).filter { !changedSinceCompared($0.status) }
+        // Made anew with other entries: named too, as the monitor names a folder replaced (so that its event, when
+        // it comes, names nothing not reported here).
+        let inside = change.path + "/"
+        if change.kind == .replaced, !added.isEmpty || found.contains(where: { $0.path.hasPrefix(inside) }) {
+          add(.modified, change.path)
         }
+        for (name, _) in added { add(.added, change.path.isEmpty ? name : inside + name) }
         continue
       }
       if let folder, folder.kind == .directory, change.kind == .replaced, let was = folder.origin?.status,

@@ -999,6 +999,7 @@ struct OutsideChangeTests {
     gate.open()
     #expect(await seen.wait { $0.events.contains(where: \.isOwnSave) })
     let ownSave = seen.events.count
+    let reportsBefore = await document.lastOutsideChange?.number ?? 0
     let put = try Shell.docpkg(["put", path, "Q/S/b.txt"], input: Data("b".utf8))
     #expect(put.status == 0, "\(put.standardError)")
     for event in seen.events.prefix(ownSave) { await document.react(to: event) }
@@ -1010,6 +1011,8 @@ struct OutsideChangeTests {
     let reported = try #require(await document.lastOutsideChange, "the put was not reported")
     #expect(reported.changes.contains { $0.path.hasPrefix("Q/S") }, "\(reported.changes)")
     #expect(!reported.changes.contains { $0.path.hasPrefix("Q/R") }, "\(reported.changes)")
+    // One change, one report: found with the own save's burst, or in the put's event, not in both.
+    #expect(reported.number == reportsBefore + 1, "\(String(describing: before)), then \(reported)")
     #expect(try await text(document, "Q/S/b.txt") == "b")
     #expect(try await text(document, "Q/R/deep.txt") == "p1")
     try await document.close()
