@@ -99,7 +99,7 @@ extension Document {
     // the save said what it put in each (`CarriedEntries`); another program's entry there is not that.
     for (folder, carried) in event.carried.byDirectory {
       guard !modelLooked(in: folder), !named.contains(where: { $0 == folder || $0.hasPrefix(folder + "/") }),
-        let listed = try? Syscalls.listDirectory(location.root.appending(folder)).1
+        let listed = try? Syscalls.listDirectory(location.root.appending(folder)).1.filter({ $0.status.kind != nil })
       else { continue }
       for entry in listed where carried[entry.name] != entry.status.inode && !changedSinceCompared(entry.status) {
         add(carried[entry.name] == nil ? .added : .modified, folder + "/" + entry.name)
@@ -119,7 +119,8 @@ extension Document {
     to folder: PackageNode, at relative: String, _ location: PackageLocation
   ) -> [(name: String, status: FileStatus)] {
     let path = relative.isEmpty ? location.root : location.root.appending(relative)
-    guard let listed = try? Syscalls.listDirectory(path).1 else { return [] }
+    // What the model lists: not FIFOs, sockets or devices (`PackageNode.children()`).
+    guard let listed = try? Syscalls.listDirectory(path).1.filter({ $0.status.kind != nil }) else { return [] }
     var known = Set((folder.loadedChildren ?? [:]).values.compactMap { $0.origin?.name?.string })
     for node in location.detachedNodes where node.origin?.directory.string == relative {
       if let name = node.origin?.name?.string { known.insert(name) }
