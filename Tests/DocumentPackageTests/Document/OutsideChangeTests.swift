@@ -71,25 +71,44 @@ private func watchHeldBack(_ document: Document, _ path: String, lazily: Bool = 
   return (monitor, gate, EventCollector(monitor))
 }
 
-/// A document (unwatched) on ``makeLivePackage(in:)`` with `extra` in it too, having read `extra` when `reads`,
-/// watched by a lazily listing monitor held back (``watchHeldBack(_:_:lazily:)``), with two root entries changed:
-/// its next save builds a new root, every folder new and not watched until the monitor compares the save's burst.
-private func beforeAWholeSave(
-  in temp: TemporaryDirectory, with extra: String, reads: Bool
-) async throws -> (document: Document, monitor: PackageMonitor, gate: ComparisonGate, seen: EventCollector) {
-  let path = try makeLivePackage(in: temp)
-  try temp.write("Doc.pkg/" + extra, "p1")
-  let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
-  let (monitor, gate, seen) = try watchHeldBack(document, path, lazily: true)
-  if reads { #expect(try await text(document, extra) == "p1") }
-  try await document.edit {
-    try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8))
-    try $0.setFile(at: "N/new.txt", contents: Data("n".utf8))
+/// A document (unwatched) on ``makeLivePackage(in:)``, watched by a monitor held back (``watchHeldBack(_:_:lazily:)``).
+private struct HeldBack {
+  let temp: TemporaryDirectory
+  let path: String
+  let document: Document
+  let monitor: PackageMonitor
+  let gate: ComparisonGate
+  let seen: EventCollector
+
+  /// With `extra` in the package too (`p1`), before the document opens it.
+  init(lazily: Bool = false, extra: String? = nil) async throws {
+    temp = try TemporaryDirectory()
+    path = try makeLivePackage(in: temp)
+    if let extra { try temp.write("Doc.pkg/" + extra, "p1") }
+    document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    (monitor, gate, seen) = try watchHeldBack(document, path, lazily: lazily)
   }
-  return (document, monitor, gate, seen)
+
+  /// Lets the monitor's bursts through and stops it.
+  func end() {
+    gate.open()
+    monitor.stop()
+  }
+
+  /// With `extra` in it too, having read `extra` when `reads`, listed lazily, with two root entries changed: the
+  /// document's next save builds a new root, every folder new and not watched until the monitor compares its burst.
+  static func beforeAWholeSave(with extra: String, reads: Bool) async throws -> HeldBack {
+    let held = try await HeldBack(lazily: true, extra: extra)
+    if reads { #expect(try await text(held.document, extra) == "p1") }
+    try await held.document.edit {
+      try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8))
+      try $0.setFile(at: "N/new.txt", contents: Data("n".utf8))
+    }
+    return held
+  }
 }
 
-/// Saves `document` (set up by ``beforeAWholeSave(in:with:reads:)``), runs `change` once the monitor has the
+/// Saves `document` (set up by ``HeldBack/beforeAWholeSave(with:reads:)``), runs `change` once the monitor has the
 /// save's burst and before it compares it, then hands the document every event up to the save's.
 private func saveThenChange(
   _ document: Document, _ gate: ComparisonGate, _ seen: EventCollector, _ change: () throws -> Void
@@ -660,14 +679,9 @@ struct OutsideChangeTests {
   /// one a later `saveMerging()` names too.
   @Test(arguments: [false, true])
   func aRefusedSaveLeavesTheOutsideChangeToBeTakenInByTheMonitorsReport(sameLine: Bool) async throws {
-    let temp = try TemporaryDirectory()
-    let path = try makeLivePackage(in: temp)
-    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
-    let (monitor, gate, seen) = try watchHeldBack(document, path)
-    defer {
-      gate.open()
-      monitor.stop()
-    }
+    let setup = try await HeldBack()
+    defer { setup.end() }
+    let (path, document, gate, seen) = (setup.path, setup.document, setup.gate, setup.seen)
     for name in ["a.txt", "b.txt"] { _ = try await text(document, name) }
     let mine = sameLine ? "b.txt" : "a.txt"
     try await document.edit { try $0.setFile(at: mine, contents: Data("mine\n".utf8)) }
@@ -875,14 +889,9 @@ struct OutsideChangeTests {
   /// A whole save (a new root) and another program's `put` of a new root entry in the one burst the
   /// monitor compares: the list names the put alone, not the package "replaced" by the document's own save.
   @Test func anotherProgramsPutInTheBurstOfAWholeSaveIsNotListedWithAReplacedPackage() async throws {
-    let temp = try TemporaryDirectory()
-    let path = try makeLivePackage(in: temp)
-    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
-    let (monitor, gate, seen) = try watchHeldBack(document, path)
-    defer {
-      gate.open()
-      monitor.stop()
-    }
+    let setup = try await HeldBack()
+    defer { setup.end() }
+    let (path, document, gate, seen) = (setup.path, setup.document, setup.gate, setup.seen)
     try await document.edit {  // two root entries: the save builds a new root
       try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8))
       try $0.setFile(at: "Notes/n.txt", contents: Data("mine n\n".utf8))
@@ -908,13 +917,9 @@ struct OutsideChangeTests {
   /// when it takes its own save's burst, reports it, and shows the disk.
   @Test(arguments: ["rm", "write", "put"])
   func anotherProgramsChangeRightAfterAWholeSaveToAFileTheMonitorNeverListedIsReported(change: String) async throws {
-    let temp = try TemporaryDirectory()
-    let path = temp.appending("Doc.pkg")
-    let (document, monitor, gate, seen) = try await beforeAWholeSave(in: temp, with: "Q/R/deep.txt", reads: true)
-    defer {
-      gate.open()
-      monitor.stop()
-    }
+    let setup = try await HeldBack.beforeAWholeSave(with: "Q/R/deep.txt", reads: true)
+    defer { setup.end() }
+    let (document, path, gate, seen) = (setup.document, setup.path, setup.gate, setup.seen)
     try await saveThenChange(document, gate, seen) {
       switch change {
       case "rm":
@@ -984,13 +989,9 @@ struct OutsideChangeTests {
   /// `modified F/F`, a folder beside it, listed and only looked into alike).
   @Test(arguments: [true, false])
   func aFolderCopiedByAnotherProgramsSaveRightAfterAWholeSaveIsNotReported(listed: Bool) async throws {
-    let temp = try TemporaryDirectory()
-    let path = temp.appending("Doc.pkg")
-    let (document, monitor, gate, seen) = try await beforeAWholeSave(in: temp, with: "Q/R/deep.txt", reads: true)
-    defer {
-      gate.open()
-      monitor.stop()
-    }
+    let setup = try await HeldBack.beforeAWholeSave(with: "Q/R/deep.txt", reads: true)
+    defer { setup.end() }
+    let (document, path, gate, seen) = (setup.document, setup.path, setup.gate, setup.seen)
     if listed {
       _ = try await document.read { try $0.node(at: "Q").sortedChildren().map(\.name) }
       _ = try await document.read { try $0.node(at: "Q/R").sortedChildren().map(\.name) }
@@ -1023,14 +1024,10 @@ struct OutsideChangeTests {
   /// 14 such puts were never reported), and a file it removed there too.
   @Test(arguments: ["put", "rm"])
   func anotherProgramsChangeRightAfterAWholeSaveInAFolderNeverListedIsReported(change: String) async throws {
-    let temp = try TemporaryDirectory()
-    let path = temp.appending("Doc.pkg")
     // U never listed: the save carries it as it is on disk.
-    let (document, monitor, gate, seen) = try await beforeAWholeSave(in: temp, with: "U/V/w.txt", reads: false)
-    defer {
-      gate.open()
-      monitor.stop()
-    }
+    let setup = try await HeldBack.beforeAWholeSave(with: "U/V/w.txt", reads: false)
+    defer { setup.end() }
+    let (document, path, gate, seen) = (setup.document, setup.path, setup.gate, setup.seen)
     try await saveThenChange(document, gate, seen) {
       let run =
         change == "put"
@@ -1051,13 +1048,9 @@ struct OutsideChangeTests {
   /// the new tree in place and before the save re-based the model on it: the save must not take the
   /// write for what it saved (the model kept showing the bytes it had read). It is reported.
   @Test func anotherProgramsWriteBetweenAWholeSavesSwapAndItsEndIsReported() async throws {
-    let temp = try TemporaryDirectory()
-    let path = temp.appending("Doc.pkg")
-    let (document, monitor, gate, seen) = try await beforeAWholeSave(in: temp, with: "Q/R/deep.txt", reads: true)
-    defer {
-      gate.open()
-      monitor.stop()
-    }
+    let setup = try await HeldBack.beforeAWholeSave(with: "Q/R/deep.txt", reads: true)
+    defer { setup.end() }
+    let (document, path, gate, seen) = (setup.document, setup.path, setup.gate, setup.seen)
     await document.setDidSwapIn { try? writeFromAnotherProcess(path + "/Q/R/deep.txt", "written at the swap") }
     try await saveThenChange(document, gate, seen) {}
     await document.setDidSwapIn(nil)
@@ -1107,14 +1100,11 @@ struct OutsideChangeTests {
   /// The app shows b.txt; another program changes it; the app's saveMerging() merges the change in before the
   /// monitor reports it. The document says so itself, in the update an app refreshes its views from, once.
   @Test func anOutsideChangeThatSaveMergingTookInIsReportedOnce() async throws {
-    let temp = try TemporaryDirectory()
-    let path = try makeLivePackage(in: temp)
-    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
-    let (monitor, gate, seen) = try watchHeldBack(document, path)
-    defer {
-      gate.open()
-      monitor.stop()
-    }
+    let setup = try await HeldBack()
+    defer { setup.end() }
+    let (temp, path, document, monitor, gate, seen) = (
+      setup.temp, setup.path, setup.document, setup.monitor, setup.gate, setup.seen
+    )
     #expect(try await text(document, "b.txt") == "one\ntwo\nthree\nfour\nfive\n")
     #expect(try await document.read { try $0.node(at: "Notes").sortedChildren().map(\.name) } == ["n.txt"])
     try await document.edit { try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8)) }
