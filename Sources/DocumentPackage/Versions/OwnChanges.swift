@@ -10,6 +10,9 @@ struct OwnChanges {
     var node: PackageNode?
     /// What was at `path` when loaded; `nil` if nothing was.
     var base: FileStatus?
+    /// For a file or link the model moved or renamed (itself or a folder above it): where it was loaded, and
+    /// its `lstat` there. Another writer's change there is a change of this entry too.
+    var from: (path: String, base: FileStatus)? = nil
   }
 
   var changes: [Change] = []
@@ -39,7 +42,11 @@ struct OwnChanges {
         }
         for (name, child) in children { visit(child, path.isEmpty ? name : path + "/" + name, new: isNew) }
       } else if isNew || !node.edits.isEmpty {
-        changes.append(Change(path: path, node: node, base: loaded[path]))
+        var change = Change(path: path, node: node, base: loaded[path])
+        if moved, let origin = node.origin, origin.location === location {
+          change.from = (origin.relativePath.string, origin.status)
+        }
+        changes.append(change)
       }
     }
     visit(root, "", new: false)

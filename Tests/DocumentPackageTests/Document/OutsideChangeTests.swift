@@ -982,6 +982,49 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  /// The document renames or moves an entry in memory (a folder above it, or the file itself) after reading it;
+  /// another program changes or removes it at its old path. The merge must not drop theirs (outsider attack on issue
+  /// 36, D1 and D2: their write was lost, the file the document had read moved in its place; their removal undone,
+  /// the file back under the new name). Changed by them only: their contents go where the rename put the entry.
+  /// Removed by them: a conflict, theirs on disk, the document's side the conflict version.
+  @Test(arguments: [
+    ("A/B", "C", "put", "A/C/deep.txt"), ("A", "Z", "rm", "Z/B/deep.txt"),
+    ("A/B/deep.txt", "moved.txt", "rm", "A/B/moved.txt"),
+  ])
+  func anEntryRenamedInMemoryKeepsAnotherProgramsChangeAtItsOldPath(
+    renamed: String, to name: String, theirs: String, now: String
+  ) async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    try temp.write("Doc.pkg/A/B/deep.txt", "deep\n")
+    try temp.write("Doc.pkg/A/B/other.txt", "other\n")
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    #expect(try await text(document, "A/B/deep.txt") == "deep\n")
+    try await document.edit { try $0.renameNode(at: renamed, to: name) }
+    let run =
+      theirs == "put"
+      ? try Shell.docpkg(["put", path, "A/B/deep.txt"], input: Data("theirs\n".utf8))
+      : try Shell.docpkg(["rm", path, "A/B/deep.txt"])
+    #expect(run.status == 0, "\(run.standardError)")
+    let outcome = try await document.saveMerging()
+    if theirs == "put" {
+      #expect(outcome == .merged(paths: []))
+      #expect(try String(contentsOfFile: path + "/" + now, encoding: .utf8) == "theirs\n")
+      #expect(!FileManager.default.fileExists(atPath: path + "/A/B"))
+      #expect(try await text(document, now) == "theirs\n")
+    } else {
+      guard case .conflict(_, let paths) = outcome else {
+        Issue.record("their removal was not a conflict: \(outcome)")
+        return
+      }
+      #expect(paths == [now])
+      // Theirs on disk: the file removed, under either name.
+      #expect(!FileManager.default.fileExists(atPath: path + "/" + now))
+      #expect(!FileManager.default.fileExists(atPath: path + "/A/B/deep.txt"))
+    }
+    try await document.close(saving: false)
+  }
+
   /// Another program's save of a folder copies the folders beside the entry it changed (new directories, the same
   /// entries and times). Made after the monitor compared the document's whole save and before the document took
   /// that burst in, the copy of a folder the document had loaded is no change to report: only what the other save
