@@ -6,7 +6,8 @@ import SystemPackage
 ///
 /// A conflict version holds the other writer's state with this document's changes on top. Kept
 /// again for the same two sides, it would hold the same thing: the document's side is the same
-/// while its model (``PackageEditor``) has recorded no change since; the other side is the same
+/// while its model (``PackageEditor``) has recorded no change since, or is back in the state it
+/// was in (undo and redo between: the undo stack's state, no group open); the other side is the same
 /// while, at and below the conflict's paths, the entries where the disk differs from the model
 /// are the same and still have the stamps (``DiskStamp``) they had (another writer's change to an
 /// unrelated entry does not make the same conflict another one). Another change on either side
@@ -17,12 +18,17 @@ struct KeptConflict {
   /// The document's side: its model and how many changes it had recorded.
   let editor: PackageEditor
   let changesThen: Int
+  /// The undo stack's state then (``UndoStack/hasUnsavedChanges`` compares the same).
+  let stateThen: Int
   /// The other side: where the disk differed from the model, and what was there.
   let otherSide: [OutsideEntryChange: DiskStamp?]
 
   /// Whether keeping the document's side now would keep what `version` holds.
   func isCurrent(_ current: PackageEditor, otherSide now: [OutsideEntryChange: DiskStamp?]) -> Bool {
-    current === editor && current.changesRecorded == changesThen && onConflictPaths(now) == onConflictPaths(otherSide)
+    current === editor
+      && (current.changesRecorded == changesThen
+        || (current.undoStack.groupingLevel == 0 && current.undoStack.currentState == stateThen))
+      && onConflictPaths(now) == onConflictPaths(otherSide)
   }
 
   /// The part of `side` at or below the conflict's paths.
@@ -36,7 +42,7 @@ extension Document {
   func noteKeptConflict(version: Int, paths: [String]) {
     keptConflict = KeptConflict(
       version: version, paths: paths, editor: editor, changesThen: editor.changesRecorded,
-      otherSide: otherSideOfConflict())
+      stateThen: editor.undoStack.currentState, otherSide: otherSideOfConflict())
   }
 
   /// The conflict version that already keeps this document's side against the package as it is

@@ -740,6 +740,20 @@ struct OutsideChangeTests {
     try await b.close()
   }
 
+  /// Undo then redo brings the document's side back to what the conflict version holds: saving it again is the
+  /// same conflict, one version (outsider attack on issue 36, D4: 39 of 39 runs kept a second, identical version).
+  @Test func undoAndRedoInAConflictLeaveItOneConflictVersion() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    guard let (a, b, kept) = try await twoDocumentsInConflict(at: path) else { return }
+    try await b.undo()
+    try await b.redo()
+    #expect(try await b.saveMerging() == .conflict(version: kept, paths: ["a.txt"]))
+    #expect(try await b.unresolvedConflicts().map(\.id) == [kept])
+    try await a.close()
+    try await b.close(saving: false)
+  }
+
   @Test func anUnrelatedSaveOfTheOtherWriterLeavesTheConflictOneVersion() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
