@@ -1159,9 +1159,7 @@ struct OutsideChangeTests {
   @Test func anOutsideChangeThatSaveMergingTookInIsReportedOnce() async throws {
     let setup = try await HeldBack()
     defer { setup.end() }
-    let (temp, path, document, monitor, gate, seen) = (
-      setup.temp, setup.path, setup.document, setup.monitor, setup.gate, setup.seen
-    )
+    let (temp, path, document, gate, seen) = (setup.temp, setup.path, setup.document, setup.gate, setup.seen)
     #expect(try await text(document, "b.txt") == "one\ntwo\nthree\nfour\nfive\n")
     #expect(try await document.read { try $0.node(at: "Notes").sortedChildren().map(\.name) } == ["n.txt"])
     try await document.edit { try $0.setFile(at: "a.txt", contents: Data("mine\n".utf8)) }
