@@ -231,25 +231,35 @@ struct SaveCommandTests {
     let package = try makePackage("Doc.pkg")
     let deep = package + "/sub/deep"
     let before = try FileManager.default.attributesOfItem(atPath: deep)[.systemFileNumber] as? Int
-    async let put = offThePool {
-      try Shell.run(
-        "strace",
-        [
-          "-f", "-qq", "-o", "/dev/null", "-e", "inject=fsync:error=EIO:delay_enter=5000000:when=\(call)",
-          Shell.docpkgPath, "put", package, "sub/deep/new.txt", "-",
-        ], input: Data("new\n".utf8),
-        environment: environment, check: false)
-    }
     // Once the new `sub/deep` is in place (a new inode there, for the 5 s the save waits before its flush fails),
-    // another program writes into it. (A loaded machine may take seconds to get the save there.)
+    // another program writes into it. (A loaded machine may take seconds to get the save there.) The twin's count
+    // can be short of this save's (one CI run of a loaded machine failed a flush before the swap): a save that failed
+    // before its swap left the package as it was, and the next fsync is tried.
     var swapped = false
-    for _ in 0..<6000 where !swapped {
-      try await Task.sleep(for: .milliseconds(10))
-      swapped = (try? FileManager.default.attributesOfItem(atPath: deep)[.systemFileNumber] as? Int) != before
+    var outcome: Shell.Output?
+    for offset in 0..<4 where !swapped {
+      let finished = Finished()
+      let put = Task {
+        defer { finished.mark() }
+        return try await offThePool {
+          try Shell.run(
+            "strace",
+            [
+              "-f", "-qq", "-o", "/dev/null", "-e", "inject=fsync:error=EIO:delay_enter=5000000:when=\(call + offset)",
+              Shell.docpkgPath, "put", package, "sub/deep/new.txt", "-",
+            ], input: Data("new\n".utf8),
+            environment: environment, check: false)
+        }
+      }
+      for _ in 0..<6000 where !swapped && !finished.isMarked {
+        try await Task.sleep(for: .milliseconds(10))
+        swapped = (try? FileManager.default.attributesOfItem(atPath: deep)[.systemFileNumber] as? Int) != before
+      }
+      if swapped { try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: deep + "/theirs.txt")) }
+      outcome = try await put.value
     }
     #expect(swapped)
-    try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: deep + "/theirs.txt"))
-    let result = try await put
+    let result = try #require(outcome)
     #expect(result.status == 1)
     let kept = temp.appending(".Doc.pkg.docpkg-unsaved")
     #expect(result.standardError.contains("kept at '\(kept)'"), "\(result.standardError)")
@@ -270,4 +280,12 @@ struct SaveCommandTests {
     let script = Fixtures.script("crash-test.py")
     return try Shell.run("python3", [script, "--docpkg", Shell.sweepDocpkgPath] + arguments, check: false)
   }
+}
+
+/// Whether a task has finished, read by another.
+private final class Finished: @unchecked Sendable {
+  private let lock = NSLock()
+  private var marked = false
+  func mark() { lock.withLock { marked = true } }
+  var isMarked: Bool { lock.withLock { marked } }
 }
