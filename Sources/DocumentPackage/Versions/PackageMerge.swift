@@ -39,22 +39,20 @@ struct PackageMerge {
   /// - Parameter store: The package's version store, where the base of a text file both sides
   ///   changed may be found; nil: no line-wise merges.
   init(_ own: OwnChanges, into theirs: PackageNode, packagePath: FilePath, store: VersionStore?) {
-    // Theirs where our moved entries came from, looked up before a step changes theirs' tree.
-    var theirsWhereMoved: [String: PackageNode] = [:]
+    // Where theirs changed an entry ours moved or renamed: what theirs has there (nil: removed), looked up before a
+    // step changes theirs' tree; one `lstat` per moved entry, a lookup only where theirs changed it.
+    var theirsWhereMoved: [String: PackageNode?] = [:]
     for change in own.changes {
-      if let from = change.from, let node = try? theirs.nodeIfPresent(at: from.path) {
-        theirsWhereMoved[from.path] = node
-      }
+      guard let from = change.from,
+        (try? Syscalls.statusNoFollow(packagePath.appending(from.path))).differs(from: from.base)
+      else { continue }
+      theirsWhereMoved[from.path] = .some(try? theirs.nodeIfPresent(at: from.path))
     }
     for var change in own.changes {
-      if let from = change.from,
-        (try? Syscalls.statusNoFollow(packagePath.appending(from.path))).differs(from: from.base)
-      {
-        // Theirs changed an entry ours moved or renamed. Unchanged by ours but for the move, theirs goes where ours
-        // put it (a rename carries the other writer's contents along); removed by theirs, or changed by both, it is
-        // a conflict (taking ours would drop theirs).
-        guard let node = change.node, node.edits.isEmpty, let moved = theirsWhereMoved[from.path],
-          moved.kind == node.kind
+      if let from = change.from, let atOrigin = theirsWhereMoved[from.path] {
+        // Unchanged by ours but for the move, theirs goes where ours put it (a rename carries the other writer's
+        // contents along); removed by theirs, or changed by both, it is a conflict (taking ours would drop theirs).
+        guard let node = change.node, node.edits.isEmpty, let moved = atOrigin, moved.kind == node.kind
         else {
           conflicts.append(change)
           continue
