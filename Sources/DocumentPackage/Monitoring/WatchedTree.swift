@@ -19,7 +19,9 @@ import SystemPackage
 ///   over another inside it as renamed alone (the events do not say whether the name was taken);
 /// - a directory replaced whose files were never listed (another program's save of that folder) is
 ///   reported as a whole, `modified DIR`, not file by file, and so is one moved in, `added DIR` (with
-///   the directories under it); the files known under the old one are compared under the new one;
+///   the directories under it); the files known under the old one are compared under the new one, and
+///   what the burst's events say of other names in it is not reported again (they may be the old one's
+///   files, removed after it was swapped out);
 /// - a rescan (events lost, the package replaced) compares what is known: the root's entries, the
 ///   directories, the files met so far.
 /// A directory made in a burst (created in it) is listed whole, as in full listing.
@@ -358,9 +360,19 @@ final class WatchedTree {
     func depth(_ path: String) -> Int { path.utf8.count { $0 == UInt8(ascii: "/") } }
     let named = dirty.map { ($0.directory.isEmpty ? $0.name : $0.directory + "/" + $0.name, $0) }
     let moveTargets = Set(moves.map(\.1))
+    func wholeInThisBurst(_ directory: String) -> Bool {
+      func isUnder(_ top: String) -> Bool { directory == top || directory.hasPrefix(top + "/") }
+      return replacedUnlisted.contains(where: isUnder) || movedIn.contains(where: isUnder)
+    }
     for (relative, name) in named.sorted(by: { (depth($0.0), $0.0) < (depth($1.0), $1.0) }) {
       guard !relative.isEmpty else { continue }
       var before = entries[relative]
+      if before == nil, wholeInThisBurst(name.directory) {
+        // Under a directory this burst replaced or moved in unlisted: reported as a whole, and the files known
+        // under the old one compared already. The name's events may be the old directory's (its files removed
+        // after it was swapped out), and say nothing of what is there now.
+        continue
+      }
       let said = events[name] ?? NameEvents(first: 0)
       if before == nil, unlisted.contains(name.directory),
         said.first & (WatchMask.create | WatchMask.isDirectory) == 0, !moveTargets.contains(relative)

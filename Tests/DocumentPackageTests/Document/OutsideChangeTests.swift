@@ -1230,6 +1230,29 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  @Test func aPutIntoAFolderAfterAPutAtTheRootNamesOnlyTheFolder() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/R.txt", "r\n")
+    let files = (0..<4).map { "O/L1/L2/L3/o\($0).txt" }
+    for file in files { try temp.write("P.pkg/" + file, "\(file)\n") }
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    for file in files + ["R.txt"] { _ = try await text(document, file) }
+    var put = try Shell.docpkg(["put", path, "R.txt"], input: Data("x".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(await eventually { await document.lastOutsideChange?.number == 1 })
+    #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.modified, "R.txt")])
+    try await Task.sleep(for: .milliseconds(300))
+    put = try Shell.docpkg(["put", path, "O/L1/L2/L3/new.txt"], input: Data("x".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    // The put makes the folder anew with the same files in it: those files did not change.
+    #expect(await eventually { await document.lastOutsideChange?.number == 2 })
+    #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.modified, "O/L1/L2/L3")])
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(await document.lastOutsideChange?.number == 2)
+    try await document.close()
+  }
+
   @Test func watchingCanBeTurnedOffAndOn() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)

@@ -243,4 +243,28 @@ struct PackageMonitorTests {
     try temp.write("Doc.pkg/Data/Deep/new.txt", "newer\n")
     #expect(await events.wait(for: .modified, "Data/Deep/new.txt"))
   }
+
+  /// A save that swaps a folder out removes the old folder's files afterwards, often in the same burst: those
+  /// removals come from the old folder's watch, under the folder's name, and are not changes of the new folder.
+  @Test func theOldFoldersRemovalsAfterASwapAreNotReportedUnderTheNewFolder() async throws {
+    let temp = try TemporaryDirectory("monitor")
+    let package = try makeWatchedPackage(in: temp)
+    try temp.write("Doc.pkg/Data/Deep/d.txt", "d\n")
+    let monitor = try PackageMonitor(watching: FilePath(package), options: Watching.lazyListing.options)
+    let events = EventCollector(monitor)
+    defer { monitor.stop() }
+    try Shell.run("cp", ["-a", package + "/Data/Deep", temp.appending("New")])
+    try temp.write("New/e.txt", "e\n")
+    let script = """
+      import os, sys
+      deep, new, old = sys.argv[1:]
+      os.rename(deep, old); os.rename(new, deep)
+      for name in os.listdir(old): os.remove(os.path.join(old, name))
+      """
+    try Shell.run(
+      "python3", ["-c", script, package + "/Data/Deep", temp.appending("New"), temp.appending("Old")])
+    #expect(await events.wait(for: .modified, "Data/Deep"))
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(events.changes.map(\.description) == ["modified Data/Deep"], "\(events.changes)")
+  }
 }
