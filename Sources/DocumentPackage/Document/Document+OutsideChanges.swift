@@ -89,9 +89,7 @@ extension Document {
         restartWatching()
         return
       }
-      if !state.contains(.deleted) { becomeDeleted() }
-      stopMonitor()
-      finish(event, .deleted)
+      reportDeletion(event)
       return
     }
     if kinds.contains(.packageReplaced), packageReplacedByAnother {  // not a save: another package
@@ -99,9 +97,7 @@ extension Document {
         restartWatching()
         return
       }
-      if !state.contains(.deleted) { becomeDeleted() }
-      stopMonitor()
-      finish(event, .deleted)
+      reportDeletion(event)
       return
     }
     if kinds == [.removed], packageVanished {  // the package went too: the monitor says how next
@@ -198,6 +194,15 @@ extension Document {
   /// document reacted to a change in it or saved it. The monitor reports which next (its root watch saw it go).
   var packageVanished: Bool {
     (try? Syscalls.statusNoFollow(path))?.kind != .directory
+  }
+
+  /// The package is gone from ``path`` (or another took its place): the state gains ``DocumentState/deleted``,
+  /// watching stops, and `event` is reported as the deletion, once, whoever noticed it first: the monitor, or
+  /// a save or check that found the package gone before the monitor's report (`noticeDeletionIfGone()`).
+  func reportDeletion(_ event: PackageMonitor.Event) {
+    if !state.contains(.deleted) { becomeDeleted() }
+    stopMonitor()
+    finish(event, .deleted)
   }
 
   /// The package was deleted on disk: the state gains ``DocumentState/deleted``, and the model

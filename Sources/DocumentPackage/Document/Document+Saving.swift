@@ -85,11 +85,19 @@ extension Document {
   /// Notices that the package is gone from ``path`` although no monitor reported it (yet): an
   /// unwatched document, or a save that comes right after `rm -rf`, before the monitor's report;
   /// or that another package took its place (`Document+ReplacedPackage`). The state gains
-  /// ``DocumentState/deleted``, as the monitor's report would make it.
+  /// ``DocumentState/deleted``, and the deletion is reported as the monitor's report would be (the
+  /// monitor stops: its own report of it would come too late to say anything new).
   func noticeDeletionIfGone() {
     guard !state.contains(.deleted), packageVanished || packageReplacedByAnother else { return }
     if followMovedRoot() { return }  // moved, not deleted (`Document+MovedPackage`)
-    becomeDeleted()
+    let kind: PackageMonitor.Change.Kind = packageVanished ? .packageDeleted : .packageReplaced
+    var event = PackageMonitor.Event(
+      changes: [PackageMonitor.Change(kind, path.string)], isOwnSave: false, packagePath: path.string)
+    if let earlier = eventBeforeVanishing {  // removals the monitor reported just before the package went
+      eventBeforeVanishing = nil
+      event = earlier.followed(by: event)
+    }
+    reportDeletion(event)
   }
 
   /// Saving in place is refused once the package was deleted on disk (see ``DocumentState/deleted``).

@@ -641,6 +641,37 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  /// An app that learns of a deletion from `updates()` is told once, whether a save found the package gone
+  /// before the monitor's report or the monitor reported it first (and with no monitor at all).
+  @Test(arguments: [true, false])
+  func aDeletionASaveFindsFirstIsReportedOnceAsAnOutsideChange(watched: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: watched ? [] : .unwatched)
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    let updates = await document.updates()
+    let reported = Task {
+      var deletions: [OutsideChange] = []
+      for await update in updates {
+        if let change = update.outsideChange, change.reaction == .deleted {
+          #expect(update.state.contains(.deleted))
+          deletions.append(change)
+        }
+      }
+      return deletions
+    }
+    try Shell.run("rm", ["-rf", path])
+    await #expect { try await document.save() } throws: { error in
+      (error as? PackageError)?.description.contains("deleted on disk") == true
+    }
+    #expect(await document.lastOutsideChange?.reaction == .deleted)
+    #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.packageDeleted, path)])
+    try await Task.sleep(for: .milliseconds(300))  // the monitor's report, had it still been watching
+    #expect(await document.lastOutsideChange?.number == 1)
+    try await document.close(saving: false)
+    #expect(await reported.value.map(\.number) == [1])
+  }
+
   @Test func aWatchedDocumentSavedElsewhereRightAfterItsPackageWasDeletedCarriesWhatItHolds() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
