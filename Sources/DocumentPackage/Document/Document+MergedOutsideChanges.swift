@@ -1,6 +1,6 @@
 import SystemPackage
 
-// Outside changes that a save merged in before the monitor reported them.
+// Outside changes that a save merged in, or kept a conflict version against, before the monitor reported them.
 //
 // `saveMerging()` (an app's, or autosave's) can meet another program's change before the document's
 // monitor reports it: the merge takes the change in, the document reloads the merged state, and
@@ -8,6 +8,10 @@ import SystemPackage
 // (`Document+HeldChanges`). The app would never learn that, say, `B.txt` it shows changed. So the
 // save reports it itself, through the channel an app already listens to: an ``OutsideChange``
 // with reaction `merged` in the next ``DocumentUpdate``, as the monitor's reaction would have.
+// A merge that met a conflict reports it the same way, with reaction `conflict`, as the monitor's
+// reaction would have; the model does not hold the other side then, so the state reported is
+// remembered for the monitor's report that follows (`reportedWithoutEvent`), which names it again:
+// one change, one report, whichever noticed it first.
 // Its changes are what the model loaded that changed on disk (`outsideChanges()` as the merge saw it,
 // under the package's lock), with a changed folder told as the entries added to it and removed from it;
 // when none could be named (an entry another program made without the lock after that look, taken
@@ -47,11 +51,17 @@ extension Document {
     return changes.filter { named.insert($0).inserted }
   }
 
-  /// Publishes the outside changes a save merged in (see the comment above), as the reaction `merged(paths:)`.
-  func reportMergedOutsideChanges(_ changes: [PackageMonitor.Change], textMerged paths: [String]) {
+  /// Publishes the outside changes a save met (see the comment above), with the save's `reaction`: `merged`, or
+  /// `conflict`, whose changes the next event of the monitor does not report again at the state they have now.
+  func reportOutsideChangesASaveMet(_ changes: [PackageMonitor.Change], reaction: OutsideChange.Reaction) {
+    if case .conflict = reaction, let location = editor.root.origin?.location {
+      for change in changes where !change.path.isEmpty && change.kind != .rescanned {
+        reportedWithoutEvent[change.path] = .some(
+          (try? location.currentStatus(of: change.path)).map(PackageMonitor.SeenEntry.init))
+      }
+    }
     outsideChangeCount += 1
-    let change = OutsideChange(
-      number: outsideChangeCount, changes: changes, reaction: .merged(paths: paths), packagePath: path)
+    let change = OutsideChange(number: outsideChangeCount, changes: changes, reaction: reaction, packagePath: path)
     lastOutsideChange = change
     publish(outsideChange: change)
   }

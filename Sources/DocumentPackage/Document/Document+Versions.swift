@@ -87,11 +87,17 @@ extension Document {
       // What the merge took in, as it looked under the lock (`Document+MergedOutsideChanges`).
       let found = package.mergedOutsideChanges
       replaceModel(with: package.root)
-      reportMergedOutsideChanges(mergedOutsideChanges(found, before: before, after: editor.root), textMerged: paths)
+      reportOutsideChangesASaveMet(
+        mergedOutsideChanges(found, before: before, after: editor.root), reaction: .merged(paths: paths))
     case .conflict(let version, let paths):
       state.insert(.inConflict)
       noteKeptConflict(version: version, paths: paths)
       cancelAutosave()
+      // What the other side changed, as the monitor's reaction would report it (`Document+MergedOutsideChanges`).
+      let onDisk = (try? PackageNode(contentsOf: path)) ?? editor.root
+      reportOutsideChangesASaveMet(
+        mergedOutsideChanges(package.mergedOutsideChanges, before: editor.root, after: onDisk),
+        reaction: .conflict(version: version, paths: paths))
     }
     return outcome
   }

@@ -1214,6 +1214,40 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  /// A conflict `saveMerging()` finds before the monitor's report is reported as the monitor's reaction would
+  /// report it (an app listening to `updates()` learns of it there too), and the monitor's report, when it
+  /// comes, names nothing new: one conflict, one report.
+  @Test func aConflictSaveMergingFindsFirstIsReportedOnce() async throws {
+    let setup = try await HeldBack()
+    defer { setup.end() }
+    let (path, document, gate, seen) = (setup.path, setup.document, setup.gate, setup.seen)
+    #expect(try await text(document, "b.txt") == "one\ntwo\nthree\nfour\nfive\n")
+    try await document.edit { try $0.setFile(at: "b.txt", contents: Data("mine\n".utf8)) }
+    try replaceFromAnotherProcess(path + "/b.txt", "theirs\n")
+    guard case .conflict(let kept, let paths) = try await document.saveMerging() else {
+      Issue.record("expected a conflict")
+      return
+    }
+    #expect(paths == ["b.txt"])
+    let change = try #require(await document.lastOutsideChange, "the conflict was not reported")
+    #expect(change.reaction == .conflict(version: kept, paths: ["b.txt"]))
+    #expect(change.changes == [PackageMonitor.Change(.modified, "b.txt")])
+    #expect(await document.state.contains(.inConflict))
+    #expect(await gate.waitForBurst())
+    gate.open()
+    #expect(await seen.wait { $0.changes.contains { $0.path == "b.txt" } })
+    for event in seen.events { await document.react(to: event) }
+    #expect(await document.lastOutsideChange?.number == change.number)
+    // Another change by the other program afterwards is news again (deferred: the conflict is not settled).
+    try replaceFromAnotherProcess(path + "/b.txt", "theirs again\n")
+    #expect(await seen.wait { $0.events.count > 1 && $0.events.last?.changes.contains { $0.path == "b.txt" } == true })
+    if let last = seen.events.last { await document.react(to: last) }
+    #expect(await document.lastOutsideChange?.number == change.number + 1)
+    #expect(await document.lastOutsideChange?.reaction == .deferred)
+    #expect(try await document.unresolvedConflicts().map(\.id) == [kept])
+    try await document.close(saving: false)
+  }
+
   @Test(arguments: ["rename", "remove"])
   func anOwnSaveIsNotReportedWhenTheFolderWasRenamedOrRemovedBeforeTheMonitorLooked(edit: String) async throws {
     let temp = try TemporaryDirectory()
