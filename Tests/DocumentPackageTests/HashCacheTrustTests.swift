@@ -88,6 +88,26 @@ struct HashCacheTrustTests {
     #expect(try VersionStore.scan(packageAt: FilePath(package), lockHeld: false).hashedFiles == 2)
   }
 
+  /// A blob is hashed as it is written: the store's `verified` log learns it then, and a check (`versions list`
+  /// runs one) reads no blob a save wrote. A blob written in place afterwards, its stamp set back, is read again.
+  @Test(arguments: sameStampWrites, [false, true])
+  func aBlobIsKnownWholeAsWrittenAndReadAgainOnceWrittenInPlace(_ write: String, deferred: Bool) throws {
+    let temp = try TemporaryDirectory()
+    let package = try package(temp, ["a.txt": "AAAA\n", "b.txt": "b\n"])
+    try put(package, "b.txt", "c\n", deferred: deferred)
+    let store = try VersionStore(forPackageAt: FilePath(package))
+    let blob = store.objectPath(ContentHash.of(Data("AAAA\n".utf8)))
+    let verified = HashCache(path: store.verifiedPath)
+    #expect(verified.hash(for: try Syscalls.statusNoFollow(blob)) == ContentHash.of(Data("AAAA\n".utf8)))
+    #expect(try store.damagedVersions().isEmpty)
+
+    try Shell.run("chmod", ["u+w", blob.string])
+    try Shell.run("/bin/sh", ["-c", write + "; rm -f \"$1.time\" \"$1.other\"", "sh", blob.string])
+    let damage = try store.damagedVersions()
+    #expect(damage.map(\.id) == [1])
+    #expect(damage.first?.problems.first?.contains("no longer matches") == true, "\(damage)")
+  }
+
   @Test(arguments: [false, true])
   func aHandEditedCacheLineIsNotBelieved(deferred: Bool) throws {
     let temp = try TemporaryDirectory()

@@ -100,6 +100,18 @@ struct HashCache {
   /// hand edit, a line of an older format): skipped, never believed.
   private(set) var discardedLines = 0
 
+  /// Appends `entries` (a file's status and the hash of its bytes) to the log at `path` without reading it: what a
+  /// writer that has just hashed the files it wrote knows (see ``save()`` for what is left out).
+  static func append(_ entries: [(status: FileStatus, hash: String)], to path: FilePath) {
+    guard !entries.isEmpty else { return }
+    var cache = HashCache(unreadAt: path)
+    for (status, hash) in entries { cache.add(status, hash) }
+    cache.save()
+  }
+
+  /// An empty cache of the log at `path`, not read: ``save()`` appends to it.
+  private init(unreadAt path: FilePath) { self.path = path }
+
   /// Reads the log at `path` (none: an empty cache), in chunks of 1 MiB: the memory it takes is
   /// that of the entries (about 100 bytes each), never that of the whole log as text.
   init(path: FilePath) {

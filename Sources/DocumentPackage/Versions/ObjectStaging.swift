@@ -35,6 +35,8 @@ final class ObjectStaging {
   private var durability = DurabilityPlan()
   private var staged: [(name: RawName, hash: String)] = []
   private var stagedHashes: Set<String> = []
+  /// The objects committed since ``takeCommitted()``, each with its status in `objects/` and its hash.
+  private var committed: [(status: FileStatus, hash: String)] = []
   private var counter = 0
   private let buffer = UnsafeMutableRawBufferPointer.allocate(
     byteCount: 1 << 20, alignment: Syscalls.readBufferAlignment)
@@ -173,10 +175,19 @@ final class ObjectStaging {
       do { try Syscalls.rename(from: temporaryFD, name, to: objectsFD, Self.relativeName(hash)) } catch {
         throw PackageError.io(error, "cannot rename object into", path: store.objectPath(hash).string)
       }
+      // Its status in place (the rename moved its change time), for the store's `verified` log.
+      if let status = try? Syscalls.status(in: objectsFD, Self.relativeName(hash)) { committed.append((status, hash)) }
     }
     staged.removeAll()
     stagedHashes.removeAll()  // committed: `owns` and `has` find them in objects/
     return touched
+  }
+
+  /// The objects committed since the last call, each with its status in `objects/` and the hash of the bytes
+  /// written into it: verified as they were written (``VersionStore/damagedVersions(thorough:)`` need not read them).
+  func takeCommitted() -> [(status: FileStatus, hash: String)] {
+    defer { committed = [] }
+    return committed
   }
 
   private func openDirectories() throws {

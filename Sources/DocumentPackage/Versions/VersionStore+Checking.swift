@@ -32,7 +32,7 @@ extension VersionStore {
   ///   version that differs from an earlier one in one file adds the trees on that file's path), plus
   ///   reading each blob not verified before (every blob with `thorough`).
   public func damagedVersions(thorough: Bool = false) throws -> [VersionDamage] {
-    var cache = HashCache(path: path.appending("verified"))
+    var cache = HashCache(path: verifiedPath)
     var results: [String: String?] = [:]
     var damaged: [VersionDamage] = []
     defer { cache.save() }

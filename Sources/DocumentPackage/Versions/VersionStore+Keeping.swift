@@ -153,6 +153,8 @@ struct ObjectWriter {
   /// Makes the staged objects durable, renames them in, and appends the new hash cache entries.
   private mutating func commitObjects() throws {
     let touched = try staging.commit()
+    // Their bytes were durable before their renames: found whole as written, by a check's cache.
+    defer { HashCache.append(staging.takeCommitted(), to: store.verifiedPath) }
     if touched.count > DurabilityPlan.perItemLimit {
       // Hundreds of objects/ab directories got entries (a first version): one syncfs instead
       // of one journal commit per directory (see DurabilityPlan).

@@ -20,7 +20,7 @@ import Foundation
 /// | `last-id`          | the highest version id given; ids are never given twice, even after a removal |
 /// | `recorded`         | the highest id whose record was written: that record missing is damage (`VersionStore+Gaps`) |
 /// | `hashes`           | cache: `DEVICE INODE SIZE MTIME HASH` of files already hashed                 |
-/// | `verified`         | cache: the same for blobs `docpkg check` found whole                          |
+/// | `verified`         | cache: the same for blobs found whole, by `docpkg check` or as they were written |
 /// | `dirs`             | cache: tree objects of directories by device, inode and time, to skip unchanged ones |
 /// | `pending/ID`, `pending/ID.old` | a version a save recorded without copying it yet, and the subtree it replaced (see `DeferredKeeping`) |
 /// | `lock`             | `flock`ed by whatever writes objects or records (settling, keeping, removing)  |
@@ -118,6 +118,8 @@ public final class VersionStore {
   var versionsPath: FilePath { path.appending("versions") }
   var temporaryPath: FilePath { path.appending("tmp") }
   var hashesPath: FilePath { path.appending("hashes") }
+  /// The blobs found whole, by status (``HashCache``): by a check, or as they were written.
+  var verifiedPath: FilePath { path.appending("verified") }
   var exists: Bool { (try? Syscalls.entryExists(path)) ?? false }
 
   func objectPath(_ hash: String) -> FilePath {
