@@ -137,8 +137,22 @@ package enum VersionEscaping {
   /// The space-separated fields of a record line. `Substring.split(separator: " ")` splits at Characters, and a
   /// space followed by a combining mark is one Character: a field beginning with one (a name such as
   /// "\u{301}x", a link's destination) would stay joined to the field before it, and the line would not read.
+  /// Split at the bytes, one pass, no copy: a tree object's listing parses a line per entry.
   package static func fields(_ line: Substring) -> [Substring] {
-    line.unicodeScalars.split(separator: " ", omittingEmptySubsequences: false).map(Substring.init)
+    var fields: [Substring] = []
+    fields.reserveCapacity(8)
+    let bytes = line.utf8
+    var start = bytes.startIndex
+    var index = start
+    while index < bytes.endIndex {
+      if bytes[index] == 0x20 {
+        fields.append(line[start..<index])
+        start = bytes.index(after: index)
+      }
+      index = bytes.index(after: index)
+    }
+    fields.append(line[start...])
+    return fields
   }
 
   package static func escape(_ text: String) -> String {
@@ -157,6 +171,7 @@ package enum VersionEscaping {
 
   package static func unescape(_ text: Substring) -> String {
     if text == "%" { return "" }
+    if !text.utf8.contains(0x25) { return String(text) }  // nothing escaped: most names
     var out: [UInt8] = []
     var bytes = Array(text.utf8)[...]
     while let byte = bytes.popFirst() {
@@ -179,8 +194,9 @@ extension FileTime {
   }
 
   init?(encoded: Substring) {
-    let parts = encoded.split(separator: ".")
-    guard parts.count == 2, let seconds = Int64(parts[0]), let nanos = Int32(parts[1]) else { return nil }
+    guard let dot = encoded.utf8.firstIndex(of: 0x2E), let seconds = Int64(encoded[..<dot]),
+      let nanos = Int32(encoded[encoded.utf8.index(after: dot)...])
+    else { return nil }
     self.init(seconds: seconds, nanoseconds: nanos)
   }
 }

@@ -122,8 +122,9 @@ public final class VersionStore {
   var verifiedPath: FilePath { path.appending("verified") }
   var exists: Bool { (try? Syscalls.entryExists(path)) ?? false }
 
+  /// Made from one string: two `appending`s cost more than the `lstat` a check makes of each blob.
   func objectPath(_ hash: String) -> FilePath {
-    objectsPath.appending(String(hash.prefix(2))).appending(String(hash.dropFirst(2)))
+    FilePath("\(objectsPath.string)/\(hash.prefix(2))/\(hash.dropFirst(2))")
   }
 
   /// Makes the store's directories and, holding the store's lock, removes the objects a killed
