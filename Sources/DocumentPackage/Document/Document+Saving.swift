@@ -138,9 +138,8 @@ extension Document {
         try package.saveCopy(to: copyPath)
         return SaveAsResult()
       } catch {
-        noticeDeletionIfGone()
+        noticeDeletionIfGone()  // reported there
         guard state.contains(.deleted) else { throw error }
-        publish()
       }
     }
     guard package != nil else {
@@ -249,11 +248,8 @@ extension Document {
   public func checkForOutsideChanges() -> [OutsideEntryChange] {
     guard let package, !state.contains(.closed) else { return [] }
     let changes = package.outsideChanges()
-    noticeDeletionIfGone()
-    if state.contains(.deleted) {
-      publish()
-      return changes
-    }
+    noticeDeletionIfGone()  // reported there
+    if state.contains(.deleted) { return changes }
     if !changes.isEmpty, !state.contains(.inConflict) {
       state.insert(.inConflict)
       publish()
