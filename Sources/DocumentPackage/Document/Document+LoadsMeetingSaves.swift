@@ -36,15 +36,21 @@ extension Document {
   }
 
   /// Takes the outside-change path (``react(to:)``) for the differences between the model and
-  /// the disk now, as if the monitor had reported them.
+  /// the disk now, as if the monitor had reported them, named as it names them: a folder whose entries
+  /// changed (the root too) by the entries added to it and removed from it, the package replaced only
+  /// when its root is another directory (`Document+MergedOutsideChanges`).
   private func reactToNewerStateMetByLoad() {
-    let changes = outsideChangesOfModel().map { change in
-      change.path.isEmpty
-        ? PackageMonitor.Change(.packageReplaced, path.string)
-        : PackageMonitor.Change(change.kind == .removed ? .removed : .modified, change.path)
+    let found = outsideChangesOfModel()
+    var changes: [PackageMonitor.Change] = []
+    if found.contains(where: { $0.path.isEmpty && $0.kind == .replaced }) {
+      changes.append(PackageMonitor.Change(.packageReplaced, path.string))
+    }
+    if !found.isEmpty {
+      let onDisk = (try? PackageNode(contentsOf: path)) ?? editor.root
+      changes += mergedOutsideChanges(found, before: editor.root, after: onDisk).filter { $0.kind != .rescanned }
     }
     let event = PackageMonitor.Event(
-      changes: changes.isEmpty ? [PackageMonitor.Change(.packageReplaced, path.string)] : changes,
+      changes: changes.isEmpty ? [PackageMonitor.Change(.rescanned, path.string)] : changes,
       isOwnSave: false, packagePath: path.string)
     react(to: event)
   }

@@ -190,8 +190,14 @@ extension PackageNode {
   }
 
   /// The error for a failed access to this node's file: vanished or changed kind, or another failure.
+  /// For a model that verifies its loads, an entry gone or changed in kind is a newer state met (see
+  /// `PackageNode+LoadVerification`): its owner reacts.
   func onDiskError(_ error: Errno, path: FilePath, action: String) -> PackageError {
-    Self.onDiskError(error, kind: kind, path: path, action: action)
+    let failure = Self.onDiskError(error, kind: kind, path: path, action: action)
+    if failure.code == .changedOnDisk, let location = origin?.location, location.verifiesLoads {
+      location.metNewerState = true
+    }
+    return failure
   }
 
   /// The error for a failed access to a file of kind `kind` on disk, opened as the model opens

@@ -1318,6 +1318,54 @@ struct OutsideChangeTests {
     try await document.close()
   }
 
+  /// A read right after another program's `docpkg rm`, before the monitor's report (removals wait for quiet), meets
+  /// the removed file: the document takes the change in at once, reports it as the monitor would, and runs the read
+  /// again on the new state; the monitor's report of it, when it comes, is not published again. An edit alike.
+  @Test(arguments: [false, true])
+  func aReadMeetingAnotherProgramsRemovalRunsAgainAndReportsItOnce(dirty: Bool) async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/R.txt", "r\n")
+    try temp.write("P.pkg/S.txt", "s\n")
+    try temp.write("P.pkg/M/m.txt", "m\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    #expect(try await document.read { try $0.sortedChildren().map(\.name) } == ["M", "R.txt", "S.txt"])
+    if dirty { try await document.edit { try $0.setFile(at: "M/m.txt", contents: Data("mine\n".utf8)) } }
+    let rm = try Shell.docpkg(["rm", path, "R.txt"])
+    #expect(rm.status == 0, "\(rm.standardError)")
+    let files = try await document.read { root in
+      try root.sortedChildren().filter { $0.kind == .file }.map {
+        "\($0.name)=\(String(decoding: try $0.contents(), as: UTF8.self))"
+      }
+    }
+    #expect(files == ["S.txt=s\n"])
+    let change = try #require(await document.lastOutsideChange)
+    #expect(change.changes == [PackageMonitor.Change(.removed, "R.txt")])
+    #expect(change.reaction == (dirty ? .merged(paths: []) : .reloaded))
+    try await Task.sleep(for: .milliseconds(800))  // the monitor's report (removals alone wait for 0.3 s of quiet)
+    #expect(await document.lastOutsideChange?.number == change.number)
+    if dirty { #expect(try await text(document, "M/m.txt") == "mine\n") }
+    try await document.close(saving: false)
+  }
+
+  /// A read that meets another program's one-file save at the root names that file alone: the root is not replaced.
+  @Test func aReadMeetingAOneFilePutAtTheRootReportsOnlyThatFile() async throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("P.pkg/R.txt", "r\n")
+    try temp.write("P.pkg/S.txt", "s\n")
+    let path = temp.appending("P.pkg")
+    let document = try await Document(contentsOf: FilePath(path))
+    #expect(try await document.read { try $0.sortedChildren().count } == 2)
+    let put = try Shell.docpkg(["put", path, "R.txt"], input: Data("put\n".utf8))
+    #expect(put.status == 0, "\(put.standardError)")
+    #expect(try await text(document, "R.txt") == "put\n")
+    #expect(await eventually { await document.lastOutsideChange != nil })
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(await document.lastOutsideChange?.changes == [PackageMonitor.Change(.modified, "R.txt")])
+    #expect(await document.lastOutsideChange?.number == 1)
+    try await document.close()
+  }
+
   @Test func watchingCanBeTurnedOffAndOn() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
