@@ -67,9 +67,12 @@ extension Document {
         holdRoot()
         restartWatching()
         return result
-      } catch let error as PackageError where state.contains(.deleted) || error.code == .changedOnDisk {
-        // Deleted while saving, or an entry vanished from disk (a package replaced unnoticed):
-        // carry what the document holds, as below, and name what it cannot.
+      } catch let error as PackageError
+        where state.contains(.deleted) || error.code == .changedOnDisk || error.errno == .noSuchFileOrDirectory
+      {
+        // Deleted while saving, or an entry vanished from disk (a package replaced unnoticed, or being removed:
+        // `rm -rf` half-way took a file the save was about to copy): carry what the document holds, as below,
+        // and name what it cannot.
       }
     }
     let (copy, leftOut) = try editor.root.carriedCopy()

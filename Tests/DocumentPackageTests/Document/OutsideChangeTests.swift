@@ -672,6 +672,26 @@ struct OutsideChangeTests {
     #expect(await reported.value.map(\.number) == [1])
   }
 
+  /// `save(to:)` while another program removes the package (`rm -rf` half-way: files gone, the folder still there)
+  /// meets a file it never read gone: it carries what the document holds and names that file, as for a deleted package.
+  @Test func aSaveAsMeetingAFileRemovedUnreadCarriesTheRestAndNamesIt() async throws {
+    let temp = try TemporaryDirectory()
+    let path = try makeLivePackage(in: temp)
+    let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
+    #expect(try await document.read { try $0.sortedChildren().map(\.name) } == ["Notes", "a.txt", "b.txt"])
+    try await document.edit { try $0.setFile(at: "a.txt", contents: Data("unsaved\n".utf8)) }
+    try FileManager.default.removeItem(atPath: path + "/b.txt")  // never read
+    let rescue = FilePath(temp.appending("Rescued.pkg"))
+    let result = try await document.save(to: rescue)
+    #expect(result.uncarriedPaths.contains("b.txt"), "\(result.uncarriedPaths)")
+    #expect(try file(rescue.string + "/a.txt") == "unsaved\n")
+    #expect(!FileManager.default.fileExists(atPath: rescue.string + "/b.txt"))
+    #expect(await document.state == .normal)
+    #expect(await !document.hasUnsavedChanges)
+    #expect(await document.path == rescue)
+    try await document.close()
+  }
+
   @Test func aWatchedDocumentSavedElsewhereRightAfterItsPackageWasDeletedCarriesWhatItHolds() async throws {
     let temp = try TemporaryDirectory()
     let path = try makeLivePackage(in: temp)
