@@ -75,9 +75,20 @@ extension Document {
         // and name what it cannot.
       }
     }
-    let (copy, leftOut) = try editor.root.carriedCopy()
-    try saving(elsewhere: true) { try copy.write(to: newPath) }
-    result.uncarriedPaths = leftOut
+    // A file the copy would carry from the package can go while it is written (`rm -rf` half-way): the copy is
+    // made again, without it, a few times.
+    for attempt in 1... {
+      let (copy, leftOut) = try editor.root.carriedCopy()
+      do {
+        try saving(elsewhere: true) { try copy.write(to: newPath) }
+        result.uncarriedPaths = leftOut
+        break
+      } catch let error as PackageError
+        where attempt < 3 && (error.code == .changedOnDisk || error.errno == .noSuchFileOrDirectory)
+      {
+        continue
+      }
+    }
     path = PackageLink.resolve(newPath)
     replaceModel(with: try reopen())
     state.remove(.deleted)
