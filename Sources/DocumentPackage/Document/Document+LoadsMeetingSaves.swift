@@ -45,10 +45,7 @@ extension Document {
     if found.contains(where: { $0.path.isEmpty && $0.kind == .replaced }) {
       changes.append(PackageMonitor.Change(.packageReplaced, path.string))
     }
-    if !found.isEmpty {
-      let onDisk = (try? PackageNode(contentsOf: path)) ?? editor.root
-      changes += mergedOutsideChanges(found, before: editor.root, after: onDisk).filter { $0.kind != .rescanned }
-    }
+    if !found.isEmpty { changes += outsideChangesOnDisk(found).filter { $0.kind != .rescanned } }
     let event = PackageMonitor.Event(
       changes: changes.isEmpty ? [PackageMonitor.Change(.rescanned, path.string)] : changes,
       isOwnSave: false, packagePath: path.string)

@@ -51,14 +51,18 @@ extension Document {
     return changes.filter { named.insert($0).inserted }
   }
 
+  /// ``mergedOutsideChanges(_:before:after:)`` of `found` for the model as it is, against the package on disk now
+  /// (listed lazily: only the changed folders' paths are read).
+  func outsideChangesOnDisk(_ found: [OutsideEntryChange]) -> [PackageMonitor.Change] {
+    let onDisk = (try? PackageNode(contentsOf: path)) ?? editor.root
+    return mergedOutsideChanges(found, before: editor.root, after: onDisk)
+  }
+
   /// Publishes the outside changes a save met (see the comment above), with the save's `reaction`: `merged`, or
   /// `conflict`, whose changes the next event of the monitor does not report again at the state they have now.
   func reportOutsideChangesASaveMet(_ changes: [PackageMonitor.Change], reaction: OutsideChange.Reaction) {
     if case .conflict = reaction, let location = editor.root.origin?.location {
-      for change in changes where !change.path.isEmpty && change.kind != .rescanned {
-        reportedWithoutEvent[change.path] = .some(
-          (try? location.currentStatus(of: change.path)).map(PackageMonitor.SeenEntry.init))
-      }
+      rememberReported(changes.filter { !$0.path.isEmpty && $0.kind != .rescanned }, at: location)
     }
     outsideChangeCount += 1
     let change = OutsideChange(number: outsideChangeCount, changes: changes, reaction: reaction, packagePath: path)

@@ -198,8 +198,14 @@ extension Document {
 
   /// The package is gone from ``path`` (or another took its place): the state gains ``DocumentState/deleted``,
   /// watching stops, and `event` is reported as the deletion, once, whoever noticed it first: the monitor, or
-  /// a save or check that found the package gone before the monitor's report (`noticeDeletionIfGone()`).
+  /// a save or check that found the package gone before the monitor's report (`noticeDeletionIfGone()`). Removals
+  /// the monitor reported just before the package went (`eventBeforeVanishing`) are reported with it.
   func reportDeletion(_ event: PackageMonitor.Event) {
+    var event = event
+    if let earlier = eventBeforeVanishing {
+      eventBeforeVanishing = nil
+      event = earlier.followed(by: event)
+    }
     if !state.contains(.deleted) { becomeDeleted() }
     stopMonitor()
     finish(event, .deleted)

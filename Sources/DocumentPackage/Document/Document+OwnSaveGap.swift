@@ -107,11 +107,16 @@ extension Document {
       let names = Set(listed.map(\.name))
       for name in carried.keys where !names.contains(name) { add(.removed, folder + "/" + name) }
     }
-    for change in news {
+    rememberReported(news, at: location)
+    return news
+  }
+
+  /// Keeps the state `changes` named as they are on disk now, for the next event alone (`reportedWithoutEvent`).
+  func rememberReported(_ changes: [PackageMonitor.Change], at location: PackageLocation) {
+    for change in changes {
       reportedWithoutEvent[change.path] = .some(
         (try? location.currentStatus(of: change.path)).map(PackageMonitor.SeenEntry.init))
     }
-    return news
   }
 
   /// The entries of the folder at `relative` on disk that the model, which listed it (`folder`), did not have there.

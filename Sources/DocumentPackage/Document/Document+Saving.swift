@@ -67,9 +67,7 @@ extension Document {
         holdRoot()
         restartWatching()
         return result
-      } catch let error as PackageError
-        where state.contains(.deleted) || error.code == .changedOnDisk || error.errno == .noSuchFileOrDirectory
-      {
+      } catch let error as PackageError where state.contains(.deleted) || Self.isEntryGone(error) {
         // Deleted while saving, or an entry vanished from disk (a package replaced unnoticed, or being removed:
         // `rm -rf` half-way took a file the save was about to copy): carry what the document holds, as below,
         // and name what it cannot.
@@ -83,9 +81,7 @@ extension Document {
         try saving(elsewhere: true) { try copy.write(to: newPath) }
         result.uncarriedPaths = leftOut
         break
-      } catch let error as PackageError
-        where attempt < 3 && (error.code == .changedOnDisk || error.errno == .noSuchFileOrDirectory)
-      {
+      } catch let error as PackageError where attempt < 3 && Self.isEntryGone(error) {
         continue
       }
     }
@@ -94,6 +90,11 @@ extension Document {
     state.remove(.deleted)
     restartWatching()
     return result
+  }
+
+  /// Whether `error` says an entry of the package vanished (or changed) on disk while a save copied from it.
+  private static func isEntryGone(_ error: PackageError) -> Bool {
+    error.code == .changedOnDisk || error.errno == .noSuchFileOrDirectory
   }
 
   /// Notices that the package is gone from ``path`` although no monitor reported it (yet): an
@@ -105,13 +106,9 @@ extension Document {
     guard !state.contains(.deleted), packageVanished || packageReplacedByAnother else { return }
     if followMovedRoot() { return }  // moved, not deleted (`Document+MovedPackage`)
     let kind: PackageMonitor.Change.Kind = packageVanished ? .packageDeleted : .packageReplaced
-    var event = PackageMonitor.Event(
-      changes: [PackageMonitor.Change(kind, path.string)], isOwnSave: false, packagePath: path.string)
-    if let earlier = eventBeforeVanishing {  // removals the monitor reported just before the package went
-      eventBeforeVanishing = nil
-      event = earlier.followed(by: event)
-    }
-    reportDeletion(event)
+    reportDeletion(
+      PackageMonitor.Event(
+        changes: [PackageMonitor.Change(kind, path.string)], isOwnSave: false, packagePath: path.string))
   }
 
   /// Saving in place is refused once the package was deleted on disk (see ``DocumentState/deleted``).

@@ -94,10 +94,8 @@ extension Document {
       noteKeptConflict(version: version, paths: paths)
       cancelAutosave()
       // What the other side changed, as the monitor's reaction would report it (`Document+MergedOutsideChanges`).
-      let onDisk = (try? PackageNode(contentsOf: path)) ?? editor.root
       reportOutsideChangesASaveMet(
-        mergedOutsideChanges(package.mergedOutsideChanges, before: editor.root, after: onDisk),
-        reaction: .conflict(version: version, paths: paths))
+        outsideChangesOnDisk(package.mergedOutsideChanges), reaction: .conflict(version: version, paths: paths))
     }
     return outcome
   }
