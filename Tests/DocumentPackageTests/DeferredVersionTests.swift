@@ -70,6 +70,33 @@ struct DeferredVersionTests {
     #expect(try text(version, "Text.txt") == "hello\n")
   }
 
+  /// A save held up by a coordinated reader past the wait limit fails after the version store was told
+  /// (the commit point) and before its swap: the keeper abandons what it began, so the next save keeps one
+  /// version of the state, not a second one (copied) or one recovery finishes from a capture left begun.
+  @Test(arguments: [true, false])
+  func aSaveHeldUpByAReaderLeavesNoVersionBehind(deferred: Bool) throws {
+    let temp = try TemporaryDirectory()
+    let package = try makePackage(in: temp)
+    let document = try PackageFile(at: FilePath(package))
+    document.defersVersionCopies = deferred
+    try document.root.setFile(at: "Pages/p1/text.txt", contents: Data("ONE\n".utf8))
+    let limit = PackageReadLock.writerWaitLimit
+    PackageReadLock.writerWaitLimit = .milliseconds(200)
+    defer { PackageReadLock.writerWaitLimit = limit }
+    let reader = try PackageReadLock(forPackageAt: FilePath(package))
+    #expect(throws: PackageError.self) { try document.save() }
+    reader.unlock()
+    try document.save()
+    let store = try document.versionStore()
+    try store.settlePendingVersions()
+    let versions = try store.versions()
+    #expect(versions.count == 1, "\(versions.map(\.id))")
+    #expect(try text(store.tree(of: versions[0].id), "Pages/p1/text.txt") == "one\n")
+    #expect(try store.damagedVersions(thorough: true).isEmpty)
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 0 && !check.standardOutput.contains("interrupted"), "\(check.standardOutput)")
+  }
+
   @Test func readingTheStoreSettlesFirst() throws {
     let temp = try TemporaryDirectory()
     let package = try makePackage(in: temp)

@@ -52,10 +52,15 @@ import SystemPackage
 /// point on, cancellation is not looked at: the swap (or the journal's steps), its fsyncs and
 /// the keeping of the previous state complete, and the save succeeds.
 ///
-/// A failure before the swap removes the temporary tree and leaves the package untouched; a
-/// failed fsync after the swap swaps back, and so does a replaced subtree the keeper cannot take
-/// (the version store cannot move it in, or cannot write its record): a save never reports
-/// success for a version it promised and could not keep.
+/// Every save that renames goes through one sequence (``beginSwap(changing:_:replacing:parentFD:)``, then
+/// ``swapIn(_:parentFD:readers:leaving:)``): one ``Swap`` (the one rename, and the one that undoes it), and
+/// one way back (``rollBack(_:parentFD:swapTime:after:keepingBuilt:keptError:)``). An exchange the file
+/// system refuses turns the save to the journal in one place (``turnToJournal(_:)``).
+/// A failure before the swap (the version store told or not) removes the temporary tree, the keeper
+/// abandons what it began, and the package is untouched; a failed fsync after the swap swaps back, and so
+/// does a replaced subtree the keeper cannot take (the version store cannot move it in, or cannot write its
+/// record), and a swap into a directory that is not the package loaded: a save never reports success for a
+/// version it promised and could not keep.
 /// After a crash at any point, ``Recovery`` leaves the old or the new package.
 struct Saver {
   let target: FilePath
@@ -162,11 +167,8 @@ struct Saver {
     recorder?.didSave()
   }
 
-  /// Puts the new state of just `node` (not the root) in place.
-  ///
-  /// By exchange with the entry there; with `adding`, where its container has no entry of its
-  /// name, by `RENAME_NOREPLACE` (a plain rename where that is refused: the name was checked free
-  /// under the lock).
+  /// Puts the new state of just `node` (not the root) in place: exchanged with the entry there, or, with
+  /// `adding`, renamed in where its container has no entry of its name (``Swap``).
   /// - Parameters:
   ///   - node: The changed entry, built at the temporary name first.
   ///   - adding: Whether `node` is new in its container.
@@ -180,58 +182,21 @@ struct Saver {
     let carried = try buildTemporary(node, parentFD: parentFD)
     OwnSaves.shared.willPlace(names.path(names.temporary), package: target, owner: owner, carried: carried)
     let containerPath = node.parent!.origin!.absolutePath
-    let name = node.diskName
     // The path of the replaced (or, when adding, absent) entry in the previous state: a root
     // entry's model path may still be where it was loaded from.
-    let changedPath = rebasingRoot ? name.text : node.diskPath
+    let changedPath = rebasingRoot ? node.diskName.text : node.diskPath
+    let move: Swap.Move = adding ? .adding : .exchanging
+    let readers = try beginSwap(changing: changedPath, move, replacing: node, parentFD: parentFD)
+    defer { readers.end() }
     let containerFD: CInt
-    let readers: ReaderExclusion
-    do {
-      try keepPreviousState(changing: changedPath, adding: adding, replacing: node)
-      readers = try ReaderExclusion(names)
-      willSwapIn?()
-      do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
-        throw PackageError.io(error, "cannot open directory", path: containerPath.string)
-      }
-    } catch {
-      discardTemporary(parentFD)
-      throw error
+    do { containerFD = try Syscalls.openFile(containerPath, [.readOnly, .directory, .noFollow]) } catch {
+      failBeforeSwap(parentFD)
+      throw PackageError.io(error, "cannot open directory", path: containerPath.string)
     }
     defer { Syscalls.closeFile(containerFD) }
-    defer { readers.end() }
-    let entry = containerPath.appending(name.string)
-    // The container's times around the rename tell the keeper that only this save changed its entries.
-    let containerBefore = versions?.takesReplacedTree == true ? try? Syscalls.status(of: containerFD) : nil
-    if let containerBefore { versions?.willSwap(containerBefore: containerBefore) }
-    do {
-      if adding {
-        do {
-          try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameNoReplace)
-        } catch  where error.refusesExchange {
-          try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name)
-        }
-      } else {
-        try Syscalls.rename(from: parentFD, names.temporary, to: containerFD, name, flags: Syscalls.renameExchange)
-      }
-    } catch {
-      if !adding && error.refusesExchange {
-        turnToJournal(parentFD)
-        return false
-      }
-      failBeforeSwap(parentFD)
-      throw PackageError.io(
-        error, adding ? "cannot rename new entry into place:" : "cannot exchange new state with", path: entry.string,
-        context: "while saving")
-    }
-    if !adding { OwnSaves.shared.wasReplaced(names.path(names.temporary), package: target) }
-    try complete(
-      Swap(
-        containerFD: containerFD, containerPath: containerPath, name: name, move: adding ? .adding : .exchanging,
-        changedPath: changedPath, containerTimed: containerBefore != nil),
-      parentFD: parentFD)
-    readers.end()
-    if adding { discardTemporary(parentFD) }
-    followIfMoved()
+    let swap = Swap(
+      containerFD: containerFD, containerPath: containerPath, name: node.diskName, move: move, changedPath: changedPath)
+    guard try swapIn(swap, parentFD: parentFD, readers: readers) else { return false }
     if rebasingRoot { rebaseRoot() } else { finish(node) }
     return true
   }
@@ -245,7 +210,6 @@ struct Saver {
   private mutating func saveRemoval(_ removal: EntryRemoval) throws -> Bool {
     let directory = removal.directory
     let containerPath = directory.origin!.absolutePath
-    let entry = containerPath.appending(removal.name.string)
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     do {
@@ -260,26 +224,12 @@ struct Saver {
     defer { Syscalls.closeFile(containerFD) }
     // Gone already (a save told to overwrite outside changes): the directory's rebuild says so.
     guard (try? Syscalls.exists(in: containerFD, removal.name)) == true else { return false }
-    try keepPreviousState(changing: removal.changedPath, adding: false, removing: true, replacing: removal.directory)
-    let readers = try ReaderExclusion(names)
+    let readers = try beginSwap(changing: removal.changedPath, .removing, replacing: directory, parentFD: parentFD)
     defer { readers.end() }
-    willSwapIn?()
-    let containerBefore = versions?.takesReplacedTree == true ? try? Syscalls.status(of: containerFD) : nil
-    if let containerBefore { versions?.willSwap(containerBefore: containerBefore) }
-    do {
-      try Syscalls.rename(
-        from: containerFD, removal.name, to: parentFD, names.temporary, flags: Syscalls.renameNoReplace)
-    } catch {
-      failBeforeSwap(parentFD)
-      throw PackageError.io(error, "cannot remove", path: entry.string, context: "while saving")
-    }
-    try complete(
-      Swap(
-        containerFD: containerFD, containerPath: containerPath, name: removal.name, move: .removing,
-        changedPath: removal.changedPath, containerTimed: containerBefore != nil),
-      parentFD: parentFD)
-    readers.end()
-    followIfMoved()
+    let swap = Swap(
+      containerFD: containerFD, containerPath: containerPath, name: removal.name, move: .removing,
+      changedPath: removal.changedPath)
+    _ = try swapIn(swap, parentFD: parentFD, readers: readers)  // nothing exchanged: never refused
     if directory.parent == nil { rebaseRoot() } else { finish(directory) }
     return true
   }
@@ -327,16 +277,8 @@ struct Saver {
       }
       try flushDirectory(parentFD, names.parent)
     } else {
-      let readers: ReaderExclusion
-      do {
-        try keepPreviousState(changing: "", adding: false)
-        readers = try ReaderExclusion(names)
-      } catch {
-        discardTemporary(parentFD)
-        throw error
-      }
+      let readers = try beginSwap(changing: "", .exchanging, replacing: nil, parentFD: parentFD)
       defer { readers.end() }
-      willSwapIn?()
       // The new root, held from before the exchange: where the package is if it is renamed or moved right after.
       let leaving = (try? Syscalls.openDirectory(in: parentFD, names.temporary)).map {
         HeldDirectory(adopting: $0, path: names.path(names.temporary))
@@ -346,25 +288,11 @@ struct Saver {
       {
         PackageLock.recordSwappedInRoot(replacing: replaced, with: swappedIn, names, parentFD: parentFD)
       }
-      do {
-        try Syscalls.rename(
-          from: parentFD, names.temporary, to: parentFD, names.package, flags: Syscalls.renameExchange)
-      } catch  where error.refusesExchange {
-        readers.end()
-        turnToJournal(parentFD)
+      let swap = Swap(
+        containerFD: parentFD, containerPath: names.parent, name: names.package, move: .exchanging, changedPath: "")
+      guard try swapIn(swap, parentFD: parentFD, readers: readers, leaving: leaving) else {
         return try saveByJournal(rebasing: rebasing)
-      } catch {
-        failBeforeSwap(parentFD)
-        throw PackageError.io(error, "cannot exchange new state with", path: target.string, context: "while saving")
       }
-      OwnSaves.shared.wasReplaced(names.path(names.temporary), package: target)
-      try complete(
-        Swap(
-          containerFD: parentFD, containerPath: names.parent, name: names.package, move: .exchanging,
-          changedPath: "", containerTimed: false),
-        parentFD: parentFD)
-      readers.end()
-      followIfMoved(leaving: leaving)
     }
     if rebasing { rebaseOnTarget() }
   }
@@ -437,6 +365,66 @@ struct Saver {
     previousStateKept = true
   }
 
+  /// What every swap begins with, once the new state is built and durable: the previous state told to
+  /// the keeper (``keepPreviousState(changing:adding:removing:replacing:)``, the commit point), coordinated
+  /// readers kept out (``ReaderExclusion``), then the test hook ``willSwapIn``.
+  /// - Returns: The readers' exclusion, to end once the swap is final.
+  /// - Throws: What stopped the save; the new state is then removed and the keeper abandons what it began,
+  ///   the package as it was.
+  private mutating func beginSwap(
+    changing changedPath: String, _ move: Swap.Move, replacing node: PackageNode?, parentFD: CInt
+  ) throws -> ReaderExclusion {
+    let readers: ReaderExclusion
+    do {
+      try keepPreviousState(
+        changing: changedPath, adding: move == .adding, removing: move == .removing, replacing: node)
+      readers = try ReaderExclusion(names)
+    } catch {
+      failBeforeSwap(parentFD)
+      throw error
+    }
+    willSwapIn?()
+    return readers
+  }
+
+  /// The swap of every save that renames (a part, an entry removed, the whole package), once
+  /// ``beginSwap(changing:_:replacing:parentFD:)`` let it: the keeper told the container's status around
+  /// the rename where it takes the replaced tree, the one rename (``Swap/perform(parentFD:temporary:)``),
+  /// then ``complete(_:parentFD:)``, the readers let in again, and the package followed if another
+  /// program moved it meanwhile (``followIfMoved(leaving:)``).
+  /// - Parameter leaving: The new root of a whole save, held open (see ``followIfMoved(leaving:)``).
+  /// - Returns: False when the file system refused the exchange (found out only when tried), having changed
+  ///   nothing: this save and the next go by journal (``turnToJournal(_:)``).
+  /// - Throws: ``PackageError`` naming the entry and the failed call, the package as it was; or what
+  ///   ``complete(_:parentFD:)`` throws.
+  private mutating func swapIn(
+    _ swap: Swap, parentFD: CInt, readers: ReaderExclusion, leaving: HeldDirectory? = nil
+  ) throws -> Bool {
+    var swap = swap
+    if !swap.isWholePackage, let versions, versions.takesReplacedTree,
+      let before = try? Syscalls.status(of: swap.containerFD)
+    {
+      versions.willSwap(containerBefore: before)
+      swap.containerTimed = true
+    }
+    do {
+      try swap.perform(parentFD: parentFD, temporary: names.temporary)
+    } catch  where swap.move == .exchanging && error.refusesExchange {
+      readers.end()
+      turnToJournal(parentFD)
+      return false
+    } catch {
+      failBeforeSwap(parentFD)
+      throw PackageError.io(error, swap.failure, path: swap.entryPath.string, context: "while saving")
+    }
+    if swap.move == .exchanging { OwnSaves.shared.wasReplaced(names.path(names.temporary), package: target) }
+    try complete(swap, parentFD: parentFD)
+    readers.end()
+    if swap.move == .adding { discardTemporary(parentFD) }
+    followIfMoved(leaving: leaving)
+    return true
+  }
+
   /// The exchange was refused, found out only when tried (a directory of an overlay's lower layer):
   /// this save and the next go by journal, which does without. The new state built for the exchange
   /// is removed, and a deferred keeping already begun is undone: the journal keeps the previous
@@ -455,75 +443,35 @@ struct Saver {
     versions?.abandon(undone: nil)
   }
 
-  /// Where a save put its new state: at `name` in the container (a folder of the package, its root,
-  /// or, for a whole save, the package's parent), exchanged with the tree at the temporary name,
-  /// renamed in from there when adding, or (removing) the entry renamed out of it to there.
-  private struct Swap {
-    /// The one rename that moved the package from its old state to its new one.
-    enum Move {
-      /// `name` and the temporary name exchanged: the replaced entry is at the temporary name.
-      case exchanging
-      /// The temporary name renamed to `name`, where there was nothing: nothing was replaced.
-      case adding
-      /// `name` renamed to the temporary name (``EntryRemoval``): the removed entry is there.
-      case removing
-    }
-    let containerFD: CInt
-    let containerPath: FilePath
-    let name: RawName
-    let move: Move
-    /// The entry's path in the package ("" for the whole package).
-    let changedPath: String
-    /// The keeper was told the container's status just before the rename (it takes the replaced tree).
-    let containerTimed: Bool
-
-    /// Once ``undo(parentFD:temporary:)`` renamed back: the status of the container, and of the entry at
-    /// `name` (nil when none is there), for a keeper told the container's status before the rename.
-    var undoneStatus: (container: FileStatus, entry: FileStatus?)? {
-      guard containerTimed, let container = try? Syscalls.status(of: containerFD) else { return nil }
-      return (container, try? Syscalls.status(in: containerFD, name))
-    }
-
-    /// Renames back what the move renamed (`parentFD` holds the temporary name); whether it could.
-    func undo(parentFD: CInt, temporary: RawName) -> Bool {
-      do {
-        switch move {
-        case .exchanging:
-          try Syscalls.rename(from: containerFD, name, to: parentFD, temporary, flags: Syscalls.renameExchange)
-        case .adding:
-          try Syscalls.rename(from: containerFD, name, to: parentFD, temporary)
-        case .removing:
-          try Syscalls.rename(from: parentFD, temporary, to: containerFD, name, flags: Syscalls.renameNoReplace)
-        }
-        return true
-      } catch {
-        return false
-      }
-    }
-  }
-
   /// Completes a swap (an exchange, or an entry renamed in or out): makes it durable, then hands
-  /// what it replaced or removed to the keeper (or removes it). On any failure, the one way back:
-  /// the move is undone (``Swap/undo(parentFD:temporary:)``), the keeper abandons what it began, the
-  /// new state is removed, and the save fails, never reporting a save that may not survive or a
-  /// version it promised and could not keep.
-  /// - Throws: The failure, the package then as it was; or, if even the way back failed, an error
-  ///   naming where the previous state is left.
+  /// what it replaced or removed to the keeper (or removes it). A swap that went into another
+  /// directory than the package loaded (another took its place just before: ``LoadedRootHold``) is
+  /// undone at once, before anything is made durable, swept or kept; so is any swap on a failure
+  /// here: the one way back, ``rollBack(_:parentFD:swapTime:after:keepingBuilt:keptError:)``. A save never
+  /// reports success for a state that may not survive or a version it promised and could not keep.
+  /// - Throws: The failure (for a stranger's tree, that the package was replaced), the package then as it
+  ///   was; or, if even the way back failed, an error naming where the previous state is left.
   private mutating func complete(_ swap: Swap, parentFD: CInt) throws {
     // The time the rename gave the folder it renamed in: what another program writes into the new state from now
     // on has later times (see `WrittenWhileInPlace`).
     let swapTime = (try? Syscalls.status(of: swap.containerFD))?.modificationTime
-    if let heldRoot {
-      let whole = swap.containerPath == names.parent
-      if !(whole ? heldRoot.displacedIsLoaded(in: parentFD, names.temporary) : heldRoot.holdsThePackage()) {
-        try swapBackFromStranger(swap, parentFD: parentFD, swapTime: swapTime)
-      }
+    if let heldRoot,
+      !(swap.isWholePackage
+        ? heldRoot.displacedIsLoaded(in: parentFD, names.temporary) : heldRoot.holdsThePackage())
+    {
+      // What the save built may be the one copy of what the model never read when the loaded package is gone
+      // from disk; else it held nothing the moved package and the model do not (the document follows the
+      // package and saves there, leaving nothing behind).
+      throw rollBack(
+        swap, parentFD: parentFD, swapTime: swapTime, after: LoadedRootHold.replaced(target),
+        keepingBuilt: !heldRoot.isOnDisk
+      ) { kept in LoadedRootHold.replaced(target, keptAt: kept) }
     }
     var sweep = ReplacedTreeSweep(
       package: target, replaced: names.path(names.temporary), changedPath: swap.changedPath)
     do {
       try flushDirectory(swap.containerFD, swap.containerPath)
-      if swap.containerPath != names.parent { try flushDirectory(parentFD, names.parent) }
+      if !swap.isWholePackage { try flushDirectory(parentFD, names.parent) }
       if let versions, swap.containerTimed, let after = try? Syscalls.status(of: swap.containerFD) {
         versions.swapped(containerAfter: after)
       }
@@ -536,87 +484,14 @@ struct Saver {
       }
     } catch {
       sweep.undo()
-      let restored = swap.undo(parentFD: parentFD, temporary: names.temporary)
-      versions?.abandon(undone: restored ? swap.undoneStatus : nil)
-      // An added entry that cannot be taken out again leaves the package new, and nothing to lose.
-      guard restored || swap.move == .adding else {
-        throw notRestored(error, parentFD)
-      }
-      try? flushDirectory(swap.containerFD, swap.containerPath)
-      try? flushDirectory(parentFD, names.parent)
-      guard restored && swap.move != .removing else { throw error }
-      // The new state, renamed back out: removed, unless another program wrote into it while it was in place.
-      if let swapTime, WrittenWhileInPlace.found(since: swapTime, names.temporary, in: parentFD),
-        let kept = keepAside(parentFD, as: "unsaved")
-      {
-        throw PackageError(
+      throw rollBack(swap, parentFD: parentFD, swapTime: swapTime, after: error, keepingBuilt: false) { kept in
+        PackageError(
           .io, "\(error); and another program wrote into the new state while it was in place: it is kept at",
           path: kept.string, context: "(nothing removes it)")
       }
-      discardTemporary(parentFD)
-      throw error
     }
     sweptPaths += sweep.sweptPaths
     sweptDirectories += sweep.gained
-  }
-
-  /// The swap went into a directory that is not the package loaded (another took its place just
-  /// before, see ``LoadedRootHold``): swapped back at once, before anything is made durable, swept or
-  /// kept. What the save built is kept beside the package, never removed, when it may be the one
-  /// copy of something: the loaded package is gone from disk (the files the model never read live on
-  /// in it only), or another program wrote into it while it was in place. Otherwise it held nothing
-  /// the moved package and the model do not, and is removed (the document follows the package and
-  /// saves there, leaving nothing behind). Always throws: the save fails as for a replaced package.
-  private func swapBackFromStranger(_ swap: Swap, parentFD: CInt, swapTime: FileTime?) throws -> Never {
-    let restored = swap.undo(parentFD: parentFD, temporary: names.temporary)
-    versions?.abandon(undone: restored ? swap.undoneStatus : nil)
-    let replaced = LoadedRootHold.replaced(target)
-    guard restored || swap.move == .adding else {
-      throw notRestored(replaced, parentFD)
-    }
-    try? flushDirectory(swap.containerFD, swap.containerPath)
-    try? flushDirectory(parentFD, names.parent)
-    guard restored, swap.move != .removing else { throw replaced }
-    if heldRoot?.isOnDisk == true, let swapTime,
-      !WrittenWhileInPlace.found(since: swapTime, names.temporary, in: parentFD)
-    {
-      discardTemporary(parentFD)
-      throw replaced
-    }
-    throw LoadedRootHold.replaced(target, keptAt: keepAside(parentFD, as: "unsaved") ?? names.path(names.temporary))
-  }
-
-  /// The swap could not be undone (the package was moved away from its folder, or the rename failed): the
-  /// previous state at the temporary name, which a later save or recovery there would remove, is renamed to
-  /// `.NAME.docpkg-previous` where nothing removes it, and the error names where it is.
-  private func notRestored(_ error: Error, _ parentFD: CInt) -> PackageError {
-    if let kept = keepAside(parentFD, as: "previous") {
-      return PackageError(
-        .io, "\(error); and the previous state could not be put back: it is kept at", path: kept.string,
-        context: "(nothing removes it)")
-    }
-    return PackageError(
-      .io, "\(error); and the previous state could not be put back: it is left at",
-      path: names.path(names.temporary).string,
-      context: "(move it back by hand before the next save or recovery removes it)")
-  }
-
-  /// Renames the tree at the temporary name to a free `.NAME.docpkg-KIND` (`-2`, `-3`, …) beside the
-  /// package, where no later save or recovery removes it; where it is then, or nil if it could not be moved.
-  private func keepAside(_ parentFD: CInt, as kind: String) -> FilePath? {
-    for attempt in 1...100 {
-      let kept = RawName(".\(names.package.string).docpkg-\(kind)" + (attempt == 1 ? "" : "-\(attempt)"))
-      do {
-        try Syscalls.rename(from: parentFD, names.temporary, to: parentFD, kept, flags: Syscalls.renameNoReplace)
-      } catch  where error == .fileExists {
-        continue
-      } catch {
-        return nil
-      }
-      try? flushDirectory(parentFD, names.parent)
-      return names.path(kept)
-    }
-    return nil
   }
 
   /// After a swap is durable: the replaced subtree (`name` in `parentFD`) goes to the keeper, or is removed.
@@ -631,13 +506,13 @@ struct Saver {
 
   /// Removes the new state a failed save built (its unlinks of the package's files it linked noted
   /// for the pending versions, ``VersionKeeping/willDiscard(_:parentFD:)``).
-  private func discardTemporary(_ parentFD: CInt) {
+  func discardTemporary(_ parentFD: CInt) {
     let noted = versions?.willDiscard(names.temporary, parentFD: parentFD)
     defer { noted?() }
     try? TreeRemoval.remove(names.temporary, in: parentFD)
   }
 
-  private func flushDirectory(_ fd: CInt, _ path: FilePath) throws {
+  func flushDirectory(_ fd: CInt, _ path: FilePath) throws {
     do { try Syscalls.synchronize(fd) } catch {
       throw PackageError.io(error, "cannot flush directory", path: path.string, context: "while saving")
     }
