@@ -30,8 +30,9 @@ extension Extractor {
       do { fd = try Syscalls.openDirectory(in: parent.fd, name) } catch {
         throw PackageError.io(error, "cannot open directory", path: path, context: "in '\(archive)'")
       }
-      // At most 64 open: `parent` keeps its own descriptor open while the cache is emptied.
-      if directoryFDs.count >= 64 { directoryFDs.removeAll(keepingCapacity: true) }
+      // At most as many open as a walk's window (`DescriptorWindow`): `parent` keeps its own descriptor open
+      // while the cache is emptied.
+      if directoryFDs.count >= DescriptorWindow.descriptors { directoryFDs.removeAll(keepingCapacity: true) }
       parent = DirectoryHandle(fd: fd)
       directoryFDs[path] = parent
     }

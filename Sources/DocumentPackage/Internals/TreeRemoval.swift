@@ -80,7 +80,7 @@ package enum TreeRemoval {
         }
       }
       do { stack.append(try open(next.name, in: fd, &relinked)) } catch  where error == .noSuchFileOrDirectory {}
-      if let closing = DescriptorWindow.levelToClose(count: stack.count), stack[closing].fd >= 0 {
+      if let closing = DescriptorWindow.oneALevel.levelToClose(count: stack.count), stack[closing].fd >= 0 {
         Syscalls.closeFile(stack[closing].fd)
         stack[closing].fd = -1
       }
@@ -89,7 +89,7 @@ package enum TreeRemoval {
 
   /// Opens again the directories of `stack` up to `top` that the walk closed on its way down (``DescriptorWindow``).
   private static func reopen(_ stack: inout [Emptying], through top: Int) throws(Errno) {
-    try DescriptorWindow.reopen(
+    try DescriptorWindow.oneALevel.reopen(
       through: top, isClosed: { stack[$0].fd < 0 },
       open: { (level: Int) throws(Errno) in
         stack[level].fd = try Syscalls.openDirectory(in: stack[level - 1].fd, stack[level].name)

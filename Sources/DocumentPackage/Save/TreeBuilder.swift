@@ -107,7 +107,7 @@ final class TreeBuilder {
           if let live { Syscalls.closeFile(live) }
           throw error
         }
-        if let closing = DescriptorWindow.levelToClose(count: open.count), open[closing].fd >= 0 {
+        if let closing = DescriptorWindow.twoALevel.levelToClose(count: open.count), open[closing].fd >= 0 {
           open[closing].closeDescriptors()
         }
       } else {
@@ -151,7 +151,7 @@ final class TreeBuilder {
 
   /// Opens again the directories of `open` up to `top` that the walk closed on its way down (``DescriptorWindow``).
   private func reopen(_ open: inout [OpenDirectory], through top: Int) throws {
-    try DescriptorWindow.reopen(
+    try DescriptorWindow.twoALevel.reopen(
       through: top, isClosed: { open[$0].fd < 0 },
       open: { index in
         let (parentFD, parentLive) = (open[index - 1].fd, open[index - 1].live)
@@ -448,7 +448,7 @@ final class TreeBuilder {
       let top = stack.count - 1
       if stack[top].from < 0 {
         // Closed on the way down (``DescriptorWindow``): opened again, source and copy, from the top.
-        try DescriptorWindow.reopen(
+        try DescriptorWindow.twoALevel.reopen(
           through: top, isClosed: { stack[$0].from < 0 },
           open: { level in
             let (above, name) = (stack[level - 1], stack[level].name!)
@@ -549,7 +549,9 @@ final class TreeBuilder {
           Carrying(
             from: from, to: to, name: name, path: entryPath, sourcePath: entrySource, origin: origin,
             entries: entries, status: status))
-        if let closing = DescriptorWindow.levelToClose(count: stack.count), stack[closing].from >= 0 { close(closing) }
+        if let closing = DescriptorWindow.twoALevel.levelToClose(count: stack.count), stack[closing].from >= 0 {
+          close(closing)
+        }
       case .other, .unknown:
         // FIFOs, sockets, devices: not in the model, but the package's own stay where they are.
         guard fromThisPackage else { continue }
