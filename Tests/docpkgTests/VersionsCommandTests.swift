@@ -79,7 +79,61 @@ struct VersionsCommandTests {
   @Test(.enabled(if: Shell.has("strace")))
   func aKilledSavesJournalIsNotAppliedToAnotherDocumentAtTheOldName() throws {
     let temp = try TemporaryDirectory()
-    let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+    let files = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
+    let (old, new) = (temp.appending("P.mydoc"), temp.appending("Q.mydoc"))
+    try FileManager.default.moveItem(atPath: old, toPath: new)
+    try FileManager.default.moveItem(
+      atPath: temp.appending(".P.mydoc.docpkg-versions"), toPath: temp.appending(".Q.mydoc.docpkg-versions"))
+    try temp.write("P.mydoc/mine.txt", "mine\n")
+    _ = try temp.makeDirectory("P.mydoc/sub/deep")
+    let put = try Shell.docpkg(["put", old, "hello.txt"], input: Data("hello\n".utf8), environment: Self.quiet)
+    #expect(put.status == 0, "\(put.standardError)")
+    let other = try FileManager.default.subpathsOfDirectory(atPath: old).filter { !$0.hasPrefix("sub") }.sorted()
+    #expect(other == ["hello.txt", "mine.txt"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: old + "/sub") == ["deep"])
+    let check = try Shell.docpkg(["check", new])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    for file in files {
+      #expect(try String(contentsOfFile: new + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
+    }
+  }
+
+  /// Outsider attack on issue 35 (attack 3, F2): as above, but the package copied elsewhere in its folder
+  /// (`cp -r P Q && rm -rf P`: a new root, as a remount leaves one), so nothing tells the journal Q's. `check Q`
+  /// said so, and a `put` into Q exited 0; renamed back as `check` says, recovery applied the rest of the old plan
+  /// over that put, whose bytes were then nowhere. A save beside such a journal is now refused, naming it, and the
+  /// package renamed back ends restored.
+  @Test(.enabled(if: Shell.has("strace")))
+  func aSaveBesideAJournalThatMayBeItsOwnIsRefused() throws {
+    let temp = try TemporaryDirectory()
+    let files = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
+    let (old, new) = (temp.appending("P.mydoc"), temp.appending("Q.mydoc"))
+    try Shell.run("cp", ["-r", old, new])
+    try FileManager.default.removeItem(atPath: old)
+    let copied = try FileManager.default.subpathsOfDirectory(atPath: new).sorted()
+    #expect(try Shell.docpkg(["check", new]).standardOutput.contains("unfinished: "))
+    let put = try Shell.docpkg(["put", new, "a.txt"], input: Data("later\n".utf8), environment: Self.quiet)
+    #expect(put.status == 1)
+    #expect(
+      put.standardError.contains("not saving: an unfinished save")
+        && put.standardError.contains(".P.mydoc.docpkg-journal"),
+      "\(put.standardError)")
+    #expect(put.standardError.split(separator: "\n").count == 1, "\(put.standardError)")
+    #expect(try FileManager.default.subpathsOfDirectory(atPath: new).sorted() == copied)
+    try FileManager.default.moveItem(atPath: new, toPath: old)
+    let check = try Shell.docpkg(["check", old])
+    #expect(check.standardOutput.contains("completed an interrupted save"), "\(check.standardOutput)")
+    for file in files {
+      #expect(try String(contentsOfFile: old + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
+    }
+  }
+
+  private static let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
+
+  /// Makes `name` in `temp` (each file `A FILE`, then each put as `B FILE`, settled) and kills a restore of
+  /// version 1 by journal (the exchange refused) two renames into its committed plan: the package is then part
+  /// restored, its journal beside it. Returns the files.
+  private static func killJournaledRestoreMidPlan(in temp: TemporaryDirectory, _ name: String) throws -> [String] {
     let refused = ["-e", "inject=renameat2:error=EINVAL"]
     let files = ["a.txt", "b.txt", "sub/c.txt", "sub/d.txt", "sub/deep/e.txt"]
     func makePackage(_ path: String) throws {
@@ -103,28 +157,13 @@ struct VersionsCommandTests {
     }
     let planRename = try #require(renames.firstIndex { $0.contains("docpkg-journal/plan\"") }) + 1
     #expect(renames.count >= planRename + 2)
-    try makePackage("P.mydoc")
-    let (old, new) = (temp.appending("P.mydoc"), temp.appending("Q.mydoc"))
+    try makePackage(name)
     _ = try Shell.run(
       "strace",
       ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat,renameat2"] + refused
         + ["-e", "inject=renameat:signal=SIGKILL:when=\(planRename + 2)", Shell.docpkgPath, "versions", "restore"]
-        + [old, "1"], environment: quiet, check: false)
-    try FileManager.default.moveItem(atPath: old, toPath: new)
-    try FileManager.default.moveItem(
-      atPath: temp.appending(".P.mydoc.docpkg-versions"), toPath: temp.appending(".Q.mydoc.docpkg-versions"))
-    try temp.write("P.mydoc/mine.txt", "mine\n")
-    _ = try temp.makeDirectory("P.mydoc/sub/deep")
-    let put = try Shell.docpkg(["put", old, "hello.txt"], input: Data("hello\n".utf8), environment: quiet)
-    #expect(put.status == 0, "\(put.standardError)")
-    let other = try FileManager.default.subpathsOfDirectory(atPath: old).filter { !$0.hasPrefix("sub") }.sorted()
-    #expect(other == ["hello.txt", "mine.txt"])
-    #expect(try FileManager.default.contentsOfDirectory(atPath: old + "/sub") == ["deep"])
-    let check = try Shell.docpkg(["check", new])
-    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
-    for file in files {
-      #expect(try String(contentsOfFile: new + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
-    }
+        + [temp.appending(name), "1"], environment: quiet, check: false)
+    return files
   }
 
   /// A save killed at each rename from its swap on, then the package renamed in its folder before anything

@@ -13,3 +13,20 @@ extension PackageFile {
     }
   }
 }
+
+extension PackageFile {
+  /// Under the lock, after recovery, before an in-place save: refuses while a committed save of a package
+  /// renamed or removed waits beside this one (``StrandedSave``). This package may be that one, copied or
+  /// renamed, part old, part new: a save here would be overwritten when that journal is completed, after the
+  /// package is renamed back as `docpkg check` says (outsider attack on issue 35: a `put` into such a copy
+  /// exited 0, and the rename back then applied the rest of the old plan over it).
+  /// - Throws: ``PackageError`` with code `corrupt` naming the package and the journal; nothing is changed.
+  static func refuseSavingBesideStrandedSave(_ path: FilePath) throws {
+    guard let save = try strandedSaves(besidePackageAt: path).first else { return }
+    throw PackageError(
+      .corrupt, "not saving: an unfinished save of a package renamed or removed waits beside", path: path.string,
+      context:
+        "in '\(save.journal.string)' (made for '\(save.packagePath.string)'): if this package is that one, rename "
+        + "it back and run `docpkg check` there to complete it; if that package was deleted, remove the journal")
+  }
+}
