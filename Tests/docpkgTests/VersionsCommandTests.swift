@@ -171,8 +171,13 @@ struct VersionsCommandTests {
   /// old name and finds the store there too, so the version of the replaced state is recorded (outsider attack on
   /// issue 35: the tree was taken, then removed as a leftover, the version lost, and `check` said ok). A restore
   /// swaps the whole root: the lock file left under the old name names the new root too.
-  @Test(.enabled(if: Shell.has("strace")), arguments: ["put", "restore"])
-  func aSaveKilledAfterItsSwapThenRenamedKeepsTheVersionItReplaced(command: String) throws {
+  ///
+  /// With `stranger`, a folder is made at the old name after the rename (outsider attack 3 on issue 35, F4: it kept
+  /// the leftovers from the renamed package, whose `check` said ok with the replaced state in no version, and its
+  /// own recovery then removed that state): the renamed package takes them all the same, and the folder is left
+  /// as it was made.
+  @Test(.enabled(if: Shell.has("strace")), arguments: ["put", "restore"], [false, true])
+  func aSaveKilledAfterItsSwapThenRenamedKeepsTheVersionItReplaced(command: String, stranger: Bool) throws {
     let temp = try TemporaryDirectory()
     let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
     var checkedAfterTheSwap = 0
@@ -189,8 +194,13 @@ struct VersionsCommandTests {
         ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=\(call)"]
           + [Shell.docpkgPath] + save, environment: quiet, check: false)
       try FileManager.default.moveItem(atPath: old, toPath: new)
+      if stranger { try temp.write("Q\(call).mydoc/stranger.txt", "s\n") }
       let check = try Shell.docpkg(["check", new])
       #expect(check.status == 0, "renameat #\(call): \(check.standardOutput)\(check.standardError)")
+      if stranger {
+        _ = try Shell.docpkg(["check", old])
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: old) == ["stranger.txt"], "renameat #\(call)")
+      }
       let saved = command == "put" ? "x2\n" : "x0\n"
       guard try String(contentsOfFile: new + "/a/b/x.txt", encoding: .utf8) == saved else { continue }
       // The save's swap happened: the state it replaced is version 2.

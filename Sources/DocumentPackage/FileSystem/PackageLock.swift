@@ -35,11 +35,12 @@ package final class PackageLock {
   private var fd: CInt
 
   /// Takes the lock of the package at `packagePath`, waiting while another process holds it
-  /// (or failing at once if `wait` is false).
+  /// (or failing at once if `wait` is false). With `recordingRoot` false, the lock file keeps the roots
+  /// it names (a lock taken for another package's recovery: ``MovedLeftovers`` reads them under it).
   /// - Throws: ``PackageError`` with code `locked` if `wait` is false and the lock is taken,
   ///   `invalidArgument` if `packagePath` lies inside another package, `io` if the lock file
   ///   cannot be created or locked (for example, a read-only parent directory).
-  package init(forPackageAt packagePath: FilePath, wait: Bool = true) throws {
+  package init(forPackageAt packagePath: FilePath, wait: Bool = true, recordingRoot: Bool = true) throws {
     try Self.refuseInsideAnotherPackage(packagePath)
     names = try SiblingNames(of: packagePath)
     path = names.path(names.lock)
@@ -58,7 +59,7 @@ package final class PackageLock {
       }
       if Self.pathStillNames(candidate, path) {
         fd = candidate
-        Self.recordRoot(of: packagePath, in: candidate)
+        if recordingRoot { Self.recordRoot(of: packagePath, in: candidate) }
         return
       }
       Syscalls.closeFile(candidate)  // the holder we waited for removed it: lock the new one

@@ -6,13 +6,17 @@ import SystemPackage
 ///
 /// The lock file says whose they are: its holder writes the device and inode of the package's root
 /// into it (``PackageLock``), and of the new root a whole save exchanges in, and a killed holder leaves
-/// it behind. Recovery at the package's new name looks among its siblings for a lock file that names this package's root while no entry has
-/// the lock's own name; it takes that name's lock without waiting (so no writer of that name is at
-/// work), moves the temporary tree there under this package's temporary name (so recovery goes on
+/// it behind. Recovery at the package's new name looks among its siblings for a lock file that names
+/// this package's root while the lock's own name holds no package the lock file names (nothing, or a
+/// folder made there since); it takes that name's lock without waiting (so no writer of that name is
+/// at work), moves the temporary tree there under this package's temporary name (so recovery goes on
 /// as after a kill at this name: the version store takes what it must, the rest is removed), removes
-/// what the save left probing the file system, and drops the lock, which removes its file. Anything a lock file does not prove this package's
-/// (an earlier release's empty lock file, a name with a package, a root that differs, as after a
-/// whole-package swap) is left alone.
+/// what the save left probing the file system, and drops the lock, which removes its file. Anything a
+/// lock file does not prove this package's (an earlier release's empty lock file, a root that differs,
+/// as after a whole-package swap, a name whose package the lock file names) is left alone.
+///
+/// Not covered: a folder made at the old name and opened there first. Its lock then records its own
+/// root over the killed holder's, and its recovery takes the temporary tree for its own leftover.
 enum MovedLeftovers {
   /// Under the package's lock, before recovery looks at its own temporary tree.
   /// - Returns: One line for each thing taken or removed, naming it.
@@ -26,13 +30,14 @@ enum MovedLeftovers {
       guard name != names.lock, let owner = SiblingNames.owner(of: name, suffix: "lock"),
         PackageLock.recordedRoots(lockFile: name, parentFD: parentFD).contains(identity)
       else { continue }
-      guard let component = owner.component, (try? Syscalls.exists(in: parentFD, owner)) == false,
+      guard let component = owner.component, !holdsItsPackage(owner, name, parentFD),
         let ownerNames = try? SiblingNames(of: names.parent.appending(component)),
-        let ownerLock = try? PackageLock(forPackageAt: names.parent.appending(component), wait: false)
+        let ownerLock = try? PackageLock(
+          forPackageAt: names.parent.appending(component), wait: false, recordingRoot: false)
       else { continue }
       defer { withExtendedLifetime(ownerLock) {} }
       // Again under its lock: still no package of that name, and the lock still names this root.
-      guard (try? Syscalls.exists(in: parentFD, owner)) == false,
+      guard !holdsItsPackage(owner, name, parentFD),
         PackageLock.recordedRoots(lockFile: name, parentFD: parentFD).contains(identity)
       else { continue }
       if (try? Syscalls.exists(in: parentFD, ownerNames.temporary)) == true,
@@ -59,5 +64,17 @@ enum MovedLeftovers {
           path: ownerNames.path(ownerNames.lock).string))
     }
     return actions
+  }
+
+  /// Whether the entry at the old name `owner` may be the package the lock file `lockFile` was taken for: anything
+  /// but a directory whose root the lock file does not name (nothing there, a file, or another folder made at the
+  /// old name after the rename, which the leftovers are not of: outsider attack 3 on issue 35, F4, where such a
+  /// folder kept them from the renamed package, and its own recovery then removed the state they held).
+  private static func holdsItsPackage(_ owner: RawName, _ lockFile: RawName, _ parentFD: CInt) -> Bool {
+    guard let status = try? Syscalls.status(in: parentFD, owner) else {
+      return (try? Syscalls.exists(in: parentFD, owner)) != false  // cannot tell: leave them
+    }
+    guard status.kind == .directory else { return false }
+    return PackageLock.recordedRoots(lockFile: lockFile, parentFD: parentFD).contains([status.device, status.inode])
   }
 }
