@@ -202,7 +202,7 @@ struct InterruptedSaveRecordTests {
     try Self.killedAfterSwap(["put", package, "a.txt"], "new", package: package, id: 3)
     let marker = Self.pending(of: package) + "/3.start"
     let text = try String(contentsOfFile: marker, encoding: .utf8)
-    #expect(text.split(separator: "\n").filter { $0.hasPrefix("count ") }.count == 3, "\(text)")
+    #expect(text.split(separator: "\n").filter { $0.hasPrefix("count ") }.count == 4, "\(text)")
     try Data(try Self.removingLine(text, which).utf8).write(to: URL(fileURLWithPath: marker))
 
     let record = Self.pending(of: package) + "/3"

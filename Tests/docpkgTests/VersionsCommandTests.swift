@@ -211,6 +211,39 @@ struct VersionsCommandTests {
     #expect(checkedAfterTheSwap >= 2)
   }
 
+  /// Outsider attack 3 on issue 35 (F1): a save that renames in the root (`rm -r` of a root folder, a root file
+  /// put) killed right after its rename, then a put adding a new root entry: the record recovery completed had no
+  /// times of the root after the rename, so the settle could not tell the entry the later save added from one
+  /// another program made, and named it not kept in the killed save's version (`check` exit 1 for good). Recovery
+  /// now reads them where the root is as the rename left it.
+  @Test(.enabled(if: Shell.has("strace")), arguments: [["rm", "d2", "-r"], ["put", "r1.txt", "/etc/hostname"]])
+  func aRootSaveKilledAfterItsRenameThenAnAddedRootEntryLeavesEveryVersionWhole(save: [String]) throws {
+    let temp = try TemporaryDirectory()
+    var killedAfterTheRename = 0
+    // Killed at each of the first fsyncs (on entering the call): some come after the rename, before the record.
+    for call in 1...6 {
+      let package = temp.appending("P\(call).mydoc")
+      try temp.write("P\(call).mydoc/r1.txt", "a\n")
+      try temp.write("P\(call).mydoc/d2/s1/f.bin", "b\n")
+      #expect(try Shell.docpkg(["put", package, "r1.txt"], input: Data("a1\n".utf8)).status == 0)
+      #expect(try Shell.docpkg(["versions", "settle", package]).status == 0)
+      let killed = try Shell.run(
+        "strace",
+        ["-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:signal=SIGKILL:when=\(call)"]
+          + [Shell.docpkgPath, save[0], package] + save.dropFirst(), check: false)
+      let renamed =
+        save[0] == "rm"
+        ? !FileManager.default.fileExists(atPath: package + "/d2")
+        : (try String(contentsOfFile: package + "/r1.txt", encoding: .utf8)) != "a1\n"
+      if killed.status != 0 && renamed { killedAfterTheRename += 1 }
+      #expect(try Shell.docpkg(["put", package, "d1/x.txt"], input: Data("c\n".utf8)).status == 0)
+      let check = try Shell.docpkg(["check", package])
+      #expect(check.status == 0, "fsync #\(call): \(check.standardOutput)\(check.standardError)")
+      #expect(!check.standardOutput.contains("not kept"), "fsync #\(call): \(check.standardOutput)")
+    }
+    #expect(killedAfterTheRename >= 1)
+  }
+
   /// A package at `package` saved `puts` times by `docpkg put` of `a.txt` ("1", "2", …), its versions settled.
   private static func settledPackage(_ package: String, puts: Int) throws -> String {
     for index in 1...puts {

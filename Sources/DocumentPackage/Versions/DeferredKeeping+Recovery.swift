@@ -63,6 +63,7 @@ extension DeferredKeeping {
         continue
       }
       var complete = false
+      var after: PendingVersion.ContainerTimes.Times?
       switch intent.undone == nil ? intent.replaced : .lost {  // swapped back: nothing to complete
       case .kept:
         if present.contains(old.string) {
@@ -70,6 +71,7 @@ extension DeferredKeeping {
         } else if let temporary = try? Syscalls.status(in: parentFD, names.temporary),
           [temporary.device, temporary.inode] != intent.newTree
         {
+          after = timesLeft(renaming: temporary, intent, names)
           complete = (try? Syscalls.rename(from: parentFD, names.temporary, to: pendingFD, old)) != nil
         }
       case .absent:
@@ -80,10 +82,11 @@ extension DeferredKeeping {
           let added = try? Syscalls.status(in: packageFD, RawName(text: intent.changed))
           Syscalls.closeFile(packageFD)
           complete = added.map { [$0.device, $0.inode] == intent.newTree } ?? false
+          if complete, let added { after = timesLeft(renaming: added, intent, names) }
         }
       case .lost: break
       }
-      if complete, let record = intent.record(id: id),
+      if complete, let record = intent.record(id: id, after: after),
         (try? StoreFiles.writeAtomically(
           record.encoded(), to: pendingPath.appending(String(id)), temporary: pendingPath))
           != nil
@@ -95,5 +98,26 @@ extension DeferredKeeping {
       }
     }
     return (recorded, damaged)
+  }
+
+  /// The times the killed save's rename left the directory it renamed in with, when nothing has changed that
+  /// directory since: the rename gave the directory its modification and change times and the entry it moved
+  /// (`moved`, at the temporary name or at its new name) its change time from one reading of the clock, and
+  /// a later change would have moved the directory's on. So the directory's times still being the entry's
+  /// change time (its modification time alone for the root, whose change time a rename of the package moves)
+  /// are the times after the rename, and the chain of our renames in it holds through this save
+  /// (``PendingStateWalk``); nil when they are not, or cannot be read. Without them, an entry a later save
+  /// added there was named not kept in this save's version (outsider attack 3 on issue 35, F1).
+  private static func timesLeft(
+    renaming moved: FileStatus, _ intent: SaveIntent, _ names: SiblingNames
+  ) -> PendingVersion.ContainerTimes.Times? {
+    guard intent.beforeSwap != nil, !intent.changed.isEmpty else { return nil }
+    let folder = FilePath(intent.changed).removingLastComponent()
+    let path = folder.isEmpty ? names.path(names.package) : names.path(names.package).pushing(folder)
+    guard let container = try? Syscalls.statusNoFollow(path), container.kind == .directory,
+      container.modificationTime == moved.changeTime,
+      folder.isEmpty || container.changeTime == moved.changeTime
+    else { return nil }
+    return (container.modificationTime, container.changeTime)
   }
 }

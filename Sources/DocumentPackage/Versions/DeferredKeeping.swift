@@ -157,9 +157,16 @@ final class DeferredKeeping {
     Syscalls.closeFile(fd)
   }
 
-  /// After the rename and the directory's fsync: the directory's status now (see ``willSwap(containerBefore:)``).
+  /// After the rename and the directory's fsync: the directory's status now (see ``willSwap(containerBefore:)``),
+  /// appended to the capture marker too, for a save killed before its record (``SaveIntent/AfterSwap``).
   func swapped(containerAfter after: FileStatus) {
     containerTimes?.after = (after.modificationTime, after.changeTime)
+    guard let begun, containerTimes != nil, let written = intent else { return }
+    let line = SaveIntent.AfterSwap(modification: after.modificationTime, change: after.changeTime)
+    let marker = begun.store.pendingPath.appending("\(begun.id).start")
+    guard let fd = try? Syscalls.openFile(marker, [.writeOnly, .append, .noFollow]) else { return }
+    defer { Syscalls.closeFile(fd) }
+    if (try? StoreFiles.write(written.afterSwapLines(line), to: fd)) != nil { intent?.afterSwap = line }
   }
 
   /// After the swap, before it is reported: moves the replaced subtree (`name` in `parentFD`) into

@@ -26,7 +26,10 @@ import Foundation
 /// before the save goes on, so a marker without it belongs to a save that never swapped. A save that
 /// renames its entry into a directory of the package appends, just before the rename,
 /// `before-swap MTIME CTIME` (``BeforeSwap``) and its `count`: what recovery needs to tell that the
-/// entry a killed save added was its own (see ``PendingStateWalk``). A save that fails after its
+/// entry a killed save added was its own (see ``PendingStateWalk``); once the rename is durable, it appends
+/// `after-swap MTIME CTIME` and its `count`, the directory's times then, which keep the chain of our renames in it
+/// whole when the save is killed before its record (else recovery reads them from the directory where it can,
+/// ``DeferredKeeping/completeInterruptedSaves(_:parentFD:)``). A save that fails after its
 /// rename and renames back appends, once back, `undone MTIME CTIME DEVICE INODE MTIME CTIME` (``Undone``)
 /// and its `count`: the directory's times after both renames, which make the swap and its undoing a link
 /// in the chain of our renames in that directory (``UndoneSwap``), and the entry's status then (the last
@@ -54,6 +57,15 @@ struct SaveIntent: Equatable {
 
     /// The line as the release before wrote it (for a marker with no intent, whose lines are not read).
     var line: Data { Data((HashCache.checked(text) + "\n").utf8) }
+  }
+
+  /// Appended to the marker once the rename is durable: the times of the directory the save renamed its entry
+  /// in (``PendingVersion/ContainerTimes/after``).
+  struct AfterSwap: Equatable {
+    var modification: FileTime
+    var change: FileTime
+
+    var text: String { "after-swap \(modification.encoded) \(change.encoded)" }
   }
 
   /// Appended to the marker of a save that swapped back (``UndoneSwap``): the times of the directory
@@ -100,6 +112,9 @@ struct SaveIntent: Equatable {
   /// The line a save appends just before its swap (nil: it was killed before, or renames nothing
   /// into a directory of the package).
   var beforeSwap: BeforeSwap?
+  /// The line a save appends once its rename is durable (nil: it was killed before, or renames nothing into a
+  /// directory of the package).
+  var afterSwap: AfterSwap?
   /// The line a save that swapped back appends (nil: it did not, or was killed before).
   var undone: Undone?
 
@@ -118,7 +133,8 @@ struct SaveIntent: Equatable {
   /// (``startLines(_:)``, ``beforeSwapLines(_:)``).
   func encoded() -> Data {
     Data((Self.header + "\n" + NumberedLines.counted(lines)).utf8) + (start.map(startLines) ?? Data())
-      + (beforeSwap.map(beforeSwapLines) ?? Data()) + (undone.map(undoneLines) ?? Data())
+      + (beforeSwap.map(beforeSwapLines) ?? Data()) + (afterSwap.map(afterSwapLines) ?? Data())
+      + (undone.map(undoneLines) ?? Data())
   }
 
   /// The lines that complete the capture: its time, after the first group (one `write`).
@@ -131,9 +147,15 @@ struct SaveIntent: Equatable {
     Data(NumberedLines.counted([beforeSwap.text], from: lines.count + 4).utf8)
   }
 
-  /// The lines appended once the swap is undone, after the before-swap line's (one `write`).
+  /// The lines appended once the rename is durable, after the before-swap line's (one `write`).
+  func afterSwapLines(_ afterSwap: AfterSwap) -> Data {
+    Data(NumberedLines.counted([afterSwap.text], from: lines.count + 6).utf8)
+  }
+
+  /// The lines appended once the swap is undone, after the before-swap line's, and the after-swap line's when
+  /// ``afterSwap`` says it was written (one `write`).
   func undoneLines(_ undone: Undone) -> Data {
-    Data(NumberedLines.counted([undone.text], from: lines.count + 6).utf8)
+    Data(NumberedLines.counted([undone.text], from: lines.count + (afterSwap == nil ? 6 : 8)).utf8)
   }
 
   /// Parses a marker; `nil` unless it is whole and its lines match their checks (see ``read(_:)``).
@@ -176,7 +198,7 @@ struct SaveIntent: Equatable {
   private init?(verified lines: [Substring]) {
     var newTree: [UInt64]?, root: (FilePermissions, FileTime)?, changed: String?
     var replaced: PendingVersion.Replaced?, keepLast: Int?, beforeSwap: BeforeSwap?, start: FileTime?
-    var undone: Undone?
+    var afterSwap: AfterSwap?, undone: Undone?
     var seen: [PendingVersion.Seen] = []
     for line in lines {
       let parts = VersionEscaping.fields(line)
@@ -207,6 +229,10 @@ struct SaveIntent: Equatable {
         let times = parts.dropFirst().compactMap { FileTime(encoded: $0) }
         guard times.count == 2 else { return nil }
         beforeSwap = BeforeSwap(modification: times[0], change: times[1])
+      case "after-swap":
+        let times = parts.dropFirst().compactMap { FileTime(encoded: $0) }
+        guard times.count == 2 else { return nil }
+        afterSwap = AfterSwap(modification: times[0], change: times[1])
       case "undone":
         guard parts.count == 7, let modification = FileTime(encoded: parts[1]),
           let change = FileTime(encoded: parts[2])
@@ -219,12 +245,14 @@ struct SaveIntent: Equatable {
     }
     guard let newTree, let root, let changed, let replaced else { return nil }
     // Each group follows the one before it (as they are numbered when written).
-    guard beforeSwap == nil || start != nil, undone == nil || beforeSwap != nil else { return nil }
+    guard beforeSwap == nil || start != nil, afterSwap == nil || beforeSwap != nil, undone == nil || beforeSwap != nil
+    else { return nil }
     self.init(
       newTree: newTree, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
       keepLast: keepLast, seen: seen)
     self.start = start
     self.beforeSwap = beforeSwap
+    self.afterSwap = afterSwap
     self.undone = undone
   }
 
@@ -252,16 +280,19 @@ struct SaveIntent: Equatable {
   }
 
   /// The pending record the save would have written, or nil when the marker has no capture time
-  /// (the save never swapped). Of the container's times only those before the rename are known
-  /// (from the before-swap line): the settle then trusts nothing of that directory's entries it
-  /// cannot see, apart from the one the save added (see ``PendingStateWalk``).
-  func record(id: Int) -> PendingVersion? {
+  /// (the save never swapped). Of the container's times those before the rename are known (from the
+  /// before-swap line), and those after it when the save wrote them (the after-swap line) or recovery
+  /// could tell them (`after`, see ``DeferredKeeping/completeInterruptedSaves(_:parentFD:)``): without them
+  /// the settle trusts nothing of that directory's entries it cannot see, apart from the one the save added
+  /// (see ``PendingStateWalk``).
+  func record(id: Int, after: PendingVersion.ContainerTimes.Times? = nil) -> PendingVersion? {
     guard let start else { return nil }
     return PendingVersion(
       id: id, start: start, rootPermissions: rootPermissions, rootTime: rootTime,
       changed: changed, replaced: replaced, keepLast: keepLast,
       containerTimes: beforeSwap.map {
-        PendingVersion.ContainerTimes(before: ($0.modification, $0.change), after: nil)
+        PendingVersion.ContainerTimes(
+          before: ($0.modification, $0.change), after: afterSwap.map { ($0.modification, $0.change) } ?? after)
       }, seen: seen)
   }
 }
