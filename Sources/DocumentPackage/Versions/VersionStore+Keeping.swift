@@ -48,8 +48,14 @@ extension VersionStore {
       version: version, rootTree: tree, rootPermissions: root.permissions,
       rootTime: root.modificationTime ?? FileTime(Date()), remoteTree: remote?.tree,
       follows: newestRecordedID(before: next))
-    try StoreFiles.writeAtomically(
-      record.encoded(), to: versionsPath.appending(String(next)), temporary: temporaryPath)
+    let recordPath = versionsPath.appending(String(next))
+    do { try StoreFiles.writeAtomically(record.encoded(), to: recordPath, temporary: temporaryPath) } catch {
+      // Renamed into place but not made durable (the folder's fsync failed): the save that asked for it fails, so
+      // the version is not listed either (outsider attack 3 on issue 35, F10: it stayed, a copy of the package the
+      // failed save left as it was). Its objects go with the next prune.
+      try? Syscalls.unlink(recordPath)
+      throw error
+    }
     noteRecorded(next)
     return version
   }
