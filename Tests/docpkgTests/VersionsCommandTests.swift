@@ -215,7 +215,7 @@ struct VersionsCommandTests {
   /// put) killed right after its rename, then a put adding a new root entry: the record recovery completed had no
   /// times of the root after the rename, so the settle could not tell the entry the later save added from one
   /// another program made, and named it not kept in the killed save's version (`check` exit 1 for good). Recovery
-  /// now reads them where the root is as the rename left it.
+  /// now reads them where the root is as the rename left it, and the marker has them once the rename is durable.
   @Test(.enabled(if: Shell.has("strace")), arguments: [["rm", "d2", "-r"], ["put", "r1.txt", "/etc/hostname"]])
   func aRootSaveKilledAfterItsRenameThenAnAddedRootEntryLeavesEveryVersionWhole(save: [String]) throws {
     let temp = try TemporaryDirectory()
@@ -235,7 +235,13 @@ struct VersionsCommandTests {
         save[0] == "rm"
         ? !FileManager.default.fileExists(atPath: package + "/d2")
         : (try String(contentsOfFile: package + "/r1.txt", encoding: .utf8)) != "a1\n"
-      if killed.status != 0 && renamed { killedAfterTheRename += 1 }
+      if killed.status != 0 && renamed {
+        killedAfterTheRename += 1
+        // The version the killed save kept is listed from the first look (attack 3, F3: only after a writer ran).
+        let listed = try Shell.docpkg(["versions", "list", package, "--json"]).standardOutput
+        let versions = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [Any]
+        #expect(versions?.count == 2, "fsync #\(call): \(listed)")
+      }
       #expect(try Shell.docpkg(["put", package, "d1/x.txt"], input: Data("c\n".utf8)).status == 0)
       let check = try Shell.docpkg(["check", package])
       #expect(check.status == 0, "fsync #\(call): \(check.standardOutput)\(check.standardError)")

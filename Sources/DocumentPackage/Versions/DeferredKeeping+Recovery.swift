@@ -29,6 +29,23 @@ extension DeferredKeeping {
   /// save changed as not kept), and the files are left for whoever repairs it.
   /// Best effort: what cannot be completed is left as before, for the recovery to remove.
   /// - Returns: The ids of the pending versions recorded, and of those kept as damaged.
+  /// Whether the store of the package `names` name holds the capture marker of a save with no record yet
+  /// (`ID.start` without `ID`, with an intent: an empty one is left for the next save to remove): a save at
+  /// work, or one killed between its swap and its record, which ``completeInterruptedSaves(_:parentFD:)``
+  /// completes. One listing of `pending/`.
+  static func hasUnrecordedCapture(_ names: SiblingNames) -> Bool {
+    guard
+      let pendingFD = try? Syscalls.openFile(names.path(names.versions).appending("pending"), [.readOnly, .directory])
+    else { return false }
+    defer { Syscalls.closeFile(pendingFD) }
+    guard let listed = try? Syscalls.entries(ofDirectory: pendingFD).map(\.name.string) else { return false }
+    let present = Set(listed)
+    return listed.contains { name in
+      guard name.hasSuffix(".start"), let id = Int(name.dropLast(".start".count)) else { return false }
+      return !present.contains(String(id)) && (try? Syscalls.status(in: pendingFD, RawName(name)))?.size ?? 0 > 0
+    }
+  }
+
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> (recorded: [Int], damaged: [Int]) {
     guard let storeFD = try? Syscalls.openDirectory(in: parentFD, names.versions) else { return ([], []) }
     defer { Syscalls.closeFile(storeFD) }

@@ -71,7 +71,8 @@ public final class VersionStore {
 
   /// Opens the version store of the package at `packagePath`, renaming a moved package's store
   /// along (see the type's discussion). A package without versions has an empty store (the
-  /// directory is made by the first version kept).
+  /// directory is made by the first version kept). What an interrupted save left beside the package is
+  /// recovered first, under the package's lock, as opening the package does (not while a writer holds it).
   /// - Throws: ``PackageError`` with code `noSuchEntry` ("no such package") if there is no package at
   ///   `packagePath` (nor the tree of an interrupted save), `notADirectory` if it is a file, `conflict`
   ///   if the store beside the package belongs to another package (see ``adopt(packageAt:)``), `io` if
@@ -79,6 +80,16 @@ public final class VersionStore {
   public convenience init(forPackageAt packagePath: FilePath) throws {
     let resolved = PackageLink.resolve(packagePath)
     try Recovery.requirePackage(at: resolved, orAnyLeftover: true)
+    // An interrupted save left something beside the package: recovered first, as opening the package does, so
+    // that the version a save killed after its swap kept is listed (and readable) from the first look, not
+    // only after the next writer recovered it (outsider attack 3 on issue 35, F3). Not while a writer holds the
+    // lock (a save at work, or this process's own holder): it completes its own record, and nothing waits.
+    if try Recovery.hasLeftovers(resolved) || DeferredKeeping.hasUnrecordedCapture(SiblingNames(of: resolved)),
+      let lock = try? PackageLock(forPackageAt: resolved, wait: false)
+    {
+      defer { withExtendedLifetime(lock) {} }
+      _ = try Recovery.recover(packageAt: resolved, keeper: VersionKeeping.self)
+    }
     try self.init(packagePath: resolved, lockHeld: false)
   }
 
