@@ -34,13 +34,17 @@ extension Saver {
   /// previous state at the temporary name, which a later save or recovery there would remove, is renamed to
   /// `.NAME.docpkg-previous` where nothing removes it, and the error names where it is.
   private func notRestored(_ error: Error, _ parentFD: CInt) -> PackageError {
+    // What the failure's own context says (a stranger's "nothing was changed") no longer holds: it is left out.
+    var cause = error as? PackageError
+    cause?.context = ""
+    let failure = cause.map { "\($0)" } ?? "\(error)"
     if let kept = keepAside(parentFD, as: "previous") {
       return PackageError(
-        .io, "\(error); and the previous state could not be put back: it is kept at", path: kept.string,
+        .io, "\(failure); and the previous state could not be put back: it is kept at", path: kept.string,
         context: "(nothing removes it)")
     }
     return PackageError(
-      .io, "\(error); and the previous state could not be put back: it is left at",
+      .io, "\(failure); and the previous state could not be put back: it is left at",
       path: names.path(names.temporary).string,
       context: "(move it back by hand before the next save or recovery removes it)")
   }
