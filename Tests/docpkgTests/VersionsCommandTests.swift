@@ -128,6 +128,34 @@ struct VersionsCommandTests {
     }
   }
 
+  /// Outsider attack on issue 35 (R2-2): as `aKilledSavesJournalIsNotAppliedToAnotherDocumentAtTheOldName`, with
+  /// the other document saved by journal (exFAT's way, the exchange refused): its save removed the journal recovery
+  /// had left for the renamed package, as a leftover, and `check` of that package then said ok on a mix. The save
+  /// is now refused naming the journal, and the renamed package is completed by its `check`.
+  @Test(.enabled(if: Shell.has("strace")))
+  func aJournaledSaveAtTheOldNameLeavesTheRenamedPackagesJournal() throws {
+    let temp = try TemporaryDirectory()
+    let files = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
+    let (old, new) = (temp.appending("P.mydoc"), temp.appending("Q.mydoc"))
+    try FileManager.default.moveItem(atPath: old, toPath: new)
+    try FileManager.default.moveItem(
+      atPath: temp.appending(".P.mydoc.docpkg-versions"), toPath: temp.appending(".Q.mydoc.docpkg-versions"))
+    try temp.write("P.mydoc/mine.txt", "mine\n")
+    let put = try Shell.run(
+      "strace",
+      ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2", "-e", "inject=renameat2:error=EINVAL"]
+        + [Shell.docpkgPath, "put", old, "hello.txt", "--versions", "none", "-"],
+      input: Data("hello\n".utf8), environment: Self.quiet, check: false)
+    #expect(put.status == 1)
+    #expect(put.standardError.contains(".P.mydoc.docpkg-journal"), "\(put.standardError)")
+    #expect(try FileManager.default.subpathsOfDirectory(atPath: old) == ["mine.txt"])
+    let check = try Shell.docpkg(["check", new])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    for file in files {
+      #expect(try String(contentsOfFile: new + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
+    }
+  }
+
   private static let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
 
   /// Makes `name` in `temp` (each file `A FILE`, then each put as `B FILE`, settled) and kills a restore of

@@ -118,7 +118,7 @@ extension SaveJournal {
   }
 
   /// Whether a journal holds a plan (it was committed); nil when it cannot be looked at.
-  private static func hasPlan(_ journal: RawName, parentFD: CInt) -> Bool? {
+  static func hasPlan(_ journal: RawName, parentFD: CInt) -> Bool? {
     guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return nil }
     defer { Syscalls.closeFile(journalFD) }
     return try? Syscalls.exists(in: journalFD, planName)
