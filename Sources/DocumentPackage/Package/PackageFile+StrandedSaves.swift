@@ -24,9 +24,7 @@ extension PackageFile {
   static func refuseSavingBesideStrandedSave(_ path: FilePath) throws {
     guard let save = try strandedSaves(besidePackageAt: path).first else { return }
     throw PackageError(
-      .corrupt, "not saving: an unfinished save of a package renamed or removed waits beside", path: path.string,
-      context:
-        "in '\(save.journal.string)' (made for '\(save.packagePath.string)'): if this package is that one, rename "
-        + "it back and run `docpkg check` there to complete it; if that package was deleted, remove the journal")
+      .corrupt, "not saving: an unfinished save of a package no longer at its name waits beside", path: path.string,
+      context: "in '\(save.journal.string)' (run `docpkg check` on this package for what to do)")
   }
 }

@@ -53,8 +53,9 @@ struct Check: ParsableCommand {
       out.write(
         "unfinished: a committed save of '\(save.packagePath.string.escapingControlCharacters)' waits in "
           + "'\(save.journal.string.escapingControlCharacters)', and that package is not at that name: if this "
-          + "package is it, renamed, it is part old, part new (rename it back and check it there to complete the "
-          + "save); if that package was deleted, remove the journal\n")
+          + "package is it, renamed or copied, it is part old, part new (rename it back and check it there to "
+          + "complete the save); if that package was moved to another folder, move it back here under that name and "
+          + "check it; if it was deleted, remove the journal\n")
     }
     guard stranded.isEmpty else {
       throw PackageError(
