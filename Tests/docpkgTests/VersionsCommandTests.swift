@@ -156,6 +156,29 @@ struct VersionsCommandTests {
     }
   }
 
+  /// Outsider attack on issue 35 (R2-6): a journaled restore killed mid-apply, then another program edits a file
+  /// the restore had not replaced yet: completing the restore (the next open, `check`, `versions list`) wrote over
+  /// the edit, which was then in no version. The edit now stays, recovery names where the restore's file is kept,
+  /// and every other file is restored.
+  @Test(.enabled(if: Shell.has("strace")))
+  func anEditAfterAKilledJournaledSaveIsNotWrittenOver() throws {
+    let temp = try TemporaryDirectory()
+    let files = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
+    let package = temp.appending("P.mydoc")
+    let pending = try files.filter { try String(contentsOfFile: package + "/" + $0, encoding: .utf8).hasPrefix("B ") }
+    let edited = try #require(pending.first)
+    try Shell.run("/bin/sh", ["-c", "sleep 0.02; echo edited > \"$1\"", "sh", package + "/" + edited])
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    let aside = temp.appending(".P.mydoc.docpkg-unapplied/" + edited)
+    #expect(check.standardOutput.contains(aside), "\(check.standardOutput)")
+    #expect(try String(contentsOfFile: package + "/" + edited, encoding: .utf8) == "edited\n")
+    #expect(try String(contentsOfFile: aside, encoding: .utf8) == "A \(edited)\n")
+    for file in files where file != edited {
+      #expect(try String(contentsOfFile: package + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
+    }
+  }
+
   private static let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
 
   /// Makes `name` in `temp` (each file `A FILE`, then each put as `B FILE`, settled) and kills a restore of

@@ -73,9 +73,17 @@ enum Recovery {
     if try exists(names.journal), !SaveJournal.ownJournalIsAnothers(names, parentFD: parentFD) {
       // A journaled save (`SaveJournal`): committed if its plan is there, else never begun.
       if let steps = try SaveJournal.committedPlan(names, parentFD: parentFD) {
-        try SaveJournal(names: names, steps: steps).applyJournal(parentFD: parentFD)
+        let kept = try SaveJournal(names: names, steps: steps).applyJournal(parentFD: parentFD)
         SaveJournal.finish(names, parentFD: parentFD)
         action("completed an interrupted save: applied its journal", names.journal)
+        for (path, setAside) in kept {
+          let description =
+            setAside
+            ? "another program changed a file after the interrupted save, and its edit stays; what the save would "
+              + "have put there is kept at"
+            : "another program changed a file the interrupted save removes, and it stays:"
+          actions.append(RecoveryAction(description: description, path: path.string))
+        }
       } else {
         try remove(names.journal, "removed the staged files of an interrupted save:")
       }

@@ -49,8 +49,24 @@ struct SaveJournal {
 
   /// Applies every step, in order, to the package `names.package` in `parentFD`, with the journal
   /// folder open as `journalFD`; then makes every directory it changed durable.
+  ///
+  /// With `editsAfter` (recovery: when the plan was committed), a file another program changed since (its change
+  /// time is later) is not written over or removed: its edit stays, and the staged file that would have replaced it
+  /// is kept in `.NAME.docpkg-unapplied/` beside the package, at its path, where nothing removes it (outsider
+  /// attack on issue 35, R2-6: completing a killed save wrote over such an edit, which was then in no version).
+  /// - Returns: Each such file: the staged file's place (`setAside`), or the package's path of a file the plan
+  ///   removes, left in place.
   /// - Throws: ``PackageError`` naming the path of the step that failed; applying again completes it.
-  func apply(parentFD: CInt, journalFD: CInt, packagePath: FilePath, rootFD givenRoot: CInt? = nil) throws {
+  @discardableResult
+  func apply(
+    parentFD: CInt, journalFD: CInt, packagePath: FilePath, rootFD givenRoot: CInt? = nil,
+    editsAfter planTime: FileTime? = nil
+  ) throws -> [(path: FilePath, setAside: Bool)] {
+    var kept: [(path: FilePath, setAside: Bool)] = []
+    func changedSincePlan(_ status: FileStatus?) -> Bool {
+      guard let planTime, let status else { return false }
+      return status.changeTime > planTime
+    }
     var changedDirectories: Set<[RawName]> = []
     // Every step is made below the package's root directory as opened (by the caller before the plan
     // was committed, else here): a package renamed or moved meanwhile is still the one completed.
@@ -86,7 +102,11 @@ struct SaveJournal {
         switch step {
         case .removeFile:
           if let status = try? Syscalls.status(in: containerFD, name), status.kind != .directory {
-            try Syscalls.unlink(in: containerFD, name, directory: false)
+            if changedSincePlan(status) {
+              kept.append((path.reduce(packagePath) { $0.appending($1.string) }, false))
+            } else {
+              try Syscalls.unlink(in: containerFD, name, directory: false)
+            }
           }
         case .removeDirectory:
           if let status = try? Syscalls.status(in: containerFD, name), status.kind == .directory {
@@ -97,7 +117,11 @@ struct SaveJournal {
         case .place(let number, _):
           let staged = Self.stagedName(number)
           if try Syscalls.exists(in: journalFD, staged) {
-            try Syscalls.rename(from: journalFD, staged, to: containerFD, name)
+            if changedSincePlan(try? Syscalls.status(in: containerFD, name)) {
+              kept.append((try setAside(staged, path, journalFD: journalFD, parentFD: parentFD), true))
+            } else {
+              try Syscalls.rename(from: journalFD, staged, to: containerFD, name)
+            }
           }
         case .setAttributes(_, let permissions, let time):
           let fd = try Syscalls.openDirectory(
@@ -121,6 +145,27 @@ struct SaveJournal {
         throw PackageError.io(error, "cannot flush directory", path: shown.string, context: "while saving")
       }
     }
+    return kept
+  }
+
+  /// Moves staged file `staged` to `.NAME.docpkg-unapplied/PATH` beside the package (its folders made as needed),
+  /// durably; where it is then.
+  private func setAside(_ staged: RawName, _ path: [RawName], journalFD: CInt, parentFD: CInt) throws(Errno) -> FilePath
+  {
+    let folder = RawName(".\(names.package.string).docpkg-unapplied")
+    if try !Syscalls.exists(in: parentFD, folder) { try Syscalls.makeDirectory(in: parentFD, folder) }
+    var fd = try Syscalls.openDirectory(in: parentFD, folder)
+    defer { Syscalls.closeFile(fd) }
+    for component in path.dropLast() {
+      if try !Syscalls.exists(in: fd, component) { try Syscalls.makeDirectory(in: fd, component) }
+      let next = try Syscalls.openDirectory(in: fd, component)
+      Syscalls.closeFile(fd)
+      fd = next
+    }
+    try Syscalls.rename(from: journalFD, staged, to: fd, path.last ?? staged)
+    try Syscalls.synchronize(fd)
+    try Syscalls.synchronize(parentFD)
+    return path.reduce(names.path(folder)) { $0.appending($1.string) }
   }
 
   /// Opens the package's directory at `path` (relative to the package, in `parentFD`) without

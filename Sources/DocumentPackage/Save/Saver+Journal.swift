@@ -150,15 +150,19 @@ extension SaveJournal {
     return steps
   }
 
-  /// Applies a committed plan again, in recovery.
-  func applyJournal(parentFD: CInt) throws {
+  /// Applies a committed plan again, in recovery, keeping what another program changed since the plan was
+  /// committed (the plan's modification time; see ``apply(parentFD:journalFD:packagePath:rootFD:editsAfter:)``).
+  /// - Returns: Each file kept so (see ``apply(parentFD:journalFD:packagePath:rootFD:editsAfter:)``).
+  func applyJournal(parentFD: CInt) throws -> [(path: FilePath, setAside: Bool)] {
     let journalFD: CInt
     do { journalFD = try Syscalls.openDirectory(in: parentFD, names.journal) } catch {
       throw PackageError.io(
         error, "cannot recover interrupted save: cannot open", path: names.path(names.journal).string)
     }
     defer { Syscalls.closeFile(journalFD) }
-    try apply(parentFD: parentFD, journalFD: journalFD, packagePath: names.path(names.package))
+    let committed = (try? Syscalls.status(in: journalFD, Self.planName))?.modificationTime
+    return try apply(
+      parentFD: parentFD, journalFD: journalFD, packagePath: names.path(names.package), editsAfter: committed)
   }
 
   /// Removes the journal of an applied plan: the plan first (the save is no longer to be completed),
