@@ -1,4 +1,6 @@
+import DocumentPackage
 import Foundation
+import SystemPackage
 import TestSupport
 import Testing
 
@@ -177,6 +179,25 @@ struct VersionsCommandTests {
     for file in files where file != edited {
       #expect(try String(contentsOfFile: package + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
     }
+  }
+
+  /// A save killed between making its lock file and writing its root into it, and the package renamed: the empty
+  /// lock file stayed beside the old name, which nothing removed (`moved-while-saving.py --kill --remounted`, once
+  /// a store's recovery on opening moved the kill onto that step). The renamed package's recovery removes a lock
+  /// file that names no root, beside no package, that nobody holds; one held is left alone.
+  @Test func anEmptyLockFileBesideNoPackageIsRemovedByRecovery() throws {
+    let temp = try TemporaryDirectory()
+    try temp.write("R.mydoc/a.txt", "a\n")
+    try temp.write(".Q.mydoc.docpkg-lock", "")
+    let check = try Shell.docpkg(["check", temp.appending("R.mydoc")])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    #expect(check.standardOutput.contains("removed a lock file"), "\(check.standardOutput)")
+    #expect(!FileManager.default.fileExists(atPath: temp.appending(".Q.mydoc.docpkg-lock")))
+    try temp.write(".Q.mydoc.docpkg-lock", "")
+    let held = try PackageLock(forPackageAt: FilePath(temp.appending("Q.mydoc")))
+    #expect(try Shell.docpkg(["check", temp.appending("R.mydoc")]).status == 0)
+    #expect(FileManager.default.fileExists(atPath: temp.appending(".Q.mydoc.docpkg-lock")))
+    withExtendedLifetime(held) {}
   }
 
   private static let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]

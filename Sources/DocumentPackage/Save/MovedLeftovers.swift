@@ -27,9 +27,13 @@ enum MovedLeftovers {
     let identity = [root.device, root.inode]
     var actions: [RecoveryAction] = []
     for (name, type) in siblings where type == .file || type == .unknown {
-      guard name != names.lock, let owner = SiblingNames.owner(of: name, suffix: "lock"),
-        PackageLock.recordedRoots(lockFile: name, parentFD: parentFD).contains(identity)
-      else { continue }
+      guard name != names.lock, let owner = SiblingNames.owner(of: name, suffix: "lock") else { continue }
+      let recorded = PackageLock.recordedRoots(lockFile: name, parentFD: parentFD)
+      if recorded.isEmpty {
+        if let removed = removeIfStale(name, owner: owner, names, parentFD) { actions.append(removed) }
+        continue
+      }
+      guard recorded.contains(identity) else { continue }
       guard let component = owner.component, !holdsItsPackage(owner, name, parentFD),
         let ownerNames = try? SiblingNames(of: names.parent.appending(component)),
         let ownerLock = try? PackageLock(
@@ -64,6 +68,22 @@ enum MovedLeftovers {
           path: ownerNames.path(ownerNames.lock).string))
     }
     return actions
+  }
+
+  /// A lock file that names no root, beside no package of its name, that nobody holds: its holder was killed
+  /// between making it and writing the root into it (nothing else was done yet), or was making that package
+  /// (`--create`) and the package never came. It is removed as its holder's unlock would have (taking the lock
+  /// without waiting, then dropping it), so that nothing is left beside a name a package was renamed from.
+  private static func removeIfStale(
+    _ lockFile: RawName, owner: RawName, _ names: SiblingNames, _ parentFD: CInt
+  ) -> RecoveryAction? {
+    guard (try? Syscalls.exists(in: parentFD, owner)) == false, let component = owner.component,
+      let lock = try? PackageLock(forPackageAt: names.parent.appending(component), wait: false, recordingRoot: false)
+    else { return nil }
+    withExtendedLifetime(lock) {}
+    return RecoveryAction(
+      description: "removed a lock file an interrupted save left empty beside no package:",
+      path: names.path(lockFile).string)
   }
 
   /// Whether the entry at the old name `owner` may be the package the lock file `lockFile` was taken for: anything
