@@ -126,7 +126,7 @@ extension SaveJournal {
 
   /// The device and inode a journal's `root` file names, `nil` if it has none (an earlier release's journal) or it
   /// does not read.
-  private static func recordedRoot(of journal: RawName, parentFD: CInt) -> [UInt64]? {
+  static func recordedRoot(of journal: RawName, parentFD: CInt) -> [UInt64]? {
     guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return nil }
     defer { Syscalls.closeFile(journalFD) }
     return RootRecord.read(rootName, in: journalFD)

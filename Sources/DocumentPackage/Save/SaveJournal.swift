@@ -50,8 +50,8 @@ struct SaveJournal {
   /// Applies every step, in order, to the package `names.package` in `parentFD`, with the journal
   /// folder open as `journalFD`; then makes every directory it changed durable.
   ///
-  /// With `editsAfter` (recovery: when the plan was committed), a file another program changed since (its change
-  /// time is later) is not written over or removed: its edit stays, and the staged file that would have replaced it
+  /// With `editsAfter` (recovery: when the plan was committed), a file another program changed since (its
+  /// modification time is later) is not written over or removed: its edit stays, and the staged file that would have replaced it
   /// is kept in `.NAME.docpkg-unapplied/` beside the package, at its path, where nothing removes it (outsider
   /// attack on issue 35, R2-6: completing a killed save wrote over such an edit, which was then in no version).
   /// - Returns: Each such file: the staged file's place (`setAside`), or the package's path of a file the plan
@@ -63,9 +63,11 @@ struct SaveJournal {
     editsAfter planTime: FileTime? = nil
   ) throws -> [(path: FilePath, setAside: Bool)] {
     var kept: [(path: FilePath, setAside: Bool)] = []
+    // By the modification time: the change time also moves when the plan's own removal of another name of the
+    // file (a hard link) lowers its link count, which is no edit.
     func changedSincePlan(_ status: FileStatus?) -> Bool {
       guard let planTime, let status else { return false }
-      return status.changeTime > planTime
+      return status.modificationTime > planTime
     }
     var changedDirectories: Set<[RawName]> = []
     // Every step is made below the package's root directory as opened (by the caller before the plan

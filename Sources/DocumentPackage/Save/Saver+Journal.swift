@@ -151,7 +151,10 @@ extension SaveJournal {
   }
 
   /// Applies a committed plan again, in recovery, keeping what another program changed since the plan was
-  /// committed (the plan's modification time; see ``apply(parentFD:journalFD:packagePath:rootFD:editsAfter:)``).
+  /// committed (the plan's modification time; see ``apply(parentFD:journalFD:packagePath:rootFD:editsAfter:)``),
+  /// when the package is the directory the save began in (its root as the journal records it). In another one (a
+  /// copy, or a root a remount renumbered) every file's time is the copy's, which tells nothing: the plan is
+  /// applied whole, and the package ends new.
   /// - Returns: Each file kept so (see ``apply(parentFD:journalFD:packagePath:rootFD:editsAfter:)``).
   func applyJournal(parentFD: CInt) throws -> [(path: FilePath, setAside: Bool)] {
     let journalFD: CInt
@@ -160,7 +163,10 @@ extension SaveJournal {
         error, "cannot recover interrupted save: cannot open", path: names.path(names.journal).string)
     }
     defer { Syscalls.closeFile(journalFD) }
-    let committed = (try? Syscalls.status(in: journalFD, Self.planName))?.modificationTime
+    let root = try? Syscalls.status(in: parentFD, names.package)
+    let sameRoot =
+      root != nil && Self.recordedRoot(of: names.journal, parentFD: parentFD) == root.map { [$0.device, $0.inode] }
+    let committed = sameRoot ? (try? Syscalls.status(in: journalFD, Self.planName))?.modificationTime : nil
     return try apply(
       parentFD: parentFD, journalFD: journalFD, packagePath: names.path(names.package), editsAfter: committed)
   }
