@@ -93,11 +93,7 @@ struct VersionsCommandTests {
     let other = try FileManager.default.subpathsOfDirectory(atPath: old).filter { !$0.hasPrefix("sub") }.sorted()
     #expect(other == ["hello.txt", "mine.txt"])
     #expect(try FileManager.default.contentsOfDirectory(atPath: old + "/sub") == ["deep"])
-    let check = try Shell.docpkg(["check", new])
-    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
-    for file in files {
-      #expect(try String(contentsOfFile: new + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
-    }
+    try Self.expectCheckedAndRestored(new, files)
   }
 
   /// Outsider attack on issue 35 (attack 3, F2): as above, but the package copied elsewhere in its folder
@@ -151,11 +147,7 @@ struct VersionsCommandTests {
     #expect(put.status == 1)
     #expect(put.standardError.contains(".P.mydoc.docpkg-journal"), "\(put.standardError)")
     #expect(try FileManager.default.subpathsOfDirectory(atPath: old) == ["mine.txt"])
-    let check = try Shell.docpkg(["check", new])
-    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
-    for file in files {
-      #expect(try String(contentsOfFile: new + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
-    }
+    try Self.expectCheckedAndRestored(new, files)
   }
 
   /// Outsider attack on issue 35 (R2-6): a journaled restore killed mid-apply, then another program edits a file
@@ -198,6 +190,16 @@ struct VersionsCommandTests {
     #expect(try Shell.docpkg(["check", temp.appending("R.mydoc")]).status == 0)
     #expect(FileManager.default.fileExists(atPath: temp.appending(".Q.mydoc.docpkg-lock")))
     withExtendedLifetime(held) {}
+  }
+
+  /// `check` of `package` exits 0, and each of `files` is as version 1 of ``killJournaledRestoreMidPlan(in:_:)``
+  /// has it (`A FILE`): the killed restore completed.
+  private static func expectCheckedAndRestored(_ package: String, _ files: [String]) throws {
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+    for file in files {
+      #expect(try String(contentsOfFile: package + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
+    }
   }
 
   private static let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
