@@ -156,6 +156,7 @@ extension SaveJournal {
   /// copy, or a root a remount renumbered) every file's time is the copy's, which tells nothing: the plan is
   /// applied whole, and the package ends new.
   /// - Returns: Each file kept so (see ``apply(parentFD:journalFD:packagePath:rootFD:editsAfter:)``).
+  @discardableResult
   func applyJournal(parentFD: CInt) throws -> [(path: FilePath, setAside: Bool)] {
     let journalFD: CInt
     do { journalFD = try Syscalls.openDirectory(in: parentFD, names.journal) } catch {
