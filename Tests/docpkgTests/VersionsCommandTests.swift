@@ -81,12 +81,7 @@ struct VersionsCommandTests {
   @Test(.enabled(if: Shell.has("strace")))
   func aKilledSavesJournalIsNotAppliedToAnotherDocumentAtTheOldName() throws {
     let temp = try TemporaryDirectory()
-    let files = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
-    let (old, new) = (temp.appending("P.mydoc"), temp.appending("Q.mydoc"))
-    try FileManager.default.moveItem(atPath: old, toPath: new)
-    try FileManager.default.moveItem(
-      atPath: temp.appending(".P.mydoc.docpkg-versions"), toPath: temp.appending(".Q.mydoc.docpkg-versions"))
-    try temp.write("P.mydoc/mine.txt", "mine\n")
+    let (files, old, new) = try Self.renamedWithAFolderAtTheOldName(in: temp)
     _ = try temp.makeDirectory("P.mydoc/sub/deep")
     let put = try Shell.docpkg(["put", old, "hello.txt"], input: Data("hello\n".utf8), environment: Self.quiet)
     #expect(put.status == 0, "\(put.standardError)")
@@ -133,12 +128,7 @@ struct VersionsCommandTests {
   @Test(.enabled(if: Shell.has("strace")))
   func aJournaledSaveAtTheOldNameLeavesTheRenamedPackagesJournal() throws {
     let temp = try TemporaryDirectory()
-    let files = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
-    let (old, new) = (temp.appending("P.mydoc"), temp.appending("Q.mydoc"))
-    try FileManager.default.moveItem(atPath: old, toPath: new)
-    try FileManager.default.moveItem(
-      atPath: temp.appending(".P.mydoc.docpkg-versions"), toPath: temp.appending(".Q.mydoc.docpkg-versions"))
-    try temp.write("P.mydoc/mine.txt", "mine\n")
+    let (files, old, new) = try Self.renamedWithAFolderAtTheOldName(in: temp)
     let put = try Shell.run(
       "strace",
       ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2", "-e", "inject=renameat2:error=EINVAL"]
@@ -200,6 +190,20 @@ struct VersionsCommandTests {
     for file in files {
       #expect(try String(contentsOfFile: package + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
     }
+  }
+
+  /// ``killJournaledRestoreMidPlan(in:_:)`` of `P.mydoc`, then the package renamed to `Q.mydoc` with its store, and
+  /// another folder made at the old name holding `mine.txt`. Returns the files and both paths.
+  private static func renamedWithAFolderAtTheOldName(
+    in temp: TemporaryDirectory
+  ) throws -> (files: [String], old: String, new: String) {
+    let files = try killJournaledRestoreMidPlan(in: temp, "P.mydoc")
+    let (old, new) = (temp.appending("P.mydoc"), temp.appending("Q.mydoc"))
+    try FileManager.default.moveItem(atPath: old, toPath: new)
+    try FileManager.default.moveItem(
+      atPath: temp.appending(".P.mydoc.docpkg-versions"), toPath: temp.appending(".Q.mydoc.docpkg-versions"))
+    try temp.write("P.mydoc/mine.txt", "mine\n")
+    return (files, old, new)
   }
 
   private static let quiet = ["DOCPKG_NO_BACKGROUND_SETTLE": "1"]
