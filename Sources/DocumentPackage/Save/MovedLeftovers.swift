@@ -34,16 +34,15 @@ enum MovedLeftovers {
         continue
       }
       guard recorded.contains(identity) else { continue }
-      guard let component = owner.component, !holdsItsPackage(owner, name, parentFD),
+      guard let component = owner.component, !holdsItsPackage(owner, recorded, parentFD),
         let ownerNames = try? SiblingNames(of: names.parent.appending(component)),
         let ownerLock = try? PackageLock(
           forPackageAt: names.parent.appending(component), wait: false, recordingRoot: false)
       else { continue }
       defer { withExtendedLifetime(ownerLock) {} }
       // Again under its lock: still no package of that name, and the lock still names this root.
-      guard !holdsItsPackage(owner, name, parentFD),
-        PackageLock.recordedRoots(lockFile: name, parentFD: parentFD).contains(identity)
-      else { continue }
+      let again = PackageLock.recordedRoots(lockFile: name, parentFD: parentFD)
+      guard !holdsItsPackage(owner, again, parentFD), again.contains(identity) else { continue }
       if (try? Syscalls.exists(in: parentFD, ownerNames.temporary)) == true,
         (try? Syscalls.exists(in: parentFD, names.temporary)) == false,
         (try? Syscalls.rename(from: parentFD, ownerNames.temporary, to: parentFD, names.temporary)) != nil
@@ -86,15 +85,15 @@ enum MovedLeftovers {
       path: names.path(lockFile).string)
   }
 
-  /// Whether the entry at the old name `owner` may be the package the lock file `lockFile` was taken for: anything
-  /// but a directory whose root the lock file does not name (nothing there, a file, or another folder made at the
+  /// Whether the entry at the old name `owner` may be the package its lock file was taken for (that file naming
+  /// the roots `recorded`): anything but a directory whose root the lock file does not name (nothing there, a file, or another folder made at the
   /// old name after the rename, which the leftovers are not of: outsider attack 3 on issue 35, F4, where such a
   /// folder kept them from the renamed package, and its own recovery then removed the state they held).
-  private static func holdsItsPackage(_ owner: RawName, _ lockFile: RawName, _ parentFD: CInt) -> Bool {
+  private static func holdsItsPackage(_ owner: RawName, _ recorded: [[UInt64]], _ parentFD: CInt) -> Bool {
     guard let status = try? Syscalls.status(in: parentFD, owner) else {
       return (try? Syscalls.exists(in: parentFD, owner)) != false  // cannot tell: leave them
     }
     guard status.kind == .directory else { return false }
-    return PackageLock.recordedRoots(lockFile: lockFile, parentFD: parentFD).contains([status.device, status.inode])
+    return recorded.contains([status.device, status.inode])
   }
 }

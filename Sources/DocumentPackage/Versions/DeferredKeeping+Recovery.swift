@@ -1,6 +1,28 @@
 import SystemPackage
 
 extension DeferredKeeping {
+  /// Whether the store of the package `names` name holds the capture marker of a save with no record yet
+  /// (`ID.start` without `ID`, with an intent: an empty one is left for the next save to remove): a save at
+  /// work, or one killed between its swap and its record, which ``completeInterruptedSaves(_:parentFD:)``
+  /// completes. One listing of `pending/`.
+  static func hasUnrecordedCapture(_ names: SiblingNames) -> Bool {
+    guard
+      let pendingFD = try? Syscalls.openFile(names.path(names.versions).appending("pending"), [.readOnly, .directory])
+    else { return false }
+    defer { Syscalls.closeFile(pendingFD) }
+    guard let listed = try? Syscalls.entries(ofDirectory: pendingFD).map(\.name.string) else { return false }
+    let present = Set(listed)
+    return listed.contains { name in
+      guard let id = captureID(name) else { return false }
+      return !present.contains(String(id)) && (try? Syscalls.status(in: pendingFD, RawName(name)))?.size ?? 0 > 0
+    }
+  }
+
+  /// The save id of a capture marker's name (`ID.start`); nil for any other name (`saving.start` included).
+  private static func captureID(_ name: String) -> Int? {
+    name.hasSuffix(".start") ? Int(name.dropLast(".start".count)) : nil
+  }
+
   /// Under the package lock, before recovery removes the temporary tree: completes the pending
   /// record of a deferred save killed between its swap and its record, from the intent in its
   /// capture marker (``SaveIntent``), and marks a save killed before its swap abandoned.
@@ -18,8 +40,9 @@ extension DeferredKeeping {
   ///   back at the temporary name), or the marker has no capture time:
   ///   the save was killed before its capture was complete): the marker becomes `ID.abandoned`.
   ///
-  /// The record is ``SaveIntent/record(id:)``: the capture time and `seen` lines the save's would
-  /// have had, and of the container's times only those before the rename (the kill lost the others).
+  /// The record is ``SaveIntent/record(id:after:)``: the capture time and `seen` lines the save's would
+  /// have had, and the container's times before the rename, and after it when the marker has them or the
+  /// container shows them still (`timesLeft(renaming:_:_:)`); else the kill lost them.
   ///
   /// A marker that is not believed (``SaveIntent/Reading/damaged(_:)``: damaged, edited by hand, or
   /// an earlier release's without checks) completes nothing: whatever is at the temporary name (the
@@ -29,23 +52,6 @@ extension DeferredKeeping {
   /// save changed as not kept), and the files are left for whoever repairs it.
   /// Best effort: what cannot be completed is left as before, for the recovery to remove.
   /// - Returns: The ids of the pending versions recorded, and of those kept as damaged.
-  /// Whether the store of the package `names` name holds the capture marker of a save with no record yet
-  /// (`ID.start` without `ID`, with an intent: an empty one is left for the next save to remove): a save at
-  /// work, or one killed between its swap and its record, which ``completeInterruptedSaves(_:parentFD:)``
-  /// completes. One listing of `pending/`.
-  static func hasUnrecordedCapture(_ names: SiblingNames) -> Bool {
-    guard
-      let pendingFD = try? Syscalls.openFile(names.path(names.versions).appending("pending"), [.readOnly, .directory])
-    else { return false }
-    defer { Syscalls.closeFile(pendingFD) }
-    guard let listed = try? Syscalls.entries(ofDirectory: pendingFD).map(\.name.string) else { return false }
-    let present = Set(listed)
-    return listed.contains { name in
-      guard name.hasSuffix(".start"), let id = Int(name.dropLast(".start".count)) else { return false }
-      return !present.contains(String(id)) && (try? Syscalls.status(in: pendingFD, RawName(name)))?.size ?? 0 > 0
-    }
-  }
-
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> (recorded: [Int], damaged: [Int]) {
     guard let storeFD = try? Syscalls.openDirectory(in: parentFD, names.versions) else { return ([], []) }
     defer { Syscalls.closeFile(storeFD) }
@@ -56,8 +62,8 @@ extension DeferredKeeping {
     let pendingPath = names.path(names.versions).appending("pending")
     var recorded: [Int] = []
     var damaged: [Int] = []
-    for name in listed where name.hasSuffix(".start") {
-      guard let id = Int(name.dropLast(".start".count)) else { continue }  // `saving.start`: removed by the next save
+    for name in listed {
+      guard let id = captureID(name) else { continue }  // `saving.start`: removed by the next save
       let marker = RawName(name)
       if present.contains(String(id)) {
         // Recorded already, killed before the marker's removal.
