@@ -69,6 +69,37 @@ struct PendingWindowTests {
     #expect(try snapshot(package) == before)
   }
 
+  /// Another program writing beside the document right after a save, before the settle: the root's times
+  /// change as they would for a removal, but every entry it had at the save is still there, so the version
+  /// is whole and simply lacks what was made since. An entry removed instead still names the root (its bytes
+  /// are nowhere), and one removed and made again at its name is named itself (issue 35, R2-7).
+  @Test(arguments: ["Text.txt", "Pages/p1/text.txt"], ["add", "add a folder", "remove", "replace"])
+  func anEntryMadeInTheRootAfterASaveIsLeftOutOfItsVersion(_ changed: String, _ outside: String) throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = try makePackage(in: temp)
+    let before = try snapshot(package)
+    let document = try deferredDocument(package)
+    try document.root.setFile(at: changed, contents: Data("changed\n".utf8))
+    try document.save()
+    switch outside {
+    case "add": try temp.write("Doc.pkg/Sidecar.txt", "made after the save\n")
+    case "add a folder": try temp.write("Doc.pkg/Cache/c.bin", "made after the save")
+    case "remove": try FileManager.default.removeItem(atPath: package + "/Index.json")
+    default:
+      try FileManager.default.removeItem(atPath: package + "/Index.json")
+      try temp.write("Doc.pkg/Index.json", "{\"made\": \"after\"}\n")
+    }
+    let store = try document.versionStore()
+    let expected = ["add": [], "add a folder": [], "remove": ["./"], "replace": ["Index.json"]][outside]
+    #expect(try store.settlePendingVersions().map(\.unkeptPaths) == [expected], "\(outside) after a save of \(changed)")
+    #expect(try store.damagedVersions(thorough: true).isEmpty == outside.hasPrefix("add"))
+    guard outside.hasPrefix("add") else { return }
+    #expect(try store.tree(of: 1).nodeIfPresent(at: "Sidecar.txt") == nil)
+    #expect(try store.tree(of: 1).nodeIfPresent(at: "Cache") == nil)
+    try document.restoreVersion(1)
+    #expect(try snapshot(package) == before)
+  }
+
   /// `cp -al` only adds a link to each file, but that moves its change time as a `chmod` would: the
   /// version cannot know the permissions such a file had at the save, so it names every file and
   /// link the backup linked; the entry the save replaced (already in the store) and the folders

@@ -223,6 +223,14 @@ extension Syscalls {
   /// listing of the same descriptor (recovery looks at the package's folder more than once) found it empty even after
   /// a rewind, and missed the journal a save of the package under its old name left there.
   package static func entries(ofDirectory dirfd: CInt) throws(Errno) -> [(name: RawName, type: EntryType)] {
+    try entries(ofDirectory: dirfd, atMost: .max) ?? []
+  }
+
+  /// The entries of an open directory as ``entries(ofDirectory:)`` lists them, or nil when it holds more than
+  /// `limit` (nothing more is read then).
+  package static func entries(ofDirectory dirfd: CInt, atMost limit: Int) throws(Errno) -> [(
+    name: RawName, type: EntryType
+  )]? {
     let own = try openDirectory(in: dirfd, RawName("."))
     let stream = try directoryStream(taking: own)
     defer { closedir(stream) }
@@ -247,6 +255,7 @@ extension Syscalls {
         default: .other
         }
       result.append((name, type))
+      if result.count > limit { return nil }
     }
     return result
   }

@@ -61,6 +61,8 @@ final class DeferredKeeping {
   private var seen: [PendingVersion.Seen] = []
   /// What the capture marker says (nil: it has no intent), for the lines appended to it.
   private var intent: SaveIntent?
+  /// The names in the package's root just before the capture (see ``PendingVersion/rootListing``).
+  private var rootListing: [String]?
 
   init(policy: VersionPolicy) {
     if case .keepLast(let count) = policy { keepLast = count } else { keepLast = nil }
@@ -116,13 +118,17 @@ final class DeferredKeeping {
       throw PackageError.io(error, "cannot read status of", path: packagePath.string)
     }
     seen = seenSinceCaptures(in: store, changing: changedPath, adding: adding)
+    // Before the capture: an entry removed after the listing is missing from the root at the settle, as one
+    // removed after *T* is; one made between the two is in the state at *T*, as the settle takes it.
+    rootListing = changedPath.isEmpty ? nil : Self.rootListing(of: packagePath)
     let id = try store.takeNextID()
     let marker = store.pendingPath.appending("\(id).start")
     let built: [UInt64]? = removing ? [] : newTree.map { [$0.device, $0.inode] }
     let intent = built.map {
       SaveIntent(
         newTree: $0, rootPermissions: root.permissions, rootTime: root.modificationTime,
-        changed: changedPath, replaced: adding ? .absent : .kept, keepLast: keepLast, seen: seen)
+        changed: changedPath, replaced: adding ? .absent : .kept, keepLast: keepLast, seen: seen,
+        rootListing: rootListing)
     }
     let start: FileTime
     do {
@@ -227,6 +233,7 @@ final class DeferredKeeping {
     self.begun = nil
     containerTimes = nil
     seen = []
+    rootListing = nil
     defer { intent = nil }
     guard let fd = try? Syscalls.openFile(begun.store.pendingPath, [.readOnly, .directory]) else { return }
     defer { Syscalls.closeFile(fd) }
@@ -254,7 +261,8 @@ final class DeferredKeeping {
     let (store, id, start, root) = begun
     let pending = PendingVersion(
       id: id, start: start, rootPermissions: root.permissions, rootTime: root.modificationTime,
-      changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes, seen: seen)
+      changed: changedPath, replaced: replaced, keepLast: keepLast, containerTimes: containerTimes, seen: seen,
+      rootListing: rootListing)
     let path = store.pendingPath.appending(String(id))
     do { try StoreFiles.writeAtomically(pending.encoded(), to: path, temporary: store.pendingPath) } catch {
       // Renamed in, and then the folder's flush failed: the save swaps back, so the record must go (it
@@ -270,9 +278,21 @@ final class DeferredKeeping {
     self.begun = nil
     containerTimes = nil
     seen = []
+    rootListing = nil
     intent = nil
     try? Syscalls.unlink(store.pendingPath.appending("\(id).start"))
     Self.waitForClock(after: start, in: store.pendingPath)
+  }
+
+  /// The names in the package's root (see ``PendingVersion/rootListing``), without the save's own temporary
+  /// entries; nil when it cannot be listed or holds more than ``PendingVersion/rootListingLimit`` entries.
+  private static func rootListing(of packagePath: FilePath) -> [String]? {
+    guard let fd = try? Syscalls.openFile(packagePath, [.readOnly, .directory, .noFollow]) else { return nil }
+    defer { Syscalls.closeFile(fd) }
+    guard let entries = try? Syscalls.entries(ofDirectory: fd, atMost: PendingVersion.rootListingLimit) else {
+      return nil
+    }
+    return entries.map(\.name.text).filter { !SiblingNames.isSiblingEntry($0) }.sorted { $0.utf8Precedes($1) }
   }
 
   /// Returns once a file made now in `directory` gets a modification time after `start`.

@@ -89,7 +89,10 @@ import Foundation
 /// nothing under its name is known to be what the name held at *T* — the version keeps nothing
 /// there, which is what `check`, `versions show` and `versions restore` then say. The package's
 /// root is the exception: its permissions and time at *T* are in the pending record, and its
-/// entries are judged one by one (an entry removed from it since *T* is what naming it says).
+/// entries are judged one by one (an entry removed from it since *T* is what naming it says). Its names
+/// just before *T* are in the record too (``PendingVersion/rootListing``): when each is still there,
+/// nothing was removed from it, so it is not named, and an entry of another name is left out (made
+/// since *T*; another program writing beside the document right after a save).
 /// In a later save's replaced subtree, a directory is judged by its own times too: our saves link
 /// files, never directories, so only the rename of the replaced entry itself into the store moves them.
 ///
@@ -223,11 +226,12 @@ struct PendingStateWalk {
     let underChanged = source < pending.count
     let rootStatus = underChanged ? nil : try? Syscalls.statusNoFollow(root)
     let rootStable = rootStatus.map { isStable("", $0) } == true
-    let rootNamed = rootStatus.map { changedSinceCapture("", $0) } == true
-    if rootNamed { unkept.append("./") }
-    let top = try Directory(
+    let rootChanged = rootStatus.map { changedSinceCapture("", $0) } == true
+    var top = try Directory(
       relative: "", physical: root, in: nil, source: source, underChanged: underChanged, stable: rootStable,
-      named: rootNamed, self)
+      named: rootChanged, self)
+    // Changed, but every entry it had at *T* still there: only entries were added, which are left out.
+    if rootChanged, !top.leavesOut(unlistedIn: pending[0].rootListing) { unkept.append("./") }
     let result = try TreeFold.run(top, &self)
     try writer.finish()
     return (result.tree, result.size)
@@ -260,7 +264,10 @@ struct PendingStateWalk {
     /// No entry of it can lead to another inode than at *T*.
     private let stable: Bool
     /// It is named as not kept: its entries may have changed since *T*.
-    private let named: Bool
+    private var named: Bool
+    /// The names it had at *T* (the root's, ``PendingVersion/rootListing``), when they are all still in it: an
+    /// entry of another name was made since, and is not in the version.
+    private var listedAtCapture: Set<String>?
     /// Its entries' names: as the version's tree has them (``RawName/text``) and as on disk.
     private let names: [(text: String, raw: RawName)]
     /// The names two of its entries have as one name (spelled in different Unicode normalizations,
@@ -361,6 +368,10 @@ struct PendingStateWalk {
             continue
           }
         }
+        if let listedAtCapture, !listedAtCapture.contains(name) {
+          next += 1  // made after T: not in this state
+          continue
+        }
         let relinked = underChanged || walk.changedPaths.contains(path)
         guard let status = entryStatus(raw, at: childPhysical, here: here) else {
           walk.unkept.append(path)  // listed, then gone: removed since T, its bytes with it
@@ -424,6 +435,18 @@ struct PendingStateWalk {
         next += 1
       }
       return nil
+    }
+
+    /// Whether every name in `listed` (the names it had at *T*) is among its entries: then it is not named,
+    /// and its entries of other names are left out of the version, as made since *T*. Returns false, and
+    /// leaves it named, when one is missing or nothing was listed.
+    mutating func leavesOut(unlistedIn listed: [String]?) -> Bool {
+      guard let listed else { return false }
+      let present = Set(names.map(\.text))
+      guard listed.allSatisfy(present.contains) else { return false }
+      listedAtCapture = Set(listed)
+      named = false
+      return true
     }
 
     /// The status of the entry `raw` at `location` (nil: gone): relative to the directory held

@@ -25,7 +25,8 @@ import Foundation
 /// `-` when recovery wrote the record; see ``ContainerTimes``), `keep N` when the save's
 /// policy keeps the last N versions, and one `seen DEVICE INODE MTIME CTIME` line for each entry
 /// whose status the save saw just before its own link or rename moved its change time, when that
-/// change time was after an earlier pending version's capture (see ``Seen``).
+/// change time was after an earlier pending version's capture (see ``Seen``), and `root-listing N NAME…`, the
+/// names in the package's root just before the capture (see ``rootListing``).
 struct PendingVersion {
   /// The status of a package entry just before the save linked it into its new state, or moved it
   /// into the store: that link or rename moves the entry's change time, which would hide a change
@@ -132,11 +133,22 @@ struct PendingVersion {
   var containerTimes: ContainerTimes?
   /// Entries the save linked or moved whose change times were after an earlier pending capture.
   var seen: [Seen]
+  /// The names in the package's root just before the capture, sorted, without the save's own temporary
+  /// entries (`.NAME.docpkg-…`): an entry removed from the root since leaves no other trace, and an entry made
+  /// since (another program writing beside the document right after a save) changes the root's times as a
+  /// removal would. With this list, the settle tells the one from the other (``PendingStateWalk``). Nil for a
+  /// whole-package save, a root of more than ``rootListingLimit`` entries, or one that could not be listed.
+  var rootListing: [String]?
+
+  /// The most entries of the package's root a save lists into its record (``rootListing``).
+  static let rootListingLimit = 4096
 
   init(
     id: Int, start: FileTime, rootPermissions: FilePermissions, rootTime: FileTime, changed: String,
-    replaced: Replaced, keepLast: Int?, containerTimes: ContainerTimes? = nil, seen: [Seen] = []
+    replaced: Replaced, keepLast: Int?, containerTimes: ContainerTimes? = nil, seen: [Seen] = [],
+    rootListing: [String]? = nil
   ) {
+    self.rootListing = rootListing
     self.containerTimes = containerTimes
     self.seen = seen
     self.id = id
@@ -162,6 +174,7 @@ struct PendingVersion {
     if let containerTimes { lines.append("container \(containerTimes.encoded)") }
     if let keepLast { lines.append("keep \(keepLast)") }
     for entry in seen { lines.append("seen \(entry.encoded)") }
+    if let rootListing { lines.append(Self.rootListingLine(rootListing)) }
     return Data((Self.header + "\n" + NumberedLines.counted(lines)).utf8)
   }
 
@@ -211,6 +224,7 @@ struct PendingVersion {
     var keepLast: Int?
     var containerTimes: ContainerTimes?
     var seen: [Seen] = []
+    var rootListing: [String]?
     for line in lines {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
@@ -227,13 +241,27 @@ struct PendingVersion {
       case "seen":
         guard let entry = Seen(Array(parts.dropFirst())) else { return nil }
         seen.append(entry)
+      case "root-listing":
+        guard let names = Self.rootListing(parts) else { return nil }
+        rootListing = names
       default: break
       }
     }
     guard let start, let root, let changed, let replaced else { return nil }
     self.init(
       id: id, start: start, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
-      keepLast: keepLast, containerTimes: containerTimes, seen: seen)
+      keepLast: keepLast, containerTimes: containerTimes, seen: seen, rootListing: rootListing)
+  }
+
+  /// The line `root-listing N NAME…` (a capture marker holds it too, ``SaveIntent``).
+  static func rootListingLine(_ names: [String]) -> String {
+    (["root-listing", String(names.count)] + names.map(VersionEscaping.escape)).joined(separator: " ")
+  }
+
+  /// The names of a `root-listing` line split into fields; nil when their count is not the one it says.
+  static func rootListing(_ parts: [Substring]) -> [String]? {
+    guard parts.count >= 2, let count = Int(parts[1]), count == parts.count - 2 else { return nil }
+    return parts.dropFirst(2).map(VersionEscaping.unescape)
   }
 
   /// The parent directory of `changed` ("" for a top-level entry; nil for the whole package).

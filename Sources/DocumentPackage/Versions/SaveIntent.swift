@@ -21,7 +21,8 @@ import Foundation
 /// entry), `root MODE MTIME`, `changed PATH` (as in a pending record), `replaced kept|absent`
 /// (`absent`: the save adds `changed`), `keep N` and one `seen …` line per entry as in a pending
 /// record (``PendingVersion/Seen``: what the save saw before its own links, which a record completed
-/// without them would lose), then `count`. Then `start SECONDS.NANOS` and its `count`, the capture
+/// without them would lose), `root-listing N NAME…` as in a pending record (``PendingVersion/rootListing``), then
+/// `count`. Then `start SECONDS.NANOS` and its `count`, the capture
 /// time: the marker's modification time once the lines above were written, appended in one `write`
 /// before the save goes on, so a marker without it belongs to a save that never swapped. A save that
 /// renames its entry into a directory of the package appends, just before the rename,
@@ -107,6 +108,8 @@ struct SaveIntent: Equatable {
   var keepLast: Int?
   /// What the save saw of the entries it linked or replaces (see ``PendingVersion/Seen``).
   var seen: [PendingVersion.Seen]
+  /// The names in the package's root just before the capture (see ``PendingVersion/rootListing``).
+  var rootListing: [String]?
   /// The capture time (nil: the save was killed before its capture was complete, so before its swap).
   var start: FileTime?
   /// The line a save appends just before its swap (nil: it was killed before, or renames nothing
@@ -126,6 +129,7 @@ struct SaveIntent: Equatable {
     lines.append("replaced \(replaced.rawValue)")
     if let keepLast { lines.append("keep \(keepLast)") }
     for entry in seen { lines.append("seen \(entry.encoded)") }
+    if let rootListing { lines.append(PendingVersion.rootListingLine(rootListing)) }
     return lines
   }
 
@@ -200,6 +204,7 @@ struct SaveIntent: Equatable {
     var replaced: PendingVersion.Replaced?, keepLast: Int?, beforeSwap: BeforeSwap?, start: FileTime?
     var afterSwap: AfterSwap?, undone: Undone?
     var seen: [PendingVersion.Seen] = []
+    var rootListing: [String]?
     for line in lines {
       let parts = VersionEscaping.fields(line)
       guard parts.count >= 2 else { return nil }
@@ -222,6 +227,9 @@ struct SaveIntent: Equatable {
       case "seen":
         guard let entry = PendingVersion.Seen(Array(parts.dropFirst())) else { return nil }
         seen.append(entry)
+      case "root-listing":
+        guard let names = PendingVersion.rootListing(parts) else { return nil }
+        rootListing = names
       case "start":
         guard parts.count == 2, let time = FileTime(encoded: parts[1]) else { return nil }
         start = time
@@ -249,7 +257,7 @@ struct SaveIntent: Equatable {
     else { return nil }
     self.init(
       newTree: newTree, rootPermissions: root.0, rootTime: root.1, changed: changed, replaced: replaced,
-      keepLast: keepLast, seen: seen)
+      keepLast: keepLast, seen: seen, rootListing: rootListing)
     self.start = start
     self.beforeSwap = beforeSwap
     self.afterSwap = afterSwap
@@ -258,8 +266,9 @@ struct SaveIntent: Equatable {
 
   init(
     newTree: [UInt64], rootPermissions: FilePermissions, rootTime: FileTime, changed: String,
-    replaced: PendingVersion.Replaced, keepLast: Int?, seen: [PendingVersion.Seen] = []
+    replaced: PendingVersion.Replaced, keepLast: Int?, seen: [PendingVersion.Seen] = [], rootListing: [String]? = nil
   ) {
+    self.rootListing = rootListing
     self.newTree = newTree
     self.rootPermissions = rootPermissions
     self.rootTime = rootTime
@@ -293,6 +302,6 @@ struct SaveIntent: Equatable {
       containerTimes: beforeSwap.map {
         PendingVersion.ContainerTimes(
           before: ($0.modification, $0.change), after: afterSwap.map { ($0.modification, $0.change) } ?? after)
-      }, seen: seen)
+      }, seen: seen, rootListing: rootListing)
   }
 }
