@@ -131,19 +131,36 @@ struct DeepTreeCommandTests {
 
   /// The same for unpacking a zip that Info-ZIP made of 300 levels: its cache of open directories held 64, and
   /// it failed under a limit of 128 with "Too many open files" (outsider attack on issue 35).
-  @Test func anUnpackOfADeepZipKeepsAFewDescriptorsOpen() throws {
+  /// Info-ZIP's zip of a 300-level package unpacked under a descriptor limit of `limit` into a fresh folder `out`.
+  private func unpackDeepZip(underLimit limit: Int) throws -> (temp: TemporaryDirectory, run: Shell.Output, inner: String) {
     let temp = try TemporaryDirectory()
     let inner = Array(repeating: "d", count: 300).joined(separator: "/")
     try temp.write("Z/P.mydoc/" + inner + "/z.txt", "z\n")
     try Shell.run("zip", ["-q", "-r", temp.appending("deep.zip"), "P.mydoc"], directory: temp.appending("Z"))
-    let out = temp.appending("out")
-    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+    try FileManager.default.createDirectory(atPath: temp.appending("out"), withIntermediateDirectories: false)
     let unpack = try Shell.run(
       "bash",
-      ["-c", "ulimit -n 64 && exec \"$0\" unpack \"$1\" -o \"$2\"", Shell.docpkgPath, temp.appending("deep.zip"), out],
+      [
+        "-c", "ulimit -n \(limit) && exec \"$0\" unpack \"$1\" -o \"$2\"", Shell.docpkgPath,
+        temp.appending("deep.zip"), temp.appending("out"),
+      ],
       check: false)
+    return (temp, unpack, inner)
+  }
+
+  @Test func anUnpackOfADeepZipKeepsAFewDescriptorsOpen() throws {
+    let (temp, unpack, inner) = try unpackDeepZip(underLimit: 64)
     #expect(unpack.status == 0, "\(unpack.standardError)")
-    #expect(try Shell.docpkg(["cat", out + "/P.mydoc", inner + "/z.txt"]).standardOutput == "z\n")
+    #expect(try Shell.docpkg(["cat", temp.appending("out/P.mydoc"), inner + "/z.txt"]).standardOutput == "z\n")
+  }
+
+  /// Under a limit below the extraction's window it fails, in one line, and removes its temporary folder with what
+  /// it had extracted: that removal walks the same depth with the descriptors left (issue 35, R2-5).
+  @Test func anUnpackOutOfDescriptorsLeavesNothing() throws {
+    let (temp, unpack, _) = try unpackDeepZip(underLimit: 32)
+    #expect(unpack.status == 1)
+    #expect(unpack.standardError.contains("Too many open files") && unpack.standardError.split(separator: "\n").count == 1)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temp.appending("out")) == [])
   }
 
   @Test func diffAndPack() throws {

@@ -155,6 +155,9 @@ public enum ArchiveUnpacker {
     let tempfd = folder.fd
 
     let extractor = Extractor(reader: reader, root: tempfd, limits: options.limits, cancellation: cancellation)
+    // Its open directories closed before the folder is removed: an unpack that failed for want of descriptors
+    // leaves its removal some.
+    defer { extractor.directoryFDs.removeAll() }
     extractor.skipSpecialFiles = options.skipSpecialFiles
     // The destination's file system, probed in the temporary folder (on it, and ours alone).
     let nameCheck = SiblingNameCheck(forDirectory: tempfd, at: destination)

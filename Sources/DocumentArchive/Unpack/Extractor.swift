@@ -14,7 +14,7 @@ final class Extractor {
   let root: CInt
   let limits: UnpackLimits
 
-  /// Open directories by path (at most 64), and every directory made so far.
+  /// Open directories by path (about a walk's window, `DescriptorWindow`), and every directory made so far.
   var directoryFDs: [String: DirectoryHandle] = [:]
   var madeDirectories: Set<String> = []
   let pool: FileWriterPool

@@ -79,11 +79,30 @@ package enum TreeRemoval {
           }
         }
       }
-      do { stack.append(try open(next.name, in: fd, &relinked)) } catch  where error == .noSuchFileOrDirectory {}
+      do { stack.append(try openHolding(next.name, in: fd, &stack, &relinked)) } catch
+        where error == .noSuchFileOrDirectory
+      {}
       if let closing = DescriptorWindow.oneALevel.levelToClose(count: stack.count), stack[closing].fd >= 0 {
         Syscalls.closeFile(stack[closing].fd)
         stack[closing].fd = -1
       }
+    }
+  }
+
+  /// Opens the directory `name` in the stack's last directory, `fd`, to empty it; when the process has no descriptor
+  /// left (its limit is lower than the window's, or the caller holds many), closes the levels between the first and
+  /// the last, which the walk opens again on its way back up, and tries once more: a removal goes on, more slowly,
+  /// where it would leave a half-removed tree.
+  private static func openHolding(
+    _ name: RawName, in fd: CInt, _ stack: inout [Emptying], _ relinked: inout [RelinkedFile]?
+  ) throws(Errno) -> Emptying {
+    do { return try open(name, in: fd, &relinked) } catch where error == .tooManyOpenFiles {
+      guard stack.count > 2 else { throw error }
+      for level in 1..<(stack.count - 1) where stack[level].fd >= 0 {
+        Syscalls.closeFile(stack[level].fd)
+        stack[level].fd = -1
+      }
+      return try open(name, in: fd, &relinked)
     }
   }
 
