@@ -449,7 +449,7 @@ private final class RefusingKeeper: ReplacedStateKeeper {
   func willLink(_ before: FileStatus) {}
   func didBuildNewState() {}
   func relinked(_ files: [RelinkedFile]) {}
-  func copyBeforeSwap() {}
+  func copyBeforeSwap(notingCopyAt marker: FilePath?) {}
   func willReplace(changing changedPath: String, adding: Bool, removing: Bool, root: RootIdentity?) throws {
     told.append("willReplace \(changedPath)")
   }
@@ -463,6 +463,7 @@ private final class RefusingKeeper: ReplacedStateKeeper {
   func abandon(undone: (container: FileStatus, entry: FileStatus?)?) { told.append("abandon") }
   func willDiscard(_ name: RawName, parentFD: CInt) -> (() -> Void)? { nil }
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction] { [] }
+  static func takeBackCopy(notedAt marker: FilePath, _ names: SiblingNames) -> [RecoveryAction] { [] }
   static func willRemoveLeftovers(_ leftovers: [RawName], _ names: SiblingNames, parentFD: CInt) -> (() -> Void)? {
     nil
   }

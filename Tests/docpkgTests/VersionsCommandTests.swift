@@ -331,9 +331,10 @@ struct VersionsCommandTests {
   /// Outsider attack 3 on issue 35 (F10): a save by journal (the exchange refused, as on exFAT) keeps the state it
   /// replaces by copy before its plan; an fsync that failed after the copy's record was renamed in failed the save
   /// and left the package as it was, but the version stayed listed, a second copy of that state. A put failing at
-  /// each of its fsyncs now adds a version exactly when it saved.
-  @Test(.enabled(if: Shell.has("strace")))
-  func aJournaledPutFailingAtEachFsyncAddsAVersionOnlyWhenItSaved() throws {
+  /// each of its fsyncs now adds a version exactly when it saved; so does one killed at each of its renames
+  /// (R2-1: killed between the copy's record and the plan, recovery removed the journal and left the copy).
+  @Test(.enabled(if: Shell.has("strace")), arguments: ["fsync:error=EIO", "renameat:signal=KILL"])
+  func aJournaledPutFailingOrKilledAtEachStepAddsAVersionOnlyWhenItSaved(_ fault: String) throws {
     let temp = try TemporaryDirectory()
     let package = try Self.settledPackage(temp.appending("Doc.pkg"), puts: 2)
     var failed = 0
@@ -342,19 +343,20 @@ struct VersionsCommandTests {
       let versions = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] ?? []
       return Set(versions.compactMap { $0["id"] as? Int })
     }
-    for call in 1...30 {
+    let call = fault.prefix { $0 != ":" }
+    for step in 1...(call == "fsync" ? 30 : 16) {
       let before = try ids()
       let put = try Shell.run(
         "strace",
-        ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2,fsync", "-e", "inject=renameat2:error=EINVAL"]
-          + ["-e", "inject=fsync:error=EIO:when=\(call)", Shell.docpkgPath, "put", package, "a.txt", "-"],
-        input: Data("put \(call)\n".utf8), environment: ["DOCPKG_NO_BACKGROUND_SETTLE": "1"], check: false)
+        ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2,\(call)", "-e", "inject=renameat2:error=EINVAL"]
+          + ["-e", "inject=\(fault):when=\(step)", Shell.docpkgPath, "put", package, "a.txt", "-"],
+        input: Data("put \(step)\n".utf8), environment: ["DOCPKG_NO_BACKGROUND_SETTLE": "1"], check: false)
       if put.status != 0 { failed += 1 }
       _ = try Shell.docpkg(["check", package])  // completes a committed plan, if any
-      let saved = try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "put \(call)\n"
+      let saved = try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "put \(step)\n"
       let added = try ids().subtracting(before)
-      #expect(added.count == (saved ? 1 : 0), "fsync #\(call): added \(added): \(put.standardError)")
-      #expect(try Shell.docpkg(["check", package]).status == 0, "fsync #\(call)")
+      #expect(added.count == (saved ? 1 : 0), "\(call) #\(step): added \(added): \(put.standardError)")
+      #expect(try Shell.docpkg(["check", package]).status == 0, "\(call) #\(step)")
     }
     #expect(failed >= 5)
   }

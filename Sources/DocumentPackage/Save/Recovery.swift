@@ -12,7 +12,8 @@ public struct RecoveryAction: Hashable, Sendable, CustomStringConvertible {
 /// the old one or exactly the new one (see ``SiblingNames`` for the names):
 ///
 /// - a journal (``SaveJournal``) with its plan is a committed save: the plan is applied again and the
-///   journal removed; without a plan, the save never began changing the package: it is removed. A
+///   journal removed; without a plan, the save never began changing the package: it is removed, and the
+///   version the save copied of the package before its plan (if it got that far) taken back by the keeper. A
 ///   journal left beside the package's old name (renamed after the save was killed) is taken first,
 ///   and so are the temporary tree and lock file a killed save left there (``MovedLeftovers``).
 /// - a save killed after its swap and before it handed the replaced tree to its keeper: the keeper
@@ -85,6 +86,8 @@ enum Recovery {
           actions.append(RecoveryAction(description: description, path: path.string))
         }
       } else {
+        let marker = names.path(names.journal).appending(SaveJournal.copiedVersionName.string)
+        if let keeper { actions += keeper.takeBackCopy(notedAt: marker, names) }
         try remove(names.journal, "removed the staged files of an interrupted save:")
       }
     }

@@ -9,9 +9,11 @@ import SystemPackage
 /// 1. ``willBuildNewState()``, before the new state is built beside the package; then, while it
 ///    is built, ``willLink(_:)`` just before each hard link of a package entry into it, and
 ///    ``didBuildNewState()`` once it is built (or removed again after a failure).
-/// 2. ``copyBeforeSwap()``, only when the save changes the package file by file (by journal) or its
+/// 2. ``copyBeforeSwap(notingCopyAt:)``, only when the save changes the package file by file (by journal) or its
 ///    file system copies files up: the keeper must then copy the previous state in step 3, and
-///    takes nothing after the swap.
+///    takes nothing after the swap. A save by journal names a file in its journal where the keeper writes
+///    the copy's id before recording it: a save killed before its plan is committed changed nothing, and
+///    recovery has the keeper take that copy back (``takeBackCopy(notedAt:_:)``).
 /// 3. ``willReplace(changing:adding:removing:root:)``, once, just before the swap: the commit point. It may
 ///    throw (the app's hook, cancellation, a store that cannot keep the state); the save then
 ///    fails and the package is as it was.
@@ -48,7 +50,8 @@ protocol ReplacedStateKeeper: AnyObject {
   /// times moved by the save's own hand (see ``RelinkedFile``). Told after the build (before
   /// ``willReplace(changing:adding:)``) and after the replaced subtree is removed.
   func relinked(_ files: [RelinkedFile])
-  func copyBeforeSwap()
+  /// - Parameter marker: Where to write the id of the version copied, durably, before it is recorded (nil: nowhere).
+  func copyBeforeSwap(notingCopyAt marker: FilePath?)
   /// - Parameters:
   ///   - changedPath: The entry the save exchanges, adds or removes, relative to the package ("" for
   ///     the whole package, and for a journaled save, which changes the package in place).
@@ -78,6 +81,11 @@ protocol ReplacedStateKeeper: AnyObject {
   /// left beside the package (`names`) for the keeper.
   /// - Returns: One line for each thing finished, naming it.
   static func completeInterruptedSaves(_ names: SiblingNames, parentFD: CInt) -> [RecoveryAction]
+  /// Under the package lock, during recovery, before it removes the journal of a save killed before its plan was
+  /// committed (the package as it was): removes the version that save copied of the package, whose id it wrote at
+  /// `marker` (``copyBeforeSwap(notingCopyAt:)``), if it was recorded: a second version of the state the package has.
+  /// - Returns: One line when it removed one, naming it.
+  static func takeBackCopy(notedAt marker: FilePath, _ names: SiblingNames) -> [RecoveryAction]
   /// Under the package lock, during recovery, just before it removes the trees killed saves left
   /// beside the package (`leftovers`, those of them present): the removal unlinks the other names of
   /// package files a build linked there, moving their change times.

@@ -44,6 +44,8 @@ struct SaveJournal {
   static func stagedName(_ number: Int) -> RawName { RawName(String(number)) }
   /// The committed plan's name in the journal folder.
   static let planName = RawName("plan")
+  /// Where the version keeper notes the id of the version it copies before the plan (``ReplacedStateKeeper``).
+  static let copiedVersionName = RawName("version")
 
   // MARK: Applying
 

@@ -60,7 +60,7 @@ extension Saver {
     }
     // The previous state is kept before anything changes, and copied: the journal replaces files
     // one by one, so there is no replaced subtree to move into the store afterwards.
-    versions?.copyBeforeSwap()
+    versions?.copyBeforeSwap(notingCopyAt: journalPath.appending(SaveJournal.copiedVersionName.string))
     let readers: ReaderExclusion
     // The package's root, opened before the plan is committed: the plan is applied below it, so a
     // package renamed or moved while the save runs is the one completed (no package yet: nil).

@@ -129,7 +129,7 @@ struct Saver {
     let parentFD = try Self.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
     let traits = try FileSystemTraits.of(parentFD: parentFD, names: names)
-    if traits.copiesUp { versions?.copyBeforeSwap() }
+    if traits.copiesUp { versions?.copyBeforeSwap(notingCopyAt: nil) }
     return traits.savesByJournal
   }
 

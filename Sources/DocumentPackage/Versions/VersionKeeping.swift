@@ -36,6 +36,8 @@ final class VersionKeeping: ReplacedStateKeeper {
   private var linkNote: LinkNote?
   /// The version this save copied of the previous state before its swap, until the save is done.
   private var copied: Int?
+  /// Where that copy's id is written before it is recorded (``ReplacedStateKeeper/copyBeforeSwap(notingCopyAt:)``).
+  private var copyMarker: FilePath?
 
   /// - Parameters:
   ///   - defersCopies: Keep the previous state pending (``PackageFile/defersVersionCopies``).
@@ -69,9 +71,10 @@ final class VersionKeeping: ReplacedStateKeeper {
   /// The save copies the previous state before its swap after all (a save by journal replaces
   /// files one by one, leaving no subtree to move into the store; on a file system that copies
   /// files up, every file would look replaced). Drops a capture already begun.
-  func copyBeforeSwap() {
+  func copyBeforeSwap(notingCopyAt marker: FilePath?) {
     deferred?.abandon()
     deferred = nil
+    copyMarker = marker
   }
 
   /// Before the new state is built, under the package lock: when pending versions wait to be
@@ -165,7 +168,7 @@ final class VersionKeeping: ReplacedStateKeeper {
     // Copied now, the replaced subtree is removed after the swap: the pending versions, which may
     // read it, are settled first (see ``SaveSequence``).
     try store.settlePendingVersions()
-    copied = try store.keepPackageState(holding: holding).id
+    copied = try store.keepPackageState(holding: holding, notingIDAt: copyMarker).id
     try store.recordPendingIdentity(newRoot, root: root)
   }
 
@@ -226,6 +229,21 @@ final class VersionKeeping: ReplacedStateKeeper {
           description: "an interrupted save's capture marker is damaged: kept as damaged pending version \(id) in",
           path: store)
       }
+  }
+
+  static func takeBackCopy(notedAt marker: FilePath, _ names: SiblingNames) -> [RecoveryAction] {
+    // Its one line checked: a damaged note takes nothing back (the version stays, one too many).
+    guard let text = try? LocalFiles.read(marker, limit: 256), text.last == 10,
+      let line = HashCache.verified(String(decoding: text.dropLast(), as: UTF8.self)[...]), let id = Int(line),
+      let store = try? VersionStore(packagePath: names.path(names.package), lockHeld: true, checkingIdentity: false),
+      store.exists, (try? store.records().contains { $0.version.id == id }) == true,
+      (try? store.removeLocked([id])) != nil
+    else { return [] }
+    return [
+      RecoveryAction(
+        description: "took back version \(id), which an interrupted save copied before it changed anything, from",
+        path: store.path.string)
+    ]
   }
 
   /// Recovery's removal of what killed saves left is noted as a build's links are (``LinkNote/noteRemoval(of:_:parentFD:)``).

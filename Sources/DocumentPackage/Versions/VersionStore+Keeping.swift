@@ -16,22 +16,29 @@ extension VersionStore {
   /// - Parameter holding: A remote that holds some of the files: those are referenced, not copied (see
   ///   ``RemoteHolding``).
   @discardableResult
-  func keepPackageState(holding: RemoteHolding? = nil) throws -> PackageVersion {
+  /// - Parameter marker: Where to write the version's id, durably, before its record (nil: nowhere): a save by
+  ///   journal killed before its commit leaves it for recovery, which takes the version back
+  ///   (``VersionKeeping/takeBackCopy(notedAt:_:)``).
+  func keepPackageState(holding: RemoteHolding? = nil, notingIDAt marker: FilePath? = nil) throws -> PackageVersion {
     let tree = try PackageNode(contentsOf: packagePath)
-    return try keep(tree, origin: .saved, conflictPaths: [], holding: holding)
+    return try keep(tree, origin: .saved, conflictPaths: [], holding: holding, notingIDAt: marker)
   }
 
   /// Keeps `root` (a model tree: files on disk are copied or cloned, contents in memory written) as a new version;
   /// the files of it that `holding`'s remote holds are referenced, not copied.
   func keep(
-    _ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String], holding: RemoteHolding? = nil
+    _ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String], holding: RemoteHolding? = nil,
+    notingIDAt marker: FilePath? = nil
   ) throws -> PackageVersion {
     try prepareDirectories()
-    return try withStoreLock { try keepLocked(root, origin: origin, conflictPaths: conflictPaths, holding: holding) }
+    return try withStoreLock {
+      try keepLocked(root, origin: origin, conflictPaths: conflictPaths, holding: holding, notingIDAt: marker)
+    }
   }
 
   private func keepLocked(
-    _ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String], holding: RemoteHolding?
+    _ root: PackageNode, origin: PackageVersion.Origin, conflictPaths: [String], holding: RemoteHolding?,
+    notingIDAt marker: FilePath?
   ) throws -> PackageVersion {
     try prepare()
     var writer = ObjectWriter(store: self, cache: HashCache(path: hashesPath))
@@ -49,6 +56,10 @@ extension VersionStore {
       rootTime: root.modificationTime ?? FileTime(Date()), remoteTree: remote?.tree,
       follows: newestRecordedID(before: next))
     let recordPath = versionsPath.appending(String(next))
+    if let marker {
+      try StoreFiles.writeAtomically(
+        Data((HashCache.checked(String(next)) + "\n").utf8), to: marker, temporary: marker.removingLastComponent())
+    }
     do { try StoreFiles.writeAtomically(record.encoded(), to: recordPath, temporary: temporaryPath) } catch {
       // Renamed into place but not made durable (the folder's fsync failed): the save that asked for it fails, so
       // the version is not listed either (outsider attack 3 on issue 35, F10: it stayed, a copy of the package the
