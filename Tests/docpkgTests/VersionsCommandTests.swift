@@ -113,6 +113,16 @@ struct VersionsCommandTests {
       "\(put.standardError)")
     #expect(put.standardError.split(separator: "\n").count == 1, "\(put.standardError)")
     #expect(try FileManager.default.subpathsOfDirectory(atPath: new).sorted() == copied)
+    // A package made anew, and one with a history of its own (its store names its root), are not that package
+    // (R2-3: the journal stopped every save in the folder).
+    let other = try Self.settledPackage(temp.appending("R.mydoc"), puts: 1)
+    for (package, create) in [(other, false), (temp.appending("S.mydoc"), true)] {
+      let saved = try Shell.docpkg(
+        ["put", package, "b.txt"] + (create ? ["--create"] : []), input: Data("b\n".utf8), environment: Self.quiet)
+      #expect(saved.status == 0, "\(package): \(saved.standardError)")
+    }
+    let otherCheck = try Shell.docpkg(["check", other])
+    #expect(otherCheck.status == 0 && otherCheck.standardOutput.contains("note: a committed save"), "\(otherCheck)")
     try FileManager.default.moveItem(atPath: new, toPath: old)
     let check = try Shell.docpkg(["check", old])
     #expect(check.standardOutput.contains("completed an interrupted save"), "\(check.standardOutput)")

@@ -35,7 +35,7 @@ extension PackageFile {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
     _ = try Self.recover(path, locked: heldLock)
-    try Self.refuseSavingBesideStrandedSave(path)
+    try refuseSavingBesideStrandedSave()
     for attempt in 1... {
       do {
         // The last try lets entries added meanwhile through to the sweep: only changed entries stop it.

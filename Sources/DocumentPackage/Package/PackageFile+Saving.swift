@@ -38,7 +38,7 @@ extension PackageFile {
     let heldLock = try lock ?? PackageLock(forPackageAt: path)
     defer { withExtendedLifetime(heldLock) {} }
     _ = try Self.recover(path, locked: heldLock)
-    try Self.refuseSavingBesideStrandedSave(path)
+    try refuseSavingBesideStrandedSave()
     if !options.contains(.overwritingOutsideChanges) {
       let changes = outsideChanges()
       // The package itself gone or another folder in its place: that is what to say, not its entries.

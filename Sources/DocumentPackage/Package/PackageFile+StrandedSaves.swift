@@ -8,9 +8,19 @@ extension PackageFile {
     let names = try SiblingNames(of: PackageLink.resolve(path))
     let parentFD = try Saver.openParent(names)
     defer { Syscalls.closeFile(parentFD) }
-    return SaveJournal.strandedJournals(for: names, parentFD: parentFD).map {
-      StrandedSave(journal: names.path($0.journal), packagePath: names.path($0.owner))
+    let stranded = SaveJournal.strandedJournals(for: names, parentFD: parentFD)
+    guard !stranded.isEmpty else { return [] }
+    let mayBe = mayBeAStrandedPackage(names)
+    return stranded.map {
+      StrandedSave(journal: names.path($0.journal), packagePath: names.path($0.owner), mayBeThePackage: mayBe)
     }
+  }
+
+  /// Whether the package `names` names may be another one, copied or renamed, part saved (``StrandedSave/mayBeThePackage``).
+  private static func mayBeAStrandedPackage(_ names: SiblingNames) -> Bool {
+    guard let root = RootIdentity.at(names.path(names.package)) else { return false }
+    guard let identity = StoreIdentity.read(from: names.path(names.versions)) else { return true }
+    return !identity.matches(root)
   }
 }
 
@@ -19,10 +29,11 @@ extension PackageFile {
   /// renamed or removed waits beside this one (``StrandedSave``). This package may be that one, copied or
   /// renamed, part old, part new: a save here would be overwritten when that journal is completed, after the
   /// package is renamed back as `docpkg check` says (outsider attack on issue 35: a `put` into such a copy
-  /// exited 0, and the rename back then applied the rest of the old plan over it).
+  /// exited 0, and the rename back then applied the rest of the old plan over it). A package made anew (by this
+  /// object, ``PackageFile/Options/create``), or one with its own history, is not that one, and is saved (R2-3: one such journal stopped every save in its folder).
   /// - Throws: ``PackageError`` with code `corrupt` naming the package and the journal; nothing is changed.
-  static func refuseSavingBesideStrandedSave(_ path: FilePath) throws {
-    guard let save = try strandedSaves(besidePackageAt: path).first else { return }
+  func refuseSavingBesideStrandedSave() throws {
+    guard !created, let save = try Self.strandedSaves(besidePackageAt: path).first(where: \.mayBeThePackage) else { return }
     throw PackageError(
       .corrupt, "not saving: an unfinished save of a package no longer at its name waits beside", path: path.string,
       context: "in '\(save.journal.string)' (run `docpkg check` on this package for what to do)")

@@ -26,7 +26,7 @@ extension PackageFile {
 
   func restoreLocked(_ id: Int, _ heldLock: PackageLock) throws {
     _ = try Self.recover(path, locked: heldLock)
-    try Self.refuseSavingBesideStrandedSave(path)
+    try refuseSavingBesideStrandedSave()
     // The package restored is the one here now: another folder put at its name while the version is read
     // is not written over (nor given its store).
     let replaced = RootIdentity.at(path)

@@ -122,7 +122,7 @@ public final class PackageFile {
   /// Set once `RENAME_EXCHANGE` was refused here: later saves go by journal (``SaveJournal``) at once.
   var exchangeUnsupported = false
   /// Whether opening made the package (``Options/create``), and whether a version store was beside it then.
-  private var created = false
+  private(set) var created = false
   private var storeWasThere = false
 
   /// Opens the package at `path` for editing, first settling any interrupted save (see

@@ -15,4 +15,9 @@ public struct StrandedSave: Hashable, Sendable {
   public var journal: FilePath
   /// The package's path the journal was made for (nothing is there, or another directory).
   public var packagePath: FilePath
+  /// Whether the package it was found beside may be the one it was made for, copied or renamed: false when
+  /// nothing is at that package's path (a package made anew) or that package has a version store of its own,
+  /// made for its root (a copy has none; a package renamed where inode numbers do not survive has one that names
+  /// another root). Only then is a save there refused, and `check` not ok.
+  public var mayBeThePackage: Bool
 }

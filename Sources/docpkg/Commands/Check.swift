@@ -48,7 +48,15 @@ struct Check: ParsableCommand {
       return true
     }
     if actions.isEmpty { out.write("nothing to recover\n") }
-    let stranded = try PackageFile.strandedSaves(besidePackageAt: FilePath(package))
+    let beside = try PackageFile.strandedSaves(besidePackageAt: FilePath(package))
+    let stranded = beside.filter(\.mayBeThePackage)
+    for save in beside where !save.mayBeThePackage {
+      out.write(
+        "note: a committed save of '\(save.packagePath.string.escapingControlCharacters)' waits in "
+          + "'\(save.journal.string.escapingControlCharacters)', and that package is not at that name (this package "
+          + "is not it: its version store names its root); move that package back under that name and check it, "
+          + "or remove the journal if it was deleted\n")
+    }
     for save in stranded {
       out.write(
         "unfinished: a committed save of '\(save.packagePath.string.escapingControlCharacters)' waits in "
