@@ -132,7 +132,9 @@ struct DeepTreeCommandTests {
   /// The same for unpacking a zip that Info-ZIP made of 300 levels: its cache of open directories held 64, and
   /// it failed under a limit of 128 with "Too many open files" (outsider attack on issue 35).
   /// Info-ZIP's zip of a 300-level package unpacked under a descriptor limit of `limit` into a fresh folder `out`.
-  private func unpackDeepZip(underLimit limit: Int) throws -> (temp: TemporaryDirectory, run: Shell.Output, inner: String) {
+  private func unpackDeepZip(underLimit limit: Int) throws -> (
+    temp: TemporaryDirectory, run: Shell.Output, inner: String
+  ) {
     let temp = try TemporaryDirectory()
     let inner = Array(repeating: "d", count: 300).joined(separator: "/")
     try temp.write("Z/P.mydoc/" + inner + "/z.txt", "z\n")
@@ -159,7 +161,8 @@ struct DeepTreeCommandTests {
   @Test func anUnpackOutOfDescriptorsLeavesNothing() throws {
     let (temp, unpack, _) = try unpackDeepZip(underLimit: 32)
     #expect(unpack.status == 1)
-    #expect(unpack.standardError.contains("Too many open files") && unpack.standardError.split(separator: "\n").count == 1)
+    #expect(
+      unpack.standardError.contains("Too many open files") && unpack.standardError.split(separator: "\n").count == 1)
     #expect(try FileManager.default.contentsOfDirectory(atPath: temp.appending("out")) == [])
   }
 

@@ -96,7 +96,7 @@ package enum TreeRemoval {
   private static func openHolding(
     _ name: RawName, in fd: CInt, _ stack: inout [Emptying], _ relinked: inout [RelinkedFile]?
   ) throws(Errno) -> Emptying {
-    do { return try open(name, in: fd, &relinked) } catch where error == .tooManyOpenFiles {
+    do { return try open(name, in: fd, &relinked) } catch  where error == .tooManyOpenFiles {
       guard stack.count > 2 else { throw error }
       for level in 1..<(stack.count - 1) where stack[level].fd >= 0 {
         Syscalls.closeFile(stack[level].fd)

@@ -33,7 +33,9 @@ extension PackageFile {
   /// object, ``PackageFile/Options/create``), or one with its own history, is not that one, and is saved (R2-3: one such journal stopped every save in its folder).
   /// - Throws: ``PackageError`` with code `corrupt` naming the package and the journal; nothing is changed.
   func refuseSavingBesideStrandedSave() throws {
-    guard !created, let save = try Self.strandedSaves(besidePackageAt: path).first(where: \.mayBeThePackage) else { return }
+    guard !created, let save = try Self.strandedSaves(besidePackageAt: path).first(where: \.mayBeThePackage) else {
+      return
+    }
     throw PackageError(
       .corrupt, "not saving: an unfinished save of a package no longer at its name waits beside", path: path.string,
       context: "in '\(save.journal.string)' (run `docpkg check` on this package for what to do)")
