@@ -514,7 +514,9 @@ struct Saver {
 
   func flushDirectory(_ fd: CInt, _ path: FilePath) throws {
     do { try Syscalls.synchronize(fd) } catch {
-      throw PackageError.io(error, "cannot flush directory", path: path.string, context: "while saving")
+      // The folder flushed is often the package's parent: the line names the package too.
+      let saving = path.starts(with: target) ? "while saving" : "while saving '\(target.string)'"
+      throw PackageError.io(error, "cannot flush directory", path: path.string, context: saving)
     }
   }
 
