@@ -346,8 +346,12 @@ struct VersionsCommandTests {
   /// replaces by copy before its plan; an fsync that failed after the copy's record was renamed in failed the save
   /// and left the package as it was, but the version stayed listed, a second copy of that state. A put failing at
   /// each of its fsyncs now adds a version exactly when it saved; so does one killed at each of its renames
-  /// (R2-1: killed between the copy's record and the plan, recovery removed the journal and left the copy).
-  @Test(.enabled(if: Shell.has("strace")), arguments: ["fsync:error=EIO", "renameat:signal=KILL"])
+  /// (R2-1: killed between the copy's record and the plan, recovery removed the journal and left the copy), fsyncs
+  /// and unlinks (outsider attack 4: killed as it removed its journal, plan first, recovery took that for a save
+  /// never committed and took back the version of the state the save had replaced).
+  @Test(
+    .enabled(if: Shell.has("strace")),
+    arguments: ["fsync:error=EIO", "renameat:signal=KILL", "fsync:signal=KILL", "unlinkat:signal=KILL"])
   func aJournaledPutFailingOrKilledAtEachStepAddsAVersionOnlyWhenItSaved(_ fault: String) throws {
     let temp = try TemporaryDirectory()
     let package = try Self.settledPackage(temp.appending("Doc.pkg"), puts: 2)
@@ -358,7 +362,7 @@ struct VersionsCommandTests {
       return Set(versions.compactMap { $0["id"] as? Int })
     }
     let call = fault.prefix { $0 != ":" }
-    for step in 1...(call == "fsync" ? 30 : 16) {
+    for step in 1...(call == "renameat" ? 16 : 30) {
       let before = try ids()
       let put = try Shell.run(
         "strace",

@@ -177,6 +177,12 @@ extension SaveJournal {
   /// harmlessly, by the next recovery.
   static func finish(_ names: SiblingNames, parentFD: CInt) {
     if let journalFD = try? Syscalls.openDirectory(in: parentFD, names.journal) {
+      // The note of the version copied before the plan goes first, and durably: a journal found without its plan
+      // is one never committed, whose copy recovery takes back (``ReplacedStateKeeper/takeBackCopy(notedAt:_:)``);
+      // a save killed between the two removals is applied again, which changes nothing.
+      if (try? Syscalls.unlink(in: journalFD, copiedVersionName, directory: false)) != nil {
+        try? Syscalls.synchronize(journalFD)
+      }
       try? Syscalls.unlink(in: journalFD, planName, directory: false)
       try? Syscalls.synchronize(journalFD)
       Syscalls.closeFile(journalFD)
