@@ -100,6 +100,37 @@ struct PendingWindowTests {
     #expect(try snapshot(package) == before)
   }
 
+  /// As above, with another save between the change and the settle (outsider attack 4 on issue 35): the chain of
+  /// our renames in the root is broken by the other program's change, which named nothing, so a removed entry was
+  /// missing from the earlier version unnamed (`check` ok), and a renamed one was named by its new name. The root's
+  /// names at the save decide: a removal or a rename names `./`, an addition nothing, and what was made since is
+  /// never in the version.
+  @Test(arguments: ["Text.txt", "Pages/p1/text.txt"], ["add", "remove", "rename"])
+  func anEntryChangedInTheRootBetweenTwoSavesIsJudgedByTheRootsNames(_ changed: String, _ outside: String) throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = try makePackage(in: temp)
+    let before = try snapshot(package)
+    let first = try deferredDocument(package)
+    try first.root.setFile(at: changed, contents: Data("first\n".utf8))
+    try first.save()
+    switch outside {
+    case "add": try temp.write("Doc.pkg/Sidecar.txt", "made after the first save\n")
+    case "remove": try FileManager.default.removeItem(atPath: package + "/Index.json")
+    default: try FileManager.default.moveItem(atPath: package + "/Index.json", toPath: package + "/Renamed.json")
+    }
+    let second = try deferredDocument(package)
+    try second.root.setFile(at: changed, contents: Data("second\n".utf8))
+    try second.save()
+    let store = try second.versionStore()
+    let settled = try store.settlePendingVersions().map(\.unkeptPaths)
+    #expect(settled.first == (outside == "add" ? [] : ["./"]), "\(outside) between saves of \(changed): \(settled)")
+    let first1 = try store.tree(of: 1)
+    #expect(try first1.nodeIfPresent(at: "Sidecar.txt") == nil && first1.nodeIfPresent(at: "Renamed.json") == nil)
+    guard outside == "add" else { return }
+    try second.restoreVersion(1)
+    #expect(try snapshot(package) == before)
+  }
+
   /// `cp -al` only adds a link to each file, but that moves its change time as a `chmod` would: the
   /// version cannot know the permissions such a file had at the save, so it names every file and
   /// link the backup linked; the entry the save replaced (already in the store) and the folders

@@ -230,8 +230,13 @@ struct PendingStateWalk {
     var top = try Directory(
       relative: "", physical: root, in: nil, source: source, underChanged: underChanged, stable: rootStable,
       named: rootChanged, self)
-    // Changed, but every entry it had at *T* still there: only entries were added, which are left out.
-    if rootChanged, !top.leavesOut(unlistedIn: pending[0].rootListing) { unkept.append("./") }
+    if !underChanged, let listed = pending[0].rootListing {
+      // Its names at *T* say what its times cannot (an entry removed between two saves of ours leaves the chain
+      // of our renames in it broken, which names nothing): named exactly when one of them is gone.
+      if !top.judge(against: listed) { unkept.append("./") }
+    } else if rootChanged {
+      unkept.append("./")
+    }
     let result = try TreeFold.run(top, &self)
     try writer.finish()
     return (result.tree, result.size)
@@ -437,16 +442,15 @@ struct PendingStateWalk {
       return nil
     }
 
-    /// Whether every name in `listed` (the names it had at *T*) is among its entries: then it is not named,
-    /// and its entries of other names are left out of the version, as made since *T*. Returns false, and
-    /// leaves it named, when one is missing or nothing was listed.
-    mutating func leavesOut(unlistedIn listed: [String]?) -> Bool {
-      guard let listed else { return false }
+    /// Judges it by `listed`, the names it had at *T*: its entries of other names are left out of the version
+    /// (made since *T*, or moved in), and it is named exactly when one of those names is no longer among its
+    /// entries (removed or moved away since *T*, its bytes with it).
+    /// - Returns: Whether every name in `listed` is still there.
+    mutating func judge(against listed: [String]) -> Bool {
       let present = Set(names.map(\.text))
-      guard listed.allSatisfy(present.contains) else { return false }
       listedAtCapture = Set(listed)
-      named = false
-      return true
+      named = !listed.allSatisfy(present.contains)
+      return !named
     }
 
     /// The status of the entry `raw` at `location` (nil: gone): relative to the directory held
