@@ -150,6 +150,33 @@ struct VersionsCommandTests {
     try Self.expectCheckedAndRestored(new, files)
   }
 
+  /// Outsider attack 4 on issue 35 (F3): sshfs numbers inodes anew after a remount, and a package made in the folder
+  /// got the number the journal of a package moved away names; its `check` took that journal for its own and applied
+  /// the plan over its files. Made here by writing that package's root into the journal's record: its root's names
+  /// are not those the journal holds, so the journal is not taken, and its files stay as they are.
+  @Test(.enabled(if: Shell.has("strace")))
+  func aJournalNamingAnotherPackagesRootIsNotAppliedToIt() throws {
+    let temp = try TemporaryDirectory()
+    let files = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
+    try FileManager.default.createDirectory(atPath: temp.appending("elsewhere"), withIntermediateDirectories: false)
+    try FileManager.default.moveItem(atPath: temp.appending("P.mydoc"), toPath: temp.appending("elsewhere/P.mydoc"))
+    let other = temp.appending("Q.mydoc")
+    for (file, create) in [("a.txt", true), ("q.txt", false)] {
+      let put = try Shell.docpkg(
+        ["put", other, file] + (create ? ["--create"] : []), input: Data("Q \(file)\n".utf8), environment: Self.quiet)
+      #expect(put.status == 0, "\(put.standardError)")
+    }
+    let root = try Shell.run("stat", ["-c", "%d %i", other]).standardOutput
+    try root.write(toFile: temp.appending(".P.mydoc.docpkg-journal/root"), atomically: false, encoding: .utf8)
+    let check = try Shell.docpkg(["check", other])
+    #expect(!check.standardOutput.contains("applied its journal"), "\(check.standardOutput)")
+    #expect(try FileManager.default.subpathsOfDirectory(atPath: other).sorted() == ["a.txt", "q.txt"])
+    for file in ["a.txt", "q.txt"] {
+      #expect(try String(contentsOfFile: other + "/" + file, encoding: .utf8) == "Q \(file)\n")
+    }
+    #expect(files.count == 5)
+  }
+
   /// Outsider attack on issue 35 (R2-6): a journaled restore killed mid-apply, then another program edits a file
   /// the restore had not replaced yet: completing the restore (the next open, `check`, `versions list`) wrote over
   /// the edit, which was then in no version. The edit now stays, recovery names where the restore's file is kept,

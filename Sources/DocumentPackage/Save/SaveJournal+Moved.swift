@@ -42,6 +42,8 @@ extension SaveJournal {
       case [root.device, root.inode]:
         // A package of the journal's own name that is this root (a hard-linked or bind-mounted twin) still has it.
         if let other, [other.device, other.inode] == [root.device, root.inode] { continue }
+        // Another directory a remount gave the same number (sshfs) is not the package the plan was made for.
+        guard rootNamesAgree(name, package: names.package, parentFD: parentFD) else { continue }
       default:
         // Not committed (killed before it said whose it is, or before its plan, naming a root whose inode number a
         // remount has changed since): it never changed anything, and with no package of its name it is nobody's

@@ -92,6 +92,7 @@ extension Saver {
         if recordedRoot.map({ [$0.device, $0.inode] != [status.device, status.inode] }) ?? true {
           try SaveJournal.recordRoot(status, journalPath: journalPath)
         }
+        if let opened { try SaveJournal.recordRootNames(rootFD: opened, journalPath: journalPath) }
         try keepPreviousState(changing: "", adding: false)
       } else {
         try Task.checkCancellation()

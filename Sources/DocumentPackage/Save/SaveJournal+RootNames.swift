@@ -1,0 +1,117 @@
+import SystemPackage
+
+/// The names in the package's root when its plan was committed: what tells a journal's own package from another
+/// directory that a remount gave the same inode number.
+///
+/// A journal names its package's root by device and inode (``rootName``), which is how recovery at a package's new
+/// name finds the journal its save left beside the old one. But where inode numbers do not survive a remount (sshfs
+/// numbers them in the order it looks them up), another package made in the folder can get the number the journal
+/// names, and recovery there would apply the plan to it, over its own files (outsider attack 4 on issue 35). So the
+/// journal also holds the root's names just before the commit (`root-names`, up to ``rootNamesLimit``), and a
+/// directory is taken for the journal's package only if its names are what they were then, give or take the
+/// root-level entries the plan makes or removes. A package renamed after a kill has them; an unrelated one rarely
+/// does, and is then left alone (the journal stays stranded: `check` names it).
+extension SaveJournal {
+  /// The file in the journal folder that holds the root's names.
+  static let rootNamesName = RawName("root-names")
+  /// The most names it holds: a root of more entries is identified by its inode alone, as before.
+  static let rootNamesLimit = 4096
+
+  /// Writes the names in the package's root (open as `rootFD`) into the journal folder, just before the plan is
+  /// committed: one name a line, each byte as two hexadecimal digits, then `count N`. Nothing for a root of more than
+  /// ``rootNamesLimit`` entries.
+  static func recordRootNames(rootFD: CInt, journalPath: FilePath) throws {
+    let listed: [(name: RawName, type: EntryType)]?
+    do { listed = try Syscalls.entries(ofDirectory: rootFD, atMost: rootNamesLimit) } catch {
+      throw PackageError.io(error, "cannot list", path: journalPath.string, context: "while saving")
+    }
+    guard let listed else { return }
+    let lines = listed.map { hex($0.name.nameBytes) } + ["count \(listed.count)"]
+    let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+    try AtomicFile.write(to: journalPath.appending(rootNamesName.string), label: "journal root names") { fd in
+      let written = bytes.withUnsafeBytes { buffer in Result { () throws(Errno) in try Syscalls.writeAll(fd, buffer) } }
+      do throws(Errno) { try written.get() } catch {
+        throw PackageError.io(error, "cannot write", path: journalPath.string, context: "while saving")
+      }
+    }
+  }
+
+  /// Whether the directory `package` in `parentFD` may be the package the journal `journal` (in `parentFD`) was made
+  /// for, by its root's names: each name it has now was there at the commit or is one the plan makes at the root,
+  /// and each name there at the commit is still there or is one the plan removes. True when the journal holds no
+  /// names (an earlier release's, or a root too big to list) or no plan; false when its names do not read.
+  static func rootNamesAgree(_ journal: RawName, package: RawName, parentFD: CInt) -> Bool {
+    guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return false }
+    defer { Syscalls.closeFile(journalFD) }
+    guard (try? Syscalls.exists(in: journalFD, rootNamesName)) == true else { return true }
+    guard let recorded = readNames(in: journalFD) else { return false }
+    guard let plan = readPlan(in: journalFD) else { return (try? Syscalls.exists(in: journalFD, planName)) == false }
+    guard let packageFD = try? Syscalls.openDirectory(in: parentFD, package),
+      let now = try? Syscalls.entries(ofDirectory: packageFD).map(\.name)
+    else { return false }
+    defer { Syscalls.closeFile(packageFD) }
+    var made: Set<RawName> = [], removed: Set<RawName> = []
+    for step in plan where step.path.count == 1 {
+      switch step {
+      case .place, .makeDirectory: made.insert(step.path[0])
+      case .removeFile, .removeDirectory: removed.insert(step.path[0])
+      case .setAttributes: break
+      }
+    }
+    let current = Set(now)
+    return current.allSatisfy { recorded.contains($0) || made.contains($0) }
+      && recorded.allSatisfy { current.contains($0) || removed.contains($0) }
+  }
+
+  private static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes { out += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The names `root-names` holds; nil when it does not read whole (its count is not its number of names).
+  private static func readNames(in journalFD: CInt) -> Set<RawName>? {
+    guard let fd = try? Syscalls.openForReading(in: journalFD, rootNamesName) else { return nil }
+    defer { Syscalls.closeFile(fd) }
+    guard let size = try? Syscalls.status(of: fd).size, size < 4 << 20,
+      let bytes = try? Syscalls.readBytes(fd, at: 0, count: Int(size)), bytes.last == 10
+    else { return nil }
+    var lines = bytes.dropLast().split(separator: 10, omittingEmptySubsequences: false)
+    guard let last = lines.popLast(), String(decoding: last, as: UTF8.self) == "count \(lines.count)" else {
+      return nil
+    }
+    var names: Set<RawName> = []
+    for line in lines {
+      guard !line.isEmpty, line.count % 2 == 0 else { return nil }
+      var name: [UInt8] = []
+      var index = line.startIndex
+      while index < line.endIndex {
+        guard let high = hexValue(line[index]), let low = hexValue(line[index + 1]) else { return nil }
+        name.append(high << 4 | low)
+        index += 2
+      }
+      names.insert(RawName(bytes: name[...]))
+    }
+    return names
+  }
+
+  private static func hexValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    default: nil
+    }
+  }
+
+  /// The journal's plan; nil when it has none or it does not read.
+  private static func readPlan(in journalFD: CInt) -> [Step]? {
+    guard let fd = try? Syscalls.openForReading(in: journalFD, planName) else { return nil }
+    defer { Syscalls.closeFile(fd) }
+    guard let size = try? Syscalls.status(of: fd).size,
+      let bytes = try? Syscalls.readBytes(fd, at: 0, count: Int(size))
+    else { return nil }
+    return decodePlan(bytes)
+  }
+}
