@@ -69,26 +69,38 @@ struct PendingWindowTests {
     #expect(try snapshot(package) == before)
   }
 
-  /// Another program writing beside the document right after a save, before the settle: the root's times
-  /// change as they would for a removal, but every entry it had at the save is still there, so the version
-  /// is whole and simply lacks what was made since. An entry removed instead still names the root (its bytes
-  /// are nowhere), and one removed and made again at its name is named itself (issue 35, R2-7).
-  @Test(arguments: ["Text.txt", "Pages/p1/text.txt"], ["add", "add a folder", "remove", "replace"])
-  func anEntryMadeInTheRootAfterASaveIsLeftOutOfItsVersion(_ changed: String, _ outside: String) throws {
+  /// A package saved once with a change at `changed` (a deferred version pending), then changed in its root by
+  /// another program as `outside` says; with the package, its state before the save, and the document.
+  private func changedInTheRootAfterASave(_ changed: String, _ outside: String) throws -> (
+    temp: TemporaryDirectory, package: String, before: [String: String], document: PackageFile
+  ) {
     let temp = try TemporaryDirectory("pending-window")
     let package = try makePackage(in: temp)
     let before = try snapshot(package)
     let document = try deferredDocument(package)
     try document.root.setFile(at: changed, contents: Data("changed\n".utf8))
     try document.save()
+    let manager = FileManager.default
     switch outside {
     case "add": try temp.write("Doc.pkg/Sidecar.txt", "made after the save\n")
     case "add a folder": try temp.write("Doc.pkg/Cache/c.bin", "made after the save")
-    case "remove": try FileManager.default.removeItem(atPath: package + "/Index.json")
+    case "remove": try manager.removeItem(atPath: package + "/Index.json")
+    case "rename": try manager.moveItem(atPath: package + "/Index.json", toPath: package + "/Renamed.json")
     default:
-      try FileManager.default.removeItem(atPath: package + "/Index.json")
+      try manager.removeItem(atPath: package + "/Index.json")
       try temp.write("Doc.pkg/Index.json", "{\"made\": \"after\"}\n")
     }
+    return (temp, package, before, document)
+  }
+
+  /// Another program writing beside the document right after a save, before the settle: the root's times
+  /// change as they would for a removal, but every entry it had at the save is still there, so the version
+  /// is whole and simply lacks what was made since. An entry removed instead still names the root (its bytes
+  /// are nowhere), and one removed and made again at its name is named itself (issue 35, R2-7).
+  @Test(arguments: ["Text.txt", "Pages/p1/text.txt"], ["add", "add a folder", "remove", "replace"])
+  func anEntryMadeInTheRootAfterASaveIsLeftOutOfItsVersion(_ changed: String, _ outside: String) throws {
+    let (temp, package, before, document) = try changedInTheRootAfterASave(changed, outside)
+    defer { withExtendedLifetime(temp) {} }  // the folder goes with it
     let store = try document.versionStore()
     let expected = ["add": [], "add a folder": [], "remove": ["./"], "replace": ["Index.json"]][outside]
     #expect(try store.settlePendingVersions().map(\.unkeptPaths) == [expected], "\(outside) after a save of \(changed)")
@@ -107,25 +119,16 @@ struct PendingWindowTests {
   /// never in the version.
   @Test(arguments: ["Text.txt", "Pages/p1/text.txt"], ["add", "remove", "rename"])
   func anEntryChangedInTheRootBetweenTwoSavesIsJudgedByTheRootsNames(_ changed: String, _ outside: String) throws {
-    let temp = try TemporaryDirectory("pending-window")
-    let package = try makePackage(in: temp)
-    let before = try snapshot(package)
-    let first = try deferredDocument(package)
-    try first.root.setFile(at: changed, contents: Data("first\n".utf8))
-    try first.save()
-    switch outside {
-    case "add": try temp.write("Doc.pkg/Sidecar.txt", "made after the first save\n")
-    case "remove": try FileManager.default.removeItem(atPath: package + "/Index.json")
-    default: try FileManager.default.moveItem(atPath: package + "/Index.json", toPath: package + "/Renamed.json")
-    }
+    let (temp, package, before, _) = try changedInTheRootAfterASave(changed, outside)
+    defer { withExtendedLifetime(temp) {} }  // the folder goes with it
     let second = try deferredDocument(package)
     try second.root.setFile(at: changed, contents: Data("second\n".utf8))
     try second.save()
     let store = try second.versionStore()
     let settled = try store.settlePendingVersions().map(\.unkeptPaths)
     #expect(settled.first == (outside == "add" ? [] : ["./"]), "\(outside) between saves of \(changed): \(settled)")
-    let first1 = try store.tree(of: 1)
-    #expect(try first1.nodeIfPresent(at: "Sidecar.txt") == nil && first1.nodeIfPresent(at: "Renamed.json") == nil)
+    let first = try store.tree(of: 1)
+    #expect(try first.nodeIfPresent(at: "Sidecar.txt") == nil && first.nodeIfPresent(at: "Renamed.json") == nil)
     guard outside == "add" else { return }
     try second.restoreVersion(1)
     #expect(try snapshot(package) == before)
