@@ -134,6 +134,36 @@ struct PendingWindowTests {
     #expect(try snapshot(package) == before)
   }
 
+  /// Outsider attack 4, second round: a root of more entries than a save lists (``PendingVersion/rootListingLimit``)
+  /// fell back to its times, and an entry removed between two saves broke the chain of our renames there, which named
+  /// nothing: the earlier version lacked it, unnamed. Such a root is now named whenever our renames do not prove its
+  /// times. And an entry a later save of ours adds to the root, after another program added one, was named as not
+  /// kept in the earlier versions (the broken chain again), though none of them had it: the root's names say it was
+  /// not there.
+  @Test(arguments: [true, false])
+  func aRootChangedBetweenTwoSavesIsNamedOnlyWhenAnEntryIsGone(bigRoot: Bool) throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = try makePackage(in: temp)
+    if bigRoot {
+      for index in 0...PendingVersion.rootListingLimit { try temp.write("Doc.pkg/f\(index)", "\(index)") }
+    }
+    for (turn, path) in ["Text.txt", bigRoot ? "Text.txt" : "Added.txt"].enumerated() {
+      let document = try deferredDocument(package)
+      try document.root.setFile(at: path, contents: Data("turn \(turn)\n".utf8))
+      try document.save()
+      if turn == 0 {
+        if bigRoot {
+          try FileManager.default.removeItem(atPath: package + "/f0")
+        } else {
+          try temp.write("Doc.pkg/Sidecar.txt", "another program's\n")
+        }
+      }
+    }
+    let store = try PackageFile(at: FilePath(package)).versionStore()
+    let settled = try store.settlePendingVersions().map(\.unkeptPaths)
+    #expect(settled == (bigRoot ? [["./"], []] : [[], []]), "\(settled)")
+  }
+
   /// `cp -al` only adds a link to each file, but that moves its change time as a `chmod` would: the
   /// version cannot know the permissions such a file had at the save, so it names every file and
   /// link the backup linked; the entry the save replaced (already in the store) and the folders

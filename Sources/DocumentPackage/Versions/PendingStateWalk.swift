@@ -226,13 +226,15 @@ struct PendingStateWalk {
     let underChanged = source < pending.count
     let rootStatus = underChanged ? nil : try? Syscalls.statusNoFollow(root)
     let rootStable = rootStatus.map { isStable("", $0) } == true
-    let rootChanged = rootStatus.map { changedSinceCapture("", $0) } == true
+    // Without its names (a root of more entries than a save lists), a root whose times our renames do not prove
+    // is named, the chain of our renames in it broken or not: an entry removed from it leaves no other trace.
+    let rootChanged = rootStatus != nil && !rootStable
     var top = try Directory(
       relative: "", physical: root, in: nil, source: source, underChanged: underChanged, stable: rootStable,
       named: rootChanged, self)
     if !underChanged, let listed = pending[0].rootListing {
       // Its names at *T* say what its times cannot (an entry removed between two saves of ours leaves the chain
-      // of our renames in it broken, which names nothing): named exactly when one of them is gone.
+      // of our renames in it broken): named exactly when one of them is gone.
       if !top.judge(against: listed) { unkept.append("./") }
     } else if rootChanged {
       unkept.append("./")
@@ -362,9 +364,14 @@ struct PendingStateWalk {
             childSource = index
             here = false
           case .absent:
-            // Added by that save: not in this state, unless another program removed it between *T*
-            // and that save, which only the directory's times can rule out.
-            if !stable && !underChanged && !walk.addedSinceCapture(index, in: relative) { walk.unkept.append(path) }
+            // Added by that save: not in this state, unless another program removed what was at its name
+            // between *T* and that save, which the root's names at *T* tell, and elsewhere only the directory's
+            // times can rule out.
+            if let listedAtCapture {
+              if listedAtCapture.contains(name) { walk.unkept.append(path) }
+            } else if !stable && !underChanged && !walk.addedSinceCapture(index, in: relative) {
+              walk.unkept.append(path)
+            }
             next += 1
             continue
           case .lost:
