@@ -9,8 +9,11 @@ import SystemPackage
 /// names, and recovery there would apply the plan to it, over its own files (outsider attack 4 on issue 35). So the
 /// journal also holds the root's names just before the commit (`root-names`, up to ``rootNamesLimit``), and a
 /// directory is taken for the journal's package only if its names are what they were then, give or take the
-/// root-level entries the plan makes or removes. A package renamed after a kill has them; an unrelated one rarely
-/// does, and is then left alone (the journal stays stranded: `check` names it).
+/// root-level entries the plan makes or removes, and only if it was made when the root was, where the file system
+/// keeps birth times (ext4 reuses a deleted root's inode number at once: a package unpacked where the half-saved one
+/// was deleted got it, with the same names, being another document of the same app). A package renamed after a kill
+/// passes both; an unrelated one is left alone (the journal stays stranded: `check` names it). Where there are no
+/// birth times (sshfs, exFAT), another document with exactly the same root names still passes: the residual case.
 extension SaveJournal {
   /// The file in the journal folder that holds the root's names.
   static let rootNamesName = RawName("root-names")
@@ -18,15 +21,16 @@ extension SaveJournal {
   static let rootNamesLimit = 4096
 
   /// Writes the names in the package's root (open as `rootFD`) into the journal folder, just before the plan is
-  /// committed: one name a line, each byte as two hexadecimal digits, then `count N`. Nothing for a root of more than
-  /// ``rootNamesLimit`` entries.
-  static func recordRootNames(rootFD: CInt, journalPath: FilePath) throws {
+  /// committed: `birth SECONDS NANOSECONDS` when the root's birth time is known, one name a line, each byte as two
+  /// hexadecimal digits, then `count N`. Nothing for a root of more than ``rootNamesLimit`` entries.
+  static func recordRootNames(rootFD: CInt, born: FileTime?, journalPath: FilePath) throws {
     let listed: [(name: RawName, type: EntryType)]?
     do { listed = try Syscalls.entries(ofDirectory: rootFD, atMost: rootNamesLimit) } catch {
       throw PackageError.io(error, "cannot list", path: journalPath.string, context: "while saving")
     }
     guard let listed else { return }
-    let lines = listed.map { hex($0.name.nameBytes) } + ["count \(listed.count)"]
+    let birth = born.map { ["birth \($0.seconds) \($0.nanoseconds)"] } ?? []
+    let lines = birth + listed.map { hex($0.name.nameBytes) } + ["count \(listed.count)"]
     let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
     try AtomicFile.write(to: journalPath.appending(rootNamesName.string), label: "journal root names") { fd in
       let written = bytes.withUnsafeBytes { buffer in Result { () throws(Errno) in try Syscalls.writeAll(fd, buffer) } }
@@ -44,7 +48,8 @@ extension SaveJournal {
     guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return false }
     defer { Syscalls.closeFile(journalFD) }
     guard (try? Syscalls.exists(in: journalFD, rootNamesName)) == true else { return true }
-    guard let recorded = readNames(in: journalFD) else { return false }
+    guard let (recorded, born) = readNames(in: journalFD) else { return false }
+    if let born, let now = Syscalls.birthTime(in: parentFD, package), now != born { return false }
     guard let plan = readPlan(in: journalFD) else { return (try? Syscalls.exists(in: journalFD, planName)) == false }
     guard let packageFD = try? Syscalls.openDirectory(in: parentFD, package),
       let now = try? Syscalls.entries(ofDirectory: packageFD).map(\.name)
@@ -71,14 +76,22 @@ extension SaveJournal {
     return String(decoding: out, as: UTF8.self)
   }
 
-  /// The names `root-names` holds; nil when it does not read whole (its count is not its number of names).
-  private static func readNames(in journalFD: CInt) -> Set<RawName>? {
+  /// The names `root-names` holds, and the root's birth time when it holds one; nil when it does not read whole (its
+  /// count is not its number of names).
+  private static func readNames(in journalFD: CInt) -> (Set<RawName>, FileTime?)? {
     guard let fd = try? Syscalls.openForReading(in: journalFD, rootNamesName) else { return nil }
     defer { Syscalls.closeFile(fd) }
     guard let size = try? Syscalls.status(of: fd).size, size < 4 << 20,
       let bytes = try? Syscalls.readBytes(fd, at: 0, count: Int(size)), bytes.last == 10
     else { return nil }
-    var lines = bytes.dropLast().split(separator: 10, omittingEmptySubsequences: false)
+    var lines = bytes.dropLast().split(separator: 10, omittingEmptySubsequences: false)[...]
+    var born: FileTime?
+    if let first = lines.first, first.starts(with: Array("birth ".utf8)) {
+      let fields = String(decoding: first, as: UTF8.self).split(separator: " ")
+      guard fields.count == 3, let seconds = Int64(fields[1]), let nanoseconds = Int32(fields[2]) else { return nil }
+      born = FileTime(seconds: seconds, nanoseconds: nanoseconds)
+      lines = lines.dropFirst()
+    }
     guard let last = lines.popLast(), String(decoding: last, as: UTF8.self) == "count \(lines.count)" else {
       return nil
     }
@@ -94,7 +107,7 @@ extension SaveJournal {
       }
       names.insert(RawName(bytes: name[...]))
     }
-    return names
+    return (names, born)
   }
 
   private static func hexValue(_ digit: UInt8) -> UInt8? {

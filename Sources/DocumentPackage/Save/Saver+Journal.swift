@@ -92,7 +92,10 @@ extension Saver {
         if recordedRoot.map({ [$0.device, $0.inode] != [status.device, status.inode] }) ?? true {
           try SaveJournal.recordRoot(status, journalPath: journalPath)
         }
-        if let opened { try SaveJournal.recordRootNames(rootFD: opened, journalPath: journalPath) }
+        if let opened {
+          try SaveJournal.recordRootNames(
+            rootFD: opened, born: Syscalls.birthTime(in: parentFD, names.package), journalPath: journalPath)
+        }
         try keepPreviousState(changing: "", adding: false)
       } else {
         try Task.checkCancellation()
