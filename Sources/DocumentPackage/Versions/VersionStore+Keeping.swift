@@ -13,12 +13,13 @@ extension VersionStore {
   ///   since the last version are skipped); only files whose contents the store does not hold
   ///   yet (by device, inode, size, modification and change time) are read, each copied into the store
   ///   once (see ``ObjectStaging``).
-  /// - Parameter holding: A remote that holds some of the files: those are referenced, not copied (see
-  ///   ``RemoteHolding``).
+  /// - Parameters:
+  ///   - holding: A remote that holds some of the files: those are referenced, not copied (see
+  ///     ``RemoteHolding``).
+  ///   - marker: Where to write the version's id, durably, before its record (nil: nowhere): a save by
+  ///     journal killed before its commit leaves it for recovery, which takes the version back
+  ///     (``VersionKeeping/takeBackCopy(notedAt:_:)``).
   @discardableResult
-  /// - Parameter marker: Where to write the version's id, durably, before its record (nil: nowhere): a save by
-  ///   journal killed before its commit leaves it for recovery, which takes the version back
-  ///   (``VersionKeeping/takeBackCopy(notedAt:_:)``).
   func keepPackageState(holding: RemoteHolding? = nil, notingIDAt marker: FilePath? = nil) throws -> PackageVersion {
     let tree = try PackageNode(contentsOf: packagePath)
     return try keep(tree, origin: .saved, conflictPaths: [], holding: holding, notingIDAt: marker)
