@@ -50,7 +50,10 @@ extension SaveJournal {
     guard (try? Syscalls.exists(in: journalFD, rootNamesName)) == true else { return true }
     guard let (recorded, born) = readNames(in: journalFD) else { return false }
     if let born, let now = Syscalls.birthTime(in: parentFD, package), now != born { return false }
-    guard let plan = readPlan(in: journalFD) else { return (try? Syscalls.exists(in: journalFD, planName)) == false }
+    let bytes: [UInt8]?
+    do { bytes = try planBytes(in: journalFD) } catch { return false }
+    guard let bytes else { return true }  // never committed: it changed nothing, and is removed
+    guard let plan = decodePlan(bytes) else { return false }
     guard let packageFD = try? Syscalls.openDirectory(in: parentFD, package),
       let now = try? Syscalls.entries(ofDirectory: packageFD).map(\.name)
     else { return false }
@@ -116,15 +119,5 @@ extension SaveJournal {
     case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
     default: nil
     }
-  }
-
-  /// The journal's plan; nil when it has none or it does not read.
-  private static func readPlan(in journalFD: CInt) -> [Step]? {
-    guard let fd = try? Syscalls.openForReading(in: journalFD, planName) else { return nil }
-    defer { Syscalls.closeFile(fd) }
-    guard let size = try? Syscalls.status(of: fd).size,
-      let bytes = try? Syscalls.readBytes(fd, at: 0, count: Int(size))
-    else { return nil }
-    return decodePlan(bytes)
   }
 }

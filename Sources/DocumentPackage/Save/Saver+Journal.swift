@@ -135,23 +135,29 @@ extension SaveJournal {
   /// - Throws: ``PackageError`` if the plan cannot be read, or is damaged: nothing is then applied.
   static func committedPlan(_ names: SiblingNames, parentFD: CInt) throws -> [Step]? {
     let path = names.path(names.journal).appending(planName.string)
-    let bytes: [UInt8]
+    let read: [UInt8]?
     do {
       let journalFD = try Syscalls.openDirectory(in: parentFD, names.journal)
       defer { Syscalls.closeFile(journalFD) }
-      guard try Syscalls.exists(in: journalFD, planName) else { return nil }
-      let fd = try Syscalls.openForReading(in: journalFD, planName)
-      defer { Syscalls.closeFile(fd) }
-      bytes = try Syscalls.readBytes(fd, at: 0, count: Int(try Syscalls.status(of: fd).size))
+      read = try planBytes(in: journalFD)
     } catch {
       throw PackageError.io(error, "cannot recover interrupted save: cannot read", path: path.string)
     }
+    guard let bytes = read else { return nil }
     guard let steps = decodePlan(bytes) else {
       throw PackageError(
         .corrupt, "cannot recover interrupted save: its plan is damaged:", path: path.string,
         context: "(the package may be part old, part new; its previous state is in its versions)")
     }
     return steps
+  }
+
+  /// The bytes of the plan in the journal folder open as `journalFD`; nil when it holds none (never committed).
+  static func planBytes(in journalFD: CInt) throws(Errno) -> [UInt8]? {
+    guard try Syscalls.exists(in: journalFD, planName) else { return nil }
+    let fd = try Syscalls.openForReading(in: journalFD, planName)
+    defer { Syscalls.closeFile(fd) }
+    return try Syscalls.readBytes(fd, at: 0, count: Int(try Syscalls.status(of: fd).size))
   }
 
   /// Applies a committed plan again, in recovery, keeping what another program changed since the plan was
