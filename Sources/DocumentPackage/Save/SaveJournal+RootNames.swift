@@ -20,13 +20,13 @@ extension SaveJournal {
   /// The most names it holds: a root of more entries is identified by its inode alone, as before.
   static let rootNamesLimit = 4096
 
-  /// Writes the names in the package's root (open as `rootFD`) into the journal folder, just before the plan is
+  /// Writes the names in the package's root (`packagePath`, open as `rootFD`) into the journal folder, just before the plan is
   /// committed: `birth SECONDS NANOSECONDS` when the root's birth time is known, one name a line, each byte as two
   /// hexadecimal digits, then `count N`. Nothing for a root of more than ``rootNamesLimit`` entries.
-  static func recordRootNames(rootFD: CInt, born: FileTime?, journalPath: FilePath) throws {
+  static func recordRootNames(rootFD: CInt, packagePath: FilePath, born: FileTime?, journalPath: FilePath) throws {
     let listed: [(name: RawName, type: EntryType)]?
     do { listed = try Syscalls.entries(ofDirectory: rootFD, atMost: rootNamesLimit) } catch {
-      throw PackageError.io(error, "cannot list", path: journalPath.string, context: "while saving")
+      throw PackageError.io(error, "cannot list", path: packagePath.string, context: "while saving")
     }
     guard let listed else { return }
     let birth = born.map { ["birth \($0.seconds) \($0.nanoseconds)"] } ?? []

@@ -94,7 +94,8 @@ extension Saver {
         }
         if let opened {
           try SaveJournal.recordRootNames(
-            rootFD: opened, born: Syscalls.birthTime(in: parentFD, names.package), journalPath: journalPath)
+            rootFD: opened, packagePath: target, born: Syscalls.birthTime(in: parentFD, names.package),
+            journalPath: journalPath)
         }
         try keepPreviousState(changing: "", adding: false)
       } else {
