@@ -30,7 +30,7 @@ extension SaveJournal {
     }
     guard let listed else { return }
     let birth = born.map { ["birth \($0.seconds) \($0.nanoseconds)"] } ?? []
-    let lines = birth + listed.map { hex($0.name.nameBytes) } + ["count \(listed.count)"]
+    let lines = birth + listed.map { HexDigits.encode($0.name.nameBytes) } + ["count \(listed.count)"]
     let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
     try AtomicFile.write(to: journalPath.appending(rootNamesName.string), label: "journal root names") { fd in
       let written = bytes.withUnsafeBytes { buffer in Result { () throws(Errno) in try Syscalls.writeAll(fd, buffer) } }
@@ -69,14 +69,6 @@ extension SaveJournal {
     let current = Set(now)
     return current.allSatisfy { recorded.contains($0) || made.contains($0) }
       && recorded.allSatisfy { current.contains($0) || removed.contains($0) }
-  }
-
-  private static func hex(_ bytes: ArraySlice<UInt8>) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes { out += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
-    return String(decoding: out, as: UTF8.self)
   }
 
   /// The names `root-names` holds, and the root's birth time when it holds one; nil when it does not read whole (its

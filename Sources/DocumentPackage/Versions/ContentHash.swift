@@ -9,15 +9,7 @@ import Foundation
 /// SHA-256 of contents, as 64 lowercase hex digits: the name of a blob in a ``VersionStore``.
 package enum ContentHash {
   /// `digest` as lowercase hex digits (also DocumentSync's object keys and request signatures).
-  package static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-    let digits = Array("0123456789abcdef".utf8)
-    var bytes: [UInt8] = []
-    for byte in digest {
-      bytes.append(digits[Int(byte >> 4)])
-      bytes.append(digits[Int(byte & 15)])
-    }
-    return String(decoding: bytes, as: UTF8.self)
-  }
+  package static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 { HexDigits.encode(digest) }
 
   static func of(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
 
