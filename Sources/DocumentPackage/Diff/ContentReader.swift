@@ -133,16 +133,7 @@ struct ContentReader {
     hex(SHA256.hash(data: bytes))
   }
 
-  static func hex(_ digest: SHA256.Digest) -> String {
-    let digits: [UInt8] = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(64)
-    for byte in digest {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 0xF)])
-    }
-    return String(decoding: text, as: UTF8.self)
-  }
+  static func hex(_ digest: SHA256.Digest) -> String { HexDigits.encode(digest) }
 
   /// Git's rule for text: no NUL byte in the first 8,000 bytes.
   static func looksLikeText(_ bytes: [UInt8]) -> Bool {
