@@ -134,6 +134,38 @@ struct PendingWindowTests {
     #expect(try snapshot(package) == before)
   }
 
+  /// As above, with a restore as the later save (outsider attack 6 on issue 35, H1): the restore moves the whole
+  /// root into the store, and the earlier version, read from that root, was not judged by its names: an entry
+  /// removed before the restore was missing from it unnamed (`check` ok).
+  @Test(arguments: ["Text.txt", "Notes/new.txt"], ["add", "remove", "rename"])
+  func anEntryChangedInTheRootBeforeARestoreIsJudgedByTheRootsNames(_ changed: String, _ outside: String) throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = try makePackage(in: temp)
+    let document = try deferredDocument(package)
+    let store = try document.versionStore()
+    try document.root.setFile(at: "Text.txt", contents: Data("first\n".utf8))
+    try document.save()
+    _ = try store.settlePendingVersions()  // version 1, restored below
+    let before = try snapshot(package)
+    try document.root.setFile(at: changed, contents: Data("changed\n".utf8))
+    try document.save()  // version 2, pending
+    let manager = FileManager.default
+    switch outside {
+    case "add": try temp.write("Doc.pkg/Sidecar.txt", "made after the save\n")
+    case "remove": try manager.removeItem(atPath: package + "/Index.json")
+    default: try manager.moveItem(atPath: package + "/Index.json", toPath: package + "/Renamed.json")
+    }
+    let restoring = try deferredDocument(package)
+    try restoring.restoreVersion(1)  // version 3: the whole root
+    let settled = try store.settlePendingVersions().map(\.unkeptPaths)
+    #expect(
+      settled.first == (outside == "add" ? [] : ["./"]), "\(outside) before a restore, after \(changed): \(settled)")
+    #expect(try store.damagedVersions(thorough: true).isEmpty == (outside == "add"))
+    guard outside == "add" else { return }
+    try restoring.restoreVersion(2)
+    #expect(try snapshot(package) == before)
+  }
+
   /// Outsider attack 4, second round: a root of more entries than a save lists (``PendingVersion/rootListingLimit``)
   /// fell back to its times, and an entry removed between two saves broke the chain of our renames there, which named
   /// nothing: the earlier version lacked it, unnamed. Such a root is now named whenever our renames do not prove its
