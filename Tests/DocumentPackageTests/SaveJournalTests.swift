@@ -39,11 +39,30 @@ struct SaveJournalTests {
   func escapingName(_ name: String) throws {
     let journal = SaveJournal(
       names: try SiblingNames(of: FilePath("/tmp/Doc.pkg")), steps: [.removeFile([RawName("x")])])
-    var plan = journal.encodedPlan()
-    // The one component "x" is the plan's last byte, after its length (1).
+    var plan = journal.encodedPlan().dropLast(SaveJournal.planDigestSize)
+    // The one component "x" is the plan's last byte before its digest, after its length (1).
     plan.removeLast(5)
     plan += withUnsafeBytes(of: UInt32(name.utf8.count).littleEndian, Array.init) + Array(name.utf8)
-    #expect(SaveJournal.decodePlan(plan) == nil)
+    #expect(SaveJournal.decodePlan(Array(plan + SHA256.hash(data: plan))) == nil)
+  }
+
+  /// Outsider attack 6 on issue 35 (H3): a byte of a name changed (`s.txt` to `a.txt`) decoded well, and recovery
+  /// applied the edited plan; its digest now refuses it, as it does any changed byte.
+  @Test("a plan with any byte changed is refused")
+  func changedByte() throws {
+    let plan = try Self.journal().encodedPlan()
+    for index in plan.indices {
+      var changed = plan
+      changed[index] ^= 0x01
+      #expect(SaveJournal.decodePlan(changed) == nil, "byte \(index)")
+    }
+  }
+
+  @Test("an earlier release's plan, without its digest, still reads")
+  func earlierRelease() throws {
+    let plan = try Self.journal().encodedPlan().dropLast(SaveJournal.planDigestSize).dropFirst(
+      SaveJournal.planHeader.count)
+    #expect(SaveJournal.decodePlan(SaveJournal.undigestedPlanHeader + plan) == Self.steps)
   }
 
   @Test("applied twice, or after a kill half-way, the steps give the same package")

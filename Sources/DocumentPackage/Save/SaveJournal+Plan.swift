@@ -1,13 +1,17 @@
 import SystemPackage
 
 /// The plan's bytes: a header line, the step count, then each step: a kind byte, its numbers
-/// (little-endian) and its path as a component count and each component's length and bytes. Names
-/// are bytes, as on disk: they need not be UTF-8 and may hold any byte but `/` and NUL.
+/// (little-endian) and its path as a component count and each component's length and bytes; then the SHA-256 of
+/// all before it. Names are bytes, as on disk: they need not be UTF-8 and may hold any byte but `/` and NUL.
 ///
-/// The plan is read back only by recovery, after a kill; a plan that does not decode (damage on the
-/// disk) is reported, never half-applied: nothing is applied unless the whole plan reads.
+/// The plan is read back only by recovery, after a kill; a plan that does not decode or whose digest does not match
+/// (damage on the disk, or an edit) is reported, never applied, even in part: a byte changed in a name decoded well
+/// and was applied (outsider attack 6 on issue 35, H3). An earlier release's plan (header `1`) has no digest.
 extension SaveJournal {
-  static let planHeader = Array("docpkg save journal 1\n".utf8)
+  static let planHeader = Array("docpkg save journal 2\n".utf8)
+  /// An earlier release's plan, without the digest.
+  static let undigestedPlanHeader = Array("docpkg save journal 1\n".utf8)
+  static let planDigestSize = 32
 
   private enum Kind: UInt8 {
     case removeFile = 1, removeDirectory, makeDirectory, place, setAttributes
@@ -40,15 +44,26 @@ extension SaveJournal {
         bytes += name.map { UInt8(bitPattern: $0) }
       }
     }
-    return bytes
+    return bytes + SHA256.hash(data: bytes)
   }
 
-  /// Reads a plan written by ``encodedPlan()``.
-  /// - Returns: The steps, or `nil` if the bytes are not a whole, well-formed plan.
-  static func decodePlan(_ bytes: [UInt8]) -> [Step]? {
-    var position = 0
+  /// Reads a plan written by ``encodedPlan()`` (or an earlier release's, without the digest).
+  /// - Returns: The steps, or `nil` if the bytes are not a whole, well-formed plan whose digest matches.
+  static func decodePlan(_ written: [UInt8]) -> [Step]? {
+    let bytes: ArraySlice<UInt8>
+    if written.starts(with: planHeader) {
+      guard written.count >= planHeader.count + planDigestSize else { return nil }
+      let end = written.count - planDigestSize
+      guard Array(SHA256.hash(data: written[..<end])) == Array(written[end...]) else { return nil }
+      bytes = written[planHeader.count..<end]
+    } else if written.starts(with: undigestedPlanHeader) {
+      bytes = written[undigestedPlanHeader.count...]
+    } else {
+      return nil
+    }
+    var position = bytes.startIndex
     func take(_ count: Int) -> ArraySlice<UInt8>? {
-      guard count >= 0, bytes.count - position >= count else { return nil }
+      guard count >= 0, bytes.endIndex - position >= count else { return nil }
       defer { position += count }
       return bytes[position..<(position + count)]
     }
@@ -56,7 +71,7 @@ extension SaveJournal {
       guard let slice = take(MemoryLayout<T>.size) else { return nil }
       return slice.reversed().reduce(T.zero) { $0 << 8 | T(truncatingIfNeeded: $1) }
     }
-    guard take(planHeader.count).map(Array.init) == planHeader, let count = number(UInt32.self) else { return nil }
+    guard let count = number(UInt32.self) else { return nil }
     var steps: [Step] = []
     for _ in 0..<count {
       guard let kindByte = take(1)?.first, let kind = Kind(rawValue: kindByte) else { return nil }
@@ -92,7 +107,7 @@ extension SaveJournal {
       if path.isEmpty, case .removeDirectory = steps.last! { return nil }
       if path.isEmpty, case .place = steps.last! { return nil }
     }
-    return position == bytes.count ? steps : nil
+    return position == bytes.endIndex ? steps : nil
   }
 
   /// A name that stays inside its directory: not empty, `.` or `..`, and without `/` or NUL.
