@@ -94,8 +94,7 @@ struct VersionsCommandTests {
   /// Outsider attack on issue 35 (attack 3, F2): as above, but the package copied elsewhere in its folder
   /// (`cp -r P Q && rm -rf P`: a new root, as a remount leaves one), so nothing tells the journal Q's. `check Q`
   /// said so, and a `put` into Q exited 0; renamed back as `check` says, recovery applied the rest of the old plan
-  /// over that put, whose bytes were then nowhere. A save beside such a journal is now refused, naming it, and the
-  /// package renamed back ends restored.
+  /// over that put, whose bytes were then nowhere. A save beside such a journal is now refused, naming it.
   @Test(.enabled(if: Shell.has("strace")))
   func aSaveBesideAJournalThatMayBeItsOwnIsRefused() throws {
     let temp = try TemporaryDirectory()
@@ -123,12 +122,15 @@ struct VersionsCommandTests {
     }
     let otherCheck = try Shell.docpkg(["check", other])
     #expect(otherCheck.status == 0 && otherCheck.standardOutput.contains("note: a committed save"), "\(otherCheck)")
+    // Renamed back, the copy is still not the directory the save began in: made after the commit (its birth time
+    // says so), it may as well be another document of the same names (outsider attack 6, H2), so nothing is applied
+    // to it, and `check` says so.
     try FileManager.default.moveItem(atPath: new, toPath: old)
     let check = try Shell.docpkg(["check", old])
-    #expect(check.standardOutput.contains("completed an interrupted save"), "\(check.standardOutput)")
-    for file in files {
-      #expect(try String(contentsOfFile: old + "/" + file, encoding: .utf8) == "A \(file)\n", "\(file)")
-    }
+    #expect(check.status == 1 && !check.standardOutput.contains("applied its journal"), "\(check.standardOutput)")
+    #expect(check.standardOutput.contains("unfinished: a committed save waits in"), "\(check.standardOutput)")
+    #expect(try FileManager.default.subpathsOfDirectory(atPath: old).sorted() == copied)
+    #expect(files.count == 5)
   }
 
   /// Outsider attack on issue 35 (R2-2): as `aKilledSavesJournalIsNotAppliedToAnotherDocumentAtTheOldName`, with
@@ -179,6 +181,61 @@ struct VersionsCommandTests {
       #expect(try String(contentsOfFile: other + "/" + file, encoding: .utf8) == "Q \(file)\n")
     }
     #expect(files.count == 5)
+  }
+
+  /// Outsider attack 6 on issue 35 (H2): a journaled restore killed in its plan, the package moved to another
+  /// folder with its store (as the README says to move one), and at its old name another package of the same names,
+  /// a copy of the moved one, or nothing. The journal names the moved root, which is nowhere in the folder: recovery
+  /// took the package at the name for a renumbered one and applied the plan over its files (`check` ok). Now its
+  /// root's birth time tells it is not that one: nothing is applied, `check` says what to do and fails, and the moved
+  /// package, brought back, is completed.
+  @Test(.enabled(if: Shell.has("strace")), arguments: ["another", "copy", "nothing"])
+  func aJournalWhosePackageMovedAwayIsNotAppliedAtItsName(_ there: String) throws {
+    let temp = try TemporaryDirectory()
+    let files = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
+    let package = temp.appending("P.mydoc")
+    let store = temp.appending(".P.mydoc.docpkg-versions")
+    try FileManager.default.createDirectory(atPath: temp.appending("elsewhere"), withIntermediateDirectories: false)
+    let (moved, movedStore) = (
+      temp.appending("elsewhere/P.mydoc"), temp.appending("elsewhere/.P.mydoc.docpkg-versions")
+    )
+    try FileManager.default.moveItem(atPath: package, toPath: moved)
+    try FileManager.default.moveItem(atPath: store, toPath: movedStore)
+    switch there {
+    case "another": for file in files { try temp.write("P.mydoc/" + file, "other \(file)\n") }
+    case "copy": try Shell.run("cp", ["-r", moved, package])
+    default: break
+    }
+    let before = there == "nothing" ? [:] : try Self.contents(of: package)
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1, "\(there): \(check.standardOutput)\(check.standardError)")
+    #expect(!check.standardOutput.contains("applied its journal"), "\(there): \(check.standardOutput)")
+    let said = there == "nothing" ? "note: a committed save waits in" : "unfinished: a committed save waits in"
+    #expect(check.standardOutput.contains(said), "\(there): \(check.standardOutput)")
+    if there != "nothing" {
+      #expect(try Self.contents(of: package) == before, "\(there)")
+      let put = try Shell.docpkg(["put", package, "a.txt"], input: Data("later\n".utf8), environment: Self.quiet)
+      #expect(put.status == 1 && put.standardError.contains("not saving: an unfinished save"), "\(put.standardError)")
+      try FileManager.default.removeItem(atPath: package)
+    }
+    #expect(!FileManager.default.fileExists(atPath: package))
+    try FileManager.default.moveItem(atPath: moved, toPath: package)
+    try FileManager.default.moveItem(atPath: movedStore, toPath: store)
+    try Self.expectCheckedAndRestored(package, files)
+    #expect(!FileManager.default.fileExists(atPath: temp.appending(".P.mydoc.docpkg-journal")))
+  }
+
+  /// Every file below `folder` by relative path, with its text.
+  private static func contents(of folder: String) throws -> [String: String] {
+    var result: [String: String] = [:]
+    for path in try FileManager.default.subpathsOfDirectory(atPath: folder) {
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue
+      {
+        result[path] = try String(contentsOfFile: folder + "/" + path, encoding: .utf8)
+      }
+    }
+    return result
   }
 
   /// Outsider attack on issue 35 (R2-6): a journaled restore killed mid-apply, then another program edits a file

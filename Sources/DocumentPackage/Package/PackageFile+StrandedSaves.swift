@@ -12,7 +12,10 @@ extension PackageFile {
     guard !stranded.isEmpty else { return [] }
     let mayBe = mayBeAStrandedPackage(names)
     return stranded.map {
-      StrandedSave(journal: names.path($0.journal), packagePath: names.path($0.owner), mayBeThePackage: mayBe)
+      StrandedSave(
+        journal: names.path($0.journal), packagePath: names.path($0.owner),
+        atThisPackagesName: $0.owner == names.package,
+        mayBeThePackage: mayBe)
     }
   }
 

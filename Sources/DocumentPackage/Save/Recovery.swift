@@ -70,8 +70,9 @@ enum Recovery {
           description: "found the journal of an interrupted save under the package's old name: took it from",
           path: moved.string))
     }
-    // A journal made for a sibling (the package renamed, and this one given its old name) is left to it.
-    if try exists(names.journal), !SaveJournal.ownJournalIsAnothers(names, parentFD: parentFD) {
+    // A journal made for another directory (the package renamed, and this one given its old name; or moved away or
+    // deleted, and this one made at its name) is left to it: `docpkg check` names it (``StrandedSave``).
+    if try exists(names.journal), SaveJournal.ownJournalOwner(names, parentFD: parentFD) == .thisPackage {
       // A journaled save (`SaveJournal`): committed if its plan is there, else never begun.
       if let steps = try SaveJournal.committedPlan(names, parentFD: parentFD) {
         let kept = try SaveJournal(names: names, steps: steps).applyJournal(parentFD: parentFD)

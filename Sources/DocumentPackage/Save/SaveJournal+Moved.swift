@@ -72,21 +72,46 @@ extension SaveJournal {
     return names.parent.appending(moved.journal.string)
   }
 
-  /// Whether the package's own journal was made for another directory of its folder: its `root` names a sibling (the
-  /// package renamed after its save was killed, and another folder given its old name, or a file manager's swap of
-  /// two names). Recovery then leaves it to that one, whose recovery takes it (``adoptMovedJournal(_:parentFD:)``),
-  /// rather than apply its plan to a stranger. Where the root it names is nowhere in the folder (a remount renumbered
-  /// it), nothing tells, and it is applied here, as before.
-  static func ownJournalIsAnothers(_ names: SiblingNames, parentFD: CInt) -> Bool {
-    guard let recorded = recordedRoot(of: names.journal, parentFD: parentFD),
-      let root = try? Syscalls.status(in: parentFD, names.package), recorded != [root.device, root.inode],
-      let siblings = try? Syscalls.entries(ofDirectory: parentFD)
-    else { return false }
+  /// Whose the package's own journal is: a directory of the folder, or one not here.
+  enum OwnJournalOwner {
+    /// The directory now at the package's name: recovery here applies its plan (or removes it, never committed).
+    case thisPackage
+    /// Another directory of the folder (the package renamed after its save was killed, and another given its old
+    /// name): that one's recovery takes it (``adoptMovedJournal(_:parentFD:)``).
+    case sibling
+    /// A directory not in the folder (its package moved to another folder or deleted, and this one made or copied
+    /// at its name; or nothing is there): left, a stranded save (``strandedJournals(for:parentFD:)``).
+    case notHere
+  }
+
+  /// Whose the package's own journal is, by the root its `root` names. Another directory of the folder is the
+  /// sibling's. Where the root it names is nowhere (a package moved away, or a remount renumbered the package's root
+  /// on sshfs), the package is taken for the journal's own when its root's names and birth are those at the commit
+  /// (``rootNamesAgree(_:package:parentFD:)``); where the number is the package's, when its birth is (ext4 gives a
+  /// deleted root's number to the next directory made). Before, a package moved to another folder had its plan
+  /// applied over the files of another made at its name (outsider attack 6 on issue 35, H2). A journal that names no
+  /// root (a save that made the package, or an earlier release's), or was never committed, is this package's.
+  static func ownJournalOwner(_ names: SiblingNames, parentFD: CInt) -> OwnJournalOwner {
+    guard let recorded = recordedRoot(of: names.journal, parentFD: parentFD) else { return .thisPackage }
+    let root = try? Syscalls.status(in: parentFD, names.package)
+    let sameNumber = root.map { recorded == [$0.device, $0.inode] } == true
+    if !sameNumber, namesASibling(recorded, names, parentFD: parentFD) { return .sibling }
+    // Never committed, it changed nothing: removed here.
+    guard hasPlan(names.journal, parentFD: parentFD) == true else { return .thisPackage }
+    guard let root, root.kind == .directory,
+      rootNamesAgree(names.journal, package: names.package, parentFD: parentFD, birthOnly: sameNumber)
+    else { return .notHere }
+    return .thisPackage
+  }
+
+  /// Whether `root` (a device and inode) is a directory of the package's folder other than the package.
+  private static func namesASibling(_ root: [UInt64], _ names: SiblingNames, parentFD: CInt) -> Bool {
+    guard let siblings = try? Syscalls.entries(ofDirectory: parentFD) else { return false }
     for (name, type) in siblings where name != names.package && (type == .directory || type == .unknown) {
       guard !SiblingNames.isSiblingEntry(name.string),
         let status = try? Syscalls.status(in: parentFD, name), status.kind == .directory
       else { continue }
-      if [status.device, status.inode] == recorded { return true }
+      if [status.device, status.inode] == root { return true }
     }
     return false
   }
@@ -97,11 +122,15 @@ extension SaveJournal {
   /// be this package's, renamed, on a file system whose inode numbers do not survive a rename (exFAT through FUSE,
   /// sshfs), which nothing in the package can tell; or its package was deleted, or moved to another folder. Reads
   /// the parent's listing and each such journal's folder; changes nothing.
+  /// The package's own journal is one of them when its package is not here (``ownJournalOwner(_:parentFD:)``).
   static func strandedJournals(for names: SiblingNames, parentFD: CInt) -> [(journal: RawName, owner: RawName)] {
+    var stranded: [(journal: RawName, owner: RawName)] = []
+    if hasPlan(names.journal, parentFD: parentFD) == true, ownJournalOwner(names, parentFD: parentFD) == .notHere {
+      stranded.append((names.journal, names.package))
+    }
     guard let root = try? Syscalls.status(in: parentFD, names.package),
       let siblings = try? Syscalls.entries(ofDirectory: parentFD)
-    else { return [] }
-    var stranded: [(journal: RawName, owner: RawName)] = []
+    else { return stranded }
     for (name, type) in siblings where type == .directory || type == .unknown {
       guard name != names.journal, let owner = SiblingNames.owner(of: name, suffix: "journal"),
         hasPlan(name, parentFD: parentFD) == true

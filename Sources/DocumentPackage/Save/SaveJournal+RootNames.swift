@@ -42,14 +42,16 @@ extension SaveJournal {
 
   /// Whether the directory `package` in `parentFD` may be the package the journal `journal` (in `parentFD`) was made
   /// for, by its root's names: each name it has now was there at the commit or is one the plan makes at the root,
-  /// and each name there at the commit is still there or is one the plan removes. True when the journal holds no
-  /// names (an earlier release's, or a root too big to list) or no plan; false when its names do not read.
-  static func rootNamesAgree(_ journal: RawName, package: RawName, parentFD: CInt) -> Bool {
+  /// and each name there at the commit is still there or is one the plan removes; and, where the file system keeps
+  /// birth times, it was made when that root was (alone with `birthOnly`). True when the journal holds no names (an
+  /// earlier release's, or a root too big to list) or no plan; false when its names do not read.
+  static func rootNamesAgree(_ journal: RawName, package: RawName, parentFD: CInt, birthOnly: Bool = false) -> Bool {
     guard let journalFD = try? Syscalls.openDirectory(in: parentFD, journal) else { return false }
     defer { Syscalls.closeFile(journalFD) }
     guard (try? Syscalls.exists(in: journalFD, rootNamesName)) == true else { return true }
     guard let (recorded, born) = readNames(in: journalFD) else { return false }
     if let born, let now = Syscalls.birthTime(in: parentFD, package), now != born { return false }
+    if birthOnly { return true }
     let bytes: [UInt8]?
     do { bytes = try planBytes(in: journalFD) } catch { return false }
     guard let bytes else { return true }  // never committed: it changed nothing, and is removed

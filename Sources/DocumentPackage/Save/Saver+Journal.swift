@@ -14,13 +14,14 @@ extension Saver {
     let journalPath = names.path(names.journal)
     func discard() { try? TreeRemoval.remove(names.journal, in: parentFD) }
     let journalFD: CInt
-    // A committed plan at this name is a save recovery left for the directory it was made for (renamed since,
-    // ``SaveJournal/ownJournalIsAnothers(_:parentFD:)``): the one way to complete that package, never a leftover
-    // (outsider attack on issue 35, R2-2: a put into a folder made at the old name removed it).
+    // A committed plan at this name is a save recovery left for the directory it was made for (renamed, moved or
+    // deleted since, ``SaveJournal/ownJournalOwner(_:parentFD:)``): the one way to complete that package,
+    // never a leftover (outsider attack on issue 35, R2-2: a put into a folder made at the old name removed it).
     if SaveJournal.hasPlan(names.journal, parentFD: parentFD) == true {
       throw PackageError(
         .corrupt, "cannot save: an unfinished save made for another directory waits in", path: journalPath.string,
-        context: "(the package it was made for was renamed: run `docpkg check` on it to complete that save)")
+        context:
+          "(the package it was made for was renamed, moved or deleted: `docpkg check` on this package says what to do)")
     }
     do {
       try TreeRemoval.remove(names.journal, in: parentFD)  // a leftover only if recovery was skipped

@@ -9,12 +9,17 @@ import SystemPackage
 /// through FUSE, sshfs), nothing tells whose it is: the package renamed may be this one, part old, part new. So
 /// `docpkg check` never calls a package ok beside one: it names the journal and the name it was made for. Renaming
 /// the package back to that name and checking it there completes the save; a journal whose package was deleted
-/// is removed by hand.
+/// is removed by hand. The package's own journal is one too when it names another root than the package's
+/// (``atThisPackagesName``): its package was moved to another folder or deleted, and another made at its name.
 public struct StrandedSave: Hashable, Sendable {
   /// The journal folder.
   public var journal: FilePath
   /// The package's path the journal was made for (nothing is there, or another directory).
   public var packagePath: FilePath
+  /// Whether that path is the package's own (the journal at its name): the journal was made for another directory
+  /// than the one there now, whose package was moved to another folder or deleted, and this one made or copied at its
+  /// name, or for one that was there when nothing is now.
+  public var atThisPackagesName: Bool
   /// Whether the package it was found beside may be the one it was made for, copied or renamed: false when
   /// nothing is at that package's path (a package made anew) or that package has a version store of its own,
   /// made for its root (a copy has none; a package renamed where inode numbers do not survive has one that names

@@ -35,6 +35,10 @@ struct Check: ParsableCommand {
     for action in actions {
       out.write("recovered: \(action.description) \(action.path.escapingControlCharacters)\n")
     }
+    if actions.isEmpty { out.write("nothing to recover\n") }
+    // Said before the package is read: its own journal may wait for a package no longer here (nothing is, then).
+    let beside = try PackageFile.strandedSaves(besidePackageAt: FilePath(package))
+    for save in beside { out.write(Self.line(for: save)) }
     var files: Int64 = 0, directories: Int64 = 0, links: Int64 = 0, bytes: Int64 = 0
     let root = try PackageNode(contentsOf: FilePath(package))
     try root.walk { node, path, _ in
@@ -47,32 +51,41 @@ struct Check: ParsableCommand {
       }
       return true
     }
-    if actions.isEmpty { out.write("nothing to recover\n") }
-    let beside = try PackageFile.strandedSaves(besidePackageAt: FilePath(package))
-    let stranded = beside.filter(\.mayBeThePackage)
-    for save in beside where !save.mayBeThePackage {
-      out.write(
-        "note: a committed save of '\(save.packagePath.string.escapingControlCharacters)' waits in "
-          + "'\(save.journal.string.escapingControlCharacters)', and that package is not at that name (this package "
-          + "is not it: its version store names its root); move that package back under that name and check it, "
-          + "or remove the journal if it was deleted\n")
-    }
-    for save in stranded {
-      out.write(
-        "unfinished: a committed save of '\(save.packagePath.string.escapingControlCharacters)' waits in "
-          + "'\(save.journal.string.escapingControlCharacters)', and that package is not at that name: if this "
-          + "package is it, renamed or copied, it is part old, part new (rename it back and check it there to "
-          + "complete the save); if that package was moved to another folder, move it back here under that name and "
-          + "check it; if it was deleted, remove the journal\n")
-    }
-    guard stranded.isEmpty else {
+    guard !beside.contains(where: \.mayBeThePackage) else {
       throw PackageError(
-        .corrupt, "not ok: an unfinished save of a package renamed or removed waits beside", path: package)
+        .corrupt, "not ok: an unfinished save of a package renamed, moved or removed waits beside", path: package)
     }
     out.write(
       "ok: \(package.escapingControlCharacters): \(files.grouped) files, \(directories.grouped) directories, "
         + "\(links.grouped) symbolic links, \(bytes.grouped) bytes\n")
     try checkVersions(out)
+  }
+
+  /// The line naming a committed save beside the package whose package is not at its name (``StrandedSave``):
+  /// `unfinished` when this package may be that one, else a note.
+  private static func line(for save: StrandedSave) -> String {
+    let journal = save.journal.string.escapingControlCharacters
+    let owner = save.packagePath.string.escapingControlCharacters
+    switch (save.atThisPackagesName, save.mayBeThePackage) {
+    case (true, true):
+      return "unfinished: a committed save waits in '\(journal)', made for another directory than the one now at "
+        + "'\(owner)' (that package was moved to another folder or deleted, and this one made or copied here: if it "
+        + "is a copy, it is part old, part new): move this one aside and that package back here under this name and "
+        + "check it; if it was deleted, remove the journal\n"
+    case (true, false):
+      return "note: a committed save waits in '\(journal)', made for another directory than the one now at "
+        + "'\(owner)' (that package was moved to another folder or deleted): move it back here under this name and "
+        + "check it, or remove the journal if it was deleted\n"
+    case (false, true):
+      return "unfinished: a committed save of '\(owner)' waits in '\(journal)', and that package is not at that name: "
+        + "if this package is it, renamed or copied, it is part old, part new (rename it back and check it there to "
+        + "complete the save); if that package was moved to another folder, move it back here under that name and "
+        + "check it; if it was deleted, remove the journal\n"
+    case (false, false):
+      return "note: a committed save of '\(owner)' waits in '\(journal)', and that package is not at that name (this "
+        + "package is not it: its version store names its root); move that package back under that name and check "
+        + "it, or remove the journal if it was deleted\n"
+    }
   }
 
   /// Checks the version store, if the package has one; throws after listing damaged versions,
