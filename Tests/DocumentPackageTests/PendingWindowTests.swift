@@ -166,6 +166,30 @@ struct PendingWindowTests {
     #expect(try snapshot(package) == before)
   }
 
+  /// Outsider attack 6 on issue 35 (M2): another program replaced a folder in `sub` after a save, then a second save
+  /// removed a file from `sub`, then the other program removed another file there. The first version reads `sub`
+  /// from the package; the other program's first change broke the chain of our renames there, which named nothing,
+  /// and its entries were judged one by one, which cannot see a removal: `z.txt` was missing from it, unnamed. A
+  /// chain another program broke now names the folder.
+  @Test func aFolderChangedBetweenTwoSavesIsNamedInTheEarlierVersion() throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = temp.appending("Doc.pkg")
+    for (path, text) in [("sub/z.txt", "z"), ("sub/a.txt", "a"), ("sub/d/f", "f"), ("newdir/n", "n")] {
+      try temp.write("Doc.pkg/" + path, text + "\n")
+    }
+    let document = try deferredDocument(package)
+    try document.root.setFile(at: "newdir/b", contents: Data("b\n".utf8))
+    try document.save()
+    try FileManager.default.removeItem(atPath: package + "/sub/d")
+    try temp.write("Doc.pkg/sub/d/g", "another program's\n")
+    let second = try deferredDocument(package)
+    _ = try second.root.removeNode(at: "sub/a.txt")
+    try second.save()
+    try FileManager.default.removeItem(atPath: package + "/sub/z.txt")
+    let settled = try second.versionStore().settlePendingVersions().map(\.unkeptPaths)
+    #expect(settled == [["sub/"], ["sub/"]], "\(settled)")
+  }
+
   /// Outsider attack 4, second round: a root of more entries than a save lists (``PendingVersion/rootListingLimit``)
   /// fell back to its times, and an entry removed between two saves broke the chain of our renames there, which named
   /// nothing: the earlier version lacked it, unnamed. Such a root is now named whenever our renames do not prove its

@@ -735,49 +735,70 @@ struct PendingStateWalk {
 
   /// Whether the package's directory at `path` (whose status is `status`) is known to have
   /// changed since *T* by another program than our saves, so that its entries or status at *T*
-  /// cannot be known: one our saves did not rename in whose times are after *T*, or one they did
-  /// whose times are not the last rename's "after" times while the chain of our renames in it
-  /// holds. Where that chain is broken (a pending record cannot be read, or recovery wrote one
+  /// cannot be known: one our saves did not rename in whose times are after *T*; one they did whose
+  /// times are not the last rename's "after" times while the chain of our renames in it holds; or one
+  /// whose chain another program broke (a rename found the directory's times other than the rename
+  /// before left them, or the first found them after *T*): an entry it removed there in between is in no
+  /// version, and its entries were judged one by one, which cannot see a removal (outsider attack 6 on
+  /// issue 35, M2: a file removed from a folder after such a change was missing from the version,
+  /// unnamed). Where the chain cannot be told (a pending record cannot be read, or recovery wrote one
   /// without the times after), our own renames cannot be told from another program's, and the
   /// directory is not named (its entries are then judged one by one, as ever).
   func changedSinceCapture(_ path: String, _ status: FileStatus) -> Bool {
     guard containers.contains(path) else { return !isStable(path, status) }
-    guard let after = lastRenameAfter(in: path) else { return false }
-    return witnesses(path, status.times) != witnesses(path, after)
+    switch renameChain(in: path, through: .max) {
+    case .holds(let after?): return witnesses(path, status.times) != witnesses(path, after)
+    case .holds(nil), .untold: return false
+    case .broken: return true
+    }
   }
 
   /// The times our last rename in the directory `path` left it with, when the chain of our renames in
-  /// it holds (``renamesFollowEachOther(in:through:)``); nil otherwise.
+  /// it holds (``renameChain(in:through:)``); nil otherwise.
   private func lastRenameAfter(in path: String) -> PendingVersion.ContainerTimes.Times? {
-    guard let last = renames[path]?.last, renamesFollowEachOther(in: path, through: last.id) else { return nil }
-    return last.times?.after
+    guard case .holds(let after) = renameChain(in: path, through: .max) else { return nil }
+    return after
   }
 
   /// Whether the entry `pending[index]` added to the package's directory `path` was not in it at
   /// *T*: no other program changed the directory's entries between *T* and that save's rename,
   /// which found no entry of its name (see the type's discussion).
   func addedSinceCapture(_ index: Int, in path: String) -> Bool {
-    pending[index].replaced == .absent && pending[index].container == path
-      && renamesFollowEachOther(in: path, through: pending[index].id)
+    guard pending[index].replaced == .absent, pending[index].container == path,
+      case .holds = renameChain(in: path, through: pending[index].id)
+    else { return false }
+    return true
   }
 
-  /// Whether each rename our saves made in the package's directory `path` from *T* on, up to the
-  /// save `last`'s (an id), found the directory as the rename before left it (its times before are
-  /// that one's times after), the first as it was at *T* (not after it): then only our renames
-  /// changed its entries between *T* and that save's rename. An undone swap's two renames are one
-  /// link (``UndoneSwap``).
-  private func renamesFollowEachOther(in path: String, through last: Int) -> Bool {
+  /// How the chain of the renames our saves made in the package's directory `path` from *T* on, up to the
+  /// save `last`'s (an id), stands.
+  private enum RenameChain {
+    /// Each rename found the directory as the rename before left it (its times before are that one's times
+    /// after), the first as it was at *T* (not after it): then only our renames changed its entries between *T*
+    /// and that save's rename. With the times the last rename left (nil: not recorded).
+    case holds(PendingVersion.ContainerTimes.Times?)
+    /// A rename found other times: another program changed the directory in between.
+    case broken
+    /// A record lacks the times (recovery wrote it), or there is no rename: nothing tells.
+    case untold
+  }
+
+  /// The chain of our renames in `path` through the save `last` (see ``RenameChain``). An undone swap's two
+  /// renames are one link (``UndoneSwap``).
+  private func renameChain(in path: String, through last: Int) -> RenameChain {
     var previous: PendingVersion.ContainerTimes?
     for link in renames[path] ?? [] where link.id <= last {
-      guard let times = link.times else { return false }
+      guard let times = link.times else { return .untold }
       if let previous {
-        guard let after = previous.after, witnesses(path, times.before) == witnesses(path, after) else { return false }
+        guard let after = previous.after else { return .untold }
+        guard witnesses(path, times.before) == witnesses(path, after) else { return .broken }
       } else {
-        guard witnesses(path, times.before).allSatisfy({ $0 <= start }) else { return false }
+        guard witnesses(path, times.before).allSatisfy({ $0 <= start }) else { return .broken }
       }
       previous = times
     }
-    return previous != nil
+    guard let previous else { return .untold }
+    return .holds(previous.after)
   }
 }
 
