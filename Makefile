@@ -102,6 +102,8 @@ demo: demo-build
 ## DocumentRelativePathTests changes the process's current folder (a document opened by a bare name) and runs alone.
 ## DOCPKG_REQUIRE_CORPUS=1: other projects' test archives (Go's and Python's, which setup installs; libarchive's,
 ## committed in Tests/Corpora/libarchive) must be there (ArchiveDifferentialTests).
+## Its tests that kill a command at each of its steps one run after another take the crash sweeps' seeded sample of
+## them (CRASH_SAMPLE, below; Tests/TestSupport/KillSample.swift); CRASH_SAMPLE=1 takes every one.
 ## With DOCPKG_NETWORK_TESTS=1 in the environment (CI), it builds the network form of the test bundle, which the later
 ## steps then use as it is, and leaves out the suites that need a store or a browser (their own steps run them).
 ALONE_TEST_SUITES := LongPathMonitorTests|DeepSaveReactionTests|DocumentRelativePathTests
@@ -109,7 +111,7 @@ NETWORK_SUITES := DocumentSyncTests|PackageServerTests
 test: setup
 	Scripts/check-layering.sh
 	Scripts/without-warnings.sh $(BUILD_TESTS)
-	DOCPKG_REQUIRE_CORPUS=1 $(SWIFT) test --skip-build \
+	DOCPKG_REQUIRE_CORPUS=1 $(CRASH_SAMPLING) $(SWIFT) test --skip-build \
 	  --skip "$(ALONE_TEST_SUITES)$(if $(filter 1,$(DOCPKG_NETWORK_TESTS)),|$(NETWORK_SUITES))"
 	$(foreach suite,$(subst |, ,$(ALONE_TEST_SUITES)),$(SWIFT) test --skip-build --filter $(suite) &&) true
 

@@ -450,7 +450,8 @@ struct VersionsCommandTests {
       return Set(versions.compactMap { $0["id"] as? Int })
     }
     let call = fault.prefix { $0 != ":" }
-    for step in 1...(call == "renameat" ? 16 : 30) {
+    let sample = KillSample.fromEnvironment
+    for step in sample.steps(1...(call == "renameat" ? 16 : 30), fault) {
       let before = try ids()
       let put = try Shell.run(
         "strace",
@@ -461,10 +462,10 @@ struct VersionsCommandTests {
       _ = try Shell.docpkg(["check", package])  // completes a committed plan, if any
       let saved = try String(contentsOfFile: package + "/a.txt", encoding: .utf8) == "put \(step)\n"
       let added = try ids().subtracting(before)
-      #expect(added.count == (saved ? 1 : 0), "\(call) #\(step): added \(added): \(put.standardError)")
-      #expect(try Shell.docpkg(["check", package]).status == 0, "\(call) #\(step)")
+      #expect(added.count == (saved ? 1 : 0), "\(call) #\(step) (\(sample)): added \(added): \(put.standardError)")
+      #expect(try Shell.docpkg(["check", package]).status == 0, "\(call) #\(step) (\(sample))")
     }
-    #expect(failed >= 5)
+    #expect(failed >= 1, "\(sample)")
   }
 
   /// A package at `package` saved `puts` times by `docpkg put` of `a.txt` ("1", "2", …), its versions settled.
