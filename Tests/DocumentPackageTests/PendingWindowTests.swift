@@ -190,6 +190,28 @@ struct PendingWindowTests {
     #expect(settled == [["sub/"], ["sub/"]], "\(settled)")
   }
 
+  /// Outsider attack 6 on issue 35, second round (H1): a save outside `sub`, another program removes `sub/t.txt`,
+  /// then a save replaces `sub` and another removes an entry from the new `sub`. The first version reads `sub` from
+  /// the second save's replaced folder, which was not judged because our saves had renamed in a folder at that path:
+  /// but that rename was in the new folder, after the replaced one left. `t.txt` was missing, unnamed (`check` ok).
+  @Test func anEntryRemovedBeforeASaveReplacedItsFolderIsNamed() throws {
+    let temp = try TemporaryDirectory("pending-window")
+    let package = temp.appending("Doc.pkg")
+    for path in ["r1.txt", "sub/s.txt", "sub/t.txt", "sub/deep/d.txt"] { try temp.write("Doc.pkg/" + path, path) }
+    var document = try deferredDocument(package)
+    try document.root.setFile(at: "newdir/y.txt", contents: Data("y\n".utf8))
+    try document.save()
+    try FileManager.default.removeItem(atPath: package + "/sub/t.txt")
+    document = try deferredDocument(package)
+    try document.root.setFile(at: "sub/m.txt", contents: Data("m\n".utf8))
+    try document.save()
+    document = try deferredDocument(package)
+    _ = try document.root.removeNode(at: "sub/s.txt")
+    try document.save()
+    let settled = try document.versionStore().settlePendingVersions().map(\.unkeptPaths)
+    #expect(settled.first == ["sub/"], "\(settled)")
+  }
+
   /// Outsider attack 4, second round: a root of more entries than a save lists (``PendingVersion/rootListingLimit``)
   /// fell back to its times, and an entry removed between two saves broke the chain of our renames there, which named
   /// nothing: the earlier version lacked it, unnamed. Such a root is now named whenever our renames do not prove its

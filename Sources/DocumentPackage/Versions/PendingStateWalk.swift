@@ -407,7 +407,7 @@ struct PendingStateWalk {
           if childSource == walk.pending.count {
             childNamed = walk.changedSinceCapture(path, status)
           } else {
-            childNamed = childSource != 0 && !walk.replacedDirectoryUnchanged(path, status)
+            childNamed = childSource != 0 && !walk.replacedDirectoryUnchanged(path, status, source: childSource)
           }
           if childNamed {
             // Renamed, moved in, `chmod`ed or its entries changed since T: nothing under its name is
@@ -583,16 +583,23 @@ struct PendingStateWalk {
       && seenUnchanged(status, path: path, directory: false)
   }
 
-  /// Whether the times of a directory of a later save's replaced subtree say it is as it was at
+  /// Whether the times of a directory of a later save's replaced subtree (`pending[source]`'s) say it is as it was at
   /// *T*: our saves do not link directories, so only the rename that moved the replaced entry
   /// itself into the store may have moved its times (its `..`), before that save's record.
-  /// (A directory our saves renamed entries in is not judged: see ``containers``.)
-  func replacedDirectoryUnchanged(_ path: String, _ status: FileStatus) -> Bool {
-    guard !containers.contains(path) else { return true }
+  /// (A directory our saves renamed entries in before that save is not judged: see ``containers``. Our renames at
+  /// its path after that save were in the directory that save put there, not in this one: outsider attack 6 on issue
+  /// 35, second round: an entry another program removed before that save went unnamed.)
+  func replacedDirectoryUnchanged(_ path: String, _ status: FileStatus, source: Int) -> Bool {
+    guard !renamedIn(path, before: pending[source].id) else { return true }
     let moved = changedPaths.contains(path)
     return (moved || status.modificationTime <= start)
       && changeIsOurs(status, path: path, relinked: true, before: pending.count, undoneBefore: .max, directory: true)
       && seenUnchanged(status, path: path, directory: true)
+  }
+
+  /// Whether a save (or an undone swap) with an id below `id` renamed an entry in the package's directory `path`.
+  private func renamedIn(_ path: String, before id: Int) -> Bool {
+    renames[path]?.contains { $0.id < id } == true
   }
 
   /// Whether what each later pending save saw of this inode just before its own link or rename
@@ -603,7 +610,7 @@ struct PendingStateWalk {
     guard let seen = seenLater[status.inode] else { return true }
     return seen.allSatisfy { index, id, seen in
       seen.device != status.device
-        || (seen.modification <= start || directory && changedPaths.contains(path))
+        || (seen.modification <= start || directory && renamedIn(path, before: id))
           && changeIsOurs(
             (seen.device, seen.inode, seen.change, nil), path: path, relinked: true, before: index, undoneBefore: id,
             directory: directory)
