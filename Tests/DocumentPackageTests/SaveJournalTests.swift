@@ -25,7 +25,13 @@ struct SaveJournalTests {
 
   @Test("a plan reads back as written")
   func roundTrip() throws {
-    #expect(SaveJournal.decodePlan(try Self.journal().encodedPlan()) == Self.steps)
+    var journal = try Self.journal()
+    journal.staged = [
+      0: .init(size: 6, sha256: Array(SHA256.hash(data: Array("café\n".utf8)))),
+      1: .init(size: 4, sha256: Array(repeating: 7, count: 32)),
+    ]
+    let plan = SaveJournal.decodePlan(journal.encodedPlan())
+    #expect(plan?.steps == Self.steps && plan?.staged == journal.staged)
   }
 
   @Test("a plan cut short, or with bytes after it, is refused")
@@ -39,10 +45,11 @@ struct SaveJournalTests {
   func escapingName(_ name: String) throws {
     let journal = SaveJournal(
       names: try SiblingNames(of: FilePath("/tmp/Doc.pkg")), steps: [.removeFile([RawName("x")])])
-    var plan = journal.encodedPlan().dropLast(SaveJournal.planDigestSize)
-    // The one component "x" is the plan's last byte before its digest, after its length (1).
+    // The one component "x" is the plan's last byte before its count of staged digests (0) and its digest, after
+    // its length (1).
+    var plan = journal.encodedPlan().dropLast(4 + SaveJournal.planDigestSize)
     plan.removeLast(5)
-    plan += withUnsafeBytes(of: UInt32(name.utf8.count).littleEndian, Array.init) + Array(name.utf8)
+    plan += withUnsafeBytes(of: UInt32(name.utf8.count).littleEndian, Array.init) + Array(name.utf8) + [0, 0, 0, 0]
     #expect(SaveJournal.decodePlan(Array(plan + SHA256.hash(data: plan))) == nil)
   }
 
@@ -60,9 +67,10 @@ struct SaveJournalTests {
 
   @Test("an earlier release's plan, without its digest, still reads")
   func earlierRelease() throws {
-    let plan = try Self.journal().encodedPlan().dropLast(SaveJournal.planDigestSize).dropFirst(
+    // Without the count of staged digests (none here) and the digest.
+    let plan = try Self.journal().encodedPlan().dropLast(4 + SaveJournal.planDigestSize).dropFirst(
       SaveJournal.planHeader.count)
-    #expect(SaveJournal.decodePlan(SaveJournal.undigestedPlanHeader + plan) == Self.steps)
+    #expect(SaveJournal.decodePlan(SaveJournal.undigestedPlanHeader + plan)?.steps == Self.steps)
   }
 
   @Test("applied twice, or after a kill half-way, the steps give the same package")

@@ -225,6 +225,29 @@ struct VersionsCommandTests {
     #expect(!FileManager.default.fileExists(atPath: temp.appending(".P.mydoc.docpkg-journal")))
   }
 
+  /// Outsider attack 6 on issue 35, second round (H2): a staged file of a committed journal edited, emptied or
+  /// removed, and recovery applied the plan with it (`check` ok, the package neither old nor new). The plan now holds
+  /// each staged file's digest: nothing is applied, `check` names the damaged file and fails.
+  @Test(.enabled(if: Shell.has("strace")), arguments: ["edit", "empty", "remove"])
+  func aJournalWhoseStagedFileChangedIsNotApplied(_ change: String) throws {
+    let temp = try TemporaryDirectory()
+    _ = try Self.killJournaledRestoreMidPlan(in: temp, "P.mydoc")
+    let package = temp.appending("P.mydoc")
+    let journal = temp.appending(".P.mydoc.docpkg-journal")
+    let staged = try FileManager.default.contentsOfDirectory(atPath: journal).filter { Int($0) != nil }.sorted()
+    let file = journal + "/" + (try #require(staged.first))
+    switch change {
+    case "edit": try "EVIL\n".write(toFile: file, atomically: false, encoding: .utf8)
+    case "empty": try Data().write(to: URL(fileURLWithPath: file))
+    default: try FileManager.default.removeItem(atPath: file)
+    }
+    let before = try Self.contents(of: package)
+    let check = try Shell.docpkg(["check", package])
+    #expect(check.status == 1, "\(change): \(check.standardOutput)\(check.standardError)")
+    #expect(check.standardError.contains("a file of its journal is damaged"), "\(change): \(check.standardError)")
+    #expect(try Self.contents(of: package) == before, "\(change)")
+  }
+
   /// Every file below `folder` by relative path, with its text.
   private static func contents(of folder: String) throws -> [String: String] {
     var result: [String: String] = [:]

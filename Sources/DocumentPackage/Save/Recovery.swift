@@ -74,8 +74,8 @@ enum Recovery {
     // deleted, and this one made at its name) is left to it: `docpkg check` names it (``StrandedSave``).
     if try exists(names.journal), SaveJournal.ownJournalOwner(names, parentFD: parentFD) == .thisPackage {
       // A journaled save (`SaveJournal`): committed if its plan is there, else never begun.
-      if let steps = try SaveJournal.committedPlan(names, parentFD: parentFD) {
-        let kept = try SaveJournal(names: names, steps: steps).applyJournal(parentFD: parentFD)
+      if let journal = try SaveJournal.committed(names, parentFD: parentFD) {
+        let kept = try journal.applyJournal(parentFD: parentFD)
         SaveJournal.finish(names, parentFD: parentFD)
         action("completed an interrupted save: applied its journal", names.journal)
         for (path, setAside) in kept {

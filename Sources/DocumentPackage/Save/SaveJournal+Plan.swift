@@ -1,8 +1,8 @@
 import SystemPackage
 
 /// The plan's bytes: a header line, the step count, then each step: a kind byte, its numbers
-/// (little-endian) and its path as a component count and each component's length and bytes; then the SHA-256 of
-/// all before it. Names are bytes, as on disk: they need not be UTF-8 and may hold any byte but `/` and NUL.
+/// (little-endian) and its path as a component count and each component's length and bytes; then the count of staged
+/// files' digests and each (its number, size and SHA-256: ``StagedDigest``); then the SHA-256 of all before it. Names are bytes, as on disk: they need not be UTF-8 and may hold any byte but `/` and NUL.
 ///
 /// The plan is read back only by recovery, after a kill; a plan that does not decode or whose digest does not match
 /// (damage on the disk, or an edit) is reported, never applied, even in part: a byte changed in a name decoded well
@@ -44,14 +44,22 @@ extension SaveJournal {
         bytes += name.map { UInt8(bitPattern: $0) }
       }
     }
+    append(UInt32(staged.count))
+    for (number, digest) in staged.sorted(by: { $0.key < $1.key }) {
+      append(UInt64(number))
+      append(digest.size)
+      bytes += digest.sha256
+    }
     return bytes + SHA256.hash(data: bytes)
   }
 
-  /// Reads a plan written by ``encodedPlan()`` (or an earlier release's, without the digest).
-  /// - Returns: The steps, or `nil` if the bytes are not a whole, well-formed plan whose digest matches.
-  static func decodePlan(_ written: [UInt8]) -> [Step]? {
+  /// Reads a plan written by ``encodedPlan()`` (or an earlier release's, without the digests).
+  /// - Returns: The steps and the staged files' digests, or `nil` if the bytes are not a whole, well-formed plan
+  ///   whose digest matches.
+  static func decodePlan(_ written: [UInt8]) -> (steps: [Step], staged: [Int: StagedDigest])? {
     let bytes: ArraySlice<UInt8>
-    if written.starts(with: planHeader) {
+    let digested = written.starts(with: planHeader)
+    if digested {
       guard written.count >= planHeader.count + planDigestSize else { return nil }
       let end = written.count - planDigestSize
       guard Array(SHA256.hash(data: written[..<end])) == Array(written[end...]) else { return nil }
@@ -107,7 +115,17 @@ extension SaveJournal {
       if path.isEmpty, case .removeDirectory = steps.last! { return nil }
       if path.isEmpty, case .place = steps.last! { return nil }
     }
-    return position == bytes.endIndex ? steps : nil
+    var staged: [Int: StagedDigest] = [:]
+    if digested {
+      guard let count = number(UInt32.self) else { return nil }
+      for _ in 0..<count {
+        guard let stagedNumber = number(UInt64.self), stagedNumber <= UInt64(Int.max), let size = number(UInt64.self),
+          let sha256 = take(32)
+        else { return nil }
+        staged[Int(stagedNumber)] = StagedDigest(size: size, sha256: Array(sha256))
+      }
+    }
+    return position == bytes.endIndex ? (steps, staged) : nil
   }
 
   /// A name that stays inside its directory: not empty, `.` or `..`, and without `/` or NUL.

@@ -35,6 +35,7 @@ extension SaveJournal {
     var placements: [Step] = []
     var attributes: [Step] = []
     var staged = 0
+    var digests: [Int: StagedDigest] = [:]
     func atOrigin(_ node: PackageNode, _ shownPath: String) -> Bool {
       guard let origin = node.origin, origin.location.root == target else { return false }
       return origin.relativePath == FilePath(shownPath)
@@ -54,6 +55,11 @@ extension SaveJournal {
         if atOrigin(node, item.shownPath), node.edits.isEmpty, item.onDisk == node.kind { continue }
         if item.onDisk == .directory { removals.append(.removeDirectory(item.path)) }
         try builder.build(node, in: journalFD, as: Self.stagedName(staged), path: item.shownPath)
+        do { digests[staged] = try Self.stagedDigest(of: Self.stagedName(staged), in: journalFD) } catch {
+          throw PackageError.io(
+            error, "cannot read", path: names.path(names.journal).appending(String(staged)).string,
+            context: "while saving")
+        }
         placements.append(.place(staged, item.path))
         staged += 1
         continue
@@ -104,6 +110,7 @@ extension SaveJournal {
       }
     }
     steps = removals + directories + placements + attributes.reversed()
+    self.staged = digests
   }
 
   /// The entries of the package's directory at `path`, and their kinds.

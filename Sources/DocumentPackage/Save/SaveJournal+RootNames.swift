@@ -55,7 +55,7 @@ extension SaveJournal {
     let bytes: [UInt8]?
     do { bytes = try planBytes(in: journalFD) } catch { return false }
     guard let bytes else { return true }  // never committed: it changed nothing, and is removed
-    guard let plan = decodePlan(bytes) else { return false }
+    guard let plan = decodePlan(bytes)?.steps else { return false }
     guard let packageFD = try? Syscalls.openDirectory(in: parentFD, package),
       let now = try? Syscalls.entries(ofDirectory: packageFD).map(\.name)
     else { return false }

@@ -39,6 +39,8 @@ struct SaveJournal {
   /// The package's names; the journal folder is `names.journal`.
   let names: SiblingNames
   var steps: [Step] = []
+  /// What each staged file holds, by its number (``StagedDigest``).
+  var staged: [Int: StagedDigest] = [:]
 
   /// The name of a staged file in the journal folder.
   static func stagedName(_ number: Int) -> RawName { RawName(String(number)) }
@@ -52,6 +54,7 @@ struct SaveJournal {
   /// Applies every step, in order, to the package `names.package` in `parentFD`, with the journal
   /// folder open as `journalFD`; then makes every directory it changed durable.
   ///
+  /// With `checkingStaged` (recovery), each staged file is first checked against the plan (``checkStaged(journalFD:packagePath:root:planTime:)``).
   /// With `editsAfter` (recovery: when the plan was committed), a file another program changed since (its
   /// modification time is later) is not written over or removed: its edit stays, and the staged file that would have replaced it
   /// is kept in `.NAME.docpkg-unapplied/` beside the package, at its path, where nothing removes it (outsider
@@ -62,7 +65,7 @@ struct SaveJournal {
   @discardableResult
   func apply(
     parentFD: CInt, journalFD: CInt, packagePath: FilePath, rootFD givenRoot: CInt? = nil,
-    editsAfter planTime: FileTime? = nil
+    editsAfter planTime: FileTime? = nil, checkingStaged: Bool = false
   ) throws -> [(path: FilePath, setAside: Bool)] {
     var kept: [(path: FilePath, setAside: Bool)] = []
     // By the modification time: the change time also moves when the plan's own removal of another name of the
@@ -80,6 +83,9 @@ struct SaveJournal {
       if let givenRoot { return givenRoot }
       if ownRoot < 0 { ownRoot = try Syscalls.openDirectory(in: parentFD, names.package) }
       return ownRoot
+    }
+    if checkingStaged {
+      try checkStaged(journalFD: journalFD, packagePath: packagePath, root: root, planTime: planTime)
     }
     for step in steps {
       let path = step.path

@@ -132,10 +132,10 @@ extension Saver {
 }
 
 extension SaveJournal {
-  /// The plan of a committed journaled save beside the package, `nil` if there is none (the save
-  /// never committed).
+  /// The committed journaled save beside the package (its plan and its staged files' digests), `nil` if there is
+  /// none (the save never committed).
   /// - Throws: ``PackageError`` if the plan cannot be read, or is damaged: nothing is then applied.
-  static func committedPlan(_ names: SiblingNames, parentFD: CInt) throws -> [Step]? {
+  static func committed(_ names: SiblingNames, parentFD: CInt) throws -> SaveJournal? {
     let path = names.path(names.journal).appending(planName.string)
     let read: [UInt8]?
     do {
@@ -146,12 +146,12 @@ extension SaveJournal {
       throw PackageError.io(error, "cannot recover interrupted save: cannot read", path: path.string)
     }
     guard let bytes = read else { return nil }
-    guard let steps = decodePlan(bytes) else {
+    guard let plan = decodePlan(bytes) else {
       throw PackageError(
         .corrupt, "cannot recover interrupted save: its plan is damaged:", path: path.string,
         context: "(the package may be part old, part new; its previous state is in its versions)")
     }
-    return steps
+    return SaveJournal(names: names, steps: plan.steps, staged: plan.staged)
   }
 
   /// The bytes of the plan in the journal folder open as `journalFD`; nil when it holds none (never committed).
@@ -181,7 +181,8 @@ extension SaveJournal {
       root != nil && Self.recordedRoot(of: names.journal, parentFD: parentFD) == root.map { [$0.device, $0.inode] }
     let committed = sameRoot ? (try? Syscalls.status(in: journalFD, Self.planName))?.modificationTime : nil
     return try apply(
-      parentFD: parentFD, journalFD: journalFD, packagePath: names.path(names.package), editsAfter: committed)
+      parentFD: parentFD, journalFD: journalFD, packagePath: names.path(names.package), editsAfter: committed,
+      checkingStaged: true)
   }
 
   /// Removes the journal of an applied plan: the plan first (the save is no longer to be completed),
