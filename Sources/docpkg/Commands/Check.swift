@@ -35,9 +35,9 @@ struct Check: ParsableCommand {
     for action in actions {
       out.write("recovered: \(action.description) \(action.path.escapingControlCharacters)\n")
     }
-    if actions.isEmpty { out.write("nothing to recover\n") }
     // Said before the package is read: its own journal may wait for a package no longer here (nothing is, then).
     let beside = try PackageFile.strandedSaves(besidePackageAt: FilePath(package))
+    if actions.isEmpty && beside.isEmpty { out.write("nothing to recover\n") }
     for save in beside { out.write(Self.line(for: save)) }
     var files: Int64 = 0, directories: Int64 = 0, links: Int64 = 0, bytes: Int64 = 0
     let root = try PackageNode(contentsOf: FilePath(package))
