@@ -54,11 +54,14 @@ extension SaveJournal {
       guard node.kind == .directory else {
         if atOrigin(node, item.shownPath), node.edits.isEmpty, item.onDisk == node.kind { continue }
         if item.onDisk == .directory { removals.append(.removeDirectory(item.path)) }
-        try builder.build(node, in: journalFD, as: Self.stagedName(staged), path: item.shownPath)
-        do { digests[staged] = try Self.stagedDigest(of: Self.stagedName(staged), in: journalFD) } catch {
-          throw PackageError.io(
-            error, "cannot read", path: names.path(names.journal).appending(String(staged)).string,
-            context: "while saving")
+        let stagedName = Self.stagedName(staged)
+        try builder.build(node, in: journalFD, as: stagedName, path: item.shownPath)
+        do {
+          digests[staged] = try Self.stagedDigest(
+            of: stagedName, in: journalFD, path: names.path(names.journal).appending(stagedName.string))
+        } catch var error as PackageError {
+          error.context = "while saving"
+          throw error
         }
         placements.append(.place(staged, item.path))
         staged += 1

@@ -15,24 +15,26 @@ extension SaveJournal {
     var sha256: [UInt8]
   }
 
-  /// The digest of the entry `name` in the directory open as `directoryFD`.
-  static func stagedDigest(of name: RawName, in directoryFD: CInt) throws(Errno) -> StagedDigest {
-    let status = try Syscalls.status(in: directoryFD, name)
-    if status.kind == .symlink {
-      let target = try Syscalls.readLinkBytes(in: directoryFD, name)
-      return StagedDigest(size: UInt64(target.count), sha256: Array(SHA256.hash(data: target)))
+  /// The digest of the entry `name` in the directory open as `directoryFD`, at `path` (for messages).
+  /// - Throws: ``PackageError`` naming `path` when it cannot be read.
+  static func stagedDigest(of name: RawName, in directoryFD: CInt, path: FilePath) throws -> StagedDigest {
+    do {
+      if try Syscalls.status(in: directoryFD, name).kind == .symlink {
+        let target = try Syscalls.readLinkBytes(in: directoryFD, name)
+        return StagedDigest(size: UInt64(target.count), sha256: Array(SHA256.hash(data: target)))
+      }
+      let fd = try Syscalls.openForReading(in: directoryFD, name)
+      defer { Syscalls.closeFile(fd) }
+      var hash = SHA256()
+      var size: UInt64 = 0
+      try Syscalls.readChunks(fd, path: path) { chunk in
+        hash.update(bufferPointer: chunk)
+        size += UInt64(chunk.count)
+      }
+      return StagedDigest(size: size, sha256: Array(hash.finalize()))
+    } catch let error as Errno {
+      throw PackageError.io(error, "cannot read", path: path)
     }
-    let fd = try Syscalls.openForReading(in: directoryFD, name)
-    defer { Syscalls.closeFile(fd) }
-    var hash = SHA256()
-    var offset: Int64 = 0
-    while true {
-      let chunk = try Syscalls.readBytes(fd, at: offset, count: 1 << 20)
-      if chunk.isEmpty { break }
-      chunk.withUnsafeBytes { hash.update(bufferPointer: $0) }
-      offset += Int64(chunk.count)
-    }
-    return StagedDigest(size: UInt64(offset), sha256: Array(hash.finalize()))
   }
 
   /// Checks, before a committed plan is applied again in recovery, that each staged file is the one the plan was made
@@ -52,7 +54,9 @@ extension SaveJournal {
       let name = Self.stagedName(number)
       let stagedPath = journalPath.appending(name.string)
       if (try? Syscalls.exists(in: journalFD, name)) == true {
-        guard (try? Self.stagedDigest(of: name, in: journalFD)) == expected else { throw damaged(stagedPath) }
+        guard (try? Self.stagedDigest(of: name, in: journalFD, path: stagedPath)) == expected else {
+          throw damaged(stagedPath)
+        }
         continue
       }
       // Placed already, by the save or an earlier recovery: the file there is the staged one, unless edited since.
@@ -63,9 +67,8 @@ extension SaveJournal {
       guard let status = try? Syscalls.status(in: containerFD, last), status.modificationTime <= planTime else {
         continue
       }
-      if (try? Self.stagedDigest(of: last, in: containerFD)) != expected {
-        throw damaged(path.reduce(packagePath) { $0.appending($1.string) })
-      }
+      let placed = path.reduce(packagePath) { $0.appending($1.string) }
+      if (try? Self.stagedDigest(of: last, in: containerFD, path: placed)) != expected { throw damaged(placed) }
     }
   }
 }
