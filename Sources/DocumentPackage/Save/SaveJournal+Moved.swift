@@ -125,7 +125,7 @@ extension SaveJournal {
   /// The package's own journal is one of them when its package is not here (``ownJournalOwner(_:parentFD:)``).
   static func strandedJournals(for names: SiblingNames, parentFD: CInt) -> [(journal: RawName, owner: RawName)] {
     var stranded: [(journal: RawName, owner: RawName)] = []
-    if hasPlan(names.journal, parentFD: parentFD) == true, ownJournalOwner(names, parentFD: parentFD) == .notHere {
+    if ownJournalOwner(names, parentFD: parentFD) == .notHere {  // only a committed journal is another's
       stranded.append((names.journal, names.package))
     }
     guard let root = try? Syscalls.status(in: parentFD, names.package),
