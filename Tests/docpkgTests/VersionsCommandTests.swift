@@ -206,14 +206,14 @@ struct VersionsCommandTests {
     case "copy": try Shell.run("cp", ["-r", moved, package])
     default: break
     }
-    let before = there == "nothing" ? [:] : try Self.contents(of: package)
+    let before = there == "nothing" ? [:] : try textFiles(below: package)
     let check = try Shell.docpkg(["check", package])
     #expect(check.status == 1, "\(there): \(check.standardOutput)\(check.standardError)")
     #expect(!check.standardOutput.contains("applied its journal"), "\(there): \(check.standardOutput)")
     let said = there == "nothing" ? "note: a committed save waits in" : "unfinished: a committed save waits in"
     #expect(check.standardOutput.contains(said), "\(there): \(check.standardOutput)")
     if there != "nothing" {
-      #expect(try Self.contents(of: package) == before, "\(there)")
+      #expect(try textFiles(below: package) == before, "\(there)")
       let put = try Shell.docpkg(["put", package, "a.txt"], input: Data("later\n".utf8), environment: Self.quiet)
       #expect(put.status == 1 && put.standardError.contains("not saving: an unfinished save"), "\(put.standardError)")
       try FileManager.default.removeItem(atPath: package)
@@ -241,24 +241,11 @@ struct VersionsCommandTests {
     case "empty": try Data().write(to: URL(fileURLWithPath: file))
     default: try FileManager.default.removeItem(atPath: file)
     }
-    let before = try Self.contents(of: package)
+    let before = try textFiles(below: package)
     let check = try Shell.docpkg(["check", package])
     #expect(check.status == 1, "\(change): \(check.standardOutput)\(check.standardError)")
     #expect(check.standardError.contains("a file of its journal is damaged"), "\(change): \(check.standardError)")
-    #expect(try Self.contents(of: package) == before, "\(change)")
-  }
-
-  /// Every file below `folder` by relative path, with its text.
-  private static func contents(of folder: String) throws -> [String: String] {
-    var result: [String: String] = [:]
-    for path in try FileManager.default.subpathsOfDirectory(atPath: folder) {
-      var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue
-      {
-        result[path] = try String(contentsOfFile: folder + "/" + path, encoding: .utf8)
-      }
-    }
-    return result
+    #expect(try textFiles(below: package) == before, "\(change)")
   }
 
   /// Outsider attack on issue 35 (R2-6): a journaled restore killed mid-apply, then another program edits a file

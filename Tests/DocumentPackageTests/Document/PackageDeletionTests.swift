@@ -55,20 +55,6 @@ private func makePackageAndAnother(in temp: TemporaryDirectory) throws -> (path:
   return (temp.appending("Doc.pkg"), temp.appending("Other.pkg"))
 }
 
-/// What is in the package at `path` (file paths and contents), to check nothing was written there.
-private func contents(of path: String) throws -> [String: String] {
-  var found: [String: String] = [:]
-  let enumerator = FileManager.default.enumerator(atPath: path)
-  while let relative = enumerator?.nextObject() as? String {
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue
-    {
-      found[relative] = try String(contentsOfFile: path + "/" + relative, encoding: .utf8)
-    }
-  }
-  return found
-}
-
 /// A ``Document`` whose package another program deletes, or replaces with another package.
 @Suite("Document package deleted or replaced by another program")
 struct PackageDeletionTests {
@@ -110,20 +96,20 @@ extension PackageDeletionTests {
     try await document.save()  // one save of its own first: the document knows the root it left
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
     try Shell.run("sh", ["-c", "rm -rf \"$1\" && mv \"$2\" \"$1\"", "sh", path, other])
-    let theirs = try contents(of: path)
+    let theirs = try textFiles(below: path)
     // Neither a save nor a save merging writes into the other package.
     let refused = await #expect(throws: PackageError.self) { try await document.save() }
     #expect(refused?.description.contains("replaced on disk") == true, "\(String(describing: refused))")
     #expect(await document.state.contains(.deleted))
     await #expect(throws: PackageError.self) { _ = try await document.saveMerging() }
-    #expect(try contents(of: path) == theirs)
+    #expect(try textFiles(below: path) == theirs)
     #expect(await document.hasUnsavedChanges)
     // What the document holds is saved elsewhere; it never read Notes/n.txt, which went with it.
     let rescue = temp.appending("Rescued.pkg")
     let result = try await document.save(to: FilePath(rescue))
     #expect(result.uncarriedPaths == ["Notes"])
-    #expect(try contents(of: rescue) == ["Text.txt": "unsaved\n"])
-    #expect(try contents(of: path) == theirs)
+    #expect(try textFiles(below: rescue) == ["Text.txt": "unsaved\n"])
+    #expect(try textFiles(below: path) == theirs)
     #expect(await document.state == .normal)
     try await document.close()
   }
@@ -146,7 +132,7 @@ extension PackageDeletionTests {
     let rescue = temp.appending("Rescued.pkg")
     let result = try await document.save(to: FilePath(rescue))
     #expect(result.uncarriedPaths == ["Notes", "Unread.txt"])
-    #expect(try contents(of: rescue) == ["Text.txt": "unsaved\n"])
+    #expect(try textFiles(below: rescue) == ["Text.txt": "unsaved\n"])
     #expect(await document.state == .normal)
     try await document.close()
   }
@@ -157,7 +143,7 @@ extension PackageDeletionTests {
     let document = try await Document(contentsOf: FilePath(path), options: .unwatched)
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
     try Shell.run("sh", ["-c", "rm -rf \"$1\" && mv \"$2\" \"$1\"", "sh", path, other])
-    let theirs = try contents(of: path)
+    let theirs = try textFiles(below: path)
     await #expect(throws: PackageError.self) {
       _ = try await document.read { try $0.node(at: "Notes").sortedChildren().count }
     }
@@ -166,7 +152,7 @@ extension PackageDeletionTests {
       try await document.read { String(decoding: try $0.node(at: "Text.txt").contents(), as: UTF8.self) } == "unsaved\n"
     )
     await #expect(throws: PackageError.self) { _ = try await document.saveMerging() }
-    #expect(try contents(of: path) == theirs)
+    #expect(try textFiles(below: path) == theirs)
     try await document.close(saving: false)
   }
 
@@ -180,7 +166,7 @@ extension PackageDeletionTests {
     let document = try await Document(contentsOf: FilePath(path), options: watched ? [] : .unwatched)
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
     try Shell.run("sh", ["-c", "mv \"$1\" \"$1.old\" && mv \"$2\" \"$1\"", "sh", path, other])
-    let theirs = try contents(of: path)
+    let theirs = try textFiles(below: path)
     if watched {
       #expect(await eventually { await document.path == FilePath(path + ".old") })
       #expect(await document.lastOutsideChange?.reaction == .followed)
@@ -188,8 +174,8 @@ extension PackageDeletionTests {
     try await document.save()
     #expect(await document.path == FilePath(path + ".old"))
     #expect(await !document.state.contains(.deleted))
-    #expect(try contents(of: path + ".old") == ["Text.txt": "unsaved\n", "Notes/n.txt": "n\n"])
-    #expect(try contents(of: path) == theirs)
+    #expect(try textFiles(below: path + ".old") == ["Text.txt": "unsaved\n", "Notes/n.txt": "n\n"])
+    #expect(try textFiles(below: path) == theirs)
     try await document.close()
   }
 
@@ -213,12 +199,12 @@ extension PackageDeletionTests {
     let (path, other) = try makePackageAndAnother(in: temp)
     let document = try await Document(contentsOf: FilePath(path))
     try await document.edit { try $0.setFile(at: "Text.txt", contents: Data("unsaved\n".utf8)) }
-    let theirs = try contents(of: other)
+    let theirs = try textFiles(below: other)
     try Shell.run("sh", ["-c", "rm -rf \"$1\" && mv \"$2\" \"$1\"", "sh", path, other])
     #expect(await eventually { await document.state.contains(.deleted) })
     #expect(await document.lastOutsideChange?.reaction == .deleted)
     await #expect(throws: PackageError.self) { _ = try await document.saveMerging() }
-    #expect(try contents(of: path) == theirs)
+    #expect(try textFiles(below: path) == theirs)
     try await document.close(saving: false)
   }
 
@@ -237,7 +223,7 @@ extension PackageDeletionTests {
     try await writer.close()
     #expect(try await document.saveMerging() == .merged(paths: []))
     #expect(await !document.state.contains(.deleted))
-    #expect(try contents(of: path) == ["Text.txt": "mine\n", "Theirs.txt": "theirs\n"])
+    #expect(try textFiles(below: path) == ["Text.txt": "mine\n", "Theirs.txt": "theirs\n"])
     try await document.close()
   }
 
@@ -268,7 +254,7 @@ extension PackageDeletionTests {
     #expect(result.uncarriedPaths == (readAfterTheMerge ? [] : ["Notes/renamed.txt"]))
     var expected = ["Text.txt": "unsaved\n", "Theirs.txt": "theirs\n"]
     if readAfterTheMerge { expected["Notes/renamed.txt"] = "n\n" }
-    #expect(try contents(of: rescue) == expected)
+    #expect(try textFiles(below: rescue) == expected)
     #expect(await document.state == .normal)
     try await document.close()
   }
@@ -292,7 +278,7 @@ extension PackageDeletionTests {
     #expect(await document.state == .deleted)
     let rescue = temp.appending("Rescued.pkg")
     _ = try await document.save(to: FilePath(rescue))
-    #expect(try contents(of: rescue)["Text.txt"] == "unsaved\n")
+    #expect(try textFiles(below: rescue)["Text.txt"] == "unsaved\n")
     #expect(await document.state == .normal)
     try await document.close()
   }
@@ -312,7 +298,7 @@ extension PackageDeletionTests {
     // Nothing was lost: it saves where it can.
     let rescue = temp.appending("Rescued.pkg")
     #expect(try await document.save(to: FilePath(rescue)).uncarriedPaths == ["Notes"])  // never listed
-    #expect(try contents(of: rescue) == ["Text.txt": "unsaved\n"])
+    #expect(try textFiles(below: rescue) == ["Text.txt": "unsaved\n"])
     try await document.close()
   }
 }
